@@ -1,0 +1,41 @@
+/*
+ * cli.h — what every `nxprof <command>` shares: the command table entry, exit
+ * codes and the one-line usage-error convention.
+ *
+ * Each command lives in its own cmd_<name>.c and exports one nx_command. A
+ * command's run() receives argv with argv[0] == the command name, parses its
+ * options with getopt_long (optstring starting with ':' so missing arguments are
+ * told apart from unknown options) and returns an NX_EXIT_* code.
+ */
+#ifndef NX_CLI_H
+#define NX_CLI_H
+
+#include <stdio.h>
+
+enum {
+    NX_EXIT_OK = 0,
+    NX_EXIT_ERROR = 1,      /* runtime or input error */
+    NX_EXIT_USAGE = 2,      /* unknown command/option, missing or bad argument */
+    NX_EXIT_TRUNCATED = 3   /* output stopped at a row limit (export-csv) */
+};
+
+typedef struct nx_command {
+    const char *name;
+    const char *summary;                 /* one line for `nxprof --help` */
+    int (*run)(int argc, char **argv);
+    void (*help)(FILE *out);             /* full `nxprof <name> --help` text */
+} nx_command;
+
+extern const nx_command nx_cmd_schema;
+extern const nx_command nx_cmd_view;
+
+/* Prints "nxprof <cmd>: <message>" and a one-line hint to stderr; returns NX_EXIT_USAGE. */
+int nx_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints the schema catalogue as "yaml" or "json" on stdout (cmd_schema.c). */
+int nx_schema_print(const char *format);
+
+/* Turns getopt_long's '?' or ':' result into a usage error naming the option. */
+int nx_getopt_error(const char *cmd, int c, char **argv);
+
+#endif

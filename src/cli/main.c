@@ -1,0 +1,117 @@
+/*
+ * main.c — the `nxprof` entry point: global options and command dispatch.
+ *
+ * nxprof [--help | --version] <command> [options]   |   nxprof help [command]
+ * Commands are listed in COMMANDS below; each is defined in its own file.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "nxprof_version.h"
+#include "schema/schema.h"
+
+static const nx_command *const COMMANDS[] = {
+    &nx_cmd_schema,
+    &nx_cmd_view,
+};
+#define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
+
+int nx_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, cmd ? "nxprof %s: " : "nxprof: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (cmd)
+        fprintf(stderr, "\nTry 'nxprof %s --help'.\n", cmd);
+    else
+        fprintf(stderr, "\nTry 'nxprof --help'.\n");
+    return NX_EXIT_USAGE;
+}
+
+int nx_getopt_error(const char *cmd, int c, char **argv)
+{
+    const char *opt = argv[optind - 1];
+    if (c == ':')
+        return nx_usage_error(cmd, "option '%s' needs an argument", opt);
+    if (optopt && strncmp(opt, "--", 2) != 0)
+        return nx_usage_error(cmd, "unknown option '-%c'", optopt);
+    return nx_usage_error(cmd, "unknown option '%s'", opt);
+}
+
+static const nx_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(COMMANDS[i]->name, name) == 0)
+            return COMMANDS[i];
+    return NULL;
+}
+
+static void main_help(FILE *out)
+{
+    fprintf(out,
+            "nxprof %s: process NeuronCore profile captures into Parquet, explore and export them.\n"
+            "\n"
+            "Usage: nxprof [--help | --version] <command> [options]\n"
+            "\n"
+            "Commands:\n",
+            NXPROF_VERSION);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-12s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
+    fprintf(out,
+            "\n"
+            "Run 'nxprof <command> --help' (or 'nxprof help <command>') for a command's options.\n"
+            "Exit status: 0 success, 1 runtime or input error, 2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    opterr = 0;
+    int c;
+    /* '+' stops at the first non-option: the command name. */
+    while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            main_help(stdout);
+            return NX_EXIT_OK;
+        case 'V':
+            printf("nxprof %s (profile schema %s)\n", NXPROF_VERSION, NX_SCHEMA_VERSION);
+            return NX_EXIT_OK;
+        default:
+            return nx_getopt_error(NULL, c, argv);
+        }
+    }
+    if (optind >= argc) {
+        main_help(stderr);
+        return NX_EXIT_USAGE;
+    }
+    const char *name = argv[optind];
+    if (strcmp(name, "help") == 0) {
+        if (optind + 1 >= argc) {
+            main_help(stdout);
+            return NX_EXIT_OK;
+        }
+        const nx_command *cmd = find_command(argv[optind + 1]);
+        if (!cmd)
+            return nx_usage_error(NULL, "unknown command '%s'", argv[optind + 1]);
+        cmd->help(stdout);
+        return NX_EXIT_OK;
+    }
+    const nx_command *cmd = find_command(name);
+    if (cmd) {
+        int sub_argc = argc - optind;
+        char **sub_argv = argv + optind;
+        optind = 0; /* 0 also resets getopt's internal state (glibc) */
+        return cmd->run(sub_argc, sub_argv);
+    }
+    return nx_usage_error(NULL, "unknown command '%s'", name);
+}

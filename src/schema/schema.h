@@ -1,0 +1,110 @@
+/*
+ * schema.h — the profile schema catalogue.
+ *
+ * Every table and field nxprof knows about (the Neuron Explorer profile schema,
+ * version NX_SCHEMA_VERSION) lives in ONE definition file, src/schema/catalogue.tsv.
+ * At build time gen_catalogue turns it into the constant arrays behind this header,
+ * so the table writers, the SchemaFields table and `nxprof schema` all read the
+ * same facts and nothing is maintained twice.
+ *
+ * All returned pointers refer to static, immutable data; nothing here allocates
+ * except nx_schema_fields_row_build(), which documents its own ownership.
+ */
+#ifndef NX_SCHEMA_H
+#define NX_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* How a field is stored in Parquet. Derived from (type, format) by the generator. */
+typedef enum nx_column_type {
+    NX_COL_INT64,        /* integer/int64            -> INT64                       */
+    NX_COL_INT32,        /* integer/int32            -> INT32                       */
+    NX_COL_FLOAT,        /* number/float             -> FLOAT                       */
+    NX_COL_DOUBLE,       /* number/double            -> DOUBLE                      */
+    NX_COL_STRING,       /* string, or a named enum  -> BYTE_ARRAY (STRING)         */
+    NX_COL_BOOLEAN,      /* boolean                  -> BOOLEAN                     */
+    NX_COL_LIST_INT64,   /* array of integer/int64   -> LIST<INT64>, 3-level form   */
+    NX_COL_LIST_STRING,  /* array of string          -> LIST<STRING>, 3-level form  */
+    NX_COL_OBJECT_LIST   /* array of an object type: API responses only, never written */
+} nx_column_type;
+
+typedef struct nx_schema_field {
+    const char *name;
+    const char *type;        /* reference spelling: "integer", "array of string", ... */
+    const char *format;      /* "int64", "float", ... or ""                            */
+    const char *unit;        /* "nanoseconds", "bytes", ... or ""                       */
+    bool required;           /* true: the column is never null                          */
+    const char *enum_name;   /* named enum or object type, or ""                        */
+    const char *example;     /* example value as text, or ""                            */
+    const char *description;
+    nx_column_type column_type;
+} nx_schema_field;
+
+typedef struct nx_schema_table {
+    const char *name;
+    const char *kind;        /* timeline, samples, edges, rollup, summary, lookup,
+                                metadata, diagnostics, api                          */
+    bool transient;          /* computed by the API on request, never written to disk */
+    const char *description;
+    const nx_schema_field *fields;
+    size_t n_fields;
+} nx_schema_table;
+
+typedef struct nx_schema_enum {
+    const char *name;
+    const char *const *values;
+    size_t n_values;
+} nx_schema_enum;
+
+/* The schema version the catalogue describes, e.g. "7.4.0". */
+extern const char NX_SCHEMA_VERSION[];
+
+/* Tables in catalogue order (alphabetical, as in the reference). */
+size_t nx_schema_table_count(void);
+const nx_schema_table *nx_schema_table_at(size_t i);
+/* NULL when no table has that exact name. */
+const nx_schema_table *nx_schema_table_find(const char *name);
+/* NULL when the table has no field of that exact name. */
+const nx_schema_field *nx_schema_field_find(const nx_schema_table *t, const char *name);
+/* Index of the field within its table, or -1. */
+int nx_schema_field_index(const nx_schema_table *t, const char *name);
+
+size_t nx_schema_enum_count(void);
+const nx_schema_enum *nx_schema_enum_at(size_t i);
+/* NULL when `name` is not an enum (object types such as MemoryBandwidthPoint are not). */
+const nx_schema_enum *nx_schema_enum_find(const char *name);
+
+/* Total number of fields over all tables (656 for 7.4.0). */
+size_t nx_schema_field_total(void);
+
+/*
+ * One row of the SchemaFields table: one per (table, field) of the whole catalogue.
+ * Strings point into static data except enum_values, which is built on demand.
+ * minimum/maximum are NaN when the catalogue states no bound (written as null).
+ * format/unit/example are "" when the reference gives none (written as null).
+ */
+typedef struct nx_schema_fields_row {
+    const char *table_name;
+    const char *table_description;
+    const char *field_name;
+    const char *field_description;
+    const char *field_example;
+    const char *field_type;
+    bool field_required;
+    const char *field_format;
+    const char *field_unit;
+    double field_minimum;
+    double field_maximum;
+    char *field_enum_values;  /* JSON array of the enum's values, e.g. ["2x","4x"], or
+                                 NULL when the field is not an enum. Owned by the caller:
+                                 free() it. */
+} nx_schema_fields_row;
+
+/* Number of SchemaFields rows (== nx_schema_field_total()). */
+size_t nx_schema_fields_row_count(void);
+/* Fill row i (0-based, table order then field order). Returns 0, or -1 when i is out
+ * of range or memory runs out (errno set). */
+int nx_schema_fields_row_build(size_t i, nx_schema_fields_row *out);
+
+#endif
