@@ -97,6 +97,17 @@ void nx_strbuf_put_json_string(nx_strbuf *b, const char *s)
     nx_strbuf_putc(b, '"');
 }
 
+char *nx_strbuf_reserve(nx_strbuf *b, size_t extra)
+{
+    return strbuf_reserve(b, extra) ? b->data + b->len : NULL;
+}
+
+void nx_strbuf_commit(nx_strbuf *b, size_t n)
+{
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
 bool nx_strbuf_failed(const nx_strbuf *b)
 {
     return b->failed;

@@ -28,6 +28,11 @@ void nx_strbuf_printf(nx_strbuf *b, const char *fmt, ...) __attribute__((format(
 /* Appends s as a JSON string literal (quotes included). Also valid as a YAML
  * double-quoted scalar. */
 void nx_strbuf_put_json_string(nx_strbuf *b, const char *s);
+/* Room for `extra` more bytes: returns where they start (write there, then
+ * nx_strbuf_commit() what was used), or NULL on allocation failure. */
+char *nx_strbuf_reserve(nx_strbuf *b, size_t extra);
+/* Marks n bytes written after nx_strbuf_reserve() as part of the contents. */
+void nx_strbuf_commit(nx_strbuf *b, size_t n);
 bool nx_strbuf_failed(const nx_strbuf *b);
 /* Hands the contents to the caller (free() it) and resets the buffer.
  * Returns NULL if the buffer failed. */

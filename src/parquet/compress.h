@@ -1,0 +1,26 @@
+/*
+ * compress.h — internal: page compression through the system libraries
+ * (libzstd, snappy's C API, zlib for GZIP, liblz4 for LZ4_RAW).
+ * Codec numbers are Parquet's CompressionCodec values (nxpq_codec).
+ */
+#ifndef NX_PARQUET_COMPRESS_H
+#define NX_PARQUET_COMPRESS_H
+
+#include <stddef.h>
+
+#include "util/strbuf.h"
+
+/* Appends the compressed form of src[0..n) to out. Writer codecs: UNCOMPRESSED,
+ * SNAPPY, ZSTD (level used by ZSTD only). Returns 0, or -1 with err filled. */
+int pq_compress(int codec, int level, const void *src, size_t n, nx_strbuf *out, char *err, size_t errlen);
+
+/* Decompresses src[0..n) into exactly dst_len bytes at dst (the page header's
+ * uncompressed size). Reader codecs: UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW.
+ * Fails (-1, err filled) if the output would not be exactly dst_len bytes. */
+int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t dst_len, char *err, size_t errlen);
+
+/* "ZSTD", "SNAPPY", ...; "codec <n>" style text for unknown values is not
+ * produced here: returns NULL for codecs this build cannot handle. */
+const char *pq_codec_name(int codec);
+
+#endif

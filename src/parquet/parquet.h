@@ -1,0 +1,254 @@
+/*
+ * parquet.h — nxprof's Parquet codec: the public API.
+ *
+ * Written from the Apache Parquet format specification (parquet.thrift,
+ * Encodings.md, PageIndex.md, LogicalTypes.md). It covers what a profile needs:
+ *
+ *   physical/logical types  INT32, INT64, FLOAT, DOUBLE, BOOLEAN, BYTE_ARRAY as
+ *                           STRING, and LIST<INT64> / LIST<STRING> in the standard
+ *                           3-level form (optional group <name> (LIST) { repeated
+ *                           group list { optional <type> element } });
+ *   columns                 required or optional (nullable); lists may be null or
+ *                           empty and their elements may be null;
+ *   encodings written       PLAIN, RLE/bit-packed hybrid (levels, booleans,
+ *                           dictionary indices), RLE_DICTIONARY with a PLAIN
+ *                           dictionary page (falls back to PLAIN when the dictionary
+ *                           outgrows its limit), DELTA_BINARY_PACKED (int columns);
+ *   compression             ZSTD (default), SNAPPY, UNCOMPRESSED;
+ *   statistics              per column chunk and per page (min/max/null_count, and
+ *                           nan_count for floats), ColumnIndex + OffsetIndex (the
+ *                           page index), key/value metadata, created_by.
+ *
+ * The reader decodes every encoding the writer produces plus what other writers
+ * commonly use, projects columns, skips row groups and pages by min/max on int
+ * columns, and streams rows in batches. Every offset and length read from a file
+ * is bounds-checked: corrupt input yields an error message, never a crash.
+ *
+ * Errors: functions that can fail return -1 or NULL and fill an nxpq_error whose
+ * message names the file and, where it applies, the column, page and byte offset.
+ * Nothing here prints or exits.
+ *
+ * Threads: a writer or reader is used by one thread at a time; distinct objects
+ * are independent.
+ */
+#ifndef NX_PARQUET_H
+#define NX_PARQUET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct nxpq_error {
+    char msg[512];
+} nxpq_error;
+
+typedef enum nxpq_type {
+    NXPQ_BOOLEAN,
+    NXPQ_INT32,
+    NXPQ_INT64,
+    NXPQ_FLOAT,
+    NXPQ_DOUBLE,
+    NXPQ_STRING,
+    NXPQ_LIST_INT64,
+    NXPQ_LIST_STRING,
+    NXPQ_UNSUPPORTED   /* reader only: a column this codec cannot decode (INT96,
+                          FIXED_LEN_BYTE_ARRAY, structs, maps, other lists); it is
+                          listed but cannot be projected */
+} nxpq_type;
+
+/* Values are the Parquet CompressionCodec numbers. The writer supports
+ * UNCOMPRESSED, SNAPPY and ZSTD; the reader also GZIP and LZ4_RAW. */
+typedef enum nxpq_codec {
+    NXPQ_UNCOMPRESSED = 0,
+    NXPQ_SNAPPY = 1,
+    NXPQ_GZIP = 2,
+    NXPQ_ZSTD = 6,
+    NXPQ_LZ4_RAW = 7
+} nxpq_codec;
+
+/* How the writer encodes a column's values. */
+typedef enum nxpq_encoding_pref {
+    NXPQ_ENCODE_AUTO,        /* strings and ints: dictionary, falling back to PLAIN;
+                                floats, doubles, booleans: PLAIN */
+    NXPQ_ENCODE_PLAIN,
+    NXPQ_ENCODE_DICTIONARY,  /* RLE_DICTIONARY (same fallback as AUTO); strings and
+                                ints only, other types stay PLAIN */
+    NXPQ_ENCODE_DELTA        /* DELTA_BINARY_PACKED; INT32/INT64/LIST_INT64 only.
+                                Best for sorted timestamps. */
+} nxpq_encoding_pref;
+
+typedef struct nxpq_column_spec {
+    const char *name;
+    nxpq_type type;
+    bool nullable;             /* false: REQUIRED, every row must have a value */
+    nxpq_encoding_pref encoding;
+} nxpq_column_spec;
+
+typedef struct nxpq_kv {
+    const char *key;
+    const char *value;
+} nxpq_kv;
+
+typedef struct nxpq_writer_options {
+    nxpq_codec codec;              /* default NXPQ_ZSTD */
+    int compression_level;         /* ZSTD level; default 3 */
+    uint64_t row_group_rows;       /* flush a row group at this many rows (default 1,048,576) */
+    uint64_t row_group_bytes;      /* ... or this much buffered data (default 128 MiB) */
+    uint32_t page_bytes;           /* target uncompressed data page size (default 1 MiB) */
+    uint32_t page_rows;            /* ... and at most this many rows per page (default 65,536),
+                                      so the page index can skip to a time window */
+    uint32_t dictionary_max_bytes; /* dictionary page limit before PLAIN fallback (default 1 MiB) */
+    bool write_page_index;         /* ColumnIndex + OffsetIndex (default true) */
+    bool write_statistics;         /* chunk and page statistics (default true) */
+    int sorting_column;            /* column declared sorted ascending in each row group,
+                                      or -1 (default) */
+    const nxpq_kv *metadata;       /* key/value pairs for the footer, copied at open */
+    size_t n_metadata;
+    const char *created_by;        /* default "nxprof version <v>" */
+} nxpq_writer_options;
+
+/* Fills *o with the defaults above. */
+void nxpq_writer_options_init(nxpq_writer_options *o);
+
+/* ------------------------------------------------------------------ writer --
+ * Usage: open; for each row, put exactly one value (or null) per column, then
+ * nxpq_end_row(); finally nxpq_writer_close(). Row groups are flushed to disk as
+ * they fill, so memory stays bounded by the row group limits.
+ *
+ * After any failure the writer is poisoned: later calls return -1, and
+ * nxpq_writer_close() reports the first error and removes the partial file.
+ */
+typedef struct nxpq_writer nxpq_writer;
+
+typedef struct nxpq_str {
+    const char *ptr;
+    size_t len;
+} nxpq_str;
+
+/* Creates (truncates) `path`. Returns NULL and fills *err on failure. The
+ * column specs are copied. */
+nxpq_writer *nxpq_writer_open(const char *path, const nxpq_column_spec *cols, size_t n_cols,
+                              const nxpq_writer_options *opts, nxpq_error *err);
+
+/* Put one value into column `col` of the current row. The function must match
+ * the column's type; put_null is allowed on nullable columns only. */
+int nxpq_put_int32(nxpq_writer *w, size_t col, int32_t v);
+int nxpq_put_int64(nxpq_writer *w, size_t col, int64_t v);
+int nxpq_put_float(nxpq_writer *w, size_t col, float v);
+int nxpq_put_double(nxpq_writer *w, size_t col, double v);
+int nxpq_put_bool(nxpq_writer *w, size_t col, bool v);
+int nxpq_put_string(nxpq_writer *w, size_t col, const char *s, size_t len);
+int nxpq_put_null(nxpq_writer *w, size_t col);
+/* Lists: n == 0 writes an empty list. items may contain NULL ptr entries (null
+ * elements) for LIST_STRING; use nxpq_put_null for a null list. */
+int nxpq_put_list_int64(nxpq_writer *w, size_t col, const int64_t *items, size_t n);
+int nxpq_put_list_string(nxpq_writer *w, size_t col, const nxpq_str *items, size_t n);
+
+/* Batch forms: append n non-null values to one column. Use with nxpq_end_rows(). */
+int nxpq_put_int64_array(nxpq_writer *w, size_t col, const int64_t *v, size_t n);
+int nxpq_put_double_array(nxpq_writer *w, size_t col, const double *v, size_t n);
+
+/* Close the current row (or the last n rows after batch puts): every column
+ * must hold exactly the same number of values. May flush a row group. */
+int nxpq_end_row(nxpq_writer *w);
+int nxpq_end_rows(nxpq_writer *w, size_t n);
+
+/* Flush the last row group, write the page index and footer, close the file.
+ * Frees w in all cases. Returns 0, or -1 with *err filled (the file is removed). */
+int nxpq_writer_close(nxpq_writer *w, nxpq_error *err);
+/* Stop without finishing: closes and removes the file, frees w. */
+void nxpq_writer_abort(nxpq_writer *w);
+/* Rows written so far (ended rows). */
+uint64_t nxpq_writer_rows(const nxpq_writer *w);
+
+/* ------------------------------------------------------------------ reader -- */
+typedef struct nxpq_reader nxpq_reader;
+
+typedef struct nxpq_column_info {
+    const char *name;          /* top-level field name */
+    nxpq_type type;
+    bool nullable;
+    int physical_type;         /* Parquet Type number of the leaf */
+} nxpq_column_info;
+
+/* Opens and validates the footer. */
+nxpq_reader *nxpq_reader_open(const char *path, nxpq_error *err);
+/* Same over a caller-owned buffer that must outlive the reader (fuzzing, tests). */
+nxpq_reader *nxpq_reader_open_memory(const void *data, size_t len, const char *name, nxpq_error *err);
+void nxpq_reader_close(nxpq_reader *r);
+
+int64_t nxpq_reader_num_rows(const nxpq_reader *r);
+size_t nxpq_reader_num_row_groups(const nxpq_reader *r);
+size_t nxpq_reader_num_columns(const nxpq_reader *r);
+const nxpq_column_info *nxpq_reader_column(const nxpq_reader *r, size_t i);
+/* Index of the column named `name`, or -1. */
+int nxpq_reader_find_column(const nxpq_reader *r, const char *name);
+/* Footer key/value lookup; NULL if absent. */
+const char *nxpq_reader_metadata(const nxpq_reader *r, const char *key);
+const char *nxpq_reader_created_by(const nxpq_reader *r);
+
+/* Keep only row groups and pages whose [min, max] on `column` (an INT32 or
+ * INT64 column) can intersect [min, max]. Pruning is by statistics and the page
+ * index; rows inside a kept page are all returned, so callers apply their exact
+ * predicate to the rows they get. */
+typedef struct nxpq_range {
+    size_t column;
+    int64_t min;
+    int64_t max;
+} nxpq_range;
+
+typedef struct nxpq_scan_options {
+    const size_t *columns;     /* projection; NULL with n_columns 0 means all supported columns */
+    size_t n_columns;
+    const nxpq_range *ranges;  /* all must hold (AND) */
+    size_t n_ranges;
+    size_t batch_rows;         /* rows per batch at most (default 65,536) */
+} nxpq_scan_options;
+
+/* One projected column of a batch. Row i of the batch:
+ *   valid == NULL or valid[i] != 0  -> present, else null
+ *   scalars: values.i32/i64/f32/f64/b[i] (0 for null rows)
+ *   STRING:  bytes data[offsets[i] .. offsets[i+1])
+ *   lists:   elements list_offsets[i] .. list_offsets[i+1]; element j is
+ *            values.i64[j] (LIST_INT64) or data[offsets[j] .. offsets[j+1])
+ *            (LIST_STRING); element_valid (NULL = all present) marks null elements
+ * Arrays are owned by the scan and valid until the next nxpq_scan_next(). */
+typedef struct nxpq_column_data {
+    nxpq_type type;
+    const uint8_t *valid;
+    union {
+        const int32_t *i32;
+        const int64_t *i64;
+        const float *f32;
+        const double *f64;
+        const uint8_t *b;
+    } values;
+    const uint64_t *offsets;
+    const char *data;
+    const uint64_t *list_offsets;
+    const uint8_t *element_valid;
+} nxpq_column_data;
+
+typedef struct nxpq_batch {
+    size_t n_rows;
+    int64_t first_row;          /* file-wide index of row 0; a batch never spans a skipped gap */
+    size_t n_columns;
+    const nxpq_column_data *columns; /* in projection order */
+} nxpq_batch;
+
+typedef struct nxpq_scan_stats {
+    uint64_t row_groups_total, row_groups_read;
+    uint64_t pages_total, pages_read;   /* data pages over the projected columns */
+} nxpq_scan_stats;
+
+typedef struct nxpq_scan nxpq_scan;
+
+nxpq_scan *nxpq_scan_open(nxpq_reader *r, const nxpq_scan_options *opts, nxpq_error *err);
+/* Returns 1 and sets *out to the next batch, 0 at the end, -1 on error. */
+int nxpq_scan_next(nxpq_scan *s, const nxpq_batch **out, nxpq_error *err);
+void nxpq_scan_get_stats(const nxpq_scan *s, nxpq_scan_stats *out);
+void nxpq_scan_close(nxpq_scan *s);
+
+const char *nxpq_type_name(nxpq_type t);
+
+#endif
