@@ -22,7 +22,14 @@ const char *pq_codec_name(int codec)
     }
 }
 
-int pq_compress(int codec, int level, const void *src, size_t n, nx_strbuf *out, char *err, size_t errlen)
+void pq_compressor_free(pq_compressor *pc)
+{
+    ZSTD_freeCCtx(pc->zstd);
+    pc->zstd = NULL;
+}
+
+int pq_compress(pq_compressor *pc, int codec, int level, const void *src, size_t n, nx_strbuf *out, char *err,
+                size_t errlen)
 {
     if (codec == NXPQ_UNCOMPRESSED) {
         nx_strbuf_append(out, src, n);
@@ -35,7 +42,9 @@ int pq_compress(int codec, int level, const void *src, size_t n, nx_strbuf *out,
         char *dst = nx_strbuf_reserve(out, cap);
         if (!dst)
             goto oom;
-        size_t got = ZSTD_compress(dst, cap, src, n, level);
+        if (!pc->zstd && !(pc->zstd = ZSTD_createCCtx()))
+            goto oom;
+        size_t got = ZSTD_compressCCtx(pc->zstd, dst, cap, src, n, level);
         if (ZSTD_isError(got)) {
             snprintf(err, errlen, "zstd compression failed: %s", ZSTD_getErrorName(got));
             return -1;

@@ -10,9 +10,18 @@
 
 #include "util/strbuf.h"
 
+/* Reusable compression state (one per thread): a ZSTD context costs a
+ * multi-megabyte allocation, far too much to make per page. Zero-initialise;
+ * pq_compressor_free() releases it. */
+typedef struct pq_compressor {
+    void *zstd;   /* ZSTD_CCtx, created on first use */
+} pq_compressor;
+
 /* Appends the compressed form of src[0..n) to out. Writer codecs: UNCOMPRESSED,
  * SNAPPY, ZSTD (level used by ZSTD only). Returns 0, or -1 with err filled. */
-int pq_compress(int codec, int level, const void *src, size_t n, nx_strbuf *out, char *err, size_t errlen);
+int pq_compress(pq_compressor *pc, int codec, int level, const void *src, size_t n, nx_strbuf *out, char *err,
+                size_t errlen);
+void pq_compressor_free(pq_compressor *pc);
 
 /* Decompresses src[0..n) into exactly dst_len bytes at dst (the page header's
  * uncompressed size). Reader codecs: UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW.

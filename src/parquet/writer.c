@@ -1,305 +1,30 @@
 /*
- * writer.c — the streaming, column-buffered Parquet writer (see parquet.h).
+ * writer.c — the streaming, column-buffered Parquet writer: the public API,
+ * row groups and the file layout (see parquet.h for the contract and
+ * writer_internal.h for the data flow).
  *
- * Data flow per column: put_*() appends levels and values to the current page's
- * buffers and updates page statistics; at a row boundary a full page is encoded
- * (levels RLE, values PLAIN / RLE_DICTIONARY / DELTA_BINARY_PACKED), compressed
- * and appended to the column's chunk buffer. When the row group fills, every
- * column writes its dictionary page (if any) and its buffered data pages to the
- * file, and remembers what the footer and page index need. close() writes all
- * ColumnIndex and OffsetIndex structures, then the footer.
+ * File layout: "PAR1", then per row group every column chunk (dictionary page,
+ * data pages), then every ColumnIndex, then every OffsetIndex, then the
+ * footer (FileMetaData), its length and "PAR1".
  *
- * Memory is bounded by one row group of encoded, compressed pages plus one
- * dictionary per column.
+ * Memory is bounded by one row group of raw page buffers (row_group_rows /
+ * row_group_bytes) plus the encoded chunks and one dictionary per column.
  */
 #include "parquet/parquet.h"
 
 #include <errno.h>
-#include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "nxprof_version.h"
-#include "parquet/compress.h"
-#include "parquet/encode.h"
-#include "parquet/format.h"
+#include "parquet/writer_internal.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "nxprof's Parquet writer copies values as they lie in memory: little-endian hosts only"
 #endif
-
-/* ------------------------------------------------------------- statistics */
-
-/* Running min/max/null/NaN counts over a page or a column chunk. */
-typedef struct stats_acc {
-    bool any;                /* at least one non-null, non-NaN value seen */
-    int64_t imin, imax;      /* INT32, INT64, BOOLEAN, LIST_INT64 */
-    double dmin, dmax;       /* FLOAT, DOUBLE */
-    nx_strbuf smin, smax;    /* STRING, LIST_STRING (owned copies) */
-    int64_t nulls, nans;
-} stats_acc;
-
-static void stats_reset(stats_acc *s)
-{
-    s->any = false;
-    s->nulls = s->nans = 0;
-    s->smin.len = s->smax.len = 0;
-}
-
-static void stats_free(stats_acc *s)
-{
-    nx_strbuf_free(&s->smin);
-    nx_strbuf_free(&s->smax);
-}
-
-static int bytes_cmp(const void *a, size_t alen, const void *b, size_t blen)
-{
-    int c = memcmp(a, b, alen < blen ? alen : blen);
-    if (c)
-        return c;
-    return alen < blen ? -1 : alen > blen;
-}
-
-static void stats_int(stats_acc *s, int64_t v)
-{
-    if (!s->any) {
-        s->any = true;
-        s->imin = s->imax = v;
-    } else if (v < s->imin) {
-        s->imin = v;
-    } else if (v > s->imax) {
-        s->imax = v;
-    }
-}
-
-static void stats_double(stats_acc *s, double v)
-{
-    if (isnan(v)) {
-        s->nans++;
-        return;
-    }
-    if (!s->any) {
-        s->any = true;
-        s->dmin = v == 0 ? -0.0 : v;
-        s->dmax = v == 0 ? 0.0 : v;
-        return;
-    }
-    /* Zeros: the spec wants min -0.0 and max +0.0 whenever a zero is the bound. */
-    if (v < s->dmin || (v == 0 && s->dmin == 0))
-        s->dmin = v == 0 ? -0.0 : v;
-    if (v > s->dmax || (v == 0 && s->dmax == 0))
-        s->dmax = v == 0 ? 0.0 : v;
-}
-
-static void set_bytes(nx_strbuf *b, const void *p, size_t n)
-{
-    b->len = 0;
-    nx_strbuf_append(b, p, n);
-}
-
-static void stats_bytes(stats_acc *s, const void *p, size_t n)
-{
-    if (!s->any) {
-        s->any = true;
-        set_bytes(&s->smin, p, n);
-        set_bytes(&s->smax, p, n);
-        return;
-    }
-    if (bytes_cmp(p, n, s->smin.data, s->smin.len) < 0)
-        set_bytes(&s->smin, p, n);
-    else if (bytes_cmp(p, n, s->smax.data, s->smax.len) > 0)
-        set_bytes(&s->smax, p, n);
-}
-
-/* Folds a page's statistics into the chunk's. */
-static void stats_merge(stats_acc *chunk, const stats_acc *page, nxpq_type type)
-{
-    chunk->nulls += page->nulls;
-    chunk->nans += page->nans;
-    if (!page->any)
-        return;
-    switch (type) {
-    case NXPQ_FLOAT:
-    case NXPQ_DOUBLE:
-        stats_double(chunk, page->dmin);
-        stats_double(chunk, page->dmax);
-        break;
-    case NXPQ_STRING:
-    case NXPQ_LIST_STRING:
-        stats_bytes(chunk, page->smin.data, page->smin.len);
-        stats_bytes(chunk, page->smax.data, page->smax.len);
-        break;
-    default:
-        stats_int(chunk, page->imin);
-        stats_int(chunk, page->imax);
-    }
-}
-
-/* ------------------------------------------------------------- dictionary */
-
-/* Distinct values of one column chunk, PLAIN-encoded in insertion order, with an
- * open-addressing hash table of entry indices (0 marks an empty slot). */
-typedef struct dictionary {
-    nx_strbuf plain;         /* the dictionary page body */
-    uint32_t *slots;         /* entry index + 1 */
-    uint64_t *hashes;        /* per entry, to resize and to compare quickly */
-    uint32_t *offsets;       /* per entry: offset of its PLAIN form in plain */
-    size_t n_slots, n_entries, cap_entries;
-} dictionary;
-
-static void dict_clear(dictionary *d)
-{
-    d->plain.len = 0;
-    if (d->slots)
-        memset(d->slots, 0, d->n_slots * sizeof *d->slots);
-    d->n_entries = 0;
-}
-
-static void dict_free(dictionary *d)
-{
-    nx_strbuf_free(&d->plain);
-    free(d->slots);
-    free(d->hashes);
-    free(d->offsets);
-    memset(d, 0, sizeof *d);
-}
-
-static int dict_grow(dictionary *d)
-{
-    if (d->n_entries == d->cap_entries) {
-        size_t cap = d->cap_entries ? d->cap_entries * 2 : 1024;
-        uint64_t *h = realloc(d->hashes, cap * sizeof *h);
-        if (!h)
-            return -1;
-        d->hashes = h;
-        uint32_t *o = realloc(d->offsets, cap * sizeof *o);
-        if (!o)
-            return -1;
-        d->offsets = o;
-        d->cap_entries = cap;
-    }
-    if ((d->n_entries + 1) * 2 <= d->n_slots)
-        return 0;
-    size_t n_slots = d->n_slots ? d->n_slots * 2 : 2048;
-    uint32_t *slots = calloc(n_slots, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t e = 0; e < d->n_entries; e++) {
-        size_t i = d->hashes[e] & (n_slots - 1);
-        while (slots[i])
-            i = (i + 1) & (n_slots - 1);
-        slots[i] = (uint32_t)e + 1;
-    }
-    free(d->slots);
-    d->slots = slots;
-    d->n_slots = n_slots;
-    return 0;
-}
-
-/* Index of the value whose PLAIN form is plain[0..n); inserts it if new.
- * `cmp_off`/`cmp_len` locate the bytes that identify a value inside its PLAIN
- * form (strings skip their 4-byte length). Returns -1 when out of memory. */
-static int64_t dict_index(dictionary *d, uint64_t hash, const void *plain, size_t n, size_t key_off)
-{
-    if (dict_grow(d) != 0)
-        return -1;
-    size_t mask = d->n_slots - 1;
-    size_t i = hash & mask;
-    const unsigned char *key = (const unsigned char *)plain + key_off;
-    size_t key_len = n - key_off;
-    for (;;) {
-        uint32_t s = d->slots[i];
-        if (!s)
-            break;
-        uint32_t e = s - 1;
-        if (d->hashes[e] == hash) {
-            uint32_t off = d->offsets[e];
-            uint32_t end = e + 1 < d->n_entries ? d->offsets[e + 1] : (uint32_t)d->plain.len;
-            if (end - off == n && memcmp(d->plain.data + off + key_off, key, key_len) == 0)
-                return e;
-        }
-        i = (i + 1) & mask;
-    }
-    if (d->plain.len + n > UINT32_MAX)
-        return -1;
-    uint32_t e = (uint32_t)d->n_entries++;
-    d->hashes[e] = hash;
-    d->offsets[e] = (uint32_t)d->plain.len;
-    d->slots[i] = e + 1;
-    nx_strbuf_append(&d->plain, plain, n);
-    return d->plain.failed ? -1 : (int64_t)e;
-}
-
-/* ------------------------------------------------------------- columns */
-
-enum { MODE_PLAIN, MODE_DICT, MODE_DELTA };
-
-typedef struct page_info {      /* what the page index needs about one data page */
-    int64_t offset;             /* within the chunk buffer, later within the file */
-    int32_t size;               /* header + compressed body */
-    int64_t first_row;          /* within the row group */
-    bool null_page;
-    int64_t nulls, nans;
-    pq_bytes min, max;          /* arena copies */
-} page_info;
-
-typedef struct chunk_index {    /* one column chunk's page index, kept until close */
-    page_info *pages;
-    uint32_t n_pages;
-    bool write_column_index;    /* false when a page's non-null values were all NaN */
-    int32_t boundary_order;
-} chunk_index;
-
-typedef struct col_writer {
-    nxpq_column_spec spec;
-    int physical;               /* PQ_* physical type of the leaf */
-    int max_def, max_rep;
-    int mode;
-    bool fallback_pending;      /* dictionary outgrew its limit; switch at the row end */
-    bool dict_abandoned;        /* once fallen back, later chunks start in PLAIN */
-    /* current page */
-    nx_strbuf def, rep;         /* one byte per level */
-    nx_strbuf plain;            /* PLAIN values (booleans: one byte each) */
-    int64_t *ints;              /* DELTA values */
-    uint32_t *idx;              /* dictionary indices */
-    size_t n_vals, cap_vals;    /* entries in ints or idx */
-    size_t page_rows, page_levels, page_values;
-    int64_t last_idx;           /* previous dictionary index, to skip redundant stats */
-    stats_acc page_stats, chunk_stats;
-    dictionary dict;
-    /* current chunk */
-    nx_strbuf chunk;            /* encoded data pages */
-    page_info *pages;
-    size_t n_pages, cap_pages;
-    uint32_t encodings;         /* bit set of PQ_ENC_* used */
-    int64_t chunk_values;       /* level entries (num_values of the chunk) */
-    int64_t chunk_uncompressed; /* data pages, headers included */
-    bool chunk_nan_only_page;
-    size_t row_pending;         /* values put since the last end_row(s) */
-} col_writer;
-
-struct nxpq_writer {
-    char *path;
-    FILE *f;
-    int64_t pos;
-    nxpq_writer_options opt;
-    col_writer *cols;
-    size_t n_cols;
-    uint64_t rows, rg_rows;
-    size_t rg_bytes;                  /* buffered bytes in this row group (estimate) */
-    nx_arena meta;                    /* footer data: row groups, stats copies, kv */
-    pq_row_group *rgs;
-    chunk_index *indexes;             /* n_rgs * n_cols */
-    size_t n_rgs, cap_rgs;
-    pq_kv *kv;
-    nx_strbuf scratch, compressed;    /* reused page buffers */
-    bool failed;
-    char err[512];
-};
 
 static int fail(nxpq_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(nxpq_writer *w, const char *fmt, ...)
@@ -338,27 +63,38 @@ static bool is_list(nxpq_type t)
 static int initial_mode(const col_writer *c)
 {
     nxpq_encoding_pref e = c->spec.encoding;
-    bool intlike = c->physical == PQ_INT32 || c->physical == PQ_INT64;
     if (e == NXPQ_ENCODE_DELTA)
         return MODE_DELTA;
     if (e == NXPQ_ENCODE_PLAIN || c->dict_abandoned)
         return MODE_PLAIN;
     /* Floats rarely repeat exactly and booleans are one bit already. */
-    return c->physical == PQ_BYTE_ARRAY || intlike ? MODE_DICT : MODE_PLAIN;
+    bool dictionary_friendly = c->physical == PQ_BYTE_ARRAY || c->physical == PQ_INT32 || c->physical == PQ_INT64;
+    return dictionary_friendly ? MODE_DICT : MODE_PLAIN;
+}
+
+static void raw_page_free(raw_page *p)
+{
+    nx_strbuf_free(&p->def);
+    nx_strbuf_free(&p->rep);
+    nx_strbuf_free(&p->plain);
+    free(p->ints);
+    stats_free(&p->stats);
 }
 
 static void col_free(col_writer *c)
 {
-    nx_strbuf_free(&c->def);
-    nx_strbuf_free(&c->rep);
-    nx_strbuf_free(&c->plain);
-    nx_strbuf_free(&c->chunk);
-    free(c->ints);
-    free(c->idx);
+    for (size_t i = 0; i < c->cap_pages; i++)
+        raw_page_free(&c->pages[i]);
     free(c->pages);
-    stats_free(&c->page_stats);
-    stats_free(&c->chunk_stats);
+    for (size_t i = 0; i < c->enc_cap_pages; i++)
+        raw_page_free(&c->enc_pages[i]);
+    free(c->enc_pages);
     dict_free(&c->dict);
+    nx_strbuf_free(&c->chunk);
+    nx_strbuf_free(&c->bounds);
+    nx_strbuf_free(&c->dict_page);
+    free(c->infos);
+    stats_free(&c->chunk_stats);
 }
 
 /* ------------------------------------------------------------- options */
@@ -367,7 +103,7 @@ void nxpq_writer_options_init(nxpq_writer_options *o)
 {
     memset(o, 0, sizeof *o);
     o->codec = NXPQ_ZSTD;
-    o->compression_level = 3;
+    o->compression_level = 1;
     o->row_group_rows = 1u << 20;
     o->row_group_bytes = 128u << 20;
     o->page_bytes = 1u << 20;
@@ -376,6 +112,7 @@ void nxpq_writer_options_init(nxpq_writer_options *o)
     o->write_page_index = true;
     o->write_statistics = true;
     o->sorting_column = -1;
+    o->threads = 0;
 }
 
 static int validate_options(nxpq_writer *w)
@@ -387,10 +124,32 @@ static int validate_options(nxpq_writer *w)
         return fail(w, "row group and page limits must be positive");
     if (o->sorting_column >= (int)w->n_cols)
         return fail(w, "sorting column %d out of range (%zu columns)", o->sorting_column, w->n_cols);
+    if (o->threads < 0)
+        return fail(w, "threads must be 0 (automatic) or positive");
     return 0;
 }
 
 /* ------------------------------------------------------------- open */
+
+/* Makes pages[n_pages] exist and be empty: the open page. */
+static int open_page(nxpq_writer *w, col_writer *c)
+{
+    if (c->n_pages == c->cap_pages) {
+        size_t cap = c->cap_pages ? c->cap_pages * 2 : 8;
+        raw_page *p = realloc(c->pages, cap * sizeof *p);
+        if (!p)
+            return fail(w, "out of memory");
+        memset(p + c->cap_pages, 0, (cap - c->cap_pages) * sizeof *p);
+        c->pages = p;
+        c->cap_pages = cap;
+    }
+    raw_page *p = &c->pages[c->n_pages];
+    p->def.len = p->rep.len = p->plain.len = 0;
+    p->n_ints = p->rows = p->levels = p->values = 0;
+    p->first_row = (int64_t)w->rg_rows;
+    stats_reset(&p->stats);
+    return 0;
+}
 
 static int setup_column(nxpq_writer *w, col_writer *c, const nxpq_column_spec *spec)
 {
@@ -412,8 +171,48 @@ static int setup_column(nxpq_writer *w, col_writer *c, const nxpq_column_spec *s
         c->max_def = spec->nullable ? 1 : 0;
     }
     c->mode = initial_mode(c);
-    c->last_idx = -1;
-    return 0;
+    c->delta = c->mode == MODE_DELTA;
+    return open_page(w, c);
+}
+
+static int copy_metadata(nxpq_writer *w)
+{
+    if (w->opt.n_metadata) {
+        w->kv = nx_arena_calloc(&w->meta, w->opt.n_metadata, sizeof *w->kv);
+        if (!w->kv)
+            return fail(w, "out of memory");
+        for (size_t i = 0; i < w->opt.n_metadata; i++) {
+            const nxpq_kv *kv = &w->opt.metadata[i];
+            if (!kv->key)
+                return fail(w, "key/value metadata entry %zu has no key", i);
+            w->kv[i].key = nx_arena_strndup(&w->meta, kv->key, strlen(kv->key));
+            w->kv[i].value = kv->value ? nx_arena_strndup(&w->meta, kv->value, strlen(kv->value)) : NULL;
+            if (!w->kv[i].key || (kv->value && !w->kv[i].value))
+                return fail(w, "out of memory");
+        }
+    }
+    const char *created_by = w->opt.created_by ? w->opt.created_by : "nxprof version " NXPROF_VERSION;
+    w->opt.created_by = nx_arena_strndup(&w->meta, created_by, strlen(created_by));
+    return w->opt.created_by ? 0 : fail(w, "out of memory");
+}
+
+/* Encoding threads: as asked, or one per online CPU (at most 8), never more
+ * than there are columns. */
+static int setup_threads(nxpq_writer *w)
+{
+    long n = w->opt.threads;
+    if (n == 0) {
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+        if (n < 1)
+            n = 1;
+        if (n > 8)
+            n = 8;
+    }
+    if ((size_t)n > w->n_cols)
+        n = (long)w->n_cols;
+    w->threads = (int)(n < 1 ? 1 : n);
+    w->scratch = calloc((size_t)w->threads, sizeof *w->scratch);
+    return w->scratch ? 0 : fail(w, "out of memory");
 }
 
 nxpq_writer *nxpq_writer_open(const char *path, const nxpq_column_spec *cols, size_t n_cols,
@@ -438,29 +237,18 @@ nxpq_writer *nxpq_writer_open(const char *path, const nxpq_column_spec *cols, si
         fail(w, "out of memory");
     else if (n_cols == 0)
         fail(w, "a Parquet file needs at least one column");
-    validate_options(w);
+    if (!w->failed)
+        validate_options(w);
     for (size_t i = 0; i < n_cols && !w->failed; i++)
         setup_column(w, &w->cols[i], &cols[i]);
     for (size_t i = 0; i < n_cols && !w->failed; i++)
         for (size_t j = 0; j < i; j++)
             if (strcmp(w->cols[i].spec.name, w->cols[j].spec.name) == 0)
                 fail(w, "column name '%s' used twice", w->cols[i].spec.name);
-    if (!w->failed && w->opt.n_metadata) {
-        w->kv = nx_arena_calloc(&w->meta, w->opt.n_metadata, sizeof *w->kv);
-        for (size_t i = 0; w->kv && i < w->opt.n_metadata; i++) {
-            const nxpq_kv *kv = &w->opt.metadata[i];
-            w->kv[i].key = nx_arena_strndup(&w->meta, kv->key, strlen(kv->key));
-            w->kv[i].value = kv->value ? nx_arena_strndup(&w->meta, kv->value, strlen(kv->value)) : NULL;
-            if (!w->kv[i].key || (kv->value && !w->kv[i].value))
-                w->kv = NULL;
-        }
-        if (!w->kv)
-            fail(w, "out of memory");
-    }
-    const char *created_by = w->opt.created_by ? w->opt.created_by : "nxprof version " NXPROF_VERSION;
-    w->opt.created_by = nx_arena_strndup(&w->meta, created_by, strlen(created_by));
-    if (!w->failed && !w->opt.created_by)
-        fail(w, "out of memory");
+    if (!w->failed)
+        copy_metadata(w);
+    if (!w->failed)
+        setup_threads(w);
     if (!w->failed) {
         w->f = fopen(path, "wb");
         if (!w->f)
@@ -479,314 +267,75 @@ nxpq_writer *nxpq_writer_open(const char *path, const nxpq_column_spec *cols, si
     return w;
 }
 
-/* ------------------------------------------------------------- pages */
-
-static int write_bytes(nxpq_writer *w, const void *p, size_t n)
-{
-    if (n && fwrite(p, 1, n, w->f) != n)
-        return fail(w, "write failed: %s", strerror(errno));
-    w->pos += (int64_t)n;
-    return 0;
-}
-
-static void append_u32le(nx_strbuf *b, uint32_t v)
-{
-    nx_strbuf_append(b, &v, 4);
-}
-
-/* Levels, RLE-encoded with the 4-byte length prefix of data page v1. */
-static void encode_levels(nx_strbuf *out, const nx_strbuf *levels, int max_level)
-{
-    size_t at = out->len;
-    append_u32le(out, 0);
-    pq_encode_rle_hybrid_u8(out, (const uint8_t *)levels->data, levels->len, pq_bit_width((uint64_t)max_level));
-    if (!out->failed) {
-        uint32_t len = (uint32_t)(out->len - at - 4);
-        memcpy(out->data + at, &len, 4);
-    }
-}
-
-static void encode_values(col_writer *c, nx_strbuf *body)
-{
-    switch (c->mode) {
-    case MODE_DICT: {
-        int width = pq_bit_width(c->dict.n_entries ? c->dict.n_entries - 1 : 0);
-        nx_strbuf_putc(body, (char)width);
-        pq_encode_rle_hybrid(body, c->idx, c->n_vals, width);
-        break;
-    }
-    case MODE_DELTA:
-        pq_encode_delta_binary_packed(body, c->ints, c->n_vals);
-        break;
-    default:
-        if (c->physical == PQ_BOOLEAN)
-            pq_encode_plain_bools(body, (const uint8_t *)c->plain.data, c->plain.len);
-        else
-            nx_strbuf_append(body, c->plain.data, c->plain.len);
-    }
-}
-
-static int page_encoding(const col_writer *c)
-{
-    return c->mode == MODE_DICT ? PQ_ENC_RLE_DICTIONARY : c->mode == MODE_DELTA ? PQ_ENC_DELTA_BINARY_PACKED : PQ_ENC_PLAIN;
-}
-
-/* Encodes stats bounds as PLAIN bytes (no length prefix for strings). */
-static pq_bytes stat_bound(nxpq_writer *w, const col_writer *c, const stats_acc *s, bool max)
-{
-    pq_bytes b = {NULL, 0};
-    unsigned char buf[8];
-    const void *src = buf;
-    size_t n = 0;
-    switch (c->physical) {
-    case PQ_BOOLEAN: buf[0] = (unsigned char)(max ? s->imax : s->imin); n = 1; break;
-    case PQ_INT32: { int32_t v = (int32_t)(max ? s->imax : s->imin); memcpy(buf, &v, 4); n = 4; break; }
-    case PQ_INT64: { int64_t v = max ? s->imax : s->imin; memcpy(buf, &v, 8); n = 8; break; }
-    case PQ_FLOAT: { float v = (float)(max ? s->dmax : s->dmin); memcpy(buf, &v, 4); n = 4; break; }
-    case PQ_DOUBLE: { double v = max ? s->dmax : s->dmin; memcpy(buf, &v, 8); n = 8; break; }
-    default: {
-        const nx_strbuf *sb = max ? &s->smax : &s->smin;
-        src = sb->data;
-        n = sb->len;
-    }
-    }
-    uint8_t *p = nx_arena_alloc(&w->meta, n ? n : 1);
-    if (!p) {
-        fail(w, "out of memory");
-        return b;
-    }
-    if (n)
-        memcpy(p, src, n);
-    b.ptr = p;
-    b.len = (uint32_t)n;
-    return b;
-}
-
-static void fill_statistics(nxpq_writer *w, const col_writer *c, const stats_acc *s, pq_statistics *out)
-{
-    memset(out, 0, sizeof *out);
-    out->has_null_count = true;
-    out->null_count = s->nulls;
-    if (c->physical == PQ_FLOAT || c->physical == PQ_DOUBLE) {
-        out->has_nan_count = true;
-        out->nan_count = s->nans;
-    }
-    if (s->any) {
-        out->has_min = out->has_max = true;
-        out->min_value = stat_bound(w, c, s, false);
-        out->max_value = stat_bound(w, c, s, true);
-    }
-}
-
-static int add_page_info(nxpq_writer *w, col_writer *c, int64_t offset, int32_t size, int64_t first_row)
-{
-    if (c->n_pages == c->cap_pages) {
-        size_t cap = c->cap_pages ? c->cap_pages * 2 : 16;
-        page_info *p = realloc(c->pages, cap * sizeof *p);
-        if (!p)
-            return fail(w, "out of memory");
-        c->pages = p;
-        c->cap_pages = cap;
-    }
-    page_info *pi = &c->pages[c->n_pages++];
-    memset(pi, 0, sizeof *pi);
-    pi->offset = offset;
-    pi->size = size;
-    pi->first_row = first_row;
-    pi->nulls = c->page_stats.nulls;
-    pi->nans = c->page_stats.nans;
-    pi->null_page = c->page_values == 0;
-    if (c->page_values > 0 && !c->page_stats.any)
-        c->chunk_nan_only_page = true; /* only NaNs: no valid bounds for the column index */
-    if (c->page_stats.any) {
-        pi->min = stat_bound(w, c, &c->page_stats, false);
-        pi->max = stat_bound(w, c, &c->page_stats, true);
-    }
-    return w->failed ? -1 : 0;
-}
-
-/* Encodes, compresses and appends the current page to the chunk buffer. */
-static int flush_page(nxpq_writer *w, col_writer *c)
-{
-    if (c->page_levels == 0)
-        return 0;
-    nx_strbuf *body = &w->scratch, *comp = &w->compressed;
-    body->len = comp->len = 0;
-    if (c->max_rep)
-        encode_levels(body, &c->rep, c->max_rep);
-    if (c->max_def)
-        encode_levels(body, &c->def, c->max_def);
-    encode_values(c, body);
-    if (body->failed)
-        return fail(w, "column '%s': out of memory encoding a page", c->spec.name);
-    if (body->len > INT32_MAX)
-        return fail(w, "column '%s': a page exceeds 2 GiB; lower page_bytes", c->spec.name);
-    char msg[200];
-    if (pq_compress(w->opt.codec, w->opt.compression_level, body->data, body->len, comp, msg, sizeof msg) != 0)
-        return fail(w, "column '%s': %s", c->spec.name, msg);
-    if (comp->len > INT32_MAX)
-        return fail(w, "column '%s': a compressed page exceeds 2 GiB", c->spec.name);
-
-    pq_page_header h;
-    memset(&h, 0, sizeof h);
-    h.type = PQ_PAGE_DATA;
-    h.uncompressed_page_size = (int32_t)body->len;
-    h.compressed_page_size = (int32_t)comp->len;
-    h.has_data_page_header = true;
-    h.data_page_header.num_values = (int32_t)c->page_levels;
-    h.data_page_header.encoding = page_encoding(c);
-    h.data_page_header.definition_level_encoding = PQ_ENC_RLE;
-    h.data_page_header.repetition_level_encoding = PQ_ENC_RLE;
-    /* With a page index the bounds live there; otherwise put them in the header. */
-    if (w->opt.write_statistics && !w->opt.write_page_index) {
-        h.data_page_header.has_statistics = true;
-        fill_statistics(w, c, &c->page_stats, &h.data_page_header.statistics);
-    }
-    size_t start = c->chunk.len;
-    pq_write_page_header(&c->chunk, &h);
-    size_t header_len = c->chunk.len - start;
-    nx_strbuf_append(&c->chunk, comp->data, comp->len);
-    if (c->chunk.failed)
-        return fail(w, "column '%s': out of memory buffering a page", c->spec.name);
-
-    int64_t first_row = (int64_t)(w->rg_rows - c->page_rows);
-    if (add_page_info(w, c, (int64_t)start, (int32_t)(header_len + comp->len), first_row) != 0)
-        return -1;
-    c->encodings |= 1u << page_encoding(c);
-    if (c->max_def || c->max_rep)
-        c->encodings |= 1u << PQ_ENC_RLE;
-    c->chunk_values += (int64_t)c->page_levels;
-    c->chunk_uncompressed += (int64_t)(header_len + body->len);
-    w->rg_bytes += header_len + comp->len;
-    stats_merge(&c->chunk_stats, &c->page_stats, c->spec.type);
-
-    stats_reset(&c->page_stats);
-    c->def.len = c->rep.len = c->plain.len = 0;
-    c->n_vals = c->page_rows = c->page_levels = c->page_values = 0;
-    c->last_idx = -1;
-    return 0;
-}
-
-/* Rough encoded size of the current page, to decide when it is full. */
-static size_t page_size_estimate(const col_writer *c)
-{
-    size_t levels = (c->page_levels * (size_t)((c->max_def ? 2 : 0) + (c->max_rep ? 1 : 0))) / 8;
-    switch (c->mode) {
-    case MODE_DICT: return levels + c->n_vals * (size_t)(pq_bit_width(c->dict.n_entries) + 7) / 8;
-    case MODE_DELTA: return levels + c->n_vals * 8;
-    default: return levels + (c->physical == PQ_BOOLEAN ? c->plain.len / 8 : c->plain.len);
-    }
-}
-
 /* ------------------------------------------------------------- values */
 
-static int reserve_vals(nxpq_writer *w, col_writer *c, size_t more)
+/* Appends n bytes to a page buffer; the common case is one bounds check and a copy. */
+static inline int buf_append(nxpq_writer *w, nx_strbuf *b, const void *p, size_t n)
 {
-    if (c->n_vals + more <= c->cap_vals)
+    if (b->cap - b->len > n) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
         return 0;
-    size_t cap = c->cap_vals ? c->cap_vals : 4096;
-    while (cap < c->n_vals + more)
-        cap *= 2;
-    if (c->mode == MODE_DELTA) {
-        int64_t *p = realloc(c->ints, cap * sizeof *p);
-        if (!p)
-            return fail(w, "out of memory");
-        c->ints = p;
-    } else {
-        uint32_t *p = realloc(c->idx, cap * sizeof *p);
-        if (!p)
-            return fail(w, "out of memory");
-        c->idx = p;
     }
-    c->cap_vals = cap;
-    return 0;
+    nx_strbuf_append(b, p, n);
+    return b->failed ? fail(w, "out of memory buffering a page") : 0;
 }
 
-/* Adds a dictionary index, scheduling the PLAIN fallback when the dictionary is full. */
-static int push_dict(nxpq_writer *w, col_writer *c, uint64_t hash, const void *plain, size_t n, size_t key_off)
+static inline raw_page *open_raw(col_writer *c)
 {
-    int64_t e = dict_index(&c->dict, hash, plain, n, key_off);
-    if (e < 0)
-        return fail(w, "column '%s': out of memory growing the dictionary", c->spec.name);
-    if (c->dict.plain.len > w->opt.dictionary_max_bytes)
-        c->fallback_pending = true;
-    if (reserve_vals(w, c, 1) != 0)
-        return -1;
-    c->idx[c->n_vals++] = (uint32_t)e;
-    return 0;
-}
-
-/* A 64-bit finalizer (MurmurHash3's fmix64): every input bit affects the low
- * bits that pick a hash slot, so patterned ids (multiples of 1024) spread out. */
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    x ^= x >> 33;
-    return x;
+    return &c->pages[c->n_pages];
 }
 
 static int value_int(nxpq_writer *w, col_writer *c, int64_t v)
 {
-    stats_int(&c->page_stats, v);
-    c->page_values++;
-    if (c->mode == MODE_DELTA) {
-        if (reserve_vals(w, c, 1) != 0)
-            return -1;
-        c->ints[c->n_vals++] = v;
+    raw_page *p = open_raw(c);
+    stats_int(&p->stats, v);
+    p->values++;
+    if (c->delta) {
+        if (p->n_ints == p->cap_ints) {
+            size_t cap = p->cap_ints ? p->cap_ints * 2 : 4096;
+            int64_t *x = realloc(p->ints, cap * sizeof *x);
+            if (!x)
+                return fail(w, "out of memory");
+            p->ints = x;
+            p->cap_ints = cap;
+        }
+        p->ints[p->n_ints++] = v;
         return 0;
     }
-    int32_t v32 = (int32_t)v;
-    const void *plain = c->physical == PQ_INT32 ? (const void *)&v32 : (const void *)&v;
-    size_t n = c->physical == PQ_INT32 ? 4 : 8;
-    if (c->mode == MODE_DICT)
-        return push_dict(w, c, mix64((uint64_t)v), plain, n, 0);
-    nx_strbuf_append(&c->plain, plain, n);
-    return c->plain.failed ? fail(w, "out of memory") : 0;
+    if (c->physical == PQ_INT32) {
+        int32_t v32 = (int32_t)v;
+        return buf_append(w, &p->plain, &v32, 4);
+    }
+    return buf_append(w, &p->plain, &v, 8);
 }
 
+/* Strings go into the page PLAIN-encoded (length + bytes); dictionary pages
+ * are converted when the row group is encoded. */
 static int value_bytes(nxpq_writer *w, col_writer *c, const char *s, size_t len)
 {
     if (len > INT32_MAX)
         return fail(w, "column '%s': a string of %zu bytes exceeds Parquet's 2 GiB limit", c->spec.name, len);
-    c->page_values++;
-    if (c->mode == MODE_DICT) {
-        /* Build the PLAIN form (length + bytes) in scratch space for lookup. */
-        char small[256];
-        char *plain = len + 4 <= sizeof small ? small : malloc(len + 4);
-        if (!plain)
-            return fail(w, "out of memory");
-        uint32_t l32 = (uint32_t)len;
-        memcpy(plain, &l32, 4);
-        if (len)
-            memcpy(plain + 4, s, len);
-        int rc = push_dict(w, c, XXH3_64bits(s, len), plain, len + 4, 4);
-        if (plain != small)
-            free(plain);
-        if (rc != 0)
-            return -1;
-        int64_t e = c->idx[c->n_vals - 1];
-        if (e != c->last_idx) {
-            stats_bytes(&c->page_stats, s, len);
-            c->last_idx = e;
-        }
-        return 0;
-    }
-    stats_bytes(&c->page_stats, s, len);
-    append_u32le(&c->plain, (uint32_t)len);
-    nx_strbuf_append(&c->plain, s, len);
-    return c->plain.failed ? fail(w, "out of memory") : 0;
+    raw_page *p = open_raw(c);
+    p->values++;
+    uint32_t l32 = (uint32_t)len;
+    if (buf_append(w, &p->plain, &l32, 4) != 0)
+        return -1;
+    return buf_append(w, &p->plain, s, len);
 }
 
-static void push_levels(col_writer *c, int def, int rep)
+static inline void push_levels(col_writer *c, int def, int rep)
 {
-    if (c->max_def)
-        nx_strbuf_putc(&c->def, (char)def);
+    raw_page *p = open_raw(c);
+    if (c->max_def) {
+        if (p->def.cap - p->def.len > 1)
+            p->def.data[p->def.len++] = (char)def;
+        else
+            nx_strbuf_putc(&p->def, (char)def);
+    }
     if (c->max_rep)
-        nx_strbuf_putc(&c->rep, (char)rep);
-    c->page_levels++;
+        nx_strbuf_putc(&p->rep, (char)rep);
+    p->levels++;
 }
 
 /* Checks the writer state and the column's type; returns the column or NULL. */
@@ -828,10 +377,10 @@ int nxpq_put_int32(nxpq_writer *w, size_t col, int32_t v)
 static int put_floating(nxpq_writer *w, col_writer *c, double v, const void *plain, size_t n)
 {
     push_levels(c, c->max_def, 0);
-    stats_double(&c->page_stats, v);
-    c->page_values++;
-    nx_strbuf_append(&c->plain, plain, n);
-    return c->plain.failed ? fail(w, "out of memory") : 0;
+    raw_page *p = open_raw(c);
+    stats_double(&p->stats, v);
+    p->values++;
+    return buf_append(w, &p->plain, plain, n);
 }
 
 int nxpq_put_float(nxpq_writer *w, size_t col, float v)
@@ -852,10 +401,11 @@ int nxpq_put_bool(nxpq_writer *w, size_t col, bool v)
     if (!c)
         return -1;
     push_levels(c, c->max_def, 0);
-    stats_int(&c->page_stats, v);
-    c->page_values++;
-    nx_strbuf_putc(&c->plain, v ? 1 : 0);
-    return c->plain.failed ? fail(w, "out of memory") : 0;
+    raw_page *p = open_raw(c);
+    stats_int(&p->stats, v);
+    p->values++;
+    char b = v ? 1 : 0;
+    return buf_append(w, &p->plain, &b, 1);
 }
 
 int nxpq_put_string(nxpq_writer *w, size_t col, const char *s, size_t len)
@@ -878,11 +428,11 @@ int nxpq_put_null(nxpq_writer *w, size_t col)
         return fail(w, "column '%s' is required: null at row %llu", c->spec.name, (unsigned long long)w->rows);
     c->row_pending++;
     push_levels(c, 0, 0);
-    c->page_stats.nulls++;
+    open_raw(c)->stats.nulls++;
     return 0;
 }
 
-/* Level of an empty list, of a null element and of a present element. */
+/* Definition level of an empty list; +1 a null element, +2 a present one. */
 static int list_base(const col_writer *c)
 {
     return c->spec.nullable ? 1 : 0;
@@ -917,7 +467,7 @@ int nxpq_put_list_string(nxpq_writer *w, size_t col, const nxpq_str *items, size
     for (size_t i = 0; i < n; i++) {
         if (!items[i].ptr) {
             push_levels(c, list_base(c) + 1, i ? 1 : 0);
-            c->page_stats.nulls++;
+            open_raw(c)->stats.nulls++;
             continue;
         }
         push_levels(c, list_base(c) + 2, i ? 1 : 0);
@@ -927,23 +477,107 @@ int nxpq_put_list_string(nxpq_writer *w, size_t col, const nxpq_str *items, size
     return 0;
 }
 
+/* Checks a batch put and reserves its row count; NULL when it may not go ahead. */
+static col_writer *column_for_batch(nxpq_writer *w, size_t col, nxpq_type type, size_t n)
+{
+    col_writer *c = column_for(w, col, type);
+    if (c) {
+        c->row_pending--; /* column_for() counted one value; the batch has n */
+        c->row_pending += n;
+    }
+    return c;
+}
+
+/* Definition levels of n present values. */
+static int push_present_levels(nxpq_writer *w, col_writer *c, size_t n)
+{
+    raw_page *p = open_raw(c);
+    p->levels += n;
+    if (!c->max_def)
+        return 0;
+    char *d = nx_strbuf_reserve(&p->def, n);
+    if (!d)
+        return fail(w, "out of memory buffering a page");
+    memset(d, c->max_def, n);
+    nx_strbuf_commit(&p->def, n);
+    return 0;
+}
+
 int nxpq_put_int64_array(nxpq_writer *w, size_t col, const int64_t *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (nxpq_put_int64(w, col, v[i]) != 0)
-            return -1;
+    col_writer *c = column_for_batch(w, col, NXPQ_INT64, n);
+    if (!c || push_present_levels(w, c, n) != 0)
+        return -1;
+    raw_page *p = open_raw(c);
+    if (n == 0)
+        return 0;
+    int64_t lo = v[0], hi = v[0];
+    for (size_t i = 1; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    stats_int(&p->stats, lo);
+    stats_int(&p->stats, hi);
+    p->values += n;
+    if (!c->delta)
+        return buf_append(w, &p->plain, v, n * sizeof *v);
+    if (p->n_ints + n > p->cap_ints) {
+        size_t cap = p->cap_ints ? p->cap_ints : 4096;
+        while (cap < p->n_ints + n)
+            cap *= 2;
+        int64_t *x = realloc(p->ints, cap * sizeof *x);
+        if (!x)
+            return fail(w, "out of memory");
+        p->ints = x;
+        p->cap_ints = cap;
+    }
+    memcpy(p->ints + p->n_ints, v, n * sizeof *v);
+    p->n_ints += n;
     return 0;
 }
 
 int nxpq_put_double_array(nxpq_writer *w, size_t col, const double *v, size_t n)
 {
+    col_writer *c = column_for_batch(w, col, NXPQ_DOUBLE, n);
+    if (!c || push_present_levels(w, c, n) != 0)
+        return -1;
+    raw_page *p = open_raw(c);
     for (size_t i = 0; i < n; i++)
-        if (nxpq_put_double(w, col, v[i]) != 0)
+        stats_double(&p->stats, v[i]);
+    p->values += n;
+    return buf_append(w, &p->plain, v, n * sizeof *v);
+}
+
+int nxpq_put_string_array(nxpq_writer *w, size_t col, const nxpq_str *v, size_t n)
+{
+    col_writer *c = column_for_batch(w, col, NXPQ_STRING, n);
+    if (!c)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].ptr) {
+            if (!c->spec.nullable)
+                return fail(w, "column '%s' is required: null at row %llu", c->spec.name,
+                            (unsigned long long)(w->rows + i));
+            push_levels(c, 0, 0);
+            open_raw(c)->stats.nulls++;
+            continue;
+        }
+        push_levels(c, c->max_def, 0);
+        if (value_bytes(w, c, v[i].ptr, v[i].len) != 0)
             return -1;
+    }
     return 0;
 }
 
 /* ------------------------------------------------------------- row groups */
+
+static int write_bytes(nxpq_writer *w, const void *p, size_t n)
+{
+    if (n && fwrite(p, 1, n, w->f) != n)
+        return fail(w, "write failed: %s", strerror(errno));
+    w->pos += (int64_t)n;
+    return 0;
+}
 
 static int add_row_group(nxpq_writer *w)
 {
@@ -970,37 +604,76 @@ static int add_row_group(nxpq_writer *w)
     return 0;
 }
 
-/* Writes the chunk's dictionary page (if the chunk used one) to the file. */
-static int write_dictionary_page(nxpq_writer *w, col_writer *c, int64_t *uncompressed)
+/* A row group being encoded in the background: worker threads take the next
+ * column until none is left. */
+typedef struct encode_worker {
+    struct encode_job *job;
+    encode_scratch *scratch;
+} encode_worker;
+
+typedef struct encode_job {
+    nxpq_writer *w;
+    pthread_mutex_t lock;
+    size_t next;
+    int n_threads;
+    pthread_t tids[8];
+    encode_worker workers[8];
+} encode_job;
+
+static void *encode_worker_run(void *arg)
 {
-    nx_strbuf *comp = &w->compressed;
-    comp->len = 0;
-    char msg[200];
-    const dictionary *d = &c->dict;
-    if (d->plain.len > INT32_MAX)
-        return fail(w, "column '%s': dictionary exceeds 2 GiB", c->spec.name);
-    if (pq_compress(w->opt.codec, w->opt.compression_level, d->plain.data, d->plain.len, comp, msg, sizeof msg) != 0)
-        return fail(w, "column '%s': %s", c->spec.name, msg);
-    pq_page_header h;
-    memset(&h, 0, sizeof h);
-    h.type = PQ_PAGE_DICTIONARY;
-    h.uncompressed_page_size = (int32_t)d->plain.len;
-    h.compressed_page_size = (int32_t)comp->len;
-    h.has_dictionary_page_header = true;
-    h.dictionary_page_header.num_values = (int32_t)d->n_entries;
-    h.dictionary_page_header.encoding = PQ_ENC_PLAIN;
-    nx_strbuf *hdr = &w->scratch;
-    hdr->len = 0;
-    pq_write_page_header(hdr, &h);
-    if (hdr->failed)
-        return fail(w, "out of memory");
-    *uncompressed = (int64_t)(hdr->len + d->plain.len);
-    if (write_bytes(w, hdr->data, hdr->len) != 0 || write_bytes(w, comp->data, comp->len) != 0)
-        return -1;
+    encode_worker *wk = arg;
+    encode_job *job = wk->job;
+    for (;;) {
+        pthread_mutex_lock(&job->lock);
+        size_t ci = job->next++;
+        pthread_mutex_unlock(&job->lock);
+        if (ci >= job->w->n_cols)
+            return NULL;
+        column_chunk_encode(job->w, &job->w->cols[ci], wk->scratch); /* errors land in cols[ci].err */
+    }
+}
+
+/* Waits for the background encoding and reports the first column error. */
+static int encode_finish(nxpq_writer *w)
+{
+    encode_job *job = w->job;
+    if (!job)
+        return 0;
+    for (int t = 0; t < job->n_threads; t++)
+        pthread_join(job->tids[t], NULL);
+    pthread_mutex_destroy(&job->lock);
+    free(job);
+    w->job = NULL;
+    for (size_t ci = 0; ci < w->n_cols; ci++)
+        if (w->cols[ci].err[0])
+            return fail(w, "%s", w->cols[ci].err);
     return 0;
 }
 
-static int32_t boundary_order(const col_writer *c, const page_info *p, uint32_t n);
+/* Starts encoding every column's enc_pages on background threads; if no
+ * thread can start, encodes synchronously. */
+static int encode_start(nxpq_writer *w)
+{
+    encode_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return fail(w, "out of memory");
+    job->w = w;
+    if (pthread_mutex_init(&job->lock, NULL) != 0) {
+        free(job);
+        return fail(w, "cannot create a mutex");
+    }
+    w->job = job;
+    int n = w->threads > 8 ? 8 : w->threads;
+    for (int t = 0; t < n; t++) {
+        job->workers[t] = (encode_worker){job, &w->scratch[t]};
+        if (pthread_create(&job->tids[job->n_threads], NULL, encode_worker_run, &job->workers[t]) == 0)
+            job->n_threads++;
+    }
+    if (job->n_threads == 0)
+        encode_worker_run(&job->workers[0]);
+    return 0;
+}
 
 static int encodings_list(nxpq_writer *w, col_writer *c, pq_column_meta *m)
 {
@@ -1016,23 +689,77 @@ static int encodings_list(nxpq_writer *w, col_writer *c, pq_column_meta *m)
     return 0;
 }
 
+static pq_bytes arena_bytes(nxpq_writer *w, const col_writer *c, uint32_t off, uint32_t len)
+{
+    pq_bytes b = {NULL, 0};
+    uint8_t *p = nx_arena_alloc(&w->meta, len ? len : 1);
+    if (!p) {
+        fail(w, "out of memory");
+        return b;
+    }
+    if (len)
+        memcpy(p, c->bounds.data + off, len);
+    b.ptr = p;
+    b.len = len;
+    return b;
+}
+
+static pq_bytes stats_bound(nxpq_writer *w, const col_writer *c, const stats_acc *s, bool max)
+{
+    unsigned char buf[8];
+    const void *src = buf;
+    size_t n = 0;
+    switch (c->physical) {
+    case PQ_BOOLEAN: buf[0] = (unsigned char)(max ? s->imax : s->imin); n = 1; break;
+    case PQ_INT32: { int32_t v = (int32_t)(max ? s->imax : s->imin); memcpy(buf, &v, 4); n = 4; break; }
+    case PQ_INT64: { int64_t v = max ? s->imax : s->imin; memcpy(buf, &v, 8); n = 8; break; }
+    case PQ_FLOAT: { float v = (float)(max ? s->dmax : s->dmin); memcpy(buf, &v, 4); n = 4; break; }
+    case PQ_DOUBLE: { double v = max ? s->dmax : s->dmin; memcpy(buf, &v, 8); n = 8; break; }
+    default: src = max ? s->smax.data : s->smin.data; n = max ? s->smax.len : s->smin.len;
+    }
+    pq_bytes b = {NULL, 0};
+    uint8_t *p = nx_arena_alloc(&w->meta, n ? n : 1);
+    if (!p) {
+        fail(w, "out of memory");
+        return b;
+    }
+    if (n)
+        memcpy(p, src, n);
+    b.ptr = p;
+    b.len = (uint32_t)n;
+    return b;
+}
+
+static void fill_statistics(nxpq_writer *w, const col_writer *c, pq_statistics *out)
+{
+    const stats_acc *s = &c->chunk_stats;
+    memset(out, 0, sizeof *out);
+    out->has_null_count = true;
+    out->null_count = s->nulls;
+    if (c->physical == PQ_FLOAT || c->physical == PQ_DOUBLE) {
+        out->has_nan_count = true;
+        out->nan_count = s->nans;
+    }
+    if (s->any) {
+        out->has_min = out->has_max = true;
+        out->min_value = stats_bound(w, c, s, false);
+        out->max_value = stats_bound(w, c, s, true);
+    }
+}
+
+static int32_t boundary_order(const col_writer *c, const page_info *p, uint32_t n);
 static const char *const LIST_PATH_TAIL[] = {"list", "element"};
 
-/* Writes one column's chunk (dictionary page, then data pages) and records its metadata. */
-static int write_column_chunk(nxpq_writer *w, size_t ci, pq_column_chunk *cc, chunk_index *idx)
+/* Writes one encoded column chunk and records its metadata and page index. */
+static int write_column_chunk(nxpq_writer *w, col_writer *c, pq_column_chunk *cc, chunk_index *idx)
 {
-    col_writer *c = &w->cols[ci];
-    if (flush_page(w, c) != 0)
-        return -1;
     pq_column_meta *m = &cc->meta;
-    int64_t start = w->pos, dict_uncompressed = 0;
-    bool has_dict = c->dict.n_entries > 0 && (c->encodings & (1u << PQ_ENC_RLE_DICTIONARY));
-    if (has_dict) {
-        if (write_dictionary_page(w, c, &dict_uncompressed) != 0)
-            return -1;
+    int64_t start = w->pos;
+    if (c->has_dict_page) {
         m->has_dictionary_page_offset = true;
         m->dictionary_page_offset = start;
-        c->encodings |= 1u << PQ_ENC_PLAIN; /* the dictionary page's encoding */
+        if (write_bytes(w, c->dict_page.data, c->dict_page.len) != 0)
+            return -1;
     }
     int64_t data_start = w->pos;
     if (write_bytes(w, c->chunk.data, c->chunk.len) != 0)
@@ -1040,7 +767,7 @@ static int write_column_chunk(nxpq_writer *w, size_t ci, pq_column_chunk *cc, ch
     m->type = c->physical;
     m->codec = w->opt.codec;
     m->num_values = c->chunk_values;
-    m->total_uncompressed_size = c->chunk_uncompressed + dict_uncompressed;
+    m->total_uncompressed_size = c->chunk_uncompressed + c->dict_uncompressed;
     m->total_compressed_size = w->pos - start;
     m->data_page_offset = data_start;
     if (encodings_list(w, c, m) != 0)
@@ -1057,50 +784,56 @@ static int write_column_chunk(nxpq_writer *w, size_t ci, pq_column_chunk *cc, ch
     }
     if (w->opt.write_statistics) {
         m->has_statistics = true;
-        fill_statistics(w, c, &c->chunk_stats, &m->statistics);
+        fill_statistics(w, c, &m->statistics);
     }
-    cc->file_offset = 0; /* deprecated field; 0 as the spec asks */
+    cc->file_offset = 0; /* deprecated field; 0 as the specification asks */
 
-    /* Page index: page offsets become file offsets; the arrays move to the arena. */
-    idx->n_pages = (uint32_t)c->n_pages;
-    idx->pages = nx_arena_calloc(&w->meta, c->n_pages ? c->n_pages : 1, sizeof *idx->pages);
+    /* Page index entries move to the arena, with file offsets. */
+    idx->n_pages = (uint32_t)c->n_infos;
+    idx->pages = nx_arena_calloc(&w->meta, c->n_infos ? c->n_infos : 1, sizeof *idx->pages);
     if (!idx->pages)
         return fail(w, "out of memory");
-    for (size_t p = 0; p < c->n_pages; p++) {
-        idx->pages[p] = c->pages[p];
-        idx->pages[p].offset += data_start;
+    for (size_t i = 0; i < c->n_infos; i++) {
+        page_info *pi = &idx->pages[i];
+        *pi = c->infos[i];
+        pi->offset += data_start;
+        if (pi->has_bounds) {
+            pi->min = arena_bytes(w, c, pi->min_off, pi->min_len);
+            pi->max = arena_bytes(w, c, pi->max_off, pi->max_len);
+        } else {
+            pi->min = pi->max = arena_bytes(w, c, 0, 0);
+        }
     }
-    idx->write_column_index = w->opt.write_page_index && !c->chunk_nan_only_page;
+    idx->write_column_index = w->opt.write_page_index && w->opt.write_statistics && !c->nan_only_page;
     idx->boundary_order = boundary_order(c, idx->pages, idx->n_pages);
-
-    /* Reset for the next row group. */
-    c->chunk.len = 0;
-    c->n_pages = 0;
-    c->encodings = 0;
-    c->chunk_values = c->chunk_uncompressed = 0;
-    c->chunk_nan_only_page = false;
-    stats_reset(&c->chunk_stats);
-    if (c->mode == MODE_PLAIN && !c->dict_abandoned && c->dict.n_entries)
-        c->dict_abandoned = true; /* fell back in this chunk: high cardinality */
-    dict_clear(&c->dict);
-    c->mode = initial_mode(c);
     return w->failed ? -1 : 0;
 }
 
-static int flush_row_group(nxpq_writer *w)
+/* After its chunk is written: a fresh dictionary and mode for the next chunk. */
+static void reset_encoder(col_writer *c)
 {
-    if (w->rg_rows == 0)
-        return 0;
+    int first_mode = initial_mode(c);
+    if (first_mode == MODE_DICT && c->mode == MODE_PLAIN)
+        c->dict_abandoned = true; /* fell back in this chunk: high cardinality */
+    dict_clear(&c->dict);
+    c->mode = initial_mode(c);
+}
+
+/* Writes the row group whose encoding has finished. */
+static int write_encoded_row_group(nxpq_writer *w)
+{
     if (add_row_group(w) != 0)
         return -1;
     pq_row_group *rg = &w->rgs[w->n_rgs];
     int64_t start = w->pos, uncompressed = 0;
     for (size_t ci = 0; ci < w->n_cols; ci++) {
-        if (write_column_chunk(w, ci, &rg->columns[ci], &w->indexes[w->n_rgs * w->n_cols + ci]) != 0)
+        col_writer *c = &w->cols[ci];
+        if (write_column_chunk(w, c, &rg->columns[ci], &w->indexes[w->n_rgs * w->n_cols + ci]) != 0)
             return -1;
         uncompressed += rg->columns[ci].meta.total_uncompressed_size;
+        reset_encoder(c);
     }
-    rg->num_rows = (int64_t)w->rg_rows;
+    rg->num_rows = (int64_t)w->enc_rows;
     rg->total_byte_size = uncompressed;
     rg->has_file_offset = true;
     rg->file_offset = start;
@@ -1114,9 +847,58 @@ static int flush_row_group(nxpq_writer *w)
         rg->n_sorting_columns = 1;
     }
     w->n_rgs++;
+    return 0;
+}
+
+/*
+ * Ends the filling row group: finishes and writes the previous one (if still
+ * encoding), hands this one's raw pages to the background encoder, and gives
+ * the columns the previous row group's buffers to fill next. Encoding row
+ * group N thus overlaps with the caller producing row group N+1.
+ */
+static int flush_row_group(nxpq_writer *w)
+{
+    if (w->rg_rows == 0)
+        return 0;
+    if (w->job && (encode_finish(w) != 0 || write_encoded_row_group(w) != 0))
+        return -1;
+    for (size_t ci = 0; ci < w->n_cols; ci++) {
+        col_writer *c = &w->cols[ci];
+        raw_page *pages = c->enc_pages;
+        size_t cap = c->enc_cap_pages;
+        c->enc_pages = c->pages;
+        c->enc_cap_pages = c->cap_pages;
+        c->enc_n_pages = c->n_pages;
+        c->pages = pages;
+        c->cap_pages = cap;
+        c->n_pages = 0;
+    }
+    w->enc_rows = w->rg_rows;
     w->rg_rows = 0;
     w->rg_bytes = 0;
+    for (size_t ci = 0; ci < w->n_cols; ci++)
+        if (open_page(w, &w->cols[ci]) != 0)
+            return -1;
+    return encode_start(w);
+}
+
+/* Flushes the last row group and waits until everything is written. */
+static int finish_row_groups(nxpq_writer *w)
+{
+    if (flush_row_group(w) != 0)
+        return -1;
+    if (w->job && (encode_finish(w) != 0 || write_encoded_row_group(w) != 0))
+        return -1;
     return 0;
+}
+
+/* Raw bytes the open page holds, to decide when it is full. */
+static size_t raw_page_bytes(const col_writer *c, const raw_page *p)
+{
+    size_t levels = (p->def.len + p->rep.len) / 8;
+    if (c->delta)
+        return levels + p->n_ints * 8;
+    return levels + (c->physical == PQ_BOOLEAN ? p->plain.len / 8 : p->plain.len);
 }
 
 int nxpq_end_rows(nxpq_writer *w, size_t n)
@@ -1135,17 +917,17 @@ int nxpq_end_rows(nxpq_writer *w, size_t n)
     for (size_t i = 0; i < w->n_cols; i++) {
         col_writer *c = &w->cols[i];
         c->row_pending = 0;
-        c->page_rows += n;
-        size_t est = page_size_estimate(c);
-        if (c->fallback_pending || c->page_rows >= w->opt.page_rows || est >= w->opt.page_bytes) {
-            if (flush_page(w, c) != 0)
+        raw_page *p = open_raw(c);
+        p->rows += n;
+        size_t bytes = raw_page_bytes(c, p);
+        if (p->rows >= w->opt.page_rows || bytes >= w->opt.page_bytes) {
+            w->rg_bytes += bytes;
+            c->n_pages++;
+            if (open_page(w, c) != 0)
                 return -1;
-            if (c->fallback_pending) {
-                c->fallback_pending = false;
-                c->mode = MODE_PLAIN;
-            }
+        } else {
+            buffered += bytes;
         }
-        buffered += est;
     }
     if (w->rg_rows >= w->opt.row_group_rows || buffered >= w->opt.row_group_bytes)
         return flush_row_group(w);
@@ -1164,49 +946,52 @@ uint64_t nxpq_writer_rows(const nxpq_writer *w)
 
 /* ------------------------------------------------------------- page index + footer */
 
-/* ASCENDING/DESCENDING when every page's bounds are ordered that way. */
+/* Compares two PLAIN-encoded bounds in the column's order. */
+static int bound_cmp(int physical, pq_bytes a, pq_bytes b)
+{
+    switch (physical) {
+    case PQ_BYTE_ARRAY:
+        return pq_bytes_cmp(a.ptr, a.len, b.ptr, b.len);
+    case PQ_FLOAT: {
+        float x, y;
+        memcpy(&x, a.ptr, 4);
+        memcpy(&y, b.ptr, 4);
+        return (x > y) - (x < y);
+    }
+    case PQ_DOUBLE: {
+        double x, y;
+        memcpy(&x, a.ptr, 8);
+        memcpy(&y, b.ptr, 8);
+        return (x > y) - (x < y);
+    }
+    case PQ_INT32: {
+        int32_t x, y;
+        memcpy(&x, a.ptr, 4);
+        memcpy(&y, b.ptr, 4);
+        return (x > y) - (x < y);
+    }
+    case PQ_INT64: {
+        int64_t x, y;
+        memcpy(&x, a.ptr, 8);
+        memcpy(&y, b.ptr, 8);
+        return (x > y) - (x < y);
+    }
+    default:
+        return (a.ptr[0] > b.ptr[0]) - (a.ptr[0] < b.ptr[0]);
+    }
+}
+
+/* ASCENDING/DESCENDING when the non-null pages' bounds are ordered that way. */
 static int32_t boundary_order(const col_writer *c, const page_info *p, uint32_t n)
 {
     bool asc = true, desc = true;
     const page_info *prev = NULL;
     for (uint32_t i = 0; i < n; i++) {
-        if (p[i].null_page)
+        if (!p[i].has_bounds)
             continue;
         if (prev) {
-            int cmin, cmax;
-            if (c->physical == PQ_BYTE_ARRAY) {
-                cmin = bytes_cmp(prev->min.ptr, prev->min.len, p[i].min.ptr, p[i].min.len);
-                cmax = bytes_cmp(prev->max.ptr, prev->max.len, p[i].max.ptr, p[i].max.len);
-            } else {
-                double a, b, x, y;
-                int64_t ia = 0, ib = 0, ix = 0, iy = 0;
-                float fa, fb, fx, fy;
-                switch (c->physical) {
-                case PQ_FLOAT:
-                    memcpy(&fa, prev->min.ptr, 4); memcpy(&fb, p[i].min.ptr, 4);
-                    memcpy(&fx, prev->max.ptr, 4); memcpy(&fy, p[i].max.ptr, 4);
-                    a = fa; b = fb; x = fx; y = fy;
-                    break;
-                case PQ_DOUBLE:
-                    memcpy(&a, prev->min.ptr, 8); memcpy(&b, p[i].min.ptr, 8);
-                    memcpy(&x, prev->max.ptr, 8); memcpy(&y, p[i].max.ptr, 8);
-                    break;
-                default:
-                    memcpy(&ia, prev->min.ptr, prev->min.len); memcpy(&ib, p[i].min.ptr, p[i].min.len);
-                    memcpy(&ix, prev->max.ptr, prev->max.len); memcpy(&iy, p[i].max.ptr, p[i].max.len);
-                    if (c->physical == PQ_INT32) {
-                        ia = (int32_t)ia; ib = (int32_t)ib; ix = (int32_t)ix; iy = (int32_t)iy;
-                    }
-                    a = 0; b = 0; x = 0; y = 0;
-                }
-                if (c->physical == PQ_FLOAT || c->physical == PQ_DOUBLE) {
-                    cmin = (a > b) - (a < b);
-                    cmax = (x > y) - (x < y);
-                } else {
-                    cmin = (ia > ib) - (ia < ib);
-                    cmax = (ix > iy) - (ix < iy);
-                }
-            }
+            int cmin = bound_cmp(c->physical, prev->min, p[i].min);
+            int cmax = bound_cmp(c->physical, prev->max, p[i].max);
             if (cmin > 0 || cmax > 0)
                 asc = false;
             if (cmin < 0 || cmax < 0)
@@ -1240,7 +1025,7 @@ static int write_column_index(nxpq_writer *w, const col_writer *c, const chunk_i
     ci.boundary_order = idx->boundary_order;
     ci.has_null_counts = true;
     ci.has_nan_counts = c->physical == PQ_FLOAT || c->physical == PQ_DOUBLE;
-    nx_strbuf *b = &w->scratch;
+    nx_strbuf *b = &w->tmp;
     b->len = 0;
     pq_write_column_index(b, &ci);
     if (b->failed)
@@ -1263,7 +1048,7 @@ static int write_offset_index(nxpq_writer *w, const chunk_index *idx, pq_column_
         oi.pages[i].compressed_page_size = idx->pages[i].size;
         oi.pages[i].first_row_index = idx->pages[i].first_row;
     }
-    nx_strbuf *b = &w->scratch;
+    nx_strbuf *b = &w->tmp;
     b->len = 0;
     pq_write_offset_index(b, &oi);
     if (b->failed)
@@ -1355,7 +1140,7 @@ static int write_footer(nxpq_writer *w)
     m.n_kv = (uint32_t)w->opt.n_metadata;
     m.created_by = w->opt.created_by;
     m.n_column_orders = w->opt.write_statistics ? (uint32_t)w->n_cols : 0;
-    nx_strbuf *b = &w->scratch;
+    nx_strbuf *b = &w->tmp;
     b->len = 0;
     pq_write_file_meta(b, &m);
     if (b->failed || b->len > UINT32_MAX)
@@ -1368,13 +1153,17 @@ static int write_footer(nxpq_writer *w)
 
 static void writer_free(nxpq_writer *w)
 {
+    if (w->job)
+        encode_finish(w);
     for (size_t i = 0; i < w->n_cols && w->cols; i++)
         col_free(&w->cols[i]);
     free(w->cols);
     free(w->rgs);
     free(w->indexes);
-    nx_strbuf_free(&w->scratch);
-    nx_strbuf_free(&w->compressed);
+    for (int t = 0; t < w->threads && w->scratch; t++)
+        encode_scratch_free(&w->scratch[t]);
+    free(w->scratch);
+    nx_strbuf_free(&w->tmp);
     nx_arena_free(&w->meta);
     free(w->path);
     free(w);
@@ -1387,7 +1176,7 @@ int nxpq_writer_close(nxpq_writer *w, nxpq_error *err)
             fail(w, "close with an unfinished row (column '%s' has values after the last end_row)",
                  w->cols[i].spec.name);
     if (!w->failed)
-        flush_row_group(w);
+        finish_row_groups(w);
     if (!w->failed)
         write_page_indexes(w);
     if (!w->failed)

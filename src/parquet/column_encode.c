@@ -1,0 +1,348 @@
+/*
+ * column_encode.c — turns one column's raw pages into an encoded column chunk:
+ * dictionary conversion, level and value encoding, compression, page headers,
+ * page statistics for the page index and the chunk statistics.
+ *
+ * Runs on worker threads, one column at a time per thread: it reads the
+ * writer's options and touches only its column and its scratch area, never
+ * shared writer state. See writer_internal.h for the data flow.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "parquet/compress.h"
+#include "parquet/encode.h"
+#include "parquet/writer_internal.h"
+
+static int col_fail(col_writer *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int col_fail(col_writer *c, const char *fmt, ...)
+{
+    int n = snprintf(c->err, sizeof c->err, "column '%s': ", c->spec.name);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < sizeof c->err)
+        vsnprintf(c->err + n, sizeof c->err - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void append_u32le(nx_strbuf *b, uint32_t v)
+{
+    nx_strbuf_append(b, &v, 4);
+}
+
+/* Levels, RLE-encoded behind the 4-byte length prefix of data page v1. */
+static void encode_levels(nx_strbuf *out, const nx_strbuf *levels, int max_level)
+{
+    size_t at = out->len;
+    append_u32le(out, 0);
+    pq_encode_rle_hybrid_u8(out, (const uint8_t *)levels->data, levels->len, pq_bit_width((uint64_t)max_level));
+    if (!out->failed) {
+        uint32_t len = (uint32_t)(out->len - at - 4);
+        memcpy(out->data + at, &len, 4);
+    }
+}
+
+static int page_encoding(int mode)
+{
+    return mode == MODE_DICT ? PQ_ENC_RLE_DICTIONARY : mode == MODE_DELTA ? PQ_ENC_DELTA_BINARY_PACKED : PQ_ENC_PLAIN;
+}
+
+static int reserve_scratch(col_writer *c, encode_scratch *s, size_t n)
+{
+    if (n <= s->cap_values)
+        return 0;
+    uint64_t *h = realloc(s->hashes, n * sizeof *h);
+    if (h)
+        s->hashes = h;
+    uint32_t *o = h ? realloc(s->voffs, n * sizeof *o) : NULL;
+    if (o)
+        s->voffs = o;
+    uint32_t *x = o ? realloc(s->idx, n * sizeof *x) : NULL;
+    if (!x)
+        return col_fail(c, "out of memory");
+    s->idx = x;
+    s->cap_values = n;
+    return 0;
+}
+
+/* Hashes every PLAIN value of the page and records where each starts. */
+static void hash_page_values(const col_writer *c, const raw_page *p, encode_scratch *s)
+{
+    const char *data = p->plain.data;
+    size_t off = 0;
+    for (size_t i = 0; i < p->values; i++) {
+        s->voffs[i] = (uint32_t)off;
+        if (c->physical == PQ_BYTE_ARRAY) {
+            uint32_t len;
+            memcpy(&len, data + off, 4);
+            s->hashes[i] = XXH3_64bits(data + off + 4, len);
+            off += 4 + (size_t)len;
+        } else if (c->physical == PQ_INT32) {
+            int32_t v;
+            memcpy(&v, data + off, 4);
+            s->hashes[i] = pq_mix64((uint64_t)(int64_t)v);
+            off += 4;
+        } else {
+            uint64_t v;
+            memcpy(&v, data + off, 8);
+            s->hashes[i] = pq_mix64(v);
+            off += 8;
+        }
+    }
+}
+
+/*
+ * Converts the page's PLAIN values into dictionary indices (s->idx). Returns 1
+ * when the dictionary would outgrow its limit: the entries this page added are
+ * dropped, the page stays PLAIN and so does the rest of the chunk. Hashing the
+ * whole page first lets the probe loop prefetch slots ahead, which is what
+ * keeps large dictionaries fast.
+ */
+static int dict_encode_page(const nxpq_writer *w, col_writer *c, const raw_page *p, encode_scratch *s)
+{
+    size_t n = p->values;
+    dictionary *d = &c->dict;
+    if (reserve_scratch(c, s, n) != 0)
+        return -1;
+    if (dict_reserve(d, 1) != 0)
+        return col_fail(c, "out of memory growing the dictionary");
+    hash_page_values(c, p, s);
+    size_t entries_before = d->n_entries, bytes_before = d->plain.len;
+    for (size_t i = 0; i < n; i++) {
+        if (i + 8 < n)
+            __builtin_prefetch(&d->slots[s->hashes[i + 8] & (d->n_slots - 1)]);
+        size_t off = s->voffs[i];
+        size_t end = i + 1 < n ? s->voffs[i + 1] : p->plain.len;
+        int64_t e = dict_lookup(d, s->hashes[i], p->plain.data + off, (uint32_t)(end - off));
+        if (e < 0)
+            return col_fail(c, "out of memory growing the dictionary");
+        s->idx[i] = (uint32_t)e;
+        if (d->plain.len > w->opt.dictionary_max_bytes) {
+            d->n_entries = entries_before;
+            d->plain.len = bytes_before;
+            /* The table may still hold slots of dropped entries; it is not
+             * consulted again in this chunk and is cleared for the next. */
+            c->mode = MODE_PLAIN;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Page min/max of a string column: over the distinct dictionary entries the
+ * page uses, or over every value of a PLAIN page. */
+static int string_page_stats(col_writer *c, raw_page *p, encode_scratch *s, bool dict_page)
+{
+    if (!dict_page) {
+        const char *data = p->plain.data;
+        for (size_t off = 0; off < p->plain.len;) {
+            uint32_t len;
+            memcpy(&len, data + off, 4);
+            stats_bytes(&p->stats, data + off + 4, len);
+            off += 4 + (size_t)len;
+        }
+        return 0;
+    }
+    const dictionary *d = &c->dict;
+    size_t words = (d->n_entries + 63) / 64;
+    if (words > s->cap_seen) {
+        uint64_t *seen = realloc(s->seen, words * sizeof *seen);
+        if (!seen)
+            return col_fail(c, "out of memory");
+        s->seen = seen;
+        s->cap_seen = words;
+    }
+    memset(s->seen, 0, words * sizeof *s->seen);
+    for (size_t i = 0; i < p->values; i++)
+        s->seen[s->idx[i] >> 6] |= UINT64_C(1) << (s->idx[i] & 63);
+    for (size_t wd = 0; wd < words; wd++)
+        for (uint64_t bits = s->seen[wd]; bits; bits &= bits - 1) {
+            size_t e = wd * 64 + (size_t)__builtin_ctzll(bits);
+            uint32_t len;
+            memcpy(&len, d->plain.data + d->offsets[e], 4);
+            stats_bytes(&p->stats, d->plain.data + d->offsets[e] + 4, len);
+        }
+    return 0;
+}
+
+/* Appends a stats bound (PLAIN bytes, strings without their length) to the
+ * column's bounds buffer and returns its offset. */
+static uint32_t put_bound(col_writer *c, const stats_acc *st, bool max, uint32_t *len)
+{
+    unsigned char buf[8];
+    const void *src = buf;
+    size_t n = 0;
+    switch (c->physical) {
+    case PQ_BOOLEAN: buf[0] = (unsigned char)(max ? st->imax : st->imin); n = 1; break;
+    case PQ_INT32: { int32_t v = (int32_t)(max ? st->imax : st->imin); memcpy(buf, &v, 4); n = 4; break; }
+    case PQ_INT64: { int64_t v = max ? st->imax : st->imin; memcpy(buf, &v, 8); n = 8; break; }
+    case PQ_FLOAT: { float v = (float)(max ? st->dmax : st->dmin); memcpy(buf, &v, 4); n = 4; break; }
+    case PQ_DOUBLE: { double v = max ? st->dmax : st->dmin; memcpy(buf, &v, 8); n = 8; break; }
+    default: {
+        const nx_strbuf *sb = max ? &st->smax : &st->smin;
+        src = sb->data;
+        n = sb->len;
+    }
+    }
+    uint32_t off = (uint32_t)c->bounds.len;
+    nx_strbuf_append(&c->bounds, src, n);
+    *len = (uint32_t)n;
+    return off;
+}
+
+static int add_page_info(col_writer *c, const raw_page *p, size_t offset, size_t size)
+{
+    if (c->n_infos == c->cap_infos) {
+        size_t cap = c->cap_infos ? c->cap_infos * 2 : 16;
+        page_info *pi = realloc(c->infos, cap * sizeof *pi);
+        if (!pi)
+            return col_fail(c, "out of memory");
+        c->infos = pi;
+        c->cap_infos = cap;
+    }
+    page_info *pi = &c->infos[c->n_infos++];
+    memset(pi, 0, sizeof *pi);
+    pi->offset = (int64_t)offset;
+    pi->size = (int32_t)size;
+    pi->first_row = p->first_row;
+    pi->nulls = p->stats.nulls;
+    pi->nans = p->stats.nans;
+    pi->null_page = p->values == 0;
+    if (p->values > 0 && !p->stats.any)
+        c->nan_only_page = true; /* only NaNs: no valid bounds for the column index */
+    if (p->stats.any) {
+        pi->has_bounds = true;
+        pi->min_off = put_bound(c, &p->stats, false, &pi->min_len);
+        pi->max_off = put_bound(c, &p->stats, true, &pi->max_len);
+    }
+    return c->bounds.failed ? col_fail(c, "out of memory") : 0;
+}
+
+/* Encodes one raw page into a data page appended to the chunk buffer. */
+static int encode_page(const nxpq_writer *w, col_writer *c, raw_page *p, encode_scratch *s)
+{
+    int mode = c->mode;
+    if (mode == MODE_DICT && p->values > 0) {
+        int rc = dict_encode_page(w, c, p, s);
+        if (rc < 0)
+            return -1;
+        mode = c->mode;
+    }
+    if (c->physical == PQ_BYTE_ARRAY && string_page_stats(c, p, s, mode == MODE_DICT) != 0)
+        return -1;
+    nx_strbuf *body = &s->body, *comp = &s->comp;
+    body->len = comp->len = 0;
+    if (c->max_rep)
+        encode_levels(body, &p->rep, c->max_rep);
+    if (c->max_def)
+        encode_levels(body, &p->def, c->max_def);
+    if (mode == MODE_DICT) {
+        int width = pq_bit_width(c->dict.n_entries ? c->dict.n_entries - 1 : 0);
+        nx_strbuf_putc(body, (char)width);
+        pq_encode_rle_hybrid(body, s->idx, p->values, width);
+    } else if (c->delta) {
+        pq_encode_delta_binary_packed(body, p->ints, p->n_ints);
+    } else if (c->physical == PQ_BOOLEAN) {
+        pq_encode_plain_bools(body, (const uint8_t *)p->plain.data, p->plain.len);
+    } else {
+        nx_strbuf_append(body, p->plain.data, p->plain.len);
+    }
+    if (body->failed)
+        return col_fail(c, "out of memory encoding a page");
+    if (body->len > INT32_MAX)
+        return col_fail(c, "a page exceeds 2 GiB; lower page_bytes");
+    char msg[200];
+    if (pq_compress(&s->compressor, w->opt.codec, w->opt.compression_level, body->data, body->len, comp, msg, sizeof msg) != 0)
+        return col_fail(c, "%s", msg);
+    if (comp->len > INT32_MAX)
+        return col_fail(c, "a compressed page exceeds 2 GiB");
+
+    pq_page_header h;
+    memset(&h, 0, sizeof h);
+    h.type = PQ_PAGE_DATA;
+    h.uncompressed_page_size = (int32_t)body->len;
+    h.compressed_page_size = (int32_t)comp->len;
+    h.has_data_page_header = true;
+    h.data_page_header.num_values = (int32_t)p->levels;
+    h.data_page_header.encoding = page_encoding(mode);
+    h.data_page_header.definition_level_encoding = PQ_ENC_RLE;
+    h.data_page_header.repetition_level_encoding = PQ_ENC_RLE;
+    size_t start = c->chunk.len;
+    pq_write_page_header(&c->chunk, &h);
+    size_t header_len = c->chunk.len - start;
+    nx_strbuf_append(&c->chunk, comp->data, comp->len);
+    if (c->chunk.failed)
+        return col_fail(c, "out of memory buffering a page");
+    if (add_page_info(c, p, start, header_len + comp->len) != 0)
+        return -1;
+    c->encodings |= 1u << page_encoding(mode);
+    if (c->max_def || c->max_rep)
+        c->encodings |= 1u << PQ_ENC_RLE;
+    c->chunk_values += (int64_t)p->levels;
+    c->chunk_uncompressed += (int64_t)(header_len + body->len);
+    stats_merge(&c->chunk_stats, &p->stats, c->spec.type);
+    return 0;
+}
+
+/* The chunk's dictionary page (header + compressed body) into c->dict_page. */
+static int encode_dictionary_page(const nxpq_writer *w, col_writer *c, encode_scratch *s)
+{
+    const dictionary *d = &c->dict;
+    nx_strbuf *comp = &s->comp;
+    comp->len = 0;
+    if (d->plain.len > INT32_MAX)
+        return col_fail(c, "dictionary exceeds 2 GiB");
+    char msg[200];
+    if (pq_compress(&s->compressor, w->opt.codec, w->opt.compression_level, d->plain.data, d->plain.len, comp, msg, sizeof msg) != 0)
+        return col_fail(c, "%s", msg);
+    pq_page_header h;
+    memset(&h, 0, sizeof h);
+    h.type = PQ_PAGE_DICTIONARY;
+    h.uncompressed_page_size = (int32_t)d->plain.len;
+    h.compressed_page_size = (int32_t)comp->len;
+    h.has_dictionary_page_header = true;
+    h.dictionary_page_header.num_values = (int32_t)d->n_entries;
+    h.dictionary_page_header.encoding = PQ_ENC_PLAIN;
+    c->dict_page.len = 0;
+    pq_write_page_header(&c->dict_page, &h);
+    c->dict_uncompressed = (int64_t)(c->dict_page.len + d->plain.len);
+    nx_strbuf_append(&c->dict_page, comp->data, comp->len);
+    if (c->dict_page.failed)
+        return col_fail(c, "out of memory");
+    c->has_dict_page = true;
+    c->encodings |= 1u << PQ_ENC_PLAIN; /* the dictionary page's encoding */
+    return 0;
+}
+
+int column_chunk_encode(const nxpq_writer *w, col_writer *c, encode_scratch *s)
+{
+    c->chunk.len = c->bounds.len = 0;
+    c->n_infos = 0;
+    c->encodings = 0;
+    c->chunk_values = c->chunk_uncompressed = c->dict_uncompressed = 0;
+    c->nan_only_page = c->has_dict_page = false;
+    stats_reset(&c->chunk_stats);
+    size_t n = c->enc_n_pages + (c->enc_pages[c->enc_n_pages].levels ? 1 : 0);
+    for (size_t i = 0; i < n; i++)
+        if (encode_page(w, c, &c->enc_pages[i], s) != 0)
+            return -1;
+    if (c->dict.n_entries > 0 && (c->encodings & (1u << PQ_ENC_RLE_DICTIONARY)) &&
+        encode_dictionary_page(w, c, s) != 0)
+        return -1;
+    return 0;
+}
+
+void encode_scratch_free(encode_scratch *s)
+{
+    nx_strbuf_free(&s->body);
+    nx_strbuf_free(&s->comp);
+    free(s->hashes);
+    free(s->voffs);
+    free(s->idx);
+    free(s->seen);
+    pq_compressor_free(&s->compressor);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,177 @@
+/*
+ * writer_internal.h — internal: the Parquet writer's state, shared by
+ * writer.c (API, row groups, footer), column_encode.c (page and chunk
+ * encoding, run on worker threads) and dictionary.c.
+ *
+ * Life of a value: put_*() appends it, PLAIN-encoded, to the open raw page of
+ * its column (levels one byte each). At a row boundary a full raw page is
+ * closed and a new one opened; nothing is encoded yet. When the row group
+ * fills, each column's raw pages are encoded (dictionary, levels, values),
+ * compressed and assembled into its chunk buffer, columns in parallel on
+ * worker threads; then the main thread writes the chunks in column order.
+ * Raw page buffers are kept and reused, so steady state allocates nothing.
+ */
+#ifndef NX_PARQUET_WRITER_INTERNAL_H
+#define NX_PARQUET_WRITER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "parquet/compress.h"
+#include "parquet/format.h"
+#include "parquet/parquet.h"
+#include "util/arena.h"
+#include "util/strbuf.h"
+
+/* Running min/max/null/NaN counts over a page or a column chunk. */
+typedef struct stats_acc {
+    bool any;                /* at least one non-null, non-NaN value seen */
+    int64_t imin, imax;      /* INT32, INT64, BOOLEAN, LIST_INT64 */
+    double dmin, dmax;       /* FLOAT, DOUBLE */
+    nx_strbuf smin, smax;    /* STRING, LIST_STRING (owned copies) */
+    int64_t nulls, nans;
+} stats_acc;
+
+void stats_reset(stats_acc *s);
+void stats_free(stats_acc *s);
+void stats_int(stats_acc *s, int64_t v);
+void stats_double(stats_acc *s, double v);
+void stats_bytes(stats_acc *s, const void *p, size_t n);
+void stats_merge(stats_acc *into, const stats_acc *from, nxpq_type type);
+/* Unsigned byte-wise order, shorter first on a common prefix (UTF-8 order). */
+int pq_bytes_cmp(const void *a, size_t alen, const void *b, size_t blen);
+
+/* Distinct values of one column chunk (dictionary.c). The PLAIN forms in
+ * insertion order are the dictionary page body. */
+typedef struct dict_slot {
+    uint64_t hash;
+    uint32_t entry1;         /* entry index + 1; 0 marks an empty slot */
+    uint32_t plain_len;      /* length of the entry's PLAIN form */
+} dict_slot;
+
+typedef struct dictionary {
+    nx_strbuf plain;
+    dict_slot *slots;
+    uint32_t *offsets;       /* per entry: start of its PLAIN form in plain */
+    size_t n_slots, n_entries, cap_entries;
+} dictionary;
+
+void dict_clear(dictionary *d);
+void dict_free(dictionary *d);
+/* Room for `more` new entries; -1 when out of memory. */
+int dict_reserve(dictionary *d, size_t more);
+/* Entry index of the PLAIN form plain[0..n) with this hash, inserted if new;
+ * -1 when out of memory. The table must exist (dict_reserve() once). */
+int64_t dict_lookup(dictionary *d, uint64_t hash, const void *plain, uint32_t n);
+/* Hash used for dictionary slots of integer values. */
+uint64_t pq_mix64(uint64_t x);
+
+enum { MODE_PLAIN, MODE_DICT, MODE_DELTA };
+
+/* One page's worth of buffered values, not yet encoded. */
+typedef struct raw_page {
+    nx_strbuf def, rep;      /* one byte per level */
+    nx_strbuf plain;         /* PLAIN values (booleans one byte each; DELTA columns unused) */
+    int64_t *ints;           /* DELTA columns: the values */
+    size_t n_ints, cap_ints;
+    size_t rows, levels, values;
+    int64_t first_row;       /* within the row group */
+    stats_acc stats;         /* numbers at put time; strings when encoded */
+} raw_page;
+
+/* What the page index needs about one encoded data page. */
+typedef struct page_info {
+    int64_t offset;          /* within the chunk buffer; later within the file */
+    int32_t size;            /* header + compressed body */
+    int64_t first_row;
+    bool null_page;
+    bool has_bounds;
+    int64_t nulls, nans;
+    uint32_t min_off, min_len, max_off, max_len;  /* in the column's bounds buffer */
+    pq_bytes min, max;       /* arena copies, set by the main thread */
+} page_info;
+
+/* One column chunk's page index, kept until close. */
+typedef struct chunk_index {
+    page_info *pages;
+    uint32_t n_pages;
+    bool write_column_index; /* false when a page's non-null values were all NaN */
+    int32_t boundary_order;
+} chunk_index;
+
+/* Scratch space of one encoding thread. */
+typedef struct encode_scratch {
+    nx_strbuf body, comp;
+    uint64_t *hashes;        /* per page value: hash */
+    uint32_t *voffs;         /* per page value: offset of its PLAIN form */
+    uint32_t *idx;           /* per page value: dictionary index */
+    size_t cap_values;
+    uint64_t *seen;          /* bitmap of dictionary entries a page uses */
+    size_t cap_seen;
+    pq_compressor compressor;
+} encode_scratch;
+
+typedef struct col_writer {
+    nxpq_column_spec spec;
+    int physical;            /* PQ_* physical type of the leaf */
+    int max_def, max_rep;
+    bool delta;              /* DELTA_BINARY_PACKED: raw pages buffer ints, not PLAIN */
+    int mode;                /* encoder state: MODE_*; may fall back to PLAIN */
+    bool dict_abandoned;     /* fell back to PLAIN once: later chunks start PLAIN */
+    size_t row_pending;      /* values put since the last end_row(s) */
+    /* raw pages being filled; pages[n_pages] is the open one */
+    raw_page *pages;
+    size_t n_pages, cap_pages;
+    /* raw pages of the previous row group, being encoded in the background;
+     * enc_pages[enc_n_pages] holds the last, possibly partial, page */
+    raw_page *enc_pages;
+    size_t enc_n_pages, enc_cap_pages;
+    /* the encoded chunk, filled by column_chunk_encode() */
+    dictionary dict;
+    nx_strbuf chunk;         /* data pages, headers included */
+    page_info *infos;
+    size_t n_infos, cap_infos;
+    nx_strbuf bounds;        /* page min/max bytes referenced by infos */
+    stats_acc chunk_stats;
+    uint32_t encodings;      /* bit set of PQ_ENC_* used */
+    int64_t chunk_values;    /* level entries: num_values of the chunk */
+    int64_t chunk_uncompressed; /* data pages, headers included */
+    bool nan_only_page;
+    bool has_dict_page;
+    nx_strbuf dict_page;     /* header + compressed dictionary page */
+    int64_t dict_uncompressed;
+    char err[256];           /* set by a failing encode */
+} col_writer;
+
+struct nxpq_writer {
+    char *path;
+    FILE *f;
+    int64_t pos;
+    nxpq_writer_options opt;
+    col_writer *cols;
+    size_t n_cols;
+    uint64_t rows, rg_rows;
+    size_t rg_bytes;         /* raw bytes buffered in this row group (estimate) */
+    nx_arena meta;           /* footer data: row groups, bounds copies, kv */
+    pq_row_group *rgs;
+    chunk_index *indexes;    /* n_rgs * n_cols */
+    size_t n_rgs, cap_rgs;
+    pq_kv *kv;
+    int threads;             /* encoding threads per row group */
+    encode_scratch *scratch; /* one per thread */
+    struct encode_job *job;  /* the row group being encoded in the background, or NULL */
+    uint64_t enc_rows;       /* its row count */
+    nx_strbuf tmp;           /* main-thread serialisation buffer */
+    bool failed;
+    char err[512];
+};
+
+/* Encodes all raw pages of column c into its chunk (dictionary page, data
+ * pages, page infos, chunk statistics). Thread-safe across distinct columns:
+ * touches only c and s. Returns 0, or -1 with c->err set. */
+int column_chunk_encode(const nxpq_writer *w, col_writer *c, encode_scratch *s);
+/* Frees a scratch area's buffers. */
+void encode_scratch_free(encode_scratch *s);
+
+#endif
