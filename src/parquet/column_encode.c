@@ -155,6 +155,8 @@ static int string_page_stats(col_writer *c, raw_page *p, encode_scratch *s, bool
         s->seen = seen;
         s->cap_seen = words;
     }
+    if (words == 0)
+        return 0; /* an empty dictionary: the page holds only nulls */
     memset(s->seen, 0, words * sizeof *s->seen);
     for (size_t i = 0; i < p->values; i++)
         s->seen[s->idx[i] >> 6] |= UINT64_C(1) << (s->idx[i] & 63);
@@ -168,12 +170,8 @@ static int string_page_stats(col_writer *c, raw_page *p, encode_scratch *s, bool
     return 0;
 }
 
-/* Appends a stats bound (PLAIN bytes, strings without their length) to the
- * column's bounds buffer and returns its offset. */
-static uint32_t put_bound(col_writer *c, const stats_acc *st, bool max, uint32_t *len)
+pq_bytes stats_bound_plain(const col_writer *c, const stats_acc *st, bool max, unsigned char buf[8])
 {
-    unsigned char buf[8];
-    const void *src = buf;
     size_t n = 0;
     switch (c->physical) {
     case PQ_BOOLEAN: buf[0] = (unsigned char)(max ? st->imax : st->imin); n = 1; break;
@@ -183,13 +181,37 @@ static uint32_t put_bound(col_writer *c, const stats_acc *st, bool max, uint32_t
     case PQ_DOUBLE: { double v = max ? st->dmax : st->dmin; memcpy(buf, &v, 8); n = 8; break; }
     default: {
         const nx_strbuf *sb = max ? &st->smax : &st->smin;
-        src = sb->data;
-        n = sb->len;
+        return (pq_bytes){(const uint8_t *)sb->data, (uint32_t)sb->len};
     }
     }
+    return (pq_bytes){buf, (uint32_t)n};
+}
+
+static void page_header_statistics(const col_writer *c, const stats_acc *st, pq_statistics *out,
+                                   unsigned char minbuf[8], unsigned char maxbuf[8])
+{
+    memset(out, 0, sizeof *out);
+    out->has_null_count = true;
+    out->null_count = st->nulls;
+    if (c->physical == PQ_FLOAT || c->physical == PQ_DOUBLE) {
+        out->has_nan_count = true;
+        out->nan_count = st->nans;
+    }
+    if (st->any) {
+        out->has_min = out->has_max = true;
+        out->min_value = stats_bound_plain(c, st, false, minbuf);
+        out->max_value = stats_bound_plain(c, st, true, maxbuf);
+    }
+}
+
+/* Appends a stats bound to the column's bounds buffer and returns its offset. */
+static uint32_t put_bound(col_writer *c, const stats_acc *st, bool max, uint32_t *len)
+{
+    unsigned char buf[8];
+    pq_bytes b = stats_bound_plain(c, st, max, buf);
     uint32_t off = (uint32_t)c->bounds.len;
-    nx_strbuf_append(&c->bounds, src, n);
-    *len = (uint32_t)n;
+    nx_strbuf_append(&c->bounds, b.ptr, b.len);
+    *len = b.len;
     return off;
 }
 
@@ -225,9 +247,10 @@ static int add_page_info(col_writer *c, const raw_page *p, size_t offset, size_t
 static int encode_page(const nxpq_writer *w, col_writer *c, raw_page *p, encode_scratch *s)
 {
     int mode = c->mode;
-    if (mode == MODE_DICT && p->values > 0) {
-        int rc = dict_encode_page(w, c, p, s);
-        if (rc < 0)
+    if (mode == MODE_DICT && p->values == 0)
+        mode = MODE_PLAIN; /* nothing to look up; a dictionary page may never be written */
+    if (mode == MODE_DICT) {
+        if (dict_encode_page(w, c, p, s) < 0)
             return -1;
         mode = c->mode;
     }
@@ -244,7 +267,7 @@ static int encode_page(const nxpq_writer *w, col_writer *c, raw_page *p, encode_
         nx_strbuf_putc(body, (char)width);
         pq_encode_rle_hybrid(body, s->idx, p->values, width);
     } else if (c->delta) {
-        pq_encode_delta_binary_packed(body, p->ints, p->n_ints);
+        pq_encode_delta_binary_packed(body, p->ints, p->n_ints, c->physical == PQ_INT32);
     } else if (c->physical == PQ_BOOLEAN) {
         pq_encode_plain_bools(body, (const uint8_t *)p->plain.data, p->plain.len);
     } else {
@@ -270,6 +293,12 @@ static int encode_page(const nxpq_writer *w, col_writer *c, raw_page *p, encode_
     h.data_page_header.encoding = page_encoding(mode);
     h.data_page_header.definition_level_encoding = PQ_ENC_RLE;
     h.data_page_header.repetition_level_encoding = PQ_ENC_RLE;
+    unsigned char minbuf[8], maxbuf[8];
+    if (w->opt.write_statistics && !w->opt.write_page_index) {
+        /* Without a page index the page bounds travel in the page header. */
+        h.data_page_header.has_statistics = true;
+        page_header_statistics(c, &p->stats, &h.data_page_header.statistics, minbuf, maxbuf);
+    }
     size_t start = c->chunk.len;
     pq_write_page_header(&c->chunk, &h);
     size_t header_len = c->chunk.len - start;

@@ -172,7 +172,15 @@ static uint64_t zigzag(int64_t v)
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
-void pq_encode_delta_binary_packed(nx_strbuf *out, const int64_t *values, size_t n)
+/* The delta from a to b, wrapping at the column's width. */
+static int64_t wrapping_delta(int64_t b, int64_t a, bool is32)
+{
+    if (is32)
+        return (int32_t)((uint32_t)b - (uint32_t)a);
+    return (int64_t)((uint64_t)b - (uint64_t)a);
+}
+
+void pq_encode_delta_binary_packed(nx_strbuf *out, const int64_t *values, size_t n, bool is32)
 {
     put_uvarint(out, DELTA_BLOCK);
     put_uvarint(out, DELTA_MINIBLOCKS);
@@ -181,11 +189,11 @@ void pq_encode_delta_binary_packed(nx_strbuf *out, const int64_t *values, size_t
     uint64_t deltas[DELTA_BLOCK];
     for (size_t i = 1; i < n; i += DELTA_BLOCK) {
         size_t k = n - i < DELTA_BLOCK ? n - i : DELTA_BLOCK;
-        /* Deltas wrap modulo 2^64 so extreme values never overflow; readers add
-         * them back with the same wraparound. */
+        /* Deltas wrap modulo 2^64 (2^32 for INT32) so extreme values never
+         * overflow; readers add them back with the same wraparound. */
         int64_t min_delta = INT64_MAX;
         for (size_t j = 0; j < k; j++) {
-            int64_t d = (int64_t)((uint64_t)values[i + j] - (uint64_t)values[i + j - 1]);
+            int64_t d = wrapping_delta(values[i + j], values[i + j - 1], is32);
             deltas[j] = (uint64_t)d;
             if (d < min_delta)
                 min_delta = d;
@@ -198,6 +206,8 @@ void pq_encode_delta_binary_packed(nx_strbuf *out, const int64_t *values, size_t
             size_t end = (m + 1) * DELTA_MINI < k ? (m + 1) * DELTA_MINI : k;
             for (size_t j = m * DELTA_MINI; j < end; j++) {
                 deltas[j] -= (uint64_t)min_delta;
+                if (is32)
+                    deltas[j] &= UINT32_MAX;
                 if (deltas[j] > maxv)
                     maxv = deltas[j];
             }

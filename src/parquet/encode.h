@@ -6,6 +6,7 @@
 #ifndef NX_PARQUET_ENCODE_H
 #define NX_PARQUET_ENCODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,9 +21,11 @@ void pq_encode_rle_hybrid(nx_strbuf *out, const uint32_t *values, size_t n, int 
 /* Same over byte-sized values (definition/repetition levels). */
 void pq_encode_rle_hybrid_u8(nx_strbuf *out, const uint8_t *values, size_t n, int width);
 
-/* DELTA_BINARY_PACKED (block 128 values, 4 miniblocks) of n int64 values.
- * INT32 columns pass their values widened; the result is the same bytes. */
-void pq_encode_delta_binary_packed(nx_strbuf *out, const int64_t *values, size_t n);
+/* DELTA_BINARY_PACKED (block 128 values, 4 miniblocks) of n values. INT32
+ * columns pass their values widened with is32 set: deltas then wrap at 32
+ * bits, so miniblocks never need more than 32 bits (readers such as Arrow
+ * reject wider ones in INT32 columns). */
+void pq_encode_delta_binary_packed(nx_strbuf *out, const int64_t *values, size_t n, bool is32);
 
 /* PLAIN booleans: bit-packed, least significant bit first. */
 void pq_encode_plain_bools(nx_strbuf *out, const uint8_t *values, size_t n);

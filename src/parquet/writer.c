@@ -428,7 +428,7 @@ int nxpq_put_null(nxpq_writer *w, size_t col)
         return fail(w, "column '%s' is required: null at row %llu", c->spec.name, (unsigned long long)w->rows);
     c->row_pending++;
     push_levels(c, 0, 0);
-    open_raw(c)->stats.nulls++;
+    open_raw(c)->stats.nulls++; /* a null list too: its leaf slot is below max_def */
     return 0;
 }
 
@@ -438,13 +438,21 @@ static int list_base(const col_writer *c)
     return c->spec.nullable ? 1 : 0;
 }
 
+/* An empty list has no element, so its leaf slot counts as a null in the
+ * statistics, as Arrow and parquet-mr count it (every slot below max_def). */
+static void push_empty_list(col_writer *c)
+{
+    push_levels(c, list_base(c), 0);
+    open_raw(c)->stats.nulls++;
+}
+
 int nxpq_put_list_int64(nxpq_writer *w, size_t col, const int64_t *items, size_t n)
 {
     col_writer *c = column_for(w, col, NXPQ_LIST_INT64);
     if (!c)
         return -1;
     if (n == 0) {
-        push_levels(c, list_base(c), 0);
+        push_empty_list(c);
         return 0;
     }
     for (size_t i = 0; i < n; i++) {
@@ -461,7 +469,7 @@ int nxpq_put_list_string(nxpq_writer *w, size_t col, const nxpq_str *items, size
     if (!c)
         return -1;
     if (n == 0) {
-        push_levels(c, list_base(c), 0);
+        push_empty_list(c);
         return 0;
     }
     for (size_t i = 0; i < n; i++) {
@@ -704,29 +712,20 @@ static pq_bytes arena_bytes(nxpq_writer *w, const col_writer *c, uint32_t off, u
     return b;
 }
 
+/* A chunk statistics bound, copied into the footer's arena. */
 static pq_bytes stats_bound(nxpq_writer *w, const col_writer *c, const stats_acc *s, bool max)
 {
     unsigned char buf[8];
-    const void *src = buf;
-    size_t n = 0;
-    switch (c->physical) {
-    case PQ_BOOLEAN: buf[0] = (unsigned char)(max ? s->imax : s->imin); n = 1; break;
-    case PQ_INT32: { int32_t v = (int32_t)(max ? s->imax : s->imin); memcpy(buf, &v, 4); n = 4; break; }
-    case PQ_INT64: { int64_t v = max ? s->imax : s->imin; memcpy(buf, &v, 8); n = 8; break; }
-    case PQ_FLOAT: { float v = (float)(max ? s->dmax : s->dmin); memcpy(buf, &v, 4); n = 4; break; }
-    case PQ_DOUBLE: { double v = max ? s->dmax : s->dmin; memcpy(buf, &v, 8); n = 8; break; }
-    default: src = max ? s->smax.data : s->smin.data; n = max ? s->smax.len : s->smin.len;
-    }
-    pq_bytes b = {NULL, 0};
-    uint8_t *p = nx_arena_alloc(&w->meta, n ? n : 1);
+    pq_bytes src = stats_bound_plain(c, s, max, buf), b = {NULL, 0};
+    uint8_t *p = nx_arena_alloc(&w->meta, src.len ? src.len : 1);
     if (!p) {
         fail(w, "out of memory");
         return b;
     }
-    if (n)
-        memcpy(p, src, n);
+    if (src.len)
+        memcpy(p, src.ptr, src.len);
     b.ptr = p;
-    b.len = (uint32_t)n;
+    b.len = src.len;
     return b;
 }
 

@@ -167,6 +167,11 @@ struct nxpq_writer {
     char err[512];
 };
 
+/* A statistics bound as PLAIN bytes (strings without their length prefix):
+ * written into buf for fixed-width types, or pointing at the accumulator's own
+ * copy for strings. Valid until the accumulator or buf changes. */
+pq_bytes stats_bound_plain(const col_writer *c, const stats_acc *st, bool max, unsigned char buf[8]);
+
 /* Encodes all raw pages of column c into its chunk (dictionary page, data
  * pages, page infos, chunk statistics). Thread-safe across distinct columns:
  * touches only c and s. Returns 0, or -1 with c->err set. */

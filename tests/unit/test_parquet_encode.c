@@ -92,7 +92,7 @@ static void test_rle_levels_round_trip(void **state)
 static void check_delta(const int64_t *v, size_t n)
 {
     nx_strbuf b = NX_STRBUF_INIT;
-    pq_encode_delta_binary_packed(&b, v, n);
+    pq_encode_delta_binary_packed(&b, v, n, false);
     assert_false(b.failed);
     int64_t *out = malloc((n ? n : 1) * sizeof *out);
     assert_non_null(out);
@@ -105,6 +105,58 @@ static void check_delta(const int64_t *v, size_t n)
         assert_memory_equal(v, out, n * sizeof *v);
     free(out);
     nx_strbuf_free(&b);
+}
+
+/* INT32 deltas wrap at 32 bits: no miniblock may be wider than 32 bits. */
+static void check_delta32(const int32_t *v, size_t n)
+{
+    int64_t wide[300];
+    for (size_t i = 0; i < n; i++)
+        wide[i] = v[i];
+    nx_strbuf b = NX_STRBUF_INIT;
+    pq_encode_delta_binary_packed(&b, wide, n, true);
+    int32_t out[300];
+    size_t used;
+    pq_err e;
+    if (pq_delta_binary_packed((const uint8_t *)b.data, b.len, true, out, n, &used, &e) != 0)
+        fail_msg("n %zu: %s", n, e.msg);
+    assert_memory_equal(v, out, n * sizeof *v);
+    /* Walk the blocks (header: 4 varints; per block: min delta varint, 4 width
+     * bytes, then the miniblocks in use) and check every width. */
+    const uint8_t *q = (const uint8_t *)b.data;
+    size_t at = 0;
+    for (int k = 0; k < 4; k++)
+        while (q[at++] & 0x80)
+            ;
+    for (size_t left = n ? n - 1 : 0; left > 0;) {
+        while (q[at++] & 0x80)
+            ;
+        const uint8_t *widths = q + at;
+        at += 4;
+        size_t in_block = left < 128 ? left : 128;
+        for (size_t m = 0; m * 32 < in_block; m++) {
+            assert_true(widths[m] <= 32);
+            at += (size_t)widths[m] * 4; /* 32 values of width bits */
+        }
+        left -= in_block;
+    }
+    assert_int_equal(at, b.len);
+    nx_strbuf_free(&b);
+}
+
+static void test_delta_int32_wraps(void **state)
+{
+    (void)state;
+    int32_t v[300];
+    for (size_t i = 0; i < 300; i++)
+        v[i] = i % 2 ? INT32_MIN : INT32_MAX;
+    check_delta32(v, 300);
+    for (size_t i = 0; i < 300; i++)
+        v[i] = (int32_t)next_rand();
+    check_delta32(v, 300);
+    v[0] = INT32_MIN;
+    v[1] = INT32_MAX;
+    check_delta32(v, 2);
 }
 
 static void test_delta_round_trip(void **state)
@@ -300,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_rle_hybrid_round_trip),
         cmocka_unit_test(test_rle_levels_round_trip),
         cmocka_unit_test(test_delta_round_trip),
+        cmocka_unit_test(test_delta_int32_wraps),
         cmocka_unit_test(test_plain_bools_round_trip),
         cmocka_unit_test(test_thrift_round_trip),
         cmocka_unit_test(test_dictionary_lookup),

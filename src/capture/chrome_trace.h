@@ -1,0 +1,167 @@
+/*
+ * chrome_trace.h — a streaming reader for trace.json files in the Chrome Trace
+ * Event format, as the PyTorch (Kineto) and JAX profilers write them. The
+ * system-profile pipeline turns their events into framework events.
+ *
+ * Input: `.json` or `.json.gz` (zlib's gzread reads both, so the name does not
+ * matter), in either of the format's two forms:
+ *   {"traceEvents": [ {...}, ... ], "schemaVersion": 1, ...}   object form
+ *   [ {...}, {...}, ... ]                                       bare-array form
+ * In the bare-array form the closing ']' may be missing (the format allows it,
+ * so that a crashed process still leaves a readable trace); the input must
+ * then end between two events. Any other truncation is an error.
+ *
+ * Streaming: the file is decompressed in fixed-size chunks and fed to yajl's
+ * push parser; each event is assembled from the tokens of its own object and
+ * handed to a callback, then forgotten. Memory is bounded by the largest
+ * single event (and by the caps on "args" and top-level values below), never
+ * by the file size: no document tree is built.
+ *
+ * Why yajl: it is a push (streaming) parser, so chunks from gzread go straight
+ * in and a token split across two chunks is reassembled by yajl itself; it is
+ * packaged by Debian (libyajl-dev, a stable ABI, already in the bootstrap
+ * list); and its callback API maps one-to-one onto this reader's state machine.
+ * Its yajl_number callback hands over numbers as their source text, which is
+ * what lets "ts" be converted to nanoseconds exactly. The DOM parsers in reach
+ * (jansson, cJSON, json-c) would have to hold a whole 1 GB trace in memory.
+ *
+ * Events are delivered in file order, one call per element of traceEvents,
+ * whatever the phase. In particular:
+ *   - B and E events are delivered separately, as they come; pairing them
+ *     (per pid/tid, as a stack) is the processor's job, not the reader's.
+ *   - M (metadata: process_name, thread_name, ...) events are delivered too;
+ *     their payload is in args. They alone may lack "ts" (has_ts false).
+ *   - C (counter) events carry their series in args.
+ *   - Phases the reader does not know (flow s/t/f, async b/e/n, ...) are passed
+ *     through unchanged: ph is any single character.
+ *   - Events are not sorted by ts; Chrome traces are not in time order.
+ *
+ * Fields read from each event (all others, e.g. "tts", "cname", "id2", are
+ * skipped): ph, name, cat, ts, dur, pid, tid, id, bind_id, s, bp, flow_in,
+ * flow_out, args. A key given the JSON value null counts as absent.
+ * Validation (each is an error, see below): the event is not an object; "ph"
+ * is missing or not a one-character string; "ts" is missing (except for M) or
+ * not a number; a number that does not fit (ts/dur beyond ±2^63 ns, a numeric
+ * pid/tid/id/bind_id that is not an int64 integer); a known key with a value of
+ * the wrong JSON type; JSON nested more than 1000 levels deep; any JSON syntax
+ * error, including invalid UTF-8 in a string. Repeated keys:
+ * the last one wins, as with JSON.parse. A top-level object must contain
+ * exactly one "traceEvents" array.
+ *
+ * Times: "ts" and "dur" are microseconds, written as decimals with fractions
+ * ("1712195495519695.812"). They are converted from their digits to int64
+ * nanoseconds without floating point (a double cannot hold that example), and
+ * rounded to the nearest nanosecond, halves away from zero, when there are
+ * more than three fractional digits. The top-level "displayTimeUnit" changes
+ * only how viewers label the axis, never the unit of ts, so it is not applied.
+ *
+ * Errors: functions that can fail return -1 or NULL and fill an nx_chrome_error
+ * whose message names the file, the byte offset in the JSON text (after gzip
+ * decompression) and, inside traceEvents, the event's index. The offset points
+ * just past the offending token, or for a missing key at the event's '{'; for
+ * a few syntax errors yajl backs it up to near the token's start instead.
+ * gzip errors (corrupt or truncated stream) name the offset in the compressed
+ * file instead. Events before an error have been delivered already. Nothing
+ * here prints or exits.
+ *
+ * Threads: a reader is used by one thread; distinct readers are independent.
+ */
+#ifndef NX_CHROME_TRACE_H
+#define NX_CHROME_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct nx_chrome_error {
+    char msg[512];
+} nx_chrome_error;
+
+/* A string from the trace: s is NUL-terminated (len excludes the NUL; a
+ * "\u0000" escape makes strlen(s) < len) or NULL when the key is absent. */
+typedef struct nx_chrome_text {
+    const char *s;
+    size_t len;
+} nx_chrome_text;
+
+/* pid, tid, id and bind_id are numbers in most traces but strings in some
+ * (Kineto writes "pid": "Spans", flow ids may be "0x1f"); both forms are kept
+ * as written. */
+typedef enum nx_chrome_ref_kind {
+    NX_CHROME_REF_ABSENT = 0,
+    NX_CHROME_REF_NUMBER,      /* num holds the value */
+    NX_CHROME_REF_STRING       /* str holds the value */
+} nx_chrome_ref_kind;
+
+typedef struct nx_chrome_ref {
+    nx_chrome_ref_kind kind;
+    int64_t num;
+    nx_chrome_text str;
+} nx_chrome_ref;
+
+/* One element of traceEvents. Every pointer in it is valid only during the
+ * callback that receives it: copy what you keep. */
+typedef struct nx_chrome_event {
+    uint64_t index;        /* position in traceEvents, from 0 */
+    uint64_t offset;       /* byte offset of the event's '{' in the JSON text */
+    char ph;               /* phase: 'X','B','E','i','I','C','M', or any other */
+    nx_chrome_text name;   /* s NULL when absent (E events often omit it) */
+    nx_chrome_text cat;
+    bool has_ts;           /* false only for M events without "ts" */
+    int64_t ts_ns;
+    bool has_dur;          /* "dur": X events; present on others is passed on */
+    int64_t dur_ns;
+    nx_chrome_ref pid, tid;
+    nx_chrome_ref id, bind_id;   /* flow and async ids, when present */
+    nx_chrome_text s;      /* instant-event scope: "g", "p" or "t" */
+    nx_chrome_text bp;     /* flow binding point: "e" for enclosing slice */
+    bool flow_in, flow_out;
+    /* "args" re-serialised as compact JSON (numbers keep their source text,
+     * strings are re-escaped); s NULL when absent or when it exceeded
+     * max_args_bytes, which args_too_large tells apart. */
+    nx_chrome_text args;
+    bool args_too_large;
+} nx_chrome_event;
+
+/* A top-level key of the object form other than traceEvents ("schemaVersion",
+ * "deviceProperties", "distributedInfo", "traceName", ...), with its value
+ * re-serialised as compact JSON; json.s NULL and too_large true when the value
+ * exceeded max_toplevel_bytes. Valid only during the callback. */
+typedef struct nx_chrome_toplevel {
+    nx_chrome_text key;
+    nx_chrome_text json;
+    bool too_large;
+} nx_chrome_toplevel;
+
+/* Callbacks return 0 to go on, or a positive value to stop reading, which
+ * nx_chrome_read() then returns as is. Either may be NULL: a NULL toplevel
+ * callback means top-level values are skipped without being buffered. */
+typedef struct nx_chrome_handlers {
+    int (*event)(void *ctx, const nx_chrome_event *ev);
+    int (*toplevel)(void *ctx, const nx_chrome_toplevel *tl);
+    void *ctx;
+} nx_chrome_handlers;
+
+typedef struct nx_chrome_options {
+    size_t chunk_size;          /* bytes per gzread; 0 means 64 KiB, at most 1 GiB */
+    size_t max_args_bytes;      /* cap on one event's args text; 0 means 64 KiB */
+    size_t max_toplevel_bytes;  /* cap on one top-level value; 0 means 4 MiB */
+} nx_chrome_options;
+
+typedef struct nx_chrome_reader nx_chrome_reader;
+
+/* Opens `path` (plain or gzip'd JSON). opts may be NULL for the defaults.
+ * Returns NULL and fills *err when the file cannot be opened. */
+nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts, nx_chrome_error *err);
+
+/* Reads the whole file, calling h's callbacks in file order. Call once per
+ * reader. Returns 0 at the end of a valid trace, -1 with *err filled on any
+ * error (after which no more callbacks come), or a callback's stop value. */
+int nx_chrome_read(nx_chrome_reader *r, const nx_chrome_handlers *h, nx_chrome_error *err);
+
+/* True once nx_chrome_read() has seen a bare-array trace. */
+bool nx_chrome_is_bare_array(const nx_chrome_reader *r);
+
+void nx_chrome_close(nx_chrome_reader *r);
+
+#endif
