@@ -244,7 +244,7 @@ static int add_page_info(col_writer *c, const raw_page *p, size_t offset, size_t
 }
 
 /* Encodes one raw page into a data page appended to the chunk buffer. */
-static int encode_page(const nxpq_writer *w, col_writer *c, raw_page *p, encode_scratch *s)
+int column_page_encode(const nxpq_writer *w, col_writer *c, raw_page *p, encode_scratch *s)
 {
     int mode = c->mode;
     if (mode == MODE_DICT && p->values == 0)
@@ -346,7 +346,7 @@ static int encode_dictionary_page(const nxpq_writer *w, col_writer *c, encode_sc
     return 0;
 }
 
-int column_chunk_encode(const nxpq_writer *w, col_writer *c, encode_scratch *s)
+void column_chunk_begin(col_writer *c)
 {
     c->chunk.len = c->bounds.len = 0;
     c->n_infos = 0;
@@ -354,13 +354,12 @@ int column_chunk_encode(const nxpq_writer *w, col_writer *c, encode_scratch *s)
     c->chunk_values = c->chunk_uncompressed = c->dict_uncompressed = 0;
     c->nan_only_page = c->has_dict_page = false;
     stats_reset(&c->chunk_stats);
-    size_t n = c->enc_n_pages + (c->enc_pages[c->enc_n_pages].levels ? 1 : 0);
-    for (size_t i = 0; i < n; i++)
-        if (encode_page(w, c, &c->enc_pages[i], s) != 0)
-            return -1;
-    if (c->dict.n_entries > 0 && (c->encodings & (1u << PQ_ENC_RLE_DICTIONARY)) &&
-        encode_dictionary_page(w, c, s) != 0)
-        return -1;
+}
+
+int column_chunk_finish(const nxpq_writer *w, col_writer *c, encode_scratch *s)
+{
+    if (c->dict.n_entries > 0 && (c->encodings & (1u << PQ_ENC_RLE_DICTIONARY)))
+        return encode_dictionary_page(w, c, s);
     return 0;
 }
 

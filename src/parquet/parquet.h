@@ -102,8 +102,8 @@ typedef struct nxpq_writer_options {
     uint32_t dictionary_max_bytes; /* dictionary page limit before PLAIN fallback (default 1 MiB) */
     bool write_page_index;         /* ColumnIndex + OffsetIndex (default true) */
     bool write_statistics;         /* chunk and page statistics (default true) */
-    int threads;                   /* encoding threads per row group; 0 (default) = one per
-                                      online CPU, at most 8 */
+    int threads;                   /* threads encoding pages behind the caller; 0 (default) =
+                                      one per online CPU, at most 8 */
     int sorting_column;            /* column declared sorted ascending in each row group,
                                       or -1 (default) */
     const nxpq_kv *metadata;       /* key/value pairs for the footer, copied at open */

@@ -83,12 +83,23 @@ static void raw_page_free(raw_page *p)
 
 static void col_free(col_writer *c)
 {
-    for (size_t i = 0; i < c->cap_pages; i++)
-        raw_page_free(&c->pages[i]);
-    free(c->pages);
-    for (size_t i = 0; i < c->enc_cap_pages; i++)
-        raw_page_free(&c->enc_pages[i]);
-    free(c->enc_pages);
+    /* After the pool has stopped a page is open, queued (if the writer was
+     * abandoned mid-row-group) or spare; free each once. */
+    if (c->open) {
+        raw_page_free(c->open);
+        free(c->open);
+    }
+    for (size_t i = 0; i < c->queue_len; i++) {
+        raw_page *p = c->queue[(c->queue_head + i) % c->queue_cap];
+        raw_page_free(p);
+        free(p);
+    }
+    for (size_t i = 0; i < c->n_spare; i++) {
+        raw_page_free(c->spare[i]);
+        free(c->spare[i]);
+    }
+    free(c->queue);
+    free(c->spare);
     dict_free(&c->dict);
     nx_strbuf_free(&c->chunk);
     nx_strbuf_free(&c->bounds);
@@ -131,23 +142,31 @@ static int validate_options(nxpq_writer *w)
 
 /* ------------------------------------------------------------- open */
 
-/* Makes pages[n_pages] exist and be empty: the open page. */
-static int open_page(nxpq_writer *w, col_writer *c)
+/* Most pages a column may have queued before the caller waits for the
+ * encoders: bounds memory when encoding falls behind. */
+#define MAX_QUEUED_PAGES 4
+
+/* Gives the column an empty open page: a spare buffer if one is free. */
+static int take_page(nxpq_writer *w, col_writer *c)
 {
-    if (c->n_pages == c->cap_pages) {
-        size_t cap = c->cap_pages ? c->cap_pages * 2 : 8;
-        raw_page *p = realloc(c->pages, cap * sizeof *p);
+    raw_page *p = NULL;
+    if (w->pool_ready)
+        pthread_mutex_lock(&w->lock);
+    if (c->n_spare)
+        p = c->spare[--c->n_spare];
+    if (w->pool_ready)
+        pthread_mutex_unlock(&w->lock);
+    if (!p) {
+        p = calloc(1, sizeof *p);
         if (!p)
             return fail(w, "out of memory");
-        memset(p + c->cap_pages, 0, (cap - c->cap_pages) * sizeof *p);
-        c->pages = p;
-        c->cap_pages = cap;
+        c->n_owned++;
     }
-    raw_page *p = &c->pages[c->n_pages];
     p->def.len = p->rep.len = p->plain.len = 0;
     p->n_ints = p->rows = p->levels = p->values = 0;
     p->first_row = (int64_t)w->rg_rows;
     stats_reset(&p->stats);
+    c->open = p;
     return 0;
 }
 
@@ -172,7 +191,14 @@ static int setup_column(nxpq_writer *w, col_writer *c, const nxpq_column_spec *s
     }
     c->mode = initial_mode(c);
     c->delta = c->mode == MODE_DELTA;
-    return open_page(w, c);
+    c->queue = calloc(MAX_QUEUED_PAGES + 2, sizeof *c->queue);
+    c->spare = calloc(MAX_QUEUED_PAGES + 3, sizeof *c->spare);
+    if (!c->queue || !c->spare)
+        return fail(w, "out of memory");
+    c->queue_cap = MAX_QUEUED_PAGES + 2;
+    c->cap_spare = MAX_QUEUED_PAGES + 3;
+    column_chunk_begin(c);
+    return take_page(w, c);
 }
 
 static int copy_metadata(nxpq_writer *w)
@@ -196,23 +222,152 @@ static int copy_metadata(nxpq_writer *w)
     return w->opt.created_by ? 0 : fail(w, "out of memory");
 }
 
+/* ------------------------------------------------------------- encoding pool */
+
+/* An encoding thread: takes a scheduled column, encodes its queued pages in
+ * order, returns their buffers to the column's spares, and lets go of the
+ * column when its queue is empty. A column is held by one thread at a time. */
+typedef struct pool_worker {
+    nxpq_writer *w;
+    encode_scratch *scratch;
+} pool_worker;
+
+static void *pool_worker_run(void *arg)
+{
+    nxpq_writer *w = ((pool_worker *)arg)->w;
+    encode_scratch *scratch = ((pool_worker *)arg)->scratch;
+    free(arg);
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->shutdown && w->jobs_len == 0)
+            pthread_cond_wait(&w->work_cv, &w->lock);
+        if (w->shutdown)
+            break;
+        col_writer *c = &w->cols[w->jobs[w->jobs_head]];
+        w->jobs_head = (w->jobs_head + 1) % w->n_cols;
+        w->jobs_len--;
+        while (c->queue_len > 0) {
+            raw_page *p = c->queue[c->queue_head];
+            c->queue_head = (c->queue_head + 1) % c->queue_cap;
+            c->queue_len--;
+            pthread_mutex_unlock(&w->lock);
+            if (!c->err[0])
+                column_page_encode(w, c, p, scratch); /* an error lands in c->err */
+            pthread_mutex_lock(&w->lock);
+            c->spare[c->n_spare++] = p;
+            pthread_cond_broadcast(&w->done_cv);
+        }
+        c->scheduled = false;
+        pthread_cond_broadcast(&w->done_cv);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
 /* Encoding threads: as asked, or one per online CPU (at most 8), never more
- * than there are columns. */
-static int setup_threads(nxpq_writer *w)
+ * than there are columns. If none can start, pages are encoded inline. */
+static int pool_start(nxpq_writer *w)
 {
     long n = w->opt.threads;
     if (n == 0) {
         n = sysconf(_SC_NPROCESSORS_ONLN);
-        if (n < 1)
-            n = 1;
-        if (n > 8)
-            n = 8;
+        n = n < 1 ? 1 : n;
     }
+    if (n > NXPQ_MAX_THREADS)
+        n = NXPQ_MAX_THREADS;
     if ((size_t)n > w->n_cols)
         n = (long)w->n_cols;
-    w->threads = (int)(n < 1 ? 1 : n);
-    w->scratch = calloc((size_t)w->threads, sizeof *w->scratch);
-    return w->scratch ? 0 : fail(w, "out of memory");
+    w->n_scratch = (size_t)n + 1;
+    w->scratch = calloc(w->n_scratch, sizeof *w->scratch);
+    w->jobs = calloc(w->n_cols, sizeof *w->jobs);
+    if (!w->scratch || !w->jobs)
+        return fail(w, "out of memory");
+    if (pthread_mutex_init(&w->lock, NULL) != 0)
+        return fail(w, "cannot create a mutex");
+    if (pthread_cond_init(&w->work_cv, NULL) != 0) {
+        pthread_mutex_destroy(&w->lock);
+        return fail(w, "cannot create a condition variable");
+    }
+    if (pthread_cond_init(&w->done_cv, NULL) != 0) {
+        pthread_cond_destroy(&w->work_cv);
+        pthread_mutex_destroy(&w->lock);
+        return fail(w, "cannot create a condition variable");
+    }
+    w->pool_ready = true;
+    for (long t = 0; t < n; t++) {
+        pool_worker *pw = malloc(sizeof *pw);
+        if (!pw)
+            break;
+        *pw = (pool_worker){w, &w->scratch[t + 1]};
+        if (pthread_create(&w->tids[w->n_threads], NULL, pool_worker_run, pw) != 0) {
+            free(pw);
+            break;
+        }
+        w->n_threads++;
+    }
+    return 0;
+}
+
+static void pool_stop(nxpq_writer *w)
+{
+    if (!w->pool_ready)
+        return;
+    pthread_mutex_lock(&w->lock);
+    w->shutdown = true;
+    pthread_cond_broadcast(&w->work_cv);
+    pthread_mutex_unlock(&w->lock);
+    for (int t = 0; t < w->n_threads; t++)
+        pthread_join(w->tids[t], NULL);
+    w->n_threads = 0;
+    pthread_cond_destroy(&w->done_cv);
+    pthread_cond_destroy(&w->work_cv);
+    pthread_mutex_destroy(&w->lock);
+    w->pool_ready = false;
+}
+
+/* Hands the column's open page to the encoders (or encodes it inline without
+ * threads). Waits while the column has too many pages queued. */
+static int queue_open_page(nxpq_writer *w, col_writer *c)
+{
+    raw_page *p = c->open;
+    c->open = NULL;
+    if (w->n_threads == 0) {
+        if (!c->err[0])
+            column_page_encode(w, c, p, &w->scratch[0]);
+        c->spare[c->n_spare++] = p;
+        return c->err[0] ? fail(w, "%s", c->err) : 0;
+    }
+    pthread_mutex_lock(&w->lock);
+    while (c->queue_len >= MAX_QUEUED_PAGES)
+        pthread_cond_wait(&w->done_cv, &w->lock);
+    c->queue[(c->queue_head + c->queue_len) % c->queue_cap] = p;
+    c->queue_len++;
+    if (!c->scheduled) {
+        c->scheduled = true;
+        w->jobs[(w->jobs_head + w->jobs_len) % w->n_cols] = (size_t)(c - w->cols);
+        w->jobs_len++;
+        pthread_cond_signal(&w->work_cv);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return 0;
+}
+
+/* Waits until every queued page is encoded; reports the first column error. */
+static int pool_drain(nxpq_writer *w)
+{
+    if (w->n_threads > 0) {
+        pthread_mutex_lock(&w->lock);
+        for (size_t ci = 0; ci < w->n_cols; ci++) {
+            col_writer *c = &w->cols[ci];
+            while (c->queue_len > 0 || c->scheduled)
+                pthread_cond_wait(&w->done_cv, &w->lock);
+        }
+        pthread_mutex_unlock(&w->lock);
+    }
+    for (size_t ci = 0; ci < w->n_cols; ci++)
+        if (w->cols[ci].err[0])
+            return fail(w, "%s", w->cols[ci].err);
+    return 0;
 }
 
 nxpq_writer *nxpq_writer_open(const char *path, const nxpq_column_spec *cols, size_t n_cols,
@@ -248,7 +403,7 @@ nxpq_writer *nxpq_writer_open(const char *path, const nxpq_column_spec *cols, si
     if (!w->failed)
         copy_metadata(w);
     if (!w->failed)
-        setup_threads(w);
+        pool_start(w);
     if (!w->failed) {
         w->f = fopen(path, "wb");
         if (!w->f)
@@ -283,7 +438,7 @@ static inline int buf_append(nxpq_writer *w, nx_strbuf *b, const void *p, size_t
 
 static inline raw_page *open_raw(col_writer *c)
 {
-    return &c->pages[c->n_pages];
+    return c->open;
 }
 
 static int value_int(nxpq_writer *w, col_writer *c, int64_t v)
@@ -612,77 +767,6 @@ static int add_row_group(nxpq_writer *w)
     return 0;
 }
 
-/* A row group being encoded in the background: worker threads take the next
- * column until none is left. */
-typedef struct encode_worker {
-    struct encode_job *job;
-    encode_scratch *scratch;
-} encode_worker;
-
-typedef struct encode_job {
-    nxpq_writer *w;
-    pthread_mutex_t lock;
-    size_t next;
-    int n_threads;
-    pthread_t tids[8];
-    encode_worker workers[8];
-} encode_job;
-
-static void *encode_worker_run(void *arg)
-{
-    encode_worker *wk = arg;
-    encode_job *job = wk->job;
-    for (;;) {
-        pthread_mutex_lock(&job->lock);
-        size_t ci = job->next++;
-        pthread_mutex_unlock(&job->lock);
-        if (ci >= job->w->n_cols)
-            return NULL;
-        column_chunk_encode(job->w, &job->w->cols[ci], wk->scratch); /* errors land in cols[ci].err */
-    }
-}
-
-/* Waits for the background encoding and reports the first column error. */
-static int encode_finish(nxpq_writer *w)
-{
-    encode_job *job = w->job;
-    if (!job)
-        return 0;
-    for (int t = 0; t < job->n_threads; t++)
-        pthread_join(job->tids[t], NULL);
-    pthread_mutex_destroy(&job->lock);
-    free(job);
-    w->job = NULL;
-    for (size_t ci = 0; ci < w->n_cols; ci++)
-        if (w->cols[ci].err[0])
-            return fail(w, "%s", w->cols[ci].err);
-    return 0;
-}
-
-/* Starts encoding every column's enc_pages on background threads; if no
- * thread can start, encodes synchronously. */
-static int encode_start(nxpq_writer *w)
-{
-    encode_job *job = calloc(1, sizeof *job);
-    if (!job)
-        return fail(w, "out of memory");
-    job->w = w;
-    if (pthread_mutex_init(&job->lock, NULL) != 0) {
-        free(job);
-        return fail(w, "cannot create a mutex");
-    }
-    w->job = job;
-    int n = w->threads > 8 ? 8 : w->threads;
-    for (int t = 0; t < n; t++) {
-        job->workers[t] = (encode_worker){job, &w->scratch[t]};
-        if (pthread_create(&job->tids[job->n_threads], NULL, encode_worker_run, &job->workers[t]) == 0)
-            job->n_threads++;
-    }
-    if (job->n_threads == 0)
-        encode_worker_run(&job->workers[0]);
-    return 0;
-}
-
 static int encodings_list(nxpq_writer *w, col_writer *c, pq_column_meta *m)
 {
     uint32_t n = 0;
@@ -832,7 +916,7 @@ static int write_encoded_row_group(nxpq_writer *w)
         uncompressed += rg->columns[ci].meta.total_uncompressed_size;
         reset_encoder(c);
     }
-    rg->num_rows = (int64_t)w->enc_rows;
+    rg->num_rows = (int64_t)w->rg_rows;
     rg->total_byte_size = uncompressed;
     rg->has_file_offset = true;
     rg->file_offset = start;
@@ -850,44 +934,38 @@ static int write_encoded_row_group(nxpq_writer *w)
 }
 
 /*
- * Ends the filling row group: finishes and writes the previous one (if still
- * encoding), hands this one's raw pages to the background encoder, and gives
- * the columns the previous row group's buffers to fill next. Encoding row
- * group N thus overlaps with the caller producing row group N+1.
+ * Ends the row group: queues the last pages, waits for the encoders to drain,
+ * then writes every column chunk (dictionary page, data pages) in column order
+ * and readies the columns for the next row group.
  */
 static int flush_row_group(nxpq_writer *w)
 {
     if (w->rg_rows == 0)
         return 0;
-    if (w->job && (encode_finish(w) != 0 || write_encoded_row_group(w) != 0))
+    for (size_t ci = 0; ci < w->n_cols; ci++) {
+        col_writer *c = &w->cols[ci];
+        if (c->open->levels > 0 && queue_open_page(w, c) != 0)
+            return -1;
+    }
+    if (pool_drain(w) != 0)
         return -1;
     for (size_t ci = 0; ci < w->n_cols; ci++) {
         col_writer *c = &w->cols[ci];
-        raw_page *pages = c->enc_pages;
-        size_t cap = c->enc_cap_pages;
-        c->enc_pages = c->pages;
-        c->enc_cap_pages = c->cap_pages;
-        c->enc_n_pages = c->n_pages;
-        c->pages = pages;
-        c->cap_pages = cap;
-        c->n_pages = 0;
+        if (column_chunk_finish(w, c, &w->scratch[0]) != 0)
+            return fail(w, "%s", c->err);
     }
-    w->enc_rows = w->rg_rows;
+    if (write_encoded_row_group(w) != 0)
+        return -1;
     w->rg_rows = 0;
     w->rg_bytes = 0;
-    for (size_t ci = 0; ci < w->n_cols; ci++)
-        if (open_page(w, &w->cols[ci]) != 0)
+    for (size_t ci = 0; ci < w->n_cols; ci++) {
+        col_writer *c = &w->cols[ci];
+        column_chunk_begin(c);
+        if (c->open)
+            c->open->first_row = 0; /* an empty page carries over */
+        else if (take_page(w, c) != 0)
             return -1;
-    return encode_start(w);
-}
-
-/* Flushes the last row group and waits until everything is written. */
-static int finish_row_groups(nxpq_writer *w)
-{
-    if (flush_row_group(w) != 0)
-        return -1;
-    if (w->job && (encode_finish(w) != 0 || write_encoded_row_group(w) != 0))
-        return -1;
+    }
     return 0;
 }
 
@@ -921,8 +999,7 @@ int nxpq_end_rows(nxpq_writer *w, size_t n)
         size_t bytes = raw_page_bytes(c, p);
         if (p->rows >= w->opt.page_rows || bytes >= w->opt.page_bytes) {
             w->rg_bytes += bytes;
-            c->n_pages++;
-            if (open_page(w, c) != 0)
+            if (queue_open_page(w, c) != 0 || take_page(w, c) != 0)
                 return -1;
         } else {
             buffered += bytes;
@@ -1152,16 +1229,16 @@ static int write_footer(nxpq_writer *w)
 
 static void writer_free(nxpq_writer *w)
 {
-    if (w->job)
-        encode_finish(w);
+    pool_stop(w);
     for (size_t i = 0; i < w->n_cols && w->cols; i++)
         col_free(&w->cols[i]);
     free(w->cols);
     free(w->rgs);
     free(w->indexes);
-    for (int t = 0; t < w->threads && w->scratch; t++)
+    for (size_t t = 0; w->scratch && t < w->n_scratch; t++)
         encode_scratch_free(&w->scratch[t]);
     free(w->scratch);
+    free(w->jobs);
     nx_strbuf_free(&w->tmp);
     nx_arena_free(&w->meta);
     free(w->path);
@@ -1175,7 +1252,7 @@ int nxpq_writer_close(nxpq_writer *w, nxpq_error *err)
             fail(w, "close with an unfinished row (column '%s' has values after the last end_row)",
                  w->cols[i].spec.name);
     if (!w->failed)
-        finish_row_groups(w);
+        flush_row_group(w);
     if (!w->failed)
         write_page_indexes(w);
     if (!w->failed)

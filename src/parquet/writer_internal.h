@@ -5,15 +5,19 @@
  *
  * Life of a value: put_*() appends it, PLAIN-encoded, to the open raw page of
  * its column (levels one byte each). At a row boundary a full raw page is
- * closed and a new one opened; nothing is encoded yet. When the row group
- * fills, each column's raw pages are encoded (dictionary, levels, values),
- * compressed and assembled into its chunk buffer, columns in parallel on
- * worker threads; then the main thread writes the chunks in column order.
- * Raw page buffers are kept and reused, so steady state allocates nothing.
+ * closed and queued on its column; a pool of encoding threads takes columns
+ * with queued pages and encodes them in order (dictionary, levels, values,
+ * compression) into the column's chunk buffer, while the caller goes on
+ * filling new pages. Pages are encoded a moment after they were filled, so
+ * their bytes are still in cache, and their buffers return to the column's
+ * free list for reuse: steady state allocates nothing and touches little
+ * memory. When the row group fills, the main thread waits for the queues to
+ * drain, then writes each column's chunk (dictionary page, data pages).
  */
 #ifndef NX_PARQUET_WRITER_INTERNAL_H
 #define NX_PARQUET_WRITER_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +73,8 @@ uint64_t pq_mix64(uint64_t x);
 
 enum { MODE_PLAIN, MODE_DICT, MODE_DELTA };
 
+#define NXPQ_MAX_THREADS 8
+
 /* One page's worth of buffered values, not yet encoded. */
 typedef struct raw_page {
     nx_strbuf def, rep;      /* one byte per level */
@@ -120,13 +126,15 @@ typedef struct col_writer {
     int mode;                /* encoder state: MODE_*; may fall back to PLAIN */
     bool dict_abandoned;     /* fell back to PLAIN once: later chunks start PLAIN */
     size_t row_pending;      /* values put since the last end_row(s) */
-    /* raw pages being filled; pages[n_pages] is the open one */
-    raw_page *pages;
-    size_t n_pages, cap_pages;
-    /* raw pages of the previous row group, being encoded in the background;
-     * enc_pages[enc_n_pages] holds the last, possibly partial, page */
-    raw_page *enc_pages;
-    size_t enc_n_pages, enc_cap_pages;
+    raw_page *open;          /* the page being filled (main thread only) */
+    /* under the writer's lock: closed pages waiting to be encoded, in order,
+     * and page buffers ready for reuse */
+    raw_page **queue;
+    size_t queue_head, queue_len, queue_cap;
+    raw_page **spare;
+    size_t n_spare, cap_spare;
+    bool scheduled;          /* a thread is encoding this column, or it is in the job list */
+    size_t n_owned;          /* raw pages allocated for this column */
     /* the encoded chunk, filled by column_chunk_encode() */
     dictionary dict;
     nx_strbuf chunk;         /* data pages, headers included */
@@ -158,10 +166,18 @@ struct nxpq_writer {
     chunk_index *indexes;    /* n_rgs * n_cols */
     size_t n_rgs, cap_rgs;
     pq_kv *kv;
-    int threads;             /* encoding threads per row group */
-    encode_scratch *scratch; /* one per thread */
-    struct encode_job *job;  /* the row group being encoded in the background, or NULL */
-    uint64_t enc_rows;       /* its row count */
+    /* the encoding thread pool (writer.c); n_threads 0 encodes inline */
+    int n_threads;
+    pthread_t tids[NXPQ_MAX_THREADS];
+    encode_scratch *scratch; /* [0] the main thread's, then one per thread */
+    size_t n_scratch;
+    pthread_mutex_t lock;
+    pthread_cond_t work_cv;  /* workers: a column was scheduled, or shutdown */
+    pthread_cond_t done_cv;  /* main thread: a column finished a page */
+    size_t *jobs;            /* ring of scheduled column indices */
+    size_t jobs_head, jobs_len;
+    bool shutdown;
+    bool pool_ready;
     nx_strbuf tmp;           /* main-thread serialisation buffer */
     bool failed;
     char err[512];
@@ -172,10 +188,15 @@ struct nxpq_writer {
  * copy for strings. Valid until the accumulator or buf changes. */
 pq_bytes stats_bound_plain(const col_writer *c, const stats_acc *st, bool max, unsigned char buf[8]);
 
-/* Encodes all raw pages of column c into its chunk (dictionary page, data
- * pages, page infos, chunk statistics). Thread-safe across distinct columns:
- * touches only c and s. Returns 0, or -1 with c->err set. */
-int column_chunk_encode(const nxpq_writer *w, col_writer *c, encode_scratch *s);
+/* Column chunk encoding, in three steps. Thread-safe across distinct columns:
+ * each touches only c and s. Errors return -1 with c->err set.
+ *   column_chunk_begin()  empties the chunk state (main thread, no page queued);
+ *   column_page_encode()  encodes one raw page into the chunk (any thread, pages
+ *                         of a column one at a time and in order);
+ *   column_chunk_finish() builds the dictionary page, if the chunk has one. */
+void column_chunk_begin(col_writer *c);
+int column_page_encode(const nxpq_writer *w, col_writer *c, raw_page *p, encode_scratch *s);
+int column_chunk_finish(const nxpq_writer *w, col_writer *c, encode_scratch *s);
 /* Frees a scratch area's buffers. */
 void encode_scratch_free(encode_scratch *s);
 
