@@ -27,6 +27,7 @@ typedef struct nx_command {
 } nx_command;
 
 extern const nx_command nx_cmd_schema;
+extern const nx_command nx_cmd_synth;
 extern const nx_command nx_cmd_view;
 
 /* Prints "nxprof <cmd>: <message>" and a one-line hint to stderr; returns NX_EXIT_USAGE. */

@@ -15,6 +15,7 @@
 
 static const nx_command *const COMMANDS[] = {
     &nx_cmd_schema,
+    &nx_cmd_synth,
     &nx_cmd_view,
 };
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])

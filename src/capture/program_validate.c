@@ -1,0 +1,240 @@
+/*
+ * program_validate.c — the program file's semantic rules (ranges, sort order,
+ * cross references), shared by the reader and the writer; see program_internal.h.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "capture/capture_internal.h"
+#include "capture/program_internal.h"
+
+static const char *const SECTION_NAMES[NX_SEC_LAST + 1] = {
+    "", "STRINGS", "PROGRAM", "HARDWARE", "INSTRUCTIONS", "DMA_QUEUES", "DMA_DESCRIPTORS",
+    "TENSORS", "SEMAPHORES", "COLLECTIVES", "CC_STREAMS", "STACK_FRAMES",
+};
+
+/* "offset O: SECTION record I: <msg>" (reader) or "SECTION record I: <msg>" (writer). */
+static int fail_rec(nx_cap_error *err, const char *path, const prog_loc *loc, int sec, size_t index,
+                    unsigned field_off, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static int fail_rec(nx_cap_error *err, const char *path, const prog_loc *loc, int sec, size_t index,
+                    unsigned field_off, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (loc) {
+        uint64_t off = loc->offset[sec] + (uint64_t)index * loc->record_size[sec] + field_off;
+        return nx_cap_fail_at(err, path, off, "%s record %zu: %s", SECTION_NAMES[sec], index, msg);
+    }
+    return nx_cap_fail(err, path, "%s record %zu: %s", SECTION_NAMES[sec], index, msg);
+}
+
+static bool sem_ok(const nx_program *p, uint16_t s)
+{
+    return s == NX_NO_SEMAPHORE || s < p->n_semaphores;
+}
+
+static int check_hardware(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+{
+    /* Every Metadata field these feed is required, so zero means a broken writer. */
+    const uint64_t u64s[] = {
+#define X(name) p->hw.name,
+        NX_PROG_HW_U64S(X)
+#undef X
+    };
+    const char *const u64_names[] = {
+#define X(name) #name,
+        NX_PROG_HW_U64S(X)
+#undef X
+    };
+    for (size_t i = 0; i < sizeof u64s / sizeof u64s[0]; i++)
+        if (u64s[i] == 0)
+            return fail_rec(err, path, loc, NX_SEC_HARDWARE, 0, PROG_HW_U64S + 8 * (unsigned)i,
+                            "%s is 0; expected a positive value", u64_names[i]);
+    const uint32_t u32s[] = {p->hw.tensor_rows, p->hw.tensor_cols, p->hw.vector_channels,
+                             p->hw.scalar_channels, p->hw.gpsimd_channels,
+                             p->hw.dma_engines_per_neuroncore, p->hw.sbuf_partitions, p->hw.psum_banks};
+    const char *const u32_names[] = {"tensor_rows", "tensor_cols", "vector_channels", "scalar_channels",
+                                     "gpsimd_channels", "dma_engines_per_neuroncore",
+                                     "sbuf_partitions", "psum_banks"};
+    for (size_t i = 0; i < sizeof u32s / sizeof u32s[0]; i++)
+        if (u32s[i] == 0)
+            return fail_rec(err, path, loc, NX_SEC_HARDWARE, 0, PROG_HW_U32S + 4 * (unsigned)i,
+                            "%s is 0; expected a positive value", u32_names[i]);
+    return 0;
+}
+
+/* Optional integers are NX_ABSENT (-1) or non-negative. */
+static int check_instr_ints(const nx_program *p, size_t i, const char *path, const prog_loc *loc,
+                            nx_cap_error *err)
+{
+    const nx_prog_instr *in = &p->instrs[i];
+    const int64_t v[] = {
+#define X(name) in->name,
+        NX_PROG_INSTR_INTS(X)
+#undef X
+    };
+    const char *const names[] = {
+#define X(name) #name,
+        NX_PROG_INSTR_INTS(X)
+#undef X
+    };
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+        if (v[k] < NX_ABSENT)
+            return fail_rec(err, path, loc, NX_SEC_INSTRUCTIONS, i, PROG_INSTR_INTS + 8 * (unsigned)k,
+                            "%s is %" PRId64 "; expected -1 (absent) or a non-negative value",
+                            names[k], v[k]);
+    if (in->stack_frame_id != NX_ABSENT && (uint64_t)in->stack_frame_id >= p->n_frames)
+        return fail_rec(err, path, loc, NX_SEC_INSTRUCTIONS, i, PROG_INSTR_INTS + 40,
+                        "stack_frame_id %" PRId64 " out of range (program has %zu frames)",
+                        in->stack_frame_id, p->n_frames);
+    return 0;
+}
+
+static int check_instr(const nx_program *p, size_t i, const char *path, const prog_loc *loc,
+                       nx_cap_error *err)
+{
+    const nx_prog_instr *in = &p->instrs[i];
+    if (in->engine >= NX_ENGINE_COUNT)
+        return fail_rec(err, path, loc, NX_SEC_INSTRUCTIONS, i, 4,
+                        "engine %u out of range (expected 0..%d)", in->engine, NX_ENGINE_COUNT - 1);
+    if (i > 0) {
+        const nx_prog_instr *prev = &p->instrs[i - 1];
+        if (in->engine < prev->engine || (in->engine == prev->engine && in->pc <= prev->pc))
+            return fail_rec(err, path, loc, NX_SEC_INSTRUCTIONS, i, 0,
+                            "(engine %u, pc %" PRIu32 ") follows (engine %u, pc %" PRIu32
+                            "); expected records sorted by engine then strictly increasing pc",
+                            in->engine, in->pc, prev->engine, prev->pc);
+    }
+    if (in->tensor_instruction_type > (NX_TENSOR_REGULAR | NX_TENSOR_TRANSPOSE))
+        return fail_rec(err, path, loc, NX_SEC_INSTRUCTIONS, i, 5,
+                        "tensor_instruction_type %u has unknown bits (expected 0..3)",
+                        in->tensor_instruction_type);
+    if (in->performance_mode > 2)
+        return fail_rec(err, path, loc, NX_SEC_INSTRUCTIONS, i, 6,
+                        "performance_mode %u out of range (expected 0..2)", in->performance_mode);
+    if (!sem_ok(p, in->wait_semaphore))
+        return fail_rec(err, path, loc, NX_SEC_INSTRUCTIONS, i, 8,
+                        "wait_semaphore %u out of range (program has %zu semaphores; 65535 = none)",
+                        in->wait_semaphore, p->n_semaphores);
+    if (!sem_ok(p, in->signal_semaphore))
+        return fail_rec(err, path, loc, NX_SEC_INSTRUCTIONS, i, 10,
+                        "signal_semaphore %u out of range (program has %zu semaphores; 65535 = none)",
+                        in->signal_semaphore, p->n_semaphores);
+    if (!in->opcode || !*in->opcode)
+        return fail_rec(err, path, loc, NX_SEC_INSTRUCTIONS, i, PROG_INSTR_STRINGS,
+                        "empty opcode; every instruction needs one");
+    return check_instr_ints(p, i, path, loc, err);
+}
+
+static int check_queues(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+{
+    if (p->n_queues > 0xFFFF)
+        return nx_cap_fail(err, path, "%zu DMA queues; at most 65535 fit the trace's u16 queue field",
+                           p->n_queues);
+    for (size_t i = 0; i < p->n_queues; i++) {
+        const nx_prog_queue *q = &p->queues[i];
+        if (!q->name || !*q->name)
+            return fail_rec(err, path, loc, NX_SEC_DMA_QUEUES, i, 0, "empty queue name");
+        if (q->type >= NX_DMAQ_COUNT)
+            return fail_rec(err, path, loc, NX_SEC_DMA_QUEUES, i, 8,
+                            "queue type %u out of range (expected 0..%d)", q->type, NX_DMAQ_COUNT - 1);
+        if (q->owner_engine >= NX_ENGINE_COUNT && q->owner_engine != NX_ENGINE_NONE)
+            return fail_rec(err, path, loc, NX_SEC_DMA_QUEUES, i, 9,
+                            "owner engine %u out of range (expected 0..4 or 255)", q->owner_engine);
+    }
+    return 0;
+}
+
+static int check_descs(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+{
+    for (size_t i = 0; i < p->n_descs; i++) {
+        const nx_prog_dma_desc *d = &p->descs[i];
+        if (d->queue >= p->n_queues)
+            return fail_rec(err, path, loc, NX_SEC_DMA_DESCRIPTORS, i, 0,
+                            "queue %u out of range (program has %zu queues)", d->queue, p->n_queues);
+        if (!sem_ok(p, d->completion_semaphore))
+            return fail_rec(err, path, loc, NX_SEC_DMA_DESCRIPTORS, i, 2,
+                            "completion semaphore %u out of range (program has %zu semaphores)",
+                            d->completion_semaphore, p->n_semaphores);
+        if (d->is_transpose > 1 && d->is_transpose != 0xFF)
+            return fail_rec(err, path, loc, NX_SEC_DMA_DESCRIPTORS, i, 4,
+                            "is_transpose %u; expected 0, 1 or 255", d->is_transpose);
+        if (d->trigger < NX_ABSENT || d->completion < NX_ABSENT)
+            return fail_rec(err, path, loc, NX_SEC_DMA_DESCRIPTORS, i, d->trigger < NX_ABSENT ? 16 : 24,
+                            "negative trigger/completion; expected -1 (absent) or >= 0");
+    }
+    return 0;
+}
+
+static int check_named(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+{
+    for (size_t i = 0; i < p->n_tensors; i++)
+        if (!p->tensors[i].name || !*p->tensors[i].name)
+            return fail_rec(err, path, loc, NX_SEC_TENSORS, i, 0, "empty tensor name");
+    if (p->n_semaphores > 0xFFFF)
+        return nx_cap_fail(err, path, "%zu semaphores; at most 65535 (65535 itself means none)",
+                           p->n_semaphores);
+    for (size_t i = 0; i < p->n_semaphores; i++)
+        if (!p->semaphores[i].name || !*p->semaphores[i].name)
+            return fail_rec(err, path, loc, NX_SEC_SEMAPHORES, i, 0, "empty semaphore name");
+    for (size_t i = 0; i < p->n_frames; i++)
+        if (p->frames[i].parent != NX_ABSENT &&
+            (p->frames[i].parent < 0 || (uint64_t)p->frames[i].parent >= i))
+            return fail_rec(err, path, loc, NX_SEC_STACK_FRAMES, i, 0,
+                            "parent %" PRId64 "; expected -1 or the index of an earlier frame",
+                            p->frames[i].parent);
+    return 0;
+}
+
+static int check_collectives(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+{
+    for (size_t i = 0; i < p->n_collectives; i++) {
+        const nx_prog_collective *c = &p->collectives[i];
+        if (!c->operation || !*c->operation)
+            return fail_rec(err, path, loc, NX_SEC_COLLECTIVES, i, 0, "empty operation");
+        if (c->trigger_engine >= NX_ENGINE_COUNT)
+            return fail_rec(err, path, loc, NX_SEC_COLLECTIVES, i, 72,
+                            "trigger engine %u out of range (expected 0..4)", c->trigger_engine);
+        if (c->op_id < 0 || c->num_elements < 0 || c->stream_id < 0 || c->stream_index < 0)
+            return fail_rec(err, path, loc, NX_SEC_COLLECTIVES, i, 16,
+                            "op_id, num_elements, stream_id and stream_index must be >= 0");
+        if (c->input_size < NX_ABSENT || c->output_size < NX_ABSENT || c->replica_group_id < NX_ABSENT)
+            return fail_rec(err, path, loc, NX_SEC_COLLECTIVES, i, 48,
+                            "input_size, output_size, replica_group_id: expected -1 or >= 0");
+    }
+    return 0;
+}
+
+int nx_prog_validate(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+{
+    if (check_hardware(p, path, loc, err) != 0)
+        return -1;
+    for (size_t i = 0; i < p->n_instrs; i++)
+        if (check_instr(p, i, path, loc, err) != 0)
+            return -1;
+    if (check_queues(p, path, loc, err) != 0 || check_descs(p, path, loc, err) != 0 ||
+        check_named(p, path, loc, err) != 0 || check_collectives(p, path, loc, err) != 0)
+        return -1;
+    const int64_t hdr[] = {p->header.cc_participant_count, p->header.neuroncore_count,
+                           p->header.logical_neuroncore_count, p->header.pcore_count_per_lnc,
+                           p->header.num_subgraphs};
+    for (size_t i = 0; i < sizeof hdr / sizeof hdr[0]; i++)
+        if (hdr[i] < NX_ABSENT)
+            return fail_rec(err, path, loc, NX_SEC_PROGRAM, 0, PROG_HDR_INTS + 8 * (unsigned)i,
+                            "negative count %" PRId64 "; expected -1 (absent) or >= 0", hdr[i]);
+    return 0;
+}
+
+void nx_prog_index_engines(nx_program *p)
+{
+    for (unsigned e = 0; e < NX_ENGINE_COUNT; e++)
+        p->engine_first[e] = p->engine_count[e] = 0;
+    for (size_t i = p->n_instrs; i-- > 0;) {
+        unsigned e = p->instrs[i].engine;
+        p->engine_first[e] = i;
+        p->engine_count[e]++;
+    }
+}
