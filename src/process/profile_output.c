@@ -1,0 +1,269 @@
+/*
+ * profile_output.c — output directory resolution, name validation and the
+ * build-in-a-sibling / rename-into-place publish described in profile_output.h.
+ */
+#include "process/profile_output.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int fail(nxpq_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* printf into a fresh heap string; NULL when memory runs out. */
+static char *str_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+int nx_display_name_validate(const char *name, nxpq_error *err)
+{
+    if (!name || !*name)
+        return fail(err, "display name is empty");
+    size_t len = strlen(name);
+    if (len > NX_DISPLAY_NAME_MAX)
+        return fail(err, "display name is %zu bytes long; the limit is %d", len, NX_DISPLAY_NAME_MAX);
+    /* The name becomes one path component: a '/' or ".." would place the profile
+     * outside profiles/global, and control characters make names that shells and
+     * the viewer's listing cannot show faithfully. */
+    if (strchr(name, '/'))
+        return fail(err, "display name '%s' contains '/'", name);
+    if (strstr(name, ".."))
+        return fail(err, "display name '%s' contains '..'", name);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return fail(err, "display name contains the control character 0x%02x at byte %zu", *p,
+                        (size_t)(p - (const unsigned char *)name));
+    return 0;
+}
+
+int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
+                           char **out, nxpq_error *err)
+{
+    *out = NULL;
+    if (output_file) {
+        if (!*output_file)
+            return fail(err, "output directory is empty");
+        *out = strdup(output_file);
+        return *out ? 0 : fail(err, "out of memory");
+    }
+    if (nx_display_name_validate(display_name, err) < 0)
+        return -1;
+    if (data_path) {
+        if (!*data_path)
+            return fail(err, "data path is empty");
+        *out = str_printf("%s/profiles/global/%s@latest", data_path, display_name);
+    } else {
+        const char *home = getenv("HOME");
+        if (!home || !*home)
+            return fail(err, "HOME is not set: give --data-path or --output-file");
+        *out = str_printf("%s/.nxprof/profiles/global/%s@latest", home, display_name);
+    }
+    return *out ? 0 : fail(err, "out of memory");
+}
+
+/* mkdir -p: creates every missing component of `path`. */
+static int make_dirs(char *path, nxpq_error *err)
+{
+    for (char *p = path + 1; ; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        int rc = mkdir(path, 0777);
+        int e = errno;
+        struct stat st;
+        if (rc < 0 && !(e == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+            fail(err, "cannot create directory %s: %s", path, strerror(e == EEXIST ? ENOTDIR : e));
+            *p = saved;
+            return -1;
+        }
+        *p = saved;
+        if (!saved)
+            return 0;
+    }
+}
+
+/* Splits a directory path into a heap copy of its parent and a pointer to its last
+ * component inside `path` (trailing slashes removed in place by the caller). */
+static char *parent_of(const char *path, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        *base = path;
+        return strdup(".");
+    }
+    *base = slash + 1;
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+/* A fresh empty sibling ".<base>.<tag>-<pid>-XXXXXX" of final_dir: unique even for
+ * concurrent runs with the same display name, and hidden from the profile listing. */
+static char *make_sibling(const char *final_dir, const char *tag, nxpq_error *err)
+{
+    const char *base;
+    char *parent = parent_of(final_dir, &base);
+    if (!parent) {
+        fail(err, "out of memory");
+        return NULL;
+    }
+    char *dir = str_printf("%s/.%s.%s-%ld-XXXXXX", parent, base, tag, (long)getpid());
+    free(parent);
+    if (!dir) {
+        fail(err, "out of memory");
+        return NULL;
+    }
+    if (!mkdtemp(dir)) {
+        fail(err, "cannot create a temporary directory next to %s: %s", final_dir, strerror(errno));
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err)
+{
+    o->final_dir = strdup(final_dir);
+    o->tmp_dir = NULL;
+    if (!o->final_dir)
+        return fail(err, "out of memory");
+    /* "a/b/" and "a/b" name the same directory; the sibling logic needs the latter. */
+    size_t len = strlen(o->final_dir);
+    while (len > 1 && o->final_dir[len - 1] == '/')
+        o->final_dir[--len] = '\0';
+    const char *base;
+    char *parent = parent_of(o->final_dir, &base);
+    if (!parent) {
+        nx_profile_output_abort(o);
+        return fail(err, "out of memory");
+    }
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+        free(parent);
+        fail(err, "output directory %s does not name a directory of its own", final_dir);
+        nx_profile_output_abort(o);
+        return -1;
+    }
+    int rc = make_dirs(parent, err);
+    free(parent);
+    if (rc < 0 || !(o->tmp_dir = make_sibling(o->final_dir, "tmp", err))) {
+        nx_profile_output_abort(o);
+        return -1;
+    }
+    return 0;
+}
+
+int nx_profile_output_publish(nx_profile_output *o, nxpq_error *err)
+{
+    struct stat st;
+    char *old = NULL;
+    if (lstat(o->final_dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            fail(err, "cannot publish the profile: %s exists and is not a directory", o->final_dir);
+            nx_profile_output_abort(o);
+            return -1;
+        }
+        /* rename() onto an empty directory replaces it, so mkdtemp gives a unique,
+         * race-free name to move the previous profile to. */
+        if (!(old = make_sibling(o->final_dir, "old", err))) {
+            nx_profile_output_abort(o);
+            return -1;
+        }
+        if (rename(o->final_dir, old) < 0) {
+            fail(err, "cannot move the previous profile %s aside: %s", o->final_dir, strerror(errno));
+            rmdir(old);
+            free(old);
+            nx_profile_output_abort(o);
+            return -1;
+        }
+    } else if (errno != ENOENT) {
+        fail(err, "cannot inspect %s: %s", o->final_dir, strerror(errno));
+        nx_profile_output_abort(o);
+        return -1;
+    }
+    if (rename(o->tmp_dir, o->final_dir) < 0) {
+        fail(err, "cannot rename %s to %s: %s", o->tmp_dir, o->final_dir, strerror(errno));
+        /* Put the previous profile back so a failed run changes nothing. */
+        if (old && rename(old, o->final_dir) < 0) {
+            size_t n = strlen(err->msg);
+            snprintf(err->msg + n, sizeof err->msg - n, "; the previous profile is left at %s", old);
+        }
+        free(old);
+        nx_profile_output_abort(o);
+        return -1;
+    }
+    int rc = 0;
+    if (old && nx_remove_tree(old) < 0)
+        rc = fail(err, "published %s but could not remove the previous profile at %s: %s", o->final_dir, old,
+                  strerror(errno));
+    free(old);
+    free(o->tmp_dir);
+    free(o->final_dir);
+    o->tmp_dir = o->final_dir = NULL;
+    return rc;
+}
+
+void nx_profile_output_abort(nx_profile_output *o)
+{
+    if (o->tmp_dir)
+        nx_remove_tree(o->tmp_dir);
+    free(o->tmp_dir);
+    free(o->final_dir);
+    o->tmp_dir = o->final_dir = NULL;
+}
+
+int nx_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    int rc = 0, saved = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *child = str_printf("%s/%s", path, e->d_name);
+        if (!child || nx_remove_tree(child) < 0) {
+            if (!saved)
+                saved = child ? errno : ENOMEM;
+            rc = -1;
+        }
+        free(child);
+    }
+    closedir(d);
+    if (rc == 0 && rmdir(path) < 0)
+        return -1;
+    if (rc < 0)
+        errno = saved;
+    return rc;
+}

@@ -1,0 +1,64 @@
+/*
+ * profile_output.h — where a processed profile goes, and how it gets there atomically.
+ *
+ * A profile is a directory of Parquet files. It is never built in place: the
+ * processor writes into a temporary sibling of the final directory (same parent,
+ * so the final step is a rename within one file system) and publishes it only
+ * when every table is complete. Publishing moves any previous profile aside,
+ * renames the new one in and then deletes the old one, so at every instant the
+ * final name holds either the old complete profile, the new complete profile, or
+ * (for the instant between the two renames) nothing — never a partial one.
+ *
+ * Layout (DESIGN.md): `--data-path P --display-name N` -> P/profiles/global/N@latest/,
+ * `--output-file DIR` -> DIR. The default data path is $HOME/.nxprof.
+ *
+ * Errors: functions return -1 and fill an nxpq_error (the same message buffer the
+ * table writer uses, so a caller handles one error type). Nothing here prints.
+ */
+#ifndef NX_PROFILE_OUTPUT_H
+#define NX_PROFILE_OUTPUT_H
+
+#include <stddef.h>
+
+#include "parquet/parquet.h"
+
+/* Longest display name accepted, in bytes: leaves room for "@latest", the
+ * temporary suffix and the NAME_MAX (255) limit of one path component. */
+#define NX_DISPLAY_NAME_MAX 200
+
+/* 0 when `name` is a usable display name: not empty, at most NX_DISPLAY_NAME_MAX
+ * bytes, no '/', no "..", no control characters. Otherwise -1 with the reason. */
+int nx_display_name_validate(const char *name, nxpq_error *err);
+
+/* The final profile directory, malloc'd into *out (caller frees):
+ *   output_file != NULL  -> output_file as given (data_path and display_name ignored);
+ *   otherwise            -> <data_path>/profiles/global/<display_name>@latest, with
+ *                           data_path NULL meaning $HOME/.nxprof and display_name
+ *                           validated as above. */
+int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
+                           char **out, nxpq_error *err);
+
+typedef struct nx_profile_output {
+    char *final_dir;   /* where the profile will be published */
+    char *tmp_dir;     /* where it is being built; write tables here */
+} nx_profile_output;
+
+/* Creates the parent directories of final_dir as needed and a fresh, uniquely named
+ * temporary sibling ".<basename>.tmp-<pid>-XXXXXX". On success the caller must end
+ * with exactly one of nx_profile_output_publish() or nx_profile_output_abort(). */
+int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err);
+
+/* Makes the temporary directory the profile at final_dir, replacing any previous
+ * one, and frees o's strings. On failure the previous profile is left (or put back)
+ * under final_dir, the temporary directory is removed, and o's strings are freed. */
+int nx_profile_output_publish(nx_profile_output *o, nxpq_error *err);
+
+/* Removes the temporary directory and everything in it and frees o's strings; the
+ * previous profile, if any, is untouched. Safe on a zeroed struct. */
+void nx_profile_output_abort(nx_profile_output *o);
+
+/* Removes a directory tree (files, subdirectories; symlinks are unlinked, not
+ * followed). Returns 0, or -1 with errno set; a missing path is success. */
+int nx_remove_tree(const char *path);
+
+#endif

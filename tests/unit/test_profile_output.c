@@ -1,0 +1,397 @@
+/*
+ * test_profile_output.c — the output side of `nxprof process`: display-name
+ * validation, target directory resolution, atomic publish over a previous
+ * @latest, abort leaving the old profile alone with no temporary directory, the
+ * schema-driven table writer's file splitting (read back with nxpq_reader), and
+ * SchemaFields.parquet holding the whole catalogue.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "parquet/parquet.h"
+#include "process/profile_output.h"
+#include "process/table_writer.h"
+#include "schema/schema.h"
+
+/* A fresh scratch directory per test, removed afterwards. */
+static int setup(void **state)
+{
+    char *dir = strdup("/tmp/nxprof-test-output-XXXXXX");
+    if (!dir || !mkdtemp(dir))
+        return -1;
+    *state = dir;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    nx_remove_tree(*state);
+    free(*state);
+    return 0;
+}
+
+static char *join(const char *a, const char *b)
+{
+    static char buf[4][1024];
+    static int i;
+    char *p = buf[i++ % 4];
+    snprintf(p, sizeof buf[0], "%s/%s", a, b);
+    return p;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static void touch(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+}
+
+/* Number of entries in `dir` other than . and .. */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void test_display_names(void **state)
+{
+    (void)state;
+    nxpq_error err;
+    const char *good[] = {"my-run", "run.2", "llama layer", "r\xc3\xa9sum\xc3\xa9", ".hidden-ok", "a.b.c"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        assert_int_equal(nx_display_name_validate(good[i], &err), 0);
+    const char *bad[] = {"", "a/b", "/abs", "..", "a..b", "x\ty", "new\nline", "del\x7f"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err.msg[0] = '\0';
+        assert_int_equal(nx_display_name_validate(bad[i], &err), -1);
+        assert_true(strlen(err.msg) > 10);
+    }
+    assert_int_equal(nx_display_name_validate(NULL, &err), -1);
+    char longname[NX_DISPLAY_NAME_MAX + 2];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[NX_DISPLAY_NAME_MAX] = '\0';
+    assert_int_equal(nx_display_name_validate(longname, &err), 0);
+    longname[NX_DISPLAY_NAME_MAX] = 'n';
+    longname[NX_DISPLAY_NAME_MAX + 1] = '\0';
+    assert_int_equal(nx_display_name_validate(longname, &err), -1);
+    assert_non_null(strstr(err.msg, "limit"));
+}
+
+static void test_resolve(void **state)
+{
+    (void)state;
+    nxpq_error err;
+    char *dir;
+    assert_int_equal(nx_profile_dir_resolve("/data", "run", NULL, &dir, &err), 0);
+    assert_string_equal(dir, "/data/profiles/global/run@latest");
+    free(dir);
+    assert_int_equal(nx_profile_dir_resolve("/data", "run", "/out/x", &dir, &err), 0);
+    assert_string_equal(dir, "/out/x");
+    free(dir);
+    assert_int_equal(nx_profile_dir_resolve("/data", "a/../b", NULL, &dir, &err), -1);
+    assert_null(dir);
+    assert_non_null(strstr(err.msg, "display name"));
+
+    const char *home = getenv("HOME");
+    char *saved = home ? strdup(home) : NULL;
+    assert_int_equal(setenv("HOME", "/home/someone", 1), 0);
+    assert_int_equal(nx_profile_dir_resolve(NULL, "run", NULL, &dir, &err), 0);
+    assert_string_equal(dir, "/home/someone/.nxprof/profiles/global/run@latest");
+    free(dir);
+    assert_int_equal(unsetenv("HOME"), 0);
+    assert_int_equal(nx_profile_dir_resolve(NULL, "run", NULL, &dir, &err), -1);
+    assert_non_null(strstr(err.msg, "HOME"));
+    if (saved) {
+        setenv("HOME", saved, 1);
+        free(saved);
+    }
+}
+
+static void test_publish_replaces_and_abort_keeps(void **state)
+{
+    const char *root = *state;
+    nxpq_error err;
+    char *final;
+    assert_int_equal(nx_profile_dir_resolve(root, "run", NULL, &final, &err), 0);
+    char *global = strdup(join(root, "profiles/global"));
+    assert_non_null(global);
+
+    /* First run: nothing to replace; parents are created. */
+    nx_profile_output o;
+    assert_int_equal(nx_profile_output_begin(&o, final, &err), 0);
+    assert_true(exists(o.tmp_dir));
+    assert_false(exists(final));
+    assert_int_equal(strncmp(o.tmp_dir, global, strlen(global)), 0);
+    touch(join(o.tmp_dir, "A.parquet"));
+    assert_int_equal(nx_profile_output_publish(&o, &err), 0);
+    assert_null(o.tmp_dir);
+    assert_true(exists(join(final, "A.parquet")));
+    assert_int_equal(count_entries(global), 1);
+
+    /* Second run replaces the profile whole: A is gone, B is there, no leftovers. */
+    assert_int_equal(nx_profile_output_begin(&o, final, &err), 0);
+    touch(join(o.tmp_dir, "B.parquet"));
+    assert_true(exists(join(final, "A.parquet")));   /* untouched while building */
+    assert_int_equal(nx_profile_output_publish(&o, &err), 0);
+    assert_true(exists(join(final, "B.parquet")));
+    assert_false(exists(join(final, "A.parquet")));
+    assert_int_equal(count_entries(global), 1);
+
+    /* A failed run: abort leaves the previous profile and no temporary directory. */
+    assert_int_equal(nx_profile_output_begin(&o, final, &err), 0);
+    char *tmp = strdup(o.tmp_dir);
+    assert_non_null(tmp);
+    touch(join(o.tmp_dir, "C.parquet"));
+    nx_profile_output_abort(&o);
+    assert_false(exists(tmp));
+    assert_true(exists(join(final, "B.parquet")));
+    assert_false(exists(join(final, "C.parquet")));
+    assert_int_equal(count_entries(global), 1);
+    assert_int_equal(count_entries(final), 1);
+
+    /* A file standing where the profile should go is refused, and cleaned up after. */
+    char *blocked = strdup(join(global, "blocked@latest"));
+    assert_non_null(blocked);
+    touch(blocked);
+    assert_int_equal(nx_profile_output_begin(&o, blocked, &err), 0);
+    assert_int_equal(nx_profile_output_publish(&o, &err), -1);
+    assert_non_null(strstr(err.msg, "not a directory"));
+    assert_int_equal(count_entries(global), 2);
+
+    /* --output-file with a trailing slash publishes to the same directory. */
+    char *outdir = strdup(join(root, "out/"));
+    assert_non_null(outdir);
+    assert_int_equal(nx_profile_output_begin(&o, outdir, &err), 0);
+    touch(join(o.tmp_dir, "D.parquet"));
+    assert_int_equal(nx_profile_output_publish(&o, &err), 0);
+    assert_true(exists(join(root, "out/D.parquet")));
+
+    free(outdir);
+    free(blocked);
+    free(tmp);
+    free(global);
+    free(final);
+}
+
+/* One value per column, by type, derived from the row number so a reader can check
+ * which rows went to which file. */
+static void put_row(nxpq_writer *w, const nx_schema_table *s, int64_t r)
+{
+    for (size_t c = 0; c < s->n_fields; c++) {
+        switch (s->fields[c].column_type) {
+        case NX_COL_INT64: assert_int_equal(nxpq_put_int64(w, c, r), 0); break;
+        case NX_COL_INT32: assert_int_equal(nxpq_put_int32(w, c, (int32_t)r), 0); break;
+        case NX_COL_FLOAT: assert_int_equal(nxpq_put_float(w, c, (float)r), 0); break;
+        case NX_COL_DOUBLE: assert_int_equal(nxpq_put_double(w, c, (double)r), 0); break;
+        case NX_COL_STRING: assert_int_equal(nxpq_put_string(w, c, "v", 1), 0); break;
+        case NX_COL_BOOLEAN: assert_int_equal(nxpq_put_bool(w, c, r % 2), 0); break;
+        case NX_COL_LIST_INT64: assert_int_equal(nxpq_put_list_int64(w, c, &r, 1), 0); break;
+        case NX_COL_LIST_STRING: {
+            nxpq_str item = {"x", 1};
+            assert_int_equal(nxpq_put_list_string(w, c, &item, 1), 0);
+            break;
+        }
+        case NX_COL_OBJECT_LIST: fail_msg("object list in a written table"); break;
+        }
+    }
+}
+
+/* Writes `rows` rows of Instruction with the given per-file limit into `dir`. */
+static void write_instructions(const char *dir, uint64_t rows, uint64_t limit)
+{
+    nxpq_error err;
+    nxpq_writer_options o;
+    nxpq_writer_options_init(&o);
+    o.threads = 1;
+    nx_table_writer *t = nx_table_writer_open(dir, "Instruction", limit, &o, &err);
+    if (!t)
+        fail_msg("%s", err.msg);
+    for (uint64_t r = 0; r < rows; r++) {
+        nxpq_writer *w = nx_table_begin_row(t, &err);
+        if (!w)
+            fail_msg("%s", err.msg);
+        put_row(w, nx_table_writer_schema(t), (int64_t)r);
+        if (nx_table_end_row(t, &err) < 0)
+            fail_msg("%s", err.msg);
+    }
+    assert_int_equal(nx_table_writer_rows(t), rows);
+    if (nx_table_writer_close(t, &err) < 0)
+        fail_msg("%s", err.msg);
+}
+
+/* Opens `path`, checks its row count, schema and metadata, and that start_ts runs
+ * first_row, first_row + 1, ... */
+static void check_file(const char *path, int64_t rows, int64_t first_row)
+{
+    nxpq_error err;
+    nxpq_reader *r = nxpq_reader_open(path, &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    assert_int_equal(nxpq_reader_num_rows(r), rows);
+    const nx_schema_table *s = nx_schema_table_find("Instruction");
+    assert_int_equal(nxpq_reader_num_columns(r), s->n_fields);
+    for (size_t c = 0; c < s->n_fields; c++) {
+        assert_string_equal(nxpq_reader_column(r, c)->name, s->fields[c].name);
+        assert_int_equal(nxpq_reader_column(r, c)->nullable, !s->fields[c].required);
+    }
+    assert_string_equal(nxpq_reader_metadata(r, "profile_schema_version"), NX_SCHEMA_VERSION);
+    assert_non_null(nxpq_reader_metadata(r, "nxprof_version"));
+    size_t ts = (size_t)nxpq_reader_find_column(r, "start_ts");
+    nxpq_scan_options so = {.columns = &ts, .n_columns = 1};
+    nxpq_scan *scan = nxpq_scan_open(r, &so, &err);
+    assert_non_null(scan);
+    const nxpq_batch *b;
+    int64_t next = first_row;
+    int rc;
+    while ((rc = nxpq_scan_next(scan, &b, &err)) == 1)
+        for (size_t i = 0; i < b->n_rows; i++)
+            assert_int_equal(b->columns[0].values.i64[i], next++);
+    assert_int_equal(rc, 0);
+    assert_int_equal(next, first_row + rows);
+    nxpq_scan_close(scan);
+    nxpq_reader_close(r);
+}
+
+static void test_split_naming(void **state)
+{
+    const char *root = *state;
+    /* 25 rows, 10 per file: _0 (10), _1 (10), _2 (5), and no unsplit file. */
+    write_instructions(root, 25, 10);
+    check_file(join(root, "Instruction_0.parquet"), 10, 0);
+    check_file(join(root, "Instruction_1.parquet"), 10, 10);
+    check_file(join(root, "Instruction_2.parquet"), 5, 20);
+    assert_false(exists(join(root, "Instruction_3.parquet")));
+    assert_false(exists(join(root, "Instruction.parquet")));
+    assert_int_equal(count_entries(root), 3);
+}
+
+static void test_no_split_at_the_limit(void **state)
+{
+    const char *root = *state;
+    /* Exactly the limit does not exceed it: one unsplit file. */
+    write_instructions(root, 10, 10);
+    check_file(join(root, "Instruction.parquet"), 10, 0);
+    assert_int_equal(count_entries(root), 1);
+}
+
+static void test_refuses_transient_and_unknown(void **state)
+{
+    const char *root = *state;
+    nxpq_error err;
+    assert_null(nx_table_writer_open(root, "MemoryBandwidthSeries", 0, NULL, &err));
+    assert_non_null(strstr(err.msg, "transient"));
+    assert_null(nx_table_writer_open(root, "NoSuchTable", 0, NULL, &err));
+    assert_non_null(strstr(err.msg, "NoSuchTable"));
+    assert_int_equal(count_entries(root), 0);
+}
+
+static void test_required_null_names_table_and_file(void **state)
+{
+    const char *root = *state;
+    nxpq_error err;
+    nx_table_writer *t = nx_table_writer_open(root, "ActiveTime", 0, NULL, &err);
+    assert_non_null(t);
+    nxpq_writer *w = nx_table_begin_row(t, &err);
+    assert_non_null(w);
+    nxpq_put_null(w, 0);   /* start_ts is required */
+    for (size_t c = 1; c < nx_table_writer_schema(t)->n_fields; c++)
+        nxpq_put_null(w, c);
+    int rc = nx_table_end_row(t, &err);
+    if (rc == 0)
+        rc = nx_table_writer_close(t, &err);
+    else
+        nx_table_writer_abort(t);
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(err.msg, "ActiveTime"));
+    assert_non_null(strstr(err.msg, "ActiveTime.parquet"));
+    assert_false(exists(join(root, "ActiveTime.parquet")));
+}
+
+static void test_schema_fields(void **state)
+{
+    const char *root = *state;
+    nxpq_error err;
+    if (nx_write_schema_fields(root, NULL, &err) < 0)
+        fail_msg("%s", err.msg);
+    nxpq_reader *r = nxpq_reader_open(join(root, "SchemaFields.parquet"), &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    assert_int_equal(nxpq_reader_num_rows(r), 656);
+    assert_int_equal(nx_schema_fields_row_count(), 656);
+    const nx_schema_table *s = nx_schema_table_find("SchemaFields");
+    assert_int_equal(nxpq_reader_num_columns(r), s->n_fields);
+    for (size_t c = 0; c < s->n_fields; c++)
+        assert_string_equal(nxpq_reader_column(r, c)->name, s->fields[c].name);
+
+    /* Every (table, field) pair in catalogue order; bounds null; unit null exactly
+     * where the catalogue gives none. */
+    size_t cols[] = {(size_t)nxpq_reader_find_column(r, "table_name"),
+                     (size_t)nxpq_reader_find_column(r, "field_name"),
+                     (size_t)nxpq_reader_find_column(r, "field_minimum"),
+                     (size_t)nxpq_reader_find_column(r, "field_unit")};
+    nxpq_scan_options so = {.columns = cols, .n_columns = 4};
+    nxpq_scan *scan = nxpq_scan_open(r, &so, &err);
+    assert_non_null(scan);
+    size_t ti = 0, fi = 0, rows = 0;
+    const nxpq_batch *b;
+    int rc;
+    while ((rc = nxpq_scan_next(scan, &b, &err)) == 1) {
+        for (size_t i = 0; i < b->n_rows; i++, rows++) {
+            while (fi == nx_schema_table_at(ti)->n_fields) {
+                ti++;
+                fi = 0;
+            }
+            const nx_schema_table *t = nx_schema_table_at(ti);
+            const nx_schema_field *f = &t->fields[fi++];
+            const nxpq_column_data *tn = &b->columns[0], *fn = &b->columns[1];
+            assert_int_equal(tn->offsets[i + 1] - tn->offsets[i], strlen(t->name));
+            assert_memory_equal(tn->data + tn->offsets[i], t->name, strlen(t->name));
+            assert_int_equal(fn->offsets[i + 1] - fn->offsets[i], strlen(f->name));
+            assert_memory_equal(fn->data + fn->offsets[i], f->name, strlen(f->name));
+            assert_true(b->columns[2].valid && !b->columns[2].valid[i]);
+            bool unit_present = !b->columns[3].valid || b->columns[3].valid[i];
+            assert_int_equal(unit_present, *f->unit != '\0');
+        }
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(rows, 656);
+    nxpq_scan_close(scan);
+    nxpq_reader_close(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_display_names),
+        cmocka_unit_test(test_resolve),
+        cmocka_unit_test_setup_teardown(test_publish_replaces_and_abort_keeps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_split_naming, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_split_at_the_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuses_transient_and_unknown, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_required_null_names_table_and_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_schema_fields, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
