@@ -14,6 +14,7 @@
 #include "schema/schema.h"
 
 static const nx_command *const COMMANDS[] = {
+    &nx_cmd_process,
     &nx_cmd_schema,
     &nx_cmd_synth,
     &nx_cmd_view,

@@ -144,6 +144,16 @@ static char *make_sibling(const char *final_dir, const char *tag, nxpq_error *er
         free(dir);
         return NULL;
     }
+    /* mkdtemp makes it 0700; the published profile should have the usual
+     * permissions (0777 less the umask), like any directory the user makes. */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (chmod(dir, 0777 & ~mask) < 0) {
+        fail(err, "cannot set permissions on %s: %s", dir, strerror(errno));
+        rmdir(dir);
+        free(dir);
+        return NULL;
+    }
     return dir;
 }
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# test_process.sh NXPROF — end-to-end checks of `nxprof process`: a tiny synth
+# capture becomes a profile directory with the expected tables (under
+# --data-path/--display-name and --output-file), a corrupt capture exits 1 with
+# the file named and leaves the previous profile byte-identical with no
+# temporary directory behind, and usage errors exit 2.
+set -u
+BIN=${1:?usage: test_process.sh path/to/nxprof}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { if eval "$1"; then ok; else bad "$2"; fi; }
+
+expect() { # expect CODE DESCRIPTION -- ARGS...
+    local want=$1 what=$2; shift 3
+    local rc
+    OUT=$("$BIN" "$@" 2>&1); rc=$?
+    if [ "$rc" -eq "$want" ]; then ok; else bad "$what: 'nxprof $*' exited $rc, want $want"; echo "$OUT" | head -5; fi
+}
+
+# --- a tiny capture, processed ---
+expect 0 "tiny synth" -- synth --preset tiny --out "$TMP/cap" --seed 3
+expect 0 "process --data-path" -- process "$TMP/cap" --data-path "$TMP/data" --display-name run1
+P="$TMP/data/profiles/global/run1@latest"
+check 'grep -q "$P" <<<"$OUT"' "process prints the profile directory"
+for t in Instruction NeffHeader DmaQueuesInfo Metadata SchemaFields; do
+    check '[ -s "$P/$t.parquet" ] && [ "$(head -c 4 "$P/$t.parquet")" = PAR1 ]' "$t.parquet written"
+done
+check '[ -z "$(ls -A "$TMP/data/profiles/global" | grep -v "^run1@latest$")" ]' "nothing but the profile in profiles/global"
+
+expect 0 "default display name" -- process "$TMP/cap/" --data-path "$TMP/data"
+check '[ -s "$TMP/data/profiles/global/cap@latest/Instruction.parquet" ]' "display name defaults to the capture's base name"
+
+expect 0 "process --output-file" -- process "$TMP/cap" --output-file "$TMP/prof"
+check '[ -s "$TMP/prof/Instruction.parquet" ] && [ -s "$TMP/prof/Metadata.parquet" ]' "--output-file writes DIR"
+
+expect 0 "split tables" -- process "$TMP/cap" --output-file "$TMP/split" --max-rows-per-file 400
+check '[ -s "$TMP/split/Instruction_0.parquet" ] && [ -s "$TMP/split/Instruction_2.parquet" ] && [ ! -e "$TMP/split/Instruction.parquet" ]' \
+    "Instruction split into _0.._k above --max-rows-per-file"
+
+# --- a corrupt capture: exit 1, file named, old profile intact ---
+cp -r "$TMP/cap" "$TMP/bad"
+traces=("$TMP"/bad/*_pid_*/*/trace_*_nc1.nxtrace)
+T=${traces[0]}
+truncate -s -1 "$T"
+before=$(cd "$P" && ls && cat ./* | md5sum)
+expect 1 "truncated trace" -- process "$TMP/bad" --data-path "$TMP/data" --display-name run1
+check 'grep -qF "$T" <<<"$OUT"' "error names the truncated trace"
+after=$(cd "$P" && ls && cat ./* | md5sum)
+check '[ "$before" = "$after" ]' "previous profile untouched after a failed run"
+check '[ -z "$(ls -A "$TMP/data/profiles/global" | grep -v -e "^run1@latest$" -e "^cap@latest$")" ]' "no temporary directory left"
+
+expect 1 "missing capture" -- process "$TMP/nope" --output-file "$TMP/o2"
+check 'grep -qF "$TMP/nope" <<<"$OUT"' "error names the missing directory"
+check '[ ! -e "$TMP/o2" ]' "nothing written for a missing capture"
+
+P2=("$TMP"/bad/*_pid_*/*/program_*.nxprog)
+printf 'X' | dd of="${P2[0]}" bs=1 seek=0 conv=notrunc 2>/dev/null
+expect 1 "corrupt program" -- process "$TMP/bad" --output-file "$TMP/o3"
+check 'grep -qF "program_" <<<"$OUT"' "error names the program file"
+
+# --- usage errors ---
+expect 2 "no capture" -- process --data-path "$TMP/u"
+expect 2 "no destination" -- process "$TMP/cap"
+expect 2 "both destinations" -- process "$TMP/cap" --data-path "$TMP/u" --output-file "$TMP/u2"
+expect 2 "bad max rows" -- process "$TMP/cap" --output-file "$TMP/u2" --max-rows-per-file 0
+expect 2 "non-numeric max rows" -- process "$TMP/cap" --output-file "$TMP/u2" --max-rows-per-file lots
+expect 2 "unknown option" -- process "$TMP/cap" --output-file "$TMP/u2" --frobnicate
+expect 2 "missing value" -- process "$TMP/cap" --data-path
+expect 2 "stray argument" -- process "$TMP/cap" extra --output-file "$TMP/u2"
+expect 2 "bad display name" -- process "$TMP/cap" --data-path "$TMP/u" --display-name "a/b"
+expect 2 "dot-dot display name" -- process "$TMP/cap" --data-path "$TMP/u" --display-name ".."
+check '[ ! -e "$TMP/u" ] && [ ! -e "$TMP/u2" ]' "usage errors write nothing"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
