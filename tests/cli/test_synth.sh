@@ -6,18 +6,7 @@ set -u
 BIN=${1:?usage: test_synth.sh path/to/nxprof}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
-
-expect() { # expect CODE DESCRIPTION -- ARGS...
-    local want=$1 what=$2; shift 3
-    local rc
-    OUT=$("$BIN" "$@" 2>&1); rc=$?
-    if [ "$rc" -eq "$want" ]; then ok; else bad "$what: 'nxprof $*' exited $rc, want $want"; echo "$OUT" | head -5; fi
-}
+. "$(dirname "$0")/harness.sh"
 
 # --- a tiny capture and its layout ---
 expect 0 "tiny synth" -- synth --preset tiny --out "$TMP/a" --seed 3
@@ -87,5 +76,4 @@ expect 2 "missing value" -- synth --out
 expect 2 "stray argument" -- synth --out "$TMP/x" extra
 check '[ ! -e "$TMP/x" ]' "usage errors write nothing"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -3,20 +3,7 @@
 # and exit code 2 with a one-line hint for every kind of usage error.
 set -u
 BIN=${1:?usage: test_usage.sh path/to/nxprof}
-pass=0 fail=0
-
-expect() { # expect CODE DESCRIPTION -- ARGS...
-    local want=$1 what=$2; shift 3
-    local out rc
-    out=$("$BIN" "$@" 2>&1); rc=$?
-    if [ "$rc" -eq "$want" ]; then pass=$((pass + 1))
-    else fail=$((fail + 1)); echo "FAIL: $what: 'nxprof $*' exited $rc, want $want"; echo "$out" | head -5; fi
-    LAST_OUT=$out
-}
-contains() { # contains TEXT DESCRIPTION
-    if grep -qF -- "$1" <<<"$LAST_OUT"; then pass=$((pass + 1))
-    else fail=$((fail + 1)); echo "FAIL: $2: output lacks '$1'"; fi
-}
+. "$(dirname "$0")/harness.sh"
 
 expect 0 "global help" -- --help;                contains "Commands:" "global help lists commands"
 expect 0 "version" -- --version;                 contains "nxprof " "version names the tool"
@@ -40,8 +27,7 @@ expect 2 "schema bad format" -- schema --format xml;   contains "unknown format 
 expect 2 "schema stray argument" -- schema extra
 expect 0 "schema json" -- schema --format json
 expect 0 "view alias" -- view --show-profile-schema;   contains "openapi:" "view prints OpenAPI"
-[ "$("$BIN" view --show-profile-schema)" = "$("$BIN" schema)" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: view --show-profile-schema differs from schema"; }
+check '[ "$("$BIN" view --show-profile-schema)" = "$("$BIN" schema)" ]' "view --show-profile-schema equals schema"
 expect 2 "view with nothing to do" -- view
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
