@@ -440,7 +440,7 @@ static int seq_next(pq_cursor *c, int64_t skip_before, nxpq_error *err)
 {
     while (c->next_pos < c->end) {
         pq_page_header h;
-        size_t body;
+        size_t body = 0;
         if (read_header(c, c->next_pos, &h, &body, err) < 0)
             return -1;
         c->next_pos = body + (size_t)h.compressed_page_size;
@@ -468,7 +468,7 @@ static int idx_load(pq_cursor *c, uint32_t k, nxpq_error *err)
 {
     const pq_page_location *loc = &c->oi.pages[k];
     pq_page_header h;
-    size_t body;
+    size_t body = 0;
     c->pg.loaded = false;
     if (read_header(c, (size_t)loc->offset, &h, &body, err) < 0)
         return -1;
@@ -536,7 +536,7 @@ int pq_cursor_begin(pq_cursor *c, const nxpq_reader *r, const pq_column *col, ui
         return 0;
     /* A dictionary page, if any, comes first; the offset index lists only data pages. */
     pq_page_header h;
-    size_t body;
+    size_t body = 0;
     if (read_header(c, c->start, &h, &body, err) < 0)
         return -1;
     if (h.type != PQ_PAGE_DICTIONARY)

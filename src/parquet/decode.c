@@ -385,7 +385,7 @@ static int delta_miniblock(cur *c, const delta_header *h, unsigned bw, uint64_t 
 int pq_delta_binary_packed(const uint8_t *p, size_t len, bool is32, void *out, size_t n, size_t *used, pq_err *e)
 {
     cur c = {p, p + len};
-    delta_header h;
+    delta_header h = {0};
     if (delta_header_read(&c, &h, e) < 0)
         return -1;
     if (h.total != n)

@@ -2,21 +2,18 @@
  * processor.h — `nxprof process`: turns a capture directory into a profile
  * directory of Parquet tables.
  *
- * This slice reads the program files and every device trace of a capture
- * (streaming: records are held only within each trace's reorder window) and
- * writes, through the catalogue-driven table writer into a temporary directory
- * that is published atomically:
- *   Instruction    one row per instruction record, every trace merged and sorted
- *                  by start_ts, joined with the program's instruction table;
- *   NeffHeader     one row per program file;
- *   DmaQueuesInfo  one row per (program queue, physical core), when queues exist;
- *   Metadata       one row per device trace (clock, hardware, first/last times);
- *   SchemaFields   the catalogue itself.
+ * Two pipelines fill one temporary directory that is then published atomically:
+ * the device pipeline (device_pipeline.h: program files and device traces, one
+ * pass, every device table through its sink) and the system pipeline
+ * (system_tables.h: runtime events, CPU and memory samples, Chrome traces).
+ * Non-fatal capture problems are reported on stderr and become Warning rows;
+ * SchemaFields is always written.
  * A fatal capture or output error leaves any previous profile untouched.
  */
 #ifndef NX_PROCESSOR_H
 #define NX_PROCESSOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +23,10 @@ typedef struct nx_process_options {
     const char *display_name;    /* required unless output_file is set */
     const char *output_file;     /* explicit profile directory, or NULL */
     uint64_t max_rows_per_file;  /* 0: NX_TABLE_MAX_ROWS_DEFAULT */
+    bool ignore_device_profile;  /* skip program files and device traces */
+    bool ignore_system_profile;  /* skip runtime events, samples and Chrome traces */
+    int jobs;                    /* threads encoding Parquet pages; 0: one per CPU (at most 8) */
+    bool progress;               /* a progress line on stderr (the caller checks it is a terminal) */
 } nx_process_options;
 
 typedef struct nx_process_stats {

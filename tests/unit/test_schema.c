@@ -53,7 +53,7 @@ static void test_catalogue_equals_reference(void **state)
     size_t table_i = 0, field_i = 0, rows = 0;
     const nx_schema_table *t = nx_schema_table_at(0);
     while (fgets(line, sizeof line, f)) {
-        char *c[9];
+        char *c[9] = {0};
         int n = split(line, c, 9);
         assert_int_equal(n, 8);
         if (field_i == t->n_fields) {
@@ -93,7 +93,7 @@ static void test_enums_equal_reference(void **state)
     assert_non_null(fgets(line, sizeof line, f));
     size_t n_values = 0;
     while (fgets(line, sizeof line, f)) {
-        char *c[3];
+        char *c[3] = {0};
         assert_int_equal(split(line, c, 3), 2);
         const nx_schema_enum *e = nx_schema_enum_find(c[0]);
         if (!e)

@@ -1,0 +1,423 @@
+/*
+ * device_pipeline.c — reads the device traces once and feeds the sinks in
+ * global start-time order (see device_pipeline.h and device_sink.h).
+ *
+ * DmaPacketAggregated ids are given to dma_block records as they are read, in
+ * file order, and each dma_packet is tied to its block then, because the trace
+ * format promises block/packet consistency in file order (blocks of a queue
+ * complete in order), not in time order. Instruction and DmaPacket ids are given
+ * at dispatch, so they grow with the rows of their time-sorted tables.
+ */
+#include "process/device_pipeline.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pending {
+    nx_trace_record rec;
+    int64_t start_ns;
+    int64_t block_id;                /* dma_block: its id; dma_packet: its block's id */
+    uint64_t seq;                    /* file order, for stable ties */
+} pending;
+
+/* Open blocks of one (pcore, queue), oldest first. */
+typedef struct block_fifo {
+    struct { uint32_t raw; int64_t id; } *v;
+    size_t head, n, cap;
+} block_fifo;
+
+typedef struct trace_stream {
+    nx_device_trace *t;
+    nx_trace_reader *rd;
+    pending *heap;                   /* min-heap by (start_ns, seq) */
+    size_t n, cap;
+    uint64_t max_ts;                 /* largest tick read so far */
+    uint64_t seq;
+    bool eof;
+    block_fifo *fifos;               /* pcore_count x program queues */
+    size_t n_fifos;
+} trace_stream;
+
+struct nx_device_pipeline {
+    nx_program **progs;
+    uint32_t *prog_pcores;
+    size_t n_progs;
+    nx_device_trace *traces;
+    trace_stream *streams;
+    size_t n_traces;
+    uint64_t total_records;
+    int64_t next_block_id;
+};
+
+int64_t nx_trace_unix_ns(const nx_trace_header *h, uint64_t ticks)
+{
+    return h->epoch_ns + (int64_t)nx_trace_ticks_to_ns(h, ticks);
+}
+
+/* ------------------------------------------------------------ opening -- */
+
+int nx_device_pipeline_open(const nx_capture *cap, const nx_cap_warner *warn, nx_device_pipeline **out,
+                            nx_cap_error *err)
+{
+    *out = NULL;
+    nx_device_pipeline *p = calloc(1, sizeof *p);
+    size_t np = 0, nt = 0;
+    for (size_t i = 0; i < cap->n_sessions; i++) {
+        np += cap->sessions[i].n_programs;
+        for (size_t j = 0; j < cap->sessions[i].n_programs; j++)
+            nt += cap->sessions[i].programs[j].n_traces;
+    }
+    if (p) {
+        p->progs = calloc(np + 1, sizeof *p->progs);
+        p->prog_pcores = calloc(np + 1, sizeof *p->prog_pcores);
+        p->traces = calloc(nt + 1, sizeof *p->traces);
+        p->streams = calloc(nt + 1, sizeof *p->streams);
+    }
+    if (!p || !p->progs || !p->prog_pcores || !p->traces || !p->streams) {
+        snprintf(err->msg, sizeof err->msg, "out of memory opening the device traces");
+        nx_device_pipeline_close(p);
+        return -1;
+    }
+    for (size_t i = 0; i < cap->n_sessions; i++) {
+        const nx_cap_session *ses = &cap->sessions[i];
+        for (size_t j = 0; j < ses->n_programs; j++) {
+            const nx_cap_program_file *pf = &ses->programs[j];
+            size_t pi = p->n_progs;
+            if (nx_program_open(pf->path, &p->progs[pi], warn, err) != 0)
+                goto fail;
+            p->n_progs++;
+            for (size_t k = 0; k < pf->n_traces; k++) {
+                nx_device_trace *t = &p->traces[p->n_traces];
+                trace_stream *s = &p->streams[p->n_traces];
+                t->index = p->n_traces;
+                t->path = pf->traces[k].path;
+                t->prog = p->progs[pi];
+                t->prog_index = pi;
+                if (nx_trace_reader_open(t->path, t->prog, warn, &s->rd, err) != 0)
+                    goto fail;
+                p->n_traces++;
+                s->t = t;
+                t->hdr = *nx_trace_reader_header(s->rd);
+                p->total_records += nx_trace_reader_record_count(s->rd);
+                if (t->hdr.pcore_count > p->prog_pcores[pi])
+                    p->prog_pcores[pi] = t->hdr.pcore_count;
+                s->n_fifos = (size_t)t->hdr.pcore_count * t->prog->n_queues;
+                s->fifos = calloc(s->n_fifos + 1, sizeof *s->fifos);
+                if (!s->fifos) {
+                    snprintf(err->msg, sizeof err->msg, "%s: out of memory", t->path);
+                    goto fail;
+                }
+            }
+        }
+    }
+    *out = p;
+    return 0;
+fail:
+    nx_device_pipeline_close(p);
+    return -1;
+}
+
+void nx_device_pipeline_describe(const nx_device_pipeline *p, nx_process_ctx *ctx)
+{
+    ctx->progs = p->progs;
+    ctx->n_progs = p->n_progs;
+    ctx->prog_pcores = p->prog_pcores;
+    ctx->traces = p->traces;
+    ctx->n_traces = p->n_traces;
+}
+
+uint64_t nx_device_pipeline_total_records(const nx_device_pipeline *p)
+{
+    return p->total_records;
+}
+
+void nx_device_pipeline_close(nx_device_pipeline *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n_traces; i++) {
+        trace_stream *s = &p->streams[i];
+        nx_trace_reader_close(s->rd);
+        free(s->heap);
+        for (size_t f = 0; f < s->n_fifos; f++)
+            free(s->fifos[f].v);
+        free(s->fifos);
+    }
+    for (size_t i = 0; i < p->n_progs; i++)
+        nx_program_close(p->progs[i]);
+    free(p->streams);
+    free(p->traces);
+    free(p->progs);
+    free(p->prog_pcores);
+    free(p);
+}
+
+/* ------------------------------------------------------------ per-trace heap -- */
+
+static bool before(const pending *a, const pending *b)
+{
+    return a->start_ns < b->start_ns || (a->start_ns == b->start_ns && a->seq < b->seq);
+}
+
+static void heap_push(trace_stream *s, const pending *x)
+{
+    size_t i = s->n++;
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (!before(x, &s->heap[up]))
+            break;
+        s->heap[i] = s->heap[up];
+        i = up;
+    }
+    s->heap[i] = *x;
+}
+
+static void heap_pop(trace_stream *s)
+{
+    pending last = s->heap[--s->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->n)
+            break;
+        if (c + 1 < s->n && before(&s->heap[c + 1], &s->heap[c]))
+            c++;
+        if (!before(&s->heap[c], &last))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->n > 0)
+        s->heap[i] = last;
+}
+
+static bool head_ready(const trace_stream *s)
+{
+    if (s->n == 0)
+        return false;
+    if (s->eof)
+        return true;
+    uint64_t w = s->t->hdr.reorder_window_ticks;
+    return s->max_ts >= w && s->heap[0].rec.ts <= s->max_ts - w;
+}
+
+/* ------------------------------------------------------------ blocks -- */
+
+static int fifo_push(block_fifo *f, uint32_t raw, int64_t id)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 16;
+        void *v = malloc(cap * sizeof *f->v);
+        if (!v)
+            return -1;
+        for (size_t i = 0; i < f->n; i++)
+            memcpy((char *)v + i * sizeof *f->v, &f->v[(f->head + i) % f->cap], sizeof *f->v);
+        free(f->v);
+        f->v = v;
+        f->cap = cap;
+        f->head = 0;
+    }
+    f->v[(f->head + f->n) % f->cap].raw = raw;
+    f->v[(f->head + f->n) % f->cap].id = id;
+    f->n++;
+    return 0;
+}
+
+/* The id of open block `raw`; blocks before it are finished (they complete in order). */
+static int64_t fifo_find(block_fifo *f, uint32_t raw)
+{
+    while (f->n > 0 && f->v[f->head].raw != raw) {
+        f->head = (f->head + 1) % f->cap;
+        f->n--;
+    }
+    return f->n > 0 ? f->v[f->head].id : -1;
+}
+
+static int tie_blocks(nx_device_pipeline *p, trace_stream *s, pending *x, nx_cap_error *err)
+{
+    const nx_trace_record *r = &x->rec;
+    if (r->kind != NX_REC_DMA_BLOCK && r->kind != NX_REC_DMA_PACKET)
+        return 0;
+    uint16_t q = r->kind == NX_REC_DMA_BLOCK ? r->u.block.queue : r->u.packet.queue;
+    block_fifo *f = &s->fifos[(size_t)r->pcore * s->t->prog->n_queues + q];
+    if (r->kind == NX_REC_DMA_BLOCK) {
+        x->block_id = p->next_block_id++;
+        if (fifo_push(f, r->u.block.block_id, x->block_id) != 0) {
+            snprintf(err->msg, sizeof err->msg, "%s: out of memory for open DMA blocks", s->t->path);
+            return -1;
+        }
+        return 0;
+    }
+    x->block_id = fifo_find(f, r->u.packet.block_id);
+    if (x->block_id < 0) {   /* the reader rejects this; kept as a guard */
+        snprintf(err->msg, sizeof err->msg, "%s (at %" PRIu64 "): packet of DMA block %" PRIu32 " not announced",
+                 s->t->path, nx_trace_reader_offset(s->rd), r->u.packet.block_id);
+        return -1;
+    }
+    return 0;
+}
+
+static bool has_end(unsigned kind)
+{
+    return kind == NX_REC_INSTRUCTION || kind == NX_REC_DMA_PACKET || kind == NX_REC_CC_OP ||
+           kind == NX_REC_CC_INSTR || kind == NX_REC_THROTTLE || kind == NX_REC_EXECUTION;
+}
+
+/* Reads until the stream's earliest pending record can no longer be preceded by
+ * a later one, or the trace ends. */
+static int stream_fill(nx_device_pipeline *p, trace_stream *s, nx_cap_error *err)
+{
+    nx_device_trace *t = s->t;
+    while (!s->eof && !head_ready(s)) {
+        pending x;
+        int rc = nx_trace_reader_next(s->rd, &x.rec, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            s->eof = true;
+            break;
+        }
+        x.start_ns = nx_trace_unix_ns(&t->hdr, x.rec.ts);
+        x.seq = s->seq++;
+        x.block_id = -1;
+        int64_t hi = has_end(x.rec.kind) ? nx_trace_unix_ns(&t->hdr, x.rec.end) : x.start_ns;
+        if (!t->any || x.start_ns < t->first_ns)
+            t->first_ns = x.start_ns;
+        if (!t->any || hi > t->last_ns)
+            t->last_ns = hi;
+        t->any = true;
+        t->records++;
+        if (x.rec.ts > s->max_ts)
+            s->max_ts = x.rec.ts;
+        if (tie_blocks(p, s, &x, err) != 0)
+            return -1;
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 256;
+            pending *h = realloc(s->heap, cap * sizeof *h);
+            if (!h) {
+                snprintf(err->msg, sizeof err->msg, "%s: out of memory for the reorder window", t->path);
+                return -1;
+            }
+            s->heap = h;
+            s->cap = cap;
+        }
+        heap_push(s, &x);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ the run -- */
+
+typedef struct sink_slot {
+    const nx_device_sink *sink;
+    void *state;
+    bool open;
+} sink_slot;
+
+static void abort_sinks(sink_slot *slots, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (slots[i].open && slots[i].sink->abort)
+            slots[i].sink->abort(slots[i].state);
+        slots[i].open = false;
+    }
+}
+
+int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_progress_fn progress,
+                           void *progress_ctx, unsigned *tables, uint64_t *instructions, char *err,
+                           size_t errlen)
+{
+    size_t ns = nx_device_sink_count;
+    sink_slot *slots = calloc(ns + 1, sizeof *slots);
+    /* Per kind, the sinks that want it, so a record costs only its consumers. */
+    size_t *by_kind[NX_REC_KIND_MAX + 1] = {0};
+    size_t n_by_kind[NX_REC_KIND_MAX + 1] = {0};
+    nxpq_error perr = {{0}};
+    nx_cap_error cerr = {{0}};
+    int rc = -1;
+    *instructions = 0;
+    if (!slots) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (unsigned k = 1; k <= NX_REC_KIND_MAX; k++) {
+        by_kind[k] = calloc(ns + 1, sizeof *by_kind[k]);
+        if (!by_kind[k]) {
+            snprintf(err, errlen, "out of memory");
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < ns; i++) {
+        slots[i].sink = nx_device_sinks[i];
+        if (slots[i].sink->open(ctx, &slots[i].state, &perr) != 0) {
+            snprintf(err, errlen, "%s", perr.msg);
+            goto done;
+        }
+        slots[i].open = true;
+        for (unsigned k = 1; k <= NX_REC_KIND_MAX; k++)
+            if (slots[i].sink->kinds & NX_KIND_BIT(k))
+                by_kind[k][n_by_kind[k]++] = i;
+    }
+    for (size_t i = 0; i < p->n_traces; i++) {
+        if (stream_fill(p, &p->streams[i], &cerr) != 0) {
+            snprintf(err, errlen, "%s", cerr.msg);
+            goto done;
+        }
+    }
+    int64_t next_id[NX_REC_KIND_MAX + 1] = {0};
+    uint64_t done_records = 0;
+    for (;;) {
+        trace_stream *best = NULL;
+        for (size_t i = 0; i < p->n_traces; i++) {
+            trace_stream *s = &p->streams[i];
+            if (s->n > 0 && (!best || s->heap[0].start_ns < best->heap[0].start_ns))
+                best = s;
+        }
+        if (!best)
+            break;
+        const pending *x = &best->heap[0];
+        unsigned k = x->rec.kind;
+        nx_device_event ev = {
+            .trace = best->t,
+            .rec = &x->rec,
+            .start_ns = x->start_ns,
+            .end_ns = has_end(k) ? nx_trace_unix_ns(&best->t->hdr, x->rec.end) : x->start_ns,
+            .id = k == NX_REC_DMA_BLOCK ? x->block_id : next_id[k]++,
+            .block_id = k == NX_REC_DMA_PACKET ? x->block_id : -1,
+        };
+        for (size_t j = 0; j < n_by_kind[k]; j++) {
+            sink_slot *sl = &slots[by_kind[k][j]];
+            if (sl->sink->event(sl->state, &ev, &perr) != 0) {
+                snprintf(err, errlen, "%s", perr.msg);
+                goto done;
+            }
+        }
+        heap_pop(best);
+        if (stream_fill(p, best, &cerr) != 0) {
+            snprintf(err, errlen, "%s", cerr.msg);
+            goto done;
+        }
+        if (progress && (++done_records & 0xFFFFF) == 0)
+            progress(progress_ctx, done_records, p->total_records);
+    }
+    *instructions = (uint64_t)next_id[NX_REC_INSTRUCTION];
+    for (size_t i = 0; i < ns; i++) {
+        slots[i].open = false;
+        if (slots[i].sink->finish(slots[i].state, ctx, tables, &perr) != 0) {
+            snprintf(err, errlen, "%s", perr.msg);
+            abort_sinks(slots + i + 1, ns - i - 1);
+            goto done;
+        }
+    }
+    if (progress)
+        progress(progress_ctx, done_records, p->total_records);
+    rc = 0;
+done:
+    abort_sinks(slots, ns);
+    for (unsigned k = 1; k <= NX_REC_KIND_MAX; k++)
+        free(by_kind[k]);
+    free(slots);
+    return rc;
+}

@@ -1,0 +1,72 @@
+/*
+ * row.h — one row at a time into a catalogue table, with the schema's promises kept.
+ *
+ * The processor's tables are all written through this helper. It records which
+ * columns a row filled and puts null into every other one at nx_row_end(); a
+ * required column left empty is an error naming the table and field, so no
+ * required value is ever silently null. Values are converted to the column's
+ * Parquet type (an integer put into an INT32 column is range-checked; a number
+ * goes to FLOAT or DOUBLE as the catalogue says).
+ *
+ * Usage:
+ *     nx_row r;
+ *     nx_row_open(&r, &ctx->dest, "Throttle", &err);
+ *     size_t c_ts = nx_row_col(&r, "timestamp");           // resolve once
+ *     for (...) { nx_row_begin(&r, &err); nx_row_i64(&r, c_ts, t); ...; nx_row_end(&r, &err); }
+ *     nx_row_close(&r, true, &tables, &err);               // false: abort, nothing kept
+ * Put functions never fail on their own; the first problem (unknown column,
+ * value out of range, codec error) is reported by nx_row_end().
+ */
+#ifndef NX_ROW_H
+#define NX_ROW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+#include "process/table_writer.h"
+#include "schema/schema.h"
+
+/* Where a profile's tables go and how they are written. */
+typedef struct nx_table_dest {
+    const char *dir;                         /* the (temporary) profile directory */
+    uint64_t max_rows;                       /* per-file row limit; 0: the default */
+    const nxpq_writer_options *base;         /* codec options (threads, ...); NULL: defaults */
+} nx_table_dest;
+
+typedef struct nx_row {
+    nx_table_writer *tw;
+    const nx_schema_table *s;
+    nxpq_writer *w;
+    bool *set;                       /* per column: a value was put this row */
+    int rc;                          /* first put failure */
+    const char *missing;             /* a field name the catalogue lacks */
+    const char *bad;                 /* a field whose value did not fit */
+} nx_row;
+
+int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_error *err);
+int nx_row_begin(nx_row *r, nxpq_error *err);
+/* Column index of `name`; an unknown name makes every put to it, and the row, fail. */
+size_t nx_row_col(nx_row *r, const char *name);
+
+void nx_row_i64(nx_row *r, size_t c, int64_t v);          /* INT64 or INT32 column */
+void nx_row_num(nx_row *r, size_t c, double v);           /* FLOAT or DOUBLE column */
+void nx_row_bool(nx_row *r, size_t c, bool v);
+void nx_row_str(nx_row *r, size_t c, const char *s);
+void nx_row_strn(nx_row *r, size_t c, const char *s, size_t len);
+void nx_row_list_i64(nx_row *r, size_t c, const int64_t *v, size_t n);
+/* Optional values: NX_ABSENT (-1) and NULL/"" leave the column null. */
+void nx_row_opt_i64(nx_row *r, size_t c, int64_t v);
+void nx_row_opt_str(nx_row *r, size_t c, const char *s);
+
+int nx_row_end(nx_row *r, nxpq_error *err);
+/* Finishes the table and counts it in *tables. A table that got no rows is not
+ * written (a profile holds a table only when it has that activity); ok false
+ * aborts, removing what was written. Always releases r; safe on a zeroed r. */
+int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err);
+/* Aborts the table, for error paths (same as nx_row_close(r, false, ...)). */
+void nx_row_discard(nx_row *r);
+uint64_t nx_row_count(const nx_row *r);
+
+#endif
