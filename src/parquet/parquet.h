@@ -155,6 +155,13 @@ int nxpq_put_list_string(nxpq_writer *w, size_t col, const nxpq_str *items, size
 int nxpq_put_int64_array(nxpq_writer *w, size_t col, const int64_t *v, size_t n);
 int nxpq_put_double_array(nxpq_writer *w, size_t col, const double *v, size_t n);
 int nxpq_put_string_array(nxpq_writer *w, size_t col, const nxpq_str *v, size_t n);
+/* Masked batch forms: n values, valid[i] == 0 marks a null (valid NULL: none).
+ * The int64 form also fills INT32 columns (a value outside INT32 fails the
+ * writer, naming the column and row); the double form also fills FLOAT columns;
+ * the bool form takes one byte per value. A null in a required column fails. */
+int nxpq_put_int64_masked(nxpq_writer *w, size_t col, const int64_t *v, const uint8_t *valid, size_t n);
+int nxpq_put_double_masked(nxpq_writer *w, size_t col, const double *v, const uint8_t *valid, size_t n);
+int nxpq_put_bool_masked(nxpq_writer *w, size_t col, const uint8_t *v, const uint8_t *valid, size_t n);
 
 /* Close the current row (or the last n rows after batch puts): every column
  * must hold exactly the same number of values. May flush a row group. */

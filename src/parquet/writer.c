@@ -732,6 +732,103 @@ int nxpq_put_string_array(nxpq_writer *w, size_t col, const nxpq_str *v, size_t 
     return 0;
 }
 
+/* A null in column c, with the required-column check batch callers need. */
+static int value_null(nxpq_writer *w, col_writer *c, size_t row_in_batch)
+{
+    if (!c->spec.nullable)
+        return fail(w, "column '%s' is required: null at row %llu", c->spec.name,
+                    (unsigned long long)(w->rows + row_in_batch));
+    push_levels(c, 0, 0);
+    open_raw(c)->stats.nulls++;
+    return 0;
+}
+
+static col_writer *column_for_masked(nxpq_writer *w, size_t col, nxpq_type a, nxpq_type b, size_t n)
+{
+    if (w->failed)
+        return NULL;
+    if (col >= w->n_cols) {
+        fail(w, "column index %zu out of range (%zu columns)", col, w->n_cols);
+        return NULL;
+    }
+    col_writer *c = &w->cols[col];
+    if (c->spec.type != a && c->spec.type != b) {
+        fail(w, "column '%s' is %s, not %s", c->spec.name, nxpq_type_name(c->spec.type), nxpq_type_name(a));
+        return NULL;
+    }
+    c->row_pending += n;
+    return c;
+}
+
+int nxpq_put_int64_masked(nxpq_writer *w, size_t col, const int64_t *v, const uint8_t *valid, size_t n)
+{
+    col_writer *c = column_for_masked(w, col, NXPQ_INT64, NXPQ_INT32, n);
+    if (!c)
+        return -1;
+    bool narrow = c->spec.type == NXPQ_INT32;
+    for (size_t i = 0; i < n; i++) {
+        if (valid && !valid[i]) {
+            if (value_null(w, c, i) != 0)
+                return -1;
+            continue;
+        }
+        if (narrow && (v[i] < INT32_MIN || v[i] > INT32_MAX))
+            return fail(w, "column '%s': %lld at row %llu does not fit INT32", c->spec.name, (long long)v[i],
+                        (unsigned long long)(w->rows + i));
+        push_levels(c, c->max_def, 0);
+        if (value_int(w, c, v[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int nxpq_put_double_masked(nxpq_writer *w, size_t col, const double *v, const uint8_t *valid, size_t n)
+{
+    col_writer *c = column_for_masked(w, col, NXPQ_DOUBLE, NXPQ_FLOAT, n);
+    if (!c)
+        return -1;
+    bool narrow = c->spec.type == NXPQ_FLOAT;
+    for (size_t i = 0; i < n; i++) {
+        if (valid && !valid[i]) {
+            if (value_null(w, c, i) != 0)
+                return -1;
+            continue;
+        }
+        int rc;
+        if (narrow) {
+            float f = (float)v[i];
+            rc = put_floating(w, c, f, &f, 4);
+        } else {
+            rc = put_floating(w, c, v[i], &v[i], 8);
+        }
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int nxpq_put_bool_masked(nxpq_writer *w, size_t col, const uint8_t *v, const uint8_t *valid, size_t n)
+{
+    col_writer *c = column_for_masked(w, col, NXPQ_BOOLEAN, NXPQ_BOOLEAN, n);
+    if (!c)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (valid && !valid[i]) {
+            if (value_null(w, c, i) != 0)
+                return -1;
+            continue;
+        }
+        push_levels(c, c->max_def, 0);
+        raw_page *p = open_raw(c);
+        char b = v[i] ? 1 : 0;
+        stats_int(&p->stats, b);
+        p->values++;
+        if (buf_append(w, &p->plain, &b, 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------- row groups */
 
 static int write_bytes(nxpq_writer *w, const void *p, size_t n)

@@ -1,4 +1,15 @@
-/* row.c — catalogue rows with null filling and required-field checks (see row.h). */
+/*
+ * row.c — catalogue rows, buffered column by column and handed to the Parquet
+ * writer in batches (see row.h).
+ *
+ * Each column keeps a value array of its kind (int64 for both integer widths,
+ * double for both float widths, a byte for booleans, an (offset, length) pair
+ * into the batch's arena for strings, an (offset, count) pair into the item
+ * arrays for lists) and a validity byte per row. Validity starts at 0 for the
+ * whole capacity, so a column nobody put is a null without any per-row work; the
+ * codec refuses a null in a required column, which is how a missing required
+ * value surfaces.
+ */
 #include "process/row.h"
 
 #include <stdio.h>
@@ -7,6 +18,62 @@
 
 #include "capture/program_file.h"
 
+typedef enum { KIND_INT, KIND_NUM, KIND_BOOL, KIND_STR, KIND_LIST_INT, KIND_LIST_STR } col_kind;
+
+struct nx_row_column {
+    col_kind kind;
+    uint8_t *valid;
+    union {
+        int64_t *i;
+        double *d;
+        uint8_t *b;
+        struct span { uint64_t off, len; } *s;   /* strings: arena bytes; lists: items */
+    } v;
+};
+
+static col_kind kind_of(nx_column_type t)
+{
+    switch (t) {
+    case NX_COL_INT64:
+    case NX_COL_INT32: return KIND_INT;
+    case NX_COL_FLOAT:
+    case NX_COL_DOUBLE: return KIND_NUM;
+    case NX_COL_BOOLEAN: return KIND_BOOL;
+    case NX_COL_LIST_INT64: return KIND_LIST_INT;
+    case NX_COL_LIST_STRING: return KIND_LIST_STR;
+    default: return KIND_STR;
+    }
+}
+
+static size_t value_size(col_kind k)
+{
+    switch (k) {
+    case KIND_INT: return sizeof(int64_t);
+    case KIND_NUM: return sizeof(double);
+    case KIND_BOOL: return 1;
+    default: return sizeof(struct span);
+    }
+}
+
+/* Grows every column to cap rows; new validity bytes are 0 (null). */
+static int grow(nx_row *r, size_t cap)
+{
+    for (size_t c = 0; c < r->s->n_fields; c++) {
+        nx_row_column *col = &r->cols[c];
+        uint8_t *valid = realloc(col->valid, cap);
+        if (!valid)
+            return -1;
+        memset(valid + r->cap, 0, cap - r->cap);
+        col->valid = valid;
+        void *v = realloc(col->v.i, cap * value_size(col->kind));
+        if (!v)
+            return -1;
+        col->v.i = v;
+    }
+    r->cap = cap;
+    return 0;
+}
+
 int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -14,24 +81,116 @@ int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_er
     if (!r->tw)
         return -1;
     r->s = nx_table_writer_schema(r->tw);
-    r->set = calloc(r->s->n_fields, sizeof *r->set);
-    if (!r->set) {
-        nx_table_writer_abort(r->tw);
-        r->tw = NULL;
-        snprintf(err->msg, sizeof err->msg, "%s: out of memory", table);
-        return -1;
+    r->cols = calloc(r->s->n_fields, sizeof *r->cols);
+    if (r->cols) {
+        for (size_t c = 0; c < r->s->n_fields; c++)
+            r->cols[c].kind = kind_of(r->s->fields[c].column_type);
+        if (grow(r, 16) == 0)
+            return 0;
     }
+    nx_row_discard(r);
+    snprintf(err->msg, sizeof err->msg, "%s: out of memory", table);
+    return -1;
+}
+
+static nxpq_error *codec_fail(nx_row *r, nxpq_error *err, const char *what)
+{
+    snprintf(err->msg, sizeof err->msg, "%s: %s", r->s->name, what);
+    return err;
+}
+
+/* Hands rows [0, r->n) to the codec, file by file, and empties the batch. */
+static int flush(nx_row *r, nxpq_error *err)
+{
+    size_t done = 0;
+    nxpq_str *strs = NULL;
+    while (done < r->n) {
+        size_t fit;
+        nxpq_writer *w = nx_table_begin_rows(r->tw, r->n - done, &fit, err);
+        if (!w)
+            goto fail;
+        for (size_t c = 0; c < r->s->n_fields; c++) {
+            nx_row_column *col = &r->cols[c];
+            const uint8_t *valid = col->valid + done;
+            switch (col->kind) {
+            case KIND_INT:
+                nxpq_put_int64_masked(w, c, col->v.i + done, valid, fit);
+                break;
+            case KIND_NUM:
+                nxpq_put_double_masked(w, c, col->v.d + done, valid, fit);
+                break;
+            case KIND_BOOL:
+                nxpq_put_bool_masked(w, c, col->v.b + done, valid, fit);
+                break;
+            case KIND_STR:
+                if (!strs && !(strs = malloc(r->cap * sizeof *strs))) {
+                    codec_fail(r, err, "out of memory");
+                    goto fail;
+                }
+                for (size_t i = 0; i < fit; i++) {
+                    const struct span *sp = &col->v.s[done + i];
+                    strs[i].ptr = valid[i] ? r->arena + sp->off : NULL;
+                    strs[i].len = valid[i] ? sp->len : 0;
+                }
+                nxpq_put_string_array(w, c, strs, fit);
+                break;
+            case KIND_LIST_INT:
+            case KIND_LIST_STR:
+                for (size_t i = 0; i < fit; i++) {
+                    const struct span *sp = &col->v.s[done + i];
+                    if (!valid[i]) {
+                        nxpq_put_null(w, c);
+                    } else if (col->kind == KIND_LIST_INT) {
+                        nxpq_put_list_int64(w, c, r->ints + sp->off, sp->len);
+                    } else {
+                        nxpq_str items[64], *it = sp->len <= 64 ? items : malloc(sp->len * sizeof *it);
+                        if (!it) {
+                            codec_fail(r, err, "out of memory");
+                            goto fail;
+                        }
+                        /* items are (offset, length) pairs in ints */
+                        for (size_t k = 0; k < sp->len; k++) {
+                            it[k].ptr = r->arena + r->ints[sp->off + 2 * k];
+                            it[k].len = (size_t)r->ints[sp->off + 2 * k + 1];
+                        }
+                        nxpq_put_list_string(w, c, it, sp->len);
+                        if (it != items)
+                            free(it);
+                    }
+                }
+                break;
+            }
+        }
+        /* Put failures poison the codec writer; ending the rows reports them. */
+        if (nx_table_end_rows(r->tw, fit, err) != 0)
+            goto fail;
+        done += fit;
+    }
+    free(strs);
+    for (size_t c = 0; c < r->s->n_fields; c++)
+        memset(r->cols[c].valid, 0, r->n);
+    r->n = 0;
+    r->arena_len = 0;
+    r->ints_len = 0;
     return 0;
+fail:
+    free(strs);
+    return -1;
 }
 
 int nx_row_begin(nx_row *r, nxpq_error *err)
 {
-    r->w = nx_table_begin_row(r->tw, err);
-    if (!r->w)
-        return -1;
-    memset(r->set, 0, r->s->n_fields * sizeof *r->set);
-    r->rc = 0;
-    return 0;
+    if (r->n < r->cap)
+        return 0;
+    if (r->cap < NX_ROW_BATCH) {
+        if (grow(r, r->cap * 4 < NX_ROW_BATCH ? r->cap * 4 : NX_ROW_BATCH) != 0) {
+            r->oom = true;
+            codec_fail(r, err, "out of memory");
+            return -1;
+        }
+        return 0;
+    }
+    return flush(r, err);
 }
 
 size_t nx_row_col(nx_row *r, const char *name)
@@ -44,64 +203,89 @@ size_t nx_row_col(nx_row *r, const char *name)
     return (size_t)c;
 }
 
-static bool known(nx_row *r, size_t c)
+/* The column c if it exists and holds values of kind k; else notes the problem. */
+static nx_row_column *slot(nx_row *r, size_t c, col_kind k)
 {
-    if (c < r->s->n_fields)
-        return true;
-    if (r->rc == 0)
-        r->rc = -1;
-    return false;
-}
-
-static void mark(nx_row *r, size_t c, int rc)
-{
-    r->set[c] = true;
-    if (rc != 0 && r->rc == 0)
-        r->rc = rc;
-}
-
-static void out_of_range(nx_row *r, size_t c)
-{
-    r->bad = r->s->fields[c].name;
-    if (r->rc == 0)
-        r->rc = -1;
-    r->set[c] = true;
+    if (c >= r->s->n_fields)
+        return NULL;   /* nx_row_col() noted the name */
+    nx_row_column *col = &r->cols[c];
+    if (col->kind != k) {
+        r->wrong = r->s->fields[c].name;
+        return NULL;
+    }
+    col->valid[r->n] = 1;
+    return col;
 }
 
 void nx_row_i64(nx_row *r, size_t c, int64_t v)
 {
-    if (!known(r, c))
-        return;
-    if (r->s->fields[c].column_type == NX_COL_INT32) {
-        if (v < INT32_MIN || v > INT32_MAX)
-            out_of_range(r, c);
-        else
-            mark(r, c, nxpq_put_int32(r->w, c, (int32_t)v));
-    } else {
-        mark(r, c, nxpq_put_int64(r->w, c, v));
-    }
+    nx_row_column *col = slot(r, c, KIND_INT);
+    if (col)
+        col->v.i[r->n] = v;
 }
 
 void nx_row_num(nx_row *r, size_t c, double v)
 {
-    if (!known(r, c))
-        return;
-    if (r->s->fields[c].column_type == NX_COL_FLOAT)
-        mark(r, c, nxpq_put_float(r->w, c, (float)v));
-    else
-        mark(r, c, nxpq_put_double(r->w, c, v));
+    nx_row_column *col = slot(r, c, KIND_NUM);
+    if (col)
+        col->v.d[r->n] = v;
 }
 
 void nx_row_bool(nx_row *r, size_t c, bool v)
 {
-    if (known(r, c))
-        mark(r, c, nxpq_put_bool(r->w, c, v));
+    nx_row_column *col = slot(r, c, KIND_BOOL);
+    if (col)
+        col->v.b[r->n] = v ? 1 : 0;
+}
+
+/* Copies n bytes into the arena; returns the offset, or UINT64_MAX when out of memory. */
+static uint64_t arena_put(nx_row *r, const char *s, size_t n)
+{
+    if (r->arena_cap - r->arena_len < n) {
+        size_t cap = r->arena_cap ? r->arena_cap : 4096;
+        while (cap - r->arena_len < n)
+            cap *= 2;
+        char *a = realloc(r->arena, cap);
+        if (!a) {
+            r->oom = true;
+            return UINT64_MAX;
+        }
+        r->arena = a;
+        r->arena_cap = cap;
+    }
+    uint64_t off = r->arena_len;
+    memcpy(r->arena + off, s, n);
+    r->arena_len += n;
+    return off;
+}
+
+static int64_t *ints_reserve(nx_row *r, size_t n)
+{
+    if (r->ints_cap - r->ints_len < n) {
+        size_t cap = r->ints_cap ? r->ints_cap : 256;
+        while (cap - r->ints_len < n)
+            cap *= 2;
+        int64_t *v = realloc(r->ints, cap * sizeof *v);
+        if (!v) {
+            r->oom = true;
+            return NULL;
+        }
+        r->ints = v;
+        r->ints_cap = cap;
+    }
+    int64_t *at = r->ints + r->ints_len;
+    r->ints_len += n;
+    return at;
 }
 
 void nx_row_strn(nx_row *r, size_t c, const char *s, size_t len)
 {
-    if (known(r, c))
-        mark(r, c, nxpq_put_string(r->w, c, s, len));
+    nx_row_column *col = slot(r, c, KIND_STR);
+    if (!col)
+        return;
+    uint64_t off = arena_put(r, s, len);
+    col->v.s[r->n].off = off == UINT64_MAX ? 0 : off;
+    col->v.s[r->n].len = off == UINT64_MAX ? 0 : len;
 }
 
 void nx_row_str(nx_row *r, size_t c, const char *s)
@@ -111,8 +295,35 @@ void nx_row_str(nx_row *r, size_t c, const char *s)
 
 void nx_row_list_i64(nx_row *r, size_t c, const int64_t *v, size_t n)
 {
-    if (known(r, c))
-        mark(r, c, nxpq_put_list_int64(r->w, c, v, n));
+    nx_row_column *col = slot(r, c, KIND_LIST_INT);
+    if (!col)
+        return;
+    int64_t *at = ints_reserve(r, n);
+    if (!at)
+        return;
+    if (n)
+        memcpy(at, v, n * sizeof *v);
+    col->v.s[r->n].off = (uint64_t)(at - r->ints);
+    col->v.s[r->n].len = n;
+}
+
+void nx_row_list_str(nx_row *r, size_t c, const char *const *v, size_t n)
+{
+    nx_row_column *col = slot(r, c, KIND_LIST_STR);
+    if (!col)
+        return;
+    int64_t *at = ints_reserve(r, 2 * n);
+    if (!at)
+        return;
+    uint64_t first = (uint64_t)(at - r->ints);
+    for (size_t k = 0; k < n; k++) {
+        size_t len = strlen(v[k]);
+        uint64_t off = arena_put(r, v[k], len);
+        r->ints[first + 2 * k] = off == UINT64_MAX ? 0 : (int64_t)off;
+        r->ints[first + 2 * k + 1] = off == UINT64_MAX ? 0 : (int64_t)len;
+    }
+    col->v.s[r->n].off = first;
+    col->v.s[r->n].len = n;
 }
 
 void nx_row_opt_i64(nx_row *r, size_t c, int64_t v)
@@ -133,47 +344,56 @@ int nx_row_end(nx_row *r, nxpq_error *err)
         snprintf(err->msg, sizeof err->msg, "%s: the catalogue has no field %s", r->s->name, r->missing);
         return -1;
     }
-    if (r->bad) {
-        snprintf(err->msg, sizeof err->msg, "%s: value of %s out of range for its column type", r->s->name,
-                 r->bad);
+    if (r->wrong) {
+        snprintf(err->msg, sizeof err->msg, "%s: field %s was given a value of another type", r->s->name,
+                 r->wrong);
         return -1;
     }
-    for (size_t c = 0; c < r->s->n_fields; c++) {
-        if (r->set[c])
-            continue;
-        if (r->s->fields[c].required) {
-            snprintf(err->msg, sizeof err->msg, "%s: no value for required field %s", r->s->name,
-                     r->s->fields[c].name);
-            return -1;
-        }
-        mark(r, c, nxpq_put_null(r->w, c));
-    }
-    if (r->rc != 0) {
-        snprintf(err->msg, sizeof err->msg, "%s: could not store a value", r->s->name);
+    if (r->oom) {
+        snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->s->name);
         return -1;
     }
-    return nx_table_end_row(r->tw, err);
+    r->n++;
+    return 0;
 }
 
 uint64_t nx_row_count(const nx_row *r)
 {
-    return r->tw ? nx_table_writer_rows(r->tw) : 0;
+    return r->tw ? nx_table_writer_rows(r->tw) + r->n : 0;
+}
+
+static void release(nx_row *r)
+{
+    if (r->cols) {
+        for (size_t c = 0; c < r->s->n_fields; c++) {
+            free(r->cols[c].valid);
+            free(r->cols[c].v.i);
+        }
+        free(r->cols);
+    }
+    free(r->arena);
+    free(r->ints);
+    memset(r, 0, sizeof *r);
 }
 
 int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err)
 {
     int rc = 0;
     if (r->tw) {
-        if (ok && nx_table_writer_rows(r->tw) > 0) {
-            rc = nx_table_writer_close(r->tw, err);
-            if (rc == 0)
-                (*tables)++;
+        if (ok && nx_row_count(r) > 0) {
+            rc = flush(r, err);
+            if (rc == 0) {
+                rc = nx_table_writer_close(r->tw, err);
+                if (rc == 0)
+                    (*tables)++;
+            } else {
+                nx_table_writer_abort(r->tw);
+            }
         } else {
             nx_table_writer_abort(r->tw);
         }
     }
-    free(r->set);
-    memset(r, 0, sizeof *r);
+    release(r);
     return rc;
 }
 

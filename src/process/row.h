@@ -15,7 +15,15 @@
  *     for (...) { nx_row_begin(&r, &err); nx_row_i64(&r, c_ts, t); ...; nx_row_end(&r, &err); }
  *     nx_row_close(&r, true, &tables, &err);               // false: abort, nothing kept
  * Put functions never fail on their own; the first problem (unknown column,
- * value out of range, codec error) is reported by nx_row_end().
+ * wrong kind of value) is reported by nx_row_end(), and problems found when a
+ * batch is handed to the codec (a required value missing, a value too large for
+ * an INT32 column) by the nx_row_end() or nx_row_close() that flushes it, naming
+ * the table, field and row.
+ *
+ * Rows are kept column by column in batches of up to NX_ROW_BATCH rows and given
+ * to the Parquet writer a column at a time: a put is a store, so a 50-column
+ * table costs about as much per row as the values it holds. Strings are copied
+ * into the batch, so callers may pass temporary buffers.
  */
 #ifndef NX_ROW_H
 #define NX_ROW_H
@@ -28,6 +36,8 @@
 #include "process/table_writer.h"
 #include "schema/schema.h"
 
+#define NX_ROW_BATCH 4096
+
 /* Where a profile's tables go and how they are written. */
 typedef struct nx_table_dest {
     const char *dir;                         /* the (temporary) profile directory */
@@ -35,14 +45,20 @@ typedef struct nx_table_dest {
     const nxpq_writer_options *base;         /* codec options (threads, ...); NULL: defaults */
 } nx_table_dest;
 
+typedef struct nx_row_column nx_row_column;   /* one column's batch (row.c) */
+
 typedef struct nx_row {
     nx_table_writer *tw;
     const nx_schema_table *s;
-    nxpq_writer *w;
-    bool *set;                       /* per column: a value was put this row */
-    int rc;                          /* first put failure */
+    nx_row_column *cols;             /* per field */
+    size_t n, cap;                   /* rows in the batch; capacity of the column arrays */
+    char *arena;                     /* string bytes of the batch */
+    size_t arena_len, arena_cap;
+    int64_t *ints;                   /* list items of the batch */
+    size_t ints_len, ints_cap;
+    bool oom;
     const char *missing;             /* a field name the catalogue lacks */
-    const char *bad;                 /* a field whose value did not fit */
+    const char *wrong;               /* a field put with the wrong kind of value */
 } nx_row;
 
 int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_error *err);
@@ -56,6 +72,7 @@ void nx_row_bool(nx_row *r, size_t c, bool v);
 void nx_row_str(nx_row *r, size_t c, const char *s);
 void nx_row_strn(nx_row *r, size_t c, const char *s, size_t len);
 void nx_row_list_i64(nx_row *r, size_t c, const int64_t *v, size_t n);
+void nx_row_list_str(nx_row *r, size_t c, const char *const *v, size_t n);
 /* Optional values: NX_ABSENT (-1) and NULL/"" leave the column null. */
 void nx_row_opt_i64(nx_row *r, size_t c, int64_t v);
 void nx_row_opt_str(nx_row *r, size_t c, const char *s);

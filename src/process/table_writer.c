@@ -185,23 +185,32 @@ static int roll(nx_table_writer *t, nxpq_error *err)
     return open_file(t, err);
 }
 
-nxpq_writer *nx_table_begin_row(nx_table_writer *t, nxpq_error *err)
+nxpq_writer *nx_table_begin_rows(nx_table_writer *t, size_t want, size_t *fit, nxpq_error *err)
 {
+    *fit = 0;
     if (t->failed) {
         fail(err, "table %s: the writer failed earlier (%s)", t->schema->name, t->path ? t->path : "no file");
         return NULL;
     }
     if (t->rows_in_file >= t->max_rows && roll(t, err) < 0)
         return NULL;
+    uint64_t left = t->max_rows - t->rows_in_file;
+    *fit = want < left ? want : (size_t)left;
     return t->w;
 }
 
-int nx_table_end_row(nx_table_writer *t, nxpq_error *err)
+nxpq_writer *nx_table_begin_row(nx_table_writer *t, nxpq_error *err)
+{
+    size_t fit;
+    return nx_table_begin_rows(t, 1, &fit, err);
+}
+
+int nx_table_end_rows(nx_table_writer *t, size_t n, nxpq_error *err)
 {
     if (t->failed || !t->w)
         return fail(err, "table %s: the writer failed earlier (%s)", t->schema->name,
                     t->path ? t->path : "no file");
-    if (nxpq_end_row(t->w) < 0) {
+    if (nxpq_end_rows(t->w, n) < 0) {
         /* The codec keeps the reason for close; closing also removes the bad file. */
         nxpq_error e;
         nxpq_writer *w = t->w;
@@ -209,9 +218,14 @@ int nx_table_end_row(nx_table_writer *t, nxpq_error *err)
         nxpq_writer_close(w, &e);
         return fail_codec(t, err, &e);
     }
-    t->rows_in_file++;
-    t->rows_total++;
+    t->rows_in_file += n;
+    t->rows_total += n;
     return 0;
+}
+
+int nx_table_end_row(nx_table_writer *t, nxpq_error *err)
+{
+    return nx_table_end_rows(t, 1, err);
 }
 
 int nx_table_writer_close(nx_table_writer *t, nxpq_error *err)

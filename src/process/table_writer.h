@@ -43,6 +43,10 @@ nx_table_writer *nx_table_writer_open(const char *dir, const char *table, uint64
  * full. NULL on error (*err filled; the table writer is then only good for abort). */
 nxpq_writer *nx_table_begin_row(nx_table_writer *t, nxpq_error *err);
 int nx_table_end_row(nx_table_writer *t, nxpq_error *err);
+/* Batch form: the writer for up to `want` rows, *fit of which fit in the current
+ * file (at least 1 on success); put *fit values per column, then end them. */
+nxpq_writer *nx_table_begin_rows(nx_table_writer *t, size_t want, size_t *fit, nxpq_error *err);
+int nx_table_end_rows(nx_table_writer *t, size_t n, nxpq_error *err);
 
 /* Finishes the last file and frees t. Returns 0 or -1 (the unfinished file is
  * removed; files already finished stay, for the caller's temporary directory to
