@@ -760,25 +760,96 @@ static col_writer *column_for_masked(nxpq_writer *w, size_t col, nxpq_type a, nx
     return c;
 }
 
+/* Definition levels of a masked batch of a flat column; returns the present count. */
+static int masked_levels(nxpq_writer *w, col_writer *c, const uint8_t *valid, size_t n, size_t *present)
+{
+    raw_page *p = open_raw(c);
+    p->levels += n;
+    size_t nv = n;
+    if (valid) {
+        nv = 0;
+        for (size_t i = 0; i < n; i++)
+            nv += valid[i] != 0;
+    }
+    if (nv < n && !c->spec.nullable) {
+        size_t i = 0;
+        while (valid[i])
+            i++;
+        return fail(w, "column '%s' is required: null at row %llu", c->spec.name,
+                    (unsigned long long)(w->rows + i));
+    }
+    p->stats.nulls += (int64_t)(n - nv);
+    if (c->max_def) {
+        char *d = nx_strbuf_reserve(&p->def, n);
+        if (!d)
+            return fail(w, "out of memory buffering a page");
+        if (!valid)
+            memset(d, c->max_def, n);
+        else
+            for (size_t i = 0; i < n; i++)
+                d[i] = valid[i] ? (char)c->max_def : 0;
+        nx_strbuf_commit(&p->def, n);
+    }
+    *present = nv;
+    return 0;
+}
+
 int nxpq_put_int64_masked(nxpq_writer *w, size_t col, const int64_t *v, const uint8_t *valid, size_t n)
 {
     col_writer *c = column_for_masked(w, col, NXPQ_INT64, NXPQ_INT32, n);
-    if (!c)
+    size_t nv;
+    if (!c || masked_levels(w, c, valid, n, &nv) != 0)
         return -1;
+    raw_page *p = open_raw(c);
     bool narrow = c->spec.type == NXPQ_INT32;
-    for (size_t i = 0; i < n; i++) {
-        if (valid && !valid[i]) {
-            if (value_null(w, c, i) != 0)
-                return -1;
+    /* Present values are gathered in chunks: min/max once per chunk, one append. */
+    int64_t chunk[512];
+    int32_t chunk32[512];
+    size_t i = 0;
+    while (i < n) {
+        size_t k = 0;
+        for (; i < n && k < 512; i++)
+            if (!valid || valid[i])
+                chunk[k++] = v[i];
+        if (k == 0)
             continue;
+        int64_t lo = chunk[0], hi = chunk[0];
+        for (size_t j = 1; j < k; j++) {
+            lo = chunk[j] < lo ? chunk[j] : lo;
+            hi = chunk[j] > hi ? chunk[j] : hi;
         }
-        if (narrow && (v[i] < INT32_MIN || v[i] > INT32_MAX))
-            return fail(w, "column '%s': %lld at row %llu does not fit INT32", c->spec.name, (long long)v[i],
+        if (narrow && (lo < INT32_MIN || hi > INT32_MAX))
+            return fail(w, "column '%s': a value near row %llu does not fit INT32", c->spec.name,
                         (unsigned long long)(w->rows + i));
-        push_levels(c, c->max_def, 0);
-        if (value_int(w, c, v[i]) != 0)
+        stats_int(&p->stats, lo);
+        stats_int(&p->stats, hi);
+        p->values += k;
+        int rc;
+        if (c->delta) {
+            if (p->cap_ints - p->n_ints < k) {
+                size_t cap = p->cap_ints ? p->cap_ints : 4096;
+                while (cap - p->n_ints < k)
+                    cap *= 2;
+                int64_t *x = realloc(p->ints, cap * sizeof *x);
+                if (!x)
+                    return fail(w, "out of memory");
+                p->ints = x;
+                p->cap_ints = cap;
+            }
+            memcpy(p->ints + p->n_ints, chunk, k * sizeof *chunk);
+            p->n_ints += k;
+            rc = 0;
+        } else if (narrow) {
+            for (size_t j = 0; j < k; j++)
+                chunk32[j] = (int32_t)chunk[j];
+            rc = buf_append(w, &p->plain, chunk32, k * sizeof *chunk32);
+        } else {
+            rc = buf_append(w, &p->plain, chunk, k * sizeof *chunk);
+        }
+        if (rc != 0)
             return -1;
     }
+    (void)nv;
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "process/device_pipeline.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,37 @@ static int stream_fill(nx_device_pipeline *p, trace_stream *s, nx_cap_error *err
 
 /* ------------------------------------------------------------ the run -- */
 
+/* SIGINT/SIGTERM during the run stop it cleanly, so the caller can remove the
+ * half-built profile instead of leaving it behind (the long part of a run is
+ * here; SIGKILL is handled by the next run's sweep, see profile_output.h). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+typedef struct saved_signals {
+    struct sigaction intr, term;
+} saved_signals;
+
+static void catch_stop_signals(saved_signals *saved)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    sigaction(SIGINT, &sa, &saved->intr);
+    sigaction(SIGTERM, &sa, &saved->term);
+}
+
+static void restore_signals(const saved_signals *saved)
+{
+    sigaction(SIGINT, &saved->intr, NULL);
+    sigaction(SIGTERM, &saved->term, NULL);
+}
+
 typedef struct sink_slot {
     const nx_device_sink *sink;
     void *state;
@@ -337,8 +369,11 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
     nxpq_error perr = {{0}};
     nx_cap_error cerr = {{0}};
     int rc = -1;
+    saved_signals saved;
     *instructions = 0;
+    catch_stop_signals(&saved);
     if (!slots) {
+        restore_signals(&saved);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -399,8 +434,14 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
             snprintf(err, errlen, "%s", cerr.msg);
             goto done;
         }
-        if (progress && (++done_records & 0xFFFFF) == 0)
-            progress(progress_ctx, done_records, p->total_records);
+        if ((++done_records & 0xFFFF) == 0) {
+            if (stop_signal) {
+                snprintf(err, errlen, "interrupted by signal %d; nothing was published", (int)stop_signal);
+                goto done;
+            }
+            if (progress && (done_records & 0xFFFFF) == 0)
+                progress(progress_ctx, done_records, p->total_records);
+        }
     }
     *instructions = (uint64_t)next_id[NX_REC_INSTRUCTION];
     for (size_t i = 0; i < ns; i++) {
@@ -415,6 +456,7 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
         progress(progress_ctx, done_records, p->total_records);
     rc = 0;
 done:
+    restore_signals(&saved);
     abort_sinks(slots, ns);
     for (unsigned k = 1; k <= NX_REC_KIND_MAX; k++)
         free(by_kind[k]);

@@ -2,9 +2,12 @@
  * profile_output.c — output directory resolution, name validation and the
  * build-in-a-sibling / rename-into-place publish described in profile_output.h.
  */
+#define _GNU_SOURCE   /* renameat2 */
 #include "process/profile_output.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -157,6 +160,37 @@ static char *make_sibling(const char *final_dir, const char *tag, nxpq_error *er
     return dir;
 }
 
+/* Removes ".<base>.tmp-<pid>-*" and ".<base>.old-<pid>-*" siblings whose process
+ * is gone: what a run killed with SIGKILL (or a power cut) left behind. A live
+ * pid's directory is another run in progress and is left alone. */
+static void sweep_stale(const char *parent, const char *base)
+{
+    DIR *d = opendir(parent);
+    if (!d)
+        return;
+    size_t blen = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if (n[0] != '.' || strncmp(n + 1, base, blen) != 0 || n[1 + blen] != '.')
+            continue;
+        const char *tag = n + 2 + blen;
+        if (strncmp(tag, "tmp-", 4) != 0 && strncmp(tag, "old-", 4) != 0)
+            continue;
+        char *end;
+        long pid = strtol(tag + 4, &end, 10);
+        if (end == tag + 4 || *end != '-' || strlen(end + 1) != 6 || pid <= 0)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char *path = str_printf("%s/%s", parent, n);
+        if (path)
+            nx_remove_tree(path);
+        free(path);
+    }
+    closedir(d);
+}
+
 int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err)
 {
     o->final_dir = strdup(final_dir);
@@ -180,12 +214,41 @@ int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_er
         return -1;
     }
     int rc = make_dirs(parent, err);
+    if (rc == 0)
+        sweep_stale(parent, base);
     free(parent);
     if (rc < 0 || !(o->tmp_dir = make_sibling(o->final_dir, "tmp", err))) {
         nx_profile_output_abort(o);
         return -1;
     }
     return 0;
+}
+
+/* Swaps tmp and final in one step where the kernel and file system can
+ * (renameat2 RENAME_EXCHANGE): then the final name never stops holding a
+ * complete profile. 0 on success, -1 (errno) when the exchange is unavailable. */
+static int exchange(const char *a, const char *b)
+{
+#ifdef RENAME_EXCHANGE
+    return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+#else
+    (void)a;
+    (void)b;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+static int publish_done(nx_profile_output *o, const char *old, nxpq_error *err)
+{
+    int rc = 0;
+    if (old && nx_remove_tree(old) < 0)
+        rc = fail(err, "published %s but could not remove the previous profile at %s: %s", o->final_dir, old,
+                  strerror(errno));
+    free(o->tmp_dir);
+    free(o->final_dir);
+    o->tmp_dir = o->final_dir = NULL;
+    return rc;
 }
 
 int nx_profile_output_publish(nx_profile_output *o, nxpq_error *err)
@@ -198,6 +261,9 @@ int nx_profile_output_publish(nx_profile_output *o, nxpq_error *err)
             nx_profile_output_abort(o);
             return -1;
         }
+        /* After the exchange the temporary name holds the previous profile. */
+        if (exchange(o->tmp_dir, o->final_dir) == 0)
+            return publish_done(o, o->tmp_dir, err);
         /* rename() onto an empty directory replaces it, so mkdtemp gives a unique,
          * race-free name to move the previous profile to. */
         if (!(old = make_sibling(o->final_dir, "old", err))) {
@@ -227,14 +293,8 @@ int nx_profile_output_publish(nx_profile_output *o, nxpq_error *err)
         nx_profile_output_abort(o);
         return -1;
     }
-    int rc = 0;
-    if (old && nx_remove_tree(old) < 0)
-        rc = fail(err, "published %s but could not remove the previous profile at %s: %s", o->final_dir, old,
-                  strerror(errno));
+    int rc = publish_done(o, old, err);
     free(old);
-    free(o->tmp_dir);
-    free(o->final_dir);
-    o->tmp_dir = o->final_dir = NULL;
     return rc;
 }
 

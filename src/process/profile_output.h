@@ -5,9 +5,13 @@
  * processor writes into a temporary sibling of the final directory (same parent,
  * so the final step is a rename within one file system) and publishes it only
  * when every table is complete. Publishing moves any previous profile aside,
- * renames the new one in and then deletes the old one, so at every instant the
- * final name holds either the old complete profile, the new complete profile, or
- * (for the instant between the two renames) nothing — never a partial one.
+ * swaps the new one in with one renameat2(RENAME_EXCHANGE) and then deletes the
+ * old one, so at every instant the final name holds either the old complete
+ * profile or the new complete one — never a partial one. (Where the file system
+ * cannot exchange, the old profile is renamed aside first, leaving the name empty
+ * for the instant between two renames.) A run killed outright leaves its hidden
+ * temporary sibling behind; the next run into the same parent removes those whose
+ * process is gone.
  *
  * Layout (DESIGN.md): `--data-path P --display-name N` -> P/profiles/global/N@latest/,
  * `--output-file DIR` -> DIR. The default data path is $HOME/.nxprof.

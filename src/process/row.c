@@ -27,7 +27,8 @@ struct nx_row_column {
         int64_t *i;
         double *d;
         uint8_t *b;
-        struct span { uint64_t off, len; } *s;   /* strings: arena bytes; lists: items */
+        nxpq_str *s;                             /* strings: into the arena or the caller's */
+        struct span { uint64_t off, len; } *l;   /* lists: items in ints / strs */
     } v;
 };
 
@@ -51,6 +52,7 @@ static size_t value_size(col_kind k)
     case KIND_INT: return sizeof(int64_t);
     case KIND_NUM: return sizeof(double);
     case KIND_BOOL: return 1;
+    case KIND_STR: return sizeof(nxpq_str);
     default: return sizeof(struct span);
     }
 }
@@ -99,6 +101,8 @@ static nxpq_error *codec_fail(nx_row *r, nxpq_error *err, const char *what)
     return err;
 }
 
+static void arena_reset(nx_row *r);
+
 /* Hands rows [0, r->n) to the codec, file by file, and empties the batch. */
 static int flush(nx_row *r, nxpq_error *err)
 {
@@ -128,35 +132,21 @@ static int flush(nx_row *r, nxpq_error *err)
                     goto fail;
                 }
                 for (size_t i = 0; i < fit; i++) {
-                    const struct span *sp = &col->v.s[done + i];
-                    strs[i].ptr = valid[i] ? r->arena + sp->off : NULL;
-                    strs[i].len = valid[i] ? sp->len : 0;
+                    strs[i].ptr = valid[i] ? col->v.s[done + i].ptr : NULL;
+                    strs[i].len = valid[i] ? col->v.s[done + i].len : 0;
                 }
                 nxpq_put_string_array(w, c, strs, fit);
                 break;
             case KIND_LIST_INT:
             case KIND_LIST_STR:
                 for (size_t i = 0; i < fit; i++) {
-                    const struct span *sp = &col->v.s[done + i];
-                    if (!valid[i]) {
+                    const struct span *sp = &col->v.l[done + i];
+                    if (!valid[i])
                         nxpq_put_null(w, c);
-                    } else if (col->kind == KIND_LIST_INT) {
+                    else if (col->kind == KIND_LIST_INT)
                         nxpq_put_list_int64(w, c, r->ints + sp->off, sp->len);
-                    } else {
-                        nxpq_str items[64], *it = sp->len <= 64 ? items : malloc(sp->len * sizeof *it);
-                        if (!it) {
-                            codec_fail(r, err, "out of memory");
-                            goto fail;
-                        }
-                        /* items are (offset, length) pairs in ints */
-                        for (size_t k = 0; k < sp->len; k++) {
-                            it[k].ptr = r->arena + r->ints[sp->off + 2 * k];
-                            it[k].len = (size_t)r->ints[sp->off + 2 * k + 1];
-                        }
-                        nxpq_put_list_string(w, c, it, sp->len);
-                        if (it != items)
-                            free(it);
-                    }
+                    else
+                        nxpq_put_list_string(w, c, r->strs + sp->off, sp->len);
                 }
                 break;
             }
@@ -170,8 +160,9 @@ static int flush(nx_row *r, nxpq_error *err)
     for (size_t c = 0; c < r->s->n_fields; c++)
         memset(r->cols[c].valid, 0, r->n);
     r->n = 0;
-    r->arena_len = 0;
+    arena_reset(r);
     r->ints_len = 0;
+    r->strs_len = 0;
     return 0;
 fail:
     free(strs);
@@ -238,25 +229,45 @@ void nx_row_bool(nx_row *r, size_t c, bool v)
         col->v.b[r->n] = v ? 1 : 0;
 }
 
-/* Copies n bytes into the arena; returns the offset, or UINT64_MAX when out of memory. */
-static uint64_t arena_put(nx_row *r, const char *s, size_t n)
+/* Copies n bytes into the arena, whose blocks never move (rows keep pointers
+ * into them until the batch is flushed); NULL when out of memory. */
+static const char *arena_put(nx_row *r, const char *s, size_t n)
 {
-    if (r->arena_cap - r->arena_len < n) {
-        size_t cap = r->arena_cap ? r->arena_cap : 4096;
-        while (cap - r->arena_len < n)
-            cap *= 2;
-        char *a = realloc(r->arena, cap);
-        if (!a) {
-            r->oom = true;
-            return UINT64_MAX;
+    nx_row_block *b = r->arena;
+    if (!b || b->cap - b->len < n) {
+        size_t cap = n > NX_ROW_BLOCK ? n : NX_ROW_BLOCK;
+        if (b && b->next && b->next->cap >= n) {   /* a block kept from an earlier batch */
+            b = b->next;
+            b->len = 0;
+        } else {
+            nx_row_block *nb = malloc(sizeof *nb + cap);
+            if (!nb) {
+                r->oom = true;
+                return NULL;
+            }
+            nb->cap = cap;
+            nb->len = 0;
+            nb->next = b ? b->next : NULL;
+            if (b)
+                b->next = nb;
+            else
+                r->arena_first = nb;
+            b = nb;
         }
-        r->arena = a;
-        r->arena_cap = cap;
+        r->arena = b;
     }
-    uint64_t off = r->arena_len;
-    memcpy(r->arena + off, s, n);
-    r->arena_len += n;
-    return off;
+    char *at = b->data + b->len;
+    memcpy(at, s, n);
+    b->len += n;
+    return at;
+}
+
+/* Empties the arena, keeping its blocks for the next batch. */
+static void arena_reset(nx_row *r)
+{
+    r->arena = r->arena_first;
+    if (r->arena)
+        r->arena->len = 0;
 }
 
 static int64_t *ints_reserve(nx_row *r, size_t n)
@@ -283,9 +294,18 @@ void nx_row_strn(nx_row *r, size_t c, const char *s, size_t len)
     nx_row_column *col = slot(r, c, KIND_STR);
     if (!col)
         return;
-    uint64_t off = arena_put(r, s, len);
-    col->v.s[r->n].off = off == UINT64_MAX ? 0 : off;
-    col->v.s[r->n].len = off == UINT64_MAX ? 0 : len;
+    const char *at = arena_put(r, s, len);
+    col->v.s[r->n].ptr = at ? at : "";
+    col->v.s[r->n].len = at ? len : 0;
+}
+
+void nx_row_str_ref(nx_row *r, size_t c, const char *s, size_t len)
+{
+    nx_row_column *col = slot(r, c, KIND_STR);
+    if (col) {
+        col->v.s[r->n].ptr = s;
+        col->v.s[r->n].len = len;
+    }
 }
 
 void nx_row_str(nx_row *r, size_t c, const char *s)
@@ -303,8 +323,8 @@ void nx_row_list_i64(nx_row *r, size_t c, const int64_t *v, size_t n)
         return;
     if (n)
         memcpy(at, v, n * sizeof *v);
-    col->v.s[r->n].off = (uint64_t)(at - r->ints);
-    col->v.s[r->n].len = n;
+    col->v.l[r->n].off = (uint64_t)(at - r->ints);
+    col->v.l[r->n].len = n;
 }
 
 void nx_row_list_str(nx_row *r, size_t c, const char *const *v, size_t n)
@@ -312,18 +332,27 @@ void nx_row_list_str(nx_row *r, size_t c, const char *const *v, size_t n)
     nx_row_column *col = slot(r, c, KIND_LIST_STR);
     if (!col)
         return;
-    int64_t *at = ints_reserve(r, 2 * n);
-    if (!at)
-        return;
-    uint64_t first = (uint64_t)(at - r->ints);
+    if (r->strs_cap - r->strs_len < n) {
+        size_t cap = r->strs_cap ? r->strs_cap : 64;
+        while (cap - r->strs_len < n)
+            cap *= 2;
+        nxpq_str *x = realloc(r->strs, cap * sizeof *x);
+        if (!x) {
+            r->oom = true;
+            return;
+        }
+        r->strs = x;
+        r->strs_cap = cap;
+    }
+    col->v.l[r->n].off = r->strs_len;
+    col->v.l[r->n].len = n;
     for (size_t k = 0; k < n; k++) {
         size_t len = strlen(v[k]);
-        uint64_t off = arena_put(r, v[k], len);
-        r->ints[first + 2 * k] = off == UINT64_MAX ? 0 : (int64_t)off;
-        r->ints[first + 2 * k + 1] = off == UINT64_MAX ? 0 : (int64_t)len;
+        const char *at = arena_put(r, v[k], len);
+        r->strs[r->strs_len].ptr = at ? at : "";
+        r->strs[r->strs_len].len = at ? len : 0;
+        r->strs_len++;
     }
-    col->v.s[r->n].off = first;
-    col->v.s[r->n].len = n;
 }
 
 void nx_row_opt_i64(nx_row *r, size_t c, int64_t v)
@@ -371,8 +400,12 @@ static void release(nx_row *r)
         }
         free(r->cols);
     }
-    free(r->arena);
+    for (nx_row_block *b = r->arena_first, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
     free(r->ints);
+    free(r->strs);
     memset(r, 0, sizeof *r);
 }
 

@@ -47,15 +47,23 @@ typedef struct nx_table_dest {
 
 typedef struct nx_row_column nx_row_column;   /* one column's batch (row.c) */
 
+#define NX_ROW_BLOCK 65536
+typedef struct nx_row_block {        /* string bytes of a batch; blocks never move */
+    struct nx_row_block *next;
+    size_t len, cap;
+    char data[];
+} nx_row_block;
+
 typedef struct nx_row {
     nx_table_writer *tw;
     const nx_schema_table *s;
     nx_row_column *cols;             /* per field */
     size_t n, cap;                   /* rows in the batch; capacity of the column arrays */
-    char *arena;                     /* string bytes of the batch */
-    size_t arena_len, arena_cap;
-    int64_t *ints;                   /* list items of the batch */
+    nx_row_block *arena_first, *arena;   /* string bytes of the batch; arena: current block */
+    int64_t *ints;                   /* integer list items of the batch */
     size_t ints_len, ints_cap;
+    nxpq_str *strs;                  /* string list items of the batch */
+    size_t strs_len, strs_cap;
     bool oom;
     const char *missing;             /* a field name the catalogue lacks */
     const char *wrong;               /* a field put with the wrong kind of value */
@@ -71,6 +79,9 @@ void nx_row_num(nx_row *r, size_t c, double v);           /* FLOAT or DOUBLE col
 void nx_row_bool(nx_row *r, size_t c, bool v);
 void nx_row_str(nx_row *r, size_t c, const char *s);
 void nx_row_strn(nx_row *r, size_t c, const char *s, size_t len);
+/* A string that stays valid and unchanged until nx_row_close() (program strings):
+ * stored by reference, not copied. */
+void nx_row_str_ref(nx_row *r, size_t c, const char *s, size_t len);
 void nx_row_list_i64(nx_row *r, size_t c, const int64_t *v, size_t n);
 void nx_row_list_str(nx_row *r, size_t c, const char *const *v, size_t n);
 /* Optional values: NX_ABSENT (-1) and NULL/"" leave the column null. */

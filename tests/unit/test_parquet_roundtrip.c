@@ -141,7 +141,75 @@ typedef struct config {
     bool page_index;
     uint32_t page_bytes;
     uint64_t row_group_rows;
+    bool masked;             /* scalar columns through the masked batch puts */
 } config;
+
+/* Rows [r0, r0 + n) column by column: the scalar columns through the masked
+ * batch forms (int64 values into the INT32 column, doubles into the FLOAT one),
+ * strings through the string array form, lists row by row. */
+static void put_rows_masked(nxpq_writer *w, int64_t r0, size_t n)
+{
+    int64_t iv[64];
+    double dv[64];
+    uint8_t bv[64], valid[64];
+    nxpq_str sv[64];
+    char sbuf[64][512];
+    for (int c = 0; c < N_COLS; c++) {
+        for (size_t i = 0; i < n; i++)
+            valid[i] = !is_null(c, r0 + (int64_t)i);
+        int rc = 0;
+        switch (c) {
+        case C_I32:
+        case C_I64:
+        case C_TS:
+            for (size_t i = 0; i < n; i++)
+                iv[i] = c == C_I32 ? v_i32(r0 + (int64_t)i) : c == C_I64 ? v_i64(r0 + (int64_t)i) : v_ts(r0 + (int64_t)i);
+            rc = nxpq_put_int64_masked(w, c, iv, c == C_TS ? NULL : valid, n);
+            break;
+        case C_F32:
+        case C_F64:
+            for (size_t i = 0; i < n; i++)
+                dv[i] = c == C_F32 ? (double)v_f32(r0 + (int64_t)i) : v_f64(r0 + (int64_t)i);
+            rc = nxpq_put_double_masked(w, c, dv, valid, n);
+            break;
+        case C_BOOL:
+            for (size_t i = 0; i < n; i++)
+                bv[i] = (r0 + (int64_t)i) % 3 == 0;
+            rc = nxpq_put_bool_masked(w, c, bv, valid, n);
+            break;
+        case C_STR:
+        case C_REQ_STR:
+            for (size_t i = 0; i < n; i++) {
+                sv[i].len = v_str(r0 + (int64_t)i, sbuf[i]);
+                sv[i].ptr = valid[i] ? sbuf[i] : NULL;
+            }
+            rc = nxpq_put_string_array(w, c, sv, n);
+            break;
+        default:
+            for (size_t i = 0; i < n && rc == 0; i++) {
+                int64_t r = r0 + (int64_t)i;
+                if (!valid[i]) {
+                    rc = nxpq_put_null(w, c);
+                } else if (c == C_LI) {
+                    int64_t items[4];
+                    for (size_t k = 0; k < list_len(r); k++)
+                        items[k] = v_li(r, k);
+                    rc = nxpq_put_list_int64(w, c, items, list_len(r));
+                } else {
+                    char ebuf[4][32];
+                    nxpq_str items[4];
+                    for (size_t k = 0; k < list_len(r); k++) {
+                        items[k].ptr = v_ls(r, k, ebuf[k]);
+                        items[k].len = items[k].ptr ? strlen(items[k].ptr) : 0;
+                    }
+                    rc = nxpq_put_list_string(w, c, items, list_len(r));
+                }
+            }
+        }
+        assert_int_equal(rc, 0);
+    }
+    assert_int_equal(nxpq_end_rows(w, n), 0);
+}
 
 static void write_file(const char *path, const config *cfg)
 {
@@ -161,8 +229,15 @@ static void write_file(const char *path, const config *cfg)
     nxpq_writer *w = nxpq_writer_open(path, spec, N_COLS, &o, &err);
     if (!w)
         fail_msg("writer: %s", err.msg);
-    for (int64_t r = 0; r < ROWS; r++)
-        put_row(w, r);
+    for (int64_t r = 0; r < ROWS;) {
+        if (!cfg->masked) {
+            put_row(w, r++);
+            continue;
+        }
+        size_t n = (size_t)(ROWS - r) < 37 ? (size_t)(ROWS - r) : 37;   /* odd batches cross pages */
+        put_rows_masked(w, r, n);
+        r += (int64_t)n;
+    }
     if (nxpq_writer_close(w, &err) != 0)
         fail_msg("writer: %s", err.msg);
 }
@@ -322,7 +397,7 @@ static void test_codecs(void **state)
     (void)state;
     const nxpq_codec codecs[] = {NXPQ_UNCOMPRESSED, NXPQ_SNAPPY, NXPQ_ZSTD};
     for (size_t i = 0; i < 3; i++) {
-        config cfg = {codecs[i], NXPQ_ENCODE_AUTO, true, 2048, 1000};
+        config cfg = {codecs[i], NXPQ_ENCODE_AUTO, true, 2048, 1000, false};
         round_trip(&cfg);
     }
 }
@@ -332,7 +407,7 @@ static void test_encodings(void **state)
     (void)state;
     const nxpq_encoding_pref encs[] = {NXPQ_ENCODE_PLAIN, NXPQ_ENCODE_DICTIONARY, NXPQ_ENCODE_DELTA};
     for (size_t i = 0; i < 3; i++) {
-        config cfg = {NXPQ_ZSTD, encs[i], true, 1024, 700};
+        config cfg = {NXPQ_ZSTD, encs[i], true, 1024, 700, false};
         round_trip(&cfg);
     }
 }
@@ -340,14 +415,53 @@ static void test_encodings(void **state)
 static void test_without_page_index(void **state)
 {
     (void)state;
-    config cfg = {NXPQ_SNAPPY, NXPQ_ENCODE_AUTO, false, 1024, 600};
+    config cfg = {NXPQ_SNAPPY, NXPQ_ENCODE_AUTO, false, 1024, 600, false};
     round_trip(&cfg);
+}
+
+static void test_masked_batches(void **state)
+{
+    (void)state;
+    const nxpq_encoding_pref encs[] = {NXPQ_ENCODE_AUTO, NXPQ_ENCODE_PLAIN, NXPQ_ENCODE_DELTA};
+    for (size_t i = 0; i < 3; i++) {
+        config cfg = {NXPQ_ZSTD, encs[i], true, 1024, 700, true};
+        round_trip(&cfg);
+    }
+}
+
+/* The masked forms refuse what a row-at-a-time put would: a null in a required
+ * column and an INT32 overflow, naming the column and the row. */
+static void test_masked_refusals(void **state)
+{
+    (void)state;
+    nxpq_column_spec spec[2] = {{"req", NXPQ_INT64, false, NXPQ_ENCODE_AUTO},
+                                {"narrow", NXPQ_INT32, true, NXPQ_ENCODE_AUTO}};
+    char path[] = "/tmp/nxpq_maskedXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    nxpq_error err;
+    int64_t v[3] = {1, 2, 3};
+    uint8_t valid[3] = {1, 0, 1};
+    nxpq_writer *w = nxpq_writer_open(path, spec, 2, NULL, &err);
+    assert_non_null(w);
+    assert_int_equal(nxpq_put_int64_masked(w, 0, v, valid, 3), -1);
+    assert_int_equal(nxpq_writer_close(w, &err), -1);
+    assert_non_null(strstr(err.msg, "'req' is required: null at row 1"));
+    w = nxpq_writer_open(path, spec, 2, NULL, &err);
+    assert_non_null(w);
+    int64_t big[2] = {5, (int64_t)INT32_MAX + 1};
+    assert_int_equal(nxpq_put_int64_masked(w, 1, big, NULL, 2), -1);
+    assert_int_equal(nxpq_writer_close(w, &err), -1);
+    assert_non_null(strstr(err.msg, "'narrow'"));
+    assert_non_null(strstr(err.msg, "INT32"));
+    unlink(path);
 }
 
 static void test_one_big_row_group(void **state)
 {
     (void)state;
-    config cfg = {NXPQ_UNCOMPRESSED, NXPQ_ENCODE_AUTO, true, 1 << 20, 1 << 20};
+    config cfg = {NXPQ_UNCOMPRESSED, NXPQ_ENCODE_AUTO, true, 1 << 20, 1 << 20, false};
     char path[] = "/tmp/nxpq_roundtripXXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -373,6 +487,8 @@ int main(void)
         cmocka_unit_test(test_encodings),
         cmocka_unit_test(test_without_page_index),
         cmocka_unit_test(test_one_big_row_group),
+        cmocka_unit_test(test_masked_batches),
+        cmocka_unit_test(test_masked_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
