@@ -10,6 +10,7 @@
 #ifndef NX_CLI_H
 #define NX_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 enum {
@@ -28,7 +29,9 @@ typedef struct nx_command {
 
 extern const nx_command nx_cmd_process;
 extern const nx_command nx_cmd_schema;
+extern const nx_command nx_cmd_summary;
 extern const nx_command nx_cmd_synth;
+extern const nx_command nx_cmd_top;
 extern const nx_command nx_cmd_view;
 
 /* Prints "nxprof <cmd>: <message>" and a one-line hint to stderr; returns NX_EXIT_USAGE. */
@@ -36,6 +39,10 @@ int nx_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 
 /* Prints the schema catalogue as "yaml" or "json" on stdout (cmd_schema.c). */
 int nx_schema_print(const char *format);
+
+/* Prints a profile's Summary and top OpcodeSummary rows as text or JSON (cmd_summary.c);
+ * returns an NX_EXIT_* code (1 when either table is missing). */
+int nx_summary_print(const char *profile_dir, bool json);
 
 /* Turns getopt_long's '?' or ':' result into a usage error naming the option. */
 int nx_getopt_error(const char *cmd, int c, char **argv);

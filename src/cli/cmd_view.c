@@ -1,55 +1,134 @@
 /*
  * cmd_view.c — `nxprof view`: the reference tool's entry point, kept under its
- * flag names so its users' muscle memory works. Today it offers
- * --show-profile-schema (an alias of `nxprof schema --format yaml`).
+ * flag names so its users' muscle memory works.
+ *
+ *   view --show-profile-schema        the schema as OpenAPI YAML (same as `nxprof schema`)
+ *   view -d CAPTURE_DIR --ingest-only [processing options] [--output-format F]
+ *                                     process the capture exactly as `nxprof process`
+ *                                     (options shared through process_cli.h); with
+ *                                     F = summary-text or summary-json, then print the
+ *                                     new profile's summary (`nxprof summary`), the
+ *                                     processing report going to stderr so stdout holds
+ *                                     only the summary. F = parquet (default): the
+ *                                     report goes to stdout as with `process`.
+ *   view -d CAPTURE_DIR               (process, then serve the viewer) is not built yet:
+ *                                     a usage error (exit 2) says to use --ingest-only.
+ * Unlike `process`, view may omit both --data-path and --output-file: the profile
+ * then goes to the default data path ($HOME/.nxprof/profiles/global/N@latest).
+ * --show-profile-schema cannot be combined with -d.
  */
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "cli/process_cli.h"
 
 static void view_help(FILE *out)
 {
     fprintf(out,
             "Usage: nxprof view --show-profile-schema\n"
+            "       nxprof view -d CAPTURE_DIR --ingest-only [--display-name N] [--data-path P]\n"
+            "                   [--output-file DIR] [--output-format parquet|summary-text|summary-json]\n"
+            "                   [--max-rows-per-file N] [--ignore-device-profile]\n"
+            "                   [--ignore-system-profile] [--jobs N]\n"
             "\n"
             "Reference-compatible entry point.\n"
             "\n"
-            "  --show-profile-schema   print the profile schema as OpenAPI YAML (same as 'nxprof schema')\n"
-            "  -h, --help              show this help\n");
+            "  --show-profile-schema      print the profile schema as OpenAPI YAML (same as 'nxprof schema')\n"
+            "  -d, --directory DIR        the capture directory to process\n"
+            "      --ingest-only          process the capture into a profile and stop (the viewer\n"
+            "                             server is not built yet, so this is required with -d)\n"
+            "      --output-format F      parquet (default): just the profile; summary-text or\n"
+            "                             summary-json: also print its summary ('nxprof summary')\n"
+            "Processing options, as for 'nxprof process' (without --data-path and --output-file\n"
+            "the profile goes to $HOME/.nxprof/profiles/global/N@latest):\n");
+    nx_process_cli_help(out);
+    fprintf(out,
+            "  -h, --help                 show this help\n"
+            "\n"
+            "Exit status: 0 success, 1 capture, output or summary error, 2 usage error.\n");
 }
+
+typedef enum { OUT_PARQUET, OUT_SUMMARY_TEXT, OUT_SUMMARY_JSON } view_output;
 
 static int view_run(int argc, char **argv)
 {
-    enum { OPT_SHOW_SCHEMA = 1000 };
+    enum { OPT_SHOW_SCHEMA = 1000, OPT_INGEST_ONLY, OPT_OUTPUT_FORMAT };
     static const struct option opts[] = {
         {"show-profile-schema", no_argument, NULL, OPT_SHOW_SCHEMA},
+        {"directory", required_argument, NULL, 'd'},
+        {"ingest-only", no_argument, NULL, OPT_INGEST_ONLY},
+        {"output-format", required_argument, NULL, OPT_OUTPUT_FORMAT},
+        NX_PROCESS_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int show_schema = 0;
+    bool show_schema = false, ingest_only = false;
+    view_output fmt = OUT_PARQUET;
+    nx_process_options o = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
         switch (c) {
         case OPT_SHOW_SCHEMA:
-            show_schema = 1;
+            show_schema = true;
+            break;
+        case 'd':
+            o.capture_dir = optarg;
+            break;
+        case OPT_INGEST_ONLY:
+            ingest_only = true;
+            break;
+        case OPT_OUTPUT_FORMAT:
+            if (strcmp(optarg, "parquet") == 0)
+                fmt = OUT_PARQUET;
+            else if (strcmp(optarg, "summary-text") == 0)
+                fmt = OUT_SUMMARY_TEXT;
+            else if (strcmp(optarg, "summary-json") == 0)
+                fmt = OUT_SUMMARY_JSON;
+            else
+                return nx_usage_error("view", "unknown output format '%s' (parquet, summary-text or summary-json)",
+                                      optarg);
             break;
         case 'h':
             view_help(stdout);
             return NX_EXIT_OK;
-        default:
-            return nx_getopt_error("view", c, argv);
+        default: {
+            int rc = nx_process_cli_option("view", c, optarg, &o);
+            if (rc < 0)
+                return nx_getopt_error("view", c, argv);
+            if (rc != 0)
+                return rc;
+        }
         }
     }
     if (optind < argc)
         return nx_usage_error("view", "unexpected argument '%s'", argv[optind]);
-    if (!show_schema)
-        return nx_usage_error("view", "nothing to do: give --show-profile-schema");
-    return nx_schema_print("yaml");
+    if (show_schema) {
+        if (o.capture_dir || ingest_only)
+            return nx_usage_error("view", "--show-profile-schema cannot be combined with -d or --ingest-only");
+        return nx_schema_print("yaml");
+    }
+    if (!o.capture_dir)
+        return nx_usage_error("view", "nothing to do: give -d CAPTURE_DIR --ingest-only, or --show-profile-schema");
+    if (!ingest_only)
+        return nx_usage_error("view", "the viewer is not built yet; use --ingest-only to process the capture");
+    char *owned = NULL;
+    int rc = nx_process_cli_validate("view", &o, true, &owned);
+    char *profile_dir = NULL;
+    if (rc == 0)
+        rc = nx_process_cli_execute("view", &o, fmt == OUT_PARQUET ? stdout : stderr, &profile_dir);
+    if (rc == 0 && fmt != OUT_PARQUET)
+        rc = nx_summary_print(profile_dir, fmt == OUT_SUMMARY_JSON);
+    free(profile_dir);
+    free(owned);
+    return rc;
 }
 
 const nx_command nx_cmd_view = {
     .name = "view",
-    .summary = "reference-compatible entry point (--show-profile-schema)",
+    .summary = "reference-compatible entry point (-d CAPTURE_DIR --ingest-only, --show-profile-schema)",
     .run = view_run,
     .help = view_help,
 };

@@ -16,7 +16,9 @@
 static const nx_command *const COMMANDS[] = {
     &nx_cmd_process,
     &nx_cmd_schema,
+    &nx_cmd_summary,
     &nx_cmd_synth,
+    &nx_cmd_top,
     &nx_cmd_view,
 };
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])

@@ -2,6 +2,10 @@
  * instruction_table.c — the Instruction table: one row per instruction record,
  * joined with the program's instruction table by (engine, pc).
  *
+ * stack_frame_ids: the ids of the frame chain from the outermost caller to
+ * the instruction's stack_frame_id, as "[id, id, ...]" with the StackFrame ids
+ * of stack_frames.h; null when the instruction has no frame.
+ *
  * Rows arrive in start-time order from the pipeline, so this sink writes as it
  * goes. Strings come straight from the program (no copies per row).
  */
@@ -12,6 +16,7 @@
 
 #include "process/device_sink.h"
 #include "process/row.h"
+#include "process/stack_frames.h"
 
 /* Column indices of Instruction, resolved once. */
 #define INSTR_COLS(X)                                                                                  \
@@ -24,7 +29,7 @@
     X(psum_read_bytes) X(psum_write_bytes) X(psum_read_sbuf_write_bytes) X(input_queue_bytes)           \
     X(output_queue_bytes) X(weight_queue_bytes) X(performance_mode) X(tensor_instruction_type)          \
     X(tensor_elements) X(raw_flops) X(adjusted_flops) X(tensor_elements_transpose) X(flops_transpose)   \
-    X(adjusted_flops_transpose) X(scalar_activation_fn)
+    X(adjusted_flops_transpose) X(scalar_activation_fn) X(stack_frame_ids)
 
 enum {
 #define X(name) IC_##name,
@@ -46,8 +51,15 @@ static const char *tensor_type_text(unsigned bits)
     }
 }
 
+/* The derived id strings of one program instruction, formatted once at open
+ * rather than per record: "<subgraph>:<raw id>" ("<subgraph>:" without a BIR id). */
+typedef struct instr_ids {
+    char *penguin_id;                /* NULL when the instruction has no Penguin id */
+    char *bir_id;
+} instr_ids;
+
 static void put_instruction(nx_row *r, const instr_cols *c, const nx_device_event *ev,
-                            const nx_prog_instr *in, char *idbuf, size_t idlen)
+                            const nx_prog_instr *in, const instr_ids *ids)
 {
     const nx_trace_record *rec = ev->rec;
     int64_t start = ev->start_ns, end = ev->end_ns;
@@ -64,16 +76,10 @@ static void put_instruction(nx_row *r, const instr_cols *c, const nx_device_even
     nx_row_i64(r, c->at[IC_id], ev->id);
     nx_row_i64(r, c->at[IC_pc], rec->u.instr.pc);
     nx_row_opt_i64(r, c->at[IC_compiler_pc], in->compiler_pc);
-    if (in->raw_penguin_id != NX_ABSENT) {
-        snprintf(idbuf, idlen, "%s:%" PRId64, in->subgraph, in->raw_penguin_id);
-        nx_row_str(r, c->at[IC_penguin_id], idbuf);
-    }
+    if (in->raw_penguin_id != NX_ABSENT)
+        nx_row_str(r, c->at[IC_penguin_id], ids->penguin_id);
     nx_row_opt_i64(r, c->at[IC_raw_penguin_id], in->raw_penguin_id);
-    if (in->raw_bir_id != NX_ABSENT)
-        snprintf(idbuf, idlen, "%s:%" PRId64, in->subgraph, in->raw_bir_id);
-    else
-        snprintf(idbuf, idlen, "%s:", in->subgraph);
-    nx_row_str(r, c->at[IC_bir_id], idbuf);
+    nx_row_str(r, c->at[IC_bir_id], ids->bir_id);
     nx_row_opt_i64(r, c->at[IC_raw_bir_id], in->raw_bir_id);
     nx_row_opt_str(r, c->at[IC_bir_instruction_name], in->bir_instruction_name);
     nx_row_opt_str(r, c->at[IC_kernel_instruction_name], in->kernel_instruction_name);
@@ -104,8 +110,62 @@ static void put_instruction(nx_row *r, const instr_cols *c, const nx_device_even
 typedef struct instruction_sink {
     nx_row r;
     instr_cols c;
-    char idbuf[256];
+    instr_ids **ids;                 /* per program, per instruction index */
+    nx_frame_index frames;           /* stack_frame_ids text per program frame (stack_frames.h) */
+    size_t n_progs;
 } instruction_sink;
+
+static void instruction_sink_free(instruction_sink *s)
+{
+    for (size_t i = 0; i < s->n_progs; i++) {
+        for (size_t k = 0; s->ids[i] && s->ids[i][k].bir_id; k++) {
+            free(s->ids[i][k].penguin_id);
+            free(s->ids[i][k].bir_id);
+        }
+        free(s->ids[i]);
+    }
+    free(s->ids);
+    nx_frame_index_free(&s->frames);
+    free(s);
+}
+
+/* "<subgraph>:<id>", or "<subgraph>:" for NX_ABSENT; malloc'd. */
+static char *id_text(const char *subgraph, int64_t id)
+{
+    size_t n = strlen(subgraph) + 24;
+    char *t = malloc(n);
+    if (t) {
+        if (id != NX_ABSENT)
+            snprintf(t, n, "%s:%" PRId64, subgraph, id);
+        else
+            snprintf(t, n, "%s:", subgraph);
+    }
+    return t;
+}
+
+static int ids_build(instruction_sink *s, const nx_process_ctx *ctx)
+{
+    s->ids = calloc(ctx->n_progs + 1, sizeof *s->ids);
+    if (!s->ids)
+        return -1;
+    s->n_progs = ctx->n_progs;
+    for (size_t p = 0; p < ctx->n_progs; p++) {
+        const nx_program *g = ctx->progs[p];
+        s->ids[p] = calloc(g->n_instrs + 1, sizeof **s->ids);
+        if (!s->ids[p])
+            return -1;
+        for (size_t i = 0; i < g->n_instrs; i++) {
+            const nx_prog_instr *in = &g->instrs[i];
+            instr_ids *d = &s->ids[p][i];
+            d->bir_id = id_text(in->subgraph, in->raw_bir_id);
+            if (!d->bir_id)
+                return -1;
+            if (in->raw_penguin_id != NX_ABSENT && !(d->penguin_id = id_text(in->subgraph, in->raw_penguin_id)))
+                return -1;
+        }
+    }
+    return 0;
+}
 
 static int instruction_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
 {
@@ -119,8 +179,17 @@ static int instruction_open(const nx_process_ctx *ctx, void **state, nxpq_error 
         snprintf(err->msg, sizeof err->msg, "Instruction: out of memory");
         return -1;
     }
+    if (nx_frame_index_build(ctx->progs, ctx->n_progs, &s->frames, "Instruction", err->msg, sizeof err->msg) != 0) {
+        instruction_sink_free(s);
+        return -1;
+    }
+    if (ids_build(s, ctx) != 0) {
+        instruction_sink_free(s);
+        snprintf(err->msg, sizeof err->msg, "Instruction: out of memory");
+        return -1;
+    }
     if (nx_row_open(&s->r, &ctx->dest, "Instruction", err) != 0) {
-        free(s);
+        instruction_sink_free(s);
         return -1;
     }
     for (size_t i = 0; i < IC_COUNT; i++)
@@ -140,7 +209,10 @@ static int instruction_event(void *state, const nx_device_event *ev, nxpq_error 
     }
     if (nx_row_begin(&s->r, err) != 0)
         return -1;
-    put_instruction(&s->r, &s->c, ev, in, s->idbuf, sizeof s->idbuf);
+    put_instruction(&s->r, &s->c, ev, in, &s->ids[ev->trace->prog_index][in - ev->trace->prog->instrs]);
+    /* stack_frame_ids: the frame chain text, precomputed per program frame. */
+    if (in->stack_frame_id >= 0 && (size_t)in->stack_frame_id < s->frames.prog_frames[ev->trace->prog_index])
+        nx_row_str(&s->r, s->c.at[IC_stack_frame_ids], s->frames.path[ev->trace->prog_index][in->stack_frame_id]);
     return nx_row_end(&s->r, err);
 }
 
@@ -149,7 +221,7 @@ static int instruction_finish(void *state, const nx_process_ctx *ctx, unsigned *
     (void)ctx;
     instruction_sink *s = state;
     int rc = nx_row_close(&s->r, true, tables, err);
-    free(s);
+    instruction_sink_free(s);
     return rc;
 }
 
@@ -157,7 +229,7 @@ static void instruction_abort(void *state)
 {
     instruction_sink *s = state;
     nx_row_discard(&s->r);
-    free(s);
+    instruction_sink_free(s);
 }
 
 const nx_device_sink nx_sink_instruction = {

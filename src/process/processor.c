@@ -14,6 +14,7 @@
 #include "process/device_pipeline.h"
 #include "process/profile_output.h"
 #include "process/row.h"
+#include "process/system_tables.h"
 #include "process/table_writer.h"
 
 /* Warning rows kept; beyond this only a count (a broken capture can warn per record). */
@@ -188,9 +189,13 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
     nx_device_pipeline_describe(dev, &ctx);
     st->programs = ctx.n_progs;
     st->traces = ctx.n_traces;
-    if (ctx.n_traces == 0) {
-        snprintf(err, errlen, "%s: no device trace%s (framework-only captures are not processed yet)",
-                 o->capture_dir, o->ignore_device_profile ? " (--ignore-device-profile)" : "");
+    /* The system half runs when the capture has system files and it is not
+     * switched off; a run must have at least one half left. */
+    bool system = !o->ignore_system_profile && nx_system_capture_present(&cap);
+    if (ctx.n_traces == 0 && !system) {
+        snprintf(err, errlen, "%s: nothing to process: no device trace%s and no system profile%s", o->capture_dir,
+                 o->ignore_device_profile ? " (--ignore-device-profile)" : "",
+                 o->ignore_system_profile ? " (--ignore-system-profile)" : "");
         goto done;
     }
     if (nx_profile_output_begin(&out, final_dir, &perr) != 0) {
@@ -198,9 +203,17 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
         goto done;
     }
     ctx.dest = (nx_table_dest){.dir = out.tmp_dir, .max_rows = o->max_rows_per_file, .base = &wopts};
-    if (nx_device_pipeline_run(dev, &ctx, o->progress ? on_progress : NULL, &pl, &st->tables, &st->instructions,
-                               err, errlen) != 0)
+    if (ctx.n_traces > 0 && nx_device_pipeline_run(dev, &ctx, o->progress ? on_progress : NULL, &pl, &st->tables,
+                                                   &st->instructions, err, errlen) != 0)
         goto done;
+    nx_system_result sys = {0};
+    if (system && nx_system_tables_write(&cap, &ctx, &warn, &st->tables, &sys, err, errlen) != 0)
+        goto done;
+    /* Metadata is always written; without a device trace it comes from the system data. */
+    if (ctx.n_traces == 0 && nx_system_write_fallback_metadata(&ctx, &sys, &st->tables, &perr) != 0) {
+        set_err(err, errlen, perr.msg);
+        goto done;
+    }
     if (write_warnings(&wl, &ctx.dest, &st->tables, &perr) != 0 ||
         nx_write_schema_fields(out.tmp_dir, &wopts, &perr) != 0) {
         set_err(err, errlen, perr.msg);

@@ -3,7 +3,10 @@
 # capture becomes a profile directory with the expected tables (under
 # --data-path/--display-name and --output-file), a corrupt capture exits 1 with
 # the file named and leaves the previous profile byte-identical with no
-# temporary directory behind, and usage errors exit 2.
+# temporary directory behind, and usage errors exit 2. System profile: a
+# framework-only capture (a Chrome trace alone) works, --ignore-device-profile and
+# --ignore-system-profile each skip their half (both: exit 1 naming the capture),
+# a malformed TSV exits 1 naming file and line, bad JSON exits 1 naming the file.
 set -u
 BIN=${1:?usage: test_process.sh path/to/nxprof}
 TMP=$(mktemp -d)
@@ -50,6 +53,53 @@ P2=("$TMP"/bad/*_pid_*/*/program_*.nxprog)
 printf 'X' | dd of="${P2[0]}" bs=1 seek=0 conv=notrunc 2>/dev/null
 expect 1 "corrupt program" -- process "$TMP/bad" --output-file "$TMP/o3"
 check 'grep -qF "program_" <<<"$OUT"' "error names the program file"
+
+# --- system profile: framework-only captures, --ignore-*-profile, bad system files ---
+SHARED=${NXPROF_SHARED:-$(dirname "$0")/../../../shared}
+FX=$(ls "$SHARED"/fixtures/chrome-traces/*.json.gz 2>/dev/null | head -1)
+mkdir -p "$TMP/fw"
+if [ -n "$FX" ]; then cp "$FX" "$TMP/fw/"; else
+    printf '{"traceEvents":[{"ph":"X","name":"op","pid":1,"tid":1,"ts":1,"dur":2}]}' >"$TMP/fw/trace.json"; fi
+expect 0 "framework-only capture" -- process "$TMP/fw" --output-file "$TMP/fwp"
+for t in SystemProfileEvents SystemProfileMetadata Metadata SchemaFields; do
+    check '[ -s "$TMP/fwp/$t.parquet" ]' "framework-only: $t.parquet written"
+done
+check '[ ! -e "$TMP/fwp/Instruction.parquet" ]' "framework-only: no Instruction table"
+
+expect 0 "--ignore-device-profile" -- process "$TMP/cap" --output-file "$TMP/nodev" --ignore-device-profile
+for t in SystemProfileEvents CpuUsage HostMemUsage SystemProfileMetadata Metadata SchemaFields; do
+    check '[ -s "$TMP/nodev/$t.parquet" ]' "--ignore-device-profile: $t.parquet written"
+done
+check '[ ! -e "$TMP/nodev/Instruction.parquet" ] && [ ! -e "$TMP/nodev/NeffHeader.parquet" ]' \
+    "--ignore-device-profile: no device table"
+
+expect 0 "--ignore-system-profile" -- process "$TMP/cap" --output-file "$TMP/nosys" --ignore-system-profile
+check '[ -s "$TMP/nosys/Instruction.parquet" ] && [ ! -e "$TMP/nosys/SystemProfileEvents.parquet" ] && [ ! -e "$TMP/nosys/CpuUsage.parquet" ]' \
+    "--ignore-system-profile: device tables only"
+
+expect 2 "both profiles ignored (usage error)" -- process "$TMP/cap" --output-file "$TMP/none" --ignore-device-profile --ignore-system-profile
+cp -r "$TMP/cap" "$TMP/devonly"
+rm -f "$TMP"/devonly/*_pid_*/*/*.tsv "$TMP"/devonly/*_pid_*/*/*.json
+expect 1 "device-only capture with --ignore-device-profile" -- process "$TMP/devonly" --output-file "$TMP/none" --ignore-device-profile
+contains "$TMP/devonly" "error names the capture directory"
+check '[ ! -e "$TMP/none" ]' "nothing written when nothing is left to process"
+
+cp -r "$TMP/cap" "$TMP/badtsv"
+CPU=("$TMP"/badtsv/*_pid_*/*/cpu_usage.tsv)
+sed -i '5s/\t[0-9.]*$/\tlots/' "${CPU[0]}"
+expect 1 "malformed cpu_usage.tsv" -- process "$TMP/badtsv" --output-file "$TMP/o4"
+contains "${CPU[0]}" "error names the TSV file"
+contains "line 5" "error names the TSV line"
+check '[ ! -e "$TMP/o4" ]' "nothing written for a malformed TSV"
+
+cp -r "$TMP/cap" "$TMP/badjson"
+TJ=("$TMP"/badjson/*_pid_*/*/trace.json)
+printf '{"traceEvents": [{"ph": "X", "name": "op", "ts": 1,,}]}' >"${TJ[0]}"
+expect 1 "bad trace.json" -- process "$TMP/badjson" --output-file "$TMP/o5"
+contains "${TJ[0]}" "error names the JSON file"
+mkdir -p "$TMP/fwbad" && printf '[{"ph": "X", "ts": }' >"$TMP/fwbad/trace.json"
+expect 1 "bad framework-only trace.json" -- process "$TMP/fwbad" --output-file "$TMP/o6"
+contains "$TMP/fwbad/trace.json" "error names the framework-only JSON file"
 
 # --- usage errors ---
 expect 2 "no capture" -- process --data-path "$TMP/u"

@@ -30,4 +30,48 @@ expect 0 "view alias" -- view --show-profile-schema;   contains "openapi:" "view
 check '[ "$("$BIN" view --show-profile-schema)" = "$("$BIN" schema)" ]' "view --show-profile-schema equals schema"
 expect 2 "view with nothing to do" -- view
 
+# --- top, summary, view --ingest-only and the shared processing flags ---
+UT=$(mktemp -d)
+trap 'rm -rf "$UT"' EXIT
+"$BIN" synth --preset tiny --out "$UT/cap" --seed 5 >/dev/null 2>&1
+"$BIN" process "$UT/cap" --output-file "$UT/prof" >/dev/null 2>&1
+check '[ -s "$UT/prof/Instruction.parquet" ]' "usage fixture profile written"
+for cmd in top summary; do
+    expect 2 "$cmd without PROFILE_DIR" -- $cmd;          contains "PROFILE_DIR is required" "$cmd names the missing argument"
+    contains "Try 'nxprof $cmd --help'" "$cmd usage hint"
+    expect 2 "$cmd stray argument" -- $cmd "$UT/prof" extra
+    expect 2 "$cmd bad format" -- $cmd "$UT/prof" --format xml; contains "unknown format 'xml'" "$cmd bad format named"
+    expect 2 "$cmd missing format value" -- $cmd "$UT/prof" --format; contains "needs an argument" "$cmd missing value named"
+    expect 1 "$cmd on a missing profile" -- $cmd "$UT/nope"
+done
+expect 0 "top default" -- top "$UT/prof";                  contains "total" "top prints a total line"
+expect 2 "top unknown table" -- top "$UT/prof" --table Nope; contains "unknown table 'Nope'" "unknown table named"
+expect 2 "top transient table" -- top "$UT/prof" --table MemoryBandwidthPoint
+expect 1 "top absent table" -- top "$UT/prof" --table CoreBarriers; contains "has no CoreBarriers table" "absent table named"
+expect 2 "top unknown column" -- top "$UT/prof" --by engine,nope; contains "no column 'nope'" "unknown column named"
+expect 2 "top empty --by item" -- top "$UT/prof" --by engine,;  contains "empty column name" "empty --by item"
+expect 2 "top duplicate --by" -- top "$UT/prof" --by engine,engine
+expect 2 "top bad limit" -- top "$UT/prof" --limit -3;     contains "--limit" "bad limit named"
+expect 2 "top non-numeric limit" -- top "$UT/prof" --limit ten
+expect 0 "top limit 0 means all" -- top "$UT/prof" --limit 0 --format csv
+expect 2 "process --jobs 0" -- process "$UT/cap" --output-file "$UT/j" --jobs 0; contains "--jobs" "bad jobs named"
+expect 2 "process --jobs x" -- process "$UT/cap" --output-file "$UT/j" --jobs x
+expect 2 "process --jobs missing" -- process "$UT/cap" --output-file "$UT/j" --jobs
+expect 2 "process ignores everything" -- process "$UT/cap" --output-file "$UT/j" --ignore-device-profile --ignore-system-profile
+contains "nothing to process" "both ignore flags refused"
+expect 0 "process --jobs 1 --ignore-system-profile" -- process "$UT/cap" --output-file "$UT/j1" --jobs 1 --ignore-system-profile
+check '[ -s "$UT/j1/Instruction.parquet" ]' "--ignore-system-profile still writes device tables"
+expect 2 "view -d without --ingest-only" -- view -d "$UT/cap";  contains "viewer is not built yet; use --ingest-only" "view explains"
+expect 2 "view bad output format" -- view -d "$UT/cap" --ingest-only --output-format json
+contains "unknown output format 'json'" "view output format named"
+expect 2 "view schema with -d" -- view --show-profile-schema -d "$UT/cap"
+expect 2 "view both destinations" -- view -d "$UT/cap" --ingest-only --output-file "$UT/v" --data-path "$UT/d"
+expect 2 "view --jobs 0" -- view -d "$UT/cap" --ingest-only --output-file "$UT/v" --jobs 0
+expect 2 "view --max-rows-per-file 0" -- view -d "$UT/cap" --ingest-only --output-file "$UT/v" --max-rows-per-file 0
+expect 2 "view stray argument" -- view -d "$UT/cap" --ingest-only extra
+expect 0 "view --ingest-only" -- view -d "$UT/cap" --ingest-only --output-file "$UT/v" --jobs 2
+check '[ -s "$UT/v/Instruction.parquet" ]' "view --ingest-only writes the profile"
+expect 0 "view --ingest-only --data-path" -- view -d "$UT/cap" --ingest-only --data-path "$UT/d" --display-name run
+check '[ -s "$UT/d/profiles/global/run@latest/Instruction.parquet" ]' "view --data-path --display-name layout"
+
 finish

@@ -1,0 +1,533 @@
+/*
+ * cmd_summary.c — `nxprof summary PROFILE_DIR`: the profile's Summary table,
+ * readable, plus its ten most expensive opcodes from OpcodeSummary. Also used by
+ * `nxprof view --ingest-only --output-format summary-text|summary-json`.
+ *
+ * Rules:
+ *   - Summary is read from Summary.parquet (or its split files) with every column
+ *     this reader decodes; the schema describes it as one row, and only the first
+ *     row is shown (a note on stderr says when there are more).
+ *   - Text: non-null fields only, in table column order within five sections,
+ *     chosen by field name, first rule that matches:
+ *       Flops and utilisation: name contains "flops", starts with mfu_/hfu_/mbu_,
+ *                              or is mm_arithmetic_intensity;
+ *       DMA:                   contains "dma", ends with _queue_bytes, starts with
+ *                              inputs_, or is weight_size_bytes;
+ *       Memory:                starts with hbm_, sbuf_, psum_ or spill_;
+ *       Engines:               contains "_engine_", starts with activate_, matmul_ or cc_;
+ *       Time and counts:       everything else (total_*, cycle and event counts).
+ *     Sections print in the order Time and counts, Engines, DMA, Flops and
+ *     utilisation, Memory; an empty section is left out. Units come from the schema
+ *     catalogue: seconds scaled to s/ms/us/ns, bytes shown exactly plus a KiB/MiB/GiB
+ *     figure, percent with two decimals, flops exactly plus a k/M/G/T/P figure,
+ *     cycles exactly.
+ *   - Top opcodes: the 10 OpcodeSummary rows with the largest instruction_time_ns
+ *     (ties: engine, then opcode, ascending bytewise), shown with instruction_count,
+ *     instruction_time_ns, active_time_ns and active_time_percent. Memory: 10 rows.
+ *   - JSON: {"profile": DIR, "summary": {every non-null Summary field of the first
+ *     row: value} | null, "top_opcodes": [{engine, opcode, instruction_count,
+ *     instruction_time_ns, active_time_ns, active_time_percent}, ...] | null}.
+ *     Integers exact; FLOAT "%.9g", DOUBLE "%.17g" (round-trip); a non-finite float
+ *     is written as null.
+ *   - A missing Summary or OpcodeSummary table is named on stderr and the exit
+ *     status is 1 (what exists is still printed); a missing or unreadable profile
+ *     directory is exit 1; usage errors exit 2.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/text_out.h"
+#include "query/profile_table.h"
+#include "schema/schema.h"
+
+#define TOP_OPCODES 10
+#define MAX_SUMMARY_COLS 512
+
+static void summary_help(FILE *out)
+{
+    fprintf(out,
+            "Usage: nxprof summary PROFILE_DIR [--format text|json]\n"
+            "\n"
+            "Show a profile's Summary table (time, engines, DMA, flops and utilisation, memory;\n"
+            "null fields left out) and the ten opcodes with the most instruction time from\n"
+            "OpcodeSummary.\n"
+            "\n"
+            "  -f, --format F   text (default) or json (every non-null field with its value)\n"
+            "  -h, --help       show this help\n"
+            "\n"
+            "Exit status: 0 success, 1 profile unreadable or without Summary/OpcodeSummary,\n"
+            "2 usage error.\n");
+}
+
+/* One scalar cell of the Summary row. */
+typedef struct cell {
+    const char *name;      /* points into the table's column info */
+    nxpq_type type;
+    bool null;
+    int64_t i;
+    double f;
+    char *s;               /* STRING, malloc'd */
+} cell;
+
+typedef struct opcode_row {
+    char *engine, *opcode;
+    int64_t count, time_ns, active_ns;
+    double active_pct;
+    bool active_pct_null;
+} opcode_row;
+
+typedef struct summary_data {
+    bool have_summary, have_opcodes;
+    cell cells[MAX_SUMMARY_COLS];
+    size_t n_cells;
+    int64_t summary_rows;
+    opcode_row top[TOP_OPCODES];
+    size_t n_top;
+} summary_data;
+
+static void summary_data_free(summary_data *d)
+{
+    for (size_t i = 0; i < d->n_cells; i++)
+        free(d->cells[i].s);
+    for (size_t i = 0; i < d->n_top; i++) {
+        free(d->top[i].engine);
+        free(d->top[i].opcode);
+    }
+}
+
+static char *dup_bytes(const char *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (s) {
+        memcpy(s, p, n);
+        s[n] = '\0';
+    }
+    return s;
+}
+
+/* Reads the first Summary row. Returns 0, NX_PROFILE_TABLE_ABSENT or -1. */
+static int read_summary(const char *dir, summary_data *d, nxpq_error *err)
+{
+    nx_profile_table *t;
+    int rc = nx_profile_table_open(dir, "Summary", &t, err);
+    if (rc != 0)
+        return rc;
+    rc = -1;
+    d->summary_rows = nx_profile_table_num_rows(t);
+    const char *names[MAX_SUMMARY_COLS];
+    size_t n = 0;
+    for (size_t c = 0; c < nx_profile_table_num_columns(t) && n < MAX_SUMMARY_COLS; c++) {
+        const nxpq_column_info *ci = nx_profile_table_column(t, c);
+        if (ci->type == NXPQ_UNSUPPORTED || ci->type == NXPQ_LIST_INT64 || ci->type == NXPQ_LIST_STRING)
+            continue;
+        names[n] = ci->name;
+        d->cells[n] = (cell){.name = ci->name, .type = ci->type, .null = true};
+        n++;
+    }
+    nx_profile_scan *s = NULL;
+    if (n == 0) {
+        rc = 0;
+        goto done;
+    }
+    nx_profile_scan_options so = {.columns = names, .n_columns = n, .batch_rows = 16};
+    if (!(s = nx_profile_scan_open(t, &so, err)))
+        goto done;
+    const nxpq_batch *b;
+    int more = nx_profile_scan_next(s, &b, err);
+    if (more < 0)
+        goto done;
+    d->n_cells = n;
+    if (more > 0) {
+        for (size_t c = 0; c < n; c++) {
+            const nxpq_column_data *col = &b->columns[c];
+            cell *x = &d->cells[c];
+            x->null = col->valid && !col->valid[0];
+            if (x->null)
+                continue;
+            switch (col->type) {
+            case NXPQ_INT32: x->i = col->values.i32[0]; break;
+            case NXPQ_INT64: x->i = col->values.i64[0]; break;
+            case NXPQ_BOOLEAN: x->i = col->values.b[0] != 0; break;
+            case NXPQ_FLOAT: x->f = col->values.f32[0]; break;
+            case NXPQ_DOUBLE: x->f = col->values.f64[0]; break;
+            case NXPQ_STRING:
+                if (!(x->s = dup_bytes(col->data + col->offsets[0], (size_t)(col->offsets[1] - col->offsets[0])))) {
+                    snprintf(err->msg, sizeof err->msg, "Summary: out of memory");
+                    goto done;
+                }
+                break;
+            default: x->null = true; break;
+            }
+        }
+    }
+    rc = 0;
+done:
+    nx_profile_scan_close(s);
+    nx_profile_table_close(t);
+    return rc;
+}
+
+/* True when a ranks before b: larger instruction time, then engine, then opcode. */
+static bool opcode_before(int64_t ta, const char *ea, size_t ela, const char *oa, size_t ola, const opcode_row *b)
+{
+    if (ta != b->time_ns)
+        return ta > b->time_ns;
+    size_t lb = strlen(b->engine), n = ela < lb ? ela : lb;
+    int c = memcmp(ea, b->engine, n);
+    if (c || ela != lb)
+        return c ? c < 0 : ela < lb;
+    lb = strlen(b->opcode);
+    n = ola < lb ? ola : lb;
+    c = memcmp(oa, b->opcode, n);
+    return c ? c < 0 : ola < lb;
+}
+
+static int read_opcodes(const char *dir, summary_data *d, nxpq_error *err)
+{
+    nx_profile_table *t;
+    int rc = nx_profile_table_open(dir, "OpcodeSummary", &t, err);
+    if (rc != 0)
+        return rc;
+    rc = -1;
+    static const char *const cols[] = {"engine",      "opcode",         "instruction_count", "instruction_time_ns",
+                                       "active_time_ns", "active_time_percent"};
+    nx_profile_scan_options so = {.columns = cols, .n_columns = 6};
+    nx_profile_scan *s = nx_profile_scan_open(t, &so, err);
+    if (!s)
+        goto done;
+    for (size_t c = 2; c < 5; c++) {
+        nxpq_type ty = nx_profile_table_column(t, (size_t)nx_profile_table_find_column(t, cols[c]))->type;
+        if (ty != NXPQ_INT64 && ty != NXPQ_INT32) {
+            snprintf(err->msg, sizeof err->msg, "OpcodeSummary: column %s is %s, not an integer", cols[c],
+                     nxpq_type_name(ty));
+            goto done;
+        }
+    }
+    const nxpq_batch *b;
+    int more;
+    while ((more = nx_profile_scan_next(s, &b, err)) > 0) {
+        const nxpq_column_data *c = b->columns;
+        if (c[0].type != NXPQ_STRING || c[1].type != NXPQ_STRING) {
+            snprintf(err->msg, sizeof err->msg, "OpcodeSummary: engine and opcode must be strings");
+            goto done;
+        }
+#define INT_AT(col, r) ((col).type == NXPQ_INT32 ? (int64_t)(col).values.i32[r] : (col).values.i64[r])
+        for (size_t r = 0; r < b->n_rows; r++) {
+            int64_t tns = (c[3].valid && !c[3].valid[r]) ? INT64_MIN : INT_AT(c[3], r);
+            const char *e = c[0].data + c[0].offsets[r], *o = c[1].data + c[1].offsets[r];
+            size_t el = (size_t)(c[0].offsets[r + 1] - c[0].offsets[r]);
+            size_t ol = (size_t)(c[1].offsets[r + 1] - c[1].offsets[r]);
+            /* Insertion into the sorted top list (at most TOP_OPCODES entries). */
+            size_t at = d->n_top;
+            while (at > 0 && opcode_before(tns, e, el, o, ol, &d->top[at - 1]))
+                at--;
+            if (at >= TOP_OPCODES)
+                continue;
+            if (d->n_top == TOP_OPCODES) {
+                free(d->top[TOP_OPCODES - 1].engine);
+                free(d->top[TOP_OPCODES - 1].opcode);
+                d->n_top--;
+            }
+            memmove(&d->top[at + 1], &d->top[at], (d->n_top - at) * sizeof d->top[0]);
+            d->n_top++;
+            opcode_row *x = &d->top[at];
+            bool pct_null = (c[5].valid && !c[5].valid[r]) || (c[5].type != NXPQ_FLOAT && c[5].type != NXPQ_DOUBLE);
+            *x = (opcode_row){
+                .engine = dup_bytes(e, el),
+                .opcode = dup_bytes(o, ol),
+                .count = (c[2].valid && !c[2].valid[r]) ? 0 : INT_AT(c[2], r),
+                .time_ns = tns == INT64_MIN ? 0 : tns,
+                .active_ns = (c[4].valid && !c[4].valid[r]) ? 0 : INT_AT(c[4], r),
+                .active_pct = pct_null ? 0 : c[5].type == NXPQ_FLOAT ? c[5].values.f32[r] : c[5].values.f64[r],
+                .active_pct_null = pct_null,
+            };
+            if (!x->engine || !x->opcode) {
+                snprintf(err->msg, sizeof err->msg, "OpcodeSummary: out of memory");
+                goto done;
+            }
+        }
+#undef INT_AT
+    }
+    rc = more < 0 ? -1 : 0;
+done:
+    nx_profile_scan_close(s);
+    nx_profile_table_close(t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ text -- */
+
+enum { SEC_TIME, SEC_ENGINES, SEC_DMA, SEC_FLOPS, SEC_MEMORY, N_SECTIONS };
+static const char *const SECTION_TITLE[N_SECTIONS] = {"Time and counts", "Engines", "DMA", "Flops and utilisation",
+                                                      "Memory"};
+
+static bool starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+static bool ends(const char *s, const char *p)
+{
+    size_t a = strlen(s), b = strlen(p);
+    return a >= b && strcmp(s + a - b, p) == 0;
+}
+
+static int section_of(const char *n)
+{
+    if (strstr(n, "flops") || starts(n, "mfu_") || starts(n, "hfu_") || starts(n, "mbu_") ||
+        strcmp(n, "mm_arithmetic_intensity") == 0)
+        return SEC_FLOPS;
+    if (strstr(n, "dma") || ends(n, "_queue_bytes") || starts(n, "inputs_") || strcmp(n, "weight_size_bytes") == 0)
+        return SEC_DMA;
+    if (starts(n, "hbm_") || starts(n, "sbuf_") || starts(n, "psum_") || starts(n, "spill_"))
+        return SEC_MEMORY;
+    if (strstr(n, "_engine_") || starts(n, "activate_") || starts(n, "matmul_") || starts(n, "cc_"))
+        return SEC_ENGINES;
+    return SEC_TIME;
+}
+
+static void print_scaled(double v, const char *const *units, double step, size_t n_units)
+{
+    size_t u = 0;
+    while (u + 1 < n_units && fabs(v) >= step) {
+        v /= step;
+        u++;
+    }
+    printf(" (%.2f %s)", v, units[u]);
+}
+
+static void print_value(const cell *c, const char *unit)
+{
+    bool is_int = c->type == NXPQ_INT32 || c->type == NXPQ_INT64 || c->type == NXPQ_BOOLEAN;
+    if (c->type == NXPQ_STRING) {
+        printf("%s", c->s);
+    } else if (c->type == NXPQ_BOOLEAN) {
+        printf("%s", c->i ? "true" : "false");
+    } else if (strcmp(unit, "seconds") == 0) {
+        double v = is_int ? (double)c->i : c->f, a = fabs(v);
+        if (a >= 1 || v == 0)
+            printf("%.3f s", v);
+        else if (a >= 1e-3)
+            printf("%.3f ms", v * 1e3);
+        else if (a >= 1e-6)
+            printf("%.3f us", v * 1e6);
+        else
+            printf("%.3f ns", v * 1e9);
+    } else if (strcmp(unit, "percent") == 0) {
+        printf("%.2f %%", is_int ? (double)c->i : c->f);
+    } else if (is_int) {
+        printf("%" PRId64, c->i);
+        if (strcmp(unit, "bytes") == 0) {
+            static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+            printf(" bytes");
+            if (c->i >= 1024 || c->i <= -1024)
+                print_scaled((double)c->i, u, 1024, 5);
+        } else if (strcmp(unit, "flops") == 0) {
+            static const char *const u[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP"};
+            printf(" flops");
+            if (c->i >= 1000 || c->i <= -1000)
+                print_scaled((double)c->i, u, 1000, 6);
+        } else if (*unit) {
+            printf(" %s", unit);
+        }
+    } else {
+        printf("%.6g", c->f);
+        if (*unit)
+            printf(" %s", unit);
+    }
+}
+
+static void print_text(const char *dir, const summary_data *d)
+{
+    printf("Profile %s\n", dir);
+    if (d->have_summary) {
+        const nx_schema_table *st = nx_schema_table_find("Summary");
+        size_t w = 0;
+        for (size_t i = 0; i < d->n_cells; i++)
+            if (!d->cells[i].null && strlen(d->cells[i].name) > w)
+                w = strlen(d->cells[i].name);
+        bool any = false;
+        for (int sec = 0; sec < N_SECTIONS; sec++) {
+            bool header = false;
+            for (size_t i = 0; i < d->n_cells; i++) {
+                const cell *c = &d->cells[i];
+                if (c->null || section_of(c->name) != sec)
+                    continue;
+                if (!header) {
+                    printf("\n%s\n", SECTION_TITLE[sec]);
+                    header = any = true;
+                }
+                const nx_schema_field *f = st ? nx_schema_field_find(st, c->name) : NULL;
+                printf("  %-*s  ", (int)w, c->name);
+                print_value(c, f ? f->unit : "");
+                putchar('\n');
+            }
+        }
+        if (!any)
+            printf("\nSummary: every field is null\n");
+    }
+    if (d->have_opcodes) {
+        size_t we = 6, wo = 6;
+        for (size_t i = 0; i < d->n_top; i++) {
+            if (strlen(d->top[i].engine) > we)
+                we = strlen(d->top[i].engine);
+            if (strlen(d->top[i].opcode) > wo)
+                wo = strlen(d->top[i].opcode);
+        }
+        printf("\nTop %zu opcodes by instruction time (OpcodeSummary)\n", d->n_top);
+        printf("  %-*s  %-*s  %17s  %19s  %14s  %8s\n", (int)we, "engine", (int)wo, "opcode", "instruction_count",
+               "instruction_time_ns", "active_time_ns", "active %");
+        for (size_t i = 0; i < d->n_top; i++) {
+            const opcode_row *r = &d->top[i];
+            printf("  %-*s  %-*s  %17" PRId64 "  %19" PRId64 "  %14" PRId64, (int)we, r->engine, (int)wo, r->opcode,
+                   r->count, r->time_ns, r->active_ns);
+            if (r->active_pct_null)
+                printf("  %8s\n", "");
+            else
+                printf("  %7.2f%%\n", r->active_pct);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ json -- */
+
+static void print_json(const char *dir, const summary_data *d)
+{
+    printf("{\"profile\":");
+    nx_out_json_string(stdout, dir, strlen(dir));
+    printf(",\"summary\":");
+    if (!d->have_summary) {
+        printf("null");
+    } else {
+        putchar('{');
+        bool first = true;
+        for (size_t i = 0; i < d->n_cells; i++) {
+            const cell *c = &d->cells[i];
+            if (c->null)
+                continue;
+            printf(first ? "\n" : ",\n");
+            first = false;
+            nx_out_json_string(stdout, c->name, strlen(c->name));
+            putchar(':');
+            switch (c->type) {
+            case NXPQ_STRING: nx_out_json_string(stdout, c->s, strlen(c->s)); break;
+            case NXPQ_BOOLEAN: fputs(c->i ? "true" : "false", stdout); break;
+            case NXPQ_FLOAT: nx_out_json_real(stdout, c->f, false); break;
+            case NXPQ_DOUBLE: nx_out_json_real(stdout, c->f, true); break;
+            default: printf("%" PRId64, c->i); break;
+            }
+        }
+        putchar('}');
+    }
+    printf(",\"top_opcodes\":");
+    if (!d->have_opcodes) {
+        printf("null");
+    } else {
+        putchar('[');
+        for (size_t i = 0; i < d->n_top; i++) {
+            const opcode_row *r = &d->top[i];
+            printf(i ? ",\n{\"engine\":" : "\n{\"engine\":");
+            nx_out_json_string(stdout, r->engine, strlen(r->engine));
+            printf(",\"opcode\":");
+            nx_out_json_string(stdout, r->opcode, strlen(r->opcode));
+            printf(",\"instruction_count\":%" PRId64 ",\"instruction_time_ns\":%" PRId64 ",\"active_time_ns\":%" PRId64
+                   ",\"active_time_percent\":",
+                   r->count, r->time_ns, r->active_ns);
+            if (r->active_pct_null)
+                fputs("null", stdout);
+            else
+                nx_out_json_real(stdout, r->active_pct, false);
+            putchar('}');
+        }
+        putchar(']');
+    }
+    printf("}\n");
+}
+
+int nx_summary_print(const char *profile_dir, bool json)
+{
+    summary_data *d = calloc(1, sizeof *d);
+    if (!d) {
+        fprintf(stderr, "nxprof summary: out of memory\n");
+        return NX_EXIT_ERROR;
+    }
+    int rc = NX_EXIT_ERROR;
+    nxpq_error err = {{0}};
+    int s = read_summary(profile_dir, d, &err);
+    if (s < 0) {
+        fprintf(stderr, "nxprof summary: %s\n", err.msg);
+        goto done;
+    }
+    d->have_summary = s == 0;
+    int o = read_opcodes(profile_dir, d, &err);
+    if (o < 0) {
+        fprintf(stderr, "nxprof summary: %s\n", err.msg);
+        goto done;
+    }
+    d->have_opcodes = o == 0;
+    if (d->have_summary || d->have_opcodes) {
+        if (json)
+            print_json(profile_dir, d);
+        else
+            print_text(profile_dir, d);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "nxprof summary: writing the output failed\n");
+            goto done;
+        }
+    }
+    if (d->summary_rows > 1)
+        fprintf(stderr, "nxprof summary: Summary has %" PRId64 " rows; showing the first\n", d->summary_rows);
+    if (!d->have_summary)
+        fprintf(stderr, "nxprof summary: profile %s has no Summary table (no Summary.parquet)\n", profile_dir);
+    if (!d->have_opcodes)
+        fprintf(stderr, "nxprof summary: profile %s has no OpcodeSummary table (no OpcodeSummary.parquet)\n",
+                profile_dir);
+    rc = d->have_summary && d->have_opcodes ? NX_EXIT_OK : NX_EXIT_ERROR;
+done:
+    summary_data_free(d);
+    free(d);
+    return rc;
+}
+
+static int summary_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool json = false;
+    int c;
+    while ((c = getopt_long(argc, argv, ":f:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (strcmp(optarg, "json") == 0)
+                json = true;
+            else if (strcmp(optarg, "text") == 0)
+                json = false;
+            else
+                return nx_usage_error("summary", "unknown format '%s' (text or json)", optarg);
+            break;
+        case 'h':
+            summary_help(stdout);
+            return NX_EXIT_OK;
+        default:
+            return nx_getopt_error("summary", c, argv);
+        }
+    }
+    if (optind >= argc)
+        return nx_usage_error("summary", "PROFILE_DIR is required");
+    if (optind + 1 < argc)
+        return nx_usage_error("summary", "unexpected argument '%s'", argv[optind + 1]);
+    if (!*argv[optind])
+        return nx_usage_error("summary", "PROFILE_DIR must not be empty");
+    return nx_summary_print(argv[optind], json);
+}
+
+const nx_command nx_cmd_summary = {
+    .name = "summary",
+    .summary = "show a profile's Summary and its top opcodes (OpcodeSummary)",
+    .run = summary_run,
+    .help = summary_help,
+};

@@ -1,0 +1,144 @@
+/* process_cli.c — shared processing options of `process` and `view` (rules in process_cli.h). */
+#include "cli/process_cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "process/profile_output.h"
+#include "process/table_writer.h"
+
+void nx_process_cli_help(FILE *out)
+{
+    fprintf(out,
+            "      --data-path P          write to P/profiles/global/N@latest/\n"
+            "      --display-name N       profile name (default: the capture directory's name)\n"
+            "      --output-file DIR      write the profile to DIR instead\n"
+            "      --max-rows-per-file N  split a table into T_0.parquet, T_1.parquet, ... above\n"
+            "                             N rows per file (default %u)\n"
+            "      --ignore-device-profile  skip program files and device traces\n"
+            "      --ignore-system-profile  skip runtime events, host samples and Chrome traces\n"
+            "      --jobs N               threads encoding Parquet pages (default: one per CPU, at most 8)\n"
+            "A progress line is shown on stderr when it is a terminal.\n",
+            NX_TABLE_MAX_ROWS_DEFAULT);
+}
+
+/* Parses a decimal integer in [1, max]; 0 on success. */
+static int parse_positive(const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *s == '-' || *s == '+' || *end || errno || v == 0 || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int nx_process_cli_option(const char *cmd, int id, const char *arg, nx_process_options *o)
+{
+    unsigned long long v;
+    switch (id) {
+    case NX_PO_DATA_PATH:
+        o->data_path = arg;
+        return 0;
+    case NX_PO_DISPLAY_NAME:
+        o->display_name = arg;
+        return 0;
+    case NX_PO_OUTPUT_FILE:
+        o->output_file = arg;
+        return 0;
+    case NX_PO_MAX_ROWS:
+        if (parse_positive(arg, UINT64_MAX, &v) != 0)
+            return nx_usage_error(cmd, "--max-rows-per-file needs a positive integer, got '%s'", arg);
+        o->max_rows_per_file = v;
+        return 0;
+    case NX_PO_IGNORE_DEVICE:
+        o->ignore_device_profile = true;
+        return 0;
+    case NX_PO_IGNORE_SYSTEM:
+        o->ignore_system_profile = true;
+        return 0;
+    case NX_PO_JOBS:
+        if (parse_positive(arg, 1024, &v) != 0)
+            return nx_usage_error(cmd, "--jobs needs an integer from 1 to 1024, got '%s'", arg);
+        o->jobs = (int)v;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* The last path component of `dir`, trailing slashes ignored, malloc'd; NULL when none. */
+static char *base_name(const char *dir)
+{
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    size_t start = len;
+    while (start > 0 && dir[start - 1] != '/')
+        start--;
+    if (start == len)
+        return NULL;
+    char *s = malloc(len - start + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, dir + start, len - start);
+    s[len - start] = '\0';
+    return s;
+}
+
+int nx_process_cli_validate(const char *cmd, nx_process_options *o, bool default_data_path, char **owned)
+{
+    *owned = NULL;
+    if (!o->capture_dir || !*o->capture_dir)
+        return nx_usage_error(cmd, "the capture directory must not be empty");
+    if (o->output_file && (o->data_path || o->display_name))
+        return nx_usage_error(cmd, "--output-file cannot be combined with --data-path or --display-name");
+    if (!o->output_file && !o->data_path && !default_data_path)
+        return nx_usage_error(cmd, "one of --data-path P or --output-file DIR is required");
+    if (o->output_file && !*o->output_file)
+        return nx_usage_error(cmd, "--output-file needs a directory");
+    if (o->ignore_device_profile && o->ignore_system_profile)
+        return nx_usage_error(cmd, "--ignore-device-profile with --ignore-system-profile leaves nothing to process");
+    if (!o->output_file && !o->display_name) {
+        *owned = base_name(o->capture_dir);
+        if (!*owned)
+            return nx_usage_error(cmd, "no display name in '%s'; give --display-name", o->capture_dir);
+        o->display_name = *owned;
+    }
+    nxpq_error nerr;
+    if (o->display_name && nx_display_name_validate(o->display_name, &nerr) != 0) {
+        int rc = nx_usage_error(cmd, "bad display name '%s': %s", o->display_name, nerr.msg);
+        free(*owned);
+        *owned = NULL;
+        o->display_name = NULL;
+        return rc;
+    }
+    return 0;
+}
+
+int nx_process_cli_execute(const char *cmd, nx_process_options *o, FILE *report, char **profile_dir)
+{
+    if (profile_dir)
+        *profile_dir = NULL;
+    o->progress = isatty(STDERR_FILENO) == 1;
+    nx_process_stats st;
+    char err[1024];
+    if (nx_process_run(o, &st, err, sizeof err) != 0) {
+        fprintf(stderr, "nxprof %s: %s\n", cmd, err);
+        return NX_EXIT_ERROR;
+    }
+    fprintf(report, "%s: wrote %s\n", cmd, st.profile_dir);
+    fprintf(report, "  %zu program(s), %zu device trace(s), %" PRIu64 " instructions, %u tables\n", st.programs,
+            st.traces, st.instructions, st.tables);
+    if (profile_dir) {
+        *profile_dir = st.profile_dir;
+        st.profile_dir = NULL;
+    }
+    nx_process_stats_free(&st);
+    return fflush(report) == 0 ? NX_EXIT_OK : NX_EXIT_ERROR;
+}

@@ -1,0 +1,24 @@
+/*
+ * text_out.h — small writers shared by the commands that print query results
+ * (top, summary): JSON string literals, RFC 4180 CSV fields, and numbers in a
+ * form that round-trips.
+ *
+ * JSON strings: '"' and '\\' escaped, control bytes below 0x20 as \u00XX (\n, \t,
+ * \r as themselves), every other byte written unchanged (profile strings are UTF-8).
+ * CSV fields: quoted only when they hold a comma, a double quote, CR or LF; a quote
+ * inside is doubled. Floats: "%.9g" for FLOAT and "%.17g" for DOUBLE (both round-trip);
+ * NaN and infinities have no JSON spelling and are written as null.
+ */
+#ifndef NX_CLI_TEXT_OUT_H
+#define NX_CLI_TEXT_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+void nx_out_json_string(FILE *out, const char *s, size_t len);
+void nx_out_csv_field(FILE *out, const char *s, size_t len);
+/* JSON number for a float (is_double false) or double value, or null when not finite. */
+void nx_out_json_real(FILE *out, double v, bool is_double);
+
+#endif

@@ -1,0 +1,792 @@
+/*
+ * dma_tables.c — the DMA tables and what depends on DMA blocks: DmaPacket,
+ * DmaPacketAggregated, DmaUsage and HbmUsage (through dma_usage.h), TensorInfo and
+ * Flow. One sink, because all of them follow the same blocks.
+ *
+ * Rules (also in docs/processing.md, "DMA tables"):
+ * - DmaPacket: one row per dma_packet record, in the pipeline's start-time order.
+ *   id = the pipeline's packet id; packet_aggregation_id = its block's
+ *   DmaPacketAggregated.id; queue_name / queue_type / engine_idx (= dma_engine) /
+ *   queue_idx from the program's DMA_QUEUES record; variable from the descriptor of
+ *   its block; transfer_bytes = read_bytes + write_bytes; throughput =
+ *   transfer_bytes * 1e9 / max(duration_ns, 1) in bytes per second (a zero-length
+ *   packet counts as 1 ns).
+ * - DmaPacketAggregated: one row per dma_block record that received at least one
+ *   packet (a block without packets was dropped by the hardware and is not
+ *   written). start_ts = its first packet's start, end_ts = the latest end of its
+ *   packets, byte columns = sums over its packets, throughput as for packets;
+ *   queue columns from DMA_QUEUES; op, variable, source, dest, semaphore_id
+ *   (= semaphore_label), modular_flow_function, access patterns, partitions,
+ *   transpose fields (is_transpose_mode null when the descriptor says 0xFF),
+ *   trigger, completion from its DMA_DESCRIPTORS record. A block is complete when
+ *   (a) a packet of a later block of the same (trace, pcore, queue) arrives (blocks
+ *   of a queue complete in order), (b) the pipeline passes the end of the trace's
+ *   current execution record and all packets seen so far of the block ended by
+ *   then (an execution ends after its DMA work), or (c) the capture ends. Rows are
+ *   written sorted by start_ts: a finished row waits in a reorder heap until no
+ *   open block can start before it (watermark = min(current event start, earliest
+ *   start of an open block that has packets)).
+ *   A packet whose block was already completed by rule (b) (a packet after its
+ *   execution's end) still gets its DmaPacket row; its block's row does not count it.
+ * - TensorInfo: one row per program tensor and physical core (pcore 0 ..
+ *   the largest pcore_count of the program's traces - 1), columns from TENSORS.
+ *   load_to_sbuf_*: over the written DmaPacketAggregated rows of that pcore (all
+ *   traces of the program) whose descriptor variable equals the tensor name and
+ *   whose dest contains "[SB]": dma_count = number of blocks, total_size_bytes =
+ *   sum of their write_bytes (bytes landed in SBUF), avg_size_bytes = total / count
+ *   (integer division; null when count is 0), repeat_factor = total / size (null
+ *   when size is absent or 0).
+ * - Flow: in_table/out_table use the reference tool's names, "instruction" (an
+ *   Instruction.id) and "dma_block" (a DmaPacketAggregated.id).
+ *   (a) DMA_TRIGGER: for each written block whose dma_block record names a trigger
+ *   (trigger_engine != 0xFF): in = the Instruction.id of the latest instruction
+ *   record, dispatched before the dma_block record, on the same (trace, pcore,
+ *   engine) with pc == trigger_pc (no edge when none ran); out = the block;
+ *   gap_time = block start_ts - that instruction's end_ts. Written when the block
+ *   completes.
+ *   (b) FLOW_DEPENDENCE: for each instruction record whose program entry has a
+ *   wait_semaphore S: in = the producer of S on the same (trace, pcore) with the
+ *   latest end <= the instruction's start, among instructions whose
+ *   signal_semaphore is S and DMA blocks whose descriptor's completion_semaphore is
+ *   S (a block's end = the latest end of its packets seen so far); out = the
+ *   instruction; gap_time = instruction start - producer end (>= 0). No edge when
+ *   no producer ended by then. Up to NX_SEM_CANDIDATES producers still in flight
+ *   are remembered per semaphore (more concurrent producers of one semaphore than
+ *   that: the earliest-ending is forgotten).
+ *
+ * Memory: per trace, open blocks per (pcore, queue), one (id, end) per program
+ * instruction and pcore (for trigger edges), a few producers per semaphore and
+ * pcore; finished rows waiting for the watermark; never a per-event array.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "process/device_sink.h"
+#include "process/dma_usage.h"
+#include "process/reorder.h"
+#include "process/row.h"
+
+#define NX_SEM_CANDIDATES 8
+
+/* ------------------------------------------------------------ state -- */
+
+typedef struct open_block {
+    int64_t id;                      /* DmaPacketAggregated.id */
+    int64_t start, end, rd, wr;
+    int64_t trig_id, trig_end;       /* triggering Instruction.id and its end, or -1 */
+    uint32_t raw_block;              /* block_id of the record */
+    uint32_t desc;
+    uint32_t npk;
+} open_block;
+
+typedef struct block_fifo {
+    open_block *v;
+    size_t head, n, cap;
+} block_fifo;
+
+typedef struct sem_cand {
+    int64_t end, id;
+    uint8_t used, dma;
+} sem_cand;
+
+typedef struct desc_info {
+    int32_t tensor;                  /* index into the program's TENSORS, or -1 */
+    bool to_sbuf, hbm;
+} desc_info;
+
+typedef struct trace_state {
+    const nx_device_trace *t;
+    unsigned pcores;
+    size_t nq;
+    block_fifo *fifos;               /* pcores x queues */
+    int64_t *last_id, *last_end;     /* pcores x program instructions */
+    sem_cand *sems;                  /* pcores x semaphores x NX_SEM_CANDIDATES */
+    int64_t exec_end;                /* end of the current execution, INT64_MAX if none pending */
+} trace_state;
+
+typedef struct prog_state {
+    desc_info *descs;
+    int64_t *tcount, *ttotal;        /* pcores x tensors */
+    unsigned pcores;
+} prog_state;
+
+/* A finished block waiting for the watermark. */
+typedef struct agg_item {
+    int64_t id, start, end, rd, wr;
+    uint32_t trace, raw_block, desc;
+    uint16_t queue;
+    uint8_t pcore;
+} agg_item;
+
+#define PKT_COLS(X)                                                                                    \
+    X(start_ts) X(end_ts) X(duration_ns) X(pcore_idx) X(id) X(packet_idx) X(packet_aggregation_id)     \
+    X(engine_idx) X(read_bytes) X(write_bytes) X(transfer_bytes) X(throughput) X(queue_type) X(variable) \
+    X(queue_name) X(queue_idx) X(crc)
+#define AGG_COLS(X)                                                                                     \
+    X(start_ts) X(end_ts) X(duration_ns) X(id) X(pcore_idx) X(block_id) X(queue_idx) X(queue_name)       \
+    X(queue_type) X(op) X(variable) X(read_bytes) X(write_bytes) X(transfer_bytes) X(throughput) X(source) \
+    X(dest) X(semaphore_id) X(modular_flow_function) X(read_sbuf_partitions) X(read_num_sbuf_partitions)  \
+    X(read_shape) X(read_offset) X(read_steps) X(write_sbuf_partitions) X(write_num_sbuf_partitions)      \
+    X(write_shape) X(write_offset) X(write_steps) X(is_transpose_mode) X(transpose_element_size)         \
+    X(transpose_shape) X(transpose_from_shape) X(transpose_to_shape) X(transpose_unroll_factor) X(trigger) \
+    X(completion)
+#define FLOW_COLS(X) X(in_id) X(out_id) X(in_table) X(out_table) X(dependency_type) X(gap_time)
+
+enum {
+#define X(n) PC_##n,
+    PKT_COLS(X)
+#undef X
+    PC_COUNT
+};
+enum {
+#define X(n) AC_##n,
+    AGG_COLS(X)
+#undef X
+    AC_COUNT
+};
+enum {
+#define X(n) FC_##n,
+    FLOW_COLS(X)
+#undef X
+    FC_COUNT
+};
+
+typedef struct dma_sink {
+    const nx_process_ctx *ctx;
+    trace_state *traces;
+    size_t n_traces;
+    prog_state *progs;
+    nx_row pkt, agg, flow;
+    size_t pc[PC_COUNT], ac[AC_COUNT], fc[FC_COUNT];
+    nx_usage dma_usage, hbm_usage;
+    bool usage_open;
+    nx_reorder q;                    /* agg_item by start */
+    int64_t min_open;                /* earliest start of an open block with packets; INT64_MAX none */
+    bool min_open_valid;
+    int64_t exec_deadline;           /* min exec_end over traces */
+} dma_sink;
+
+/* ------------------------------------------------------------ setup -- */
+
+static void free_sink(dma_sink *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n_traces && s->traces; i++) {
+        trace_state *t = &s->traces[i];
+        for (size_t f = 0; t->fifos && f < (size_t)t->pcores * t->nq; f++)
+            free(t->fifos[f].v);
+        free(t->fifos);
+        free(t->last_id);
+        free(t->last_end);
+        free(t->sems);
+    }
+    free(s->traces);
+    for (size_t i = 0; s->progs && i < s->ctx->n_progs; i++) {
+        free(s->progs[i].descs);
+        free(s->progs[i].tcount);
+        free(s->progs[i].ttotal);
+    }
+    free(s->progs);
+    nx_reorder_free(&s->q);
+    free(s);
+}
+
+static int oom(nxpq_error *err, const char *what)
+{
+    snprintf(err->msg, sizeof err->msg, "DmaPacketAggregated: out of memory (%s)", what);
+    return -1;
+}
+
+static int setup_state(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
+{
+    s->progs = calloc(ctx->n_progs + 1, sizeof *s->progs);
+    s->traces = calloc(ctx->n_traces + 1, sizeof *s->traces);
+    if (!s->progs || !s->traces)
+        return oom(err, "state");
+    s->n_traces = ctx->n_traces;
+    for (size_t i = 0; i < ctx->n_progs; i++) {
+        const nx_program *g = ctx->progs[i];
+        prog_state *p = &s->progs[i];
+        p->pcores = ctx->prog_pcores[i];
+        p->descs = calloc(g->n_descs + 1, sizeof *p->descs);
+        p->tcount = calloc((size_t)p->pcores * g->n_tensors + 1, sizeof *p->tcount);
+        p->ttotal = calloc((size_t)p->pcores * g->n_tensors + 1, sizeof *p->ttotal);
+        if (!p->descs || !p->tcount || !p->ttotal)
+            return oom(err, "program");
+        for (size_t d = 0; d < g->n_descs; d++) {
+            const nx_prog_dma_desc *x = &g->descs[d];
+            p->descs[d].tensor = -1;
+            for (size_t k = 0; k < g->n_tensors; k++) {
+                if (strcmp(g->tensors[k].name, x->variable) == 0) {
+                    p->descs[d].tensor = (int32_t)k;
+                    break;
+                }
+            }
+            p->descs[d].to_sbuf = strstr(x->dest, "[SB]") != NULL;
+            p->descs[d].hbm = strstr(x->source, "HBM") != NULL || strstr(x->dest, "HBM") != NULL;
+        }
+    }
+    for (size_t i = 0; i < ctx->n_traces; i++) {
+        trace_state *t = &s->traces[i];
+        const nx_program *g = ctx->traces[i].prog;
+        t->t = &ctx->traces[i];
+        t->pcores = t->t->hdr.pcore_count;
+        t->nq = g->n_queues;
+        t->exec_end = INT64_MAX;
+        size_t ni = (size_t)t->pcores * g->n_instrs, nsem = (size_t)t->pcores * g->n_semaphores;
+        t->fifos = calloc((size_t)t->pcores * t->nq + 1, sizeof *t->fifos);
+        t->last_id = malloc((ni + 1) * sizeof *t->last_id);
+        t->last_end = malloc((ni + 1) * sizeof *t->last_end);
+        t->sems = calloc(nsem * NX_SEM_CANDIDATES + 1, sizeof *t->sems);
+        if (!t->fifos || !t->last_id || !t->last_end || !t->sems)
+            return oom(err, t->t->path);
+        for (size_t k = 0; k < ni; k++)
+            t->last_id[k] = -1, t->last_end[k] = 0;
+    }
+    s->min_open = INT64_MAX;
+    s->min_open_valid = true;
+    s->exec_deadline = INT64_MAX;
+    return 0;
+}
+
+static int dma_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+{
+    static const char *const pnames[] = {
+#define X(n) #n,
+        PKT_COLS(X)
+#undef X
+    };
+    static const char *const anames[] = {
+#define X(n) #n,
+        AGG_COLS(X)
+#undef X
+    };
+    static const char *const fnames[] = {
+#define X(n) #n,
+        FLOW_COLS(X)
+#undef X
+    };
+    *state = NULL;
+    bool any_queue = false;
+    for (size_t i = 0; i < ctx->n_progs; i++)
+        any_queue = any_queue || ctx->progs[i]->n_queues > 0 || ctx->progs[i]->n_tensors > 0 ||
+                    ctx->progs[i]->n_semaphores > 0;
+    if (ctx->n_traces == 0 || !any_queue)
+        return 0;   /* nothing to do: finish() sees NULL */
+    dma_sink *s = calloc(1, sizeof *s);
+    if (!s)
+        return oom(err, "sink");
+    s->ctx = ctx;
+    nx_reorder_init(&s->q, sizeof(agg_item));
+    if (setup_state(s, ctx, err) != 0)
+        goto fail;
+    if (nx_row_open(&s->pkt, &ctx->dest, "DmaPacket", err) != 0)
+        goto fail;
+    if (nx_row_open(&s->agg, &ctx->dest, "DmaPacketAggregated", err) != 0)
+        goto fail_pkt;
+    if (nx_row_open(&s->flow, &ctx->dest, "Flow", err) != 0)
+        goto fail_agg;
+    if (nx_usage_open(&s->dma_usage, &ctx->dest, "DmaUsage", err) != 0)
+        goto fail_flow;
+    if (nx_usage_open(&s->hbm_usage, &ctx->dest, "HbmUsage", err) != 0) {
+        nx_usage_discard(&s->dma_usage);
+        goto fail_flow;
+    }
+    s->usage_open = true;
+    for (size_t i = 0; i < PC_COUNT; i++)
+        s->pc[i] = nx_row_col(&s->pkt, pnames[i]);
+    for (size_t i = 0; i < AC_COUNT; i++)
+        s->ac[i] = nx_row_col(&s->agg, anames[i]);
+    for (size_t i = 0; i < FC_COUNT; i++)
+        s->fc[i] = nx_row_col(&s->flow, fnames[i]);
+    *state = s;
+    return 0;
+fail_flow:
+    nx_row_discard(&s->flow);
+fail_agg:
+    nx_row_discard(&s->agg);
+fail_pkt:
+    nx_row_discard(&s->pkt);
+fail:
+    free_sink(s);
+    return -1;
+}
+
+/* ------------------------------------------------------------ rows -- */
+
+static double rate_bps(int64_t bytes, int64_t dur)
+{
+    return (double)bytes * 1e9 / (double)(dur > 0 ? dur : 1);
+}
+
+static int write_flow(dma_sink *s, int64_t in_id, int64_t out_id, const char *in_t, const char *out_t,
+                      const char *type, int64_t gap, nxpq_error *err)
+{
+    nx_row *r = &s->flow;
+    if (nx_row_begin(r, err) != 0)
+        return -1;
+    nx_row_i64(r, s->fc[FC_in_id], in_id);
+    nx_row_i64(r, s->fc[FC_out_id], out_id);
+    nx_row_str(r, s->fc[FC_in_table], in_t);
+    nx_row_str(r, s->fc[FC_out_table], out_t);
+    nx_row_str(r, s->fc[FC_dependency_type], type);
+    nx_row_i64(r, s->fc[FC_gap_time], gap);
+    return nx_row_end(r, err);
+}
+
+static int write_agg(dma_sink *s, const agg_item *b, nxpq_error *err)
+{
+    const nx_program *g = s->traces[b->trace].t->prog;
+    const nx_prog_queue *qu = &g->queues[b->queue];
+    const nx_prog_dma_desc *d = &g->descs[b->desc];
+    nx_row *r = &s->agg;
+    const size_t *c = s->ac;
+    if (nx_row_begin(r, err) != 0)
+        return -1;
+    nx_row_i64(r, c[AC_start_ts], b->start);
+    nx_row_i64(r, c[AC_end_ts], b->end);
+    nx_row_i64(r, c[AC_duration_ns], b->end - b->start);
+    nx_row_i64(r, c[AC_id], b->id);
+    nx_row_i64(r, c[AC_pcore_idx], b->pcore);
+    /* block_id is INT32 in the schema: the record's u32 as its two's-complement bits. */
+    nx_row_i64(r, c[AC_block_id], (int32_t)b->raw_block);
+    nx_row_i64(r, c[AC_queue_idx], b->queue);
+    nx_row_str(r, c[AC_queue_name], qu->name);
+    nx_row_opt_str(r, c[AC_queue_type], nx_dma_queue_type_name(qu->type));
+    nx_row_str(r, c[AC_op], d->op);
+    nx_row_str(r, c[AC_variable], d->variable);
+    nx_row_i64(r, c[AC_read_bytes], b->rd);
+    nx_row_i64(r, c[AC_write_bytes], b->wr);
+    nx_row_i64(r, c[AC_transfer_bytes], b->rd + b->wr);
+    nx_row_num(r, c[AC_throughput], rate_bps(b->rd + b->wr, b->end - b->start));
+    nx_row_str(r, c[AC_source], d->source);
+    nx_row_str(r, c[AC_dest], d->dest);
+    nx_row_str(r, c[AC_semaphore_id], d->semaphore_label);
+    nx_row_opt_str(r, c[AC_modular_flow_function], d->modular_flow_function);
+    nx_row_str(r, c[AC_read_sbuf_partitions], d->read_sbuf_partitions);
+    nx_row_i64(r, c[AC_read_num_sbuf_partitions], (int32_t)d->read_num_sbuf_partitions);
+    nx_row_str(r, c[AC_read_shape], d->read_shape);
+    nx_row_str(r, c[AC_read_offset], d->read_offset);
+    nx_row_str(r, c[AC_read_steps], d->read_steps);
+    nx_row_str(r, c[AC_write_sbuf_partitions], d->write_sbuf_partitions);
+    nx_row_i64(r, c[AC_write_num_sbuf_partitions], (int32_t)d->write_num_sbuf_partitions);
+    nx_row_str(r, c[AC_write_shape], d->write_shape);
+    nx_row_str(r, c[AC_write_offset], d->write_offset);
+    nx_row_str(r, c[AC_write_steps], d->write_steps);
+    if (d->is_transpose != 0xFF)
+        nx_row_bool(r, c[AC_is_transpose_mode], d->is_transpose != 0);
+    nx_row_opt_str(r, c[AC_transpose_element_size], d->transpose_element_size);
+    nx_row_opt_str(r, c[AC_transpose_shape], d->transpose_shape);
+    nx_row_opt_str(r, c[AC_transpose_from_shape], d->transpose_from_shape);
+    nx_row_opt_str(r, c[AC_transpose_to_shape], d->transpose_to_shape);
+    nx_row_opt_str(r, c[AC_transpose_unroll_factor], d->transpose_unroll_factor);
+    nx_row_opt_i64(r, c[AC_trigger], d->trigger);
+    nx_row_opt_i64(r, c[AC_completion], d->completion);
+    return nx_row_end(r, err);
+}
+
+/* ------------------------------------------------------------ blocks -- */
+
+static void recompute_min_open(dma_sink *s)
+{
+    int64_t m = INT64_MAX;
+    for (size_t i = 0; i < s->n_traces; i++) {
+        const trace_state *t = &s->traces[i];
+        for (size_t f = 0; f < (size_t)t->pcores * t->nq; f++) {
+            const block_fifo *q = &t->fifos[f];
+            for (size_t k = 0; k < q->n; k++) {
+                const open_block *b = &q->v[(q->head + k) % q->cap];
+                if (b->npk > 0 && b->start < m)
+                    m = b->start;
+            }
+        }
+    }
+    s->min_open = m;
+    s->min_open_valid = true;
+}
+
+/* Writes the finished rows no open block can precede. */
+static int drain(dma_sink *s, int64_t now, nxpq_error *err)
+{
+    if (nx_reorder_top_key(&s->q) > now)
+        return 0;
+    if (!s->min_open_valid)
+        recompute_min_open(s);
+    int64_t w = now < s->min_open ? now : s->min_open;
+    while (nx_reorder_ready(&s->q, w)) {
+        if (write_agg(s, nx_reorder_top(&s->q), err) != 0)
+            return -1;
+        nx_reorder_pop(&s->q);
+    }
+    return 0;
+}
+
+/* The block at the head of fifo f of trace ti is complete: queue its row. */
+static int complete_head(dma_sink *s, size_t ti, size_t f, nxpq_error *err)
+{
+    trace_state *t = &s->traces[ti];
+    block_fifo *q = &t->fifos[f];
+    open_block b = q->v[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->n--;
+    if (b.npk == 0)
+        return 0;   /* dropped block: the reader warned; no row */
+    if (b.start <= s->min_open)
+        s->min_open_valid = false;
+    unsigned pcore = (unsigned)(f / t->nq);
+    agg_item it = {b.id, b.start, b.end, b.rd, b.wr, (uint32_t)ti, b.raw_block, b.desc,
+                   (uint16_t)(f % t->nq), (uint8_t)pcore};
+    if (nx_reorder_push(&s->q, b.start, &it) != 0)
+        return oom(err, "finished blocks");
+    prog_state *p = &s->progs[t->t->prog_index];
+    const desc_info *di = &p->descs[b.desc];
+    if (di->to_sbuf && di->tensor >= 0 && pcore < p->pcores) {
+        size_t k = (size_t)pcore * t->t->prog->n_tensors + (size_t)di->tensor;
+        p->tcount[k]++;
+        p->ttotal[k] += b.wr;
+    }
+    if (b.trig_id >= 0)
+        return write_flow(s, b.trig_id, b.id, "instruction", "dma_block", "DMA_TRIGGER", b.start - b.trig_end,
+                          err);
+    return 0;
+}
+
+static int fifo_push(block_fifo *q, const open_block *b)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? q->cap * 2 : 8;
+        open_block *v = malloc(cap * sizeof *v);
+        if (!v)
+            return -1;
+        for (size_t i = 0; i < q->n; i++)
+            v[i] = q->v[(q->head + i) % q->cap];
+        free(q->v);
+        q->v = v;
+        q->cap = cap;
+        q->head = 0;
+    }
+    q->v[(q->head + q->n) % q->cap] = *b;
+    q->n++;
+    return 0;
+}
+
+/* Rule (b): past the end of a trace's execution, its blocks whose packets all ended are complete. */
+static int complete_executions(dma_sink *s, int64_t now, nxpq_error *err)
+{
+    int64_t next = INT64_MAX;
+    for (size_t i = 0; i < s->n_traces; i++) {
+        trace_state *t = &s->traces[i];
+        if (t->exec_end < now) {
+            for (size_t f = 0; f < (size_t)t->pcores * t->nq; f++) {
+                block_fifo *q = &t->fifos[f];
+                while (q->n > 0 && q->v[q->head].npk > 0 && q->v[q->head].end <= t->exec_end)
+                    if (complete_head(s, i, f, err) != 0)
+                        return -1;
+            }
+            t->exec_end = INT64_MAX;
+        }
+        if (t->exec_end < next)
+            next = t->exec_end;
+    }
+    s->exec_deadline = next;
+    return 0;
+}
+
+/* ------------------------------------------------------------ semaphores -- */
+
+static sem_cand *sem_slots(trace_state *t, unsigned pcore, uint16_t sem)
+{
+    return &t->sems[((size_t)pcore * t->t->prog->n_semaphores + sem) * NX_SEM_CANDIDATES];
+}
+
+/* Remembers (or, for a DMA block seen before, updates) a producer of a semaphore. */
+static void sem_offer(sem_cand *c, bool dma, int64_t id, int64_t end)
+{
+    int free_slot = -1, low = 0;
+    for (int i = 0; i < NX_SEM_CANDIDATES; i++) {
+        if (!c[i].used) {
+            if (free_slot < 0)
+                free_slot = i;
+            continue;
+        }
+        if (dma && c[i].dma && c[i].id == id) {
+            if (end > c[i].end)
+                c[i].end = end;
+            return;
+        }
+        if (!c[low].used || c[i].end < c[low].end)
+            low = i;
+    }
+    int at = free_slot >= 0 ? free_slot : low;
+    c[at] = (sem_cand){end, id, 1, dma};
+}
+
+/* The producer with the latest end <= t; forgets the others that ended by then. */
+static const sem_cand *sem_pick(sem_cand *c, int64_t t)
+{
+    int best = -1;
+    for (int i = 0; i < NX_SEM_CANDIDATES; i++) {
+        if (!c[i].used || c[i].end > t)
+            continue;
+        if (best < 0 || c[i].end > c[best].end || (c[i].end == c[best].end && c[i].id > c[best].id))
+            best = i;
+    }
+    if (best < 0)
+        return NULL;
+    for (int i = 0; i < NX_SEM_CANDIDATES; i++)
+        if (i != best && c[i].used && c[i].end <= t)
+            c[i].used = 0;
+    return &c[best];
+}
+
+/* ------------------------------------------------------------ events -- */
+
+static int on_instruction(dma_sink *s, trace_state *t, const nx_device_event *ev, nxpq_error *err)
+{
+    const nx_program *g = t->t->prog;
+    const nx_trace_record *r = ev->rec;
+    const nx_prog_instr *in = nx_program_find_instr(g, r->u.instr.engine, r->u.instr.pc);
+    if (!in)
+        return 0;   /* the reader guarantees the pc; Instruction reports a mismatch */
+    size_t k = (size_t)r->pcore * g->n_instrs + (size_t)(in - g->instrs);
+    t->last_id[k] = ev->id;
+    t->last_end[k] = ev->end_ns;
+    if (in->wait_semaphore != NX_NO_SEMAPHORE && in->wait_semaphore < g->n_semaphores) {
+        const sem_cand *p = sem_pick(sem_slots(t, r->pcore, in->wait_semaphore), ev->start_ns);
+        if (p && write_flow(s, p->id, ev->id, p->dma ? "dma_block" : "instruction", "instruction",
+                            "FLOW_DEPENDENCE", ev->start_ns - p->end, err) != 0)
+            return -1;
+    }
+    if (in->signal_semaphore != NX_NO_SEMAPHORE && in->signal_semaphore < g->n_semaphores)
+        sem_offer(sem_slots(t, r->pcore, in->signal_semaphore), false, ev->id, ev->end_ns);
+    return 0;
+}
+
+static int on_block(dma_sink *s, trace_state *t, const nx_device_event *ev, nxpq_error *err)
+{
+    (void)s;
+    const nx_program *g = t->t->prog;
+    const nx_trace_record *r = ev->rec;
+    open_block b = {.id = ev->id, .trig_id = -1, .trig_end = -1, .raw_block = r->u.block.block_id,
+                    .desc = r->u.block.descriptor};
+    if (r->u.block.trigger_engine != NX_ENGINE_NONE && r->u.block.trigger_pc != NX_NO_PC) {
+        const nx_prog_instr *in = nx_program_find_instr(g, r->u.block.trigger_engine, r->u.block.trigger_pc);
+        if (in) {
+            size_t k = (size_t)r->pcore * g->n_instrs + (size_t)(in - g->instrs);
+            b.trig_id = t->last_id[k];
+            b.trig_end = t->last_end[k];
+        }
+    }
+    if (fifo_push(&t->fifos[(size_t)r->pcore * t->nq + r->u.block.queue], &b) != 0)
+        return oom(err, "open blocks");
+    return 0;
+}
+
+static int on_packet(dma_sink *s, size_t ti, const nx_device_event *ev, nxpq_error *err)
+{
+    trace_state *t = &s->traces[ti];
+    const nx_program *g = t->t->prog;
+    const nx_trace_record *r = ev->rec;
+    size_t f = (size_t)r->pcore * t->nq + r->u.packet.queue;
+    block_fifo *q = &t->fifos[f];
+    /* Rule (a): blocks before this packet's block are complete. */
+    while (q->n > 0 && q->v[q->head].id < ev->block_id)
+        if (complete_head(s, ti, f, err) != 0)
+            return -1;
+    open_block *b = q->n > 0 && q->v[q->head].id == ev->block_id ? &q->v[q->head] : NULL;
+    int64_t rd = r->u.packet.read_bytes, wr = r->u.packet.write_bytes;
+    const nx_prog_dma_desc *d = NULL;
+    if (b) {
+        if (b->npk == 0) {
+            b->start = ev->start_ns;
+            b->end = ev->end_ns;
+            if (ev->start_ns < s->min_open)
+                s->min_open = ev->start_ns;
+        } else if (ev->end_ns > b->end) {
+            b->end = ev->end_ns;
+        }
+        b->rd += rd;
+        b->wr += wr;
+        b->npk++;
+        d = &g->descs[b->desc];
+        if (d->completion_semaphore != NX_NO_SEMAPHORE && d->completion_semaphore < g->n_semaphores)
+            sem_offer(sem_slots(t, r->pcore, d->completion_semaphore), true, b->id, b->end);
+    }
+    const nx_prog_queue *qu = &g->queues[r->u.packet.queue];
+    nx_row *w = &s->pkt;
+    const size_t *c = s->pc;
+    int64_t dur = ev->end_ns - ev->start_ns;
+    if (nx_row_begin(w, err) != 0)
+        return -1;
+    nx_row_i64(w, c[PC_start_ts], ev->start_ns);
+    nx_row_i64(w, c[PC_end_ts], ev->end_ns);
+    nx_row_i64(w, c[PC_duration_ns], dur);
+    nx_row_i64(w, c[PC_pcore_idx], r->pcore);
+    nx_row_i64(w, c[PC_id], ev->id);
+    nx_row_i64(w, c[PC_packet_idx], r->u.packet.packet_idx);
+    nx_row_i64(w, c[PC_packet_aggregation_id], ev->block_id);
+    nx_row_i64(w, c[PC_engine_idx], qu->dma_engine);
+    nx_row_i64(w, c[PC_read_bytes], rd);
+    nx_row_i64(w, c[PC_write_bytes], wr);
+    nx_row_i64(w, c[PC_transfer_bytes], rd + wr);
+    nx_row_num(w, c[PC_throughput], rate_bps(rd + wr, dur));
+    nx_row_str(w, c[PC_queue_type], nx_dma_queue_type_name(qu->type));
+    if (d)
+        nx_row_opt_str(w, c[PC_variable], d->variable);
+    nx_row_str(w, c[PC_queue_name], qu->name);
+    nx_row_i64(w, c[PC_queue_idx], r->u.packet.queue);
+    nx_row_i64(w, c[PC_crc], r->u.packet.crc);
+    if (nx_row_end(w, err) != 0)
+        return -1;
+    if (nx_usage_add(&s->dma_usage, r->pcore, ev->start_ns, ev->end_ns, rd + wr, err) != 0)
+        return -1;
+    if (d && s->progs[t->t->prog_index].descs[b->desc].hbm &&
+        nx_usage_add(&s->hbm_usage, r->pcore, ev->start_ns, ev->end_ns, rd + wr, err) != 0)
+        return -1;
+    return 0;
+}
+
+static int dma_event(void *state, const nx_device_event *ev, nxpq_error *err)
+{
+    dma_sink *s = state;
+    if (!s)
+        return 0;
+    size_t ti = ev->trace->index;
+    trace_state *t = &s->traces[ti];
+    if (ev->start_ns > s->exec_deadline && complete_executions(s, ev->start_ns, err) != 0)
+        return -1;
+    int rc = 0;
+    switch (ev->rec->kind) {
+    case NX_REC_INSTRUCTION: rc = on_instruction(s, t, ev, err); break;
+    case NX_REC_DMA_BLOCK: rc = on_block(s, t, ev, err); break;
+    case NX_REC_DMA_PACKET: rc = on_packet(s, ti, ev, err); break;
+    case NX_REC_EXECUTION:
+        t->exec_end = ev->end_ns;
+        if (t->exec_end < s->exec_deadline)
+            s->exec_deadline = t->exec_end;
+        break;
+    default: break;
+    }
+    if (rc != 0)
+        return -1;
+    return drain(s, ev->start_ns, err);
+}
+
+/* ------------------------------------------------------------ finish -- */
+
+static int write_tensor_info(dma_sink *s, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+{
+    nx_row r;
+    if (nx_row_open(&r, &ctx->dest, "TensorInfo", err) != 0)
+        return -1;
+    size_t c_name = nx_row_col(&r, "variable_name"), c_type = nx_row_col(&r, "type"),
+           c_format = nx_row_col(&r, "format"), c_shape = nx_row_col(&r, "shape"), c_size = nx_row_col(&r, "size"),
+           c_node = nx_row_col(&r, "node"), c_pcore = nx_row_col(&r, "pcore_idx"),
+           c_avg = nx_row_col(&r, "load_to_sbuf_avg_size_bytes"),
+           c_total = nx_row_col(&r, "load_to_sbuf_total_size_bytes"),
+           c_count = nx_row_col(&r, "load_to_sbuf_dma_count"),
+           c_rep = nx_row_col(&r, "load_to_sbuf_repeat_factor");
+    for (size_t i = 0; i < ctx->n_progs; i++) {
+        const nx_program *g = ctx->progs[i];
+        const prog_state *p = &s->progs[i];
+        for (unsigned pc = 0; pc < p->pcores; pc++) {
+            for (size_t k = 0; k < g->n_tensors; k++) {
+                const nx_prog_tensor *x = &g->tensors[k];
+                int64_t n = p->tcount[(size_t)pc * g->n_tensors + k], tot = p->ttotal[(size_t)pc * g->n_tensors + k];
+                if (nx_row_begin(&r, err) != 0)
+                    goto fail;
+                nx_row_opt_str(&r, c_name, x->name);
+                nx_row_opt_str(&r, c_type, x->type);
+                nx_row_opt_str(&r, c_format, x->format);
+                nx_row_opt_str(&r, c_shape, x->shape);
+                nx_row_opt_i64(&r, c_size, x->size);
+                nx_row_opt_i64(&r, c_node, x->node);
+                nx_row_i64(&r, c_pcore, pc);
+                nx_row_i64(&r, c_count, n);
+                nx_row_i64(&r, c_total, tot);
+                if (n > 0)
+                    nx_row_i64(&r, c_avg, tot / n);
+                if (x->size > 0)
+                    nx_row_num(&r, c_rep, (double)tot / (double)x->size);
+                if (nx_row_end(&r, err) != 0)
+                    goto fail;
+            }
+        }
+    }
+    return nx_row_close(&r, true, tables, err);
+fail:
+    nx_row_discard(&r);
+    return -1;
+}
+
+static int dma_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+{
+    dma_sink *s = state;
+    if (!s)
+        return 0;
+    /* Rule (c): the capture ended, every open block is complete. */
+    for (size_t i = 0; i < s->n_traces; i++) {
+        trace_state *t = &s->traces[i];
+        for (size_t f = 0; f < (size_t)t->pcores * t->nq; f++)
+            while (t->fifos[f].n > 0)
+                if (complete_head(s, i, f, err) != 0)
+                    goto fail;
+    }
+    s->min_open = INT64_MAX;
+    s->min_open_valid = true;
+    if (drain(s, INT64_MAX, err) != 0)
+        goto fail;
+    s->usage_open = false;
+    int rc = 0;
+    if (nx_usage_finish(&s->dma_usage, tables, err) != 0) {
+        nx_usage_discard(&s->hbm_usage);
+        rc = -1;
+    } else if (nx_usage_finish(&s->hbm_usage, tables, err) != 0) {
+        rc = -1;
+    }
+    if (rc != 0)
+        goto fail;
+    if (nx_row_close(&s->pkt, true, tables, err) != 0 || nx_row_close(&s->agg, true, tables, err) != 0 ||
+        nx_row_close(&s->flow, true, tables, err) != 0 || write_tensor_info(s, ctx, tables, err) != 0)
+        goto fail;
+    free_sink(s);
+    return 0;
+fail:
+    nx_row_discard(&s->pkt);
+    nx_row_discard(&s->agg);
+    nx_row_discard(&s->flow);
+    if (s->usage_open) {
+        nx_usage_discard(&s->dma_usage);
+        nx_usage_discard(&s->hbm_usage);
+    }
+    free_sink(s);
+    return -1;
+}
+
+static void dma_abort(void *state)
+{
+    dma_sink *s = state;
+    if (!s)
+        return;
+    nx_row_discard(&s->pkt);
+    nx_row_discard(&s->agg);
+    nx_row_discard(&s->flow);
+    if (s->usage_open) {
+        nx_usage_discard(&s->dma_usage);
+        nx_usage_discard(&s->hbm_usage);
+    }
+    free_sink(s);
+}
+
+const nx_device_sink nx_sink_dma_tables = {
+    .name = "DMA tables",
+    .kinds = NX_KIND_BIT(NX_REC_INSTRUCTION) | NX_KIND_BIT(NX_REC_DMA_BLOCK) | NX_KIND_BIT(NX_REC_DMA_PACKET) |
+             NX_KIND_BIT(NX_REC_EXECUTION),
+    .open = dma_open,
+    .event = dma_event,
+    .finish = dma_finish,
+    .abort = dma_abort,
+};

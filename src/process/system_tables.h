@@ -1,0 +1,49 @@
+/*
+ * system_tables.h — the system half of `nxprof process`: the runtime events,
+ * CPU and host-memory samples and Chrome traces of every session become
+ * SystemProfileEvents, CpuUsage, HostMemUsage and SystemProfileMetadata; and
+ * the Metadata row of a profile that has no device trace.
+ *
+ * The derivation rules are stated in system_tables.c's header comment and in
+ * docs/processing.md, "System tables".
+ */
+#ifndef NX_SYSTEM_TABLES_H
+#define NX_SYSTEM_TABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/capture.h"
+#include "process/device_sink.h"
+
+/* What the system tables held: used for Metadata when there is no device trace. */
+typedef struct nx_system_result {
+    bool any;                    /* at least one row in one of the three data tables */
+    int64_t first_ns, last_ns;   /* over every row's start/end/timestamp (0 when !any) */
+    uint64_t events;             /* SystemProfileEvents rows */
+    uint64_t cpu_samples;        /* CpuUsage rows */
+    uint64_t mem_samples;        /* HostMemUsage rows */
+} nx_system_result;
+
+/* True when some session of `cap` holds a runtime-events, CPU, host-memory or
+ * Chrome trace file (the capture has a system profile to process). */
+bool nx_system_capture_present(const nx_capture *cap);
+
+/* Reads the system files of every session of `cap` and writes the system tables
+ * into ctx->dest (counting each written table in *tables). ctx's programs and
+ * traces (possibly none) supply SystemProfileMetadata's hardware facts.
+ * Non-fatal problems (unmatched B/E events, oversized args) go to `warn`.
+ * Returns 0, or -1 with a message in err naming the file (input) or the
+ * table (output). */
+int nx_system_tables_write(const nx_capture *cap, const nx_process_ctx *ctx, const nx_cap_warner *warn,
+                           unsigned *tables, nx_system_result *res, char *err, size_t errlen);
+
+/* The one Metadata row of a profile without device traces (framework-only
+ * capture, or --ignore-device-profile): versions, profile name and the system
+ * data's time span; every hardware quantity is 0 (not known without a device
+ * trace). See system_tables.c for the exact values. */
+int nx_system_write_fallback_metadata(const nx_process_ctx *ctx, const nx_system_result *res, unsigned *tables,
+                                      nxpq_error *err);
+
+#endif

@@ -1,0 +1,321 @@
+/*
+ * profile_table.c — one profile table across its split files (rules in
+ * profile_table.h): directory listing, numeric ordering of <Table>_<n>.parquet,
+ * and a scan that walks the files one after the other, resolving the projection
+ * by column name in each file.
+ */
+#include "query/profile_table.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct nx_profile_table {
+    char *name;
+    char **paths;
+    size_t n_files;
+    nxpq_reader *first;   /* file 0, open for the schema */
+    int64_t num_rows;
+};
+
+static void set_err(nxpq_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_err(nxpq_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    if (!p)
+        return NULL;
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, name, b + 1);
+    return p;
+}
+
+/* 1 and *idx when `name` is exactly <table>_<n>.parquet with n canonical decimal. */
+static int split_index(const char *name, const char *table, size_t tlen, unsigned long *idx)
+{
+    static const char ext[] = ".parquet";
+    size_t len = strlen(name), elen = sizeof ext - 1;
+    if (len <= tlen + 1 + elen || strncmp(name, table, tlen) != 0 || name[tlen] != '_' ||
+        strcmp(name + len - elen, ext) != 0)
+        return 0;
+    const char *d = name + tlen + 1, *e = name + len - elen;
+    if (d == e || (d[0] == '0' && e - d > 1) || e - d > 9)
+        return 0;
+    unsigned long v = 0;
+    for (const char *p = d; p < e; p++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        v = v * 10 + (unsigned long)(*p - '0');
+    }
+    *idx = v;
+    return 1;
+}
+
+static int cmp_ulong(const void *a, const void *b)
+{
+    unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+    return x < y ? -1 : x > y;
+}
+
+void nx_profile_table_close(nx_profile_table *t)
+{
+    if (!t)
+        return;
+    if (t->first)
+        nxpq_reader_close(t->first);
+    for (size_t i = 0; i < t->n_files; i++)
+        free(t->paths[i]);
+    free(t->paths);
+    free(t->name);
+    free(t);
+}
+
+int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile_table **out, nxpq_error *err)
+{
+    *out = NULL;
+    size_t tlen = strlen(table);
+    DIR *d = opendir(profile_dir);
+    if (!d) {
+        set_err(err, "%s: cannot open profile directory: %s", profile_dir, strerror(errno));
+        return -1;
+    }
+    bool single = false;
+    unsigned long *idx = NULL;
+    size_t n_idx = 0, cap = 0;
+    int rc = -1;
+    nx_profile_table *t = NULL;
+    struct dirent *e;
+    errno = 0;
+    while ((e = readdir(d)) != NULL) {
+        unsigned long v;
+        if (strncmp(e->d_name, table, tlen) != 0)
+            continue;
+        if (strcmp(e->d_name + tlen, ".parquet") == 0) {
+            single = true;
+        } else if (split_index(e->d_name, table, tlen, &v)) {
+            if (n_idx == cap) {
+                size_t ncap = cap ? cap * 2 : 16;
+                unsigned long *g = realloc(idx, ncap * sizeof *g);
+                if (!g) {
+                    set_err(err, "%s: out of memory listing %s", table, profile_dir);
+                    goto done;
+                }
+                idx = g;
+                cap = ncap;
+            }
+            idx[n_idx++] = v;
+        }
+        errno = 0;
+    }
+    if (errno) {
+        set_err(err, "%s: cannot list %s: %s", table, profile_dir, strerror(errno));
+        goto done;
+    }
+    if (!single && n_idx == 0) {
+        set_err(err, "%s: no %s.parquet or %s_0.parquet in %s", table, table, table, profile_dir);
+        rc = NX_PROFILE_TABLE_ABSENT;
+        goto done;
+    }
+    if (single && n_idx > 0) {
+        set_err(err, "%s: %s holds both %s.parquet and %s_<n>.parquet files; which is the table is ambiguous",
+                table, profile_dir, table, table);
+        goto done;
+    }
+    if (n_idx > 1)
+        qsort(idx, n_idx, sizeof *idx, cmp_ulong);
+    for (size_t i = 0; i < n_idx; i++) {
+        if (idx[i] != i) {
+            set_err(err, "%s: split files in %s are not numbered 0..%zu: %s_%zu.parquet is missing", table,
+                    profile_dir, n_idx - 1, table, i);
+            goto done;
+        }
+    }
+    t = calloc(1, sizeof *t);
+    size_t n_files = single ? 1 : n_idx;
+    if (!t || !(t->name = strdup(table)) || !(t->paths = calloc(n_files, sizeof *t->paths))) {
+        set_err(err, "%s: out of memory", table);
+        goto done;
+    }
+    for (size_t i = 0; i < n_files; i++) {
+        char fname[512];
+        if (single)
+            snprintf(fname, sizeof fname, "%s.parquet", table);
+        else
+            snprintf(fname, sizeof fname, "%s_%zu.parquet", table, i);
+        if (!(t->paths[i] = join_path(profile_dir, fname))) {
+            set_err(err, "%s: out of memory", table);
+            goto done;
+        }
+        t->n_files = i + 1;
+    }
+    /* Row counts come from each footer; only file 0 stays open (its schema is the table's). */
+    for (size_t i = 0; i < n_files; i++) {
+        nxpq_reader *r = nxpq_reader_open(t->paths[i], err);
+        if (!r)
+            goto done;
+        t->num_rows += nxpq_reader_num_rows(r);
+        if (i == 0)
+            t->first = r;
+        else
+            nxpq_reader_close(r);
+    }
+    *out = t;
+    t = NULL;
+    rc = 0;
+done:
+    closedir(d);
+    free(idx);
+    nx_profile_table_close(t);
+    return rc;
+}
+
+const char *nx_profile_table_name(const nx_profile_table *t) { return t->name; }
+size_t nx_profile_table_file_count(const nx_profile_table *t) { return t->n_files; }
+const char *nx_profile_table_file_path(const nx_profile_table *t, size_t i) { return i < t->n_files ? t->paths[i] : NULL; }
+int64_t nx_profile_table_num_rows(const nx_profile_table *t) { return t->num_rows; }
+size_t nx_profile_table_num_columns(const nx_profile_table *t) { return nxpq_reader_num_columns(t->first); }
+
+const nxpq_column_info *nx_profile_table_column(const nx_profile_table *t, size_t i)
+{
+    return nxpq_reader_column(t->first, i);
+}
+
+int nx_profile_table_find_column(const nx_profile_table *t, const char *name)
+{
+    return nxpq_reader_find_column(t->first, name);
+}
+
+/* ------------------------------------------------------------------ scan -- */
+
+struct nx_profile_scan {
+    nx_profile_table *t;
+    nx_profile_scan_options o;
+    size_t file;            /* index of the file being scanned */
+    nxpq_reader *reader;    /* that file's reader (t->first for file 0: not owned) */
+    nxpq_scan *scan;
+    size_t *proj;           /* per-file column indices for the projection */
+    nxpq_type *types;       /* projected types, from file 0 */
+};
+
+static void scan_close_file(nx_profile_scan *s)
+{
+    if (s->scan)
+        nxpq_scan_close(s->scan);
+    s->scan = NULL;
+    if (s->reader && s->reader != s->t->first)
+        nxpq_reader_close(s->reader);
+    s->reader = NULL;
+}
+
+/* Opens file s->file and starts its scan with the projection resolved by name. */
+static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
+{
+    const char *path = s->t->paths[s->file];
+    s->reader = s->file == 0 ? s->t->first : nxpq_reader_open(path, err);
+    if (!s->reader)
+        return -1;
+    for (size_t i = 0; i < s->o.n_columns; i++) {
+        int c = nxpq_reader_find_column(s->reader, s->o.columns[i]);
+        if (c < 0) {
+            set_err(err, "%s: %s has no column '%s'", s->t->name, path, s->o.columns[i]);
+            return -1;
+        }
+        nxpq_type ty = nxpq_reader_column(s->reader, (size_t)c)->type;
+        if (s->file == 0) {
+            if (ty == NXPQ_UNSUPPORTED) {
+                set_err(err, "%s: column '%s' of %s has a type this reader cannot decode", s->t->name,
+                        s->o.columns[i], path);
+                return -1;
+            }
+            s->types[i] = ty;
+        } else if (ty != s->types[i]) {
+            set_err(err, "%s: column '%s' is %s in %s but %s in %s", s->t->name, s->o.columns[i],
+                    nxpq_type_name(ty), path, nxpq_type_name(s->types[i]), s->t->paths[0]);
+            return -1;
+        }
+        s->proj[i] = (size_t)c;
+    }
+    nxpq_range range;
+    nxpq_scan_options so = {.columns = s->proj, .n_columns = s->o.n_columns, .batch_rows = s->o.batch_rows};
+    if (s->o.range_column) {
+        int c = nxpq_reader_find_column(s->reader, s->o.range_column);
+        if (c < 0) {
+            set_err(err, "%s: %s has no column '%s'", s->t->name, path, s->o.range_column);
+            return -1;
+        }
+        range = (nxpq_range){.column = (size_t)c, .min = s->o.range_min, .max = s->o.range_max};
+        so.ranges = &range;
+        so.n_ranges = 1;
+    }
+    s->scan = nxpq_scan_open(s->reader, &so, err);
+    return s->scan ? 0 : -1;
+}
+
+nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan_options *o, nxpq_error *err)
+{
+    if (o->n_columns == 0) {
+        set_err(err, "%s: a scan needs at least one column", t->name);
+        return NULL;
+    }
+    nx_profile_scan *s = calloc(1, sizeof *s);
+    if (!s || !(s->proj = calloc(o->n_columns, sizeof *s->proj)) ||
+        !(s->types = calloc(o->n_columns, sizeof *s->types))) {
+        set_err(err, "%s: out of memory starting a scan", t->name);
+        if (s)
+            free(s->proj);
+        free(s);
+        return NULL;
+    }
+    s->t = t;
+    s->o = *o;
+    if (scan_open_file(s, err) != 0) {
+        nx_profile_scan_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+int nx_profile_scan_next(nx_profile_scan *s, const nxpq_batch **out, nxpq_error *err)
+{
+    for (;;) {
+        if (!s->scan)
+            return 0;
+        int rc = nxpq_scan_next(s->scan, out, err);
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
+            if ((*out)->n_rows == 0)
+                continue;
+            return 1;
+        }
+        scan_close_file(s);
+        if (++s->file >= s->t->n_files)
+            return 0;
+        if (scan_open_file(s, err) != 0)
+            return -1;
+    }
+}
+
+void nx_profile_scan_close(nx_profile_scan *s)
+{
+    if (!s)
+        return;
+    scan_close_file(s);
+    free(s->proj);
+    free(s->types);
+    free(s);
+}

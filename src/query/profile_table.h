@@ -1,0 +1,71 @@
+/*
+ * profile_table.h — read one table of a profile directory as a single stream of
+ * batches, whatever the number of files it was split into.
+ *
+ * A profile directory holds each table either as <Table>.parquet or, above the
+ * per-file row limit, as the series <Table>_0.parquet, <Table>_1.parquet, ...,
+ * <Table>_k.parquet (src/process/table_writer.h). nx_profile_table_open() finds
+ * which, with these rules:
+ *   - <Table>.parquet alone                      -> that one file;
+ *   - <Table>_<n>.parquet files (n decimal, no sign, no leading zeros except "0")
+ *     numbered exactly 0..k with no gap           -> those files in numeric order;
+ *   - both forms present, a gap in the numbering -> an error naming the table;
+ *   - neither                                    -> NX_PROFILE_TABLE_ABSENT
+ *     (not an error: tables are written only when the profile has that activity).
+ * Names are matched exactly (case-sensitive), so "Instruction" never picks up
+ * "InstructionFoo_0.parquet".
+ *
+ * The schema (column names, types) is the first file's; every later file must
+ * have each projected column, with the same type, or the scan fails naming the
+ * file. Scans open one file at a time, so memory is one reader plus one batch.
+ */
+#ifndef NX_QUERY_PROFILE_TABLE_H
+#define NX_QUERY_PROFILE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+
+typedef struct nx_profile_table nx_profile_table;
+
+enum { NX_PROFILE_TABLE_ABSENT = 1 };
+
+/* Finds and opens `table` in `profile_dir`. Returns 0 (*out set), NX_PROFILE_TABLE_ABSENT
+ * (*out NULL, err says which files were looked for) or -1 (err names the table/file). */
+int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile_table **out, nxpq_error *err);
+void nx_profile_table_close(nx_profile_table *t);
+
+const char *nx_profile_table_name(const nx_profile_table *t);
+size_t nx_profile_table_file_count(const nx_profile_table *t);
+const char *nx_profile_table_file_path(const nx_profile_table *t, size_t i);
+/* Sum of the files' row counts (from their footers). */
+int64_t nx_profile_table_num_rows(const nx_profile_table *t);
+
+/* Columns of the first file. */
+size_t nx_profile_table_num_columns(const nx_profile_table *t);
+const nxpq_column_info *nx_profile_table_column(const nx_profile_table *t, size_t i);
+/* Index of the column named `name`, or -1. */
+int nx_profile_table_find_column(const nx_profile_table *t, const char *name);
+
+typedef struct nx_profile_scan nx_profile_scan;
+
+typedef struct nx_profile_scan_options {
+    const char *const *columns;   /* projection by name, in batch order; must be non-empty */
+    size_t n_columns;
+    const char *range_column;     /* NULL, or an INT32/INT64 column: keep pages/row groups whose
+                                     [min, max] may meet [range_min, range_max] (rows inside a kept
+                                     page are all returned; callers filter exactly) */
+    int64_t range_min, range_max;
+    size_t batch_rows;            /* 0: the reader's default */
+} nx_profile_scan_options;
+
+/* Starts a scan over every file of the table in order. NULL and err on failure
+ * (unknown column names are an error naming the table). */
+nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan_options *o, nxpq_error *err);
+/* 1 and *out set to the next non-empty batch (valid until the next call), 0 at the
+ * end of the last file, -1 on error. */
+int nx_profile_scan_next(nx_profile_scan *s, const nxpq_batch **out, nxpq_error *err);
+void nx_profile_scan_close(nx_profile_scan *s);
+
+#endif
