@@ -66,7 +66,7 @@ static void summary_help(FILE *out)
 
 /* One scalar cell of the Summary row. */
 typedef struct cell {
-    const char *name;      /* points into the table's column info */
+    char *name;            /* malloc'd copy (the reader's column info dies with the reader) */
     nxpq_type type;
     bool null;
     int64_t i;
@@ -92,8 +92,10 @@ typedef struct summary_data {
 
 static void summary_data_free(summary_data *d)
 {
-    for (size_t i = 0; i < d->n_cells; i++)
+    for (size_t i = 0; i < d->n_cells; i++) {
+        free(d->cells[i].name);
         free(d->cells[i].s);
+    }
     for (size_t i = 0; i < d->n_top; i++) {
         free(d->top[i].engine);
         free(d->top[i].opcode);
@@ -126,8 +128,13 @@ static int read_summary(const char *dir, summary_data *d, nxpq_error *err)
         if (ci->type == NXPQ_UNSUPPORTED || ci->type == NXPQ_LIST_INT64 || ci->type == NXPQ_LIST_STRING)
             continue;
         names[n] = ci->name;
-        d->cells[n] = (cell){.name = ci->name, .type = ci->type, .null = true};
-        n++;
+        d->cells[n] = (cell){.name = strdup(ci->name), .type = ci->type, .null = true};
+        d->n_cells = ++n;
+        if (!d->cells[n - 1].name) {
+            snprintf(err->msg, sizeof err->msg, "Summary: out of memory");
+            nx_profile_table_close(t);
+            return -1;
+        }
     }
     nx_profile_scan *s = NULL;
     if (n == 0) {
@@ -141,7 +148,6 @@ static int read_summary(const char *dir, summary_data *d, nxpq_error *err)
     int more = nx_profile_scan_next(s, &b, err);
     if (more < 0)
         goto done;
-    d->n_cells = n;
     if (more > 0) {
         for (size_t c = 0; c < n; c++) {
             const nxpq_column_data *col = &b->columns[c];

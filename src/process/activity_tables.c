@@ -34,8 +34,11 @@
  *   then opcode (byte order).
  *
  * Memory: lanes x engines for ActiveTime, lanes x distinct (engine, opcode)
- * pairs for OpcodeSummary, plus the reorder heap (at most one closed interval
- * per lane/engine younger than the oldest open one).
+ * pairs for OpcodeSummary, plus the reorder heap, which holds the closed
+ * intervals that started after the oldest still-open one. That is what sorting
+ * by start costs: an engine busy without a single gap for a long stretch keeps
+ * the other engines' intervals of that stretch waiting (synth's engines go idle
+ * between executions, which bounds it by one execution).
  */
 #include <inttypes.h>
 #include <stdio.h>

@@ -7,7 +7,8 @@
  * table of group indices. Two rows are in the same group exactly when their
  * serialised keys are byte-equal, which is SQL's GROUP BY equality (nulls equal).
  * Serialised keys of the groups live in one growing byte buffer, so memory is
- * O(groups + total key bytes of the groups); nothing is allocated per row.
+ * O(groups + total key bytes of the groups); nothing is allocated per row. A row
+ * whose serialised key equals the previous row's skips the hash and the probe.
  */
 #include "query/group_by.h"
 

@@ -3,7 +3,9 @@
 # capture becomes a profile directory with the expected tables (under
 # --data-path/--display-name and --output-file), a corrupt capture exits 1 with
 # the file named and leaves the previous profile byte-identical with no
-# temporary directory behind, and usage errors exit 2. System profile: a
+# temporary directory behind, a run stopped by SIGTERM midway removes its
+# temporary directory and one killed by SIGKILL leaves the old profile intact and
+# its leftovers are removed by the next run, and usage errors exit 2. System profile: a
 # framework-only capture (a Chrome trace alone) works, --ignore-device-profile and
 # --ignore-system-profile each skip their half (both: exit 1 naming the capture),
 # a malformed TSV exits 1 naming file and line, bad JSON exits 1 naming the file.
@@ -53,6 +55,37 @@ P2=("$TMP"/bad/*_pid_*/*/program_*.nxprog)
 printf 'X' | dd of="${P2[0]}" bs=1 seek=0 conv=notrunc 2>/dev/null
 expect 1 "corrupt program" -- process "$TMP/bad" --output-file "$TMP/o3"
 check 'grep -qF "program_" <<<"$OUT"' "error names the program file"
+
+# --- a run stopped midway: SIGTERM cleans up, SIGKILL's leftovers are swept ---
+# A capture large enough that processing takes a while; the signal is sent once
+# the run's temporary directory exists, so it lands mid-run.
+expect 0 "large synth" -- synth --preset llama-layer --events 3000000 --seed 2 --out "$TMP/big"
+G="$TMP/data/profiles/global"
+before=$(cd "$P" && ls && cat ./* | md5sum)
+# stop_midway SIGNAL: starts a run into run1@latest, signals it mid-run, sets RC.
+stop_midway() {
+    "$BIN" process "$TMP/big" --data-path "$TMP/data" --display-name run1 >/dev/null 2>"$TMP/stop.err" &
+    local pid=$! i
+    for ((i = 0; i < 500; i++)); do
+        compgen -G "$G/.run1@latest.tmp-*" >/dev/null && break
+        sleep 0.01
+    done
+    sleep 0.2
+    kill -s "$1" "$pid"
+    wait "$pid"
+    RC=$?
+}
+stop_midway TERM
+check '[ "$RC" -ne 0 ]' "SIGTERM mid-run exits non-zero (got $RC)"
+check 'grep -q "interrupted by signal" "$TMP/stop.err"' "SIGTERM is reported"
+check '[ "$before" = "$(cd "$P" && ls && cat ./* | md5sum)" ]' "previous profile untouched after SIGTERM"
+check '[ -z "$(ls -A "$G" | grep "^\.")" ]' "SIGTERM leaves no temporary directory"
+stop_midway KILL
+check '[ "$RC" -eq 137 ]' "SIGKILL mid-run (got $RC)"
+check '[ "$before" = "$(cd "$P" && ls && cat ./* | md5sum)" ]' "previous profile untouched after SIGKILL"
+expect 0 "run after a killed run" -- process "$TMP/cap" --data-path "$TMP/data" --display-name run1
+check '[ -z "$(ls -A "$G" | grep "^\.")" ]' "the next run removes the killed run's temporary directory"
+rm -rf "$TMP/big"
 
 # --- system profile: framework-only captures, --ignore-*-profile, bad system files ---
 SHARED=${NXPROF_SHARED:-$(dirname "$0")/../../../shared}

@@ -40,6 +40,7 @@ const triggerEdges = [];                            // [blockStart, queue, block
 const semEdges = [];                                // [consumerStart, engine, pc, gap]
 const perPcoreBytes = new Map(), perPcoreHbm = new Map();
 const tensorLoads = new Map();                      // pcore|tensor -> [count, bytes]
+const allPackets = [];                             // {pcore, start, end, bytes, hbm}
 const add = (m, k, v) => m.set(k, (m.get(k) ?? 0n) + v);
 
 for (const path of cap.traces) {
@@ -70,6 +71,8 @@ for (const path of cap.traces) {
     blocks.push(x);
     tblocks.push(x);
     add(perPcoreBytes, b.rec.pcore, rd + wr);
+    const hbm = b.desc.source.includes('HBM') || b.desc.dest.includes('HBM');
+    for (const p of b.packets) allPackets.push({ pcore: p.pcore, start: p.start, end: p.end, bytes: p.readBytes + p.writeBytes, hbm });
     if (b.desc.source.includes('HBM') || b.desc.dest.includes('HBM')) add(perPcoreHbm, b.rec.pcore, rd + wr);
     if (b.desc.dest.includes('[SB]')) {
       const k = key(b.rec.pcore, b.desc.variable);
@@ -257,3 +260,53 @@ test('Flow: semaphore producer -> waiting instruction edges with the gap', async
     WHERE dependency_type = 'FLOW_DEPENDENCE'`);
   assert.equal(Number(bad), 0);
 });
+
+// The documented sampling rule, computed directly: bytes spread over 10 us buckets in
+// proportion to overlap; buckets with bytes written, and of each run of empty buckets
+// the first and the last (after the series' last packet: only the first).
+function expectedSamples(packets) {
+  const series = new Map();                         // pcore -> Map(bucket -> bytes)
+  for (const p of packets) {
+    const m = series.get(p.pcore) ?? new Map();
+    series.set(p.pcore, m);
+    const dur = Number(p.end - p.start);
+    if (dur === 0) { const b = p.start / W; m.set(b, (m.get(b) ?? 0) + p.bytes); continue; }
+    for (let b = p.start / W; b * W < p.end; b++) {
+      const lo = b * W > p.start ? b * W : p.start, hi = (b + 1n) * W < p.end ? (b + 1n) * W : p.end;
+      if (hi > lo) m.set(b, (m.get(b) ?? 0) + (p.bytes * Number(hi - lo)) / dur);
+    }
+  }
+  const rows = [];
+  for (const [pcore, m] of series) {
+    const active = [...m.keys()].filter((b) => m.get(b) > 1e-6).sort(cmp);
+    let total = 0;
+    for (let i = 0; i < active.length; i++) {
+      const b = active[i];
+      if (i > 0 && b - active[i - 1] > 1n) {       // a gap: its first and last bucket
+        rows.push([pcore, active[i - 1] + 1n, 0, total]);
+        if (b - active[i - 1] > 2n) rows.push([pcore, b - 1n, 0, total]);
+      }
+      total += m.get(b);
+      rows.push([pcore, b, m.get(b), total]);
+    }
+    rows.push([pcore, active[active.length - 1] + 1n, 0, total]);
+  }
+  return rows.sort((a, b) => cmp(a[1], b[1]) || a[0] - b[0]);
+}
+
+for (const [table, hbmOnly] of [['DmaUsage', false], ['HbmUsage', true]]) {
+  test(`${table}: every sample as the documented bucket rule gives it`, async () => {
+    const want = expectedSamples(allPackets.filter((p) => !hbmOnly || p.hbm));
+    const got = await sql(`SELECT pcore_idx AS p, timestamp AS t, current_throughput AS thr,
+        total_transfer_bytes AS total FROM ${file(table)} ORDER BY file_row_number`);
+    assert.equal(got.length, want.length);
+    got.forEach((r, i) => {
+      const [pcore, b, bytes, total] = want[i];
+      assert.equal(Number(r.p), pcore, `row ${i}`);
+      assert.equal(BigInt(r.t), b * W, `row ${i}`);
+      const thr = (bytes * 1e9) / Number(W);
+      assert.ok(Math.abs(r.thr - thr) <= thr * 1e-6 + 1e-3, `row ${i}: ${r.thr} vs ${thr}`);
+      assert.ok(Math.abs(Number(r.total) - total) <= 1, `row ${i}: ${r.total} vs ${total}`);
+    });
+  });
+}

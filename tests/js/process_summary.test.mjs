@@ -355,3 +355,40 @@ test('FrameworkNode: one row per framework_name prefix, linked to parent and chi
     if (n > 0) assert.ok(Buffer.compare(Buffer.from(names[n - 1]), Buffer.from(r.node_name)) < 0, 'sorted by name');
   }
 });
+
+test('interval cap: rows of a long capture keep <= 256 disjoint intervals and every value', async () => {
+  // llama-layer with 1M records runs ~35 executions per core, enough for FrameworkInstruction
+  // rows to need more than 256 intervals, so the halving rule (docs/processing.md) runs.
+  const cap2 = join(DIR, 'cap2'), prof2 = join(DIR, 'prof2');
+  execFileSync(BIN, ['synth', '--preset', 'llama-layer', '--events', '1000000', '--out', cap2, '--seed', '3']);
+  execFileSync(BIN, ['process', cap2, '--output-file', prof2]);
+  const f = (t) => `read_parquet('${join(prof2, `${t}.parquet`).replaceAll("'", "''")}')`;
+  const rows = await sql(`SELECT raw_framework_id, start_ts, end_ts, time_intervals, element_count_per_interval AS el
+                          FROM ${f('FrameworkInstruction')}`);
+  // Per framework id: element sum and the uncapped interval count (gaps and islands: a row
+  // starts an interval when it starts after every earlier row's end).
+  const sums = new Map((await sql(`
+    WITH x AS (SELECT raw_framework_id AS k, start_ts AS s, coalesce(tensor_elements, 0) AS el,
+                      max(end_ts) OVER (PARTITION BY raw_framework_id ORDER BY start_ts, end_ts
+                                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pm
+               FROM ${f('Instruction')} WHERE raw_framework_id IS NOT NULL)
+    SELECT k, sum(el) AS s, count(*) FILTER (pm IS NULL OR s > pm) AS n FROM x GROUP BY k`)).map((r) => [r.k, r]));
+  let halved = false;
+  for (const r of rows) {
+    const ivs = [...r.time_intervals.matchAll(/\[(\d+), (\d+)\]/g)].map((m) => [BigInt(m[1]), BigInt(m[2])]);
+    assert.ok(ivs.length >= 1 && ivs.length <= 256, `${ivs.length} intervals`);
+    assert.equal(r.el.length, ivs.length);
+    assert.equal(ivs[0][0], r.start_ts);
+    assert.equal(ivs[ivs.length - 1][1], r.end_ts);
+    for (let i = 0; i < ivs.length; i++) {
+      assert.ok(ivs[i][0] <= ivs[i][1]);
+      if (i > 0) assert.ok(ivs[i][0] > ivs[i - 1][1], 'disjoint, in order');
+    }
+    assert.equal(r.el.reduce((a, v) => a + v, 0n), sums.get(r.raw_framework_id).s, 'element counts kept');
+    const uncapped = Number(sums.get(r.raw_framework_id).n);
+    if (uncapped <= 256) assert.equal(ivs.length, uncapped, 'no merging below the cap');
+    else { assert.ok(ivs.length < uncapped); halved = true; }
+  }
+  assert.ok(rows.length > 0);
+  assert.ok(halved, 'some row needed more than 256 intervals, so the cap was exercised');
+});
