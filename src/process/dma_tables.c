@@ -94,7 +94,15 @@ typedef struct sem_cand {
 typedef struct desc_info {
     int32_t tensor;                  /* index into the program's TENSORS, or -1 */
     bool to_sbuf, hbm;
+    size_t variable_len;
 } desc_info;
+
+/* Per queue, the strings every DmaPacket row repeats, with their lengths (rows
+ * store them by reference: the programs outlive the tables). */
+typedef struct queue_info {
+    const char *type;
+    size_t name_len, type_len;
+} queue_info;
 
 typedef struct trace_state {
     const nx_device_trace *t;
@@ -108,6 +116,7 @@ typedef struct trace_state {
 
 typedef struct prog_state {
     desc_info *descs;
+    queue_info *queues;
     int64_t *tcount, *ttotal;        /* pcores x tensors */
     unsigned pcores;
 } prog_state;
@@ -186,6 +195,7 @@ static void free_sink(dma_sink *s)
     free(s->traces);
     for (size_t i = 0; s->progs && i < s->ctx->n_progs; i++) {
         free(s->progs[i].descs);
+        free(s->progs[i].queues);
         free(s->progs[i].tcount);
         free(s->progs[i].ttotal);
     }
@@ -212,10 +222,17 @@ static int setup_state(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
         prog_state *p = &s->progs[i];
         p->pcores = ctx->prog_pcores[i];
         p->descs = calloc(g->n_descs + 1, sizeof *p->descs);
+        p->queues = calloc(g->n_queues + 1, sizeof *p->queues);
         p->tcount = calloc((size_t)p->pcores * g->n_tensors + 1, sizeof *p->tcount);
         p->ttotal = calloc((size_t)p->pcores * g->n_tensors + 1, sizeof *p->ttotal);
-        if (!p->descs || !p->tcount || !p->ttotal)
+        if (!p->descs || !p->queues || !p->tcount || !p->ttotal)
             return oom(err, "program");
+        for (size_t q = 0; q < g->n_queues; q++) {
+            const char *t = nx_dma_queue_type_name(g->queues[q].type);
+            p->queues[q].type = t ? t : "unknown";
+            p->queues[q].type_len = strlen(p->queues[q].type);
+            p->queues[q].name_len = strlen(g->queues[q].name);
+        }
         for (size_t d = 0; d < g->n_descs; d++) {
             const nx_prog_dma_desc *x = &g->descs[d];
             p->descs[d].tensor = -1;
@@ -225,6 +242,7 @@ static int setup_state(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
                     break;
                 }
             }
+            p->descs[d].variable_len = strlen(x->variable);
             p->descs[d].to_sbuf = strstr(x->dest, "[SB]") != NULL;
             p->descs[d].hbm = strstr(x->source, "HBM") != NULL || strstr(x->dest, "HBM") != NULL;
         }
@@ -616,6 +634,8 @@ static int on_packet(dma_sink *s, size_t ti, const nx_device_event *ev, nxpq_err
             sem_offer(sem_slots(t, r->pcore, d->completion_semaphore), true, b->id, b->end);
     }
     const nx_prog_queue *qu = &g->queues[r->u.packet.queue];
+    const prog_state *ps = &s->progs[t->t->prog_index];
+    const queue_info *qi = &ps->queues[r->u.packet.queue];
     nx_row *w = &s->pkt;
     const size_t *c = s->pc;
     int64_t dur = ev->end_ns - ev->start_ns;
@@ -633,17 +653,17 @@ static int on_packet(dma_sink *s, size_t ti, const nx_device_event *ev, nxpq_err
     nx_row_i64(w, c[PC_write_bytes], wr);
     nx_row_i64(w, c[PC_transfer_bytes], rd + wr);
     nx_row_num(w, c[PC_throughput], rate_bps(rd + wr, dur));
-    nx_row_str(w, c[PC_queue_type], nx_dma_queue_type_name(qu->type));
-    if (d)
-        nx_row_opt_str(w, c[PC_variable], d->variable);
-    nx_row_str(w, c[PC_queue_name], qu->name);
+    nx_row_str_ref(w, c[PC_queue_type], qi->type, qi->type_len);
+    if (d && ps->descs[b->desc].variable_len > 0)
+        nx_row_str_ref(w, c[PC_variable], d->variable, ps->descs[b->desc].variable_len);
+    nx_row_str_ref(w, c[PC_queue_name], qu->name, qi->name_len);
     nx_row_i64(w, c[PC_queue_idx], r->u.packet.queue);
     nx_row_i64(w, c[PC_crc], r->u.packet.crc);
     if (nx_row_end(w, err) != 0)
         return -1;
     if (nx_usage_add(&s->dma_usage, r->pcore, ev->start_ns, ev->end_ns, rd + wr, err) != 0)
         return -1;
-    if (d && s->progs[t->t->prog_index].descs[b->desc].hbm &&
+    if (d && ps->descs[b->desc].hbm &&
         nx_usage_add(&s->hbm_usage, r->pcore, ev->start_ns, ev->end_ns, rd + wr, err) != 0)
         return -1;
     return 0;

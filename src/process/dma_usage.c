@@ -2,11 +2,13 @@
  * dma_usage.c — bucketed DMA throughput series for DmaUsage and HbmUsage (rules in
  * dma_usage.h and docs/processing.md).
  *
- * Each series integrates a piecewise-constant rate: a packet adds bytes/(end-start)
- * to the rate at its start and removes it at its end (a min-heap of the ends of
- * packets in flight). Integrating up to each bucket boundary gives the exact
- * proportional-overlap share of every packet without visiting its buckets one by
- * one, so a long packet costs O(log n), not O(duration / W). All series share the
+ * A short packet (the usual case: DMA packets last microseconds) is split over
+ * the few buckets it covers at once, into a ring of the next NX_USAGE_RING
+ * buckets. A longer one would cost O(duration / W) that way, so it goes into a
+ * piecewise-constant rate instead: it adds bytes/(end-start) to the rate at its
+ * start and removes it at its end (a min-heap of the ends of those packets);
+ * integrating the rate up to each bucket boundary gives the same proportional-
+ * overlap share in O(log n). All series share the
  * open bucket index, so closing bucket b for every series at once keeps the table
  * in time order; a run of idle buckets (no packet in flight anywhere) is skipped
  * in one step. A "last empty bucket before activity" zero sample is only known
@@ -30,6 +32,12 @@ static int64_t floor_div(int64_t a, int64_t b)
 {
     int64_t q = a / b;
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+static size_t ring_at(int64_t bucket)
+{
+    int64_t m = bucket % NX_USAGE_RING;
+    return (size_t)(m < 0 ? m + NX_USAGE_RING : m);
 }
 
 int nx_usage_open(nx_usage *u, const nx_table_dest *dest, const char *table, nxpq_error *err)
@@ -146,8 +154,9 @@ static int close_bucket(nx_usage *u, nxpq_error *err)
         if (!s->started)
             continue;
         accumulate(s, b_end);
-        double bytes = s->bucket_bytes;
+        double bytes = s->bucket_bytes + s->ring[ring_at(b)];
         s->bucket_bytes = 0;
+        s->ring[ring_at(b)] = 0;
         if (bytes > NX_USAGE_EPS) {
             if (s->in_gap && b - 1 > s->gap_start && push_sample(u, b - 1, p, 0, s->total, err) != 0)
                 return -1;
@@ -170,7 +179,7 @@ static bool all_idle(const nx_usage *u)
 {
     for (unsigned p = 0; p < NX_USAGE_MAX_SERIES; p++) {
         const nx_usage_series *s = &u->s[p];
-        if (s->started && (s->n > 0 || !s->in_gap || s->bucket_bytes > NX_USAGE_EPS))
+        if (s->started && (s->n > 0 || !s->in_gap || s->bucket_bytes > NX_USAGE_EPS || s->ring_last >= u->cur))
             return false;
     }
     return true;
@@ -208,12 +217,25 @@ int nx_usage_add(nx_usage *u, unsigned pcore, int64_t start, int64_t end, int64_
     if (!s->started) {
         s->started = true;
         s->cursor = start;
+        s->ring_last = u->cur - 1;
     }
     accumulate(s, start);
     if (bytes <= 0)
         return 0;
     if (end <= start) {
         s->bucket_bytes += (double)bytes;
+        return 0;
+    }
+    int64_t b0 = floor_div(start, NX_USAGE_BUCKET_NS), b1 = floor_div(end - 1, NX_USAGE_BUCKET_NS);
+    if (b1 - u->cur < NX_USAGE_RING) {
+        double per_ns = (double)bytes / (double)(end - start);
+        for (int64_t b = b0; b <= b1; b++) {
+            int64_t lo = b * NX_USAGE_BUCKET_NS > start ? b * NX_USAGE_BUCKET_NS : start;
+            int64_t hi = (b + 1) * NX_USAGE_BUCKET_NS < end ? (b + 1) * NX_USAGE_BUCKET_NS : end;
+            s->ring[ring_at(b)] += b0 == b1 ? (double)bytes : per_ns * (double)(hi - lo);
+        }
+        if (b1 > s->ring_last)
+            s->ring_last = b1;
         return 0;
     }
     double rate = (double)bytes / (double)(end - start);

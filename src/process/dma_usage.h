@@ -19,6 +19,8 @@
  *   Trailing empty buckets after a series' last packet: only the first.
  * - Rows are written in timestamp order (ties: pcore_idx order).
  *
+ * Short packets (ending within NX_USAGE_RING buckets) are split over their
+ * buckets at once into a small ring; longer ones go through a rate heap.
  * The caller feeds packets in start-time order. Memory: the packets still in
  * flight per series, never the number of packets or buckets.
  */
@@ -34,6 +36,7 @@
 
 #define NX_USAGE_BUCKET_NS 10000
 #define NX_USAGE_MAX_SERIES 8        /* pcore_idx < NX_TRACE_MAX_PCORES */
+#define NX_USAGE_RING 64             /* packets within this many buckets skip the rate heap */
 
 typedef struct nx_usage_active {
     int64_t end;
@@ -44,8 +47,10 @@ typedef struct nx_usage_series {
     bool started, in_gap;
     int64_t gap_start;               /* bucket of the first empty bucket of the run */
     int64_t cursor;                  /* ns up to which bytes are counted */
-    double rate;                     /* sum of the active packets' rates */
+    double rate;                     /* sum of the active long packets' rates */
     double bucket_bytes, total;
+    double ring[NX_USAGE_RING];      /* bytes of short packets, bucket b at b % NX_USAGE_RING */
+    int64_t ring_last;               /* last bucket with ring bytes, or below the open one */
     nx_usage_active *heap;           /* min-heap by end */
     size_t n, cap;
 } nx_usage_series;

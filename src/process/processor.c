@@ -185,6 +185,11 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
     nxpq_writer_options wopts;
     nxpq_writer_options_init(&wopts);
     wopts.threads = o->jobs;
+    /* A profile has dozens of tables open at once, each holding its current row
+     * group's encoded pages: 256Ki-row groups bound that (about 1/4 of the codec
+     * default) and still give readers large, prunable groups. */
+    wopts.row_group_rows = 262144;
+    wopts.row_group_bytes = 32u << 20;
     nx_process_ctx ctx = {.o = o};
     nx_device_pipeline_describe(dev, &ctx);
     st->programs = ctx.n_progs;
