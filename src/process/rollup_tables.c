@@ -29,10 +29,10 @@
  * - Time. start_ts = min member start, end_ts = max member end.
  *   time_intervals = the union of the members' [start, end] intervals (merge on
  *   overlap or touch), written "[[s1, e1], [s2, e2]]" in ns, start order.
- *   Cap: a row keeps at most 256 intervals; when one more is needed, adjacent
+ *   Cap: a row keeps at most 64 intervals; when one more is needed, adjacent
  *   pairs are merged (each pair becomes [first start, second end], the gap
  *   between them included, values summed), halving the list. Memory is then at
- *   most rows x 256 intervals.
+ *   most rows x 64 intervals.
  * - Per-interval values, summed over the members that fell into the interval:
  *   element_count_per_interval = tensor_elements, transpose_element_count_
  *   per_interval = tensor_elements_transpose, hbm_transfer_size_per_interval =
@@ -63,7 +63,7 @@
 #include "process/device_sink.h"
 #include "process/row.h"
 
-#define MAX_INTERVALS 256
+#define MAX_INTERVALS 64
 #define NONE UINT32_MAX
 
 enum { LV_FRAMEWORK, LV_HLO, LV_PENGUIN, LV_BIR, LV_IR_COUNT };

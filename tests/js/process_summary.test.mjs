@@ -356,9 +356,9 @@ test('FrameworkNode: one row per framework_name prefix, linked to parent and chi
   }
 });
 
-test('interval cap: rows of a long capture keep <= 256 disjoint intervals and every value', async () => {
+test('interval cap: rows of a long capture keep <= 64 disjoint intervals and every value', async () => {
   // llama-layer with 1M records runs ~35 executions per core, enough for FrameworkInstruction
-  // rows to need more than 256 intervals, so the halving rule (docs/processing.md) runs.
+  // rows to need more than 64 intervals, so the halving rule (docs/processing.md) runs.
   const cap2 = join(DIR, 'cap2'), prof2 = join(DIR, 'prof2');
   execFileSync(BIN, ['synth', '--preset', 'llama-layer', '--events', '1000000', '--out', cap2, '--seed', '3']);
   execFileSync(BIN, ['process', cap2, '--output-file', prof2]);
@@ -376,7 +376,7 @@ test('interval cap: rows of a long capture keep <= 256 disjoint intervals and ev
   let halved = false;
   for (const r of rows) {
     const ivs = [...r.time_intervals.matchAll(/\[(\d+), (\d+)\]/g)].map((m) => [BigInt(m[1]), BigInt(m[2])]);
-    assert.ok(ivs.length >= 1 && ivs.length <= 256, `${ivs.length} intervals`);
+    assert.ok(ivs.length >= 1 && ivs.length <= 64, `${ivs.length} intervals`);
     assert.equal(r.el.length, ivs.length);
     assert.equal(ivs[0][0], r.start_ts);
     assert.equal(ivs[ivs.length - 1][1], r.end_ts);
@@ -386,9 +386,9 @@ test('interval cap: rows of a long capture keep <= 256 disjoint intervals and ev
     }
     assert.equal(r.el.reduce((a, v) => a + v, 0n), sums.get(r.raw_framework_id).s, 'element counts kept');
     const uncapped = Number(sums.get(r.raw_framework_id).n);
-    if (uncapped <= 256) assert.equal(ivs.length, uncapped, 'no merging below the cap');
+    if (uncapped <= 64) assert.equal(ivs.length, uncapped, 'no merging below the cap');
     else { assert.ok(ivs.length < uncapped); halved = true; }
   }
   assert.ok(rows.length > 0);
-  assert.ok(halved, 'some row needed more than 256 intervals, so the cap was exercised');
+  assert.ok(halved, 'some row needed more than 64 intervals, so the cap was exercised');
 });
