@@ -12,6 +12,7 @@
  */
 #include "process/row.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,15 @@
 
 typedef enum { KIND_INT, KIND_NUM, KIND_BOOL, KIND_STR, KIND_LIST_INT, KIND_LIST_STR } col_kind;
 
-struct nx_row_column {
+#define BLOCK_BYTES 65536
+
+typedef struct arena_block {         /* string bytes of a batch; blocks never move */
+    struct arena_block *next;
+    size_t len, cap;
+    char data[];
+} arena_block;
+
+typedef struct nx_row_column {
     col_kind kind;
     uint8_t *valid;
     union {
@@ -30,6 +39,29 @@ struct nx_row_column {
         nxpq_str *s;                             /* strings: into the arena or the caller's */
         struct span { uint64_t off, len; } *l;   /* lists: items in ints / strs */
     } v;
+} nx_row_column;
+
+struct nx_row_batch {
+    nx_row_column *cols;             /* per field */
+    size_t n, cap;                   /* rows in the batch; capacity of the column arrays */
+    arena_block *arena_first, *arena;   /* string bytes; arena: the current block */
+    int64_t *ints;                   /* integer list items */
+    size_t ints_len, ints_cap;
+    nxpq_str *strs;                  /* string list items */
+    size_t strs_len, strs_cap;
+    nxpq_str *scratch;               /* flush: one column's strings */
+};
+
+/* The background flush: `pending` is a full batch the thread owns until it sets
+ * pending back to NULL; the caller never touches the table writer meanwhile. */
+struct nx_row_flusher {
+    pthread_t tid;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    nx_row_batch *pending;
+    bool stop;
+    int rc;                          /* first flush failure */
+    nxpq_error err;
 };
 
 static col_kind kind_of(nx_column_type t)
@@ -57,64 +89,93 @@ static size_t value_size(col_kind k)
     }
 }
 
-/* Grows every column to cap rows; new validity bytes are 0 (null). */
-static int grow(nx_row *r, size_t cap)
+/* ------------------------------------------------------------ batches -- */
+
+static void batch_free(nx_row_batch *b, size_t n_fields)
 {
-    for (size_t c = 0; c < r->s->n_fields; c++) {
-        nx_row_column *col = &r->cols[c];
+    if (!b)
+        return;
+    if (b->cols) {
+        for (size_t c = 0; c < n_fields; c++) {
+            free(b->cols[c].valid);
+            free(b->cols[c].v.i);
+        }
+        free(b->cols);
+    }
+    for (arena_block *k = b->arena_first, *next; k; k = next) {
+        next = k->next;
+        free(k);
+    }
+    free(b->ints);
+    free(b->strs);
+    free(b->scratch);
+    free(b);
+}
+
+/* Grows every column to cap rows; new validity bytes are 0 (null). */
+static int batch_grow(nx_row_batch *b, const nx_schema_table *s, size_t cap)
+{
+    for (size_t c = 0; c < s->n_fields; c++) {
+        nx_row_column *col = &b->cols[c];
         uint8_t *valid = realloc(col->valid, cap);
         if (!valid)
             return -1;
-        memset(valid + r->cap, 0, cap - r->cap);
+        memset(valid + b->cap, 0, cap - b->cap);
         col->valid = valid;
         void *v = realloc(col->v.i, cap * value_size(col->kind));
         if (!v)
             return -1;
         col->v.i = v;
     }
-    r->cap = cap;
+    b->cap = cap;
     return 0;
 }
 
-int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_error *err)
+static nx_row_batch *batch_new(const nx_schema_table *s, size_t cap)
 {
-    memset(r, 0, sizeof *r);
-    r->tw = nx_table_writer_open(dest->dir, table, dest->max_rows, dest->base, err);
-    if (!r->tw)
-        return -1;
-    r->s = nx_table_writer_schema(r->tw);
-    r->cols = calloc(r->s->n_fields, sizeof *r->cols);
-    if (r->cols) {
-        for (size_t c = 0; c < r->s->n_fields; c++)
-            r->cols[c].kind = kind_of(r->s->fields[c].column_type);
-        if (grow(r, 16) == 0)
-            return 0;
+    nx_row_batch *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->cols = calloc(s->n_fields, sizeof *b->cols);
+    if (b->cols) {
+        for (size_t c = 0; c < s->n_fields; c++)
+            b->cols[c].kind = kind_of(s->fields[c].column_type);
+        if (batch_grow(b, s, cap) == 0)
+            return b;
     }
-    nx_row_discard(r);
-    snprintf(err->msg, sizeof err->msg, "%s: out of memory", table);
-    return -1;
+    batch_free(b, s->n_fields);
+    return NULL;
 }
 
-static nxpq_error *codec_fail(nx_row *r, nxpq_error *err, const char *what)
+/* Empties a flushed batch, keeping its memory. */
+static void batch_reset(nx_row_batch *b, size_t n_fields)
 {
-    snprintf(err->msg, sizeof err->msg, "%s: %s", r->s->name, what);
-    return err;
+    for (size_t c = 0; c < n_fields; c++)
+        memset(b->cols[c].valid, 0, b->n);
+    b->n = 0;
+    b->arena = b->arena_first;
+    if (b->arena)
+        b->arena->len = 0;
+    b->ints_len = 0;
+    b->strs_len = 0;
 }
 
-static void arena_reset(nx_row *r);
-
-/* Hands rows [0, r->n) to the codec, file by file, and empties the batch. */
-static int flush(nx_row *r, nxpq_error *err)
+/* Hands the batch's rows to the codec, file by file, and empties it. Runs on
+ * the caller's thread or on the table's flush thread, never both at once. */
+static int batch_flush(nx_row_batch *b, nx_table_writer *tw, const nx_schema_table *s, nxpq_error *err)
 {
     size_t done = 0;
-    nxpq_str *strs = NULL;
-    while (done < r->n) {
+    if (!b->scratch && !(b->scratch = malloc(b->cap * sizeof *b->scratch))) {
+        snprintf(err->msg, sizeof err->msg, "%s: out of memory", s->name);
+        return -1;
+    }
+    while (done < b->n) {
         size_t fit;
-        nxpq_writer *w = nx_table_begin_rows(r->tw, r->n - done, &fit, err);
+        nxpq_writer *w = nx_table_begin_rows(tw, b->n - done, &fit, err);
         if (!w)
-            goto fail;
-        for (size_t c = 0; c < r->s->n_fields; c++) {
-            nx_row_column *col = &r->cols[c];
+            return -1;
+        for (size_t c = 0; c < s->n_fields; c++) {
+            nx_row_column *col = &b->cols[c];
             const uint8_t *valid = col->valid + done;
             switch (col->kind) {
             case KIND_INT:
@@ -127,15 +188,11 @@ static int flush(nx_row *r, nxpq_error *err)
                 nxpq_put_bool_masked(w, c, col->v.b + done, valid, fit);
                 break;
             case KIND_STR:
-                if (!strs && !(strs = malloc(r->cap * sizeof *strs))) {
-                    codec_fail(r, err, "out of memory");
-                    goto fail;
-                }
                 for (size_t i = 0; i < fit; i++) {
-                    strs[i].ptr = valid[i] ? col->v.s[done + i].ptr : NULL;
-                    strs[i].len = valid[i] ? col->v.s[done + i].len : 0;
+                    b->scratch[i].ptr = valid[i] ? col->v.s[done + i].ptr : NULL;
+                    b->scratch[i].len = valid[i] ? col->v.s[done + i].len : 0;
                 }
-                nxpq_put_string_array(w, c, strs, fit);
+                nxpq_put_string_array(w, c, b->scratch, fit);
                 break;
             case KIND_LIST_INT:
             case KIND_LIST_STR:
@@ -144,44 +201,162 @@ static int flush(nx_row *r, nxpq_error *err)
                     if (!valid[i])
                         nxpq_put_null(w, c);
                     else if (col->kind == KIND_LIST_INT)
-                        nxpq_put_list_int64(w, c, r->ints + sp->off, sp->len);
+                        nxpq_put_list_int64(w, c, b->ints + sp->off, sp->len);
                     else
-                        nxpq_put_list_string(w, c, r->strs + sp->off, sp->len);
+                        nxpq_put_list_string(w, c, b->strs + sp->off, sp->len);
                 }
                 break;
             }
         }
         /* Put failures poison the codec writer; ending the rows reports them. */
-        if (nx_table_end_rows(r->tw, fit, err) != 0)
-            goto fail;
+        if (nx_table_end_rows(tw, fit, err) != 0)
+            return -1;
         done += fit;
     }
-    free(strs);
-    for (size_t c = 0; c < r->s->n_fields; c++)
-        memset(r->cols[c].valid, 0, r->n);
-    r->n = 0;
-    arena_reset(r);
-    r->ints_len = 0;
-    r->strs_len = 0;
+    batch_reset(b, s->n_fields);
     return 0;
-fail:
-    free(strs);
+}
+
+/* ------------------------------------------------------------ background flush -- */
+
+static void *flusher_run(void *arg)
+{
+    nx_row *r = arg;
+    nx_row_flusher *f = r->bg;
+    pthread_mutex_lock(&f->lock);
+    for (;;) {
+        while (!f->pending && !f->stop)
+            pthread_cond_wait(&f->cv, &f->lock);
+        if (!f->pending)
+            break;
+        nx_row_batch *b = f->pending;
+        bool skip = f->rc != 0;
+        pthread_mutex_unlock(&f->lock);
+        nxpq_error e;
+        int rc = skip ? 0 : batch_flush(b, r->tw, r->s, &e);
+        if (skip)
+            batch_reset(b, r->s->n_fields);
+        pthread_mutex_lock(&f->lock);
+        if (rc != 0 && f->rc == 0) {
+            f->rc = rc;
+            f->err = e;
+        }
+        f->pending = NULL;
+        pthread_cond_broadcast(&f->cv);
+    }
+    pthread_mutex_unlock(&f->lock);
+    return NULL;
+}
+
+/* Waits until the flush thread holds no batch; returns its first failure. */
+static int flusher_wait(nx_row *r, nxpq_error *err)
+{
+    nx_row_flusher *f = r->bg;
+    pthread_mutex_lock(&f->lock);
+    while (f->pending)
+        pthread_cond_wait(&f->cv, &f->lock);
+    int rc = f->rc;
+    if (rc != 0)
+        *err = f->err;
+    pthread_mutex_unlock(&f->lock);
+    return rc;
+}
+
+static void flusher_stop(nx_row *r)
+{
+    nx_row_flusher *f = r->bg;
+    if (!f)
+        return;
+    pthread_mutex_lock(&f->lock);
+    f->stop = true;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->lock);
+    pthread_join(f->tid, NULL);
+    pthread_cond_destroy(&f->cv);
+    pthread_mutex_destroy(&f->lock);
+    free(f);
+    r->bg = NULL;
+}
+
+static int flusher_start(nx_row *r, nxpq_error *err)
+{
+    nx_row_flusher *f = calloc(1, sizeof *f);
+    if (!f || pthread_mutex_init(&f->lock, NULL) != 0) {
+        free(f);
+        snprintf(err->msg, sizeof err->msg, "%s: cannot start a writer thread", r->s->name);
+        return -1;
+    }
+    if (pthread_cond_init(&f->cv, NULL) != 0) {
+        pthread_mutex_destroy(&f->lock);
+        free(f);
+        snprintf(err->msg, sizeof err->msg, "%s: cannot start a writer thread", r->s->name);
+        return -1;
+    }
+    r->bg = f;
+    if (pthread_create(&f->tid, NULL, flusher_run, r) != 0) {
+        pthread_cond_destroy(&f->cv);
+        pthread_mutex_destroy(&f->lock);
+        free(f);
+        r->bg = NULL;
+        snprintf(err->msg, sizeof err->msg, "%s: cannot start a writer thread", r->s->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* The current batch is full: give it to the flush thread and continue in the other. */
+static int hand_off(nx_row *r, nxpq_error *err)
+{
+    if (!r->bg) {
+        if (!(r->spare = batch_new(r->s, NX_ROW_BATCH)) || flusher_start(r, err) != 0) {
+            if (!r->spare)
+                snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->s->name);
+            return -1;
+        }
+    } else if (flusher_wait(r, err) != 0) {
+        return -1;
+    }
+    nx_row_flusher *f = r->bg;
+    nx_row_batch *full = r->b;
+    r->b = r->spare;
+    r->spare = full;
+    pthread_mutex_lock(&f->lock);
+    f->pending = full;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->lock);
+    return 0;
+}
+
+/* ------------------------------------------------------------ rows -- */
+
+int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->tw = nx_table_writer_open(dest->dir, table, dest->max_rows, dest->base, err);
+    if (!r->tw)
+        return -1;
+    r->s = nx_table_writer_schema(r->tw);
+    if ((r->b = batch_new(r->s, 16)))
+        return 0;
+    nx_row_discard(r);
+    snprintf(err->msg, sizeof err->msg, "%s: out of memory", table);
     return -1;
 }
 
 int nx_row_begin(nx_row *r, nxpq_error *err)
 {
-    if (r->n < r->cap)
+    nx_row_batch *b = r->b;
+    if (b->n < b->cap)
         return 0;
-    if (r->cap < NX_ROW_BATCH) {
-        if (grow(r, r->cap * 4 < NX_ROW_BATCH ? r->cap * 4 : NX_ROW_BATCH) != 0) {
+    if (b->cap < NX_ROW_BATCH) {
+        if (batch_grow(b, r->s, b->cap * 4 < NX_ROW_BATCH ? b->cap * 4 : NX_ROW_BATCH) != 0) {
             r->oom = true;
-            codec_fail(r, err, "out of memory");
+            snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->s->name);
             return -1;
         }
         return 0;
     }
-    return flush(r, err);
+    return hand_off(r, err);
 }
 
 size_t nx_row_col(nx_row *r, const char *name)
@@ -199,12 +374,12 @@ static nx_row_column *slot(nx_row *r, size_t c, col_kind k)
 {
     if (c >= r->s->n_fields)
         return NULL;   /* nx_row_col() noted the name */
-    nx_row_column *col = &r->cols[c];
+    nx_row_column *col = &r->b->cols[c];
     if (col->kind != k) {
         r->wrong = r->s->fields[c].name;
         return NULL;
     }
-    col->valid[r->n] = 1;
+    col->valid[r->b->n] = 1;
     return col;
 }
 
@@ -212,35 +387,36 @@ void nx_row_i64(nx_row *r, size_t c, int64_t v)
 {
     nx_row_column *col = slot(r, c, KIND_INT);
     if (col)
-        col->v.i[r->n] = v;
+        col->v.i[r->b->n] = v;
 }
 
 void nx_row_num(nx_row *r, size_t c, double v)
 {
     nx_row_column *col = slot(r, c, KIND_NUM);
     if (col)
-        col->v.d[r->n] = v;
+        col->v.d[r->b->n] = v;
 }
 
 void nx_row_bool(nx_row *r, size_t c, bool v)
 {
     nx_row_column *col = slot(r, c, KIND_BOOL);
     if (col)
-        col->v.b[r->n] = v ? 1 : 0;
+        col->v.b[r->b->n] = v ? 1 : 0;
 }
 
-/* Copies n bytes into the arena, whose blocks never move (rows keep pointers
- * into them until the batch is flushed); NULL when out of memory. */
+/* Copies n bytes into the batch's arena, whose blocks never move (rows keep
+ * pointers into them until the batch is flushed); NULL when out of memory. */
 static const char *arena_put(nx_row *r, const char *s, size_t n)
 {
-    nx_row_block *b = r->arena;
+    nx_row_batch *bt = r->b;
+    arena_block *b = bt->arena;
     if (!b || b->cap - b->len < n) {
-        size_t cap = n > NX_ROW_BLOCK ? n : NX_ROW_BLOCK;
+        size_t cap = n > BLOCK_BYTES ? n : BLOCK_BYTES;
         if (b && b->next && b->next->cap >= n) {   /* a block kept from an earlier batch */
             b = b->next;
             b->len = 0;
         } else {
-            nx_row_block *nb = malloc(sizeof *nb + cap);
+            arena_block *nb = malloc(sizeof *nb + cap);
             if (!nb) {
                 r->oom = true;
                 return NULL;
@@ -251,10 +427,10 @@ static const char *arena_put(nx_row *r, const char *s, size_t n)
             if (b)
                 b->next = nb;
             else
-                r->arena_first = nb;
+                bt->arena_first = nb;
             b = nb;
         }
-        r->arena = b;
+        bt->arena = b;
     }
     char *at = b->data + b->len;
     memcpy(at, s, n);
@@ -262,30 +438,23 @@ static const char *arena_put(nx_row *r, const char *s, size_t n)
     return at;
 }
 
-/* Empties the arena, keeping its blocks for the next batch. */
-static void arena_reset(nx_row *r)
-{
-    r->arena = r->arena_first;
-    if (r->arena)
-        r->arena->len = 0;
-}
-
 static int64_t *ints_reserve(nx_row *r, size_t n)
 {
-    if (r->ints_cap - r->ints_len < n) {
-        size_t cap = r->ints_cap ? r->ints_cap : 256;
-        while (cap - r->ints_len < n)
+    nx_row_batch *b = r->b;
+    if (b->ints_cap - b->ints_len < n) {
+        size_t cap = b->ints_cap ? b->ints_cap : 256;
+        while (cap - b->ints_len < n)
             cap *= 2;
-        int64_t *v = realloc(r->ints, cap * sizeof *v);
+        int64_t *v = realloc(b->ints, cap * sizeof *v);
         if (!v) {
             r->oom = true;
             return NULL;
         }
-        r->ints = v;
-        r->ints_cap = cap;
+        b->ints = v;
+        b->ints_cap = cap;
     }
-    int64_t *at = r->ints + r->ints_len;
-    r->ints_len += n;
+    int64_t *at = b->ints + b->ints_len;
+    b->ints_len += n;
     return at;
 }
 
@@ -295,16 +464,16 @@ void nx_row_strn(nx_row *r, size_t c, const char *s, size_t len)
     if (!col)
         return;
     const char *at = arena_put(r, s, len);
-    col->v.s[r->n].ptr = at ? at : "";
-    col->v.s[r->n].len = at ? len : 0;
+    col->v.s[r->b->n].ptr = at ? at : "";
+    col->v.s[r->b->n].len = at ? len : 0;
 }
 
 void nx_row_str_ref(nx_row *r, size_t c, const char *s, size_t len)
 {
     nx_row_column *col = slot(r, c, KIND_STR);
     if (col) {
-        col->v.s[r->n].ptr = s;
-        col->v.s[r->n].len = len;
+        col->v.s[r->b->n].ptr = s;
+        col->v.s[r->b->n].len = len;
     }
 }
 
@@ -323,8 +492,8 @@ void nx_row_list_i64(nx_row *r, size_t c, const int64_t *v, size_t n)
         return;
     if (n)
         memcpy(at, v, n * sizeof *v);
-    col->v.l[r->n].off = (uint64_t)(at - r->ints);
-    col->v.l[r->n].len = n;
+    col->v.l[r->b->n].off = (uint64_t)(at - r->b->ints);
+    col->v.l[r->b->n].len = n;
 }
 
 void nx_row_list_str(nx_row *r, size_t c, const char *const *v, size_t n)
@@ -332,26 +501,27 @@ void nx_row_list_str(nx_row *r, size_t c, const char *const *v, size_t n)
     nx_row_column *col = slot(r, c, KIND_LIST_STR);
     if (!col)
         return;
-    if (r->strs_cap - r->strs_len < n) {
-        size_t cap = r->strs_cap ? r->strs_cap : 64;
-        while (cap - r->strs_len < n)
+    nx_row_batch *b = r->b;
+    if (b->strs_cap - b->strs_len < n) {
+        size_t cap = b->strs_cap ? b->strs_cap : 64;
+        while (cap - b->strs_len < n)
             cap *= 2;
-        nxpq_str *x = realloc(r->strs, cap * sizeof *x);
+        nxpq_str *x = realloc(b->strs, cap * sizeof *x);
         if (!x) {
             r->oom = true;
             return;
         }
-        r->strs = x;
-        r->strs_cap = cap;
+        b->strs = x;
+        b->strs_cap = cap;
     }
-    col->v.l[r->n].off = r->strs_len;
-    col->v.l[r->n].len = n;
+    col->v.l[b->n].off = b->strs_len;
+    col->v.l[b->n].len = n;
     for (size_t k = 0; k < n; k++) {
         size_t len = strlen(v[k]);
         const char *at = arena_put(r, v[k], len);
-        r->strs[r->strs_len].ptr = at ? at : "";
-        r->strs[r->strs_len].len = at ? len : 0;
-        r->strs_len++;
+        b->strs[b->strs_len].ptr = at ? at : "";
+        b->strs[b->strs_len].len = at ? len : 0;
+        b->strs_len++;
     }
 }
 
@@ -382,30 +552,23 @@ int nx_row_end(nx_row *r, nxpq_error *err)
         snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->s->name);
         return -1;
     }
-    r->n++;
+    r->b->n++;
+    r->rows++;
     return 0;
 }
 
 uint64_t nx_row_count(const nx_row *r)
 {
-    return r->tw ? nx_table_writer_rows(r->tw) + r->n : 0;
+    return r->rows;
 }
 
 static void release(nx_row *r)
 {
-    if (r->cols) {
-        for (size_t c = 0; c < r->s->n_fields; c++) {
-            free(r->cols[c].valid);
-            free(r->cols[c].v.i);
-        }
-        free(r->cols);
+    flusher_stop(r);
+    if (r->s) {
+        batch_free(r->b, r->s->n_fields);
+        batch_free(r->spare, r->s->n_fields);
     }
-    for (nx_row_block *b = r->arena_first, *next; b; b = next) {
-        next = b->next;
-        free(b);
-    }
-    free(r->ints);
-    free(r->strs);
     memset(r, 0, sizeof *r);
 }
 
@@ -413,8 +576,11 @@ int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err)
 {
     int rc = 0;
     if (r->tw) {
-        if (ok && nx_row_count(r) > 0) {
-            rc = flush(r, err);
+        if (ok && r->rows > 0) {
+            rc = r->bg ? flusher_wait(r, err) : 0;
+            if (rc == 0)
+                rc = batch_flush(r->b, r->tw, r->s, err);
+            flusher_stop(r);
             if (rc == 0) {
                 rc = nx_table_writer_close(r->tw, err);
                 if (rc == 0)
@@ -423,6 +589,7 @@ int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err)
                 nx_table_writer_abort(r->tw);
             }
         } else {
+            flusher_stop(r);   /* the thread may be flushing: stop it before the writer goes */
             nx_table_writer_abort(r->tw);
         }
     }

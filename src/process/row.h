@@ -24,6 +24,13 @@
  * to the Parquet writer a column at a time: a put is a store, so a 50-column
  * table costs about as much per row as the values it holds. Strings are copied
  * into the batch, so callers may pass temporary buffers.
+ *
+ * A table that fills a whole batch gets a thread of its own that hands full
+ * batches to the Parquet writer while the caller fills the next one (double
+ * buffering), so the pipeline thread spends its time on records, not on the
+ * codec. Tables that never fill a batch are flushed on the caller's thread at
+ * close and cost no thread. Errors found by the background flush are reported
+ * by the next nx_row_begin() or by nx_row_close().
  */
 #ifndef NX_ROW_H
 #define NX_ROW_H
@@ -45,25 +52,16 @@ typedef struct nx_table_dest {
     const nxpq_writer_options *base;         /* codec options (threads, ...); NULL: defaults */
 } nx_table_dest;
 
-typedef struct nx_row_column nx_row_column;   /* one column's batch (row.c) */
-
-#define NX_ROW_BLOCK 65536
-typedef struct nx_row_block {        /* string bytes of a batch; blocks never move */
-    struct nx_row_block *next;
-    size_t len, cap;
-    char data[];
-} nx_row_block;
+typedef struct nx_row_batch nx_row_batch;     /* rows buffered column by column (row.c) */
+typedef struct nx_row_flusher nx_row_flusher; /* the table's background flush thread (row.c) */
 
 typedef struct nx_row {
     nx_table_writer *tw;
     const nx_schema_table *s;
-    nx_row_column *cols;             /* per field */
-    size_t n, cap;                   /* rows in the batch; capacity of the column arrays */
-    nx_row_block *arena_first, *arena;   /* string bytes of the batch; arena: current block */
-    int64_t *ints;                   /* integer list items of the batch */
-    size_t ints_len, ints_cap;
-    nxpq_str *strs;                  /* string list items of the batch */
-    size_t strs_len, strs_cap;
+    nx_row_batch *b;                 /* the batch being filled */
+    nx_row_batch *spare;             /* the other batch, once a first one was handed off */
+    nx_row_flusher *bg;              /* started at the first hand-off */
+    uint64_t rows;                   /* rows ended */
     bool oom;
     const char *missing;             /* a field name the catalogue lacks */
     const char *wrong;               /* a field put with the wrong kind of value */
