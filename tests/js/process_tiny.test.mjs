@@ -2,8 +2,9 @@
 // independent reader (DuckDB) and checked against the capture itself, decoded here
 // straight from docs/capture-format.md (not through nxprof's readers): one
 // Instruction row per instruction record of every .nxtrace, start times equal to
-// epoch_ns + floor(ticks * den / num), rows sorted by start_ts, and no null in any
-// column the reference schema marks required, in every table written.
+// epoch_ns + floor(ticks * den / num), rows sorted by start_ts; and for every table
+// written: the reference schema's columns in order with the mapped Parquet types, no
+// null in a required column, timeline tables sorted with time statistics.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -78,14 +79,55 @@ test('duration_ns is end_ts - start_ts and never negative', async () => {
   assert.equal(Number(n), 0);
 });
 
-for (const table of ['Instruction', 'NeffHeader', 'DmaQueuesInfo', 'Metadata']) {
-  test(`${table}: every required column is present and never null`, async () => {
-    const required = reference.filter(([t, , , , , req]) => t === table && req === 'Yes').map(([, f]) => f);
+// Every table written: DuckDB sees exactly the reference schema's columns, in its
+// order, with the Parquet types the design maps them to; required columns hold no
+// null; timeline tables are sorted by their time column and carry its statistics.
+const DUCK_TYPE = {
+  'integer/int64': 'BIGINT', 'integer/int32': 'INTEGER', 'integer/': 'BIGINT', 'number/float': 'FLOAT',
+  'number/double': 'DOUBLE', 'number/': 'DOUBLE', 'string/': 'VARCHAR', 'boolean/': 'BOOLEAN',
+  'array of integer/int64': 'BIGINT[]', 'array of integer/': 'BIGINT[]', 'array of string/': 'VARCHAR[]',
+};
+const written = readdirSync(PROF).filter((n) => n.endsWith('.parquet')).map((n) => n.replace(/\.parquet$/, ''));
+const TIMELINE = ['Instruction', 'DmaPacket', 'DmaPacketAggregated', 'SemaphoreUpdate', 'CcOp', 'CcInstruction',
+  'ActiveTime', 'Throttle', 'Error', 'SystemProfileEvents'];
+
+test('the tiny profile has the tables its activity implies', () => {
+  for (const t of ['Instruction', 'DmaPacket', 'DmaPacketAggregated', 'SemaphoreUpdate', 'ActiveTime', 'OpcodeSummary',
+    'Summary', 'Metadata', 'SchemaFields', 'SystemProfileEvents', 'CpuUsage', 'HostMemUsage', 'Flow']) {
+    assert.ok(written.includes(t), `${t}.parquet written (have ${written.join(', ')})`);
+  }
+});
+
+for (const table of written) {
+  test(`${table}: columns, types and required values follow the reference schema`, async () => {
+    const fields = reference.filter(([t]) => t === table);
+    assert.ok(fields.length > 0, `${table} is a reference table`);
+    const cols = await sql(`DESCRIBE SELECT * FROM read_parquet('${join(PROF, `${table}.parquet`)}')`);
+    assert.deepEqual(cols.map((c) => c.column_name), fields.map(([, f]) => f));
+    fields.forEach(([, f, type, format], i) => {
+      const want = DUCK_TYPE[`${type}/${format}`] ?? DUCK_TYPE[`${type}/`];
+      assert.equal(cols[i].column_type, want, `${table}.${f}: ${type}/${format}`);
+    });
+    const required = fields.filter(([, , , , , req]) => req === 'Yes').map(([, f]) => f);
     const [counts] = await sql(`SELECT count(*) AS n, ${
       required.length ? required.map((f, i) => `count("${f}") AS c${i}`).join(', ') : '0 AS none'
     } FROM ${file(table)}`);
-    assert.ok(Number(counts.n) > 0, `${table} has rows`);
+    assert.ok(Number(counts.n) > 0, `${table} has rows (empty tables are not written)`);
     required.forEach((f, i) => assert.equal(Number(counts[`c${i}`]), Number(counts.n), `${table}.${f} has nulls`));
+  });
+}
+
+for (const table of written.filter((t) => TIMELINE.includes(t))) {
+  test(`${table}: sorted by its time column, with statistics`, async () => {
+    const names = reference.filter(([t]) => t === table).map(([, f]) => f);
+    const tcol = names.includes('start_ts') ? 'start_ts' : 'timestamp';
+    const [{ n }] = await sql(`SELECT count(*) AS n FROM (SELECT "${tcol}" AS t,
+        lag("${tcol}") OVER (ORDER BY file_row_number) AS prev FROM ${file(table)}) WHERE prev > t`);
+    assert.equal(Number(n), 0, `${table} rows out of ${tcol} order`);
+    const stats = await sql(`SELECT stats_min_value AS lo, stats_max_value AS hi FROM parquet_metadata('${join(PROF, `${table}.parquet`)}')
+      WHERE path_in_schema = '${tcol}'`);
+    assert.ok(stats.length > 0 && stats.every((s) => s.lo !== null && s.hi !== null),
+      `${table}.${tcol} has min/max statistics in every row group`);
   });
 }
 
