@@ -929,7 +929,7 @@ static void go_utc_text(int64_t ns, char out[64])
     if (frac) {
         snprintf(f, sizeof f, ".%09" PRId64, frac);
         size_t n = strlen(f);
-        while (f[n - 1] == '0')
+        while (n > 1 && f[n - 1] == '0')
             f[--n] = '\0';
     }
     snprintf(out, 64, "%s%s +0000 UTC", day, f);
