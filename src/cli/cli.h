@@ -27,6 +27,7 @@ typedef struct nx_command {
     void (*help)(FILE *out);             /* full `nxprof <name> --help` text */
 } nx_command;
 
+extern const nx_command nx_cmd_export_csv;
 extern const nx_command nx_cmd_process;
 extern const nx_command nx_cmd_schema;
 extern const nx_command nx_cmd_summary;

@@ -14,6 +14,7 @@
 #include "schema/schema.h"
 
 static const nx_command *const COMMANDS[] = {
+    &nx_cmd_export_csv,
     &nx_cmd_process,
     &nx_cmd_schema,
     &nx_cmd_summary,
@@ -69,7 +70,8 @@ static void main_help(FILE *out)
     fprintf(out,
             "\n"
             "Run 'nxprof <command> --help' (or 'nxprof help <command>') for a command's options.\n"
-            "Exit status: 0 success, 1 runtime or input error, 2 usage error.\n");
+            "Exit status: 0 success, 1 runtime or input error, 2 usage error, 3 output truncated\n"
+            "(export-csv --max-rows).\n");
 }
 
 int main(int argc, char **argv)

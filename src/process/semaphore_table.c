@@ -93,7 +93,7 @@ static int semaphore_open(const nx_process_ctx *ctx, void **state, nxpq_error *e
         }
         s->cc[p].count = n;
         for (size_t i = 0; i < n; i++)
-            snprintf(s->cc[p].buf + 8 * i, 8, "CC%zu", i);
+            snprintf(s->cc[p].buf + 8 * i, 8, "CC%u", (unsigned)(i & 0xFFFFu));   /* i < 65536 */
     }
     if (nx_row_open(&s->r, &ctx->dest, "SemaphoreUpdate", err) != 0) {
         semaphore_free(s);

@@ -932,7 +932,7 @@ static void go_utc_text(int64_t ns, char out[64])
         while (n > 1 && f[n - 1] == '0')
             f[--n] = '\0';
     }
-    snprintf(out, 64, "%s%s +0000 UTC", day, f);
+    snprintf(out, 64, "%.32s%.10s +0000 UTC", day, f);
 }
 
 /* "YYYY-MM-DD HH:MM:SS+00:00", as program_tables.c writes Metadata.first_ts. */

@@ -209,12 +209,26 @@ struct nx_profile_scan {
     nxpq_scan *scan;
     size_t *proj;           /* per-file column indices for the projection */
     nxpq_type *types;       /* projected types, from file 0 */
+    nxpq_scan_stats done;   /* stats of the files already closed */
+    nx_profile_range more[NX_PROFILE_MAX_MORE_RANGES]; /* copy: o.more_ranges points here */
 };
+
+static void add_stats(nxpq_scan_stats *to, const nxpq_scan_stats *st)
+{
+    to->row_groups_total += st->row_groups_total;
+    to->row_groups_read += st->row_groups_read;
+    to->pages_total += st->pages_total;
+    to->pages_read += st->pages_read;
+}
 
 static void scan_close_file(nx_profile_scan *s)
 {
-    if (s->scan)
+    if (s->scan) {
+        nxpq_scan_stats st;
+        nxpq_scan_get_stats(s->scan, &st);
+        add_stats(&s->done, &st);
         nxpq_scan_close(s->scan);
+    }
     s->scan = NULL;
     if (s->reader && s->reader != s->t->first)
         nxpq_reader_close(s->reader);
@@ -249,18 +263,25 @@ static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
         }
         s->proj[i] = (size_t)c;
     }
-    nxpq_range range;
+    nxpq_range ranges[1 + NX_PROFILE_MAX_MORE_RANGES];
+    size_t n_ranges = 0;
     nxpq_scan_options so = {.columns = s->proj, .n_columns = s->o.n_columns, .batch_rows = s->o.batch_rows};
-    if (s->o.range_column) {
-        int c = nxpq_reader_find_column(s->reader, s->o.range_column);
+    for (size_t i = 0; i < 1 + s->o.n_more_ranges; i++) {
+        const char *col = i == 0 ? s->o.range_column : s->o.more_ranges[i - 1].column;
+        if (!col)
+            continue;
+        int c = nxpq_reader_find_column(s->reader, col);
         if (c < 0) {
-            set_err(err, "%s: %s has no column '%s'", s->t->name, path, s->o.range_column);
+            set_err(err, "%s: %s has no column '%s'", s->t->name, path, col);
             return -1;
         }
-        range = (nxpq_range){.column = (size_t)c, .min = s->o.range_min, .max = s->o.range_max};
-        so.ranges = &range;
-        so.n_ranges = 1;
+        ranges[n_ranges++] = i == 0 ? (nxpq_range){.column = (size_t)c, .min = s->o.range_min, .max = s->o.range_max}
+                                    : (nxpq_range){.column = (size_t)c,
+                                                   .min = s->o.more_ranges[i - 1].min,
+                                                   .max = s->o.more_ranges[i - 1].max};
     }
+    so.ranges = n_ranges ? ranges : NULL;
+    so.n_ranges = n_ranges;
     s->scan = nxpq_scan_open(s->reader, &so, err);
     return s->scan ? 0 : -1;
 }
@@ -269,6 +290,10 @@ nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan
 {
     if (o->n_columns == 0) {
         set_err(err, "%s: a scan needs at least one column", t->name);
+        return NULL;
+    }
+    if (o->n_more_ranges > NX_PROFILE_MAX_MORE_RANGES) {
+        set_err(err, "%s: a scan takes at most %d extra ranges", t->name, NX_PROFILE_MAX_MORE_RANGES);
         return NULL;
     }
     nx_profile_scan *s = calloc(1, sizeof *s);
@@ -282,6 +307,11 @@ nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan
     }
     s->t = t;
     s->o = *o;
+    /* The extra ranges are copied so callers may pass them from the stack (the
+     * projection names, by contrast, must outlive the scan). */
+    for (size_t i = 0; i < o->n_more_ranges; i++)
+        s->more[i] = o->more_ranges[i];
+    s->o.more_ranges = s->more;
     if (scan_open_file(s, err) != 0) {
         nx_profile_scan_close(s);
         return NULL;
@@ -318,4 +348,16 @@ void nx_profile_scan_close(nx_profile_scan *s)
     free(s->proj);
     free(s->types);
     free(s);
+}
+
+size_t nx_profile_scan_file(const nx_profile_scan *s) { return s->file; }
+
+void nx_profile_scan_get_stats(const nx_profile_scan *s, nxpq_scan_stats *out)
+{
+    *out = s->done;
+    if (s->scan) {
+        nxpq_scan_stats st;
+        nxpq_scan_get_stats(s->scan, &st);
+        add_stats(out, &st);
+    }
 }

@@ -30,6 +30,8 @@
 typedef struct nx_profile_table nx_profile_table;
 
 enum { NX_PROFILE_TABLE_ABSENT = 1 };
+/* Most entries in nx_profile_scan_options.more_ranges. */
+enum { NX_PROFILE_MAX_MORE_RANGES = 4 };
 
 /* Finds and opens `table` in `profile_dir`. Returns 0 (*out set), NX_PROFILE_TABLE_ABSENT
  * (*out NULL, err says which files were looked for) or -1 (err names the table/file). */
@@ -58,7 +60,19 @@ typedef struct nx_profile_scan_options {
                                      page are all returned; callers filter exactly) */
     int64_t range_min, range_max;
     size_t batch_rows;            /* 0: the reader's default */
+    /* More ranges, all of which must hold too (AND), each on its own INT32/INT64
+     * column by name: e.g. a time window on interval events keeps start_ts in
+     * [-inf, end] AND end_ts in [start, +inf], pruning both by page statistics.
+     * The array is copied at open; the column names and the projection array must
+     * outlive the scan. */
+    const struct nx_profile_range *more_ranges;
+    size_t n_more_ranges;
 } nx_profile_scan_options;
+
+typedef struct nx_profile_range {
+    const char *column;
+    int64_t min, max;
+} nx_profile_range;
 
 /* Starts a scan over every file of the table in order. NULL and err on failure
  * (unknown column names are an error naming the table). */
@@ -67,5 +81,11 @@ nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan
  * end of the last file, -1 on error. */
 int nx_profile_scan_next(nx_profile_scan *s, const nxpq_batch **out, nxpq_error *err);
 void nx_profile_scan_close(nx_profile_scan *s);
+/* Index of the file the last batch came from (0 before the first batch). A row's
+ * identity across the table is (file, batch->first_row + i). */
+size_t nx_profile_scan_file(const nx_profile_scan *s);
+/* The reader's pruning statistics (parquet.h nxpq_scan_stats) summed over every
+ * file scanned so far, including the current one. */
+void nx_profile_scan_get_stats(const nx_profile_scan *s, nxpq_scan_stats *out);
 
 #endif

@@ -74,4 +74,27 @@ check '[ -s "$UT/v/Instruction.parquet" ]' "view --ingest-only writes the profil
 expect 0 "view --ingest-only --data-path" -- view -d "$UT/cap" --ingest-only --data-path "$UT/d" --display-name run
 check '[ -s "$UT/d/profiles/global/run@latest/Instruction.parquet" ]' "view --data-path --display-name layout"
 
+# --- export-csv ---
+X=(export-csv "$UT/prof" --out "$UT/x")
+expect 2 "export-csv without PROFILE_DIR" -- export-csv --start 0 --end 1 --out "$UT/x"; contains "PROFILE_DIR is required" "export-csv names the missing argument"
+expect 2 "export-csv without --start" -- "${X[@]}" --end 5;            contains "--start is required" "missing --start named"
+expect 2 "export-csv without --end" -- "${X[@]}" --start 5;            contains "--end is required" "missing --end named"
+expect 2 "export-csv without --out" -- export-csv "$UT/prof" --start 0 --end 1; contains "--out is required" "missing --out named"
+expect 2 "export-csv end before start" -- "${X[@]}" --start 10 --end 9; contains "before --start" "end before start named"
+expect 2 "export-csv unknown table" -- "${X[@]}" --start 0 --end 1 --tables Instruction,Nope; contains "unknown table 'Nope'" "unknown table named"
+expect 2 "export-csv non-timeline table" -- "${X[@]}" --start 0 --end 1 --tables Summary
+expect 2 "export-csv duplicate table" -- "${X[@]}" --start 0 --end 1 --tables DmaPacket,DmaPacket
+expect 2 "export-csv empty table item" -- "${X[@]}" --start 0 --end 1 --tables Instruction,
+expect 2 "export-csv bad time" -- "${X[@]}" --start 10xs --end 20;    contains "bad --start" "bad time named"
+expect 2 "export-csv fractional ns" -- "${X[@]}" --start 1.5 --end 20
+expect 2 "export-csv negative time" -- "${X[@]}" --start -5 --end 20
+expect 2 "export-csv width and no-sample" -- "${X[@]}" --start 0 --end 1 --width 10 --no-sample; contains "exclude each other" "conflict named"
+expect 2 "export-csv width 0" -- "${X[@]}" --start 0 --end 1 --width 0; contains "--width" "bad width named"
+expect 2 "export-csv max-rows 0" -- "${X[@]}" --start 0 --end 1 --max-rows 0; contains "--max-rows" "bad max-rows named"
+expect 2 "export-csv stray argument" -- "${X[@]}" extra --start 0 --end 1
+expect 1 "export-csv missing profile" -- export-csv "$UT/nope" --start 0 --end 1 --out "$UT/x"
+expect 0 "export-csv units" -- "${X[@]}" --start 1.5us --end 2s
+check '[ "$(wc -l < "$UT/x/Instruction.csv")" -eq 1 ]' "window outside the profile gives a header-only file"
+expect 3 "export-csv truncation" -- "${X[@]}" --start 0 --end 9000000000s --no-sample --max-rows 2; contains "--max-rows 2" "truncation warning names the limit"
+
 finish

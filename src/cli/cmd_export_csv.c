@@ -1,0 +1,533 @@
+/*
+ * cmd_export_csv.c — `nxprof export-csv PROFILE_DIR --start T --end T --out DIR`:
+ * a time window of the timeline tables to CSV, sampled at a pixel width (the
+ * viewer's function, src/query/window.h) or complete. Full rules: docs/query.md.
+ *
+ * Rules:
+ *   - T is a whole number of nanoseconds, or a decimal number with a unit suffix
+ *     ns, us, ms or s ("1500", "1.5us", "2ms", "0.25s"); the result must be a
+ *     whole number of ns within int64 (else usage error). The window [start, end]
+ *     is inclusive; end < start is a usage error.
+ *   - --tables: comma-separated, from Instruction, DmaPacketAggregated, DmaPacket,
+ *     CcInstruction, SemaphoreUpdate (the default, all five) and CcOp; another name
+ *     or a repeated one is a usage error. A requested table the profile lacks
+ *     gets no file (a note on stderr).
+ *   - Output: DIR (created with its parents when missing) receives <Table>.csv per
+ *     exported table: a header row "timeline_track,<every schema field of the
+ *     table in schema order>", then the rows in the window in start-time (file)
+ *     order. A schema field missing from the table's files (another writer may
+ *     omit optional columns), or stored in a type the reader cannot decode, is
+ *     written as an empty (null) column. Values: src/query/csv.h.
+ *   - Sampling (default --width 1920): per (track, bucket) one row, window.h;
+ *     --no-sample exports every row. Giving both is a usage error.
+ *   - --max-rows N (default 1,000,000, N >= 1) per table: when the window holds
+ *     more rows than N (after sampling), the first N are written, a warning
+ *     naming the table and the limit goes to stderr, the remaining tables are
+ *     still exported, and the exit status is 3.
+ *   - --debug-pages prints, per table and pass, row groups and data pages read vs
+ *     total (the reader's counts over the projected columns) to stderr.
+ * Exit: 0; 1 missing/unreadable profile or output error; 2 usage; 3 truncated.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "query/csv.h"
+#include "query/profile_table.h"
+#include "query/window.h"
+#include "schema/schema.h"
+
+#define CMD "export-csv"
+
+static const char *const DEFAULT_TABLES[] = {"Instruction", "DmaPacketAggregated", "DmaPacket", "CcInstruction",
+                                             "SemaphoreUpdate"};
+#define N_DEFAULT (sizeof DEFAULT_TABLES / sizeof DEFAULT_TABLES[0])
+#define MAX_TABLES 8
+#define MAX_WIDTH (1u << 20)
+
+static void export_help(FILE *out)
+{
+    fprintf(out,
+            "Usage: nxprof export-csv PROFILE_DIR --start T --end T --out DIR\n"
+            "                         [--tables T1,T2,...] [--width PX | --no-sample]\n"
+            "                         [--max-rows N] [--debug-pages]\n"
+            "\n"
+            "Write the events of the time window [start, end] of a profile to one CSV file per\n"
+            "table (DIR/<Table>.csv): first column timeline_track, then every field of the table\n"
+            "in schema order, rows in start-time order. Interval events overlapping the window\n"
+            "are included; point events (SemaphoreUpdate) when their timestamp is inside it.\n"
+            "\n"
+            "  -s, --start T        window start: ns, or a number with unit ns, us, ms or s\n"
+            "  -e, --end T          window end (inclusive), same form\n"
+            "  -o, --out DIR        output directory (created if missing)\n"
+            "  -t, --tables LIST    Instruction,DmaPacketAggregated,DmaPacket,CcInstruction,\n"
+            "                       SemaphoreUpdate (default: these five); CcOp is also accepted\n"
+            "  -w, --width PX       sample at PX pixels: per track and pixel, the longest event\n"
+            "                       (default 1920)\n"
+            "  -n, --no-sample      export every event in the window\n"
+            "  -m, --max-rows N     at most N rows per table (default 1000000); more: warn, exit 3\n"
+            "      --debug-pages    print pages read vs total per table to stderr\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "Text cells starting with = + - @ TAB or CR (except plain numbers) get a leading '\n"
+            "so spreadsheets do not run them as formulas; numeric columns are never changed.\n"
+            "Exit status: 0 success, 1 profile missing or unreadable, 2 usage error,\n"
+            "3 a table was truncated at --max-rows.\n");
+}
+
+/* "123", "1.5us", "2ms", "0.25s" -> ns. 0, or -1 when malformed/not whole/out of range. */
+static int parse_time(const char *s, int64_t *out)
+{
+    unsigned __int128 v = 0;
+    int digits = 0, frac = 0;
+    bool dot = false;
+    const char *p = s;
+    for (; *p; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (++digits > 28)
+                return -1;
+            v = v * 10 + (unsigned)(*p - '0');
+            if (dot)
+                frac++;
+        } else if (*p == '.' && !dot) {
+            dot = true;
+        } else {
+            break;
+        }
+    }
+    if (digits == 0 || (dot && frac == 0))
+        return -1;
+    uint64_t mult;
+    if (*p == '\0' || strcmp(p, "ns") == 0)
+        mult = 1;
+    else if (strcmp(p, "us") == 0)
+        mult = 1000;
+    else if (strcmp(p, "ms") == 0)
+        mult = 1000000;
+    else if (strcmp(p, "s") == 0)
+        mult = 1000000000;
+    else
+        return -1;
+    unsigned __int128 div = 1;
+    for (int i = 0; i < frac; i++)
+        div *= 10;
+    v *= mult;
+    if (v % div != 0)
+        return -1;
+    v /= div;
+    if (v > (unsigned __int128)INT64_MAX)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+static int parse_count(const char *s, unsigned long long max, unsigned long long *out)
+{
+    if (!*s || *s == '-' || *s == '+')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < 1 || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+    char *p = strdup(path);
+    if (!p)
+        return -1;
+    for (char *q = p + 1;; q++) {
+        if (*q == '/' || *q == '\0') {
+            char ch = *q;
+            *q = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                free(p);
+                return -1;
+            }
+            *q = ch;
+            if (!ch)
+                break;
+        }
+    }
+    free(p);
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+typedef struct export_opts {
+    const char *dir, *out;
+    int64_t start, end;
+    const char *tables[MAX_TABLES];
+    size_t n_tables;
+    char *tables_buf;
+    uint32_t width;  /* 0: no sampling */
+    unsigned long long max_rows;
+    bool debug_pages;
+} export_opts;
+
+static int parse_tables(export_opts *o, const char *arg)
+{
+    free(o->tables_buf);
+    if (!(o->tables_buf = strdup(arg))) {
+        fprintf(stderr, "nxprof " CMD ": out of memory\n");
+        return NX_EXIT_ERROR;
+    }
+    o->n_tables = 0;
+    char *p = o->tables_buf;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*p)
+            return nx_usage_error(CMD, "--tables has an empty table name in '%s'", arg);
+        if (!nx_timeline_find(p))
+            return nx_usage_error(CMD,
+                                  "unknown table '%s' (choose from Instruction, DmaPacketAggregated, DmaPacket, "
+                                  "CcInstruction, SemaphoreUpdate, CcOp)",
+                                  p);
+        for (size_t i = 0; i < o->n_tables; i++)
+            if (strcmp(o->tables[i], p) == 0)
+                return nx_usage_error(CMD, "--tables names '%s' twice", p);
+        if (o->n_tables == MAX_TABLES)
+            return nx_usage_error(CMD, "--tables takes at most %d tables", MAX_TABLES);
+        o->tables[o->n_tables++] = p;
+        if (!comma)
+            return 0;
+        p = comma + 1;
+    }
+}
+
+static void print_pages(const char *table, const char *pass, const nx_window *w)
+{
+    nxpq_scan_stats st;
+    nx_window_stats(w, &st);
+    fprintf(stderr,
+            "nxprof " CMD ": %s (%s): row groups read %" PRIu64 " of %" PRIu64 ", pages read %" PRIu64 " of %" PRIu64
+            "\n",
+            table, pass, st.row_groups_read, st.row_groups_total, st.pages_read, st.pages_total);
+}
+
+/* Column layout of one table's CSV: schema fields and where each lives in the batch. */
+typedef struct table_layout {
+    const nx_schema_table *schema;
+    const char **proj;   /* projected (present, decodable) field names */
+    size_t n_proj;
+    int *batch_col;      /* per schema field: batch column index, or -1 (written empty) */
+} table_layout;
+
+static void write_row(nx_csv *c, const table_layout *L, const nx_window *w, const nx_window_batch *b, size_t k)
+{
+    size_t tlen;
+    const char *tname = nx_window_track_name(w, b->track[k], &tlen);
+    nx_csv_text(c, tname, tlen);
+    size_t row = b->rows[k];
+    for (size_t f = 0; f < L->schema->n_fields; f++) {
+        if (L->batch_col[f] < 0)
+            nx_csv_null(c);
+        else
+            nx_csv_cell(c, &b->batch->columns[L->batch_col[f]], row);
+    }
+    nx_csv_end_row(c);
+}
+
+/* Exports one table. Returns NX_EXIT_OK, NX_EXIT_TRUNCATED or NX_EXIT_ERROR;
+ * *absent is set when the profile has no such table. */
+static int export_table(const export_opts *o, const char *table, bool *absent)
+{
+    *absent = false;
+    nxpq_error err = {{0}};
+    nx_profile_table *t = NULL;
+    int rc = nx_profile_table_open(o->dir, table, &t, &err);
+    if (rc == NX_PROFILE_TABLE_ABSENT) {
+        *absent = true;
+        fprintf(stderr, "nxprof " CMD ": note: the profile has no %s table; no %s.csv written\n", table, table);
+        return NX_EXIT_OK;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "nxprof " CMD ": %s\n", err.msg);
+        return NX_EXIT_ERROR;
+    }
+    int result = NX_EXIT_ERROR;
+    table_layout L = {.schema = nx_schema_table_find(table)};
+    nx_window *w = NULL;
+    nx_sampler *sampler = NULL;
+    FILE *f = NULL;
+    nx_csv csv = {0};
+    bool csv_open = false;
+    char *path = NULL;
+    size_t n = L.schema ? L.schema->n_fields : 0;
+    if (!L.schema || !(L.proj = calloc(n + 1, sizeof *L.proj)) || !(L.batch_col = calloc(n + 1, sizeof *L.batch_col))) {
+        fprintf(stderr, "nxprof " CMD ": %s: %s\n", table, L.schema ? "out of memory" : "not in the schema catalogue");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *name = L.schema->fields[i].name;
+        int c = nx_profile_table_find_column(t, name);
+        if (c < 0 || nx_profile_table_column(t, (size_t)c)->type == NXPQ_UNSUPPORTED) {
+            L.batch_col[i] = -1;
+            continue;
+        }
+        L.batch_col[i] = (int)L.n_proj;
+        L.proj[L.n_proj++] = name;
+    }
+
+    size_t plen = strlen(o->out) + strlen(table) + 6;
+    if (!(path = malloc(plen))) {
+        fprintf(stderr, "nxprof " CMD ": %s: out of memory\n", table);
+        goto done;
+    }
+    snprintf(path, plen, "%s/%s.csv", o->out, table);
+    if (!(f = fopen(path, "wb"))) {
+        fprintf(stderr, "nxprof " CMD ": %s: cannot create %s: %s\n", table, path, strerror(errno));
+        goto done;
+    }
+    if (nx_csv_init(&csv, f) < 0) {
+        fprintf(stderr, "nxprof " CMD ": %s: out of memory\n", table);
+        goto done;
+    }
+    csv_open = true;
+    nx_csv_plain(&csv, "timeline_track", 14);
+    for (size_t i = 0; i < n; i++)
+        nx_csv_plain(&csv, L.schema->fields[i].name, strlen(L.schema->fields[i].name));
+    nx_csv_end_row(&csv);
+
+    /* Sampled: pass 1 picks the rows by timing and track only. */
+    const nx_sample *samples = NULL;
+    size_t n_samples = 0;
+    if (o->width) {
+        nx_window_options wo = {.start = o->start, .end = o->end};
+        if (!(w = nx_window_open(t, &wo, &err)) || !(sampler = nx_sampler_new(o->start, o->end, o->width, &err)))
+            goto fail_msg;
+        nx_window_batch b;
+        while ((rc = nx_window_next(w, &b, &err)) > 0)
+            if (nx_sampler_add(sampler, &b, &err) < 0)
+                goto fail_msg;
+        if (rc < 0)
+            goto fail_msg;
+        if (o->debug_pages)
+            print_pages(table, "sampling pass", w);
+        nx_window_close(w);
+        w = NULL;
+        samples = nx_sampler_result(sampler, &n_samples, &err);
+        if (n_samples == SIZE_MAX)
+            goto fail_msg;
+    }
+
+    unsigned long long written = 0;
+    bool truncated = false;
+    if (!o->width || n_samples > 0) {
+        nx_window_options wo = {.start = o->start, .end = o->end, .columns = L.proj, .n_columns = L.n_proj};
+        if (!(w = nx_window_open(t, &wo, &err)))
+            goto fail_msg;
+        size_t next = 0; /* next sample to write */
+        nx_window_batch b;
+        while (!truncated && (rc = nx_window_next(w, &b, &err)) > 0) {
+            int64_t base = nx_row_ordinal(b.file, b.batch->first_row);
+            for (size_t k = 0; k < b.n_rows; k++) {
+                if (o->width) {
+                    int64_t ord = base + b.rows[k];
+                    while (next < n_samples && samples[next].ordinal < ord)
+                        next++; /* cannot happen with a stable file; kept for safety */
+                    if (next == n_samples)
+                        break;
+                    if (samples[next].ordinal != ord)
+                        continue;
+                    next++;
+                }
+                if (written == o->max_rows) {
+                    truncated = true;
+                    break;
+                }
+                write_row(&csv, &L, w, &b, k);
+                written++;
+            }
+            if (o->width && next == n_samples)
+                break;
+        }
+        if (rc < 0)
+            goto fail_msg;
+        if (o->debug_pages)
+            print_pages(table, o->width ? "row pass" : "export", w);
+    }
+    csv_open = false;
+    if (nx_csv_finish(&csv) < 0 || fclose(f) != 0) {
+        f = NULL;
+        fprintf(stderr, "nxprof " CMD ": %s: error writing %s: %s\n", table, path, strerror(errno));
+        goto done;
+    }
+    f = NULL;
+    if (truncated) {
+        fprintf(stderr, "nxprof " CMD ": warning: %s has more than %llu rows in the window; %s stops at --max-rows %llu\n",
+                table, o->max_rows, path, o->max_rows);
+        result = NX_EXIT_TRUNCATED;
+    } else {
+        result = NX_EXIT_OK;
+    }
+    goto done;
+fail_msg:
+    fprintf(stderr, "nxprof " CMD ": %s\n", err.msg);
+done:
+    if (csv_open)
+        nx_csv_finish(&csv);
+    if (f) {
+        fclose(f);
+        if (result == NX_EXIT_ERROR)
+            unlink(path);
+    }
+    nx_window_close(w);
+    nx_sampler_free(sampler);
+    nx_profile_table_close(t);
+    free(L.proj);
+    free(L.batch_col);
+    free(path);
+    return result;
+}
+
+static int export_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"start", required_argument, NULL, 's'},     {"end", required_argument, NULL, 'e'},
+        {"out", required_argument, NULL, 'o'},       {"tables", required_argument, NULL, 't'},
+        {"width", required_argument, NULL, 'w'},     {"no-sample", no_argument, NULL, 'n'},
+        {"max-rows", required_argument, NULL, 'm'},  {"debug-pages", no_argument, NULL, 'D'},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+    };
+    export_opts o = {.width = 1920, .max_rows = 1000000};
+    bool have_start = false, have_end = false, width_given = false, no_sample = false;
+    const char *start_s = NULL, *end_s = NULL;
+    int c, rc = NX_EXIT_OK;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":s:e:o:t:w:nm:h", opts, NULL)) != -1) {
+        unsigned long long v;
+        switch (c) {
+        case 's':
+            start_s = optarg;
+            if (parse_time(optarg, &o.start) < 0) {
+                rc = nx_usage_error(CMD, "bad --start '%s' (ns, or a number with unit ns, us, ms or s)", optarg);
+                goto out;
+            }
+            have_start = true;
+            break;
+        case 'e':
+            end_s = optarg;
+            if (parse_time(optarg, &o.end) < 0) {
+                rc = nx_usage_error(CMD, "bad --end '%s' (ns, or a number with unit ns, us, ms or s)", optarg);
+                goto out;
+            }
+            have_end = true;
+            break;
+        case 'o': o.out = optarg; break;
+        case 't':
+            if ((rc = parse_tables(&o, optarg)) != 0)
+                goto out;
+            break;
+        case 'w':
+            if (parse_count(optarg, MAX_WIDTH, &v) < 0) {
+                rc = nx_usage_error(CMD, "bad --width '%s' (1..%u pixels)", optarg, MAX_WIDTH);
+                goto out;
+            }
+            o.width = (uint32_t)v;
+            width_given = true;
+            break;
+        case 'n': no_sample = true; break;
+        case 'm':
+            if (parse_count(optarg, (unsigned long long)INT64_MAX, &v) < 0) {
+                rc = nx_usage_error(CMD, "bad --max-rows '%s' (a whole number >= 1)", optarg);
+                goto out;
+            }
+            o.max_rows = v;
+            break;
+        case 'D': o.debug_pages = true; break;
+        case 'h': export_help(stdout); goto out;
+        default: rc = nx_getopt_error(CMD, c, argv); goto out;
+        }
+    }
+    if (optind >= argc) {
+        rc = nx_usage_error(CMD, "PROFILE_DIR is required");
+        goto out;
+    }
+    if (optind + 1 < argc) {
+        rc = nx_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
+        goto out;
+    }
+    o.dir = argv[optind];
+    if (!have_start || !have_end || !o.out) {
+        rc = nx_usage_error(CMD, "%s is required", !have_start ? "--start" : !have_end ? "--end" : "--out");
+        goto out;
+    }
+    if (o.end < o.start) {
+        rc = nx_usage_error(CMD, "--end %s is before --start %s", end_s, start_s);
+        goto out;
+    }
+    if (width_given && no_sample) {
+        rc = nx_usage_error(CMD, "--width and --no-sample exclude each other");
+        goto out;
+    }
+    if (no_sample)
+        o.width = 0;
+    if (o.n_tables == 0) {
+        for (size_t i = 0; i < N_DEFAULT; i++)
+            o.tables[i] = DEFAULT_TABLES[i];
+        o.n_tables = N_DEFAULT;
+    }
+    struct stat st;
+    if (stat(o.dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "nxprof " CMD ": %s: no such profile directory\n", o.dir);
+        rc = NX_EXIT_ERROR;
+        goto out;
+    }
+    if (make_dirs(o.out) < 0) {
+        fprintf(stderr, "nxprof " CMD ": cannot create output directory %s: %s\n", o.out, strerror(errno));
+        rc = NX_EXIT_ERROR;
+        goto out;
+    }
+    /* A directory with none of the requested tables and no Metadata.parquet is not
+     * a profile (a mistyped path): exit 1 instead of writing nothing. */
+    size_t mlen = strlen(o.dir) + 20;
+    char *meta = malloc(mlen);
+    if (!meta) {
+        fprintf(stderr, "nxprof " CMD ": out of memory\n");
+        rc = NX_EXIT_ERROR;
+        goto out;
+    }
+    snprintf(meta, mlen, "%s/Metadata.parquet", o.dir);
+    bool has_meta = access(meta, F_OK) == 0;
+    free(meta);
+    size_t n_absent = 0;
+    for (size_t i = 0; i < o.n_tables; i++) {
+        bool absent;
+        int r = export_table(&o, o.tables[i], &absent);
+        n_absent += absent;
+        if (r == NX_EXIT_ERROR) {
+            rc = NX_EXIT_ERROR;
+            goto out;
+        }
+        if (r == NX_EXIT_TRUNCATED)
+            rc = NX_EXIT_TRUNCATED;
+    }
+    if (n_absent == o.n_tables && !has_meta) {
+        fprintf(stderr, "nxprof " CMD ": %s is not a profile directory (no Metadata.parquet, none of the tables)\n",
+                o.dir);
+        rc = NX_EXIT_ERROR;
+    }
+out:
+    free(o.tables_buf);
+    return rc;
+}
+
+const nx_command nx_cmd_export_csv = {
+    .name = "export-csv",
+    .summary = "export a time window of the timeline to CSV (sampled or complete)",
+    .run = export_run,
+    .help = export_help,
+};

@@ -1,0 +1,80 @@
+/*
+ * csv.h — a buffered CSV writer for query results (export-csv, and the viewer's
+ * CSV download), with the value rules of docs/query.md:
+ *
+ *   separator ',' ; rows end with "\n" (LF) ; UTF-8 bytes written unchanged.
+ *   Quoting (RFC 4180): a field is enclosed in double quotes when it contains a
+ *     comma, a double quote, CR or LF, and a double quote inside is doubled. An
+ *     empty string is written as "" so it differs from a null.
+ *   null                      -> empty field (nothing between the commas);
+ *   INT32/INT64               -> exact decimal, e.g. -42;
+ *   FLOAT / DOUBLE            -> the shortest "%.<p>g" text that reads back to the
+ *                                same value (p = 6..9 for FLOAT checked with strtof,
+ *                                15..17 for DOUBLE with strtod); NaN -> nan,
+ *                                infinities -> inf / -inf;
+ *   BOOLEAN                   -> true / false;
+ *   LIST<INT64>, LIST<STRING> -> a JSON array ([1,2], ["a",null]; JSON string
+ *                                escaping as in cli/text_out.h), then CSV-quoted;
+ *   STRING (text cells)       -> the bytes, with the formula-injection guard:
+ * Formula-injection guard (spreadsheets run a cell starting with = + - @ as a
+ *   formula, and some treat a leading TAB or CR the same way): a text cell whose
+ *   first byte is one of = + - @ TAB CR gets a leading apostrophe ('), which
+ *   spreadsheets show as "text, not formula" — unless the whole cell is a plain
+ *   decimal number ([+-]?digits[.digits][(e|E)[+-]digits], e.g. "-3", "+1.5e3"),
+ *   which cannot run anything and stays as it is. Numeric columns (integers,
+ *   floats) are never altered, so negative numbers stay numbers. The guard
+ *   applies to text cells only (not to the header, nor to JSON lists, which
+ *   start with '['), and can be turned off (nx_csv.guard = false).
+ *
+ * Errors: write errors are sticky; nx_csv_flush/nx_csv_finish report them.
+ */
+#ifndef NX_QUERY_CSV_H
+#define NX_QUERY_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "parquet/parquet.h"
+
+typedef struct nx_csv {
+    FILE *f;
+    char *buf;          /* pending output */
+    size_t len, cap;
+    char *scratch;      /* JSON list text */
+    size_t scratch_cap;
+    struct nx_csv_fcache *fcache; /* recent FLOAT texts by bit pattern (they repeat a lot) */
+    size_t field;       /* fields written in the current row */
+    bool guard;         /* formula-injection guard on text cells (default true) */
+    bool failed;        /* a write or allocation failed */
+} nx_csv;
+
+/* 0, or -1 when the buffer cannot be allocated. */
+int nx_csv_init(nx_csv *c, FILE *f);
+/* Flushes and frees the buffers (does not close f). 0, or -1 after any failure. */
+int nx_csv_finish(nx_csv *c);
+/* Writes the buffered bytes to f. 0 or -1. */
+int nx_csv_flush(nx_csv *c);
+
+void nx_csv_null(nx_csv *c);
+void nx_csv_i64(nx_csv *c, int64_t v);
+void nx_csv_f32(nx_csv *c, float v);
+void nx_csv_f64(nx_csv *c, double v);
+void nx_csv_bool(nx_csv *c, bool v);
+/* A text cell: formula guard, then quoting. */
+void nx_csv_text(nx_csv *c, const char *s, size_t len);
+/* A field with quoting only (header names, JSON). */
+void nx_csv_plain(nx_csv *c, const char *s, size_t len);
+/* Row i of a batch column, by its type (rules above). */
+void nx_csv_cell(nx_csv *c, const nxpq_column_data *col, size_t i);
+void nx_csv_end_row(nx_csv *c);
+
+/* Helpers, exposed for tests and the viewer. */
+/* Whether a text cell gets the apostrophe. */
+bool nx_csv_needs_guard(const char *s, size_t len);
+/* Shortest round-trip text of a float/double into buf (>= 32 bytes); returns the length. */
+size_t nx_csv_format_f32(char *buf, float v);
+size_t nx_csv_format_f64(char *buf, double v);
+
+#endif

@@ -1,0 +1,624 @@
+/*
+ * window.c — time-window queries, the track function and pixel sampling (rules
+ * in window.h).
+ *
+ * A query is one profile_table scan with the caller's projection plus the
+ * timing and track columns, pruned by ranges that follow exactly from the
+ * overlap rule. Per batch it selects the rows inside the window and computes
+ * their track ids; track names are interned in an open-addressing hash table
+ * (the number of tracks is bounded by the program, never by the event count).
+ * No allocation happens per row: per-batch arrays only grow to the largest
+ * batch seen.
+ */
+#include "query/window.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const nx_timeline_info TIMELINES[] = {
+    {"Instruction", "start_ts", "end_ts", NX_TRACK_INSTRUCTION},
+    {"DmaPacketAggregated", "start_ts", "end_ts", NX_TRACK_DMA},
+    {"DmaPacket", "start_ts", "end_ts", NX_TRACK_DMA},
+    {"CcInstruction", "start_ts", "end_ts", NX_TRACK_CC_CORE},
+    {"SemaphoreUpdate", "timestamp", NULL, NX_TRACK_SEMAPHORE},
+    {"CcOp", "start_ts", "end_ts", NX_TRACK_CC_STREAM},
+};
+#define N_TIMELINES (sizeof TIMELINES / sizeof TIMELINES[0])
+
+size_t nx_timeline_count(void) { return N_TIMELINES; }
+const nx_timeline_info *nx_timeline_at(size_t i) { return i < N_TIMELINES ? &TIMELINES[i] : NULL; }
+
+const nx_timeline_info *nx_timeline_find(const char *table)
+{
+    for (size_t i = 0; i < N_TIMELINES; i++)
+        if (strcmp(TIMELINES[i].table, table) == 0)
+            return &TIMELINES[i];
+    return NULL;
+}
+
+static void set_err(nxpq_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_err(nxpq_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------ track names -- */
+
+typedef struct track_set {
+    char **names;
+    size_t *lens;
+    size_t n, cap;
+    uint32_t *slots;     /* hash table of id + 1 (0 = empty), size mask + 1 (power of 2) */
+    uint64_t *hashes;    /* per id */
+    size_t mask;
+} track_set;
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h ^ (h >> 29);
+}
+
+static void track_set_free(track_set *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->names[i]);
+    free(t->names);
+    free(t->lens);
+    free(t->slots);
+    free(t->hashes);
+}
+
+static int track_set_grow_table(track_set *t)
+{
+    size_t size = t->slots ? (t->mask + 1) * 2 : 64;
+    uint32_t *slots = calloc(size, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t id = 0; id < t->n; id++) {
+        size_t p = t->hashes[id] & (size - 1);
+        while (slots[p])
+            p = (p + 1) & (size - 1);
+        slots[p] = (uint32_t)id + 1;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->mask = size - 1;
+    return 0;
+}
+
+/* Id of the track named s[0..len), adding it when new; -1 on out of memory. */
+static int64_t track_intern(track_set *t, const char *s, size_t len)
+{
+    uint64_t h = hash_bytes(s, len);
+    if (t->slots) {
+        for (size_t p = h & t->mask;; p = (p + 1) & t->mask) {
+            uint32_t e = t->slots[p];
+            if (!e)
+                break;
+            size_t id = e - 1;
+            if (t->hashes[id] == h && t->lens[id] == len && memcmp(t->names[id], s, len) == 0)
+                return (int64_t)id;
+        }
+    }
+    if ((t->n + 1) * 2 > (t->slots ? t->mask + 1 : 0) && track_set_grow_table(t) < 0)
+        return -1;
+    if (t->n == t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 16;
+        char **nn = realloc(t->names, ncap * sizeof *nn);
+        if (!nn)
+            return -1;
+        t->names = nn;
+        size_t *nl = realloc(t->lens, ncap * sizeof *nl);
+        if (!nl)
+            return -1;
+        t->lens = nl;
+        uint64_t *nh = realloc(t->hashes, ncap * sizeof *nh);
+        if (!nh)
+            return -1;
+        t->hashes = nh;
+        t->cap = ncap;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    size_t id = t->n++;
+    t->names[id] = copy;
+    t->lens[id] = len;
+    t->hashes[id] = h;
+    size_t p = h & t->mask;
+    while (t->slots[p])
+        p = (p + 1) & t->mask;
+    t->slots[p] = (uint32_t)id + 1;
+    return (int64_t)id;
+}
+
+/* ------------------------------------------------------------------ query -- */
+
+enum { MAX_EXTRA = 4 };
+
+struct nx_window {
+    nx_profile_table *t;
+    const nx_timeline_info *info;
+    int64_t start, end;
+    nx_profile_scan *scan;
+    const char **cols;      /* full projection */
+    size_t n_cols;
+    int start_i, end_i;     /* batch column indices (end_i < 0: point table) */
+    int track_a, track_b;   /* track source columns (-1: absent), meaning per info->track */
+    track_set tracks;
+    uint32_t *rows, *track_ids;
+    int64_t *starts, *ends;
+    size_t buf_cap;
+};
+
+/* Index of `name` in the projection, appending it when missing. */
+static int want_column(nx_window *w, const char *name)
+{
+    for (size_t i = 0; i < w->n_cols; i++)
+        if (strcmp(w->cols[i], name) == 0)
+            return (int)i;
+    w->cols[w->n_cols] = name;
+    return (int)w->n_cols++;
+}
+
+static bool is_int_type(nxpq_type ty) { return ty == NXPQ_INT32 || ty == NXPQ_INT64; }
+
+/* Checks that `name` exists with an acceptable type. 1 present, 0 absent, -1 wrong type. */
+static int check_column(nx_window *w, const char *name, bool integer, nxpq_error *err)
+{
+    int c = nx_profile_table_find_column(w->t, name);
+    if (c < 0)
+        return 0;
+    nxpq_type ty = nx_profile_table_column(w->t, (size_t)c)->type;
+    if (integer ? !is_int_type(ty) : ty != NXPQ_STRING) {
+        set_err(err, "%s: column '%s' is %s, expected %s", w->info->table, name, nxpq_type_name(ty),
+                integer ? "an integer" : "a string");
+        return -1;
+    }
+    return 1;
+}
+
+void nx_window_close(nx_window *w)
+{
+    if (!w)
+        return;
+    nx_profile_scan_close(w->scan);
+    track_set_free(&w->tracks);
+    free(w->cols);
+    free(w->rows);
+    free(w->track_ids);
+    free(w->starts);
+    free(w->ends);
+    free(w);
+}
+
+nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_error *err)
+{
+    const char *tname = nx_profile_table_name(t);
+    const nx_timeline_info *info = nx_timeline_find(tname);
+    if (!info) {
+        set_err(err, "%s: not a timeline table (no timing/track rule)", tname);
+        return NULL;
+    }
+    if (o->start > o->end) {
+        set_err(err, "%s: window end %lld is before its start %lld", tname, (long long)o->end,
+                (long long)o->start);
+        return NULL;
+    }
+    nx_window *w = calloc(1, sizeof *w);
+    if (!w || !(w->cols = calloc(o->n_columns + MAX_EXTRA, sizeof *w->cols))) {
+        set_err(err, "%s: out of memory starting a window query", tname);
+        free(w);
+        return NULL;
+    }
+    w->t = t;
+    w->info = info;
+    w->start = o->start;
+    w->end = o->end;
+    w->track_a = w->track_b = -1;
+    for (size_t i = 0; i < o->n_columns; i++)
+        w->cols[w->n_cols++] = o->columns[i];
+
+    /* Timing columns must exist and be integers. */
+    const char *timing[2] = {info->start_column, info->end_column};
+    for (int i = 0; i < 2; i++) {
+        if (!timing[i])
+            continue;
+        int rc = check_column(w, timing[i], true, err);
+        if (rc == 0)
+            set_err(err, "%s: has no '%s' column", tname, timing[i]);
+        if (rc <= 0)
+            goto fail;
+    }
+    w->start_i = want_column(w, info->start_column);
+    w->end_i = info->end_column ? want_column(w, info->end_column) : -1;
+
+    /* Track source columns (window.h); a missing primary source is an error unless
+     * the rule has a fallback. */
+    const char *a = NULL, *b = NULL;
+    bool a_int = false, b_int = false, a_required = true;
+    switch (info->track) {
+    case NX_TRACK_INSTRUCTION: a = "timeline_track", b = "engine", a_required = false; break;
+    case NX_TRACK_DMA: a = "queue_name", b = "queue_idx", b_int = true, a_required = false; break;
+    case NX_TRACK_SEMAPHORE: a = "id"; break;
+    case NX_TRACK_CC_CORE: a = "core_idx", a_int = true; break;
+    case NX_TRACK_CC_STREAM: a = "stream_id", a_int = true; break;
+    }
+    int ra = check_column(w, a, a_int, err);
+    if (ra < 0)
+        goto fail;
+    int rb = b ? check_column(w, b, b_int, err) : 0;
+    if (rb < 0)
+        goto fail;
+    if ((ra == 0 && a_required) || (info->track == NX_TRACK_INSTRUCTION && rb == 0)) {
+        set_err(err, "%s: has no '%s' column for its track", tname, ra == 0 && a_required ? a : b);
+        goto fail;
+    }
+    if (ra)
+        w->track_a = want_column(w, a);
+    if (rb)
+        w->track_b = want_column(w, b);
+
+    nx_profile_range more = {info->end_column, o->start, INT64_MAX};
+    nx_profile_scan_options so = {
+        .columns = w->cols,
+        .n_columns = w->n_cols,
+        .range_column = info->start_column,
+        .range_min = info->end_column ? INT64_MIN : o->start,
+        .range_max = o->end,
+        .batch_rows = o->batch_rows,
+        .more_ranges = info->end_column ? &more : NULL,
+        .n_more_ranges = info->end_column ? 1 : 0,
+    };
+    w->scan = nx_profile_scan_open(t, &so, err);
+    if (!w->scan)
+        goto fail;
+    return w;
+fail:
+    nx_window_close(w);
+    return NULL;
+}
+
+static inline bool col_int(const nxpq_column_data *c, size_t i, int64_t *v)
+{
+    if (c->valid && !c->valid[i])
+        return false;
+    *v = c->type == NXPQ_INT64 ? c->values.i64[i] : c->values.i32[i];
+    return true;
+}
+
+static inline bool col_str(const nxpq_column_data *c, size_t i, const char **s, size_t *len)
+{
+    if (c->valid && !c->valid[i])
+        return false;
+    *s = c->data + c->offsets[i];
+    *len = (size_t)(c->offsets[i + 1] - c->offsets[i]);
+    return true;
+}
+
+/* Writes prefix + decimal v into buf; returns the length. */
+static size_t fmt_prefixed(char *buf, const char *prefix, int64_t v)
+{
+    size_t n = strlen(prefix);
+    memcpy(buf, prefix, n);
+    char tmp[24];
+    size_t k = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[k++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        buf[n++] = '-';
+    while (k)
+        buf[n++] = tmp[--k];
+    return n;
+}
+
+/* Track name of row i of batch b (window.h rules), into s and len (may point into buf). */
+static void row_track(const nx_window *w, const nxpq_batch *b, size_t i, char *buf, const char **s, size_t *len)
+{
+    const nxpq_column_data *ca = w->track_a >= 0 ? &b->columns[w->track_a] : NULL;
+    const nxpq_column_data *cb = w->track_b >= 0 ? &b->columns[w->track_b] : NULL;
+    int64_t v;
+    *s = "";
+    *len = 0;
+    switch (w->info->track) {
+    case NX_TRACK_INSTRUCTION:
+        if (ca && col_str(ca, i, s, len) && *len > 0)
+            return;
+        if (!col_str(cb, i, s, len)) {
+            *s = "";
+            *len = 0;
+        }
+        return;
+    case NX_TRACK_DMA:
+        if (ca && col_str(ca, i, s, len))
+            return;
+        if (cb && col_int(cb, i, &v)) {
+            *len = fmt_prefixed(buf, "queue", v);
+            *s = buf;
+        } else {
+            *s = "";
+            *len = 0;
+        }
+        return;
+    case NX_TRACK_SEMAPHORE:
+        if (!col_str(ca, i, s, len)) {
+            *s = "";
+            *len = 0;
+        }
+        return;
+    case NX_TRACK_CC_CORE:
+    case NX_TRACK_CC_STREAM:
+        if (col_int(ca, i, &v)) {
+            *len = fmt_prefixed(buf, w->info->track == NX_TRACK_CC_CORE ? "CC" : "stream", v);
+            *s = buf;
+        }
+        return;
+    }
+}
+
+static int ensure_buffers(nx_window *w, size_t n)
+{
+    if (n <= w->buf_cap)
+        return 0;
+    uint32_t *r = realloc(w->rows, n * sizeof *r);
+    if (!r)
+        return -1;
+    w->rows = r;
+    uint32_t *tr = realloc(w->track_ids, n * sizeof *tr);
+    if (!tr)
+        return -1;
+    w->track_ids = tr;
+    int64_t *st = realloc(w->starts, n * sizeof *st);
+    if (!st)
+        return -1;
+    w->starts = st;
+    int64_t *en = realloc(w->ends, n * sizeof *en);
+    if (!en)
+        return -1;
+    w->ends = en;
+    w->buf_cap = n;
+    return 0;
+}
+
+int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
+{
+    const nxpq_batch *b;
+    int rc = nx_profile_scan_next(w->scan, &b, err);
+    if (rc <= 0)
+        return rc;
+    if (b->n_rows > UINT32_MAX) {
+        set_err(err, "%s: batch of %zu rows is too large", w->info->table, b->n_rows);
+        return -1;
+    }
+    if (ensure_buffers(w, b->n_rows) < 0) {
+        set_err(err, "%s: out of memory in a window query", w->info->table);
+        return -1;
+    }
+    const nxpq_column_data *cs = &b->columns[w->start_i];
+    const nxpq_column_data *ce = w->end_i >= 0 ? &b->columns[w->end_i] : NULL;
+    size_t n = 0;
+    /* Track lookups repeat a lot (few tracks): remember the last name seen. */
+    const char *last_s = NULL;
+    size_t last_len = 0;
+    uint32_t last_id = 0;
+    char buf[48];
+    for (size_t i = 0; i < b->n_rows; i++) {
+        int64_t s, e;
+        if (!col_int(cs, i, &s))
+            continue;
+        if (ce) {
+            if (!col_int(ce, i, &e) || e < w->start || s > w->end)
+                continue;
+        } else {
+            if (s < w->start || s > w->end)
+                continue;
+            e = s;
+        }
+        const char *ts;
+        size_t tlen;
+        row_track(w, b, i, buf, &ts, &tlen);
+        uint32_t id;
+        if (last_s && tlen == last_len && memcmp(ts, last_s, tlen) == 0) {
+            id = last_id;
+        } else {
+            int64_t got = track_intern(&w->tracks, ts, tlen);
+            if (got < 0) {
+                set_err(err, "%s: out of memory interning track names", w->info->table);
+                return -1;
+            }
+            id = (uint32_t)got;
+            last_s = w->tracks.names[id]; /* stable copy, not buf */
+            last_len = tlen;
+            last_id = id;
+        }
+        w->rows[n] = (uint32_t)i;
+        w->starts[n] = s;
+        w->ends[n] = e;
+        w->track_ids[n] = id;
+        n++;
+    }
+    *out = (nx_window_batch){.batch = b,
+                             .n_rows = n,
+                             .rows = w->rows,
+                             .start = w->starts,
+                             .end = w->ends,
+                             .track = w->track_ids,
+                             .file = nx_profile_scan_file(w->scan)};
+    return 1;
+}
+
+void nx_window_stats(const nx_window *w, nxpq_scan_stats *out) { nx_profile_scan_get_stats(w->scan, out); }
+
+size_t nx_window_track_count(const nx_window *w) { return w->tracks.n; }
+
+const char *nx_window_track_name(const nx_window *w, uint32_t id, size_t *len)
+{
+    if (id >= w->tracks.n) {
+        if (len)
+            *len = 0;
+        return "";
+    }
+    if (len)
+        *len = w->tracks.lens[id];
+    return w->tracks.names[id];
+}
+
+/* --------------------------------------------------------------- sampling -- */
+
+typedef struct slot {
+    int64_t start, end, ordinal; /* ordinal < 0: empty */
+} slot;
+
+struct nx_sampler {
+    int64_t start, end;
+    uint32_t width;
+    unsigned __int128 len; /* end - start + 1 */
+    slot **tracks;         /* per track id: width slots, or NULL until seen */
+    size_t n_tracks;
+    nx_sample *result;
+};
+
+nx_sampler *nx_sampler_new(int64_t start, int64_t end, uint32_t width, nxpq_error *err)
+{
+    if (width == 0 || start > end) {
+        set_err(err, "sampling needs width >= 1 and start <= end");
+        return NULL;
+    }
+    nx_sampler *s = calloc(1, sizeof *s);
+    if (!s) {
+        set_err(err, "out of memory creating a sampler");
+        return NULL;
+    }
+    s->start = start;
+    s->end = end;
+    s->width = width;
+    s->len = (unsigned __int128)((__int128)end - (__int128)start) + 1;
+    return s;
+}
+
+void nx_sampler_free(nx_sampler *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n_tracks; i++)
+        free(s->tracks[i]);
+    free(s->tracks);
+    free(s->result);
+    free(s);
+}
+
+uint32_t nx_sampler_bucket(const nx_sampler *s, int64_t ts)
+{
+    if (ts < s->start)
+        ts = s->start;
+    if (ts > s->end)
+        ts = s->end;
+    unsigned __int128 off = (unsigned __int128)((__int128)ts - (__int128)s->start);
+    return (uint32_t)(off * s->width / s->len);
+}
+
+/* Whether event a beats the incumbent b (window.h: longest, then earliest start,
+ * then earliest row). */
+static inline bool beats(int64_t as, int64_t ae, int64_t ao, const slot *b)
+{
+    __int128 da = (__int128)ae - as, db = (__int128)b->end - b->start;
+    if (da != db)
+        return da > db;
+    if (as != b->start)
+        return as < b->start;
+    return ao < b->ordinal;
+}
+
+int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, int64_t ordinal, nxpq_error *err)
+{
+    if (track >= s->n_tracks) {
+        size_t n = (size_t)track + 1;
+        slot **g = realloc(s->tracks, n * sizeof *g);
+        if (!g) {
+            set_err(err, "out of memory sampling");
+            return -1;
+        }
+        for (size_t i = s->n_tracks; i < n; i++)
+            g[i] = NULL;
+        s->tracks = g;
+        s->n_tracks = n;
+    }
+    slot *row = s->tracks[track];
+    if (!row) {
+        row = malloc((size_t)s->width * sizeof *row);
+        if (!row) {
+            set_err(err, "out of memory sampling (%u buckets)", s->width);
+            return -1;
+        }
+        for (uint32_t i = 0; i < s->width; i++)
+            row[i].ordinal = -1;
+        s->tracks[track] = row;
+    }
+    slot *sl = &row[nx_sampler_bucket(s, start)];
+    if (sl->ordinal < 0 || beats(start, end, ordinal, sl))
+        *sl = (slot){start, end, ordinal};
+    return 0;
+}
+
+int nx_sampler_add(nx_sampler *s, const nx_window_batch *b, nxpq_error *err)
+{
+    int64_t base = nx_row_ordinal(b->file, b->batch->first_row);
+    for (size_t k = 0; k < b->n_rows; k++)
+        if (nx_sampler_offer(s, b->track[k], b->start[k], b->end[k], base + b->rows[k], err) < 0)
+            return -1;
+    return 0;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+    int64_t x = ((const nx_sample *)a)->ordinal, y = ((const nx_sample *)b)->ordinal;
+    return x < y ? -1 : x > y;
+}
+
+const nx_sample *nx_sampler_result(nx_sampler *s, size_t *n, nxpq_error *err)
+{
+    size_t count = 0;
+    for (size_t t = 0; t < s->n_tracks; t++)
+        if (s->tracks[t])
+            for (uint32_t i = 0; i < s->width; i++)
+                count += s->tracks[t][i].ordinal >= 0;
+    *n = 0;
+    free(s->result);
+    s->result = NULL;
+    if (count == 0)
+        return NULL;
+    s->result = malloc(count * sizeof *s->result);
+    if (!s->result) {
+        set_err(err, "out of memory collecting %zu samples", count);
+        *n = SIZE_MAX;
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t t = 0; t < s->n_tracks; t++) {
+        if (!s->tracks[t])
+            continue;
+        for (uint32_t i = 0; i < s->width; i++) {
+            const slot *sl = &s->tracks[t][i];
+            if (sl->ordinal >= 0)
+                s->result[k++] = (nx_sample){(uint32_t)t, i, sl->start, sl->end, sl->ordinal};
+        }
+    }
+    qsort(s->result, count, sizeof *s->result, cmp_sample);
+    *n = count;
+    return s->result;
+}

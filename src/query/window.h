@@ -1,0 +1,143 @@
+/*
+ * window.h — time-window queries over a timeline table of a profile, the track
+ * function, and pixel sampling. One engine for `nxprof export-csv` and the
+ * viewer, so an export and the screen always agree.
+ *
+ * Timeline tables and their timing (nx_timeline_find):
+ *   Instruction, DmaPacket, DmaPacketAggregated, CcInstruction, CcOp
+ *       interval events: start_ts, end_ts (INT64 ns);
+ *   SemaphoreUpdate
+ *       point events: timestamp (INT64 ns); start == end == timestamp below.
+ *
+ * Window rule, for a window [start, end] in ns, both ends inclusive:
+ *   interval events: kept when end_ts >= start AND start_ts <= end (overlap);
+ *   point events:    kept when start <= timestamp <= end.
+ *   Rows with a null timing column are never kept.
+ * Pruning: interval tables are scanned with two ranges, start_ts in
+ * [INT64_MIN, end] AND end_ts in [start, INT64_MAX]; point tables with
+ * timestamp in [start, end]. The reader skips row groups by column-chunk
+ * statistics and pages by the page index (files without a page index are read
+ * whole per surviving row group); the exact rule above is then applied per row.
+ * Both ranges are exact consequences of the rule, so no event that overlaps the
+ * window can be pruned, whatever the durations (no maximum duration is needed).
+ * Rows are returned in file order: tables are written sorted by start time,
+ * so this is start-time order (ties in file order).
+ *
+ * Track function (nx_track_kind), the one the viewer draws with:
+ *   Instruction          -> timeline_track when non-null and non-empty, else engine
+ *                           (a file without a timeline_track column uses engine);
+ *   DmaPacket,
+ *   DmaPacketAggregated  -> queue_name when non-null, else "queue<queue_idx>"
+ *                           (e.g. "queue7"), else "";
+ *   SemaphoreUpdate      -> id (the semaphore, e.g. "S[3]");
+ *   CcInstruction        -> "CC<core_idx>" (e.g. "CC8");
+ *   CcOp                 -> "stream<stream_id>" (e.g. "stream0");
+ *   any null source value that has no fallback above -> "" (the empty track).
+ * Track names are interned per query: ids are dense, 0, 1, ... in order of first
+ * appearance in the scan, and valid for the life of the query.
+ *
+ * Sampling (nx_sampler): the window [start, end] is divided into `width` equal
+ * buckets per track: with L = end - start + 1, the bucket of an event is
+ *     b = floor((clamp(event start, start, end) - start) * width / L)
+ * (exact integer arithmetic), so an event that starts before the window falls in
+ * bucket 0. Each occupied (track, bucket) keeps exactly one event: the longest
+ * (end - start; point events have duration 0), ties by the earliest start, then
+ * by the earliest row (file index, row index). The result does not depend on
+ * batch sizes. Memory: width slots per track seen, allocated when the track
+ * first appears; nothing per event.
+ */
+#ifndef NX_QUERY_WINDOW_H
+#define NX_QUERY_WINDOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+#include "query/profile_table.h"
+
+typedef enum nx_track_kind {
+    NX_TRACK_INSTRUCTION,
+    NX_TRACK_DMA,
+    NX_TRACK_SEMAPHORE,
+    NX_TRACK_CC_CORE,
+    NX_TRACK_CC_STREAM
+} nx_track_kind;
+
+typedef struct nx_timeline_info {
+    const char *table;
+    const char *start_column;   /* start_ts, or timestamp for point tables */
+    const char *end_column;     /* end_ts, or NULL for point tables */
+    nx_track_kind track;
+} nx_timeline_info;
+
+/* The timing and track rule of a timeline table, or NULL when `table` has none. */
+const nx_timeline_info *nx_timeline_find(const char *table);
+/* All timeline tables with a track rule (Instruction, DmaPacketAggregated,
+ * DmaPacket, CcInstruction, SemaphoreUpdate, CcOp). */
+size_t nx_timeline_count(void);
+const nx_timeline_info *nx_timeline_at(size_t i);
+
+/* A row's identity across a split table: (file << 40) | row within the file. */
+static inline int64_t nx_row_ordinal(size_t file, int64_t row) { return ((int64_t)file << 40) | row; }
+
+typedef struct nx_window_options {
+    int64_t start, end;           /* inclusive, ns; start <= end */
+    const char *const *columns;   /* caller's projection (may be empty); the query adds the
+                                     timing and track columns it needs after these */
+    size_t n_columns;
+    size_t batch_rows;            /* 0: the reader's default */
+} nx_window_options;
+
+/* One batch of rows inside the window. Arrays are indexed by k < n_rows and are
+ * valid until the next nx_window_next(). */
+typedef struct nx_window_batch {
+    const nxpq_batch *batch;      /* raw batch: caller's columns first, in order */
+    size_t n_rows;                /* rows of `batch` that are inside the window */
+    const uint32_t *rows;         /* their row index within `batch`, ascending */
+    const int64_t *start, *end;   /* their start and end (end == start for points) */
+    const uint32_t *track;        /* their track id */
+    size_t file;                  /* file of the batch: ordinal = nx_row_ordinal(file, batch->first_row + rows[k]) */
+} nx_window_batch;
+
+typedef struct nx_window nx_window;
+
+/* Starts a window query over `t`, which must be a timeline table (nx_timeline_find
+ * by its name) holding its timing columns. NULL and err on failure. */
+nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_error *err);
+/* 1 and *out (possibly with n_rows == 0), 0 at the end, -1 on error. */
+int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err);
+void nx_window_close(nx_window *w);
+/* Pages/row groups read vs total so far (profile_table.h nx_profile_scan_get_stats). */
+void nx_window_stats(const nx_window *w, nxpq_scan_stats *out);
+
+size_t nx_window_track_count(const nx_window *w);
+/* Name of track `id` (NUL-terminated, valid while w lives); *len gets its length. */
+const char *nx_window_track_name(const nx_window *w, uint32_t id, size_t *len);
+
+/* ---------------------------------------------------------------- sampling -- */
+typedef struct nx_sampler nx_sampler;
+
+/* width >= 1 buckets over [start, end]. NULL and err on failure. */
+nx_sampler *nx_sampler_new(int64_t start, int64_t end, uint32_t width, nxpq_error *err);
+void nx_sampler_free(nx_sampler *s);
+/* Bucket of an event starting at `ts` (rule above). */
+uint32_t nx_sampler_bucket(const nx_sampler *s, int64_t ts);
+/* Offers every row of a window batch. -1 and err on out of memory. */
+int nx_sampler_add(nx_sampler *s, const nx_window_batch *b, nxpq_error *err);
+/* Offers one event (track id, start, end, ordinal). */
+int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, int64_t ordinal, nxpq_error *err);
+
+typedef struct nx_sample {
+    uint32_t track, bucket;
+    int64_t start, end;
+    int64_t ordinal;
+} nx_sample;
+
+/* The kept events, sorted by ordinal (file order, i.e. start-time order for
+ * sorted tables). *n gets the count; the array is owned by the sampler and valid
+ * until it is freed. NULL with *n == 0 when nothing was kept; on out of memory
+ * NULL, *n == SIZE_MAX and err set. */
+const nx_sample *nx_sampler_result(nx_sampler *s, size_t *n, nxpq_error *err);
+
+#endif
