@@ -742,6 +742,21 @@ fail:
     return -1;
 }
 
+static void dma_abort(void *state)
+{
+    dma_sink *s = state;
+    if (!s)
+        return;
+    nx_row_discard(&s->pkt);
+    nx_row_discard(&s->agg);
+    nx_row_discard(&s->flow);
+    if (s->usage_open) {
+        nx_usage_discard(&s->dma_usage);
+        nx_usage_discard(&s->hbm_usage);
+    }
+    free_sink(s);
+}
+
 static int dma_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
 {
     dma_sink *s = state;
@@ -775,30 +790,8 @@ static int dma_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, 
     free_sink(s);
     return 0;
 fail:
-    nx_row_discard(&s->pkt);
-    nx_row_discard(&s->agg);
-    nx_row_discard(&s->flow);
-    if (s->usage_open) {
-        nx_usage_discard(&s->dma_usage);
-        nx_usage_discard(&s->hbm_usage);
-    }
-    free_sink(s);
+    dma_abort(s);
     return -1;
-}
-
-static void dma_abort(void *state)
-{
-    dma_sink *s = state;
-    if (!s)
-        return;
-    nx_row_discard(&s->pkt);
-    nx_row_discard(&s->agg);
-    nx_row_discard(&s->flow);
-    if (s->usage_open) {
-        nx_usage_discard(&s->dma_usage);
-        nx_usage_discard(&s->hbm_usage);
-    }
-    free_sink(s);
 }
 
 const nx_device_sink nx_sink_dma_tables = {

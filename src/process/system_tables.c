@@ -601,6 +601,37 @@ typedef struct rt_source {
     const char *path;
 } rt_source;
 
+/* Opens the `kind` file of every session that has one, each positioned on its
+ * first record, into src[0..*n). On failure the ones opened are in src[0..*n). */
+static int open_sources(const nx_capture *cap, nx_sys_kind kind, rt_source *src, size_t *n, char *err,
+                        size_t errlen)
+{
+    nx_cap_error cerr = {{0}};
+    for (size_t s = 0; s < cap->n_sessions; s++) {
+        const nx_cap_session *ses = &cap->sessions[s];
+        const char *path = kind == NX_SYS_RUNTIME_EVENTS ? ses->runtime_events_path
+                           : kind == NX_SYS_CPU_USAGE    ? ses->cpu_usage_path
+                                                         : ses->host_mem_path;
+        if (!path)
+            continue;
+        rt_source *x = &src[*n];
+        x->session = s;
+        x->path = path;
+        if (nx_sys_reader_open(path, kind, &x->r, &cerr) != 0) {
+            snprintf(err, errlen, "%s", cerr.msg);
+            return -1;
+        }
+        (*n)++;
+        int got = nx_sys_reader_next(x->r, &x->rec, &cerr);
+        if (got < 0) {
+            snprintf(err, errlen, "%s", cerr.msg);
+            return -1;
+        }
+        x->has = got == 1;
+    }
+    return 0;
+}
+
 typedef struct ev_cols {
     size_t id, name, start, end, dur, source, instance, pid, tid, nc, worker, flow, stream, extra;
 } ev_cols;
@@ -670,25 +701,8 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
         snprintf(err, errlen, "SystemProfileEvents: out of memory");
         goto out;
     }
-    for (size_t s = 0; s < cap->n_sessions; s++) {
-        const char *path = cap->sessions[s].runtime_events_path;
-        if (!path)
-            continue;
-        rt_source *x = &src[nsrc++];
-        x->session = s;
-        x->path = path;
-        if (nx_sys_reader_open(path, NX_SYS_RUNTIME_EVENTS, &x->r, &cerr) != 0) {
-            nsrc--;
-            snprintf(err, errlen, "%s", cerr.msg);
-            goto out;
-        }
-        int got = nx_sys_reader_next(x->r, &x->rec, &cerr);
-        if (got < 0) {
-            snprintf(err, errlen, "%s", cerr.msg);
-            goto out;
-        }
-        x->has = got == 1;
-    }
+    if (open_sources(cap, NX_SYS_RUNTIME_EVENTS, src, &nsrc, err, errlen) != 0)
+        goto out;
 
     if (nx_row_open(&r, &ctx->dest, "SystemProfileEvents", &perr) != 0) {
         snprintf(err, errlen, "%s", perr.msg);
@@ -814,25 +828,8 @@ static int write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx_sy
         snprintf(err, errlen, "%s: out of memory", table);
         return -1;
     }
-    for (size_t s = 0; s < cap->n_sessions; s++) {
-        const char *path = cpu ? cap->sessions[s].cpu_usage_path : cap->sessions[s].host_mem_path;
-        if (!path)
-            continue;
-        rt_source *x = &src[nsrc++];
-        x->session = s;
-        x->path = path;
-        if (nx_sys_reader_open(path, kind, &x->r, &cerr) != 0) {
-            nsrc--;
-            snprintf(err, errlen, "%s", cerr.msg);
-            goto out;
-        }
-        int got = nx_sys_reader_next(x->r, &x->rec, &cerr);
-        if (got < 0) {
-            snprintf(err, errlen, "%s", cerr.msg);
-            goto out;
-        }
-        x->has = got == 1;
-    }
+    if (open_sources(cap, kind, src, &nsrc, err, errlen) != 0)
+        goto out;
     if (nsrc == 0) {
         rc = 0;
         goto out;
