@@ -30,6 +30,7 @@ typedef struct nx_command {
 extern const nx_command nx_cmd_export_csv;
 extern const nx_command nx_cmd_process;
 extern const nx_command nx_cmd_schema;
+extern const nx_command nx_cmd_serve;
 extern const nx_command nx_cmd_summary;
 extern const nx_command nx_cmd_synth;
 extern const nx_command nx_cmd_top;
@@ -44,6 +45,12 @@ int nx_schema_print(const char *format);
 /* Prints a profile's Summary and top OpcodeSummary rows as text or JSON (cmd_summary.c);
  * returns an NX_EXIT_* code (1 when either table is missing). */
 int nx_summary_print(const char *profile_dir, bool json);
+
+/* serve/view helpers (cmd_serve.c): port 0..65535 and bind-address checks (0 or -1),
+ * and $HOME/.nxprof malloc'd into *out (-1 when HOME is unset). */
+int nx_serve_parse_port(const char *s, unsigned *out);
+int nx_serve_check_bind(const char *s);
+int nx_serve_default_data_path(char **out);
 
 /* Turns getopt_long's '?' or ':' result into a usage error naming the option. */
 int nx_getopt_error(const char *cmd, int c, char **argv);

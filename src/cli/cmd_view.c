@@ -11,8 +11,14 @@
  *                                     processing report going to stderr so stdout holds
  *                                     only the summary. F = parquet (default): the
  *                                     report goes to stdout as with `process`.
- *   view -d CAPTURE_DIR               (process, then serve the viewer) is not built yet:
- *                                     a usage error (exit 2) says to use --ingest-only.
+ *   view -d CAPTURE_DIR [--bind A] [--port N]
+ *                                     process as above (report on stdout), then serve the
+ *                                     viewer (src/server/server.h, `nxprof serve`) over the
+ *                                     data path the profile went to, printing its URL,
+ *                                     until SIGINT/SIGTERM. --output-file cannot be used
+ *                                     here (the server serves a data path), nor
+ *                                     --output-format other than parquet; --bind/--port
+ *                                     only here (not with --ingest-only).
  * Unlike `process`, view may omit both --data-path and --output-file: the profile
  * then goes to the default data path ($HOME/.nxprof/profiles/global/N@latest).
  * --show-profile-schema cannot be combined with -d.
@@ -24,11 +30,13 @@
 
 #include "cli/cli.h"
 #include "cli/process_cli.h"
+#include "server/server.h"
 
 static void view_help(FILE *out)
 {
     fprintf(out,
             "Usage: nxprof view --show-profile-schema\n"
+            "       nxprof view -d CAPTURE_DIR [--display-name N] [--data-path P] [--bind A] [--port N]\n"
             "       nxprof view -d CAPTURE_DIR --ingest-only [--display-name N] [--data-path P]\n"
             "                   [--output-file DIR] [--output-format parquet|summary-text|summary-json]\n"
             "                   [--max-rows-per-file N] [--ignore-device-profile]\n"
@@ -38,8 +46,10 @@ static void view_help(FILE *out)
             "\n"
             "  --show-profile-schema      print the profile schema as OpenAPI YAML (same as 'nxprof schema')\n"
             "  -d, --directory DIR        the capture directory to process\n"
-            "      --ingest-only          process the capture into a profile and stop (the viewer\n"
-            "                             server is not built yet, so this is required with -d)\n"
+            "      --ingest-only          process the capture into a profile and stop; without it,\n"
+            "                             view then serves the viewer (as 'nxprof serve') and\n"
+            "                             prints the URL to open\n"
+            "      --bind ADDR, --port N  where to serve (default 127.0.0.1, 3001; port 0 picks one)\n"
             "      --output-format F      parquet (default): just the profile; summary-text or\n"
             "                             summary-json: also print its summary ('nxprof summary')\n"
             "Processing options, as for 'nxprof process' (without --data-path and --output-file\n"
@@ -55,17 +65,22 @@ typedef enum { OUT_PARQUET, OUT_SUMMARY_TEXT, OUT_SUMMARY_JSON } view_output;
 
 static int view_run(int argc, char **argv)
 {
-    enum { OPT_SHOW_SCHEMA = 1000, OPT_INGEST_ONLY, OPT_OUTPUT_FORMAT };
+    enum { OPT_SHOW_SCHEMA = 1000, OPT_INGEST_ONLY, OPT_OUTPUT_FORMAT, OPT_BIND, OPT_PORT };
     static const struct option opts[] = {
         {"show-profile-schema", no_argument, NULL, OPT_SHOW_SCHEMA},
         {"directory", required_argument, NULL, 'd'},
         {"ingest-only", no_argument, NULL, OPT_INGEST_ONLY},
         {"output-format", required_argument, NULL, OPT_OUTPUT_FORMAT},
+        {"bind", required_argument, NULL, OPT_BIND},
+        {"port", required_argument, NULL, OPT_PORT},
         NX_PROCESS_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    bool show_schema = false, ingest_only = false;
+    bool show_schema = false, ingest_only = false, fmt_given = false;
+    const char *bind = NULL;
+    unsigned port = 3001;
+    bool serve_opt = false;
     view_output fmt = OUT_PARQUET;
     nx_process_options o = {0};
     int c;
@@ -80,7 +95,19 @@ static int view_run(int argc, char **argv)
         case OPT_INGEST_ONLY:
             ingest_only = true;
             break;
+        case OPT_BIND:
+            if (nx_serve_check_bind(optarg) < 0)
+                return nx_usage_error("view", "bad --bind '%s' (an IPv4 or IPv6 address)", optarg);
+            bind = optarg;
+            serve_opt = true;
+            break;
+        case OPT_PORT:
+            if (nx_serve_parse_port(optarg, &port) < 0)
+                return nx_usage_error("view", "bad --port '%s' (0..65535)", optarg);
+            serve_opt = true;
+            break;
         case OPT_OUTPUT_FORMAT:
+            fmt_given = true;
             if (strcmp(optarg, "parquet") == 0)
                 fmt = OUT_PARQUET;
             else if (strcmp(optarg, "summary-text") == 0)
@@ -112,8 +139,13 @@ static int view_run(int argc, char **argv)
     }
     if (!o.capture_dir)
         return nx_usage_error("view", "nothing to do: give -d CAPTURE_DIR --ingest-only, or --show-profile-schema");
-    if (!ingest_only)
-        return nx_usage_error("view", "the viewer is not built yet; use --ingest-only to process the capture");
+    if (ingest_only && serve_opt)
+        return nx_usage_error("view", "--bind and --port serve the viewer; they cannot be combined with --ingest-only");
+    if (!ingest_only && o.output_file)
+        return nx_usage_error("view", "--output-file needs --ingest-only (the viewer serves a data path)");
+    if (!ingest_only && fmt_given && fmt != OUT_PARQUET)
+        return nx_usage_error("view", "--output-format %s needs --ingest-only",
+                              fmt == OUT_SUMMARY_JSON ? "summary-json" : "summary-text");
     char *owned = NULL;
     int rc = nx_process_cli_validate("view", &o, true, &owned);
     char *profile_dir = NULL;
@@ -121,6 +153,19 @@ static int view_run(int argc, char **argv)
         rc = nx_process_cli_execute("view", &o, fmt == OUT_PARQUET ? stdout : stderr, &profile_dir);
     if (rc == 0 && fmt != OUT_PARQUET)
         rc = nx_summary_print(profile_dir, fmt == OUT_SUMMARY_JSON);
+    if (rc == 0 && !ingest_only) {
+        char *dp = NULL;
+        if (!o.data_path && nx_serve_default_data_path(&dp) < 0) {
+            fprintf(stderr, "nxprof view: HOME is not set: give --data-path\n");
+            rc = NX_EXIT_ERROR;
+        } else {
+            nx_server_options so = {.data_path = o.data_path ? o.data_path : dp, .bind = bind, .port = port,
+                                    .open_profile = o.display_name};
+            fflush(stdout);
+            rc = nx_server_run(&so, stdout) == 0 ? NX_EXIT_OK : NX_EXIT_ERROR;
+        }
+        free(dp);
+    }
     free(profile_dir);
     free(owned);
     return rc;

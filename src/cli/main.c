@@ -17,6 +17,7 @@ static const nx_command *const COMMANDS[] = {
     &nx_cmd_export_csv,
     &nx_cmd_process,
     &nx_cmd_schema,
+    &nx_cmd_serve,
     &nx_cmd_summary,
     &nx_cmd_synth,
     &nx_cmd_top,

@@ -765,6 +765,8 @@ static int masked_levels(nxpq_writer *w, col_writer *c, const uint8_t *valid, si
 {
     raw_page *p = open_raw(c);
     p->levels += n;
+    if (valid && !memchr(valid, 0, n))
+        valid = NULL;   /* all present: the common case, handled without per-value tests */
     size_t nv = n;
     if (valid) {
         nv = 0;
@@ -797,26 +799,35 @@ static int masked_levels(nxpq_writer *w, col_writer *c, const uint8_t *valid, si
 int nxpq_put_int64_masked(nxpq_writer *w, size_t col, const int64_t *v, const uint8_t *valid, size_t n)
 {
     col_writer *c = column_for_masked(w, col, NXPQ_INT64, NXPQ_INT32, n);
-    size_t nv;
+    size_t nv = 0;
     if (!c || masked_levels(w, c, valid, n, &nv) != 0)
         return -1;
     raw_page *p = open_raw(c);
     bool narrow = c->spec.type == NXPQ_INT32;
+    if (nv == n)
+        valid = NULL;   /* no null: the chunks below are plain slices of v */
     /* Present values are gathered in chunks: min/max once per chunk, one append. */
     int64_t chunk[512];
     int32_t chunk32[512];
     size_t i = 0;
     while (i < n) {
         size_t k = 0;
-        for (; i < n && k < 512; i++)
-            if (!valid || valid[i])
-                chunk[k++] = v[i];
+        const int64_t *src = chunk;
+        if (!valid) {
+            k = n - i < 512 ? n - i : 512;
+            src = v + i;
+            i += k;
+        } else {
+            for (; i < n && k < 512; i++)
+                if (valid[i])
+                    chunk[k++] = v[i];
+        }
         if (k == 0)
             continue;
-        int64_t lo = chunk[0], hi = chunk[0];
+        int64_t lo = src[0], hi = src[0];
         for (size_t j = 1; j < k; j++) {
-            lo = chunk[j] < lo ? chunk[j] : lo;
-            hi = chunk[j] > hi ? chunk[j] : hi;
+            lo = src[j] < lo ? src[j] : lo;
+            hi = src[j] > hi ? src[j] : hi;
         }
         if (narrow && (lo < INT32_MIN || hi > INT32_MAX))
             return fail(w, "column '%s': a value near row %llu does not fit INT32", c->spec.name,
@@ -836,15 +847,15 @@ int nxpq_put_int64_masked(nxpq_writer *w, size_t col, const int64_t *v, const ui
                 p->ints = x;
                 p->cap_ints = cap;
             }
-            memcpy(p->ints + p->n_ints, chunk, k * sizeof *chunk);
+            memcpy(p->ints + p->n_ints, src, k * sizeof *src);
             p->n_ints += k;
             rc = 0;
         } else if (narrow) {
             for (size_t j = 0; j < k; j++)
-                chunk32[j] = (int32_t)chunk[j];
+                chunk32[j] = (int32_t)src[j];
             rc = buf_append(w, &p->plain, chunk32, k * sizeof *chunk32);
         } else {
-            rc = buf_append(w, &p->plain, chunk, k * sizeof *chunk);
+            rc = buf_append(w, &p->plain, src, k * sizeof *src);
         }
         if (rc != 0)
             return -1;

@@ -55,13 +55,11 @@ int nx_csv_finish(nx_csv *c)
     return rc;
 }
 
-/* Room for n more bytes (flushing, or growing for one huge field). */
-static bool reserve(nx_csv *c, size_t n)
+/* Slow path of reserve(): flush, or grow for one huge field. */
+static __attribute__((noinline)) bool reserve_slow(nx_csv *c, size_t n)
 {
     if (c->failed)
         return false;
-    if (c->len + n <= c->cap)
-        return true;
     if (nx_csv_flush(c) < 0)
         return false;
     if (n <= c->cap)
@@ -74,6 +72,16 @@ static bool reserve(nx_csv *c, size_t n)
     c->buf = g;
     c->cap = n;
     return true;
+}
+
+/* Room for n more bytes. Inline fast path: this runs once per cell. (After a
+ * failure len is 0 and cap stays, so a failed writer keeps taking the slow path,
+ * which refuses.) */
+static inline bool reserve(nx_csv *c, size_t n)
+{
+    if (__builtin_expect(c->len + n <= c->cap && !c->failed, 1))
+        return true;
+    return reserve_slow(c, n);
 }
 
 /* The separator before every field but the first of a row. */
@@ -92,33 +100,54 @@ void nx_csv_end_row(nx_csv *c)
 
 void nx_csv_null(nx_csv *c) { sep(c); }
 
-/* Decimal text of v; two digits per step from a table (integers are most cells). */
-static size_t fmt_i64(char *out, int64_t v)
+static const char PAIRS[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                               "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                               "8081828384858687888990919293949596979899";
+
+/* Number of decimal digits of u (1..20). */
+static inline unsigned digits_u64(uint64_t u)
 {
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                   "8081828384858687888990919293949596979899";
-    char tmp[24];
-    char *p = tmp + sizeof tmp;
+    unsigned d = 1;
+    for (;;) {
+        if (u < 10)
+            return d;
+        if (u < 100)
+            return d + 1;
+        if (u < 1000)
+            return d + 2;
+        if (u < 10000)
+            return d + 3;
+        u /= 10000;
+        d += 4;
+    }
+}
+
+/* Decimal text of v written forward into out (>= 20 bytes); returns the length.
+ * The digit count is found first so the digits go straight to their place, two
+ * per step from a table (integers are most cells of an export). */
+static inline size_t fmt_i64(char *out, int64_t v)
+{
     size_t n = 0;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    uint64_t u = (uint64_t)v;
+    if (v < 0) {
+        out[n++] = '-';
+        u = 0 - u;
+    }
+    unsigned d = digits_u64(u);
+    char *p = out + n + d;
     while (u >= 100) {
-        unsigned d = (unsigned)(u % 100) * 2;
+        unsigned q = (unsigned)(u % 100) * 2;
         u /= 100;
-        *--p = pairs[d + 1];
-        *--p = pairs[d];
+        *--p = PAIRS[q + 1];
+        *--p = PAIRS[q];
     }
     if (u >= 10) {
-        *--p = pairs[u * 2 + 1];
-        *--p = pairs[u * 2];
+        *--p = PAIRS[u * 2 + 1];
+        *--p = PAIRS[u * 2];
     } else {
         *--p = (char)('0' + u);
     }
-    if (v < 0)
-        out[n++] = '-';
-    size_t len = (size_t)(tmp + sizeof tmp - p);
-    memcpy(out + n, p, len);
-    return n + len;
+    return n + d;
 }
 
 void nx_csv_i64(nx_csv *c, int64_t v)
@@ -164,26 +193,30 @@ size_t nx_csv_format_f64(char *buf, double v)
     return (size_t)n;
 }
 
-void nx_csv_f32(nx_csv *c, float v)
+/* FLOAT text of v into o (>= 32 bytes free), through the cache; returns the length. */
+static size_t f32_text(nx_csv *c, char *o, float v)
 {
-    sep(c);
-    if (!reserve(c, 32))
-        return;
     uint32_t bits;
     memcpy(&bits, &v, sizeof bits);
     struct nx_csv_fcache *e = c->fcache ? &c->fcache[(bits * 2654435761u) >> 20] : NULL;
     if (e && e->len && e->bits == bits) {
-        memcpy(c->buf + c->len, e->text, e->len);
-        c->len += e->len;
-        return;
+        memcpy(o, e->text, e->len);
+        return e->len;
     }
-    size_t n = nx_csv_format_f32(c->buf + c->len, v);
+    size_t n = nx_csv_format_f32(o, v);
     if (e && n <= sizeof e->text) {
         e->bits = bits;
         e->len = (uint8_t)n;
-        memcpy(e->text, c->buf + c->len, n);
+        memcpy(e->text, o, n);
     }
-    c->len += n;
+    return n;
+}
+
+void nx_csv_f32(nx_csv *c, float v)
+{
+    sep(c);
+    if (reserve(c, 32))
+        c->len += f32_text(c, c->buf + c->len, v);
 }
 
 void nx_csv_f64(nx_csv *c, double v)
@@ -247,14 +280,18 @@ bool nx_csv_needs_guard(const char *s, size_t len)
     }
 }
 
-/* Writes a field (after the separator) with an optional leading apostrophe. */
+/* Bytes that force quoting: , " LF CR. */
+static const unsigned char QUOTE_CH[256] = {['\n'] = 1, ['\r'] = 1, [','] = 1, ['"'] = 1};
+
+/* Writes a field (after the separator) with an optional leading apostrophe. The
+ * common case (no byte that needs quoting) is one table-driven scan and a copy. */
 static void put_field(nx_csv *c, const char *s, size_t len, bool apostrophe)
 {
-    bool quote = len == 0 && !apostrophe;
-    for (size_t i = 0; i < len && !quote; i++) {
-        char ch = s[i];
-        quote = ch == ',' || ch == '"' || ch == '\n' || ch == '\r';
-    }
+    const unsigned char *u = (const unsigned char *)s;
+    unsigned char any = 0;
+    for (size_t i = 0; i < len; i++)
+        any |= QUOTE_CH[u[i]];
+    bool quote = any || (len == 0 && !apostrophe);
     if (!reserve(c, 2 * len + 3))
         return;
     char *o = c->buf + c->len;
@@ -262,7 +299,7 @@ static void put_field(nx_csv *c, const char *s, size_t len, bool apostrophe)
         *o++ = '"';
     if (apostrophe)
         *o++ = '\'';
-    if (!quote) {
+    if (!any) {
         memcpy(o, s, len);
         o += len;
     } else {
@@ -271,8 +308,9 @@ static void put_field(nx_csv *c, const char *s, size_t len, bool apostrophe)
                 *o++ = '"';
             *o++ = s[i];
         }
-        *o++ = '"';
     }
+    if (quote)
+        *o++ = '"';
     c->len = (size_t)(o - c->buf);
 }
 
@@ -385,5 +423,43 @@ void nx_csv_cell(nx_csv *c, const nxpq_column_data *col, size_t i)
         list_cell(c, col, i);
         return;
     case NXPQ_UNSUPPORTED: sep(c); return;
+    }
+}
+
+/* Widest fixed-size cell plus its separator: a FLOAT/DOUBLE text is < 32 bytes,
+ * an integer <= 20, "false" 5. */
+enum { FIXED_CELL_MAX = 34 };
+
+void nx_csv_row_cells(nx_csv *c, const nxpq_column_data *const *cols, size_t n, size_t i)
+{
+    for (size_t k = 0; k < n; k++) {
+        const nxpq_column_data *col = cols[k];
+        if (!reserve(c, FIXED_CELL_MAX))
+            return;
+        char *o = c->buf + c->len;
+        if (c->field++)
+            *o++ = ',';
+        c->len = (size_t)(o - c->buf);
+        if (!col || (col->valid && !col->valid[i]))
+            continue;
+        switch (col->type) {
+        case NXPQ_INT64: c->len += fmt_i64(o, col->values.i64[i]); break;
+        case NXPQ_INT32: c->len += fmt_i64(o, col->values.i32[i]); break;
+        case NXPQ_STRING: {
+            const char *s = col->data + col->offsets[i];
+            size_t len = (size_t)(col->offsets[i + 1] - col->offsets[i]);
+            put_field(c, s, len, c->guard && len && nx_csv_needs_guard(s, len));
+            break;
+        }
+        case NXPQ_FLOAT: c->len += f32_text(c, o, col->values.f32[i]); break;
+        case NXPQ_DOUBLE: c->len += nx_csv_format_f64(o, col->values.f64[i]); break;
+        case NXPQ_BOOLEAN:
+            memcpy(o, col->values.b[i] ? "true" : "false", col->values.b[i] ? 4 : 5);
+            c->len += col->values.b[i] ? 4 : 5;
+            break;
+        case NXPQ_LIST_INT64:
+        case NXPQ_LIST_STRING: list_cell(c, col, i); break;
+        case NXPQ_UNSUPPORTED: break;
+        }
     }
 }

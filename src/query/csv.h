@@ -69,6 +69,10 @@ void nx_csv_plain(nx_csv *c, const char *s, size_t len);
 /* Row i of a batch column, by its type (rules above). */
 void nx_csv_cell(nx_csv *c, const nxpq_column_data *col, size_t i);
 void nx_csv_end_row(nx_csv *c);
+/* Row i of n columns as the next n fields, each exactly as nx_csv_cell would write
+ * it; cols[k] == NULL writes a null (empty) field. The fast path of an export: one
+ * buffer check per cell, integers and floats formatted in place. */
+void nx_csv_row_cells(nx_csv *c, const nxpq_column_data *const *cols, size_t n, size_t i);
 
 /* Helpers, exposed for tests and the viewer. */
 /* Whether a text cell gets the apostrophe. */

@@ -61,7 +61,10 @@ expect 2 "process ignores everything" -- process "$UT/cap" --output-file "$UT/j"
 contains "nothing to process" "both ignore flags refused"
 expect 0 "process --jobs 1 --ignore-system-profile" -- process "$UT/cap" --output-file "$UT/j1" --jobs 1 --ignore-system-profile
 check '[ -s "$UT/j1/Instruction.parquet" ]' "--ignore-system-profile still writes device tables"
-expect 2 "view -d without --ingest-only" -- view -d "$UT/cap";  contains "viewer is not built yet; use --ingest-only" "view explains"
+expect 2 "view serve with --output-file" -- view -d "$UT/cap" --output-file "$UT/v";  contains "--output-file needs --ingest-only" "view explains"
+expect 2 "view --port with --ingest-only" -- view -d "$UT/cap" --ingest-only --port 0 --output-file "$UT/v"
+expect 2 "view bad --port" -- view -d "$UT/cap" --port 70000
+expect 2 "view bad --bind" -- view -d "$UT/cap" --bind nowhere
 expect 2 "view bad output format" -- view -d "$UT/cap" --ingest-only --output-format json
 contains "unknown output format 'json'" "view output format named"
 expect 2 "view schema with -d" -- view --show-profile-schema -d "$UT/cap"
@@ -96,5 +99,15 @@ expect 1 "export-csv missing profile" -- export-csv "$UT/nope" --start 0 --end 1
 expect 0 "export-csv units" -- "${X[@]}" --start 1.5us --end 2s
 check '[ "$(wc -l < "$UT/x/Instruction.csv")" -eq 1 ]' "window outside the profile gives a header-only file"
 expect 3 "export-csv truncation" -- "${X[@]}" --start 0 --end 9000000000s --no-sample --max-rows 2; contains "--max-rows 2" "truncation warning names the limit"
+
+# --- serve (usage errors only: a started server would block) ---
+expect 2 "serve bad port" -- serve --port 65536;        contains "bad --port" "bad port named"
+expect 2 "serve negative port" -- serve --port -1
+expect 2 "serve port not a number" -- serve --port 30x1
+expect 2 "serve bad bind" -- serve --bind localhost;    contains "bad --bind" "bad bind named"
+expect 2 "serve bad threads" -- serve --threads 0
+expect 2 "serve empty data path" -- serve --data-path ""
+expect 2 "serve stray argument" -- serve extra
+expect 2 "serve missing argument" -- serve --port;      contains "needs an argument" "serve missing argument named"
 
 finish

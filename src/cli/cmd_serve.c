@@ -1,0 +1,133 @@
+/*
+ * cmd_serve.c — `nxprof serve [--data-path P] [--bind ADDR] [--port N] [--threads N]`:
+ * the web viewer and JSON API (docs/api.md) over the profiles in
+ * P/profiles/global/<name>@latest, until SIGINT/SIGTERM.
+ *
+ * Rules (usage errors, exit 2): --port is 0..65535 (0: the kernel picks a free port;
+ * the chosen one is printed), --threads 1..64, --bind an IPv4 or IPv6 literal
+ * (default 127.0.0.1: nothing is exposed beyond this machine unless asked), no
+ * positional arguments. --data-path defaults to $HOME/.nxprof. The data path need
+ * not exist yet (the listing is then empty). Exit 0 after a signal, 1 when the
+ * server cannot start (port in use, address not available).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "server/server.h"
+
+#define CMD "serve"
+
+static void serve_help(FILE *out)
+{
+    fprintf(out,
+            "Usage: nxprof serve [--data-path P] [--bind ADDR] [--port N] [--threads N]\n"
+            "\n"
+            "Serve the Device Trace Viewer and its JSON API (docs/api.md) for the profiles in\n"
+            "P/profiles/global/*@latest. Prints the URL to open; stop with Ctrl-C.\n"
+            "\n"
+            "  -p, --data-path P    data path (default $HOME/.nxprof)\n"
+            "  -b, --bind ADDR      IPv4 or IPv6 address to listen on (default 127.0.0.1)\n"
+            "  -P, --port N         TCP port, 0..65535 (default 3001; 0 picks a free port)\n"
+            "  -j, --threads N      request threads, 1..64 (default 4)\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "Exit status: 0 stopped by SIGINT/SIGTERM, 1 cannot start, 2 usage error.\n");
+}
+
+/* Shared with cmd_view.c through cli.h. */
+int nx_serve_parse_port(const char *s, unsigned *out)
+{
+    if (!*s || strlen(s) > 5)
+        return -1;
+    unsigned v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        v = v * 10 + (unsigned)(*p - '0');
+    }
+    if (v > 65535)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int nx_serve_check_bind(const char *s)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1 ? 0 : -1;
+}
+
+int nx_serve_default_data_path(char **out)
+{
+    const char *home = getenv("HOME");
+    if (!home || !*home)
+        return -1;
+    size_t n = strlen(home) + 16;
+    if (!(*out = malloc(n)))
+        return -1;
+    snprintf(*out, n, "%s/.nxprof", home);
+    return 0;
+}
+
+static int serve_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"data-path", required_argument, NULL, 'p'}, {"bind", required_argument, NULL, 'b'},
+        {"port", required_argument, NULL, 'P'},      {"threads", required_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+    };
+    nx_server_options o = {.port = 3001};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":p:b:P:j:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (!*optarg)
+                return nx_usage_error(CMD, "--data-path is empty");
+            o.data_path = optarg;
+            break;
+        case 'b':
+            if (nx_serve_check_bind(optarg) < 0)
+                return nx_usage_error(CMD, "bad --bind '%s' (an IPv4 or IPv6 address)", optarg);
+            o.bind = optarg;
+            break;
+        case 'P':
+            if (nx_serve_parse_port(optarg, &o.port) < 0)
+                return nx_usage_error(CMD, "bad --port '%s' (0..65535)", optarg);
+            break;
+        case 'j': {
+            unsigned v;
+            if (nx_serve_parse_port(optarg, &v) < 0 || v < 1 || v > 64)
+                return nx_usage_error(CMD, "bad --threads '%s' (1..64)", optarg);
+            o.threads = v;
+            break;
+        }
+        case 'h': serve_help(stdout); return NX_EXIT_OK;
+        default: return nx_getopt_error(CMD, c, argv);
+        }
+    }
+    if (optind < argc)
+        return nx_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    char *owned = NULL;
+    if (!o.data_path) {
+        if (nx_serve_default_data_path(&owned) < 0) {
+            fprintf(stderr, "nxprof " CMD ": HOME is not set: give --data-path\n");
+            return NX_EXIT_ERROR;
+        }
+        o.data_path = owned;
+    }
+    int rc = nx_server_run(&o, stdout) == 0 ? NX_EXIT_OK : NX_EXIT_ERROR;
+    free(owned);
+    return rc;
+}
+
+const nx_command nx_cmd_serve = {
+    .name = "serve",
+    .summary = "serve the Device Trace Viewer and JSON API (http://127.0.0.1:3001)",
+    .run = serve_run,
+    .help = serve_help,
+};

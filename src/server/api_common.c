@@ -1,0 +1,289 @@
+/*
+ * api_common.c — response helpers, strict parameter parsing, profile-name
+ * resolution and JSON value writing for the HTTP API (rules in api_internal.h and
+ * docs/api.md).
+ *
+ * Profile resolution is the one place a request string becomes a file-system path:
+ * the name must pass nx_display_name_validate (no '/', no "..", no control bytes,
+ * <= 200 bytes; the server's unescape turns %00 into a control byte so it is refused
+ * here), then realpath(<root>/<name>@latest) must be a directory whose parent is
+ * exactly the realpath of <data-path>/profiles/global.
+ */
+#define _DEFAULT_SOURCE /* realpath, strndup, dirfd */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "process/profile_output.h"
+#include "query/csv.h"
+#include "server/api_internal.h"
+
+void nx_api_common_headers(struct MHD_Response *resp)
+{
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+}
+
+enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
+{
+    if (nx_strbuf_failed(body)) {
+        nx_strbuf_free(body);
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    }
+    size_t len = body->len;
+    char *data = nx_strbuf_detach(body);
+    if (!data) { /* empty buffer never appended to */
+        data = strdup("");
+        len = 0;
+        if (!data)
+            return MHD_NO;
+    }
+    struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback(len, data, free);
+    if (!resp) {
+        free(data);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
+    nx_api_common_headers(resp);
+    enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"error\":");
+    nx_json_str(&b, msg, strlen(msg));
+    nx_strbuf_puts(&b, "}");
+    if (nx_strbuf_failed(&b)) {
+        nx_strbuf_free(&b);
+        static const char oom[] = "{\"error\":\"out of memory\"}";
+        struct MHD_Response *resp =
+            MHD_create_response_from_buffer(sizeof oom - 1, (void *)oom, MHD_RESPMEM_PERSISTENT);
+        if (!resp)
+            return MHD_NO;
+        MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
+        enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_INTERNAL_SERVER_ERROR, resp);
+        MHD_destroy_response(resp);
+        return ret;
+    }
+    return nx_api_json(r, status, &b);
+}
+
+const char *nx_api_param(nx_api_req *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+int nx_api_parse_i64(const char *s, int64_t *out)
+{
+    if (!s)
+        return -1;
+    bool neg = *s == '-';
+    const char *p = s + neg;
+    if (*p < '0' || *p > '9')
+        return -1;
+    if (*p == '0' && (p[1] != '\0' || neg))
+        return -1; /* "0" only: no leading zeros, no "-0" */
+    uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (lim - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+    return 0;
+}
+
+int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def, int64_t min, int64_t max,
+                     int64_t *out, enum MHD_Result *result)
+{
+    const char *s = nx_api_param(r, name);
+    if (!s) {
+        if (required) {
+            *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter '%s' is required", name);
+            return -1;
+        }
+        *out = def;
+        return 0;
+    }
+    int64_t v;
+    if (nx_api_parse_i64(s, &v) < 0) {
+        *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter '%s' must be a whole number", name);
+        return -1;
+    }
+    if (v < min || v > max) {
+        *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter '%s' must be in %" PRId64 "..%" PRId64, name, min,
+                               max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int nx_api_profile_dir(nx_api_req *r, const char *name, char **dir, enum MHD_Result *result)
+{
+    *dir = NULL;
+    nxpq_error err = {{0}};
+    if (nx_display_name_validate(name, &err) < 0) {
+        /* The message may quote the name; it is JSON-escaped on the way out. */
+        *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "invalid profile name: %s", err.msg);
+        return -1;
+    }
+    /* Resolved per request: the data path may be created or moved while serving. */
+    char *root = realpath(r->srv->root, NULL);
+    if (!root) {
+        *result = nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such profile");
+        return -1;
+    }
+    size_t n = strlen(root) + strlen(name) + 16;
+    char *path = malloc(n);
+    if (!path) {
+        free(root);
+        *result = nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+        return -1;
+    }
+    snprintf(path, n, "%s/%s@latest", root, name);
+    char *real = realpath(path, NULL);
+    free(path);
+    struct stat st;
+    size_t rl = strlen(root);
+    if (!real || strncmp(real, root, rl) != 0 || real[rl] != '/' || strchr(real + rl + 1, '/') ||
+        stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        free(real);
+        free(root);
+        *result = nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such profile");
+        return -1;
+    }
+    free(root);
+    *dir = real;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ JSON -- */
+void nx_json_str(nx_strbuf *b, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *out = nx_strbuf_reserve(b, len * 6 + 2);
+    if (!out)
+        return;
+    size_t k = 0;
+    out[k++] = '"';
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            out[k++] = '\\';
+            out[k++] = (char)c;
+        } else if (c == '\n') {
+            out[k++] = '\\';
+            out[k++] = 'n';
+        } else if (c == '\t') {
+            out[k++] = '\\';
+            out[k++] = 't';
+        } else if (c == '\r') {
+            out[k++] = '\\';
+            out[k++] = 'r';
+        } else if (c < 0x20 || c == 0x7f) {
+            out[k++] = '\\';
+            out[k++] = 'u';
+            out[k++] = '0';
+            out[k++] = '0';
+            out[k++] = hex[c >> 4];
+            out[k++] = hex[c & 15];
+        } else {
+            out[k++] = (char)c;
+        }
+    }
+    out[k++] = '"';
+    nx_strbuf_commit(b, k);
+}
+
+/* JavaScript numbers are exact only up to 2^53 - 1, and profile timestamps are Unix
+ * nanoseconds (~1.8e18): integers beyond that range are written as decimal strings so
+ * no client silently rounds them (docs/api.md "Conventions"). */
+#define JSON_SAFE_INT INT64_C(9007199254740991)
+
+void nx_json_i64(nx_strbuf *b, int64_t v)
+{
+    char *out = nx_strbuf_reserve(b, 26);
+    if (!out)
+        return;
+    bool big = v > JSON_SAFE_INT || v < -JSON_SAFE_INT;
+    nx_strbuf_commit(b, (size_t)snprintf(out, 26, big ? "\"%" PRId64 "\"" : "%" PRId64, v));
+}
+
+void nx_json_f64(nx_strbuf *b, double v)
+{
+    if (isnan(v)) {
+        nx_strbuf_puts(b, "\"nan\"");
+        return;
+    }
+    if (isinf(v)) {
+        nx_strbuf_puts(b, v > 0 ? "\"inf\"" : "\"-inf\"");
+        return;
+    }
+    char buf[40];
+    size_t n = nx_csv_format_f64(buf, v);
+    nx_strbuf_append(b, buf, n);
+}
+
+static void json_f32(nx_strbuf *b, float v)
+{
+    if (isnan(v) || isinf(v)) {
+        nx_json_f64(b, (double)v);
+        return;
+    }
+    char buf[40];
+    size_t n = nx_csv_format_f32(buf, v);
+    nx_strbuf_append(b, buf, n);
+}
+
+void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i)
+{
+    if (col->valid && !col->valid[i]) {
+        nx_strbuf_puts(b, "null");
+        return;
+    }
+    switch (col->type) {
+    case NXPQ_BOOLEAN: nx_strbuf_puts(b, col->values.b[i] ? "true" : "false"); break;
+    case NXPQ_INT32: nx_json_i64(b, col->values.i32[i]); break;
+    case NXPQ_INT64: nx_json_i64(b, col->values.i64[i]); break;
+    case NXPQ_FLOAT: json_f32(b, col->values.f32[i]); break;
+    case NXPQ_DOUBLE: nx_json_f64(b, col->values.f64[i]); break;
+    case NXPQ_STRING:
+        nx_json_str(b, col->data + col->offsets[i], (size_t)(col->offsets[i + 1] - col->offsets[i]));
+        break;
+    case NXPQ_LIST_INT64:
+    case NXPQ_LIST_STRING: {
+        nx_strbuf_putc(b, '[');
+        for (uint64_t j = col->list_offsets[i]; j < col->list_offsets[i + 1]; j++) {
+            if (j > col->list_offsets[i])
+                nx_strbuf_putc(b, ',');
+            if (col->element_valid && !col->element_valid[j])
+                nx_strbuf_puts(b, "null");
+            else if (col->type == NXPQ_LIST_INT64)
+                nx_json_i64(b, col->values.i64[j]);
+            else
+                nx_json_str(b, col->data + col->offsets[j], (size_t)(col->offsets[j + 1] - col->offsets[j]));
+        }
+        nx_strbuf_putc(b, ']');
+        break;
+    }
+    default: nx_strbuf_puts(b, "null"); break;
+    }
+}

@@ -1,0 +1,83 @@
+/*
+ * api_internal.h — what the HTTP API handlers (api_*.c) share with the server core
+ * (server.c): the request context, response helpers, parameter parsing, profile
+ * resolution and JSON value writing. Not a public header: only src/server/ uses it.
+ *
+ * Rules implemented here and relied on by every handler (docs/api.md):
+ *   - integer parameters: optional '-', then decimal digits, no leading zeros beyond
+ *     "0" (so "007" and "-0" are refused), within int64; anything else is a 400;
+ *   - a profile name is resolved only when nx_display_name_validate accepts it and
+ *     realpath(<root>/<name>@latest) is a directory directly inside the realpath of
+ *     <data-path>/profiles/global (a symlink pointing elsewhere is a 404, exactly as
+ *     a missing profile, so nothing about the outside is revealed);
+ *   - errors are {"error": "..."} JSON bodies with a 4xx/5xx status.
+ */
+#ifndef NX_SERVER_API_INTERNAL_H
+#define NX_SERVER_API_INTERNAL_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+#include "util/strbuf.h"
+
+typedef struct nx_server_ctx {
+    char *data_path;      /* as given (for messages) */
+    char *root;           /* <data-path>/profiles/global as given (realpath'd per request) */
+} nx_server_ctx;
+
+typedef struct nx_api_req {
+    struct MHD_Connection *conn;
+    const nx_server_ctx *srv;
+    bool head;            /* HEAD request: headers only (MHD drops the body) */
+} nx_api_req;
+
+/* ---- responses (each queues exactly one response and returns MHD's result) ---- */
+enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body);
+enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Adds the headers every API response carries (no-store, nosniff). */
+void nx_api_common_headers(struct MHD_Response *resp);
+
+/* ---- parameters ---- */
+/* The query parameter `name`, or NULL. */
+const char *nx_api_param(nx_api_req *r, const char *name);
+/* Strict int64 parse (rule above). 0 or -1. */
+int nx_api_parse_i64(const char *s, int64_t *out);
+/* Parameter `name` as an int64 in [min, max]: 0 (value in *out, or *out = def when
+ * absent and not required), or -1 after queueing a 400 (*result set). */
+int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def, int64_t min, int64_t max,
+                     int64_t *out, enum MHD_Result *result);
+
+/* ---- profiles ---- */
+/* Resolves a profile name to its real directory (malloc'd into *dir). 0, or -1 after
+ * queueing a 400 (invalid name) or 404 (no such profile) with *result set. */
+int nx_api_profile_dir(nx_api_req *r, const char *name, char **dir, enum MHD_Result *result);
+
+/* ---- JSON ---- */
+/* A JSON string literal of `len` bytes (NUL and control bytes escaped as \u00XX;
+ * bytes >= 0x80 are passed through, the files hold UTF-8). */
+void nx_json_str(nx_strbuf *b, const char *s, size_t len);
+void nx_json_i64(nx_strbuf *b, int64_t v);
+/* A double: shortest round-trip text; NaN and infinities as the strings "nan", "inf", "-inf". */
+void nx_json_f64(nx_strbuf *b, double v);
+/* Row i of a batch column as a JSON value (null for nulls, lists as arrays). */
+void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i);
+
+/* ---- handlers ---- */
+enum MHD_Result nx_api_health(nx_api_req *r);
+enum MHD_Result nx_api_profiles(nx_api_req *r);
+enum MHD_Result nx_api_profile(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_event(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_summary(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_usage(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_schema(nx_api_req *r);
+enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file);
+
+/* Frees the tracks cache (server shutdown). */
+void nx_api_tracks_cache_clear(void);
+
+#endif

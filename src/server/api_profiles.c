@@ -1,0 +1,962 @@
+/*
+ * api_profiles.c — the profile endpoints of the HTTP API (docs/api.md): the list,
+ * one profile, its tracks (cached), one event's row, Summary/OpcodeSummary, schema.
+ *
+ * Rules:
+ *   - listing: directories named "<name>@latest" directly in <data-path>/profiles/
+ *     global whose name passes nx_display_name_validate and whose realpath stays in
+ *     that directory (a symlinked profile pointing outside is not listed), sorted by
+ *     name (strcmp);
+ *   - size_bytes: sum of st_size of the regular files (lstat; symlinks not followed)
+ *     directly in the profile directory;
+ *   - tables: every "*.parquet" file name without the extension, and without a
+ *     "_<digits>" suffix when the rest names a schema table (split tables), sorted,
+ *     unique;
+ *   - kind: "device" when a timeline table with a track rule (window.h) is present,
+ *     else "framework";
+ *   - first_ts/last_ts: Metadata.first_hw_timestamp/last_hw_timestamp of the first
+ *     Metadata row, null when missing or null;
+ *   - tracks: one scan per timeline table over all time (timing and track columns
+ *     only), per track: rows, min start, max end; groups and order as docs/api.md;
+ *     the JSON is cached per (realpath, inode, mtime) of the profile directory, 16
+ *     entries at most (oldest evicted);
+ *   - event: the row with the given ordinal ((file << 40) | row); an optional `start`
+ *     parameter (the event's start, as the timeline gave it) lets the reader skip
+ *     pages by statistics; without it, or when it does not find the row, the file is
+ *     read from the start;
+ *   - summary: OpcodeSummary sorted by instruction_time_ns descending (null last),
+ *     then engine, then opcode (strcmp), `top` rows (default 50, 1..10000).
+ */
+#define _DEFAULT_SOURCE /* realpath, strndup, dirfd */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "process/profile_output.h"
+#include "query/profile_table.h"
+#include "query/window.h"
+#include "schema/schema.h"
+#include "schema/schema_emit.h"
+#include "server/api_internal.h"
+
+#define ORD_ROW_MASK ((INT64_C(1) << 40) - 1)
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Table name of a profile file name, or 0 when it is not a .parquet file. */
+static size_t table_of_file(const char *fname, char *out, size_t cap)
+{
+    size_t n = strlen(fname);
+    if (n <= 8 || strcmp(fname + n - 8, ".parquet") != 0 || n - 8 >= cap)
+        return 0;
+    n -= 8;
+    memcpy(out, fname, n);
+    out[n] = '\0';
+    size_t k = n;
+    while (k > 0 && out[k - 1] >= '0' && out[k - 1] <= '9')
+        k--;
+    if (k < n && k > 1 && out[k - 1] == '_') {
+        out[k - 1] = '\0';
+        if (nx_schema_table_find(out))
+            return k - 1;
+        out[k - 1] = '_';
+    }
+    return n;
+}
+
+static bool is_device_table(const char *t)
+{
+    return nx_timeline_find(t) != NULL;
+}
+
+/* Reads columns of row 0 of `table`: appends a JSON object {field: value} in schema
+ * order, or "null" when the table is absent/empty. -1 on read errors. */
+static int row0_object(const char *dir, const char *table, nx_strbuf *b)
+{
+    nx_profile_table *t = NULL;
+    nxpq_error err = {{0}};
+    int rc = nx_profile_table_open(dir, table, &t, &err);
+    const nx_schema_table *st = nx_schema_table_find(table);
+    if (rc != 0 || !st) {
+        nx_strbuf_puts(b, "null");
+        return rc < 0 ? -1 : 0;
+    }
+    const char **cols = calloc(st->n_fields + 1, sizeof *cols);
+    int *where = calloc(st->n_fields + 1, sizeof *where);
+    int result = -1;
+    nx_profile_scan *s = NULL;
+    if (!cols || !where)
+        goto done;
+    size_t nc = 0;
+    for (size_t i = 0; i < st->n_fields; i++) {
+        int c = nx_profile_table_find_column(t, st->fields[i].name);
+        if (c < 0 || nx_profile_table_column(t, (size_t)c)->type == NXPQ_UNSUPPORTED) {
+            where[i] = -1;
+            continue;
+        }
+        where[i] = (int)nc;
+        cols[nc++] = st->fields[i].name;
+    }
+    const nxpq_batch *batch = NULL;
+    if (nc > 0) {
+        nx_profile_scan_options so = {.columns = cols, .n_columns = nc, .batch_rows = 16};
+        if (!(s = nx_profile_scan_open(t, &so, &err)))
+            goto done;
+        if (nx_profile_scan_next(s, &batch, &err) < 0)
+            goto done;
+    }
+    if (!batch || batch->n_rows == 0) {
+        nx_strbuf_puts(b, "null");
+    } else {
+        nx_strbuf_putc(b, '{');
+        for (size_t i = 0; i < st->n_fields; i++) {
+            if (i)
+                nx_strbuf_putc(b, ',');
+            nx_json_str(b, st->fields[i].name, strlen(st->fields[i].name));
+            nx_strbuf_putc(b, ':');
+            if (where[i] < 0)
+                nx_strbuf_puts(b, "null");
+            else
+                nx_json_cell(b, &batch->columns[where[i]], 0);
+        }
+        nx_strbuf_putc(b, '}');
+    }
+    result = 0;
+done:
+    nx_profile_scan_close(s);
+    nx_profile_table_close(t);
+    free(cols);
+    free(where);
+    return result;
+}
+
+/* first/last hw timestamps from Metadata; *have_* false when unavailable. */
+static void metadata_span(const char *dir, bool *have_first, int64_t *first, bool *have_last, int64_t *last)
+{
+    *have_first = *have_last = false;
+    nx_profile_table *t = NULL;
+    nxpq_error err = {{0}};
+    if (nx_profile_table_open(dir, "Metadata", &t, &err) != 0)
+        return;
+    int cf = nx_profile_table_find_column(t, "first_hw_timestamp");
+    int cl = nx_profile_table_find_column(t, "last_hw_timestamp");
+    if (cf >= 0 && cl >= 0 && nx_profile_table_column(t, (size_t)cf)->type == NXPQ_INT64 &&
+        nx_profile_table_column(t, (size_t)cl)->type == NXPQ_INT64) {
+        static const char *const cols[] = {"first_hw_timestamp", "last_hw_timestamp"};
+        nx_profile_scan_options so = {.columns = cols, .n_columns = 2, .batch_rows = 16};
+        nx_profile_scan *s = nx_profile_scan_open(t, &so, &err);
+        const nxpq_batch *batch;
+        if (s && nx_profile_scan_next(s, &batch, &err) > 0 && batch->n_rows > 0) {
+            const nxpq_column_data *a = &batch->columns[0], *z = &batch->columns[1];
+            if (!a->valid || a->valid[0]) {
+                *have_first = true;
+                *first = a->values.i64[0];
+            }
+            if (!z->valid || z->valid[0]) {
+                *have_last = true;
+                *last = z->values.i64[0];
+            }
+        }
+        nx_profile_scan_close(s);
+    }
+    nx_profile_table_close(t);
+}
+
+/* Appends one profile object (list entry). -1 when the directory cannot be read. */
+static int profile_object(const char *dir, const char *name, bool with_metadata, nx_strbuf *b)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    char **tables = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t size = 0;
+    bool device = false, oom = false;
+    struct dirent *e;
+    int dfd = dirfd(d);
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        size += (uint64_t)st.st_size;
+        char tn[256];
+        if (!table_of_file(e->d_name, tn, sizeof tn))
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            char **g = realloc(tables, nc * sizeof *g);
+            if (!g) {
+                oom = true;
+                break;
+            }
+            tables = g;
+            cap = nc;
+        }
+        if (!(tables[n] = strdup(tn))) {
+            oom = true;
+            break;
+        }
+        n++;
+        device |= is_device_table(tn);
+    }
+    closedir(d);
+    if (oom) {
+        for (size_t i = 0; i < n; i++)
+            free(tables[i]);
+        free(tables);
+        return -1;
+    }
+    qsort(tables, n, sizeof *tables, cmp_str);
+    bool hf, hl;
+    int64_t first = 0, last = 0;
+    metadata_span(dir, &hf, &first, &hl, &last);
+    nx_strbuf_puts(b, "{\"name\":");
+    nx_json_str(b, name, strlen(name));
+    nx_strbuf_printf(b, ",\"kind\":\"%s\",\"size_bytes\":%" PRIu64 ",\"first_ts\":", device ? "device" : "framework",
+                     size);
+    if (hf)
+        nx_json_i64(b, first);
+    else
+        nx_strbuf_puts(b, "null");
+    nx_strbuf_puts(b, ",\"last_ts\":");
+    if (hl)
+        nx_json_i64(b, last);
+    else
+        nx_strbuf_puts(b, "null");
+    nx_strbuf_puts(b, ",\"tables\":[");
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || strcmp(tables[i], tables[i - 1]) != 0) {
+            if (out++)
+                nx_strbuf_putc(b, ',');
+            nx_json_str(b, tables[i], strlen(tables[i]));
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(tables[i]);
+    free(tables);
+    nx_strbuf_putc(b, ']');
+    int rc = 0;
+    if (with_metadata) {
+        nx_strbuf_puts(b, ",\"metadata\":");
+        rc = row0_object(dir, "Metadata", b);
+    }
+    nx_strbuf_putc(b, '}');
+    return rc;
+}
+
+enum MHD_Result nx_api_profiles(nx_api_req *r)
+{
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"profiles\":[");
+    char *root = realpath(r->srv->root, NULL);
+    DIR *d = root ? opendir(root) : NULL;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            size_t len = strlen(e->d_name);
+            if (len <= 7 || strcmp(e->d_name + len - 7, "@latest") != 0)
+                continue;
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 32;
+                char **g = realloc(names, nc * sizeof *g);
+                if (!g)
+                    break;
+                names = g;
+                cap = nc;
+            }
+            if (!(names[n] = strndup(e->d_name, len - 7)))
+                break;
+            n++;
+        }
+        closedir(d);
+    }
+    free(root);
+    qsort(names, n, sizeof *names, cmp_str);
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        nxpq_error err;
+        if (nx_display_name_validate(names[i], &err) < 0)
+            continue;
+        /* The same containment rule as nx_api_profile_dir, without queueing errors:
+         * an entry that fails it (e.g. a symlink out of the data path) is skipped. */
+        char *dir = NULL;
+        char *rr = realpath(r->srv->root, NULL);
+        if (rr) {
+            size_t pl = strlen(rr) + strlen(names[i]) + 16;
+            char *p = malloc(pl);
+            if (p) {
+                snprintf(p, pl, "%s/%s@latest", rr, names[i]);
+                dir = realpath(p, NULL);
+                free(p);
+            }
+            size_t rl = strlen(rr);
+            struct stat st;
+            if (dir && (strncmp(dir, rr, rl) != 0 || dir[rl] != '/' || strchr(dir + rl + 1, '/') ||
+                        stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+                free(dir);
+                dir = NULL;
+            }
+            free(rr);
+        }
+        if (dir) {
+            size_t mark = b.len;
+            if (out)
+                nx_strbuf_putc(&b, ',');
+            if (profile_object(dir, names[i], false, &b) < 0) {
+                b.len = mark; /* unreadable: leave it out */
+                if (b.data)
+                    b.data[mark] = '\0';
+            } else {
+                out++;
+            }
+            free(dir);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    nx_strbuf_puts(&b, "]}");
+    return nx_api_json(r, MHD_HTTP_OK, &b);
+}
+
+enum MHD_Result nx_api_profile(nx_api_req *r, const char *name)
+{
+    enum MHD_Result res;
+    char *dir;
+    if (nx_api_profile_dir(r, name, &dir, &res) < 0)
+        return res;
+    nx_strbuf b = NX_STRBUF_INIT;
+    int rc = profile_object(dir, name, true, &b);
+    free(dir);
+    if (rc < 0) {
+        nx_strbuf_free(&b);
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read profile '%s'", name);
+    }
+    return nx_api_json(r, MHD_HTTP_OK, &b);
+}
+
+enum MHD_Result nx_api_schema(nx_api_req *r)
+{
+    char *doc = nx_schema_to_json();
+    if (!doc)
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, doc);
+    free(doc);
+    return nx_api_json(r, MHD_HTTP_OK, &b);
+}
+
+/* ---------------------------------------------------------------- tracks -- */
+typedef struct track_acc {
+    int64_t count, first, last;
+} track_acc;
+
+typedef struct track_out {
+    const char *table;
+    const char *name;
+    size_t name_len;
+    track_acc acc;
+    int group, table_rank;
+} track_out;
+
+static const struct {
+    const char *table;
+    int group;
+} TRACK_TABLES[] = {
+    {"Instruction", 0}, {"DmaPacketAggregated", 1}, {"DmaPacket", 1},
+    {"SemaphoreUpdate", 2}, {"CcInstruction", 3}, {"CcOp", 3},
+};
+#define N_TRACK_TABLES (sizeof TRACK_TABLES / sizeof TRACK_TABLES[0])
+static const char *const GROUP_ID[] = {"compute", "dma", "semaphore", "cc"};
+static const char *const GROUP_LABEL[] = {"Compute engines", "DMA queues", "Semaphores", "Collectives (CC)"};
+
+/* Natural order: runs of digits compare by value, the rest bytewise. */
+static int natural_cmp(const char *a, size_t la, const char *b, size_t lb)
+{
+    size_t i = 0, j = 0;
+    while (i < la && j < lb) {
+        bool da = a[i] >= '0' && a[i] <= '9', db = b[j] >= '0' && b[j] <= '9';
+        if (da && db) {
+            size_t si = i, sj = j;
+            while (si < la && a[si] == '0')
+                si++;
+            while (sj < lb && b[sj] == '0')
+                sj++;
+            size_t ei = si, ej = sj;
+            while (ei < la && a[ei] >= '0' && a[ei] <= '9')
+                ei++;
+            while (ej < lb && b[ej] >= '0' && b[ej] <= '9')
+                ej++;
+            if (ei - si != ej - sj)
+                return ei - si < ej - sj ? -1 : 1;
+            int c = memcmp(a + si, b + sj, ei - si);
+            if (c)
+                return c;
+            i = ei;
+            j = ej;
+        } else {
+            if (a[i] != b[j])
+                return (unsigned char)a[i] < (unsigned char)b[j] ? -1 : 1;
+            i++;
+            j++;
+        }
+    }
+    return i < la ? 1 : j < lb ? -1 : 0;
+}
+
+static int track_cmp(const void *pa, const void *pb)
+{
+    const track_out *a = pa, *b = pb;
+    if (a->group != b->group)
+        return a->group - b->group;
+    if (a->table_rank != b->table_rank)
+        return a->table_rank - b->table_rank;
+    int c = natural_cmp(a->name, a->name_len, b->name, b->name_len);
+    if (c)
+        return c;
+    if (a->name_len != b->name_len)
+        return a->name_len < b->name_len ? -1 : 1;
+    return memcmp(a->name, b->name, a->name_len);
+}
+
+/* Builds the tracks JSON of a profile directory. NULL (err set) on failure. */
+static char *tracks_json(const char *dir, const char *name, nxpq_error *err)
+{
+    nx_window *wins[N_TRACK_TABLES] = {0};
+    track_acc *accs[N_TRACK_TABLES] = {0};
+    size_t n_acc[N_TRACK_TABLES] = {0};
+    nx_profile_table *tabs[N_TRACK_TABLES] = {0};
+    track_out *all = NULL;
+    char *result = NULL;
+    size_t total = 0;
+    for (size_t ti = 0; ti < N_TRACK_TABLES; ti++) {
+        int rc = nx_profile_table_open(dir, TRACK_TABLES[ti].table, &tabs[ti], err);
+        if (rc == NX_PROFILE_TABLE_ABSENT)
+            continue;
+        if (rc != 0)
+            goto done;
+        nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX};
+        if (!(wins[ti] = nx_window_open(tabs[ti], &wo, err)))
+            goto done;
+        size_t cap = 0;
+        nx_window_batch wb;
+        while ((rc = nx_window_next(wins[ti], &wb, err)) > 0) {
+            size_t nt = nx_window_track_count(wins[ti]);
+            if (nt > cap) {
+                size_t nc = nt + 64;
+                track_acc *g = realloc(accs[ti], nc * sizeof *g);
+                if (!g) {
+                    snprintf(err->msg, sizeof err->msg, "%s: out of memory", TRACK_TABLES[ti].table);
+                    goto done;
+                }
+                for (size_t k = cap; k < nc; k++)
+                    g[k] = (track_acc){0, INT64_MAX, INT64_MIN};
+                accs[ti] = g;
+                cap = nc;
+            }
+            track_acc *acc = accs[ti];
+            for (size_t k = 0; k < wb.n_rows; k++) {
+                track_acc *a = &acc[wb.track[k]];
+                a->count++;
+                if (wb.start[k] < a->first)
+                    a->first = wb.start[k];
+                if (wb.end[k] > a->last)
+                    a->last = wb.end[k];
+            }
+        }
+        if (rc < 0)
+            goto done;
+        n_acc[ti] = nx_window_track_count(wins[ti]);
+        total += n_acc[ti];
+    }
+    if (!(all = calloc(total + 1, sizeof *all))) {
+        snprintf(err->msg, sizeof err->msg, "tracks: out of memory");
+        goto done;
+    }
+    size_t k = 0;
+    int64_t gfirst = INT64_MAX, glast = INT64_MIN;
+    for (size_t ti = 0; ti < N_TRACK_TABLES; ti++)
+        for (uint32_t id = 0; id < n_acc[ti]; id++) {
+            track_out *t = &all[k++];
+            t->table = TRACK_TABLES[ti].table;
+            t->name = nx_window_track_name(wins[ti], id, &t->name_len);
+            t->acc = accs[ti][id];
+            t->group = TRACK_TABLES[ti].group;
+            t->table_rank = (int)ti;
+            if (t->acc.count) {
+                if (t->acc.first < gfirst)
+                    gfirst = t->acc.first;
+                if (t->acc.last > glast)
+                    glast = t->acc.last;
+            }
+        }
+    qsort(all, total, sizeof *all, track_cmp);
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"profile\":");
+    nx_json_str(&b, name, strlen(name));
+    nx_strbuf_puts(&b, ",\"first_ts\":");
+    if (gfirst <= glast)
+        nx_json_i64(&b, gfirst);
+    else
+        nx_strbuf_puts(&b, "null");
+    nx_strbuf_puts(&b, ",\"last_ts\":");
+    if (gfirst <= glast)
+        nx_json_i64(&b, glast);
+    else
+        nx_strbuf_puts(&b, "null");
+    nx_strbuf_puts(&b, ",\"groups\":[");
+    size_t i = 0;
+    for (int g = 0; g < 4; g++) {
+        nx_strbuf_printf(&b, "%s{\"group\":\"%s\",\"label\":\"%s\",\"tracks\":[", g ? "," : "", GROUP_ID[g],
+                         GROUP_LABEL[g]);
+        for (size_t first = i; i < total && all[i].group == g; i++) {
+            track_out *t = &all[i];
+            if (i > first)
+                nx_strbuf_putc(&b, ',');
+            nx_strbuf_printf(&b, "{\"table\":\"%s\",\"track\":", t->table);
+            nx_json_str(&b, t->name, t->name_len);
+            nx_strbuf_printf(&b, ",\"count\":%" PRId64 ",\"first_ts\":", t->acc.count);
+            nx_json_i64(&b, t->acc.first);
+            nx_strbuf_puts(&b, ",\"last_ts\":");
+            nx_json_i64(&b, t->acc.last);
+            nx_strbuf_putc(&b, '}');
+        }
+        nx_strbuf_puts(&b, "]}");
+    }
+    nx_strbuf_puts(&b, "]}");
+    if (nx_strbuf_failed(&b)) {
+        nx_strbuf_free(&b);
+        snprintf(err->msg, sizeof err->msg, "tracks: out of memory");
+        goto done;
+    }
+    result = nx_strbuf_detach(&b);
+done:
+    for (size_t ti = 0; ti < N_TRACK_TABLES; ti++) {
+        nx_window_close(wins[ti]);
+        nx_profile_table_close(tabs[ti]);
+        free(accs[ti]);
+    }
+    free(all);
+    return result;
+}
+
+#define CACHE_SIZE 16
+typedef struct cache_entry {
+    char *dir;
+    dev_t dev;
+    ino_t ino;
+    struct timespec mtime;
+    char *json;
+    uint64_t stamp;
+} cache_entry;
+static cache_entry g_cache[CACHE_SIZE];
+static uint64_t g_stamp;
+static pthread_mutex_t g_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void nx_api_tracks_cache_clear(void)
+{
+    pthread_mutex_lock(&g_cache_lock);
+    for (size_t i = 0; i < CACHE_SIZE; i++) {
+        free(g_cache[i].dir);
+        free(g_cache[i].json);
+        memset(&g_cache[i], 0, sizeof g_cache[i]);
+    }
+    pthread_mutex_unlock(&g_cache_lock);
+}
+
+static bool same_key(const cache_entry *e, const char *dir, const struct stat *st)
+{
+    return e->dir && strcmp(e->dir, dir) == 0 && e->dev == st->st_dev && e->ino == st->st_ino &&
+           e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name)
+{
+    enum MHD_Result res;
+    char *dir;
+    if (nx_api_profile_dir(r, name, &dir, &res) < 0)
+        return res;
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        free(dir);
+        return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such profile");
+    }
+    nx_strbuf b = NX_STRBUF_INIT;
+    bool hit = false;
+    pthread_mutex_lock(&g_cache_lock);
+    for (size_t i = 0; i < CACHE_SIZE; i++)
+        if (same_key(&g_cache[i], dir, &st)) {
+            nx_strbuf_puts(&b, g_cache[i].json);
+            g_cache[i].stamp = ++g_stamp;
+            hit = true;
+            break;
+        }
+    pthread_mutex_unlock(&g_cache_lock);
+    if (hit) {
+        free(dir);
+        return nx_api_json(r, MHD_HTTP_OK, &b);
+    }
+    nxpq_error err = {{0}};
+    char *json = tracks_json(dir, name, &err);
+    if (!json) {
+        free(dir);
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+    }
+    nx_strbuf_puts(&b, json);
+    char *json_copy = strdup(json);
+    free(json);
+    pthread_mutex_lock(&g_cache_lock);
+    size_t victim = 0;
+    for (size_t i = 1; i < CACHE_SIZE; i++)
+        if (g_cache[i].stamp < g_cache[victim].stamp)
+            victim = i;
+    if (json_copy) {
+        free(g_cache[victim].dir);
+        free(g_cache[victim].json);
+        g_cache[victim] = (cache_entry){.dir = dir, .dev = st.st_dev, .ino = st.st_ino, .mtime = st.st_mtim,
+                                        .json = json_copy, .stamp = ++g_stamp};
+        dir = NULL;
+    }
+    pthread_mutex_unlock(&g_cache_lock);
+    free(dir);
+    return nx_api_json(r, MHD_HTTP_OK, &b);
+}
+
+/* ----------------------------------------------------------------- event -- */
+/* Finds row `row` of `path` (projected schema columns) and appends the "fields"
+ * array. 1 found, 0 not found, -1 error. */
+static int event_fields(const char *path, const nx_schema_table *st, int64_t row, const char *hint_col,
+                        const int64_t *hint, nx_strbuf *b, int64_t *start_out, bool *have_start, nxpq_error *err)
+{
+    nxpq_reader *rd = nxpq_reader_open(path, err);
+    if (!rd)
+        return -1;
+    int result = -1;
+    size_t *proj = calloc(st->n_fields + 1, sizeof *proj);
+    int *where = calloc(st->n_fields + 1, sizeof *where);
+    nxpq_scan *s = NULL;
+    if (!proj || !where) {
+        snprintf(err->msg, sizeof err->msg, "%s: out of memory", st->name);
+        goto done;
+    }
+    size_t np = 0;
+    for (size_t i = 0; i < st->n_fields; i++) {
+        int c = nxpq_reader_find_column(rd, st->fields[i].name);
+        if (c < 0 || nxpq_reader_column(rd, (size_t)c)->type == NXPQ_UNSUPPORTED) {
+            where[i] = -1;
+            continue;
+        }
+        where[i] = (int)np;
+        proj[np++] = (size_t)c;
+    }
+    nxpq_range range;
+    nxpq_scan_options so = {.columns = proj, .n_columns = np, .batch_rows = 4096};
+    if (hint && hint_col) {
+        int c = nxpq_reader_find_column(rd, hint_col);
+        if (c >= 0) {
+            range = (nxpq_range){(size_t)c, *hint, *hint};
+            so.ranges = &range;
+            so.n_ranges = 1;
+        }
+    }
+    if (row >= nxpq_reader_num_rows(rd) || np == 0) {
+        result = 0;
+        goto done;
+    }
+    if (!(s = nxpq_scan_open(rd, &so, err)))
+        goto done;
+    const nxpq_batch *batch;
+    int rc;
+    while ((rc = nxpq_scan_next(s, &batch, err)) > 0) {
+        if (batch->first_row > row)
+            break;
+        if (row >= batch->first_row + (int64_t)batch->n_rows)
+            continue;
+        size_t i = (size_t)(row - batch->first_row);
+        nx_strbuf_puts(b, "\"fields\":[");
+        for (size_t f = 0; f < st->n_fields; f++) {
+            nx_strbuf_puts(b, f ? ",{\"name\":" : "{\"name\":");
+            nx_json_str(b, st->fields[f].name, strlen(st->fields[f].name));
+            nx_strbuf_puts(b, ",\"type\":");
+            nx_json_str(b, st->fields[f].type, strlen(st->fields[f].type));
+            nx_strbuf_puts(b, ",\"value\":");
+            if (where[f] < 0)
+                nx_strbuf_puts(b, "null");
+            else
+                nx_json_cell(b, &batch->columns[where[f]], i);
+            nx_strbuf_putc(b, '}');
+            if (hint_col && strcmp(st->fields[f].name, hint_col) == 0 && where[f] >= 0) {
+                const nxpq_column_data *c = &batch->columns[where[f]];
+                if ((!c->valid || c->valid[i]) && c->type == NXPQ_INT64) {
+                    *have_start = true;
+                    *start_out = c->values.i64[i];
+                }
+            }
+        }
+        nx_strbuf_putc(b, ']');
+        result = 1;
+        goto done;
+    }
+    result = rc < 0 ? -1 : 0;
+done:
+    nxpq_scan_close(s);
+    nxpq_reader_close(rd);
+    free(proj);
+    free(where);
+    return result;
+}
+
+enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
+{
+    enum MHD_Result res;
+    const char *table = nx_api_param(r, "table");
+    if (!table)
+        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter 'table' is required");
+    const nx_schema_table *st = nx_schema_table_find(table);
+    if (!st || st->transient)
+        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "unknown table");
+    int64_t ord, hint = 0;
+    if (nx_api_int_param(r, "ordinal", true, 0, 0, INT64_MAX, &ord, &res) < 0)
+        return res;
+    bool have_hint = nx_api_param(r, "start") != NULL;
+    if (have_hint && nx_api_int_param(r, "start", false, 0, INT64_MIN, INT64_MAX, &hint, &res) < 0)
+        return res;
+    char *dir;
+    if (nx_api_profile_dir(r, name, &dir, &res) < 0)
+        return res;
+    nx_profile_table *t = NULL;
+    nxpq_error err = {{0}};
+    int rc = nx_profile_table_open(dir, table, &t, &err);
+    if (rc != 0) {
+        free(dir);
+        return rc == NX_PROFILE_TABLE_ABSENT ? nx_api_error(r, MHD_HTTP_NOT_FOUND, "the profile has no %s table", table)
+                                             : nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+    }
+    size_t file = (size_t)(ord >> 40);
+    int64_t row = ord & ORD_ROW_MASK;
+    const nx_timeline_info *ti = nx_timeline_find(table);
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"table\":");
+    nx_json_str(&b, table, strlen(table));
+    nx_strbuf_puts(&b, ",\"ordinal\":");
+    nx_json_i64(&b, ord);
+    nx_strbuf_putc(&b, ',');
+    size_t mark = b.len;
+    int found = 0;
+    int64_t start = 0;
+    bool have_start = false;
+    if (file < nx_profile_table_file_count(t)) {
+        const char *path = nx_profile_table_file_path(t, file);
+        const char *col = ti ? ti->start_column : NULL;
+        found = event_fields(path, st, row, col, have_hint ? &hint : NULL, &b, &start, &have_start, &err);
+        if (found == 0 && have_hint) {
+            b.len = mark;
+            found = event_fields(path, st, row, col, NULL, &b, &start, &have_start, &err);
+        }
+    }
+    if (found <= 0) {
+        nx_strbuf_free(&b);
+        nx_profile_table_close(t);
+        free(dir);
+        return found < 0 ? nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg)
+                         : nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such event");
+    }
+    if (ti && have_start) {
+        /* The track: a one-instant window at the event's start holds the event. */
+        nx_window_options wo = {.start = start, .end = start};
+        nx_window *w = nx_window_open(t, &wo, &err);
+        nx_window_batch wb;
+        bool done = false;
+        while (w && !done && nx_window_next(w, &wb, &err) > 0) {
+            int64_t base = nx_row_ordinal(wb.file, wb.batch->first_row);
+            for (size_t k = 0; k < wb.n_rows; k++)
+                if (base + wb.rows[k] == ord) {
+                    size_t len;
+                    const char *tn = nx_window_track_name(w, wb.track[k], &len);
+                    nx_strbuf_puts(&b, ",\"track\":");
+                    nx_json_str(&b, tn, len);
+                    done = true;
+                    break;
+                }
+        }
+        nx_window_close(w);
+    }
+    nx_strbuf_putc(&b, '}');
+    nx_profile_table_close(t);
+    free(dir);
+    return nx_api_json(r, MHD_HTTP_OK, &b);
+}
+
+/* --------------------------------------------------------------- summary -- */
+typedef struct op_row {
+    bool has_time;
+    int64_t time;
+    char *engine, *opcode;
+    char *json; /* the row as a JSON array */
+} op_row;
+
+static int op_cmp(const void *pa, const void *pb)
+{
+    const op_row *a = pa, *b = pb;
+    if (a->has_time != b->has_time)
+        return a->has_time ? -1 : 1;
+    if (a->has_time && a->time != b->time)
+        return a->time > b->time ? -1 : 1;
+    int c = strcmp(a->engine ? a->engine : "", b->engine ? b->engine : "");
+    if (c)
+        return c;
+    return strcmp(a->opcode ? a->opcode : "", b->opcode ? b->opcode : "");
+}
+
+static char *cell_str(const nxpq_column_data *c, size_t i)
+{
+    if (c->type != NXPQ_STRING || (c->valid && !c->valid[i]))
+        return NULL;
+    return strndup(c->data + c->offsets[i], (size_t)(c->offsets[i + 1] - c->offsets[i]));
+}
+
+enum MHD_Result nx_api_summary(nx_api_req *r, const char *name)
+{
+    enum MHD_Result res;
+    int64_t top;
+    if (nx_api_int_param(r, "top", false, 50, 1, 10000, &top, &res) < 0)
+        return res;
+    char *dir;
+    if (nx_api_profile_dir(r, name, &dir, &res) < 0)
+        return res;
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"summary\":");
+    if (row0_object(dir, "Summary", &b) < 0) {
+        nx_strbuf_free(&b);
+        free(dir);
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the Summary table");
+    }
+    const nx_schema_table *st = nx_schema_table_find("OpcodeSummary");
+    nx_strbuf_puts(&b, ",\"opcode_summary\":{\"columns\":[");
+    for (size_t f = 0; st && f < st->n_fields; f++) {
+        if (f)
+            nx_strbuf_putc(&b, ',');
+        nx_json_str(&b, st->fields[f].name, strlen(st->fields[f].name));
+    }
+    nx_strbuf_puts(&b, "],\"rows\":[");
+    op_row *rows = NULL;
+    size_t n = 0, cap = 0;
+    int64_t total = 0;
+    bool fail = false;
+    nx_profile_table *t = NULL;
+    nxpq_error err = {{0}};
+    int rc = st ? nx_profile_table_open(dir, "OpcodeSummary", &t, &err) : NX_PROFILE_TABLE_ABSENT;
+    if (rc < 0)
+        fail = true;
+    const char **cols = NULL;
+    int *where = NULL;
+    nx_profile_scan *s = NULL;
+    if (rc == 0) {
+        total = nx_profile_table_num_rows(t);
+        cols = calloc(st->n_fields + 1, sizeof *cols);
+        where = calloc(st->n_fields + 1, sizeof *where);
+        if (!cols || !where)
+            fail = true;
+        size_t nc = 0;
+        int ci_time = -1, ci_eng = -1, ci_op = -1;
+        for (size_t i = 0; !fail && i < st->n_fields; i++) {
+            int c = nx_profile_table_find_column(t, st->fields[i].name);
+            if (c < 0 || nx_profile_table_column(t, (size_t)c)->type == NXPQ_UNSUPPORTED) {
+                where[i] = -1;
+                continue;
+            }
+            if (strcmp(st->fields[i].name, "instruction_time_ns") == 0)
+                ci_time = (int)nc;
+            else if (strcmp(st->fields[i].name, "engine") == 0)
+                ci_eng = (int)nc;
+            else if (strcmp(st->fields[i].name, "opcode") == 0)
+                ci_op = (int)nc;
+            where[i] = (int)nc;
+            cols[nc++] = st->fields[i].name;
+        }
+        nx_profile_scan_options so = {.columns = cols, .n_columns = nc};
+        if (!fail && nc > 0 && !(s = nx_profile_scan_open(t, &so, &err)))
+            fail = true;
+        const nxpq_batch *batch;
+        while (!fail && s && (rc = nx_profile_scan_next(s, &batch, &err)) != 0) {
+            if (rc < 0) {
+                fail = true;
+                break;
+            }
+            for (size_t i = 0; i < batch->n_rows && !fail; i++) {
+                if (n == cap) {
+                    size_t ncap = cap ? cap * 2 : 256;
+                    op_row *g = realloc(rows, ncap * sizeof *g);
+                    if (!g) {
+                        fail = true;
+                        break;
+                    }
+                    rows = g;
+                    cap = ncap;
+                }
+                op_row *o = &rows[n++];
+                memset(o, 0, sizeof *o);
+                if (ci_time >= 0) {
+                    const nxpq_column_data *c = &batch->columns[ci_time];
+                    if ((!c->valid || c->valid[i]) && c->type == NXPQ_INT64) {
+                        o->has_time = true;
+                        o->time = c->values.i64[i];
+                    }
+                }
+                if (ci_eng >= 0)
+                    o->engine = cell_str(&batch->columns[ci_eng], i);
+                if (ci_op >= 0)
+                    o->opcode = cell_str(&batch->columns[ci_op], i);
+                nx_strbuf rb = NX_STRBUF_INIT;
+                nx_strbuf_putc(&rb, '[');
+                for (size_t f = 0; f < st->n_fields; f++) {
+                    if (f)
+                        nx_strbuf_putc(&rb, ',');
+                    if (where[f] < 0)
+                        nx_strbuf_puts(&rb, "null");
+                    else
+                        nx_json_cell(&rb, &batch->columns[where[f]], i);
+                }
+                nx_strbuf_putc(&rb, ']');
+                if (!(o->json = nx_strbuf_detach(&rb)))
+                    fail = true;
+            }
+        }
+    }
+    if (!fail) {
+        qsort(rows, n, sizeof *rows, op_cmp);
+        for (size_t i = 0; i < n && (int64_t)i < top; i++) {
+            if (i)
+                nx_strbuf_putc(&b, ',');
+            nx_strbuf_puts(&b, rows[i].json);
+        }
+        nx_strbuf_printf(&b, "],\"total_rows\":%" PRId64 "}}", total);
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(rows[i].engine);
+        free(rows[i].opcode);
+        free(rows[i].json);
+    }
+    free(rows);
+    free(cols);
+    free(where);
+    nx_profile_scan_close(s);
+    nx_profile_table_close(t);
+    free(dir);
+    if (fail) {
+        nx_strbuf_free(&b);
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the OpcodeSummary table");
+    }
+    return nx_api_json(r, MHD_HTTP_OK, &b);
+}

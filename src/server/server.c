@@ -1,0 +1,317 @@
+/*
+ * server.c — `nxprof serve`'s HTTP core: libmicrohttpd daemon, request limits,
+ * routing, static files, clean shutdown. Endpoint semantics: docs/api.md.
+ *
+ * Rules enforced before any handler runs (every one answers JSON {"error": ...}):
+ *   - methods: GET and HEAD only; anything else -> 405 with "Allow: GET, HEAD";
+ *   - a request with a body (Content-Length > 0 or chunked) -> 413;
+ *   - the decoded URL path longer than 4096 bytes -> 414; more than 32 query
+ *     parameters -> 414; MHD itself answers requests whose header block exceeds the
+ *     per-connection memory limit (64 KiB) with 431/413;
+ *   - percent-decoding (our MHD unescape callback): "%XX" with two hex digits becomes
+ *     that byte, except that %00 becomes 0x01 so a NUL can never silently cut a name
+ *     or number short (0x01 is a control byte: every validator then refuses it); any
+ *     other '%' is kept literally; '+' is kept (not a space).
+ * Routing on the decoded path, split at '/':
+ *   /api/health, /api/profiles, /api/schema, /api/profiles/<name>[/tracks|/timeline|
+ *   /event|/summary|/usage|/export/<Table>.csv]; other /api/... -> 404.
+ *   Anything else is a static file: "/" -> /index.html, "/static/<f>" -> asset "/<f>",
+ *   "/<f>" -> asset "/<f>" (exact match in the embedded table, web_assets.h),
+ *   "/profile/..." and "/view/..." -> /index.html (client-side routes); otherwise 404.
+ *   Without an embedded /index.html, "/" serves a placeholder page.
+ * Threads: MHD_USE_INTERNAL_POLLING_THREAD with MHD_OPTION_THREAD_POOL_SIZE; handlers
+ * share only read-only server state and the mutex-protected tracks cache.
+ * Shutdown: SIGINT/SIGTERM are blocked before the daemon starts (so pool threads
+ * inherit the mask) and taken with sigwait() in the calling thread, which then stops
+ * the daemon (in-flight requests finish or are closed) and frees everything.
+ */
+#define _DEFAULT_SOURCE /* realpath, strndup, dirfd */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "nxprof_version.h"
+#include "server/api_internal.h"
+#include "server/server.h"
+#include "server/web_assets.h"
+
+#define MAX_URL 4096
+#define MAX_PARAMS 32
+#define MAX_SEGMENTS 8
+
+static const char PLACEHOLDER[] =
+    "<!doctype html><html><head><meta charset=\"utf-8\"><title>nxprof</title></head>"
+    "<body><h1>nxprof</h1><p>This build has no embedded web viewer. The JSON API is available: "
+    "<a href=\"/api/profiles\">/api/profiles</a>.</p></body></html>";
+
+/* %XX decoding; %00 -> 0x01 (see the header comment). Never lengthens s. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    char *w = s;
+    for (const char *p = s; *p; p++) {
+        if (*p == '%' && p[1] && p[2]) {
+            int hi = p[1] >= '0' && p[1] <= '9' ? p[1] - '0' : (p[1] | 32) >= 'a' && (p[1] | 32) <= 'f' ? (p[1] | 32) - 'a' + 10 : -1;
+            int lo = p[2] >= '0' && p[2] <= '9' ? p[2] - '0' : (p[2] | 32) >= 'a' && (p[2] | 32) <= 'f' ? (p[2] | 32) - 'a' + 10 : -1;
+            if (hi >= 0 && lo >= 0) {
+                int v = hi * 16 + lo;
+                *w++ = (char)(v == 0 ? 1 : v);
+                p += 2;
+                continue;
+            }
+        }
+        *w++ = *p;
+    }
+    *w = '\0';
+    return (size_t)(w - s);
+}
+
+static enum MHD_Result count_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    (void)key;
+    (void)value;
+    (*(unsigned *)cls)++;
+    return MHD_YES;
+}
+
+static enum MHD_Result send_asset(nx_api_req *r, const nx_web_asset *a)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(a->length, (void *)a->data, MHD_RESPMEM_PERSISTENT);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, "Content-Type", a->content_type);
+    MHD_add_response_header(resp, "Cache-Control", "no-cache");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_OK, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static enum MHD_Result serve_static(nx_api_req *r, const char *url)
+{
+    const nx_web_asset *a = NULL;
+    if (strcmp(url, "/") == 0 || strncmp(url, "/profile/", 9) == 0 || strncmp(url, "/view/", 6) == 0 ||
+        strcmp(url, "/profile") == 0 || strcmp(url, "/view") == 0) {
+        a = nx_web_asset_find("/index.html");
+        if (!a) {
+            static const nx_web_asset placeholder = {"/index.html", "text/html; charset=utf-8",
+                                                     (const unsigned char *)PLACEHOLDER, sizeof PLACEHOLDER - 1};
+            a = &placeholder;
+        }
+    } else if (strncmp(url, "/static/", 8) == 0) {
+        a = nx_web_asset_find(url + 7);
+    } else {
+        a = nx_web_asset_find(url);
+    }
+    if (!a)
+        return nx_api_error(r, MHD_HTTP_NOT_FOUND, "not found");
+    return send_asset(r, a);
+}
+
+static enum MHD_Result route_api(nx_api_req *r, char **seg, size_t n)
+{
+    /* seg[0] == "api" */
+    if (n == 2 && strcmp(seg[1], "health") == 0)
+        return nx_api_health(r);
+    if (n == 2 && strcmp(seg[1], "schema") == 0)
+        return nx_api_schema(r);
+    if (n >= 2 && strcmp(seg[1], "profiles") == 0) {
+        if (n == 2)
+            return nx_api_profiles(r);
+        const char *name = seg[2];
+        if (n == 3)
+            return nx_api_profile(r, name);
+        if (n == 4 && strcmp(seg[3], "tracks") == 0)
+            return nx_api_tracks(r, name);
+        if (n == 4 && strcmp(seg[3], "timeline") == 0)
+            return nx_api_timeline(r, name);
+        if (n == 4 && strcmp(seg[3], "event") == 0)
+            return nx_api_event(r, name);
+        if (n == 4 && strcmp(seg[3], "summary") == 0)
+            return nx_api_summary(r, name);
+        if (n == 4 && strcmp(seg[3], "usage") == 0)
+            return nx_api_usage(r, name);
+        if (n == 5 && strcmp(seg[3], "export") == 0)
+            return nx_api_export(r, name, seg[4]);
+    }
+    return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such API endpoint");
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                              const char *version, const char *upload_data, size_t *upload_data_size,
+                              void **con_cls)
+{
+    (void)version;
+    (void)upload_data;
+    nx_api_req r = {.conn = conn, .srv = cls, .head = strcmp(method, "HEAD") == 0};
+    if (*con_cls == NULL) {
+        /* First call: headers only. Answer limits now, before any body is read. */
+        static int marker;
+        *con_cls = &marker;
+        if (strcmp(method, "GET") != 0 && !r.head) {
+            struct MHD_Response *resp;
+            static const char msg[] = "{\"error\":\"method not allowed (GET and HEAD only)\"}";
+            resp = MHD_create_response_from_buffer(sizeof msg - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+            if (!resp)
+                return MHD_NO;
+            MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
+            MHD_add_response_header(resp, "Allow", "GET, HEAD");
+            enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
+            MHD_destroy_response(resp);
+            return ret;
+        }
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+        const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
+        if ((cl && strcmp(cl, "0") != 0) || te)
+            return nx_api_error(&r, MHD_HTTP_CONTENT_TOO_LARGE, "requests must not have a body");
+        size_t ulen = strlen(url);
+        if (ulen > MAX_URL)
+            return nx_api_error(&r, MHD_HTTP_URI_TOO_LONG, "URL too long (%d bytes at most)", MAX_URL);
+        unsigned n_args = 0;
+        MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, count_arg, &n_args);
+        if (n_args > MAX_PARAMS)
+            return nx_api_error(&r, MHD_HTTP_URI_TOO_LONG, "too many query parameters (%d at most)", MAX_PARAMS);
+        if (url[0] != '/')
+            return nx_api_error(&r, MHD_HTTP_BAD_REQUEST, "bad request path");
+        if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/api") != 0)
+            return serve_static(&r, url);
+        /* Split a copy at '/'; empty segments (//, trailing /) are kept so
+         * "/api/profiles//tracks" does not route as something else. */
+        char path[MAX_URL + 1];
+        memcpy(path, url, ulen + 1);
+        char *seg[MAX_SEGMENTS];
+        size_t n = 0;
+        char *p = path + 1;
+        for (;;) {
+            if (n == MAX_SEGMENTS)
+                return nx_api_error(&r, MHD_HTTP_NOT_FOUND, "no such API endpoint");
+            seg[n++] = p;
+            char *slash = strchr(p, '/');
+            if (!slash)
+                break;
+            *slash = '\0';
+            p = slash + 1;
+        }
+        return route_api(&r, seg, n);
+    }
+    /* Later calls only happen with a body, which the first call refused. */
+    *upload_data_size = 0;
+    return MHD_YES;
+}
+
+static void log_error(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    fputs("nxprof serve: ", stderr);
+    vfprintf(stderr, fmt, ap);
+}
+
+int nx_server_run(const nx_server_options *o, FILE *out)
+{
+    const char *bind = o->bind ? o->bind : "127.0.0.1";
+    struct sockaddr_in sa4;
+    struct sockaddr_in6 sa6;
+    struct sockaddr *sa;
+    bool v6 = false;
+    memset(&sa4, 0, sizeof sa4);
+    memset(&sa6, 0, sizeof sa6);
+    if (inet_pton(AF_INET, bind, &sa4.sin_addr) == 1) {
+        sa4.sin_family = AF_INET;
+        sa4.sin_port = htons((uint16_t)o->port);
+        sa = (struct sockaddr *)&sa4;
+    } else if (inet_pton(AF_INET6, bind, &sa6.sin6_addr) == 1) {
+        sa6.sin6_family = AF_INET6;
+        sa6.sin6_port = htons((uint16_t)o->port);
+        sa = (struct sockaddr *)&sa6;
+        v6 = true;
+    } else {
+        fprintf(stderr, "nxprof serve: --bind '%s' is not an IPv4 or IPv6 address\n", bind);
+        return 1;
+    }
+
+    nx_server_ctx ctx = {0};
+    const char *dp = o->data_path;
+    size_t n = strlen(dp) + 32;
+    ctx.data_path = strdup(dp);
+    ctx.root = malloc(n);
+    if (!ctx.data_path || !ctx.root) {
+        fprintf(stderr, "nxprof serve: out of memory\n");
+        free(ctx.data_path);
+        free(ctx.root);
+        return 1;
+    }
+    snprintf(ctx.root, n, "%s/profiles/global", dp);
+
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigset_t old;
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    signal(SIGPIPE, SIG_IGN);
+
+    unsigned threads = o->threads ? o->threads : 4;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, (uint16_t)o->port, NULL, NULL, handle, &ctx, MHD_OPTION_EXTERNAL_LOGGER, log_error, NULL,
+        MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
+        threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)256, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+        MHD_OPTION_END);
+    int rc = 0;
+    if (!d) {
+        fprintf(stderr, "nxprof serve: cannot listen on %s port %u (in use, or not allowed)\n", bind, o->port);
+        rc = 1;
+    } else {
+        const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+        unsigned port = info ? info->port : o->port;
+        const char *host_l = v6 ? "[" : "", *host_r = v6 ? "]" : "";
+        fprintf(out, "nxprof: serving %s at http://%s%s%s:%u/\n", dp, host_l, bind, host_r, port);
+        if (o->open_profile) {
+            /* The name percent-encoded (RFC 3986 unreserved bytes kept), as the viewer's
+             * /profile/<name> route decodes it. */
+            fprintf(out, "nxprof: open http://%s%s%s:%u/profile/", host_l, bind, host_r, port);
+            for (const unsigned char *p = (const unsigned char *)o->open_profile; *p; p++) {
+                if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+                    *p == '.' || *p == '_' || *p == '~')
+                    fputc(*p, out);
+                else
+                    fprintf(out, "%%%02X", *p);
+            }
+            fputc('\n', out);
+        }
+        fflush(out);
+        int sig = 0;
+        while (sigwait(&set, &sig) != 0)
+            ;
+        fprintf(stderr, "nxprof serve: stopping (signal %d)\n", sig);
+        MHD_stop_daemon(d);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    nx_api_tracks_cache_clear();
+    free(ctx.data_path);
+    free(ctx.root);
+    return rc;
+}
+
+enum MHD_Result nx_api_health(nx_api_req *r)
+{
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"ok\":true,\"version\":");
+    nx_json_str(&b, NXPROF_VERSION, strlen(NXPROF_VERSION));
+    nx_strbuf_puts(&b, ",\"data_path\":");
+    nx_json_str(&b, r->srv->data_path, strlen(r->srv->data_path));
+    nx_strbuf_puts(&b, "}");
+    return nx_api_json(r, MHD_HTTP_OK, &b);
+}

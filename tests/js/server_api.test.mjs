@@ -1,0 +1,457 @@
+// server_api.test.mjs — `nxprof serve` and its JSON API (docs/api.md) against independent
+// computations.
+//
+// A tiny synth capture (seed 5) is processed twice into one data path (`tiny`, and `split`
+// with 7 rows per file so ordinals span files); a symlinked profile pointing outside the
+// data path is planted. The server runs with --port 0 (the printed URL is parsed). Checks:
+//  - listing/profile/tracks/summary/event values equal DuckDB queries over the Parquet
+//    files (track rule of docs/query.md in SQL, schema field order from catalogue.tsv);
+//  - timeline: rows_in_window equals DuckDB's window count, at most one event per
+//    (track, pixel bucket), every (track, start, ordinal) points at the right row, and the
+//    kept events equal `nxprof export-csv --width W`'s rows;
+//  - CSV export byte-identical to `nxprof export-csv` (sampled and unsampled), headers,
+//    truncation header with a tiny max_rows;
+//  - 400/404/405/413/414 codes, traversal attempts (../, %2e%2e, %2f, absolute paths, %00,
+//    symlink escape), oversize requests; the server survives all of it and stops on SIGTERM
+//    with exit 0.
+// Requests go through node:http with raw paths (fetch would normalise "../" and "%2e%2e").
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, cpSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import http from 'node:http';
+import net from 'node:net';
+import { DuckDBInstance } from '@duckdb/node-api';
+
+const BIN = process.env.NXPROF_BIN;
+if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
+const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const DIR = mkdtempSync(join(tmpdir(), 'nxprof-server-'));
+const CAP = join(DIR, 'cap');
+const DP = join(DIR, 'dp');
+const GLOBAL = join(DP, 'profiles', 'global');
+const PROF = join(GLOBAL, 'tiny@latest');
+const SPLIT = join(GLOBAL, 'split@latest');
+execFileSync(BIN, ['synth', '--preset', 'tiny', '--out', CAP, '--seed', '5']);
+execFileSync(BIN, ['process', CAP, '--data-path', DP, '--display-name', 'tiny']);
+execFileSync(BIN, ['process', CAP, '--data-path', DP, '--display-name', 'split', '--max-rows-per-file', '7']);
+// A profile outside the data path, reachable only through a symlink: must stay invisible.
+const OUTSIDE = join(DIR, 'outside', 'secret@latest');
+mkdirSync(dirname(OUTSIDE), { recursive: true });
+cpSync(PROF, OUTSIDE, { recursive: true });
+symlinkSync(OUTSIDE, join(GLOBAL, 'evil@latest'));
+
+const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
+const q = (s) => `'${s.replaceAll("'", "''")}'`;
+async function rows(sql) {
+  const r = await duckdb.runAndReadAll(sql);
+  return r.getRowObjects();
+}
+// The files of one table (exact names: "DmaPacket*" would also match DmaPacketAggregated).
+const pq = (dir, t) => {
+  const files = readdirSync(dir).filter((f) => f === `${t}.parquet` || new RegExp(`^${t}_\\d+\\.parquet$`).test(f));
+  return `[${files.map((f) => q(join(dir, f))).join(',')}]`;
+};
+// RFC 4180 records of a CSV text (quoted fields may hold commas, quotes, newlines).
+function parseCsv(text) {
+  const out = [];
+  let row = [], cell = '', inq = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inq) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; }
+      else if (c === '"') inq = false;
+      else cell += c;
+    } else if (c === '"') inq = true;
+    else if (c === ',') { row.push(cell); cell = ''; }
+    else if (c === '\n') { row.push(cell); out.push(row); row = []; cell = ''; }
+    else cell += c;
+  }
+  return out;
+}
+const csvRecords = (text) => parseCsv(text).length;
+
+const FIELDS = {};
+for (const line of readFileSync(join(SRC, 'src/schema/catalogue.tsv'), 'utf8').split('\n')) {
+  const f = line.split('\t');
+  if (f[0] === 'field') (FIELDS[f[1]] ??= []).push(f[2]);
+}
+const TRACK = {
+  Instruction: "coalesce(nullif(timeline_track, ''), engine, '')",
+  DmaPacketAggregated: "coalesce(queue_name, 'queue' || queue_idx, '')",
+  DmaPacket: "coalesce(queue_name, 'queue' || queue_idx, '')",
+  CcInstruction: "coalesce('CC' || core_idx, '')",
+  SemaphoreUpdate: "coalesce(id, '')",
+};
+const START = (t) => (t === 'SemaphoreUpdate' ? 'timestamp' : 'start_ts');
+const END = (t) => (t === 'SemaphoreUpdate' ? 'timestamp' : 'end_ts');
+const big = (v) => (v === null || v === undefined ? v : BigInt(v));
+
+let server, BASE_PORT, exitCode;
+const exited = new Promise((res) => (exitCode = res));
+
+before(async () => {
+  server = spawn(BIN, ['serve', '--data-path', DP, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server.on('exit', (code, sig) => exitCode({ code, sig }));
+  let out = '';
+  await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 10000);
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/at http:\/\/127\.0\.0\.1:(\d+)\//);
+      if (m) {
+        BASE_PORT = Number(m[1]);
+        clearTimeout(t);
+        resolve();
+      }
+    });
+  });
+});
+after(async () => {
+  if (server && server.exitCode === null) server.kill('SIGKILL');
+  rmSync(DIR, { recursive: true, force: true });
+});
+
+// A raw request: path sent exactly as given.
+function req(path, { method = 'GET', headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const r = http.request({ host: '127.0.0.1', port: BASE_PORT, path, method, headers, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    r.on('error', reject);
+    if (body) r.write(body);
+    r.end();
+  });
+}
+async function json(path, status = 200) {
+  const r = await req(path);
+  assert.equal(r.status, status, `${path}: ${r.body}`);
+  assert.match(r.headers['content-type'], /^application\/json/);
+  return JSON.parse(r.body);
+}
+
+const meta = (await rows(`SELECT first_hw_timestamp AS f, last_hw_timestamp AS l FROM read_parquet(${pq(PROF, 'Metadata')})`))[0];
+const S = BigInt(meta.f), E = BigInt(meta.l);
+
+test('listing: names, kind, tables, sizes, Metadata span; the symlinked profile is not listed', async () => {
+  const { profiles } = await json('/api/profiles');
+  assert.deepEqual(profiles.map((p) => p.name), ['split', 'tiny']);
+  const p = profiles.find((x) => x.name === 'tiny');
+  assert.equal(p.kind, 'device');
+  assert.equal(big(p.first_ts), S);
+  assert.equal(big(p.last_ts), E);
+  const files = execFileSync('ls', [PROF], { encoding: 'utf8' }).trim().split('\n');
+  const tables = [...new Set(files.filter((f) => f.endsWith('.parquet')).map((f) => f.replace(/(_\d+)?\.parquet$/, '')))].sort();
+  assert.deepEqual(p.tables, tables);
+  const size = Number(execFileSync('du', ['-b', '-s', '--apparent-size', PROF], { encoding: 'utf8' }).split('\t')[0]);
+  assert.ok(p.size_bytes > 0 && p.size_bytes <= size, `${p.size_bytes} vs du ${size}`);
+  const sp = profiles.find((x) => x.name === 'split');
+  assert.ok(sp.tables.includes('Instruction') && !sp.tables.some((t) => /_\d+$/.test(t)), 'split names folded');
+  const one = await json('/api/profiles/tiny');
+  assert.equal(one.name, 'tiny');
+  assert.deepEqual(Object.keys(one.metadata), FIELDS.Metadata);
+  assert.equal((await req('/api/profiles/evil')).status, 404);
+  assert.equal((await req('/api/profiles/evil/tracks')).status, 404);
+  assert.equal((await req('/api/profiles/secret')).status, 404);
+});
+
+test('tracks equal per-track counts and spans from DuckDB', async () => {
+  const t = await json('/api/profiles/tiny/tracks');
+  assert.deepEqual(t.groups.map((g) => g.group), ['compute', 'dma', 'semaphore', 'cc']);
+  const groupOf = { Instruction: 'compute', DmaPacketAggregated: 'dma', DmaPacket: 'dma', SemaphoreUpdate: 'semaphore', CcInstruction: 'cc', CcOp: 'cc' };
+  for (const table of Object.keys(TRACK)) {
+    const want = await rows(`SELECT ${TRACK[table]} AS track, count(*)::BIGINT AS n, min(${START(table)}) AS f, max(${END(table)}) AS l
+                             FROM read_parquet(${pq(PROF, table)}) GROUP BY 1 ORDER BY 1`);
+    const got = t.groups.find((g) => g.group === groupOf[table]).tracks.filter((x) => x.table === table);
+    assert.equal(got.length, want.length, table);
+    for (const w of want) {
+      const g = got.find((x) => x.track === w.track);
+      assert.ok(g, `${table} track ${w.track}`);
+      assert.equal(BigInt(g.count), BigInt(w.n));
+      assert.equal(big(g.first_ts), BigInt(w.f));
+      assert.equal(big(g.last_ts), BigInt(w.l));
+    }
+  }
+  // A second request (cached) is identical.
+  assert.deepEqual(await json('/api/profiles/tiny/tracks'), t);
+});
+
+test('timeline: window counts, one event per (track, bucket), ordinals point at their rows, equals export-csv', async () => {
+  const W = 37n;
+  const s = S + 100000n, e = E - 200000n;
+  const tl = await json(`/api/profiles/tiny/timeline?tables=Instruction,DmaPacketAggregated,SemaphoreUpdate&start=${s}&end=${e}&width=${W}`);
+  assert.equal(big(tl.start), s);
+  assert.equal(tl.tables.length, 3);
+  const L = e - s + 1n;
+  for (const part of tl.tables) {
+    const table = part.table;
+    const inWin = table === 'SemaphoreUpdate' ? `timestamp BETWEEN ${s} AND ${e}` : `end_ts >= ${s} AND start_ts <= ${e}`;
+    const all = await rows(`SELECT ${START(table)} AS st, ${END(table)} AS en, ${TRACK[table]} AS track, file_row_number AS fr
+                            FROM read_parquet(${pq(PROF, table)}, file_row_number=true) WHERE ${inWin}`);
+    assert.equal(part.rows_in_window, all.length, `${table} rows_in_window`);
+    const byOrd = new Map(all.map((r) => [Number(r.fr), r]));
+    let n = 0;
+    const kept = new Set();
+    for (const tr of part.tracks) {
+      const buckets = new Set();
+      assert.equal(tr.start.length, tr.dur.length);
+      assert.equal(tr.start.length, tr.ord.length);
+      for (const lf of part.label_fields) assert.equal(tr.labels[lf].length, tr.ord.length);
+      assert.ok(tr.start.length <= Number(W), 'at most width events per track');
+      for (let i = 0; i < tr.ord.length; i++) {
+        const r = byOrd.get(tr.ord[i]);
+        assert.ok(r, `${table} ordinal ${tr.ord[i]} is in the window`);
+        assert.equal(r.track, tr.track);
+        assert.equal(s + BigInt(tr.start[i]), BigInt(r.st));
+        assert.equal(BigInt(tr.dur[i]), BigInt(r.en) - BigInt(r.st));
+        const st = BigInt(r.st) < s ? s : BigInt(r.st);
+        const b = ((st - s) * W) / L;
+        assert.ok(!buckets.has(b), 'one event per bucket');
+        buckets.add(b);
+        kept.add(`${tr.track}|${r.st}`);
+        n++;
+      }
+    }
+    assert.equal(part.sampled, n);
+    // Every occupied (track, bucket) has an event.
+    const occupied = new Set(all.map((r) => `${r.track}|${((BigInt(r.st) < s ? s : BigInt(r.st)) - s) * W / L}`));
+    assert.equal(n, occupied.size, `${table}: one event per occupied bucket`);
+    // Same rows as export-csv --width W.
+    const out = join(DIR, `tl-${table}`);
+    execFileSync(BIN, ['export-csv', PROF, '--start', `${s}`, '--end', `${e}`, '--width', `${W}`, '--tables', table, '--out', out]);
+    const recs = parseCsv(readFileSync(join(out, `${table}.csv`), 'utf8'));
+    const ci = recs[0].indexOf(START(table));
+    const exp = new Set(recs.slice(1).map((c) => `${c[0]}|${c[ci]}`));
+    assert.deepEqual([...kept].sort(), [...exp].sort(), `${table}: timeline == export-csv sample`);
+  }
+  // Labels: opcode indices resolve to the rows' opcodes.
+  const ins = tl.tables[0];
+  assert.deepEqual(ins.label_fields, ['opcode', 'hlo_name', 'raw_framework_id', 'framework_name']);
+  const ops = await rows(`SELECT file_row_number AS fr, opcode, raw_framework_id AS fid FROM read_parquet(${pq(PROF, 'Instruction')}, file_row_number=true)`);
+  const opOf = new Map(ops.map((r) => [Number(r.fr), r]));
+  const fw = await rows(`SELECT raw_framework_id AS fid, first(framework_name ORDER BY file_row_number) AS name
+                         FROM read_parquet(${pq(PROF, 'FrameworkInstruction')}, file_row_number=true) GROUP BY 1`);
+  const fwOf = new Map(fw.map((r) => [String(r.fid), r.name]));
+  for (const tr of ins.tracks)
+    for (let i = 0; i < tr.ord.length; i++) {
+      const r = opOf.get(tr.ord[i]);
+      assert.equal(tl.strings[tr.labels.opcode[i]], r.opcode);
+      assert.equal(tr.labels.raw_framework_id[i] === null ? null : String(tr.labels.raw_framework_id[i]), r.fid === null ? null : String(r.fid));
+      const name = r.fid === null ? undefined : fwOf.get(String(r.fid));
+      assert.equal(tr.labels.framework_name[i] === -1 ? undefined : tl.strings[tr.labels.framework_name[i]], name ?? undefined);
+    }
+});
+
+test('event: every field in schema order equals the row, across split files', async () => {
+  for (const [name, dir] of [['tiny', PROF], ['split', SPLIT]]) {
+    const files = execFileSync('ls', [dir], { encoding: 'utf8' }).trim().split('\n').filter((f) => /^Instruction(_\d+)?\.parquet$/.test(f));
+    const pick = name === 'split' ? ['Instruction_3.parquet', 'Instruction_0.parquet'] : ['Instruction.parquet'];
+    for (const f of pick) {
+      assert.ok(files.includes(f), f);
+      const fileIdx = f === 'Instruction.parquet' ? 0 : Number(f.match(/_(\d+)/)[1]);
+      for (const row of [0, 5]) {
+        const want = (await rows(`SELECT * FROM read_parquet(${q(join(dir, f))}, file_row_number=true) WHERE file_row_number = ${row}`))[0];
+        const ord = fileIdx * 2 ** 40 + row;
+        const ev = await json(`/api/profiles/${name}/event?table=Instruction&ordinal=${ord}`);
+        assert.deepEqual(ev.fields.map((x) => x.name), FIELDS.Instruction);
+        for (const fld of ev.fields) {
+          const w = want[fld.name];
+          if (w === null || w === undefined) assert.equal(fld.value, null, fld.name);
+          else if (typeof w === 'bigint' || typeof w === 'number') assert.equal(String(fld.value), String(w), fld.name);
+          else assert.equal(fld.value, w, fld.name);
+        }
+        const track = want.timeline_track || want.engine;
+        assert.equal(ev.track, track);
+        // The start hint finds the same row.
+        const hinted = await json(`/api/profiles/${name}/event?table=Instruction&ordinal=${ord}&start=${want.start_ts}`);
+        assert.deepEqual(hinted, ev);
+      }
+    }
+  }
+  assert.equal((await req('/api/profiles/tiny/event?table=Instruction&ordinal=999999')).status, 404);
+  assert.equal((await req(`/api/profiles/tiny/event?table=Instruction&ordinal=${2 ** 40}`)).status, 404);
+  assert.equal((await req('/api/profiles/tiny/event?table=Nope&ordinal=0')).status, 400);
+});
+
+test('summary and OpcodeSummary equal DuckDB', async () => {
+  const sm = await json('/api/profiles/tiny/summary?top=4');
+  const want = (await rows(`SELECT * FROM read_parquet(${pq(PROF, 'Summary')})`))[0];
+  assert.deepEqual(Object.keys(sm.summary), FIELDS.Summary);
+  for (const k of FIELDS.Summary) {
+    const w = want[k];
+    if (w === null || w === undefined) assert.equal(sm.summary[k], null, k);
+    else if (typeof w === 'number') assert.ok(Math.abs(Number(sm.summary[k]) - w) <= Math.abs(w) * 1e-6, k);
+    else assert.equal(String(sm.summary[k]), String(w), k);
+  }
+  const ops = await rows(`SELECT engine, opcode, instruction_time_ns AS t FROM read_parquet(${pq(PROF, 'OpcodeSummary')})
+                          ORDER BY t DESC NULLS LAST, engine, opcode`);
+  assert.equal(sm.opcode_summary.total_rows, ops.length);
+  assert.deepEqual(sm.opcode_summary.columns, FIELDS.OpcodeSummary);
+  assert.equal(sm.opcode_summary.rows.length, Math.min(4, ops.length));
+  const ie = FIELDS.OpcodeSummary.indexOf('engine'), io = FIELDS.OpcodeSummary.indexOf('opcode');
+  sm.opcode_summary.rows.forEach((r, i) => assert.deepEqual([r[ie], r[io]], [ops[i].engine, ops[i].opcode]));
+});
+
+test('schema equals `nxprof schema --format json`', async () => {
+  const want = JSON.parse(execFileSync(BIN, ['schema', '--format', 'json'], { encoding: 'utf8' }));
+  assert.deepEqual(await json('/api/schema'), want);
+});
+
+test('usage lanes: at most width points per series, max per bucket', async () => {
+  const W = 10n;
+  const u = await json(`/api/profiles/tiny/usage?start=${S}&end=${E}&width=${W}`);
+  assert.ok(u.series.length >= 1);
+  for (const sr of u.series) {
+    const all = await rows(`SELECT timestamp AS t, current_throughput AS v FROM read_parquet(${pq(PROF, sr.table)})
+                            WHERE timestamp BETWEEN ${S} AND ${E} AND pcore_idx = ${sr.pcore_idx}`);
+    const best = new Map();
+    for (const r of all) {
+      const b = ((BigInt(r.t) - S) * W) / (E - S + 1n);
+      if (!best.has(b) || r.v > best.get(b).v) best.set(b, r);
+    }
+    assert.equal(sr.t.length, best.size);
+    const ts = [...best.keys()].sort((a, b) => (a < b ? -1 : 1)).map((b) => Number(BigInt(best.get(b).t) - S));
+    assert.deepEqual(sr.t, ts);
+  }
+});
+
+test('CSV export equals `nxprof export-csv` (sampled and complete), truncation header', async () => {
+  const s = S + 50000n, e = E - 50000n;
+  for (const table of ['Instruction', 'DmaPacketAggregated', 'DmaPacket', 'SemaphoreUpdate', 'CcInstruction']) {
+    for (const mode of [['--width', '53'], ['--no-sample']]) {
+      const out = join(DIR, `csv-${table}-${mode[0]}`);
+      execFileSync(BIN, ['export-csv', PROF, '--start', `${s}`, '--end', `${e}`, '--tables', table, '--out', out, ...mode]);
+      const want = readFileSync(join(out, `${table}.csv`), 'utf8');
+      const qs = mode[0] === '--width' ? `sampled=1&width=53` : 'sampled=0';
+      const r = await req(`/api/profiles/tiny/export/${table}.csv?start=${s}&end=${e}&${qs}`);
+      assert.equal(r.status, 200, r.body);
+      assert.equal(r.body, want, `${table} ${mode[0]}`);
+      assert.match(r.headers['content-type'], /^text\/csv/);
+      assert.equal(r.headers['content-disposition'], `attachment; filename="tiny_${table}_${s}_${e}.csv"`);
+      assert.equal(r.headers['x-nxprof-truncated'], undefined);
+      assert.equal(Number(r.headers['x-nxprof-rows']), csvRecords(want) - 1, `${table} rows header`);
+    }
+  }
+  // Truncated: header line + max_rows rows, same as export-csv --max-rows.
+  for (const qs of ['sampled=0', 'sampled=1&width=1920']) {
+    const r = await req(`/api/profiles/tiny/export/Instruction.csv?start=${S}&end=${E}&${qs}&max_rows=3`);
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['x-nxprof-truncated'], 'true');
+    assert.equal(r.headers['x-nxprof-rows'], '3');
+    const out = join(DIR, `trunc-${qs.length}`);
+    const mode = qs === 'sampled=0' ? ['--no-sample'] : ['--width', '1920'];
+    try {
+      execFileSync(BIN, ['export-csv', PROF, '--start', `${S}`, '--end', `${E}`, '--tables', 'Instruction', '--out', out, '--max-rows', '3', ...mode], { stdio: 'pipe' });
+      assert.fail('export-csv should exit 3');
+    } catch (err) {
+      assert.equal(err.status, 3);
+    }
+    assert.equal(r.body, readFileSync(join(out, 'Instruction.csv'), 'utf8'));
+  }
+  // HEAD: headers, no body.
+  const h = await req(`/api/profiles/tiny/export/Instruction.csv?start=${S}&end=${E}&sampled=0&max_rows=3`, { method: 'HEAD' });
+  assert.equal(h.status, 200);
+  assert.equal(h.headers['x-nxprof-truncated'], 'true');
+  assert.equal(h.body, '');
+  // An empty window: header only.
+  const em = await req(`/api/profiles/tiny/export/Instruction.csv?start=0&end=5`);
+  assert.equal(em.body.split('\n').filter(Boolean).length, 1);
+  assert.equal((await req(`/api/profiles/tiny/export/Summary.csv?start=0&end=5`)).status, 400);
+  assert.equal((await req(`/api/profiles/tiny/export/CcOp.csv?start=0&end=5`)).status, 200);
+  assert.equal((await req(`/api/profiles/tiny/export/Instruction.txt?start=0&end=5`)).status, 404);
+  assert.equal((await req(`/api/profiles/tiny/export/Instruction.csv?start=0&end=5&sampled=0&width=5`)).status, 400);
+});
+
+test('parameter validation: 400 with a JSON error', async () => {
+  const T = '/api/profiles/tiny/timeline?tables=Instruction';
+  const bad = [
+    `${T}&start=1e3&end=5&width=5`, `${T}&start=+5&end=9&width=5`, `${T}&start=007&end=9&width=5`,
+    `${T}&start=%205&end=9&width=5`, `${T}&start=-0&end=9&width=5`, `${T}&start=5&end=4&width=5`,
+    `${T}&start=0&end=9&width=0`, `${T}&start=0&end=9&width=10001`, `${T}&start=0&end=9&width=abc`,
+    `${T}&start=0&end=99999999999999999999&width=5`, `${T}&end=9&width=5`, `${T}&start=0&end=9`,
+    `/api/profiles/tiny/timeline?tables=Instruction,Instruction&start=0&end=9&width=5`,
+    `/api/profiles/tiny/timeline?tables=Nope&start=0&end=9&width=5`,
+    `/api/profiles/tiny/timeline?tables=&start=0&end=9&width=5`,
+    `/api/profiles/tiny/export/Instruction.csv?start=0&end=9&sampled=2`,
+    `/api/profiles/tiny/export/Instruction.csv?start=0&end=9&max_rows=0`,
+    `/api/profiles/tiny/summary?top=0`, `/api/profiles/tiny/event?table=Instruction&ordinal=-1`,
+    `/api/profiles/tiny/event?table=Instruction&ordinal=1%00`, `/api/profiles/tiny/usage?tables=CpuUsage&start=0&end=9&width=5`,
+  ];
+  for (const p of bad) {
+    const r = await req(p);
+    assert.equal(r.status, 400, `${p}: ${r.status} ${r.body}`);
+    assert.equal(typeof JSON.parse(r.body).error, 'string');
+  }
+  assert.equal((await req(`${T}&start=-9223372036854775808&end=9223372036854775807&width=5`)).status, 400);
+  assert.equal((await req(`${T}&start=-9223372036854775808&end=0&width=5`)).status, 200);
+});
+
+test('404, 405, traversal attempts and oversize requests', async () => {
+  for (const p of ['/api/profiles/nope', '/api/profiles/nope/tracks', '/api/nope', '/api/profiles/tiny/nope',
+    '/nope.html', '/static/nope.js'])
+    assert.equal((await req(p)).status, 404, p);
+  for (const m of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
+    const r = await req('/api/profiles', { method: m });
+    assert.equal(r.status, 405, m);
+    assert.equal(r.headers.allow, 'GET, HEAD');
+  }
+  const traversal = [
+    '/api/profiles/../../../../etc/passwd', '/api/profiles/..', '/api/profiles/../tracks',
+    '/api/profiles/%2e%2e/tracks', '/api/profiles/%2E%2E%2F%2E%2E%2Fetc/tracks', '/api/profiles/..%2f..%2fetc%2fpasswd',
+    '/api/profiles/%2fetc%2fpasswd/tracks', '/api/profiles//etc/passwd', '/api/profiles/tiny%00/tracks',
+    '/api/profiles/tiny%00evil', '/api/profiles/tiny@latest/tracks', '/api/profiles/evil/summary',
+    '/api/profiles/%2e%2e%2foutside%2fsecret/tracks', '/static/../../../etc/passwd', '/static/%2e%2e/%2e%2e/etc/passwd',
+    '/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/static/%2fetc%2fpasswd', '/index.html%00.js',
+    `/api/profiles/${'a'.repeat(300)}/tracks`,
+    '/api/profiles/tiny/event?table=../../etc/passwd&ordinal=0',
+    '/api/profiles/tiny/export/..%2f..%2fInstruction.csv?start=0&end=1',
+  ];
+  for (const p of traversal) {
+    const r = await req(p);
+    assert.ok(r.status >= 400 && r.status < 500, `${p}: ${r.status}`);
+    assert.doesNotMatch(r.body, /root:|secret/, p);
+    assert.equal(typeof JSON.parse(r.body).error, 'string', p);
+  }
+  // Oversize: URL, parameter count, header block, request body.
+  assert.equal((await req(`/api/profiles/${'x'.repeat(5000)}`)).status, 414);
+  assert.equal((await req(`/api/profiles?${Array.from({ length: 40 }, (_, i) => `p${i}=1`).join('&')}`)).status, 414);
+  const huge = await req('/api/profiles', { headers: { 'X-Big': 'y'.repeat(100000) } }).catch(() => ({ status: 'closed' }));
+  assert.ok(huge.status === 'closed' || huge.status >= 400, `huge header: ${huge.status}`);
+  const withBody = await req('/api/profiles', { headers: { 'Content-Length': '5' }, body: 'hello' });
+  assert.equal(withBody.status, 413);
+  // Garbage on a raw socket does not hurt the server.
+  await new Promise((resolve) => {
+    const s = net.connect(BASE_PORT, '127.0.0.1', () => s.end('\x00\xff GARBAGE\r\n\r\n'));
+    s.on('close', resolve);
+    s.on('error', resolve);
+    s.resume();
+  });
+  const h = await json('/api/health');
+  assert.equal(h.ok, true);
+});
+
+test('static files: index at / and client routes, assets under / and /static/', async () => {
+  const root = await req('/');
+  assert.equal(root.status, 200);
+  assert.match(root.headers['content-type'], /^text\/html/);
+  assert.equal((await req('/profile/tiny')).body, root.body);
+  const idx = readFileSync(join(SRC, 'web', 'index.html'), 'utf8');
+  assert.equal(root.body, idx);
+  for (const f of ['app.js', 'style.css']) {
+    let want;
+    try { want = readFileSync(join(SRC, 'web', f), 'utf8'); } catch { continue; }
+    assert.equal((await req(`/${f}`)).body, want);
+    assert.equal((await req(`/static/${f}`)).body, want);
+  }
+});
+
+test('SIGTERM stops the server with exit 0', async () => {
+  server.kill('SIGTERM');
+  const r = await exited;
+  assert.equal(r.code, 0);
+});

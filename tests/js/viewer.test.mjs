@@ -1,0 +1,288 @@
+// js.viewer: the Device Trace Viewer (web/) in Debian's chromium, driven by playwright-core,
+// against the real `nxprof serve` on a processed small llama-layer capture.
+//
+// Checks, each against facts found without the viewer's code:
+// - the profile list links the profile; opening it paints tracks: every Instruction track
+//   (engine) that DuckDB finds in Instruction.parquet has a labelled row whose plot area has
+//   coloured pixels (read from the canvas with getImageData);
+// - D / ArrowRight / dragging the axis pan (URL start and end move by the same amount),
+//   W / the wheel zoom in (URL span shrinks), S zooms out;
+// - hovering a painted pixel of an Instruction row shows a tooltip with the table, opcode
+//   and time window;
+// - clicking selects the event: the URL gets event=Table:ordinal, Event Details lists every
+//   Instruction field of the schema (catalogue.tsv), and reloading that URL reopens it;
+// - Export to CSV of two tables downloads two files whose bytes equal
+//   `nxprof export-csv --start S --end E --width W` for the viewer's window and width;
+//   a response marked X-Nxprof-Truncated shows a notice.
+// Skipped (with a message) only when /usr/bin/chromium is missing; CI installs it
+// (scripts/bootstrap).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CHROMIUM = process.env.NXPROF_CHROMIUM || '/usr/bin/chromium';
+const BIN = process.env.NXPROF_BIN;
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const CATALOGUE = path.join(HERE, '..', '..', 'src', 'schema', 'catalogue.tsv');
+const skip = !fs.existsSync(CHROMIUM) ? `chromium is not installed at ${CHROMIUM} (scripts/bootstrap installs it); skipping the browser tests` : false;
+if (skip) console.log(`# SKIP js.viewer: ${skip}`);
+
+function schemaFields(table) {
+  return fs.readFileSync(CATALOGUE, 'utf8').split('\n')
+    .map((l) => l.split('\t')).filter((c) => c[0] === 'field' && c[1] === table).map((c) => c[2]);
+}
+
+async function startServer(dataPath) {
+  const child = spawn(BIN, ['serve', '--data-path', dataPath, '--bind', '127.0.0.1', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => { err += d; });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`nxprof serve did not start: ${err}`)), 15000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/serving .* at (http:\/\/\S+?)\/?\s/);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`nxprof serve exited ${code}: ${err}`)); });
+  });
+  return { child, url };
+}
+
+// Instruction tracks by DuckDB: timeline_track when non-empty, else engine (docs/query.md).
+async function instructionTracks(profileDir) {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const db = await DuckDBInstance.create(':memory:');
+  const con = await db.connect();
+  const glob = path.join(profileDir, 'Instruction*.parquet');
+  const r = await con.runAndReadAll(`SELECT DISTINCT coalesce(nullif(timeline_track, ''), engine) AS t FROM read_parquet('${glob}') ORDER BY t`);
+  return r.getRowObjects().map((o) => o.t);
+}
+
+const viewState = (page) => page.evaluate(() => window.nxViewer.state);
+const urlRange = (page) => {
+  const u = new URL(page.url());
+  return { start: BigInt(u.searchParams.get('start')), end: BigInt(u.searchParams.get('end')) };
+};
+async function waitLoaded(page) {
+  await page.waitForFunction(() => window.nxViewer && window.nxViewer.state.loaded && window.nxViewer.state.fetching === 0 &&
+    window.nxViewer.state.lastWindow && window.nxViewer.state.lastWindow.start === window.nxViewer.state.start &&
+    window.nxViewer.state.lastWindow.end === window.nxViewer.state.end, null, { timeout: 30000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+async function waitUrlChange(page, before) {
+  await page.waitForFunction((b) => {
+    const u = new URL(location.href);
+    return u.searchParams.get('start') !== b.start || u.searchParams.get('end') !== b.end;
+  }, { start: before.start.toString(), end: before.end.toString() }, { timeout: 20000 });
+  return urlRange(page);
+}
+
+// Per row of the layout: how many plot pixels on the row's middle line are not background.
+async function paintedByRow(page) {
+  return page.evaluate(() => {
+    const c = document.querySelector('#timeline');
+    const ctx = c.getContext('2d');
+    const dpr = c.width / c.getBoundingClientRect().width;
+    const out = [];
+    for (const r of window.nxViewer.state.rows) {
+      if (r.kind !== 'track') continue;
+      const y = Math.floor((r.y + r.h / 2) * dpr);
+      const x0 = Math.ceil(182 * dpr);
+      const img = ctx.getImageData(x0, y, c.width - x0, 1).data;
+      let n = 0, firstX = -1;
+      for (let i = 0; i < img.length; i += 4) {
+        const [R, G, B] = [img[i], img[i + 1], img[i + 2]];
+        const grey = Math.abs(R - G) < 8 && Math.abs(G - B) < 8 && R > 200;
+        if (!grey) { n++; if (firstX < 0) firstX = i / 4; }
+      }
+      out.push({ table: r.table, track: r.track, label: r.label, y: r.y + r.h / 2, painted: n, firstX: firstX < 0 ? -1 : (x0 + firstX) / dpr });
+    }
+    return out;
+  });
+}
+
+test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async (t) => {
+  assert.ok(BIN, 'NXPROF_BIN must name the nxprof binary');
+  const { chromium } = await import('playwright-core');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nxviewer-'));
+  const cap = path.join(tmp, 'cap'), data = path.join(tmp, 'data');
+  // llama-layer, small: enough events that sampling at the screen's width drops rows.
+  execFileSync(BIN, ['synth', '--preset', 'llama-layer', '--events', '40000', '--seed', '7', '--out', cap], { stdio: 'ignore' });
+  execFileSync(BIN, ['process', cap, '--data-path', data, '--display-name', 'demo'], { stdio: 'ignore' });
+  const profileDir = path.join(data, 'profiles', 'global', 'demo@latest');
+  const expectedTracks = await instructionTracks(profileDir);
+  assert.ok(expectedTracks.length >= 2, 'the tiny capture has several engines');
+
+  const { child, url } = await startServer(data);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); fs.rmSync(tmp, { recursive: true, force: true }); });
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+
+  await t.test('profile list links the profile', async () => {
+    await page.goto(`${url}/`);
+    const link = page.locator('#profiles a', { hasText: 'demo' });
+    await link.waitFor({ timeout: 10000 });
+    await link.click();
+    await page.waitForURL(/\/view\/demo/);
+    await waitLoaded(page);
+  });
+
+  await t.test('the timeline canvas painted every instruction track', async () => {
+    const st = await viewState(page);
+    assert.ok(st.drawnEvents > 0, 'events were drawn');
+    const rows = await paintedByRow(page);
+    for (const tr of expectedTracks) {
+      const row = rows.find((r) => r.table === 'Instruction' && r.track === tr);
+      assert.ok(row, `a row for Instruction track ${tr}`);
+      assert.ok(row.painted > 0, `pixels painted on track ${tr}`);
+    }
+    const groups = st.rows.filter((r) => r.kind === 'group').map((r) => r.label);
+    assert.ok(groups.includes('Compute engines') && groups.includes('DMA queues'), `groups: ${groups}`);
+  });
+
+  await t.test('keys, drag and wheel pan and zoom, and the URL follows', async () => {
+    let r0 = urlRange(page);
+    await page.keyboard.press('w');
+    let r1 = await waitUrlChange(page, r0);
+    assert.ok(r1.end - r1.start < r0.end - r0.start, 'W zooms in');
+    await waitLoaded(page);
+
+    r0 = r1;
+    await page.keyboard.press('d');
+    r1 = await waitUrlChange(page, r0);
+    assert.ok(r1.start > r0.start, 'D pans right');
+    assert.ok(Math.abs(Number((r1.end - r1.start) - (r0.end - r0.start))) <= 2, 'panning keeps the span');
+
+    r0 = r1;
+    await page.keyboard.press('ArrowLeft');
+    r1 = await waitUrlChange(page, r0);
+    assert.ok(r1.start < r0.start, 'ArrowLeft pans left');
+
+    r0 = r1;
+    const box = await page.locator('#timeline').boundingBox();
+    await page.mouse.move(box.x + 800, box.y + 12);      // on the axis
+    await page.mouse.down();
+    await page.mouse.move(box.x + 600, box.y + 12, { steps: 5 });
+    await page.mouse.up();
+    r1 = await waitUrlChange(page, r0);
+    assert.ok(r1.start > r0.start, 'dragging the axis left moves the window later');
+
+    r0 = r1;
+    await page.mouse.move(box.x + 700, box.y + 200);
+    await page.mouse.wheel(0, -400);
+    r1 = await waitUrlChange(page, r0);
+    assert.ok(r1.end - r1.start < r0.end - r0.start, 'wheel up zooms in');
+
+    r0 = r1;
+    await page.keyboard.down('Shift');
+    await page.mouse.wheel(0, 300);
+    await page.keyboard.up('Shift');
+    r1 = await waitUrlChange(page, r0);
+    assert.ok(r1.start > r0.start && Math.abs(Number((r1.end - r1.start) - (r0.end - r0.start))) <= 2, 'Shift+wheel pans');
+
+    r0 = r1;
+    await page.keyboard.press('s');
+    r1 = await waitUrlChange(page, r0);
+    assert.ok(r1.end - r1.start > r0.end - r0.start, 'S zooms out');
+    await page.keyboard.press('0');     // whole profile again
+    await waitLoaded(page);
+  });
+
+  let selectedUrl;
+  await t.test('hover shows a tooltip, click opens Event Details and the URL keeps it', async () => {
+    const rows = await paintedByRow(page);
+    const row = rows.find((r) => r.table === 'Instruction' && r.painted > 0);
+    const box = await page.locator('#timeline').boundingBox();
+    await page.mouse.move(box.x + row.firstX + 0.5, box.y + row.y);
+    const tip = page.locator('#tooltip');
+    await tip.waitFor({ state: 'visible', timeout: 15000 });
+    const text = await tip.innerText();
+    assert.match(text, /Instruction/);
+    assert.match(text, /opcode: \S+/);
+    assert.match(text, /\d+(\.\d+)? (ns|us|ms|s) – /, 'time window');
+    await page.waitForFunction(() => /operands:/.test(document.querySelector('#tooltip').innerText), null, { timeout: 15000 });
+
+    await page.mouse.down();
+    await page.mouse.up();
+    await page.waitForURL(/event=Instruction%3A\d+|event=Instruction:\d+/);
+    selectedUrl = page.url();
+    await page.waitForFunction(() => document.querySelectorAll('#details td.k').length > 0);
+    const names = await page.locator('#details td.k').allInnerTexts();
+    assert.deepEqual(names, schemaFields('Instruction'), 'every Instruction field, in schema order');
+
+    await page.goto(selectedUrl);
+    await waitLoaded(page);
+    assert.equal(page.url(), selectedUrl, 'the link reopens the same window and selection');
+    await page.waitForFunction(() => document.querySelectorAll('#details td.k').length > 0);
+  });
+
+  await t.test('Export to CSV: two tables, two files equal to nxprof export-csv', async () => {
+    await page.keyboard.press('w');     // a window smaller than the profile
+    await page.waitForTimeout(50);
+    await waitLoaded(page);
+    const st = await viewState(page);
+    await page.click('#export-open');
+    const dlg = page.locator('#export-dialog');
+    await dlg.waitFor({ state: 'visible' });
+    assert.ok(await page.locator('#export-sampled').isChecked(), 'sampling is on by default');
+    for (const cb of await page.locator('#export-dialog input[name=table]').all()) {
+      const v = await cb.getAttribute('value');
+      const want = v === 'Instruction' || v === 'DmaPacketAggregated';
+      if ((await cb.isChecked()) !== want) await cb.click();
+    }
+    const downloads = [];
+    page.on('download', (d) => downloads.push(d));
+    await page.click('#export-go');
+    await dlg.waitFor({ state: 'hidden' });
+    for (let i = 0; i < 300 && downloads.length < 2; i++) await page.waitForTimeout(100);
+    assert.equal(downloads.length, 2, 'two files downloaded');
+    const outDir = path.join(tmp, 'cli');
+    execFileSync(BIN, ['export-csv', profileDir, '--start', st.start, '--end', st.end, '--width', String(st.width),
+      '--tables', 'Instruction,DmaPacketAggregated', '--out', outDir]);
+    for (const d of downloads) {
+      const name = d.suggestedFilename();
+      const m = name.match(/^demo_(\w+)_(\d+)_(\d+)\.csv$/);
+      assert.ok(m, `file name ${name}`);
+      assert.equal(m[2], st.start); assert.equal(m[3], st.end);
+      const file = path.join(tmp, name);
+      await d.saveAs(file);
+      const got = fs.readFileSync(file, 'utf8');
+      const want = fs.readFileSync(path.join(outDir, `${m[1]}.csv`), 'utf8');
+      assert.ok(want.split('\n').length > 2, `${m[1]}: the window holds rows`);
+      assert.equal(got, want, `${m[1]}.csv equals nxprof export-csv`);
+    }
+    // the export was sampled: the same window unsampled holds more Instruction rows
+    const fullDir = path.join(tmp, 'cli-full');
+    execFileSync(BIN, ['export-csv', profileDir, '--start', st.start, '--end', st.end, '--no-sample',
+      '--tables', 'Instruction', '--out', fullDir]);
+    const lines = (f) => fs.readFileSync(f, 'utf8').split('\n').length;
+    assert.ok(lines(path.join(fullDir, 'Instruction.csv')) > lines(path.join(outDir, 'Instruction.csv')),
+      'sampling at the timeline width dropped rows');
+  });
+
+  await t.test('a truncated export shows a notice', async () => {
+    await page.route('**/export/*.csv*', async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, headers: { ...res.headers(), 'x-nxprof-truncated': 'true', 'x-nxprof-rows': '3' } });
+    });
+    await page.click('#export-open');
+    for (const cb of await page.locator('#export-dialog input[name=table]').all()) {
+      const want = (await cb.getAttribute('value')) === 'Instruction';
+      if ((await cb.isChecked()) !== want) await cb.click();
+    }
+    await page.click('#export-go');
+    await page.locator('.notice', { hasText: 'truncated' }).waitFor({ timeout: 10000 });
+    await page.unroute('**/export/*.csv*');
+  });
+
+  assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
+});

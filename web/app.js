@@ -1,0 +1,833 @@
+// nxprof web viewer: the profile list and the Device Trace Viewer (Canvas 2D, no framework).
+//
+// Talks only to the JSON API of `nxprof serve` (docs/api.md). Rules it implements:
+// - Routes: "/" (and "/index.html") is the profile list; "/view/<name>" (or
+//   "/profile/<name>") opens the viewer on profile <name> (URL-encoded).
+// - URL of a view: /view/<name>?start=<ns>&end=<ns>[&event=<Table>:<ordinal>]; start and end
+//   are absolute profile timestamps in ns (inclusive window), event the selected row. The URL
+//   is rewritten (history.replaceState) after every pan, zoom or selection, so a copied link
+//   reopens the same view.
+// - Time: the profile's timestamps are Unix-epoch ns (> 2^53). The server writes such
+//   integers as decimal strings (and parseJSON turns any unsafe integer number into a
+//   BigInt), so absolute times are BigInt here; the view is kept as Number offsets from
+//   t0 = the first timestamp of /tracks (exact to the ns for spans below 104 days). Axis
+//   labels are relative to t0 in ns/us/ms/s, one unit per axis.
+// - Lanes: DMA throughput and HBM usage from /usage when the profile has DmaUsage/HbmUsage
+//   (see paintLane), else a DMA activity lane derived from the DMA events on screen.
+// - Every pan/zoom redraws at once (requestAnimationFrame, with the data already loaded) and,
+//   debounced by FETCH_DEBOUNCE_MS, fetches /timeline for the visible window with
+//   width = the plot's width in CSS pixels, i.e. the server's sampling (one event per track
+//   and pixel bucket: the longest). Stale responses are dropped.
+// - Instructions are coloured by framework operator: key = framework_name label when the
+//   API gives it, else raw_framework_id, else hlo_name, else opcode; colour =
+//   PALETTE[fnv1a32(key) % PALETTE.length], so the same operator always has the same colour.
+// - Export to CSV: one request per checked table, all started at once, each file saved as
+//   soon as its response is complete; X-Nxprof-Truncated: true shows a notice. Sampled
+//   exports use the same start/end/width as the timeline on screen, so they hold the rows
+//   drawn (docs/query.md "Sampling").
+
+const FETCH_DEBOUNCE_MS = 120;
+const GUTTER = 180;            // px for track labels, left of the plot
+const AXIS_H = 30;
+const LANE_H = 36;
+const GROUP_H = 20;
+const TRACK_H = 18;
+const TIMELINE_TABLES = ['Instruction', 'DmaPacketAggregated', 'DmaPacket', 'CcInstruction', 'CcOp', 'SemaphoreUpdate'];
+const EXPORT_TABLES = ['Instruction', 'DmaPacketAggregated', 'DmaPacket', 'CcInstruction', 'SemaphoreUpdate'];
+const POINT_TABLES = new Set(['SemaphoreUpdate']);
+const STRING_LABELS = new Set(['opcode', 'hlo_name', 'queue_type', 'description', 'operation', 'framework_name']);
+const TABLE_SUFFIX = { DmaPacket: ' · packets', CcOp: ' · ops' };
+const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7',
+  '#9c755f', '#bab0ac', '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
+  '#17becf', '#bcbd22', '#6b6ecf'];
+
+const $ = (sel) => document.querySelector(sel);
+
+// ---------- utilities ----------
+
+// JSON with exact 64-bit integers: unsafe integers become BigInt (reads the number's source
+// text, supported by current Chromium and Firefox; older browsers get a rounded Number).
+export function parseJSON(text) {
+  return JSON.parse(text, (key, value, ctx) => {
+    if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value) &&
+        ctx && typeof ctx.source === 'string' && /^-?\d+$/.test(ctx.source)) {
+      return BigInt(ctx.source);
+    }
+    return value;
+  });
+}
+
+async function api(path) {
+  const res = await fetch(path, { headers: { Accept: 'application/json' } });
+  const text = await res.text();
+  let body = null;
+  try { body = parseJSON(text); } catch { /* not JSON */ }
+  if (!res.ok) {
+    const err = new Error((body && body.error) || `${res.status} ${res.statusText}`);
+    err.status = res.status;
+    throw err;
+  }
+  return body;
+}
+
+// The server writes integers beyond 2^53 as decimal strings (docs/api.md); BigInt takes both.
+const big = (v) => (v === null || v === undefined ? null : typeof v === 'bigint' ? v : typeof v === 'string' ? BigInt(v) : BigInt(Math.round(v)));
+
+export function fnv1a32(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+export const colourOf = (key) => PALETTE[fnv1a32(String(key)) % PALETTE.length];
+
+// A duration or offset in ns as readable text ("950 ns", "12.5 us", "3.2 ms", "1.25 s").
+export function fmtNs(ns, digits = 3) {
+  const a = Math.abs(ns);
+  const trim = (x) => String(Number(x.toFixed(digits)));
+  if (a < 1e3) return `${trim(ns)} ns`;
+  if (a < 1e6) return `${trim(ns / 1e3)} us`;
+  if (a < 1e9) return `${trim(ns / 1e6)} ms`;
+  return `${trim(ns / 1e9)} s`;
+}
+
+// Axis tick label: one unit for the whole axis, chosen by the magnitude of the visible
+// times (so labels read "8.8 ms", not "8800 us"), with as many decimals as the step needs.
+function fmtTick(t, step, mag) {
+  const units = [[1e9, 's'], [1e6, 'ms'], [1e3, 'us'], [1, 'ns']];
+  const [div, name] = units.find(([d]) => mag >= d) || units[3];
+  const dec = Math.max(0, Math.min(9, Math.ceil(-Math.log10(step / div) - 1e-9)));
+  return `${(t / div).toFixed(dec)} ${name}`;
+}
+
+function niceStep(raw) {
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+function fmtBytes(n) {
+  n = Number(n);
+  if (n < 1024) return `${n} B`;
+  const u = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let i = -1;
+  do { n /= 1024; i++; } while (n >= 1024 && i < u.length - 1);
+  return `${n.toFixed(1)} ${u[i]}`;
+}
+
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+const fmtVal = (v) => (v === null || v === undefined ? '' : Array.isArray(v) ? JSON.stringify(v, (k, x) => (typeof x === 'bigint' ? x.toString() : x)) : String(v));
+
+function setStatus(text) { $('#status').textContent = text || ''; }
+
+function notice(text) {
+  const div = document.createElement('div');
+  div.className = 'notice';
+  div.innerHTML = `<span>${esc(text)}</span><button title="Dismiss">×</button>`;
+  div.querySelector('button').onclick = () => div.remove();
+  $('#notices').append(div);
+}
+
+// ---------- routing ----------
+
+function route() {
+  const m = location.pathname.match(/^\/(?:view|profile)\/([^/]+)\/?$/);
+  if (m) startViewer(decodeURIComponent(m[1])).catch((e) => { setStatus(`Error: ${e.message}`); });
+  else showProfiles().catch((e) => { setStatus(`Error: ${e.message}`); });
+}
+
+async function showProfiles() {
+  $('#list-view').hidden = false;
+  document.title = 'nxprof — profiles';
+  const { profiles } = await api('/api/profiles');
+  const tbody = $('#profiles tbody');
+  tbody.innerHTML = '';
+  $('#profiles-empty').hidden = profiles.length > 0;
+  for (const p of profiles) {
+    const tr = document.createElement('tr');
+    const dur = p.first_ts !== null && p.last_ts !== null ? fmtNs(Number(big(p.last_ts) - big(p.first_ts))) : '';
+    tr.innerHTML = `<td><a href="/view/${encodeURIComponent(p.name)}">${esc(p.name)}</a></td><td>${esc(p.kind)}</td>` +
+      `<td>${fmtBytes(p.size_bytes)}</td><td>${esc(p.first_ts ?? '')}</td><td>${dur}</td>` +
+      `<td class="tables">${esc(p.tables.join(', '))}</td>`;
+    tbody.append(tr);
+  }
+}
+
+// ---------- viewer state ----------
+
+const V = {
+  name: null, enc: null, tables: new Set(),
+  origin: 0n, span: 1,              // t0 (BigInt ns) and profile length (ns)
+  viewS: 0, viewE: 1,               // visible window, ns offsets from t0
+  rows: [],                         // layout: {kind, label, table, track, y, h}
+  data: new Map(),                  // `${table}\0${track}` -> {start, dur, ord, labels}
+  last: null,                       // last timeline response (for the selection summary)
+  lastWindow: null,                 // {S, E, width} of that response
+  sel: null,                        // {table, ordinal}
+  hover: null,
+  usage: null, usageAvailable: true,
+  fetchSeq: 0, fetchTimer: 0, frame: 0, contentH: 0, cssW: 0,
+  eventCache: new Map(),
+};
+
+const plotWidth = () => Math.max(1, Math.min(10000, Math.round(V.cssW - GUTTER)));
+const nsPerPx = () => (V.viewE - V.viewS) / Math.max(1, V.cssW - GUTTER);
+const xOf = (t) => GUTTER + (t - V.viewS) / nsPerPx();
+const windowAbs = () => ({ S: V.origin + BigInt(Math.floor(V.viewS)), E: V.origin + BigInt(Math.ceil(V.viewE)) });
+
+// For tests and scripts: the visible window and what was drawn.
+window.nxViewer = {
+  get state() {
+    const { S, E } = windowAbs();
+    return { profile: V.name, start: S.toString(), end: E.toString(), width: plotWidth(),
+      rows: V.rows.map((r) => ({ kind: r.kind, label: r.label, table: r.table, track: r.track, y: r.y, h: r.h })),
+      drawnEvents: V.drawnEvents || 0, loaded: V.lastWindow !== null, sel: V.sel,
+      lastWindow: V.lastWindow && { start: V.lastWindow.S.toString(), end: V.lastWindow.E.toString(), width: V.lastWindow.width },
+      fetching: V.inFlight || 0 };
+  },
+  exports: [],
+};
+
+async function startViewer(name) {
+  V.name = name;
+  V.enc = encodeURIComponent(name);
+  $('#viewer').hidden = false;
+  $('#crumb').textContent = name;
+  document.title = `nxprof — ${name}`;
+  setStatus('Loading…');
+  const [info, tracks] = await Promise.all([api(`/api/profiles/${V.enc}`), api(`/api/profiles/${V.enc}/tracks`)]);
+  V.tables = new Set(info.tables);
+  const first = big(tracks.first_ts ?? info.first_ts) ?? 0n;
+  const lastTs = big(tracks.last_ts ?? info.last_ts) ?? first + 1000n;
+  V.origin = first;
+  V.span = Math.max(1, Number(lastTs - first));
+  V.viewS = 0;
+  V.viewE = V.span;
+
+  const q = new URLSearchParams(location.search);
+  if (/^-?\d+$/.test(q.get('start') || '') && /^-?\d+$/.test(q.get('end') || '')) {
+    const s = Number(BigInt(q.get('start')) - V.origin), e = Number(BigInt(q.get('end')) - V.origin);
+    if (e > s) { V.viewS = s; V.viewE = e; }
+  }
+  const ev = (q.get('event') || '').match(/^([A-Za-z]+):(\d+)$/);
+  if (ev) V.sel = { table: ev[1], ordinal: Number(ev[2]) };
+
+  V.tracksDoc = tracks;
+  buildRows(tracks);
+  setupCanvas();
+  setupExport();
+  loadSummary().catch((e) => { $('#summary .content').textContent = `Summary unavailable: ${e.message}`; });
+  if (V.sel) showDetails(V.sel);
+  scheduleFetch(0);
+  setStatus('');
+}
+
+function buildRows(tracks) {
+  const rows = [];
+  let y = 0;
+  rows.push({ kind: 'axis', label: '', y, h: AXIS_H }); y += AXIS_H;
+  rows.push({ kind: 'lane', lane: 'dma', label: V.hasUsage ? 'DMA throughput' : 'DMA activity', y, h: LANE_H }); y += LANE_H;
+  if (V.hasUsage && V.tables.has('HbmUsage')) { rows.push({ kind: 'lane', lane: 'hbm', label: 'HBM usage', y, h: LANE_H }); y += LANE_H; }
+  for (const g of tracks.groups) {
+    if (!g.tracks.length) continue;
+    rows.push({ kind: 'group', label: g.label, group: g.group, y, h: GROUP_H }); y += GROUP_H;
+    for (const t of g.tracks) {
+      rows.push({ kind: 'track', group: g.group, table: t.table, track: t.track, count: t.count,
+        label: (t.track || '(none)') + (TABLE_SUFFIX[t.table] || ''), y, h: TRACK_H });
+      y += TRACK_H;
+    }
+  }
+  V.rows = rows;
+  V.contentH = y + 8;
+  V.timelineTables = TIMELINE_TABLES.filter((t) => V.tables.has(t));
+}
+
+// ---------- fetching ----------
+
+function scheduleFetch(delay = FETCH_DEBOUNCE_MS) {
+  clearTimeout(V.fetchTimer);
+  V.fetchTimer = setTimeout(fetchWindow, delay);
+}
+
+async function fetchWindow() {
+  const { S, E } = windowAbs();
+  const width = plotWidth();
+  updateURL();
+  if (!V.timelineTables.length) { V.lastWindow = { S, E, width }; draw(); return; }
+  const seq = ++V.fetchSeq;
+  V.inFlight = (V.inFlight || 0) + 1;
+  try {
+    const base = `/api/profiles/${V.enc}`;
+    const qs = `start=${S}&end=${E}&width=${width}`;
+    const [tl, usage] = await Promise.all([
+      api(`${base}/timeline?tables=${V.timelineTables.join(',')}&${qs}`),
+      V.usageAvailable && (V.tables.has('HbmUsage') || V.tables.has('DmaUsage'))
+        ? api(`${base}/usage?tables=DmaUsage,HbmUsage&${qs}`).catch((e) => { if (e.status === 404 || e.status === 400) V.usageAvailable = false; return null; })
+        : null,
+    ]);
+    if (seq !== V.fetchSeq) return; // a newer window was asked for
+    ingest(tl, S);
+    V.usage = usage ? { base: Number(S - V.origin), series: usage.series || [] } : null;
+    // The HBM lane appears once the server has given an HbmUsage series (docs/api.md
+    // "Requests from the web UI"); until then only the derived DMA activity lane is drawn.
+    if (!V.hasUsage && V.usage && V.usage.series.length) {
+      V.hasUsage = true;
+      buildRows(V.tracksDoc);
+      V.resize();
+    }
+    V.last = tl;
+    V.lastWindow = { S, E, width };
+    updateSelectionSummary();
+    draw();
+  } catch (e) {
+    if (seq === V.fetchSeq) setStatus(`Error: ${e.message}`);
+  } finally {
+    V.inFlight--;
+  }
+}
+
+function ingest(tl, S) {
+  const off = Number(S - V.origin);
+  const strings = tl.strings || [];
+  V.data = new Map();
+  for (const t of tl.tables) {
+    for (const tr of t.tracks) {
+      const n = tr.start.length;
+      const start = new Float64Array(n), dur = new Float64Array(n);
+      for (let i = 0; i < n; i++) { start[i] = off + Number(tr.start[i]); dur[i] = Number(tr.dur[i]); }
+      const labels = {};
+      for (const [f, arr] of Object.entries(tr.labels || {})) {
+        labels[f] = STRING_LABELS.has(f) ? arr.map((ix) => (ix === null || ix < 0 ? null : strings[ix])) : arr;
+      }
+      V.data.set(`${t.table}\0${tr.track}`, { table: t.table, track: tr.track, start, dur, ord: tr.ord, labels });
+    }
+  }
+}
+
+function updateURL() {
+  const { S, E } = windowAbs();
+  let url = `/view/${V.enc}?start=${S}&end=${E}`;
+  if (V.sel) url += `&event=${V.sel.table}:${V.sel.ordinal}`;
+  if (location.pathname + location.search !== url) history.replaceState(null, '', url);
+}
+
+// ---------- drawing ----------
+
+let canvas, ctx;
+
+function setupCanvas() {
+  canvas = $('#timeline');
+  ctx = canvas.getContext('2d');
+  const wrap = $('#timeline-wrap');
+  const resize = () => {
+    V.cssW = wrap.clientWidth;
+    const dpr = window.devicePixelRatio || 1;
+    canvas.style.height = `${V.contentH}px`;
+    canvas.width = Math.round(V.cssW * dpr);
+    canvas.height = Math.round(V.contentH * dpr);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    draw();
+    scheduleFetch();
+  };
+  V.resize = resize;
+  new ResizeObserver(resize).observe(wrap);
+  V.cssW = wrap.clientWidth;
+  installInput(wrap);
+}
+
+function draw() {
+  if (V.frame) return;
+  V.frame = requestAnimationFrame(() => { V.frame = 0; paint(); });
+}
+
+function eventColour(d, i) {
+  const L = d.labels;
+  switch (d.table) {
+    case 'Instruction': {
+      const key = (L.framework_name && L.framework_name[i]) ?? (L.raw_framework_id && L.raw_framework_id[i] !== null ? `fw${L.raw_framework_id[i]}` : null) ??
+        (L.hlo_name && L.hlo_name[i]) ?? (L.opcode && L.opcode[i]) ?? d.track;
+      return colourOf(key);
+    }
+    case 'DmaPacketAggregated': case 'DmaPacket':
+      return colourOf(`dma:${d.track}`);   // one colour per queue, the same in both DMA tables
+    case 'CcInstruction': return colourOf(`cc:${(L.description && L.description[i]) ?? ''}`);
+    case 'CcOp': return colourOf(`ccop:${(L.operation && L.operation[i]) ?? ''}`);
+    default: return '#374151';
+  }
+}
+
+function paint() {
+  const W = V.cssW, H = V.contentH;
+  ctx.clearRect(0, 0, W, H);
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, W, H);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  V.selBox = null;   // found again while painting (the selected row may be sampled away)
+  let drawn = 0;
+  const k = nsPerPx();
+  for (const r of V.rows) {
+    if (r.kind === 'axis') { paintAxis(r); continue; }
+    // label gutter
+    ctx.fillStyle = r.kind === 'group' ? '#e8ebf0' : '#f6f7f9';
+    ctx.fillRect(0, r.y, GUTTER, r.h);
+    if (r.kind === 'group') { ctx.fillStyle = '#eef1f5'; ctx.fillRect(GUTTER, r.y, W - GUTTER, r.h); }
+    ctx.fillStyle = r.kind === 'group' ? '#111827' : '#374151';
+    ctx.font = r.kind === 'group' ? 'bold 11px system-ui, sans-serif' : '11px system-ui, sans-serif';
+    ctx.fillText(r.label, 8, r.y + r.h / 2, GUTTER - 12);
+    ctx.strokeStyle = '#eceef2';
+    ctx.beginPath(); ctx.moveTo(0, r.y + r.h - 0.5); ctx.lineTo(W, r.y + r.h - 0.5); ctx.stroke();
+    ctx.save();
+    ctx.beginPath(); ctx.rect(GUTTER, r.y, W - GUTTER, r.h); ctx.clip();
+    if (r.kind === 'lane') drawn += paintLane(r);
+    else if (r.kind === 'track') drawn += paintTrack(r, k);
+    ctx.restore();
+  }
+  // the selected event: an outline
+  if (V.selBox) {
+    const b = V.selBox;
+    ctx.strokeStyle = '#111827'; ctx.lineWidth = 2;
+    ctx.strokeRect(b.x - 1, b.y, Math.max(2, b.w) + 2, b.h);
+    ctx.lineWidth = 1;
+  }
+  V.drawnEvents = drawn;
+  $('#range-label').textContent = `${fmtNs(V.viewS)} – ${fmtNs(V.viewE)} (${fmtNs(V.viewE - V.viewS)} visible) · t0 = ${V.origin} ns`;
+}
+
+function paintAxis(r) {
+  const W = V.cssW;
+  ctx.fillStyle = '#f0f2f5';
+  ctx.fillRect(0, r.y, W, r.h);
+  ctx.fillStyle = '#6b7280';
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.fillText('time from t0', 8, r.y + r.h / 2);
+  const k = nsPerPx();
+  const step = niceStep(Math.max(1, 90 * k));
+  const first = Math.ceil(V.viewS / step) * step;
+  const mag = Math.max(Math.abs(V.viewS), Math.abs(V.viewE), step);
+  ctx.strokeStyle = '#9ca3af';
+  ctx.beginPath();
+  for (let t = first; t <= V.viewE; t += step) {
+    const x = Math.round(xOf(t)) + 0.5;
+    if (x < GUTTER) continue;
+    ctx.moveTo(x, r.y + r.h - 8); ctx.lineTo(x, r.y + r.h);
+    ctx.fillStyle = '#374151';
+    ctx.fillText(fmtTick(t, step, mag), x + 3, r.y + r.h / 2 - 2);
+  }
+  ctx.stroke();
+  // grid lines across the tracks
+  ctx.strokeStyle = 'rgba(0,0,0,0.05)';
+  ctx.beginPath();
+  for (let t = first; t <= V.viewE; t += step) {
+    const x = Math.round(xOf(t)) + 0.5;
+    if (x < GUTTER) continue;
+    ctx.moveTo(x, r.y + r.h); ctx.lineTo(x, V.contentH);
+  }
+  ctx.stroke();
+}
+
+function paintTrack(r, k) {
+  const d = V.data.get(`${r.table}\0${r.track}`);
+  if (!d) return 0;
+  const W = V.cssW;
+  const y = r.y + 2, h = r.h - 4;
+  let n = 0;
+  const point = POINT_TABLES.has(d.table);
+  const text = d.table === 'Instruction' ? d.labels.opcode : null;
+  const selOrd = V.sel && V.sel.table === d.table ? V.sel.ordinal : null;
+  for (let i = 0; i < d.start.length; i++) {
+    const x = GUTTER + (d.start[i] - V.viewS) / k;
+    const w = point ? 2 : Math.max(1, d.dur[i] / k);
+    if (x + w < GUTTER || x > W) continue;
+    ctx.fillStyle = eventColour(d, i);
+    ctx.fillRect(point ? x - 1 : x, y, w, h);
+    n++;
+    if (selOrd !== null && d.ord[i] === selOrd) V.selBox = { x: point ? x - 1 : x, y: r.y + 1, w, h: r.h - 2 };
+    if (text && w > 44 && text[i]) {
+      ctx.fillStyle = '#ffffff';
+      ctx.fillText(text[i], Math.max(x, GUTTER) + 3, y + h / 2, w - 6);
+    }
+  }
+  return n;
+}
+
+// Utilisation lanes. With the server's /usage series (DmaUsage, HbmUsage: bucketed
+// throughput samples, docs/processing.md) each sample holds its value until the series'
+// next sample (the last one for USAGE_HOLD_NS), a pixel takes the largest value of each
+// series over it, and the lane shows the sum over series (pcore_idx), scaled to its peak
+// in the window. Without them the DMA lane shows the fraction of DMA queues busy per pixel,
+// from the DMA transfers on screen.
+const USAGE_HOLD_NS = 10000;
+function paintLane(r) {
+  const W = V.cssW, pw = Math.max(1, Math.floor(W - GUTTER));
+  const vals = new Float64Array(pw);
+  let max = 0, caption = '';
+  const table = r.lane === 'hbm' ? 'HbmUsage' : 'DmaUsage';
+  const series = V.usage && V.usage.series.filter((x) => x.table === table);
+  if (series && series.length) {
+    const one = new Float64Array(pw);
+    for (const sr of series) {
+      one.fill(0);
+      const n = sr.t.length;
+      for (let i = 0; i < n; i++) {
+        const t0 = V.usage.base + Number(sr.t[i]);
+        const t1 = i + 1 < n ? V.usage.base + Number(sr.t[i + 1]) : t0 + USAGE_HOLD_NS;
+        const v = Number(sr.v[i]);
+        const p0 = Math.max(0, Math.floor(xOf(t0) - GUTTER)), p1 = Math.min(pw, Math.max(p0 + 1, Math.ceil(xOf(t1) - GUTTER)));
+        for (let p = p0; p < p1; p++) if (v > one[p]) one[p] = v;
+      }
+      for (let p = 0; p < pw; p++) vals[p] += one[p];
+    }
+    for (let p = 0; p < pw; p++) max = Math.max(max, vals[p]);
+    caption = `peak ${fmtBytes(max)}/s`;
+  } else if (r.lane === 'dma') {
+    let tracks = 0;
+    const k = nsPerPx();
+    for (const d of V.data.values()) {
+      if (d.table !== 'DmaPacketAggregated' && !(d.table === 'DmaPacket' && !V.tables.has('DmaPacketAggregated'))) continue;
+      tracks++;
+      for (let i = 0; i < d.start.length; i++) {
+        const a = (d.start[i] - V.viewS) / k, b = (d.start[i] + d.dur[i] - V.viewS) / k;
+        for (let p = Math.max(0, Math.floor(a)); p < Math.min(pw, Math.ceil(b)); p++) {
+          vals[p] += Math.min(b, p + 1) - Math.max(a, p);
+        }
+      }
+    }
+    max = tracks;
+    caption = 'queues busy';
+  } else {
+    return 0;
+  }
+  if (max <= 0) return 0;
+  ctx.fillStyle = r.lane === 'hbm' ? 'rgba(225,87,89,0.75)' : 'rgba(78,121,167,0.75)';
+  ctx.beginPath();
+  ctx.moveTo(GUTTER, r.y + r.h);
+  for (let p = 0; p < pw; p++) {
+    const y = r.y + r.h - 2 - (r.h - 6) * Math.min(1, vals[p] / max);
+    ctx.lineTo(GUTTER + p, y); ctx.lineTo(GUTTER + p + 1, y);
+  }
+  ctx.lineTo(GUTTER + pw, r.y + r.h);
+  ctx.closePath();
+  ctx.fill();
+  const cw = ctx.measureText(caption).width;
+  ctx.fillStyle = 'rgba(255,255,255,0.85)';
+  ctx.fillRect(W - 12 - cw, r.y + 1, cw + 8, 14);
+  ctx.fillStyle = '#374151';
+  ctx.fillText(caption, W - 8 - cw, r.y + 8);
+  return 0;
+}
+
+// ---------- hit testing, tooltip, details ----------
+
+function rowAt(y) { return V.rows.find((r) => y >= r.y && y < r.y + r.h); }
+
+function hitTest(mx, my) {
+  const r = rowAt(my);
+  if (!r || r.kind !== 'track' || mx < GUTTER) return null;
+  const d = V.data.get(`${r.table}\0${r.track}`);
+  if (!d) return null;
+  const k = nsPerPx();
+  const point = POINT_TABLES.has(d.table);
+  let best = -1, bestDist = 3;
+  for (let i = 0; i < d.start.length; i++) {
+    const x0 = GUTTER + (d.start[i] - V.viewS) / k;
+    const x1 = point ? x0 : x0 + Math.max(1, d.dur[i] / k);
+    const dist = mx < x0 ? x0 - mx : mx > x1 ? mx - x1 : 0;
+    if (dist < bestDist || (dist === 0 && bestDist === 0 && d.dur[i] < d.dur[best])) { best = i; bestDist = dist; }
+  }
+  if (best < 0) return null;
+  return { row: r, d, i: best, table: d.table, ordinal: d.ord[best] };
+}
+
+async function fetchEvent(table, ordinal) {
+  const key = `${table}:${ordinal}`;
+  if (V.eventCache.has(key)) return V.eventCache.get(key);
+  const p = api(`/api/profiles/${V.enc}/event?table=${encodeURIComponent(table)}&ordinal=${ordinal}`);
+  V.eventCache.set(key, p);
+  if (V.eventCache.size > 500) V.eventCache.delete(V.eventCache.keys().next().value);
+  p.catch(() => V.eventCache.delete(key));
+  return p;
+}
+
+const fieldMap = (ev) => Object.fromEntries(ev.fields.map((f) => [f.name, f.value]));
+
+function tooltipHTML(h, full) {
+  const d = h.d, i = h.i, L = d.labels;
+  const lines = [];
+  const s = d.start[i], e = s + d.dur[i];
+  lines.push(`<b>${esc(d.table)}</b> · ${esc(d.track)}`);
+  lines.push(POINT_TABLES.has(d.table) ? `at ${fmtNs(s)}` : `${fmtNs(s)} – ${fmtNs(e)} (${fmtNs(d.dur[i])})`);
+  const f = full ? fieldMap(full) : {};
+  const lab = (name) => f[name] ?? (L[name] ? L[name][i] : null);
+  if (d.table === 'Instruction') {
+    lines.push(`opcode: ${esc(lab('opcode') ?? '')}`);
+    if (f.operands !== undefined) lines.push(`operands: ${esc(f.operands ?? '')}`);
+    const ir = [];
+    if (lab('framework_name')) ir.push(`framework: ${lab('framework_name')}`);
+    else if (lab('raw_framework_id') !== null && lab('raw_framework_id') !== undefined) ir.push(`framework id: ${lab('raw_framework_id')}`);
+    if (lab('hlo_name')) ir.push(`HLO: ${lab('hlo_name')}`);
+    if (f.penguin_id) ir.push(`penguin: ${f.penguin_id}`);
+    if (f.bir_instruction_name) ir.push(`BIR: ${f.bir_instruction_name}`);
+    if (f.layer) ir.push(`layer: ${f.layer}`);
+    if (ir.length) lines.push(esc(ir.join('\n')));
+  } else {
+    for (const [name, arr] of Object.entries(L)) if (arr[i] !== null && arr[i] !== undefined) lines.push(`${esc(name)}: ${esc(arr[i])}`);
+  }
+  if (!full) lines.push('<span style="opacity:.6">loading details…</span>');
+  return lines.join('\n');
+}
+
+function showTooltip(h, mx, my) {
+  const tip = $('#tooltip');
+  const key = `${h.table}:${h.ordinal}`;
+  V.hover = { ...h, key };
+  const cached = V.eventFull && V.eventFull.get(key);
+  tip.innerHTML = tooltipHTML(h, cached);
+  tip.hidden = false;
+  const wrap = $('#timeline-wrap');
+  const x = Math.min(mx + 14, wrap.clientWidth - tip.offsetWidth - 4);
+  tip.style.left = `${Math.max(0, x)}px`;
+  tip.style.top = `${my + 16 + wrap.scrollTop * 0}px`;
+  if (!cached) {
+    clearTimeout(V.hoverTimer);
+    V.hoverTimer = setTimeout(() => {
+      fetchEvent(h.table, h.ordinal).then((ev) => {
+        V.eventFull = V.eventFull || new Map();
+        V.eventFull.set(key, ev);
+        if (V.eventFull.size > 500) V.eventFull.delete(V.eventFull.keys().next().value);
+        if (V.hover && V.hover.key === key && !tip.hidden) tip.innerHTML = tooltipHTML(h, ev);
+      }).catch(() => {});
+    }, 60);
+  }
+}
+
+function hideTooltip() { $('#tooltip').hidden = true; V.hover = null; }
+
+async function showDetails(sel) {
+  const box = $('#details .content');
+  box.innerHTML = '<p class="muted">Loading…</p>';
+  try {
+    const ev = await fetchEvent(sel.table, sel.ordinal);
+    let html = `<p><b>${esc(ev.table)}</b> #${esc(ev.ordinal)}${ev.track !== undefined ? ` · track ${esc(ev.track)}` : ''}</p><table>`;
+    for (const f of ev.fields) html += `<tr><td class="k">${esc(f.name)}</td><td>${esc(fmtVal(f.value))}</td></tr>`;
+    box.innerHTML = `${html}</table>`;
+  } catch (e) {
+    box.innerHTML = `<p class="muted">Event ${esc(sel.table)}:${esc(sel.ordinal)} unavailable: ${esc(e.message)}</p>`;
+  }
+}
+
+// ---------- input: pan, zoom, hover, click ----------
+
+function clampView() {
+  const minSpan = 10, maxSpan = V.span * 1.5 + 10;
+  let w = Math.min(maxSpan, Math.max(minSpan, V.viewE - V.viewS));
+  let s = V.viewS;
+  const lo = -0.25 * V.span - 5, hi = 1.25 * V.span + 5;
+  if (s < lo) s = lo;
+  if (s + w > hi) s = Math.max(lo, hi - w);
+  if (s + w > hi) w = hi - s;
+  V.viewS = s; V.viewE = s + w;
+}
+
+function changed() { clampView(); hideTooltip(); draw(); scheduleFetch(); }
+
+function zoomAt(factor, xPx) {
+  const t = V.viewS + (xPx - GUTTER) * nsPerPx();
+  V.viewS = t - (t - V.viewS) * factor;
+  V.viewE = t + (V.viewE - t) * factor;
+  changed();
+}
+function pan(fraction) { const w = V.viewE - V.viewS; V.viewS += w * fraction; V.viewE += w * fraction; changed(); }
+
+function installInput(wrap) {
+  let drag = null;
+  const pos = (e) => { const b = canvas.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; };
+  canvas.addEventListener('mousedown', (e) => {
+    const [x, y] = pos(e);
+    drag = { x0: e.clientX, s: V.viewS, e: V.viewE, moved: false, x, y };
+    e.preventDefault();
+  });
+  window.addEventListener('mousemove', (e) => {
+    if (drag) {
+      const dx = e.clientX - drag.x0;
+      if (Math.abs(dx) > 2) drag.moved = true;
+      if (drag.moved) {
+        const k = (drag.e - drag.s) / Math.max(1, V.cssW - GUTTER);
+        V.viewS = drag.s - dx * k; V.viewE = drag.e - dx * k;
+        changed();
+      }
+      return;
+    }
+    if (e.target !== canvas) return;
+    const [x, y] = pos(e);
+    const h = hitTest(x, y);
+    canvas.style.cursor = rowAt(y)?.kind === 'axis' ? 'grab' : h ? 'pointer' : 'crosshair';
+    if (h) showTooltip(h, x, y); else hideTooltip();
+  });
+  window.addEventListener('mouseup', () => {
+    if (!drag) return;
+    const d = drag; drag = null;
+    if (d.moved) return;
+    const h = hitTest(d.x, d.y);
+    if (!h) return;
+    V.sel = { table: h.table, ordinal: h.ordinal };
+    draw();
+    updateURL();
+    showDetails(V.sel);
+  });
+  canvas.addEventListener('mouseleave', () => { if (!drag) hideTooltip(); });
+  canvas.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const [x] = pos(e);
+    if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+      const d = e.shiftKey ? (e.deltaY || e.deltaX) : e.deltaX;
+      pan(d / Math.max(1, V.cssW - GUTTER));
+    } else {
+      zoomAt(Math.exp(e.deltaY * 0.0015), Math.max(GUTTER, x));
+    }
+  }, { passive: false });
+  window.addEventListener('keydown', (e) => {
+    if (e.target.closest && e.target.closest('input, textarea, select, dialog')) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const mid = GUTTER + (V.cssW - GUTTER) / 2;
+    switch (e.key) {
+      case 'a': case 'A': case 'ArrowLeft': pan(-0.15); break;
+      case 'd': case 'D': case 'ArrowRight': pan(0.15); break;
+      case 'w': case 'W': zoomAt(0.7, mid); break;
+      case 's': case 'S': zoomAt(1 / 0.7, mid); break;
+      case '0': V.viewS = 0; V.viewE = V.span; changed(); break;
+      default: return;
+    }
+    e.preventDefault();
+  });
+  $('#zoom-in').onclick = () => zoomAt(0.7, GUTTER + (V.cssW - GUTTER) / 2);
+  $('#zoom-out').onclick = () => zoomAt(1 / 0.7, GUTTER + (V.cssW - GUTTER) / 2);
+  $('#zoom-reset').onclick = () => { V.viewS = 0; V.viewE = V.span; changed(); };
+}
+
+// ---------- summary panels ----------
+
+async function loadSummary() {
+  const s = await api(`/api/profiles/${V.enc}/summary?top=10`);
+  const box = $('#summary .content');
+  let html = '';
+  if (s.summary) {
+    const entries = Object.entries(s.summary).filter(([, v]) => v !== null);
+    const show = entries.slice(0, 8);
+    html += '<table>' + show.map(([k, v]) => `<tr><td class="k">${esc(k)}</td><td>${esc(fmtVal(v))}</td></tr>`).join('') + '</table>';
+    if (entries.length > show.length) {
+      html += `<details><summary>all ${entries.length} fields</summary><table>` +
+        entries.slice(show.length).map(([k, v]) => `<tr><td class="k">${esc(k)}</td><td>${esc(fmtVal(v))}</td></tr>`).join('') + '</table></details>';
+    }
+  } else html += '<p class="muted">No Summary table.</p>';
+  const os = s.opcode_summary;
+  if (os && os.rows.length) {
+    const ci = (n) => os.columns.indexOf(n);
+    const iE = ci('engine'), iO = ci('opcode'), iT = ci('instruction_time_ns'), iC = ci('instruction_count');
+    const max = Math.max(...os.rows.map((r) => Number(r[iT] ?? 0)), 1);
+    html += `<h3>Top opcodes by instruction time <span class="muted">(${os.rows.length} of ${os.total_rows})</span></h3><table class="bars">`;
+    for (const r of os.rows) {
+      const v = Number(r[iT] ?? 0);
+      html += `<tr><td>${esc(r[iE] ?? '')}</td><td>${esc(r[iO] ?? '')}</td><td style="width:40%"><div class="bar" style="width:${(100 * v / max).toFixed(1)}%" title="${esc(fmtNs(v))}, ${esc(r[iC] ?? '')} instructions"></div></td><td>${esc(fmtNs(v))}</td></tr>`;
+    }
+    html += '</table>';
+  }
+  box.innerHTML = html;
+}
+
+// From the last timeline response: exact rows per table in the window, and the busiest
+// opcodes among the sampled events on screen (time clipped to the window).
+function updateSelectionSummary() {
+  const box = $('#selection .content');
+  const tl = V.last;
+  if (!tl) return;
+  const w = V.lastWindow;
+  let html = `<p>${fmtNs(Number(w.S - V.origin))} – ${fmtNs(Number(w.E - V.origin))} (${fmtNs(Number(w.E - w.S))})</p><table>`;
+  html += '<tr><th>table</th><th>rows in window</th><th>drawn</th></tr>';
+  for (const t of tl.tables) html += `<tr><td>${esc(t.table)}</td><td>${esc(t.rows_in_window)}</td><td>${esc(t.sampled)}</td></tr>`;
+  html += '</table>';
+  const byOp = new Map();
+  const s0 = Number(w.S - V.origin), e0 = Number(w.E - V.origin);
+  for (const d of V.data.values()) {
+    if (d.table !== 'Instruction' || !d.labels.opcode) continue;
+    for (let i = 0; i < d.start.length; i++) {
+      const t = Math.max(0, Math.min(e0, d.start[i] + d.dur[i]) - Math.max(s0, d.start[i]));
+      const op = d.labels.opcode[i] ?? '(null)';
+      byOp.set(op, (byOp.get(op) || 0) + t);
+    }
+  }
+  const top = [...byOp.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8);
+  if (top.length) {
+    const max = top[0][1] || 1;
+    html += '<h3>Opcodes on screen <span class="muted">(sampled events)</span></h3><table class="bars">';
+    for (const [op, t] of top) html += `<tr><td>${esc(op)}</td><td style="width:45%"><div class="bar" style="width:${(100 * t / max).toFixed(1)}%"></div></td><td>${esc(fmtNs(t))}</td></tr>`;
+    html += '</table>';
+  }
+  box.innerHTML = html;
+}
+
+// ---------- Export to CSV ----------
+
+function setupExport() {
+  const dlg = $('#export-dialog');
+  $('#export-open').onclick = () => {
+    for (const cb of dlg.querySelectorAll('input[name=table]')) {
+      const has = V.tables.has(cb.value);
+      cb.disabled = !has;
+      if (!has) cb.checked = false;
+      cb.parentElement.classList.toggle('disabled', !has);
+    }
+    const { S, E } = windowAbs();
+    $('#export-range').textContent = `Window ${S} – ${E} ns (${fmtNs(Number(E - S))}), ${plotWidth()} px`;
+    dlg.showModal();
+  };
+  dlg.addEventListener('close', () => {
+    if (dlg.returnValue !== 'export') return;
+    const tables = [...dlg.querySelectorAll('input[name=table]:checked')].map((c) => c.value).filter((t) => EXPORT_TABLES.includes(t));
+    const sampled = $('#export-sampled').checked;
+    startExports(tables, sampled);
+  });
+}
+
+function startExports(tables, sampled) {
+  const { S, E } = windowAbs();
+  const width = plotWidth();
+  let pending = tables.length;
+  if (!pending) return;
+  setStatus(`Exporting ${pending} table(s)…`);
+  for (const table of tables) {
+    const rec = { table, status: 'running', truncated: false, filename: null, rows: null };
+    window.nxViewer.exports.push(rec);
+    const qs = `start=${S}&end=${E}&sampled=${sampled ? 1 : 0}${sampled ? `&width=${width}` : ''}`;
+    fetch(`/api/profiles/${V.enc}/export/${table}.csv?${qs}`).then(async (res) => {
+      if (!res.ok) {
+        let msg = `${res.status}`;
+        try { msg = parseJSON(await res.text()).error || msg; } catch { /* keep status */ }
+        throw new Error(msg);
+      }
+      rec.truncated = res.headers.get('X-Nxprof-Truncated') === 'true';
+      rec.rows = res.headers.get('X-Nxprof-Rows');
+      const cd = res.headers.get('Content-Disposition') || '';
+      const m = cd.match(/filename="([^"]+)"/);
+      rec.filename = m ? m[1] : `${V.name}_${table}_${S}_${E}.csv`;
+      const blob = await res.blob();
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement('a');
+      a.href = url; a.download = rec.filename;
+      document.body.append(a); a.click(); a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+      rec.status = 'done';
+      if (rec.truncated) notice(`${table}: the export was truncated by the server (${rec.rows ?? '?'} rows written). Zoom in or sample to get every row.`);
+    }).catch((e) => {
+      rec.status = 'error';
+      notice(`${table}: export failed: ${e.message}`);
+    }).finally(() => {
+      pending--;
+      setStatus(pending ? `Exporting ${pending} table(s)…` : '');
+    });
+  }
+}
+
+route();
