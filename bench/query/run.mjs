@@ -147,13 +147,13 @@ for (const [label, frac] of [['100%', 1n], ['1%', 100n], ['0.01%', 10000n]]) {
 }
 
 console.log(`median of ${runs} runs (after a warm-up run)\n`);
-console.log('| query | rows in window | rows out | nxprof | DuckDB | DuckDB / nxprof |');
-console.log('| --- | --- | --- | --- | --- | --- |');
+console.log('| query | rows in window | rows out | nxprof | DuckDB | DuckDB / nxprof | notes |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const r of results) {
-  const extra = r.what.startsWith('unsampled')
-    ? ` (${(r.rows / r.ours / 1e6).toFixed(2)}M rows/s vs ${(r.rows / r.duck / 1e6).toFixed(2)}M rows/s; CSV ${r.bytes})`
-    : ` (pages ${r.pages})`;
+  const notes = r.what.startsWith('unsampled')
+    ? `${(r.rows / r.ours / 1e6).toFixed(2)}M rows/s vs ${(r.rows / r.duck / 1e6).toFixed(2)}M rows/s; CSV ${r.bytes}`
+    : `pages read ${r.pages}`;
   console.log(`| ${r.what} | ${Number(r.rows_in_window).toLocaleString('en-US')} | ${Number(r.rows).toLocaleString('en-US')} | ` +
-              `${ms(r.ours)} ms | ${ms(r.duck)} ms | ${(r.duck / r.ours).toFixed(2)}x |${extra}`);
+              `${ms(r.ours)} ms | ${ms(r.duck)} ms | ${(r.duck / r.ours).toFixed(2)}x | ${notes} |`);
 }
 if (!keep) rmSync(dir, { recursive: true, force: true });

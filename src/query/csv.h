@@ -52,6 +52,13 @@ typedef struct nx_csv {
 
 /* 0, or -1 when the buffer cannot be allocated. */
 int nx_csv_init(nx_csv *c, FILE *f);
+/* Memory mode (no FILE): the buffer grows instead of being written; its bytes
+ * are moved into a file-backed writer by nx_csv_append. Lets a second thread
+ * format rows that are written later, in order. 0 or -1. */
+int nx_csv_init_memory(nx_csv *c);
+/* Writes dst's pending bytes, then src's (a memory-mode writer), and empties src
+ * for reuse. A failure of either makes dst fail. 0 or -1. */
+int nx_csv_append(nx_csv *dst, nx_csv *src);
 /* Flushes and frees the buffers (does not close f). 0, or -1 after any failure. */
 int nx_csv_finish(nx_csv *c);
 /* Writes the buffered bytes to f. 0 or -1. */

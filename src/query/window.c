@@ -9,6 +9,14 @@
  * (the number of tracks is bounded by the program, never by the event count).
  * No allocation happens per row: per-batch arrays only grow to the largest
  * batch seen.
+ *
+ * Speed (bench/query): a track name of <= 16 bytes is first looked up in a
+ * 16-entry direct-mapped cache keyed by its exact bytes (fixed-size loads that
+ * cover every byte, plus the length), so the common case neither hashes nor
+ * calls memcmp; the sampler remembers the last bucket's [first, last] start
+ * times, so events in start order cost a range check instead of a 128-bit
+ * division. Neither changes any result (tests/unit/test_query_fast.c checks both
+ * against the plain rules).
  */
 #include "query/window.h"
 
@@ -146,7 +154,13 @@ static int64_t track_intern(track_set *t, const char *s, size_t len)
 
 /* ------------------------------------------------------------------ query -- */
 
-enum { MAX_EXTRA = 4 };
+enum { MAX_EXTRA = 4, TRACK_CACHE_BITS = 4 };
+
+/* A cached short track name: its short_key() words, len + 1 (0 = empty slot), id. */
+typedef struct track_cache_entry {
+    uint64_t k0, k1;
+    uint32_t len, id;
+} track_cache_entry;
 
 struct nx_window {
     nx_profile_table *t;
@@ -158,6 +172,7 @@ struct nx_window {
     int start_i, end_i;     /* batch column indices (end_i < 0: point table) */
     int track_a, track_b;   /* track source columns (-1: absent), meaning per info->track */
     track_set tracks;
+    track_cache_entry cache[1 << TRACK_CACHE_BITS];
     uint32_t *rows, *track_ids;
     int64_t *starts, *ends;
     size_t buf_cap;
@@ -291,6 +306,40 @@ fail:
     return NULL;
 }
 
+static inline uint32_t load32(const char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline uint64_t load64(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* A key that, together with len (<= 16), identifies s[0..len) exactly: loads that
+ * cover every byte (overlapping when len is not a power of two), never reading
+ * outside the string, with fixed-size loads only (a variable memcpy is slow here). */
+static inline void short_key(const char *s, size_t len, uint64_t *k0, uint64_t *k1)
+{
+    if (len >= 8) {
+        *k0 = load64(s);
+        *k1 = load64(s + len - 8);
+    } else if (len >= 4) {
+        *k0 = load32(s) | (uint64_t)load32(s + len - 4) << 32;
+        *k1 = 0;
+    } else if (len > 0) {
+        *k0 = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+              (uint64_t)(unsigned char)s[len - 1] << 16;
+        *k1 = 0;
+    } else {
+        *k0 = *k1 = 0;
+    }
+}
+
 static inline bool col_int(const nxpq_column_data *c, size_t i, int64_t *v)
 {
     if (c->valid && !c->valid[i])
@@ -412,10 +461,6 @@ int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
     const nxpq_column_data *cs = &b->columns[w->start_i];
     const nxpq_column_data *ce = w->end_i >= 0 ? &b->columns[w->end_i] : NULL;
     size_t n = 0;
-    /* Track lookups repeat a lot (few tracks): remember the last name seen. */
-    const char *last_s = NULL;
-    size_t last_len = 0;
-    uint32_t last_id = 0;
     char buf[48];
     for (size_t i = 0; i < b->n_rows; i++) {
         int64_t s, e;
@@ -433,19 +478,29 @@ int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
         size_t tlen;
         row_track(w, b, i, buf, &ts, &tlen);
         uint32_t id;
-        if (last_s && tlen == last_len && memcmp(ts, last_s, tlen) == 0) {
-            id = last_id;
-        } else {
-            int64_t got = track_intern(&w->tracks, ts, tlen);
-            if (got < 0) {
-                set_err(err, "%s: out of memory interning track names", w->info->table);
-                return -1;
+        /* Track names are few and short: a name of <= 16 bytes is looked up in a
+         * small direct-mapped cache by its exact-bytes key (no hashing, no memcmp);
+         * others, and misses, go to the interning table. */
+        track_cache_entry *ce16 = NULL;
+        uint64_t k0 = 0, k1 = 0;
+        if (tlen <= 16) {
+            short_key(ts, tlen, &k0, &k1);
+            uint64_t h = (k0 ^ (k1 * 0x9E3779B97F4A7C15ull) ^ tlen) * 0xff51afd7ed558ccdull;
+            ce16 = &w->cache[h >> (64 - TRACK_CACHE_BITS)];
+            if (ce16->len == tlen + 1 && ce16->k0 == k0 && ce16->k1 == k1) {
+                id = ce16->id;
+                goto have_id;
             }
-            id = (uint32_t)got;
-            last_s = w->tracks.names[id]; /* stable copy, not buf */
-            last_len = tlen;
-            last_id = id;
         }
+        int64_t got = track_intern(&w->tracks, ts, tlen);
+        if (got < 0) {
+            set_err(err, "%s: out of memory interning track names", w->info->table);
+            return -1;
+        }
+        id = (uint32_t)got;
+        if (ce16)
+            *ce16 = (track_cache_entry){k0, k1, (uint32_t)tlen + 1, id};
+    have_id:
         w->rows[n] = (uint32_t)i;
         w->starts[n] = s;
         w->ends[n] = e;
@@ -488,6 +543,11 @@ struct nx_sampler {
     int64_t start, end;
     uint32_t width;
     unsigned __int128 len; /* end - start + 1 */
+    /* The last bucket computed and its start times [cache_lo, cache_hi): events come
+     * in start order, so consecutive events nearly always share a bucket, and the
+     * 128-bit division is done only when a boundary is crossed. */
+    uint32_t cache_b;
+    int64_t cache_lo, cache_hi;
     slot **tracks;         /* per track id: width slots, or NULL until seen */
     size_t n_tracks;
     nx_sample *result;
@@ -508,6 +568,8 @@ nx_sampler *nx_sampler_new(int64_t start, int64_t end, uint32_t width, nxpq_erro
     s->end = end;
     s->width = width;
     s->len = (unsigned __int128)((__int128)end - (__int128)start) + 1;
+    s->cache_lo = 1; /* empty cache: lo > hi */
+    s->cache_hi = 0;
     return s;
 }
 
@@ -532,6 +594,29 @@ uint32_t nx_sampler_bucket(const nx_sampler *s, int64_t ts)
     return (uint32_t)(off * s->width / s->len);
 }
 
+/* Start offset (from s->start) of bucket b's first ns: the least off with
+ * floor(off * width / len) >= b, i.e. ceil(b * len / width). */
+static unsigned __int128 bucket_first(const nx_sampler *s, uint64_t b)
+{
+    return ((unsigned __int128)b * s->len + s->width - 1) / s->width;
+}
+
+/* nx_sampler_bucket through the one-bucket cache (same result, fewer divisions). */
+static inline uint32_t bucket_cached(nx_sampler *s, int64_t ts)
+{
+    if (ts >= s->cache_lo && ts < s->cache_hi)
+        return s->cache_b;
+    uint32_t b = nx_sampler_bucket(s, ts);
+    /* Bucket b holds the (clamped) starts [start + first(b), start + first(b + 1)); the
+     * cache keeps only the part that needs no clamping. */
+    unsigned __int128 lo = bucket_first(s, b), hi = bucket_first(s, (uint64_t)b + 1);
+    s->cache_b = b;
+    s->cache_lo = (int64_t)((__int128)s->start + (__int128)lo);
+    __int128 h = (__int128)s->start + (__int128)hi; /* <= end + 1, may exceed INT64_MAX */
+    s->cache_hi = h > INT64_MAX ? INT64_MAX : (int64_t)h;
+    return b;
+}
+
 /* Whether event a beats the incumbent b (window.h: longest, then earliest start,
  * then earliest row). */
 static inline bool beats(int64_t as, int64_t ae, int64_t ao, const slot *b)
@@ -544,14 +629,15 @@ static inline bool beats(int64_t as, int64_t ae, int64_t ao, const slot *b)
     return ao < b->ordinal;
 }
 
-int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, int64_t ordinal, nxpq_error *err)
+/* The slot row of `track`, allocated (all empty) when the track is first seen. */
+static slot *track_slots(nx_sampler *s, uint32_t track, nxpq_error *err)
 {
     if (track >= s->n_tracks) {
         size_t n = (size_t)track + 1;
         slot **g = realloc(s->tracks, n * sizeof *g);
         if (!g) {
             set_err(err, "out of memory sampling");
-            return -1;
+            return NULL;
         }
         for (size_t i = s->n_tracks; i < n; i++)
             g[i] = NULL;
@@ -563,13 +649,21 @@ int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, 
         row = malloc((size_t)s->width * sizeof *row);
         if (!row) {
             set_err(err, "out of memory sampling (%u buckets)", s->width);
-            return -1;
+            return NULL;
         }
         for (uint32_t i = 0; i < s->width; i++)
             row[i].ordinal = -1;
         s->tracks[track] = row;
     }
-    slot *sl = &row[nx_sampler_bucket(s, start)];
+    return row;
+}
+
+int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, int64_t ordinal, nxpq_error *err)
+{
+    slot *row = track < s->n_tracks && s->tracks[track] ? s->tracks[track] : track_slots(s, track, err);
+    if (!row)
+        return -1;
+    slot *sl = &row[bucket_cached(s, start)];
     if (sl->ordinal < 0 || beats(start, end, ordinal, sl))
         *sl = (slot){start, end, ordinal};
     return 0;
@@ -578,9 +672,16 @@ int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, 
 int nx_sampler_add(nx_sampler *s, const nx_window_batch *b, nxpq_error *err)
 {
     int64_t base = nx_row_ordinal(b->file, b->batch->first_row);
-    for (size_t k = 0; k < b->n_rows; k++)
-        if (nx_sampler_offer(s, b->track[k], b->start[k], b->end[k], base + b->rows[k], err) < 0)
+    for (size_t k = 0; k < b->n_rows; k++) {
+        uint32_t track = b->track[k];
+        slot *row = track < s->n_tracks && s->tracks[track] ? s->tracks[track] : track_slots(s, track, err);
+        if (!row)
             return -1;
+        int64_t st = b->start[k], en = b->end[k], ord = base + b->rows[k];
+        slot *sl = &row[bucket_cached(s, st)];
+        if (sl->ordinal < 0 || beats(st, en, ord, sl))
+            *sl = (slot){st, en, ord};
+    }
     return 0;
 }
 

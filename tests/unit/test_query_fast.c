@@ -1,0 +1,399 @@
+/* test_query_fast.c — the fast paths added for bench/query must give exactly what
+ * the plain rules give:
+ *   - nx_csv_row_cells (one row of many columns) writes byte for byte what
+ *     nx_csv_cell writes column by column, for every type, nulls, hostile strings,
+ *     lists and absent (NULL) columns;
+ *   - a memory-mode writer appended to a file writer (the two-thread export) gives
+ *     the bytes a single writer gives, also past the 256 KiB buffer size;
+ *   - integers: the forward two-digits-at-a-time formatter equals "%lld" at every
+ *     power-of-ten boundary and the int64 extremes;
+ *   - sampling: the sampler's cached bucket lookup (events in start order rarely
+ *     cross a bucket boundary) gives the same kept events as an independent
+ *     brute force of the rule in window.h (bucket = floor((clamp(start) - S) * W / L),
+ *     keep the longest, then earliest start, then earliest row), for events in
+ *     sorted and in shuffled order, several widths and awkward window lengths;
+ *   - track ids: a window query over an Instruction file whose engine names are
+ *     0..20 bytes long and differ in one byte only (the window's short-name cache
+ *     keys names <= 16 bytes by overlapping loads) returns, for every row, the name
+ *     that row holds, and ids in order of first appearance.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <unistd.h>
+
+#include "query/csv.h"
+#include "query/profile_table.h"
+#include "query/window.h"
+
+typedef struct mem {
+    char *text;
+    size_t len;
+    FILE *f;
+    nx_csv c;
+} mem;
+
+static void mem_open(mem *m)
+{
+    m->text = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->text, &m->len);
+    assert_non_null(m->f);
+    assert_int_equal(nx_csv_init(&m->c, m->f), 0);
+}
+
+static char *mem_close(mem *m)
+{
+    assert_int_equal(nx_csv_finish(&m->c), 0);
+    fclose(m->f);
+    return m->text;
+}
+
+static void test_row_cells_equal_cells(void **state)
+{
+    (void)state;
+    enum { ROWS = 4 };
+    static const uint8_t valid[ROWS] = {1, 0, 1, 1};
+    static const int64_t i64[ROWS] = {INT64_MIN, 0, -1, 1234567890123};
+    static const int32_t i32[ROWS] = {INT32_MIN, 5, 0, 99};
+    static const float f32[ROWS] = {0.1f, 0, 7211267584.0f, -2.5f};
+    static const double f64[ROWS] = {1.0 / 3.0, 0, 1e300, -0.0};
+    static const uint8_t bools[ROWS] = {1, 0, 0, 1};
+    static const char sdata[] = "plaina,b\"q\"=1+2-42line\nend";
+    static const uint64_t soff[ROWS + 1] = {0, 5, 8, 11, 14};
+    static const char sdata2[] = "line\nend@x";
+    static const uint64_t soff2[ROWS + 1] = {0, 8, 8, 10, 10};
+    static const int64_t li[] = {1, -2, 3};
+    static const uint64_t li_list[ROWS + 1] = {0, 2, 2, 3, 3};
+    nxpq_column_data cols[] = {
+        {.type = NXPQ_INT64, .valid = valid, .values.i64 = i64},
+        {.type = NXPQ_INT32, .values.i32 = i32},
+        {.type = NXPQ_FLOAT, .valid = valid, .values.f32 = f32},
+        {.type = NXPQ_DOUBLE, .values.f64 = f64},
+        {.type = NXPQ_BOOLEAN, .valid = valid, .values.b = bools},
+        {.type = NXPQ_STRING, .data = sdata, .offsets = soff},
+        {.type = NXPQ_STRING, .valid = valid, .data = sdata2, .offsets = soff2},
+        {.type = NXPQ_LIST_INT64, .valid = valid, .values.i64 = li, .list_offsets = li_list},
+        {.type = NXPQ_UNSUPPORTED},
+    };
+    enum { NC = sizeof cols / sizeof cols[0] };
+    /* Field order with an absent column (NULL) in the middle and at the end. */
+    const nxpq_column_data *ptrs[NC + 2];
+    size_t k = 0;
+    for (size_t c = 0; c < NC; c++) {
+        ptrs[k++] = &cols[c];
+        if (c == 3)
+            ptrs[k++] = NULL;
+    }
+    ptrs[k++] = NULL;
+
+    mem a, b;
+    mem_open(&a);
+    mem_open(&b);
+    for (size_t r = 0; r < ROWS; r++) {
+        nx_csv_text(&a.c, "=track", 6); /* a leading field, as export-csv writes */
+        for (size_t c = 0; c < k; c++) {
+            if (ptrs[c])
+                nx_csv_cell(&a.c, ptrs[c], r);
+            else
+                nx_csv_null(&a.c);
+        }
+        nx_csv_end_row(&a.c);
+        nx_csv_text(&b.c, "=track", 6);
+        nx_csv_row_cells(&b.c, ptrs, k, r);
+        nx_csv_end_row(&b.c);
+    }
+    /* A row with only row_cells fields (first field has no separator). */
+    nx_csv_row_cells(&b.c, ptrs, k, 0);
+    nx_csv_end_row(&b.c);
+    for (size_t c = 0; c < k; c++) {
+        if (ptrs[c])
+            nx_csv_cell(&a.c, ptrs[c], 0);
+        else
+            nx_csv_null(&a.c);
+    }
+    nx_csv_end_row(&a.c);
+    char *ta = mem_close(&a), *tb = mem_close(&b);
+    assert_string_equal(tb, ta);
+    /* And a hand-checked spot: row 1 of the INT64 column is null, row 0 is INT64_MIN. */
+    assert_non_null(strstr(ta, "'=track,-9223372036854775808,-2147483648,0.1,0.3333333333333333,,true,plain,"));
+    free(ta);
+    free(tb);
+}
+
+static void test_memory_append(void **state)
+{
+    (void)state;
+    mem a, b;
+    mem_open(&a);
+    mem_open(&b);
+    nx_csv half;
+    assert_int_equal(nx_csv_init_memory(&half), 0);
+    for (int round = 0; round < 3; round++) {
+        /* 20000 rows per round (about 600 KB): first half direct, second half via memory. */
+        for (int r = 0; r < 20000; r++) {
+            nx_csv *dst = r < 10000 ? &b.c : &half;
+            char txt[32];
+            int n = snprintf(txt, sizeof txt, "=r%d,\"%d", r, round);
+            nx_csv_i64(&a.c, r * 7919LL - 5);
+            nx_csv_text(&a.c, txt, (size_t)n);
+            nx_csv_end_row(&a.c);
+            nx_csv_i64(dst, r * 7919LL - 5);
+            nx_csv_text(dst, txt, (size_t)n);
+            nx_csv_end_row(dst);
+        }
+        assert_int_equal(nx_csv_append(&b.c, &half), 0);
+        assert_int_equal(half.len, 0);
+    }
+    assert_int_equal(nx_csv_finish(&half), 0);
+    char *ta = mem_close(&a), *tb = mem_close(&b);
+    assert_true(strlen(ta) > 3 * 256 * 1024);
+    assert_string_equal(tb, ta);
+    free(ta);
+    free(tb);
+}
+
+static void test_integers(void **state)
+{
+    (void)state;
+    mem m;
+    mem_open(&m);
+    char want[8192];
+    size_t w = 0;
+    int64_t p = 1;
+    for (int e = 0; e <= 18; e++, p *= 10) {
+        int64_t vals[] = {p - 1, p, p + 1, -(p - 1), -p, -(p + 1)};
+        for (size_t i = 0; i < 6; i++) {
+            nx_csv_i64(&m.c, vals[i]);
+            w += (size_t)snprintf(want + w, sizeof want - w, "%s%" PRId64, i ? "," : "", vals[i]);
+        }
+        nx_csv_end_row(&m.c);
+        want[w++] = '\n';
+    }
+    nx_csv_i64(&m.c, INT64_MAX);
+    nx_csv_i64(&m.c, INT64_MIN);
+    nx_csv_end_row(&m.c);
+    w += (size_t)snprintf(want + w, sizeof want - w, "%" PRId64 ",%" PRId64 "\n", INT64_MAX, INT64_MIN);
+    char *got = mem_close(&m);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* ------------------------------------------------------------- sampling -- */
+
+typedef struct ev {
+    uint32_t track;
+    int64_t start, end, ord;
+} ev;
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int cmp_ord(const void *a, const void *b)
+{
+    int64_t x = ((const ev *)a)->ord, y = ((const ev *)b)->ord;
+    return x < y ? -1 : x > y;
+}
+
+/* The rule of window.h, written independently: per (track, bucket) the best event. */
+static size_t brute(const ev *e, size_t n, int64_t S, int64_t E, uint32_t W, uint32_t n_tracks, ev *out)
+{
+    size_t cells = (size_t)n_tracks * W;
+    ev *best = calloc(cells, sizeof *best);
+    uint8_t *has = calloc(cells, 1);
+    assert_non_null(best);
+    assert_non_null(has);
+    __int128 L = (__int128)E - S + 1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t c = e[i].start < S ? S : e[i].start > E ? E : e[i].start;
+        size_t b = (size_t)(((__int128)c - S) * W / L);
+        size_t k = (size_t)e[i].track * W + b;
+        __int128 d = (__int128)e[i].end - e[i].start, bd = (__int128)best[k].end - best[k].start;
+        bool win = !has[k] || d > bd || (d == bd && (e[i].start < best[k].start ||
+                                                     (e[i].start == best[k].start && e[i].ord < best[k].ord)));
+        if (win) {
+            best[k] = e[i];
+            has[k] = 1;
+        }
+    }
+    size_t m = 0;
+    for (size_t k = 0; k < cells; k++)
+        if (has[k])
+            out[m++] = best[k];
+    qsort(out, m, sizeof *out, cmp_ord);
+    free(best);
+    free(has);
+    return m;
+}
+
+static void check_sampler(const ev *e, size_t n, int64_t S, int64_t E, uint32_t W, uint32_t n_tracks)
+{
+    nxpq_error err;
+    nx_sampler *s = nx_sampler_new(S, E, W, &err);
+    assert_non_null(s);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(nx_sampler_offer(s, e[i].track, e[i].start, e[i].end, e[i].ord, &err), 0);
+    size_t got_n;
+    const nx_sample *got = nx_sampler_result(s, &got_n, &err);
+    ev *want = calloc(n ? n : 1, sizeof *want);
+    assert_non_null(want);
+    size_t want_n = brute(e, n, S, E, W, n_tracks, want);
+    assert_int_equal(got_n, want_n);
+    for (size_t i = 0; i < want_n; i++) {
+        assert_int_equal(got[i].track, want[i].track);
+        assert_int_equal(got[i].start, want[i].start);
+        assert_int_equal(got[i].end, want[i].end);
+        assert_int_equal(got[i].ordinal, want[i].ord);
+        assert_int_equal(got[i].bucket, nx_sampler_bucket(s, want[i].start));
+    }
+    free(want);
+    nx_sampler_free(s);
+}
+
+static void test_sampler_matches_rule(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    ev *e = calloc(N, sizeof *e);
+    assert_non_null(e);
+    /* Windows with lengths that do not divide by the width, one near the int64 ends. */
+    const int64_t windows[][2] = {{1000, 1000 + 999999}, {-5000, 77777}, {0, 0}, {INT64_MAX - 100000, INT64_MAX},
+                                  {INT64_MIN, INT64_MIN + 123456}};
+    const uint32_t widths[] = {1, 7, 1920, 100000};
+    for (size_t wi = 0; wi < sizeof windows / sizeof windows[0]; wi++) {
+        int64_t S = windows[wi][0], E = windows[wi][1];
+        __int128 L = (__int128)E - S + 1;
+        for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++) {
+            /* Sorted by start (file order), few distinct durations (ties), some
+             * events starting before the window. */
+            int64_t t = S;
+            for (size_t i = 0; i < N; i++) {
+                __int128 step = L / N + 1;
+                int64_t adv = (int64_t)(next_rand() % (uint64_t)step);
+                if (i == 0 && S > INT64_MIN + 1000)
+                    t = S - 500; /* starts before the window: bucket 0 */
+                else if ((__int128)t + adv <= E)
+                    t += adv;
+                e[i].track = (uint32_t)(next_rand() % 3);
+                e[i].start = t;
+                int64_t d = (int64_t)(next_rand() % 4) * 10;
+                e[i].end = t > INT64_MAX - d ? INT64_MAX : t + d;
+                e[i].ord = (int64_t)i;
+            }
+            check_sampler(e, N, S, E, widths[k], 3);
+            /* Same events offered in shuffled order: the cache must not matter. */
+            for (size_t i = N - 1; i > 0; i--) {
+                size_t j = (size_t)(next_rand() % (i + 1));
+                ev tmp = e[i];
+                e[i] = e[j];
+                e[j] = tmp;
+            }
+            check_sampler(e, N, S, E, widths[k], 3);
+        }
+    }
+    free(e);
+}
+
+/* Names 0..20 bytes ("", "a", "ab", ...), each also with one byte changed to 'Z'
+ * at every position: all distinct. */
+static size_t make_names(char names[][24])
+{
+    size_t n = 0;
+    for (size_t len = 0; len <= 20; len++) {
+        char base[24];
+        for (size_t j = 0; j < len; j++)
+            base[j] = (char)('a' + j);
+        base[len] = '\0';
+        memcpy(names[n++], base, len + 1);
+        for (size_t pos = 0; pos < len; pos++) {
+            memcpy(names[n], base, len + 1);
+            names[n++][pos] = 'Z';
+        }
+    }
+    return n;
+}
+
+static void test_window_track_names(void **state)
+{
+    (void)state;
+    static char names[300][24];
+    size_t n_names = make_names(names);
+    char dir[] = "/tmp/nxprof-test-query-fast-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/Instruction.parquet", dir);
+    nxpq_column_spec cols[] = {
+        {.name = "start_ts", .type = NXPQ_INT64},
+        {.name = "end_ts", .type = NXPQ_INT64},
+        {.name = "engine", .type = NXPQ_STRING, .nullable = true},
+    };
+    nxpq_error err;
+    nxpq_writer *w = nxpq_writer_open(path, cols, 3, NULL, &err);
+    assert_non_null(w);
+    enum { ROWS = 5000 };
+    size_t which[ROWS];
+    for (size_t i = 0; i < ROWS; i++) {
+        /* Every name in order first (ids = first appearance), then a mix. */
+        which[i] = i < n_names ? i : (size_t)(next_rand() % n_names);
+        assert_int_equal(nxpq_put_int64(w, 0, (int64_t)i * 10), 0);
+        assert_int_equal(nxpq_put_int64(w, 1, (int64_t)i * 10 + 5), 0);
+        assert_int_equal(nxpq_put_string(w, 2, names[which[i]], strlen(names[which[i]])), 0);
+        assert_int_equal(nxpq_end_row(w), 0);
+    }
+    assert_int_equal(nxpq_writer_close(w, &err), 0);
+
+    nx_profile_table *t = NULL;
+    assert_int_equal(nx_profile_table_open(dir, "Instruction", &t, &err), 0);
+    nx_window_options wo = {.start = 0, .end = ROWS * 10, .batch_rows = 333};
+    nx_window *q = nx_window_open(t, &wo, &err);
+    assert_non_null(q);
+    nx_window_batch b;
+    size_t seen = 0;
+    int rc;
+    while ((rc = nx_window_next(q, &b, &err)) > 0) {
+        for (size_t k = 0; k < b.n_rows; k++) {
+            size_t row = (size_t)b.batch->first_row + b.rows[k];
+            size_t len;
+            const char *got = nx_window_track_name(q, b.track[k], &len);
+            assert_int_equal(len, strlen(names[which[row]]));
+            assert_memory_equal(got, names[which[row]], len);
+            if (row < n_names)
+                assert_int_equal(b.track[k], row); /* first appearance order */
+            seen++;
+        }
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(seen, ROWS);
+    assert_int_equal(nx_window_track_count(q), n_names);
+    nx_window_close(q);
+    nx_profile_table_close(t);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_row_cells_equal_cells),
+        cmocka_unit_test(test_memory_append),
+        cmocka_unit_test(test_integers),
+        cmocka_unit_test(test_sampler_matches_rule),
+        cmocka_unit_test(test_window_track_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
