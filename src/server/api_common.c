@@ -287,3 +287,17 @@ void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i)
     default: nx_strbuf_puts(b, "null"); break;
     }
 }
+
+int nx_api_window_params(nx_api_req *r, int64_t default_width, int64_t *start, int64_t *end, int64_t *width,
+                         enum MHD_Result *result)
+{
+    if (nx_api_int_param(r, "start", true, 0, INT64_MIN, INT64_MAX, start, result) < 0 ||
+        nx_api_int_param(r, "end", true, 0, INT64_MIN, INT64_MAX, end, result) < 0 ||
+        nx_api_int_param(r, "width", default_width == 0, default_width, 1, NX_API_MAX_WIDTH, width, result) < 0)
+        return -1;
+    if (*end < *start) {
+        *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "'end' is before 'start'");
+        return -1;
+    }
+    return 0;
+}

@@ -34,7 +34,6 @@
 #include "schema/schema.h"
 #include "server/api_internal.h"
 
-#define MAX_WIDTH 10000
 #define MAX_ROWS_LIMIT 10000000
 
 typedef struct export_state {
@@ -187,14 +186,10 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
     if (!nx_timeline_find(table))
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "not an exportable timeline table");
     int64_t start, end, sampled, width, max_rows;
-    if (nx_api_int_param(r, "start", true, 0, INT64_MIN, INT64_MAX, &start, &res) < 0 ||
-        nx_api_int_param(r, "end", true, 0, INT64_MIN, INT64_MAX, &end, &res) < 0 ||
+    if (nx_api_window_params(r, 1920, &start, &end, &width, &res) < 0 ||
         nx_api_int_param(r, "sampled", false, 1, 0, 1, &sampled, &res) < 0 ||
-        nx_api_int_param(r, "width", false, 1920, 1, MAX_WIDTH, &width, &res) < 0 ||
         nx_api_int_param(r, "max_rows", false, 1000000, 1, MAX_ROWS_LIMIT, &max_rows, &res) < 0)
         return res;
-    if (end < start)
-        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "'end' is before 'start'");
     if (!sampled && nx_api_param(r, "width"))
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "'width' applies only with sampled=1");
     if (sampled && start == INT64_MIN && end == INT64_MAX)

@@ -50,6 +50,14 @@ int nx_api_parse_i64(const char *s, int64_t *out);
 int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def, int64_t min, int64_t max,
                      int64_t *out, enum MHD_Result *result);
 
+/* Widest sampled window, in pixels (buckets). */
+#define NX_API_MAX_WIDTH 10000
+/* The window parameters start and end (required, int64 ns, end >= start) and
+ * width (1..NX_API_MAX_WIDTH; required when default_width is 0, else that
+ * default): 0, or -1 after queueing a 400 (*result set). */
+int nx_api_window_params(nx_api_req *r, int64_t default_width, int64_t *start, int64_t *end, int64_t *width,
+                         enum MHD_Result *result);
+
 /* ---- profiles ---- */
 /* Resolves a profile name to its real directory (malloc'd into *dir). 0, or -1 after
  * queueing a 400 (invalid name) or 404 (no such profile) with *result set. */

@@ -28,7 +28,6 @@
 
 #define MAX_TABLES 6
 #define MAX_LABELS 4
-#define MAX_WIDTH 10000
 
 static const struct {
     const char *table;
@@ -456,12 +455,8 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
         p = comma + 1;
     }
     int64_t start, end, width;
-    if (nx_api_int_param(r, "start", true, 0, INT64_MIN, INT64_MAX, &start, &res) < 0 ||
-        nx_api_int_param(r, "end", true, 0, INT64_MIN, INT64_MAX, &end, &res) < 0 ||
-        nx_api_int_param(r, "width", true, 0, 1, MAX_WIDTH, &width, &res) < 0)
+    if (nx_api_window_params(r, 0, &start, &end, &width, &res) < 0)
         return res;
-    if (end < start)
-        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "'end' is before 'start'");
     if (start == INT64_MIN && end == INT64_MAX)
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "the window is too wide");
     char *dir;

@@ -22,7 +22,6 @@
 #include "server/api_internal.h"
 
 #define MAX_SERIES 256
-#define MAX_WIDTH 10000
 
 typedef struct series {
     bool has_core;
@@ -169,12 +168,8 @@ enum MHD_Result nx_api_usage(nx_api_req *r, const char *name)
         }
     }
     int64_t start, end, width;
-    if (nx_api_int_param(r, "start", true, 0, INT64_MIN, INT64_MAX, &start, &res) < 0 ||
-        nx_api_int_param(r, "end", true, 0, INT64_MIN, INT64_MAX, &end, &res) < 0 ||
-        nx_api_int_param(r, "width", true, 0, 1, MAX_WIDTH, &width, &res) < 0)
+    if (nx_api_window_params(r, 0, &start, &end, &width, &res) < 0)
         return res;
-    if (end < start)
-        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "'end' is before 'start'");
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
