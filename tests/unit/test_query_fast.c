@@ -170,7 +170,7 @@ static void test_integers(void **state)
     char want[8192];
     size_t w = 0;
     int64_t p = 1;
-    for (int e = 0; e <= 18; e++, p *= 10) {
+    for (int e = 0; e <= 18; e++, p = e <= 18 ? p * 10 : p) {   /* 10^18 is the last power in int64 */
         int64_t vals[] = {p - 1, p, p + 1, -(p - 1), -p, -(p + 1)};
         for (size_t i = 0; i < 6; i++) {
             nx_csv_i64(&m.c, vals[i]);
