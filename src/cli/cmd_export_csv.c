@@ -28,15 +28,12 @@
  *     total (the reader's counts over the projected columns) to stderr.
  * Exit: 0; 1 missing/unreadable profile or output error; 2 usage; 3 truncated.
  *
- * Speed: an unsampled export formats each batch of >= 4096 rows on two threads
- * (the second half into a memory writer appended after the first half), so the
- * file is byte-identical to a serial run; rows are written through
- * nx_csv_row_cells with the batch's columns bound once per batch.
+ * The rows themselves come from src/query/export.h, shared with the server's
+ * export endpoint, so both give the same bytes.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +42,9 @@
 
 #include "cli/cli.h"
 #include "query/csv.h"
+#include "query/export.h"
 #include "query/profile_table.h"
 #include "query/window.h"
-#include "schema/schema.h"
 
 #define CMD "export-csv"
 
@@ -213,93 +210,26 @@ static int parse_tables(export_opts *o, const char *arg)
     }
 }
 
-static void print_pages(const char *table, const char *pass, const nx_window *w)
+static void print_pages(const char *table, const char *pass, const nx_export *x, int which)
 {
     nxpq_scan_stats st;
-    nx_window_stats(w, &st);
+    nx_export_pages(x, which, &st);
     fprintf(stderr,
             "nxprof " CMD ": %s (%s): row groups read %" PRIu64 " of %" PRIu64 ", pages read %" PRIu64 " of %" PRIu64
             "\n",
             table, pass, st.row_groups_read, st.row_groups_total, st.pages_read, st.pages_total);
 }
 
-/* Column layout of one table's CSV: schema fields and where each lives in the batch. */
-typedef struct table_layout {
-    const nx_schema_table *schema;
-    const char **proj;   /* projected (present, decodable) field names */
-    size_t n_proj;
-    int *batch_col;      /* per schema field: batch column index, or -1 (written empty) */
-    const nxpq_column_data **cells; /* per schema field: its column in the current batch, or NULL */
-} table_layout;
-
-/* Points L->cells at batch b's columns (NULL for a field written empty); once per batch. */
-static void bind_batch(table_layout *L, const nx_window_batch *b)
-{
-    for (size_t f = 0; f < L->schema->n_fields; f++)
-        L->cells[f] = L->batch_col[f] < 0 ? NULL : &b->batch->columns[L->batch_col[f]];
-}
-
-static void write_row(nx_csv *c, const table_layout *L, const nx_window *w, const nx_window_batch *b, size_t k)
-{
-    size_t tlen;
-    const char *tname = nx_window_track_name(w, b->track[k], &tlen);
-    nx_csv_text(c, tname, tlen);
-    nx_csv_row_cells(c, L->cells, L->schema->n_fields, b->rows[k]);
-    nx_csv_end_row(c);
-}
-
-/* Rows [from, to) of a batch into c: the second half of a batch, formatted on
- * another thread while the caller formats the first (export_rows). */
-typedef struct format_job {
-    nx_csv *c;
-    const table_layout *L;
-    const nx_window *w;
-    const nx_window_batch *b;
-    size_t from, to;
-} format_job;
-
-static void *format_rows(void *arg)
-{
-    const format_job *j = arg;
-    for (size_t k = j->from; k < j->to; k++)
-        write_row(j->c, j->L, j->w, j->b, k);
-    return NULL;
-}
-
-/* Below this many rows a batch is formatted on one thread (a thread start costs
- * more than formatting a few rows). */
-enum { PARALLEL_MIN_ROWS = 4096 };
-
-/* Writes the first n window rows of batch b, in order. Formatting (about half of
- * an unsampled export's time) is split over two threads: the second half of the
- * rows goes to the memory writer `half` on a new thread, then is appended after
- * the first half, so the bytes are exactly those of a serial run. Only reads are
- * shared (the batch, the layout, the window's track names), and nothing calls
- * nx_window_next until both halves are done. */
-static void export_rows(nx_csv *csv, nx_csv *half, const table_layout *L, const nx_window *w, const nx_window_batch *b,
-                        size_t n)
-{
-    pthread_t th;
-    format_job job = {half, L, w, b, n / 2, n};
-    if (half && n >= PARALLEL_MIN_ROWS && pthread_create(&th, NULL, format_rows, &job) == 0) {
-        for (size_t k = 0; k < n / 2; k++)
-            write_row(csv, L, w, b, k);
-        pthread_join(th, NULL);
-        nx_csv_append(csv, half);
-        return;
-    }
-    for (size_t k = 0; k < n; k++)
-        write_row(csv, L, w, b, k);
-}
-
-/* Exports one table. Returns NX_EXIT_OK, NX_EXIT_TRUNCATED or NX_EXIT_ERROR;
- * *absent is set when the profile has no such table. */
+/* Exports one table into <out>/<table>.csv (src/query/export.h does the rows).
+ * Returns NX_EXIT_OK, NX_EXIT_TRUNCATED or NX_EXIT_ERROR; *absent is set when the
+ * profile has no such table. */
 static int export_table(const export_opts *o, const char *table, bool *absent)
 {
     *absent = false;
     nxpq_error err = {{0}};
-    nx_profile_table *t = NULL;
-    int rc = nx_profile_table_open(o->dir, table, &t, &err);
+    nx_export *x = NULL;
+    nx_export_options eo = {.start = o->start, .end = o->end, .width = o->width, .max_rows = o->max_rows};
+    int rc = nx_export_open(o->dir, table, &eo, &x, &err);
     if (rc == NX_PROFILE_TABLE_ABSENT) {
         *absent = true;
         fprintf(stderr, "nxprof " CMD ": note: the profile has no %s table; no %s.csv written\n", table, table);
@@ -310,32 +240,12 @@ static int export_table(const export_opts *o, const char *table, bool *absent)
         return NX_EXIT_ERROR;
     }
     int result = NX_EXIT_ERROR;
-    table_layout L = {.schema = nx_schema_table_find(table)};
-    nx_window *w = NULL;
-    nx_sampler *sampler = NULL;
     FILE *f = NULL;
-    nx_csv csv = {0}, half = {0};
-    bool csv_open = false, half_open = false;
-    char *path = NULL;
-    size_t n = L.schema ? L.schema->n_fields : 0;
-    if (!L.schema || !(L.proj = calloc(n + 1, sizeof *L.proj)) || !(L.batch_col = calloc(n + 1, sizeof *L.batch_col)) ||
-        !(L.cells = calloc(n + 1, sizeof *L.cells))) {
-        fprintf(stderr, "nxprof " CMD ": %s: %s\n", table, L.schema ? "out of memory" : "not in the schema catalogue");
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const char *name = L.schema->fields[i].name;
-        int c = nx_profile_table_find_column(t, name);
-        if (c < 0 || nx_profile_table_column(t, (size_t)c)->type == NXPQ_UNSUPPORTED) {
-            L.batch_col[i] = -1;
-            continue;
-        }
-        L.batch_col[i] = (int)L.n_proj;
-        L.proj[L.n_proj++] = name;
-    }
-
+    nx_csv csv = {0};
+    bool csv_open = false;
     size_t plen = strlen(o->out) + strlen(table) + 6;
-    if (!(path = malloc(plen))) {
+    char *path = malloc(plen);
+    if (!path) {
         fprintf(stderr, "nxprof " CMD ": %s: out of memory\n", table);
         goto done;
     }
@@ -349,84 +259,17 @@ static int export_table(const export_opts *o, const char *table, bool *absent)
         goto done;
     }
     csv_open = true;
-    nx_csv_plain(&csv, "timeline_track", 14);
-    for (size_t i = 0; i < n; i++)
-        nx_csv_plain(&csv, L.schema->fields[i].name, strlen(L.schema->fields[i].name));
-    nx_csv_end_row(&csv);
-
-    /* Sampled: pass 1 picks the rows by timing and track only. */
-    const nx_sample *samples = NULL;
-    size_t n_samples = 0;
-    if (o->width) {
-        nx_window_options wo = {.start = o->start, .end = o->end};
-        if (!(w = nx_window_open(t, &wo, &err)) || !(sampler = nx_sampler_new(o->start, o->end, o->width, &err)))
-            goto fail_msg;
-        nx_window_batch b;
-        while ((rc = nx_window_next(w, &b, &err)) > 0)
-            if (nx_sampler_add(sampler, &b, &err) < 0)
-                goto fail_msg;
-        if (rc < 0)
-            goto fail_msg;
-        if (o->debug_pages)
-            print_pages(table, "sampling pass", w);
-        nx_window_close(w);
-        w = NULL;
-        samples = nx_sampler_result(sampler, &n_samples, &err);
-        if (n_samples == SIZE_MAX)
-            goto fail_msg;
+    nx_export_header(x, &csv);
+    if (o->debug_pages && o->width)
+        print_pages(table, "sampling pass", x, 0);
+    while ((rc = nx_export_next(x, &csv, &err)) > 0)
+        ;
+    if (rc < 0) {
+        fprintf(stderr, "nxprof " CMD ": %s\n", err.msg);
+        goto done;
     }
-
-    unsigned long long written = 0;
-    bool truncated = false;
-    if (!o->width || n_samples > 0) {
-        nx_window_options wo = {.start = o->start, .end = o->end, .columns = L.proj, .n_columns = L.n_proj};
-        if (!(w = nx_window_open(t, &wo, &err)))
-            goto fail_msg;
-        size_t next = 0; /* next sample to write */
-        nx_window_batch b;
-        /* Unsampled: whole batches, formatted on two threads (export_rows); without
-         * the memory writer (out of memory) on one. */
-        if (!o->width && nx_csv_init_memory(&half) == 0)
-            half_open = true;
-        while (!truncated && (rc = nx_window_next(w, &b, &err)) > 0) {
-            int64_t base = nx_row_ordinal(b.file, b.batch->first_row);
-            bind_batch(&L, &b);
-            if (!o->width) {
-                size_t take = b.n_rows;
-                if (take > o->max_rows - written) { /* a row beyond the limit exists */
-                    take = (size_t)(o->max_rows - written);
-                    truncated = true;
-                }
-                export_rows(&csv, half_open ? &half : NULL, &L, w, &b, take);
-                written += take;
-                continue;
-            }
-            for (size_t k = 0; k < b.n_rows; k++) {
-                if (o->width) {
-                    int64_t ord = base + b.rows[k];
-                    while (next < n_samples && samples[next].ordinal < ord)
-                        next++; /* cannot happen with a stable file; kept for safety */
-                    if (next == n_samples)
-                        break;
-                    if (samples[next].ordinal != ord)
-                        continue;
-                    next++;
-                }
-                if (written == o->max_rows) {
-                    truncated = true;
-                    break;
-                }
-                write_row(&csv, &L, w, &b, k);
-                written++;
-            }
-            if (o->width && next == n_samples)
-                break;
-        }
-        if (rc < 0)
-            goto fail_msg;
-        if (o->debug_pages)
-            print_pages(table, o->width ? "row pass" : "export", w);
-    }
+    if (o->debug_pages)
+        print_pages(table, o->width ? "row pass" : "export", x, 1);
     csv_open = false;
     if (nx_csv_finish(&csv) < 0 || fclose(f) != 0) {
         f = NULL;
@@ -434,19 +277,14 @@ static int export_table(const export_opts *o, const char *table, bool *absent)
         goto done;
     }
     f = NULL;
-    if (truncated) {
+    if (nx_export_truncated(x)) {
         fprintf(stderr, "nxprof " CMD ": warning: %s has more than %llu rows in the window; %s stops at --max-rows %llu\n",
                 table, o->max_rows, path, o->max_rows);
         result = NX_EXIT_TRUNCATED;
     } else {
         result = NX_EXIT_OK;
     }
-    goto done;
-fail_msg:
-    fprintf(stderr, "nxprof " CMD ": %s\n", err.msg);
 done:
-    if (half_open)
-        nx_csv_finish(&half);
     if (csv_open)
         nx_csv_finish(&csv);
     if (f) {
@@ -454,12 +292,7 @@ done:
         if (result == NX_EXIT_ERROR)
             unlink(path);
     }
-    nx_window_close(w);
-    nx_sampler_free(sampler);
-    nx_profile_table_close(t);
-    free(L.proj);
-    free(L.batch_col);
-    free(L.cells);
+    nx_export_close(x);
     free(path);
     return result;
 }

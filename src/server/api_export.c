@@ -4,16 +4,10 @@
  * window, width (or --no-sample) and --max-rows (rules: src/cli/cmd_export_csv.c,
  * docs/query.md; values: src/query/csv.h).
  *
- * Same algorithm as export-csv, step by step:
- *   header "timeline_track,<schema fields in schema order>"; a schema field missing
- *   from the files, or of a type the reader cannot decode, is an empty column;
- *   sampled: pass 1 (timing + track columns) runs nx_sampler over the window, pass 2
- *   streams the window with every present field and writes the rows whose ordinal was
- *   kept; unsampled: pass 2 writes every row of the window; at most max_rows rows.
- * Truncation must be known before the headers go out, so it is decided up front:
- *   sampled: the sampling pass gives the exact kept count (truncated when > max_rows);
- *   unsampled: a counting pass over the timing columns only, stopped at max_rows + 1
- *   rows (cheap: no string columns are decoded).
+ * The rows come from src/query/export.h, the engine `nxprof export-csv` uses, opened
+ * with count_first: truncation must be known before the headers go out, and the
+ * first pass tells it (sampled: the exact kept count; unsampled: a count over the
+ * timing columns only, stopped at max_rows + 1).
  * Then the body is produced on demand by MHD's content-reader callback: each call
  * writes rows of the next window batch through nx_csv into a pending buffer (via a
  * stdio cookie stream) and hands out as much as MHD asks for. Memory: one batch of
@@ -29,32 +23,21 @@
 #include <string.h>
 
 #include "query/csv.h"
+#include "query/export.h"
 #include "query/profile_table.h"
 #include "query/window.h"
-#include "schema/schema.h"
 #include "server/api_internal.h"
 
 #define MAX_ROWS_LIMIT 10000000
 
 typedef struct export_state {
-    nx_profile_table *t;
-    const nx_schema_table *schema;
-    const char **proj;
-    size_t n_proj;
-    int *batch_col;
-    nx_window *w;              /* the row pass */
-    nx_sampler *sampler;
-    const nx_sample *samples;  /* NULL when unsampled */
-    size_t n_samples, next;
-    bool sampled;
-    int64_t max_rows, written;
+    nx_export *x;
     FILE *f;                   /* cookie stream into pending */
     nx_csv csv;
     bool csv_open;
     char *pending;
     size_t plen, pcap, poff;
     bool eof;                  /* the row pass is complete */
-    bool failed;
 } export_state;
 
 static ssize_t cookie_write(void *cookie, const char *data, size_t n)
@@ -84,11 +67,7 @@ static void state_free(void *cls)
         nx_csv_finish(&s->csv);
     if (s->f)
         fclose(s->f);
-    nx_window_close(s->w);
-    nx_sampler_free(s->sampler);
-    nx_profile_table_close(s->t);
-    free(s->proj);
-    free(s->batch_col);
+    nx_export_close(s->x);
     free(s->pending);
     free(s);
 }
@@ -96,41 +75,8 @@ static void state_free(void *cls)
 /* Writes the rows of the next window batch. 1 more to come, 0 done, -1 error. */
 static int produce(export_state *s)
 {
-    if (s->written == s->max_rows || (s->sampled && s->next == s->n_samples))
-        return 0;
     nxpq_error err = {{0}};
-    nx_window_batch b;
-    int rc = nx_window_next(s->w, &b, &err);
-    if (rc <= 0)
-        return rc;
-    int64_t base = nx_row_ordinal(b.file, b.batch->first_row);
-    for (size_t k = 0; k < b.n_rows; k++) {
-        if (s->sampled) {
-            int64_t ord = base + b.rows[k];
-            while (s->next < s->n_samples && s->samples[s->next].ordinal < ord)
-                s->next++;
-            if (s->next == s->n_samples)
-                break;
-            if (s->samples[s->next].ordinal != ord)
-                continue;
-            s->next++;
-        }
-        if (s->written == s->max_rows)
-            break;
-        size_t tlen;
-        const char *tname = nx_window_track_name(s->w, b.track[k], &tlen);
-        nx_csv_text(&s->csv, tname, tlen);
-        size_t row = b.rows[k];
-        for (size_t f = 0; f < s->schema->n_fields; f++) {
-            if (s->batch_col[f] < 0)
-                nx_csv_null(&s->csv);
-            else
-                nx_csv_cell(&s->csv, &b.batch->columns[s->batch_col[f]], row);
-        }
-        nx_csv_end_row(&s->csv);
-        s->written++;
-    }
-    return 1;
+    return nx_export_next(s->x, &s->csv, &err);
 }
 
 static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
@@ -204,84 +150,28 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
         free(dir);
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
     }
-    s->sampled = sampled != 0;
-    s->max_rows = max_rows;
-    int rc = nx_profile_table_open(dir, table, &s->t, &err);
+    nx_export_options eo = {.start = start,
+                            .end = end,
+                            .width = sampled ? (uint32_t)width : 0,
+                            .max_rows = (uint64_t)max_rows,
+                            .count_first = true};
+    int rc = nx_export_open(dir, table, &eo, &s->x, &err);
     free(dir);
     if (rc != 0) {
         state_free(s);
         return rc == NX_PROFILE_TABLE_ABSENT ? nx_api_error(r, MHD_HTTP_NOT_FOUND, "the profile has no %s table", table)
                                              : nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     }
-    s->schema = nx_schema_table_find(table);
-    size_t n = s->schema ? s->schema->n_fields : 0;
-    if (!s->schema || !(s->proj = calloc(n + 1, sizeof *s->proj)) ||
-        !(s->batch_col = calloc(n + 1, sizeof *s->batch_col)))
-        goto oom;
-    for (size_t i = 0; i < n; i++) {
-        const char *fname = s->schema->fields[i].name;
-        int c = nx_profile_table_find_column(s->t, fname);
-        if (c < 0 || nx_profile_table_column(s->t, (size_t)c)->type == NXPQ_UNSUPPORTED) {
-            s->batch_col[i] = -1;
-            continue;
-        }
-        s->batch_col[i] = (int)s->n_proj;
-        s->proj[s->n_proj++] = fname;
-    }
-
-    /* Up-front pass: exact row count (sampled) or a count stopped at max_rows + 1. */
-    int64_t rows = 0;
-    {
-        nx_window_options wo = {.start = start, .end = end};
-        nx_window *w = nx_window_open(s->t, &wo, &err);
-        if (!w)
-            goto fail;
-        if (s->sampled && !(s->sampler = nx_sampler_new(start, end, (uint32_t)width, &err))) {
-            nx_window_close(w);
-            goto fail;
-        }
-        nx_window_batch b;
-        bool add_failed = false;
-        while ((rc = nx_window_next(w, &b, &err)) > 0) {
-            if (s->sampled) {
-                if (nx_sampler_add(s->sampler, &b, &err) < 0) {
-                    add_failed = true;
-                    break;
-                }
-            } else {
-                rows += (int64_t)b.n_rows;
-                if (rows > max_rows)
-                    break;
-            }
-        }
-        nx_window_close(w);
-        if (rc < 0 || add_failed)
-            goto fail;
-        if (s->sampled) {
-            s->samples = nx_sampler_result(s->sampler, &s->n_samples, &err);
-            if (s->n_samples == SIZE_MAX)
-                goto fail;
-            rows = (int64_t)s->n_samples;
-        }
-    }
-    bool truncated = rows > max_rows;
-    int64_t body_rows = truncated ? max_rows : rows;
+    bool truncated = nx_export_truncated(s->x);
+    int64_t body_rows = nx_export_planned_rows(s->x);
 
     cookie_io_functions_t io = {.write = cookie_write};
     if (!(s->f = fopencookie(s, "w", io)) || nx_csv_init(&s->csv, s->f) < 0)
         goto oom;
     s->csv_open = true;
-    nx_csv_plain(&s->csv, "timeline_track", 14);
-    for (size_t i = 0; i < n; i++)
-        nx_csv_plain(&s->csv, s->schema->fields[i].name, strlen(s->schema->fields[i].name));
-    nx_csv_end_row(&s->csv);
+    nx_export_header(s->x, &s->csv);
     if (nx_csv_flush(&s->csv) < 0 || fflush(s->f) != 0)
         goto oom;
-    if (!s->sampled || s->n_samples > 0) {
-        nx_window_options wo = {.start = start, .end = end, .columns = s->proj, .n_columns = s->n_proj};
-        if (!(s->w = nx_window_open(s->t, &wo, &err)))
-            goto fail;
-    } /* else: nothing after the header; produce() returns 0 at once */
 
     /* HEAD: the same headers without a body. libmicrohttpd 0.9.75 would still send the
      * chunked terminator of a callback response, which HTTP clients reject, so HEAD
@@ -316,7 +206,4 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
 oom:
     state_free(s);
     return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s: out of memory", table);
-fail:
-    state_free(s);
-    return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg[0] ? err.msg : "export failed");
 }
