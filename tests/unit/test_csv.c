@@ -17,29 +17,14 @@
 #include "query/csv.h"
 #include "query/window.h"
 
-typedef struct mem {
-    char *text;
-    size_t len;
-    FILE *f;
-    nx_csv c;
-} mem;
-
-static void mem_open(mem *m)
-{
-    m->text = NULL;
-    m->len = 0;
-    m->f = open_memstream(&m->text, &m->len);
-    assert_non_null(m->f);
-    assert_int_equal(nx_csv_init(&m->c, m->f), 0);
-}
+#include "csv_memory.h"
 
 /* Finishes and checks the whole output. */
 static void mem_expect(mem *m, const char *want)
 {
-    assert_int_equal(nx_csv_finish(&m->c), 0);
-    fclose(m->f);
-    assert_string_equal(m->text, want);
-    free(m->text);
+    char *got = mem_close(m);
+    assert_string_equal(got, want);
+    free(got);
 }
 
 static void test_numbers(void **state)

@@ -35,28 +35,8 @@
 #include "query/profile_table.h"
 #include "query/window.h"
 
-typedef struct mem {
-    char *text;
-    size_t len;
-    FILE *f;
-    nx_csv c;
-} mem;
+#include "csv_memory.h"
 
-static void mem_open(mem *m)
-{
-    m->text = NULL;
-    m->len = 0;
-    m->f = open_memstream(&m->text, &m->len);
-    assert_non_null(m->f);
-    assert_int_equal(nx_csv_init(&m->c, m->f), 0);
-}
-
-static char *mem_close(mem *m)
-{
-    assert_int_equal(nx_csv_finish(&m->c), 0);
-    fclose(m->f);
-    return m->text;
-}
 
 static void test_row_cells_equal_cells(void **state)
 {
