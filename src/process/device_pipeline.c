@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "process/sink_runner.h"
+
 typedef struct pending {
     nx_trace_record rec;
     int64_t start_ns;
@@ -345,12 +347,15 @@ static void restore_signals(const saved_signals *saved)
 typedef struct sink_slot {
     const nx_device_sink *sink;
     void *state;
+    nx_sink_runner *runner;          /* sinks that take events run beside the pipeline */
     bool open;
 } sink_slot;
 
 static void abort_sinks(sink_slot *slots, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        nx_sink_runner_free(slots[i].runner);   /* joins the sink's thread first */
+        slots[i].runner = NULL;
         if (slots[i].open && slots[i].sink->abort)
             slots[i].sink->abort(slots[i].state);
         slots[i].open = false;
@@ -391,6 +396,10 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
             goto done;
         }
         slots[i].open = true;
+        if (slots[i].sink->kinds && !(slots[i].runner = nx_sink_runner_new(slots[i].sink, slots[i].state, &perr))) {
+            snprintf(err, errlen, "%s", perr.msg);
+            goto done;
+        }
         for (unsigned k = 1; k <= NX_REC_KIND_MAX; k++)
             if (slots[i].sink->kinds & NX_KIND_BIT(k))
                 by_kind[k][n_by_kind[k]++] = i;
@@ -424,7 +433,7 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
         };
         for (size_t j = 0; j < n_by_kind[k]; j++) {
             sink_slot *sl = &slots[by_kind[k][j]];
-            if (sl->sink->event(sl->state, &ev, &perr) != 0) {
+            if (nx_sink_runner_event(sl->runner, &ev, &perr) != 0) {
                 snprintf(err, errlen, "%s", perr.msg);
                 goto done;
             }
@@ -445,6 +454,14 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
     }
     *instructions = (uint64_t)next_id[NX_REC_INSTRUCTION];
     for (size_t i = 0; i < ns; i++) {
+        if (slots[i].runner && nx_sink_runner_drain(slots[i].runner, &perr) != 0) {
+            snprintf(err, errlen, "%s", perr.msg);
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < ns; i++) {
+        nx_sink_runner_free(slots[i].runner);
+        slots[i].runner = NULL;
         slots[i].open = false;
         if (slots[i].sink->finish(slots[i].state, ctx, tables, &perr) != 0) {
             snprintf(err, errlen, "%s", perr.msg);
