@@ -173,7 +173,7 @@ static int view_run(int argc, char **argv)
 
 const nx_command nx_cmd_view = {
     .name = "view",
-    .summary = "reference-compatible entry point (-d CAPTURE_DIR --ingest-only, --show-profile-schema)",
+    .summary = "process a capture, then serve it (-d CAPTURE_DIR); --ingest-only, --show-profile-schema",
     .run = view_run,
     .help = view_help,
 };
