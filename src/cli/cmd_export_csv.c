@@ -66,8 +66,9 @@ static void export_help(FILE *out)
             "in schema order, rows in start-time order. Interval events overlapping the window\n"
             "are included; point events (SemaphoreUpdate) when their timestamp is inside it.\n"
             "\n"
-            "  -s, --start T        window start: ns, or a number with unit ns, us, ms or s\n"
-            "  -e, --end T          window end (inclusive), same form\n"
+            "  -s, --start T        window start: Unix ns, or a number with unit ns, us, ms or s;\n"
+            "                       +T (e.g. +2ms) counts from the profile's first timestamp\n"
+            "  -e, --end T          window end (inclusive), same forms\n"
             "  -o, --out DIR        output directory (created if missing)\n"
             "  -t, --tables LIST    Instruction,DmaPacketAggregated,DmaPacket,CcInstruction,\n"
             "                       SemaphoreUpdate (default: these five); CcOp is also accepted\n"
@@ -84,9 +85,13 @@ static void export_help(FILE *out)
             "3 a table was truncated at --max-rows.\n");
 }
 
-/* "123", "1.5us", "2ms", "0.25s" -> ns. 0, or -1 when malformed/not whole/out of range. */
-static int parse_time(const char *s, int64_t *out)
+/* "123", "1.5us", "2ms", "0.25s" -> ns; a leading '+' sets *relative (the value
+ * counts from the profile's start). 0, or -1 when malformed/not whole/out of range. */
+static int parse_time(const char *s, int64_t *out, bool *relative)
 {
+    *relative = *s == '+';
+    if (*relative)
+        s++;
     unsigned __int128 v = 0;
     int digits = 0, frac = 0;
     bool dot = false;
@@ -308,6 +313,7 @@ static int export_run(int argc, char **argv)
     };
     export_opts o = {.width = 1920, .max_rows = 1000000};
     bool have_start = false, have_end = false, width_given = false, no_sample = false;
+    bool start_rel = false, end_rel = false;
     const char *start_s = NULL, *end_s = NULL;
     int c, rc = NX_EXIT_OK;
     opterr = 0;
@@ -316,16 +322,16 @@ static int export_run(int argc, char **argv)
         switch (c) {
         case 's':
             start_s = optarg;
-            if (parse_time(optarg, &o.start) < 0) {
-                rc = nx_usage_error(CMD, "bad --start '%s' (ns, or a number with unit ns, us, ms or s)", optarg);
+            if (parse_time(optarg, &o.start, &start_rel) < 0) {
+                rc = nx_usage_error(CMD, "bad --start '%s' (ns, or a number with unit ns, us, ms or s; +T from the profile's start)", optarg);
                 goto out;
             }
             have_start = true;
             break;
         case 'e':
             end_s = optarg;
-            if (parse_time(optarg, &o.end) < 0) {
-                rc = nx_usage_error(CMD, "bad --end '%s' (ns, or a number with unit ns, us, ms or s)", optarg);
+            if (parse_time(optarg, &o.end, &end_rel) < 0) {
+                rc = nx_usage_error(CMD, "bad --end '%s' (ns, or a number with unit ns, us, ms or s; +T from the profile's start)", optarg);
                 goto out;
             }
             have_end = true;
@@ -369,7 +375,7 @@ static int export_run(int argc, char **argv)
         rc = nx_usage_error(CMD, "%s is required", !have_start ? "--start" : !have_end ? "--end" : "--out");
         goto out;
     }
-    if (o.end < o.start) {
+    if (start_rel == end_rel && o.end < o.start) {
         rc = nx_usage_error(CMD, "--end %s is before --start %s", end_s, start_s);
         goto out;
     }
@@ -389,6 +395,26 @@ static int export_run(int argc, char **argv)
         fprintf(stderr, "nxprof " CMD ": %s: no such profile directory\n", o.dir);
         rc = NX_EXIT_ERROR;
         goto out;
+    }
+    if (start_rel || end_rel) {   /* +T: from the profile's first timestamp */
+        int64_t first, last;
+        nxpq_error err = {{0}};
+        int src = nx_profile_span(o.dir, &first, &last, &err);
+        if (src != 0) {
+            fprintf(stderr, "nxprof " CMD ": %s: cannot resolve +T times: %s\n", o.dir, err.msg);
+            rc = NX_EXIT_ERROR;
+            goto out;
+        }
+        if ((start_rel && o.start > INT64_MAX - first) || (end_rel && o.end > INT64_MAX - first)) {
+            rc = nx_usage_error(CMD, "--start/--end out of range");
+            goto out;
+        }
+        o.start += start_rel ? first : 0;
+        o.end += end_rel ? first : 0;
+        if (o.end < o.start) {
+            rc = nx_usage_error(CMD, "--end %s is before --start %s", end_s, start_s);
+            goto out;
+        }
     }
     if (make_dirs(o.out) < 0) {
         fprintf(stderr, "nxprof " CMD ": cannot create output directory %s: %s\n", o.out, strerror(errno));

@@ -361,3 +361,49 @@ void nx_profile_scan_get_stats(const nx_profile_scan *s, nxpq_scan_stats *out)
         add_stats(out, &st);
     }
 }
+
+int nx_profile_span(const char *profile_dir, int64_t *first, int64_t *last, nxpq_error *err)
+{
+    nx_profile_table *t = NULL;
+    int rc = nx_profile_table_open(profile_dir, "Metadata", &t, err);
+    if (rc != 0)
+        return rc;
+    static const char *const cols[] = {"first_hw_timestamp", "last_hw_timestamp"};
+    for (size_t i = 0; i < 2; i++) {
+        int c = nx_profile_table_find_column(t, cols[i]);
+        if (c < 0 || nx_profile_table_column(t, (size_t)c)->type != NXPQ_INT64) {
+            nx_profile_table_close(t);
+            snprintf(err->msg, sizeof err->msg, "%s: Metadata has no INT64 column %s", profile_dir, cols[i]);
+            return NX_PROFILE_TABLE_ABSENT;
+        }
+    }
+    nx_profile_scan_options so = {.columns = cols, .n_columns = 2};
+    nx_profile_scan *s = nx_profile_scan_open(t, &so, err);
+    if (!s) {
+        nx_profile_table_close(t);
+        return -1;
+    }
+    bool have = false;
+    const nxpq_batch *b;
+    while ((rc = nx_profile_scan_next(s, &b, err)) > 0) {
+        const nxpq_column_data *a = &b->columns[0], *z = &b->columns[1];
+        for (size_t i = 0; i < b->n_rows; i++) {
+            if ((a->valid && !a->valid[i]) || (z->valid && !z->valid[i]))
+                continue;
+            if (!have || a->values.i64[i] < *first)
+                *first = a->values.i64[i];
+            if (!have || z->values.i64[i] > *last)
+                *last = z->values.i64[i];
+            have = true;
+        }
+    }
+    nx_profile_scan_close(s);
+    nx_profile_table_close(t);
+    if (rc < 0)
+        return -1;
+    if (!have) {
+        snprintf(err->msg, sizeof err->msg, "%s: Metadata holds no timestamps", profile_dir);
+        return NX_PROFILE_TABLE_ABSENT;
+    }
+    return 0;
+}

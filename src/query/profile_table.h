@@ -88,4 +88,10 @@ size_t nx_profile_scan_file(const nx_profile_scan *s);
  * file scanned so far, including the current one. */
 void nx_profile_scan_get_stats(const nx_profile_scan *s, nxpq_scan_stats *out);
 
+/* The profile's time span: the smallest Metadata.first_hw_timestamp and the largest
+ * last_hw_timestamp over all its rows (one per device trace, or one for a
+ * framework-only profile), Unix ns. 0, NX_PROFILE_TABLE_ABSENT (no Metadata table or
+ * no values in it), or -1 with err. */
+int nx_profile_span(const char *profile_dir, int64_t *first, int64_t *last, nxpq_error *err);
+
 #endif

@@ -14,8 +14,9 @@
  *     unique;
  *   - kind: "device" when a timeline table with a track rule (window.h) is present,
  *     else "framework";
- *   - first_ts/last_ts: Metadata.first_hw_timestamp/last_hw_timestamp of the first
- *     Metadata row, null when missing or null;
+ *   - first_ts/last_ts: the smallest Metadata.first_hw_timestamp and the largest
+ *     last_hw_timestamp over its rows (query/profile_table.h nx_profile_span), null
+ *     when missing;
  *   - tracks: one scan per timeline table over all time (timing and track columns
  *     only), per track: rows, min start, max end; groups and order as docs/api.md;
  *     the JSON is cached per (realpath, inode, mtime) of the profile directory, 16
@@ -138,36 +139,11 @@ done:
     return result;
 }
 
-/* first/last hw timestamps from Metadata; *have_* false when unavailable. */
+/* The profile's span (query/profile_table.h); *have false when unavailable. */
 static void metadata_span(const char *dir, bool *have_first, int64_t *first, bool *have_last, int64_t *last)
 {
-    *have_first = *have_last = false;
-    nx_profile_table *t = NULL;
     nxpq_error err = {{0}};
-    if (nx_profile_table_open(dir, "Metadata", &t, &err) != 0)
-        return;
-    int cf = nx_profile_table_find_column(t, "first_hw_timestamp");
-    int cl = nx_profile_table_find_column(t, "last_hw_timestamp");
-    if (cf >= 0 && cl >= 0 && nx_profile_table_column(t, (size_t)cf)->type == NXPQ_INT64 &&
-        nx_profile_table_column(t, (size_t)cl)->type == NXPQ_INT64) {
-        static const char *const cols[] = {"first_hw_timestamp", "last_hw_timestamp"};
-        nx_profile_scan_options so = {.columns = cols, .n_columns = 2, .batch_rows = 16};
-        nx_profile_scan *s = nx_profile_scan_open(t, &so, &err);
-        const nxpq_batch *batch;
-        if (s && nx_profile_scan_next(s, &batch, &err) > 0 && batch->n_rows > 0) {
-            const nxpq_column_data *a = &batch->columns[0], *z = &batch->columns[1];
-            if (!a->valid || a->valid[0]) {
-                *have_first = true;
-                *first = a->values.i64[0];
-            }
-            if (!z->valid || z->valid[0]) {
-                *have_last = true;
-                *last = z->values.i64[0];
-            }
-        }
-        nx_profile_scan_close(s);
-    }
-    nx_profile_table_close(t);
+    *have_first = *have_last = nx_profile_span(dir, first, last, &err) == 0;
 }
 
 /* Appends one profile object (list entry). -1 when the directory cannot be read. */

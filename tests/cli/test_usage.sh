@@ -91,6 +91,8 @@ expect 2 "export-csv empty table item" -- "${X[@]}" --start 0 --end 1 --tables I
 expect 2 "export-csv bad time" -- "${X[@]}" --start 10xs --end 20;    contains "bad --start" "bad time named"
 expect 2 "export-csv fractional ns" -- "${X[@]}" --start 1.5 --end 20
 expect 2 "export-csv negative time" -- "${X[@]}" --start -5 --end 20
+expect 2 "export-csv bare +" -- "${X[@]}" --start + --end 20;      contains "bad --start" "bare + named"
+expect 2 "export-csv relative end before relative start" -- "${X[@]}" --start +2ms --end +1ms; contains "before --start" "relative order checked"
 expect 2 "export-csv width and no-sample" -- "${X[@]}" --start 0 --end 1 --width 10 --no-sample; contains "exclude each other" "conflict named"
 expect 2 "export-csv width 0" -- "${X[@]}" --start 0 --end 1 --width 0; contains "--width" "bad width named"
 expect 2 "export-csv max-rows 0" -- "${X[@]}" --start 0 --end 1 --max-rows 0; contains "--max-rows" "bad max-rows named"

@@ -229,6 +229,19 @@ test('time units: ns, us, ms and s give the same window', () => {
   }
 });
 
+test('+T times count from the profile start (the smallest Metadata.first_hw_timestamp)', async () => {
+  const [[M0]] = (await duckdb.runAndReadAll(`SELECT min(first_hw_timestamp)
+    FROM read_parquet(${q(join(PROF, 'Metadata.parquet'))})`)).getRows();
+  const base = exportCsv(PROF, ['--start', `${W0}`, '--end', `${W1}`, '--no-sample', '--tables', 'Instruction']).out;
+  const rel = exportCsv(PROF, ['--start', `+${W0 - M0}`, '--end', `+${W1 - M0}ns`, '--no-sample',
+    '--tables', 'Instruction']).out;
+  const mixed = exportCsv(PROF, ['--start', `${W0}`, '--end', `+${W1 - M0}`, '--no-sample', '--tables', 'Instruction']).out;
+  const want = readFileSync(join(base, 'Instruction.csv'), 'utf8');
+  assert.ok(want.split('\n').length > 3, 'the window holds rows');
+  assert.equal(readFileSync(join(rel, 'Instruction.csv'), 'utf8'), want);
+  assert.equal(readFileSync(join(mixed, 'Instruction.csv'), 'utf8'), want);
+});
+
 test('errors: unknown table, end before start, missing profile, bad time', () => {
   let r = run([PROF, '--start', '0', '--end', '1', '--out', join(DIR, 'e1'), '--tables', 'Instruction,Nope']);
   assert.equal(r.code, 2);

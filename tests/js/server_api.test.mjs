@@ -135,7 +135,7 @@ async function json(path, status = 200) {
   return JSON.parse(r.body);
 }
 
-const meta = (await rows(`SELECT first_hw_timestamp AS f, last_hw_timestamp AS l FROM read_parquet(${pq(PROF, 'Metadata')})`))[0];
+const meta = (await rows(`SELECT min(first_hw_timestamp) AS f, max(last_hw_timestamp) AS l FROM read_parquet(${pq(PROF, 'Metadata')})`))[0];
 const S = BigInt(meta.f), E = BigInt(meta.l);
 
 test('listing: names, kind, tables, sizes, Metadata span; the symlinked profile is not listed', async () => {
