@@ -86,6 +86,5 @@ enum MHD_Result nx_api_schema(nx_api_req *r);
 enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file);
 
 /* Frees the tracks cache (server shutdown). */
-void nx_api_tracks_cache_clear(void);
 
 #endif

@@ -19,8 +19,8 @@
  *     when missing;
  *   - tracks: one scan per timeline table over all time (timing and track columns
  *     only), per track: rows, min start, max end; groups and order as docs/api.md;
- *     the JSON is cached per (realpath, inode, mtime) of the profile directory, 16
- *     entries at most (oldest evicted);
+ *     the JSON is cached (server/response_cache.h) per (realpath, inode, mtime) of the
+ *     profile directory;
  *   - event: the row with the given ordinal ((file << 40) | row); an optional `start`
  *     parameter (the event's start, as the timeline gave it) lets the reader skip
  *     pages by statistics; without it, or when it does not find the row, the file is
@@ -33,7 +33,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -44,6 +43,7 @@
 #include "schema/schema.h"
 #include "schema/schema_emit.h"
 #include "server/api_internal.h"
+#include "server/response_cache.h"
 
 #define ORD_ROW_MASK ((INT64_C(1) << 40) - 1)
 
@@ -527,36 +527,6 @@ done:
     return result;
 }
 
-#define CACHE_SIZE 16
-typedef struct cache_entry {
-    char *dir;
-    dev_t dev;
-    ino_t ino;
-    struct timespec mtime;
-    char *json;
-    uint64_t stamp;
-} cache_entry;
-static cache_entry g_cache[CACHE_SIZE];
-static uint64_t g_stamp;
-static pthread_mutex_t g_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void nx_api_tracks_cache_clear(void)
-{
-    pthread_mutex_lock(&g_cache_lock);
-    for (size_t i = 0; i < CACHE_SIZE; i++) {
-        free(g_cache[i].dir);
-        free(g_cache[i].json);
-        memset(&g_cache[i], 0, sizeof g_cache[i]);
-    }
-    pthread_mutex_unlock(&g_cache_lock);
-}
-
-static bool same_key(const cache_entry *e, const char *dir, const struct stat *st)
-{
-    return e->dir && strcmp(e->dir, dir) == 0 && e->dev == st->st_dev && e->ino == st->st_ino &&
-           e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec;
-}
-
 enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name)
 {
     enum MHD_Result res;
@@ -569,42 +539,17 @@ enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name)
         return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such profile");
     }
     nx_strbuf b = NX_STRBUF_INIT;
-    bool hit = false;
-    pthread_mutex_lock(&g_cache_lock);
-    for (size_t i = 0; i < CACHE_SIZE; i++)
-        if (same_key(&g_cache[i], dir, &st)) {
-            nx_strbuf_puts(&b, g_cache[i].json);
-            g_cache[i].stamp = ++g_stamp;
-            hit = true;
-            break;
+    if (!nx_response_cache_get(dir, &st, "tracks", &b)) {
+        nxpq_error err = {{0}};
+        char *json = tracks_json(dir, name, &err);
+        if (!json) {
+            free(dir);
+            return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
         }
-    pthread_mutex_unlock(&g_cache_lock);
-    if (hit) {
-        free(dir);
-        return nx_api_json(r, MHD_HTTP_OK, &b);
+        nx_strbuf_puts(&b, json);
+        nx_response_cache_put(dir, &st, "tracks", json, strlen(json));
+        free(json);
     }
-    nxpq_error err = {{0}};
-    char *json = tracks_json(dir, name, &err);
-    if (!json) {
-        free(dir);
-        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
-    }
-    nx_strbuf_puts(&b, json);
-    char *json_copy = strdup(json);
-    free(json);
-    pthread_mutex_lock(&g_cache_lock);
-    size_t victim = 0;
-    for (size_t i = 1; i < CACHE_SIZE; i++)
-        if (g_cache[i].stamp < g_cache[victim].stamp)
-            victim = i;
-    if (json_copy) {
-        free(g_cache[victim].dir);
-        free(g_cache[victim].json);
-        g_cache[victim] = (cache_entry){.dir = dir, .dev = st.st_dev, .ino = st.st_ino, .mtime = st.st_mtim,
-                                        .json = json_copy, .stamp = ++g_stamp};
-        dir = NULL;
-    }
-    pthread_mutex_unlock(&g_cache_lock);
     free(dir);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }

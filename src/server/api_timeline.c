@@ -21,10 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "query/profile_table.h"
 #include "query/window.h"
 #include "server/api_internal.h"
+#include "server/response_cache.h"
 
 #define MAX_TABLES 6
 #define MAX_LABELS 4
@@ -462,6 +464,17 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
+    /* A zoomed-out window scans most of the table: the viewer's whole-profile view
+     * (and any view it returns to) is answered from the cache the second time. */
+    struct stat st;
+    char key[512];
+    snprintf(key, sizeof key, "timeline|%s|%" PRId64 "|%" PRId64 "|%" PRId64, tables_s, start, end, width);
+    bool cacheable = stat(dir, &st) == 0;
+    nx_strbuf b = NX_STRBUF_INIT;
+    if (cacheable && nx_response_cache_get(dir, &st, key, &b)) {
+        free(dir);
+        return nx_api_json(r, MHD_HTTP_OK, &b);
+    }
     strtab strs = {.bytes = NX_STRBUF_INIT};
     nx_strbuf parts = NX_STRBUF_INIT;
     nxpq_error err = {{0}};
@@ -475,8 +488,6 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
             return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
         }
     }
-    free(dir);
-    nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"start\":");
     nx_json_i64(&b, start);
     nx_strbuf_puts(&b, ",\"end\":");
@@ -493,5 +504,8 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
     nx_strbuf_puts(&b, "]}");
     nx_strbuf_free(&parts);
     strtab_free(&strs);
+    if (cacheable && !b.failed)
+        nx_response_cache_put(dir, &st, key, b.data, b.len);
+    free(dir);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }

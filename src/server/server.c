@@ -40,6 +40,7 @@
 
 #include "nxprof_version.h"
 #include "server/api_internal.h"
+#include "server/response_cache.h"
 #include "server/server.h"
 #include "server/web_assets.h"
 
@@ -299,7 +300,7 @@ int nx_server_run(const nx_server_options *o, FILE *out)
         MHD_stop_daemon(d);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    nx_api_tracks_cache_clear();
+    nx_response_cache_clear();
     free(ctx.data_path);
     free(ctx.root);
     return rc;
