@@ -1,8 +1,8 @@
 /*
  * export.c — a timeline table's window as CSV rows (see export.h): the layout of
  * the columns, the first pass (sampling or counting), and the row pass, whose
- * formatting is split over two threads for large unsampled batches, and whose
- * sampled first pass runs on two threads, one per half of the buckets.
+ * formatting is split over two threads for large unsampled batches; the sampled
+ * first pass is sampled_pass.h's (two threads, one per half of the buckets).
  */
 #include "query/export.h"
 
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "query/profile_table.h"
+#include "query/sampled_pass.h"
 #include "query/window.h"
 #include "schema/schema.h"
 
@@ -23,9 +24,8 @@ struct nx_export {
     size_t n_proj;
     int *batch_col;                  /* per schema field: batch column index, or -1 (empty) */
     const nxpq_column_data **cells;  /* per schema field: its column in the current batch */
-    nx_sampler *sampler;
+    nx_sampled sampled;              /* sampled: the first pass's result */
     const nx_sample *samples;        /* sampled: the kept events, by ordinal */
-    nx_sample *merged;               /* owned copy when sampled in two halves */
     size_t n_samples, next;
     nx_window *w;                    /* the row pass; NULL when it has nothing to read */
     int64_t planned;                 /* rows to write, or -1 while unknown */
@@ -89,151 +89,36 @@ static void write_rows(nx_export *x, nx_csv *csv, const nx_window_batch *b, size
 
 /* ------------------------------------------------------------ first pass -- */
 
-/* One half of a sampled pass: the events of [w_start, w_end] whose start is at
- * least `from`, offered to a sampler over the whole window. The window is split
- * at a bucket boundary, so the halves never share a (track, bucket) and their
- * winners are exactly those of one pass over everything. */
-typedef struct half_pass {
-    const char *dir, *table;
-    int64_t w_start, w_end, from;
-    int64_t start, end;              /* the whole window */
-    uint32_t width;
-    nx_sampler *sampler;
-    const nx_sample *samples;
-    size_t n;
-    nxpq_scan_stats stats;
-    int rc;
-    nxpq_error err;
-} half_pass;
-
-static void *half_pass_run(void *arg)
-{
-    half_pass *h = arg;
-    nx_profile_table *t = NULL;
-    nx_window *w = NULL;
-    h->rc = -1;
-    if (nx_profile_table_open(h->dir, h->table, &t, &h->err) != 0)
-        return NULL;
-    nx_window_options wo = {.start = h->w_start, .end = h->w_end};
-    if (!(w = nx_window_open(t, &wo, &h->err)) || !(h->sampler = nx_sampler_new(h->start, h->end, h->width, &h->err)))
-        goto done;
-    nx_window_batch b;
-    int rc;
-    while ((rc = nx_window_next(w, &b, &h->err)) > 0) {
-        int64_t base = nx_row_ordinal(b.file, b.batch->first_row);
-        for (size_t k = 0; k < b.n_rows; k++)
-            if (b.start[k] >= h->from &&
-                nx_sampler_offer(h->sampler, b.track[k], b.start[k], b.end[k], base + b.rows[k], &h->err) < 0)
-                goto done;
-    }
-    if (rc < 0)
-        goto done;
-    nx_window_stats(w, &h->stats);
-    h->samples = nx_sampler_result(h->sampler, &h->n, &h->err);
-    if (h->n == SIZE_MAX)
-        goto done;
-    h->rc = 0;
-done:
-    nx_window_close(w);
-    nx_profile_table_close(t);
-    return NULL;
-}
-
-/* The sampled pass on two threads, one per half of the buckets; the kept events
- * of both, by ordinal, into x->samples. */
-static int sample_in_halves(nx_export *x, const char *dir, const char *table, nxpq_error *err)
-{
-    const nx_export_options *o = &x->o;
-    /* First ns of bucket width/2: the least offset with floor(off * width / len) >= width/2. */
-    unsigned __int128 len = (unsigned __int128)((__int128)o->end - (__int128)o->start) + 1;
-    unsigned __int128 off = ((unsigned __int128)(o->width / 2) * len + o->width - 1) / o->width;
-    int64_t mid = (int64_t)((__int128)o->start + (__int128)off);
-    half_pass h[2] = {
-        {.dir = dir, .table = table, .w_start = o->start, .w_end = mid - 1, .from = INT64_MIN},
-        {.dir = dir, .table = table, .w_start = mid, .w_end = o->end, .from = mid},
-    };
-    for (int i = 0; i < 2; i++) {
-        h[i].start = o->start;
-        h[i].end = o->end;
-        h[i].width = o->width;
-    }
-    pthread_t th;
-    bool threaded = pthread_create(&th, NULL, half_pass_run, &h[1]) == 0;
-    half_pass_run(&h[0]);
-    if (threaded)
-        pthread_join(th, NULL);
-    else
-        half_pass_run(&h[1]);
-    int rc = -1;
-    for (int i = 0; i < 2; i++)
-        if (h[i].rc != 0) {
-            *err = h[i].err;
-            goto done;
-        }
-    x->n_samples = h[0].n + h[1].n;
-    nx_sample *all = malloc((x->n_samples + 1) * sizeof *all);
-    if (!all) {
-        snprintf(err->msg, sizeof err->msg, "%s: out of memory", table);
-        goto done;
-    }
-    size_t a = 0, b = 0, k = 0;
-    while (a < h[0].n || b < h[1].n)
-        all[k++] = b == h[1].n || (a < h[0].n && h[0].samples[a].ordinal < h[1].samples[b].ordinal) ? h[0].samples[a++]
-                                                                                                 : h[1].samples[b++];
-    x->merged = all;
-    x->samples = all;
-    x->pass0 = h[0].stats;
-    x->pass0.row_groups_read += h[1].stats.row_groups_read;
-    x->pass0.pages_read += h[1].stats.pages_read;
-    rc = 0;
-done:
-    nx_sampler_free(h[0].sampler);
-    nx_sampler_free(h[1].sampler);
-    return rc;
-}
-
-/* Sampling (width > 0) or, with count_first, counting up to max_rows + 1. */
+/* Sampling (width > 0: sampled_pass.h) or, with count_first, counting up to
+ * max_rows + 1 over the timing columns. */
 static int first_pass(nx_export *x, const char *dir, const char *table, nxpq_error *err)
 {
     const nx_export_options *o = &x->o;
-    if (!o->width && !o->count_first)
-        return 0;
     uint64_t rows = 0;
-    if (o->width >= 2 && o->end - o->start >= (int64_t)o->width) {
-        if (sample_in_halves(x, dir, table, err) != 0)
+    if (o->width) {
+        int rc = nx_sampled_pass(dir, table, o->start, o->end, o->width, &x->sampled, err);
+        if (rc != 0)
             return -1;
+        x->samples = x->sampled.samples;
+        x->n_samples = x->sampled.n;
+        x->pass0 = x->sampled.stats;
         rows = x->n_samples;
-    } else {
+    } else if (o->count_first) {
         nx_window_options wo = {.start = o->start, .end = o->end};
         nx_window *w = nx_window_open(x->t, &wo, err);
         if (!w)
             return -1;
-        if (o->width && !(x->sampler = nx_sampler_new(o->start, o->end, o->width, err))) {
-            nx_window_close(w);
-            return -1;
-        }
         nx_window_batch b;
         int rc;
-        while ((rc = nx_window_next(w, &b, err)) > 0) {
-            if (o->width) {
-                if (nx_sampler_add(x->sampler, &b, err) < 0) {
-                    rc = -1;
-                    break;
-                }
-            } else if ((rows += b.n_rows) > o->max_rows) {
+        while ((rc = nx_window_next(w, &b, err)) > 0)
+            if ((rows += b.n_rows) > o->max_rows)
                 break;
-            }
-        }
         nx_window_stats(w, &x->pass0);
         nx_window_close(w);
         if (rc < 0)
             return -1;
-        if (o->width) {
-            x->samples = nx_sampler_result(x->sampler, &x->n_samples, err);
-            if (x->n_samples == SIZE_MAX)
-                return -1;
-            rows = x->n_samples;
-        }
+    } else {
+        return 0;
     }
     x->truncated = rows > o->max_rows;
     x->planned = (int64_t)(x->truncated ? o->max_rows : rows);
@@ -371,8 +256,7 @@ void nx_export_close(nx_export *x)
     if (x->half_open)
         nx_csv_finish(&x->half);
     nx_window_close(x->w);
-    nx_sampler_free(x->sampler);
-    free(x->merged);
+    nx_sampled_free(&x->sampled);
     nx_profile_table_close(x->t);
     free(x->proj);
     free(x->batch_col);

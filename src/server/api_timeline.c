@@ -2,14 +2,14 @@
  * api_timeline.c — GET /api/profiles/<name>/timeline: the sampled events of a window
  * per table and track, in the compact encoding of docs/api.md.
  *
- * Sampling is window.h's nx_sampler (one event per track and pixel bucket: the
- * longest, ties by earliest start then earliest row), exactly what
- * `nxprof export-csv --width W` keeps, so the screen and a sampled export agree.
- * Per table two passes over the window: the first reads only the timing and track
- * columns and samples; the second reads the label columns and picks the kept rows
- * by ordinal (rows come in ordinal order in both passes, so one merge suffices).
- * Track ids are the first pass's (dense, in order of first appearance); tracks are
- * emitted in that order. String labels are indices into the response's `strings`
+ * Sampling is src/query/sampled_pass.h (one event per track and pixel bucket: the
+ * longest, ties by earliest start then earliest row, on two threads), exactly
+ * what `nxprof export-csv --width W` keeps, so the screen and a sampled export
+ * agree. Per table two passes over the window: the first reads only the timing
+ * and track columns and samples; the second reads the label columns and picks the
+ * kept rows by ordinal (rows come in ordinal order in both passes, so one merge
+ * suffices). Track ids are the first pass's (in order of first appearance);
+ * tracks are emitted in that order. String labels are indices into the response's `strings`
  * array (interned per response; -1 = null); integer labels are numbers or null.
  * Instruction's `framework_name` label is derived, not a column: the framework_name
  * of the first FrameworkInstruction row (file order) whose raw_framework_id equals
@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "query/profile_table.h"
+#include "query/sampled_pass.h"
 #include "query/window.h"
 #include "server/api_internal.h"
 #include "server/response_cache.h"
@@ -231,8 +232,8 @@ static int table_part(const char *dir, const char *table, int64_t start, int64_t
     if (rc < 0)
         return -1;
     int result = -1;
-    nx_window *w1 = NULL, *w2 = NULL;
-    nx_sampler *sampler = NULL;
+    nx_window *w2 = NULL;
+    nx_sampled sp = {0};
     int64_t *lab_i = NULL;     /* per sample and label: integer value */
     int32_t *lab_s = NULL;     /* per sample and label: string index */
     uint8_t *lab_ok = NULL;    /* per sample and label: non-null */
@@ -263,20 +264,11 @@ static int table_part(const char *dir, const char *table, int64_t start, int64_t
         proj[n_proj++] = labels[l];
     }
     if (t) {
-        nx_window_options wo = {.start = start, .end = end};
-        if (!(w1 = nx_window_open(t, &wo, err)) || !(sampler = nx_sampler_new(start, end, width, err)))
+        if (nx_sampled_pass(dir, table, start, end, width, &sp, err) != 0)
             goto done;
-        nx_window_batch wb;
-        while ((rc = nx_window_next(w1, &wb, err)) > 0) {
-            in_window += (int64_t)wb.n_rows;
-            if (nx_sampler_add(sampler, &wb, err) < 0)
-                goto done;
-        }
-        if (rc < 0)
-            goto done;
-        samples = nx_sampler_result(sampler, &n_samples, err);
-        if (n_samples == SIZE_MAX)
-            goto done;
+        samples = sp.samples;
+        n_samples = sp.n;
+        in_window = (int64_t)sp.in_window;
     }
     size_t nl = n_labels ? n_labels : 1;
     if (n_samples > 0) {
@@ -334,7 +326,7 @@ static int table_part(const char *dir, const char *table, int64_t start, int64_t
         framework_names(dir, n_samples, nl, lab_i, lab_s, lab_ok, strs, err) < 0)
         goto done;
     /* Group samples by track id, keeping ordinal order inside each track. */
-    size_t n_tracks = w1 ? nx_window_track_count(w1) : 0;
+    size_t n_tracks = sp.n_tracks;
     if (!(order = malloc((n_samples + 1) * sizeof *order)) || !(first = calloc(n_tracks + 2, sizeof *first))) {
         snprintf(err->msg, sizeof err->msg, "%s: out of memory", table);
         goto done;
@@ -370,10 +362,8 @@ static int table_part(const char *dir, const char *table, int64_t start, int64_t
         if (any)
             nx_strbuf_putc(b, ',');
         any = true;
-        size_t len;
-        const char *tn = nx_window_track_name(w1, tr, &len);
         nx_strbuf_puts(b, "{\"track\":");
-        nx_json_str(b, tn, len);
+        nx_json_str(b, sp.names[tr], sp.name_len[tr]);
         nx_strbuf_puts(b, ",\"start\":[");
         for (size_t i = a; i < z; i++) {
             if (i > a)
@@ -416,9 +406,8 @@ static int table_part(const char *dir, const char *table, int64_t start, int64_t
     nx_strbuf_puts(b, "]}");
     result = 0;
 done:
-    nx_window_close(w1);
     nx_window_close(w2);
-    nx_sampler_free(sampler);
+    nx_sampled_free(&sp);
     nx_profile_table_close(t);
     free(lab_i);
     free(lab_s);

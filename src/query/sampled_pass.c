@@ -1,0 +1,192 @@
+/* sampled_pass.c — the two-thread sampled pass (see sampled_pass.h). */
+#include "query/sampled_pass.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query/profile_table.h"
+
+typedef struct half_pass {
+    const char *dir, *table;
+    int64_t w_start, w_end, from;    /* this half's window; events starting before `from` are the other half's */
+    int64_t start, end;              /* the whole window */
+    uint32_t width;
+    nx_profile_table *t;
+    nx_window *w;
+    nx_sampler *sampler;
+    const nx_sample *samples;
+    size_t n;
+    uint64_t in_window;
+    nxpq_scan_stats stats;
+    int rc;                          /* 0, NX_PROFILE_TABLE_ABSENT or -1 */
+    nxpq_error err;
+} half_pass;
+
+static void *half_pass_run(void *arg)
+{
+    half_pass *h = arg;
+    h->rc = nx_profile_table_open(h->dir, h->table, &h->t, &h->err);
+    if (h->rc != 0)
+        return NULL;
+    h->rc = -1;
+    nx_window_options wo = {.start = h->w_start, .end = h->w_end};
+    if (!(h->w = nx_window_open(h->t, &wo, &h->err)) ||
+        !(h->sampler = nx_sampler_new(h->start, h->end, h->width, &h->err)))
+        return NULL;
+    nx_window_batch b;
+    int rc;
+    while ((rc = nx_window_next(h->w, &b, &h->err)) > 0) {
+        int64_t base = nx_row_ordinal(b.file, b.batch->first_row);
+        for (size_t k = 0; k < b.n_rows; k++) {
+            if (b.start[k] < h->from)
+                continue;
+            h->in_window++;
+            if (nx_sampler_offer(h->sampler, b.track[k], b.start[k], b.end[k], base + b.rows[k], &h->err) < 0)
+                return NULL;
+        }
+    }
+    if (rc < 0)
+        return NULL;
+    nx_window_stats(h->w, &h->stats);
+    h->samples = nx_sampler_result(h->sampler, &h->n, &h->err);
+    if (h->n == SIZE_MAX)
+        return NULL;
+    h->rc = 0;
+    return NULL;
+}
+
+static void half_pass_free(half_pass *h)
+{
+    nx_sampler_free(h->sampler);
+    nx_window_close(h->w);
+    nx_profile_table_close(h->t);
+}
+
+/* The merged id of name (added when new); -1 when out of memory. */
+static int64_t track_id(nx_sampled *s, size_t *cap, const char *name, size_t len)
+{
+    for (size_t i = 0; i < s->n_tracks; i++)
+        if (s->name_len[i] == len && memcmp(s->names[i], name, len) == 0)
+            return (int64_t)i;
+    if (s->n_tracks == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        char **n = realloc(s->names, c * sizeof *n);
+        if (n)
+            s->names = n;
+        size_t *l = realloc(s->name_len, c * sizeof *l);
+        if (l)
+            s->name_len = l;
+        if (!n || !l)
+            return -1;
+        *cap = c;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    s->names[s->n_tracks] = copy;
+    s->name_len[s->n_tracks] = len;
+    return (int64_t)s->n_tracks++;
+}
+
+/* Maps half h's track ids to merged ids, in h's order of first appearance. */
+static int map_tracks(nx_sampled *s, size_t *cap, const half_pass *h, uint32_t **map)
+{
+    size_t n = nx_window_track_count(h->w);
+    *map = calloc(n + 1, sizeof **map);
+    if (!*map)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *name = nx_window_track_name(h->w, (uint32_t)i, &len);
+        int64_t id = track_id(s, cap, name, len);
+        if (id < 0)
+            return -1;
+        (*map)[i] = (uint32_t)id;
+    }
+    return 0;
+}
+
+int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
+                    nx_sampled *out, nxpq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    /* Split at the first ns of bucket width/2: the least offset with
+     * floor(off * width / len) >= width/2. One half only when there is no room. */
+    unsigned __int128 len = (unsigned __int128)((__int128)end - (__int128)start) + 1;
+    bool split = width >= 2 && len > width;
+    unsigned __int128 off = split ? ((unsigned __int128)(width / 2) * len + width - 1) / width : len;
+    int64_t mid = split ? (int64_t)((__int128)start + (__int128)off) : end;
+    half_pass h[2] = {
+        {.dir = profile_dir, .table = table, .w_start = start, .w_end = split ? mid - 1 : end, .from = INT64_MIN},
+        {.dir = profile_dir, .table = table, .w_start = mid, .w_end = end, .from = mid},
+    };
+    for (int i = 0; i < 2; i++) {
+        h[i].start = start;
+        h[i].end = end;
+        h[i].width = width;
+    }
+    pthread_t th;
+    bool threaded = split && pthread_create(&th, NULL, half_pass_run, &h[1]) == 0;
+    half_pass_run(&h[0]);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (split)
+        half_pass_run(&h[1]);
+    int rc = h[0].rc != 0 ? h[0].rc : split ? h[1].rc : 0;
+    uint32_t *map[2] = {NULL, NULL};
+    size_t cap = 0;
+    if (rc != 0) {
+        *err = h[0].rc != 0 ? h[0].err : h[1].err;
+        goto done;
+    }
+    rc = -1;
+    int halves = split ? 2 : 1;
+    for (int i = 0; i < halves; i++)
+        if (map_tracks(out, &cap, &h[i], &map[i]) != 0)
+            goto oom;
+    size_t na = h[0].n, nb = split ? h[1].n : 0;
+    if (!(out->samples = malloc((na + nb + 1) * sizeof *out->samples)))
+        goto oom;
+    size_t a = 0, b = 0;
+    while (a < na || b < nb) {
+        bool take_a = b == nb || (a < na && h[0].samples[a].ordinal < h[1].samples[b].ordinal);
+        nx_sample x = take_a ? h[0].samples[a++] : h[1].samples[b++];
+        x.track = map[take_a ? 0 : 1][x.track];
+        out->samples[out->n++] = x;
+    }
+    out->in_window = h[0].in_window + (split ? h[1].in_window : 0);
+    out->stats = h[0].stats;
+    if (split) {   /* over both halves: a row group or page at the split is read by both */
+        out->stats.row_groups_read += h[1].stats.row_groups_read;
+        out->stats.row_groups_total += h[1].stats.row_groups_total;
+        out->stats.pages_read += h[1].stats.pages_read;
+        out->stats.pages_total += h[1].stats.pages_total;
+    }
+    rc = 0;
+    goto done;
+oom:
+    snprintf(err->msg, sizeof err->msg, "%s: out of memory", table);
+done:
+    free(map[0]);
+    free(map[1]);
+    half_pass_free(&h[0]);
+    half_pass_free(&h[1]);
+    if (rc != 0)
+        nx_sampled_free(out);
+    return rc;
+}
+
+void nx_sampled_free(nx_sampled *s)
+{
+    for (size_t i = 0; i < s->n_tracks; i++)
+        free(s->names[i]);
+    free(s->names);
+    free(s->name_len);
+    free(s->samples);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,42 @@
+/*
+ * sampled_pass.h — the sampled first pass over a window of a timeline table:
+ * which events the viewer draws and a sampled export writes (window.h's rule:
+ * per track and bucket the longest, ties by earliest start, then earliest row).
+ *
+ * It runs on two threads, one per half of the buckets: the window is split at
+ * the first nanosecond of bucket width/2, the first half takes the events that
+ * start before it (those starting before the window included, clamped into
+ * bucket 0), the second the events that start at or after it. No bucket spans
+ * both halves, so the union of the two halves' winners is exactly the result of
+ * one pass, whatever the thread timing. Each half opens the table on its own.
+ *
+ * Tracks are numbered in order of first appearance in file order (the first
+ * half's, then the second half's new ones), which for a table sorted by start
+ * time is the order one pass over the window would give.
+ */
+#ifndef NX_QUERY_SAMPLED_PASS_H
+#define NX_QUERY_SAMPLED_PASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+#include "query/window.h"
+
+typedef struct nx_sampled {
+    nx_sample *samples;              /* kept events by ordinal; .track indexes names */
+    size_t n;
+    char **names;                    /* track names, NUL-terminated */
+    size_t *name_len;
+    size_t n_tracks;
+    uint64_t in_window;              /* events in the window, kept or not */
+    nxpq_scan_stats stats;           /* pages and row groups, read and total, summed over the halves */
+} nx_sampled;
+
+/* 0 (*out filled; release with nx_sampled_free), NX_PROFILE_TABLE_ABSENT, or -1
+ * with err naming the table or file. start <= end, width >= 1. */
+int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
+                    nx_sampled *out, nxpq_error *err);
+void nx_sampled_free(nx_sampled *s);
+
+#endif
