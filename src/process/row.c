@@ -12,12 +12,12 @@
  */
 #include "process/row.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture/program_file.h"
+#include "util/handoff.h"
 
 typedef enum { KIND_INT, KIND_NUM, KIND_BOOL, KIND_STR, KIND_LIST_INT, KIND_LIST_STR } col_kind;
 
@@ -52,16 +52,11 @@ struct nx_row_batch {
     nxpq_str *scratch;               /* flush: one column's strings */
 };
 
-/* The background flush: `pending` is a full batch the thread owns until it sets
- * pending back to NULL; the caller never touches the table writer meanwhile. */
+/* The background flush (util/handoff.h): a full batch goes to the table's own
+ * thread, which owns it until it is idle again; the caller never touches the
+ * table writer meanwhile. */
 struct nx_row_flusher {
-    pthread_t tid;
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    nx_row_batch *pending;
-    bool stop;
-    int rc;                          /* first flush failure */
-    nxpq_error err;
+    nx_handoff h;
 };
 
 static col_kind kind_of(nx_column_type t)
@@ -219,112 +214,57 @@ static int batch_flush(nx_row_batch *b, nx_table_writer *tw, const nx_schema_tab
 
 /* ------------------------------------------------------------ background flush -- */
 
-static void *flusher_run(void *arg)
+static int flush_item(void *ctx, void *item, char *err, size_t errlen)
 {
-    nx_row *r = arg;
-    nx_row_flusher *f = r->bg;
-    pthread_mutex_lock(&f->lock);
-    for (;;) {
-        while (!f->pending && !f->stop)
-            pthread_cond_wait(&f->cv, &f->lock);
-        if (!f->pending)
-            break;
-        nx_row_batch *b = f->pending;
-        bool skip = f->rc != 0;
-        pthread_mutex_unlock(&f->lock);
-        nxpq_error e;
-        int rc = skip ? 0 : batch_flush(b, r->tw, r->s, &e);
-        if (skip)
-            batch_reset(b, r->s->n_fields);
-        pthread_mutex_lock(&f->lock);
-        if (rc != 0 && f->rc == 0) {
-            f->rc = rc;
-            f->err = e;
-        }
-        f->pending = NULL;
-        pthread_cond_broadcast(&f->cv);
-    }
-    pthread_mutex_unlock(&f->lock);
-    return NULL;
+    nx_row *r = ctx;
+    nxpq_error e = {{0}};
+    int rc = batch_flush(item, r->tw, r->s, &e);
+    if (rc != 0)
+        snprintf(err, errlen, "%s", e.msg);
+    return rc;
 }
 
-/* Waits until the flush thread holds no batch; returns its first failure. */
-static int flusher_wait(nx_row *r, nxpq_error *err)
+static void discard_item(void *ctx, void *item)
 {
-    nx_row_flusher *f = r->bg;
-    pthread_mutex_lock(&f->lock);
-    while (f->pending)
-        pthread_cond_wait(&f->cv, &f->lock);
-    int rc = f->rc;
-    if (rc != 0)
-        *err = f->err;
-    pthread_mutex_unlock(&f->lock);
-    return rc;
+    nx_row *r = ctx;
+    batch_reset(item, r->s->n_fields);
 }
 
 static void flusher_stop(nx_row *r)
 {
-    nx_row_flusher *f = r->bg;
-    if (!f)
+    if (!r->bg)
         return;
-    pthread_mutex_lock(&f->lock);
-    f->stop = true;
-    pthread_cond_broadcast(&f->cv);
-    pthread_mutex_unlock(&f->lock);
-    pthread_join(f->tid, NULL);
-    pthread_cond_destroy(&f->cv);
-    pthread_mutex_destroy(&f->lock);
-    free(f);
+    nx_handoff_stop(&r->bg->h);
+    free(r->bg);
     r->bg = NULL;
 }
 
-static int flusher_start(nx_row *r, nxpq_error *err)
+static int flusher_wait(nx_row *r, nxpq_error *err)
 {
-    nx_row_flusher *f = calloc(1, sizeof *f);
-    if (!f || pthread_mutex_init(&f->lock, NULL) != 0) {
-        free(f);
-        snprintf(err->msg, sizeof err->msg, "%s: cannot start a writer thread", r->s->name);
-        return -1;
-    }
-    if (pthread_cond_init(&f->cv, NULL) != 0) {
-        pthread_mutex_destroy(&f->lock);
-        free(f);
-        snprintf(err->msg, sizeof err->msg, "%s: cannot start a writer thread", r->s->name);
-        return -1;
-    }
-    r->bg = f;
-    if (pthread_create(&f->tid, NULL, flusher_run, r) != 0) {
-        pthread_cond_destroy(&f->cv);
-        pthread_mutex_destroy(&f->lock);
-        free(f);
-        r->bg = NULL;
-        snprintf(err->msg, sizeof err->msg, "%s: cannot start a writer thread", r->s->name);
-        return -1;
-    }
-    return 0;
+    return nx_handoff_wait(&r->bg->h, err->msg, sizeof err->msg);
 }
 
 /* The current batch is full: give it to the flush thread and continue in the other. */
 static int hand_off(nx_row *r, nxpq_error *err)
 {
     if (!r->bg) {
-        if (!(r->spare = batch_new(r->s, NX_ROW_BATCH)) || flusher_start(r, err) != 0) {
-            if (!r->spare)
-                snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->s->name);
+        if (!(r->spare = batch_new(r->s, NX_ROW_BATCH)) || !(r->bg = calloc(1, sizeof *r->bg))) {
+            snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->s->name);
+            return -1;
+        }
+        if (nx_handoff_start(&r->bg->h, flush_item, discard_item, r) != 0) {
+            free(r->bg);
+            r->bg = NULL;
+            snprintf(err->msg, sizeof err->msg, "%s: cannot start a writer thread", r->s->name);
             return -1;
         }
     } else if (flusher_wait(r, err) != 0) {
         return -1;
     }
-    nx_row_flusher *f = r->bg;
     nx_row_batch *full = r->b;
     r->b = r->spare;
     r->spare = full;
-    pthread_mutex_lock(&f->lock);
-    f->pending = full;
-    pthread_cond_broadcast(&f->cv);
-    pthread_mutex_unlock(&f->lock);
-    return 0;
+    return nx_handoff_give(&r->bg->h, full, err->msg, sizeof err->msg);
 }
 
 /* ------------------------------------------------------------ rows -- */

@@ -1,10 +1,11 @@
 /* sink_runner.c — double-buffered event batches for one sink's thread (see sink_runner.h). */
 #include "process/sink_runner.h"
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "util/handoff.h"
 
 #define BATCH_EVENTS 2048
 
@@ -20,13 +21,7 @@ struct nx_sink_runner {
     ev_batch *cur;                   /* being filled by the pipeline */
     ev_batch *spare;                 /* the other one, once the thread exists */
     bool started;
-    pthread_t tid;
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    ev_batch *pending;               /* owned by the thread until it sets it back to NULL */
-    bool stop;
-    int rc;                          /* the sink's first failure */
-    nxpq_error err;
+    nx_handoff h;                    /* the sink's thread (util/handoff.h) */
 };
 
 /* Delivers a batch to the sink; stops at its first error. */
@@ -39,56 +34,19 @@ static int deliver(nx_sink_runner *r, ev_batch *b, nxpq_error *err)
     return 0;
 }
 
-static void *run(void *arg)
+static int deliver_item(void *ctx, void *item, char *err, size_t errlen)
 {
-    nx_sink_runner *r = arg;
-    pthread_mutex_lock(&r->lock);
-    for (;;) {
-        while (!r->pending && !r->stop)
-            pthread_cond_wait(&r->cv, &r->lock);
-        if (!r->pending)
-            break;
-        ev_batch *b = r->pending;
-        bool skip = r->rc != 0;
-        pthread_mutex_unlock(&r->lock);
-        nxpq_error e;
-        int rc = skip ? 0 : deliver(r, b, &e);
-        b->n = 0;
-        pthread_mutex_lock(&r->lock);
-        if (rc != 0 && r->rc == 0) {
-            r->rc = rc;
-            r->err = e;
-        }
-        r->pending = NULL;
-        pthread_cond_broadcast(&r->cv);
-    }
-    pthread_mutex_unlock(&r->lock);
-    return NULL;
-}
-
-/* Waits until the thread holds no batch; its first failure, if any. */
-static int wait_idle(nx_sink_runner *r, nxpq_error *err)
-{
-    pthread_mutex_lock(&r->lock);
-    while (r->pending)
-        pthread_cond_wait(&r->cv, &r->lock);
-    int rc = r->rc;
+    nxpq_error e = {{0}};
+    int rc = deliver(ctx, item, &e);
     if (rc != 0)
-        *err = r->err;
-    pthread_mutex_unlock(&r->lock);
+        snprintf(err, errlen, "%s", e.msg);
     return rc;
 }
 
-static void stop_thread(nx_sink_runner *r)
+static void discard_item(void *ctx, void *item)
 {
-    if (!r->started)
-        return;
-    pthread_mutex_lock(&r->lock);
-    r->stop = true;
-    pthread_cond_broadcast(&r->cv);
-    pthread_mutex_unlock(&r->lock);
-    pthread_join(r->tid, NULL);
-    r->started = false;
+    (void)ctx;
+    ((ev_batch *)item)->n = 0;
 }
 
 nx_sink_runner *nx_sink_runner_new(const nx_device_sink *sink, void *state, nxpq_error *err)
@@ -108,33 +66,6 @@ nx_sink_runner *nx_sink_runner_new(const nx_device_sink *sink, void *state, nxpq
     return r;
 }
 
-static int start(nx_sink_runner *r, nxpq_error *err)
-{
-    if (!(r->spare = malloc(sizeof *r->spare))) {
-        snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->sink->name);
-        return -1;
-    }
-    r->spare->n = 0;
-    if (pthread_mutex_init(&r->lock, NULL) != 0)
-        goto fail;
-    if (pthread_cond_init(&r->cv, NULL) != 0) {
-        pthread_mutex_destroy(&r->lock);
-        goto fail;
-    }
-    if (pthread_create(&r->tid, NULL, run, r) != 0) {
-        pthread_cond_destroy(&r->cv);
-        pthread_mutex_destroy(&r->lock);
-        goto fail;
-    }
-    r->started = true;
-    return 0;
-fail:
-    free(r->spare);
-    r->spare = NULL;
-    snprintf(err->msg, sizeof err->msg, "%s: cannot start a thread", r->sink->name);
-    return -1;
-}
-
 int nx_sink_runner_event(nx_sink_runner *r, const nx_device_event *ev, nxpq_error *err)
 {
     ev_batch *b = r->cur;
@@ -145,25 +76,30 @@ int nx_sink_runner_event(nx_sink_runner *r, const nx_device_event *ev, nxpq_erro
     if (b->n < BATCH_EVENTS)
         return 0;
     if (!r->started) {
-        if (start(r, err) != 0)
+        if (!(r->spare = malloc(sizeof *r->spare))) {
+            snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->sink->name);
             return -1;
-    } else if (wait_idle(r, err) != 0) {
+        }
+        r->spare->n = 0;
+        if (nx_handoff_start(&r->h, deliver_item, discard_item, r) != 0) {
+            snprintf(err->msg, sizeof err->msg, "%s: cannot start a thread", r->sink->name);
+            return -1;
+        }
+        r->started = true;
+    } else if (nx_handoff_wait(&r->h, err->msg, sizeof err->msg) != 0) {
         return -1;
     }
     r->cur = r->spare;
     r->spare = b;
-    pthread_mutex_lock(&r->lock);
-    r->pending = b;
-    pthread_cond_broadcast(&r->cv);
-    pthread_mutex_unlock(&r->lock);
-    return 0;
+    return nx_handoff_give(&r->h, b, err->msg, sizeof err->msg);
 }
 
 int nx_sink_runner_drain(nx_sink_runner *r, nxpq_error *err)
 {
     if (r->started) {
-        int rc = wait_idle(r, err);
-        stop_thread(r);
+        int rc = nx_handoff_wait(&r->h, err->msg, sizeof err->msg);
+        nx_handoff_stop(&r->h);
+        r->started = false;
         if (rc != 0)
             return -1;
     }
@@ -174,13 +110,8 @@ void nx_sink_runner_free(nx_sink_runner *r)
 {
     if (!r)
         return;
-    if (r->started) {
-        stop_thread(r);
-    }
-    if (r->spare) {
-        pthread_cond_destroy(&r->cv);
-        pthread_mutex_destroy(&r->lock);
-    }
+    if (r->started)
+        nx_handoff_stop(&r->h);
     free(r->cur);
     free(r->spare);
     free(r);
