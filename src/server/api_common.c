@@ -301,3 +301,40 @@ int nx_api_window_params(nx_api_req *r, int64_t default_width, int64_t *start, i
     }
     return 0;
 }
+
+int nx_api_tables_param(nx_api_req *r, const char *dflt, bool (*known)(const char *name), const char *what,
+                        char *buf, size_t bufsize, const char **tables, size_t max, size_t *n,
+                        enum MHD_Result *result)
+{
+    const char *list = nx_api_param(r, "tables");
+    if (!list)
+        list = dflt;
+    *n = 0;
+    if (strlen(list) >= bufsize) {
+        *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter 'tables' is too long");
+        return -1;
+    }
+    strcpy(buf, list);
+    for (char *p = buf;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (!known(p)) {
+            *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "unknown %s table in 'tables'", what);
+            return -1;
+        }
+        for (size_t i = 0; i < *n; i++)
+            if (strcmp(tables[i], p) == 0) {
+                *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "table '%s' is named twice", p);
+                return -1;
+            }
+        if (*n == max) {
+            *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "too many tables");
+            return -1;
+        }
+        tables[(*n)++] = p;
+        if (!comma)
+            return 0;
+        p = comma + 1;
+    }
+}

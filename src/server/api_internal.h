@@ -58,6 +58,14 @@ int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def
 int nx_api_window_params(nx_api_req *r, int64_t default_width, int64_t *start, int64_t *end, int64_t *width,
                          enum MHD_Result *result);
 
+/* The comma-separated table list of parameter "tables" (dflt when absent), split in
+ * place into buf: each name must satisfy known(), none twice, at most max of them
+ * (`what` names the kind in messages). 0 (tables[0..*n) point into buf), or -1
+ * after queueing a 400 (*result set). */
+int nx_api_tables_param(nx_api_req *r, const char *dflt, bool (*known)(const char *name), const char *what,
+                        char *buf, size_t bufsize, const char **tables, size_t max, size_t *n,
+                        enum MHD_Result *result);
+
 /* ---- profiles ---- */
 /* Resolves a profile name to its real directory (malloc'd into *dir). 0, or -1 after
  * queueing a 400 (invalid name) or 404 (no such profile) with *result set. */

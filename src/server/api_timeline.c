@@ -417,6 +417,11 @@ done:
     return result;
 }
 
+static bool is_timeline_table(const char *name)
+{
+    return nx_timeline_find(name) != NULL;
+}
+
 enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
 {
     enum MHD_Result res;
@@ -424,27 +429,11 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
     if (!tables_s)
         tables_s = "Instruction";
     char tbuf[256];
-    if (strlen(tables_s) >= sizeof tbuf)
-        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter 'tables' is too long");
-    strcpy(tbuf, tables_s);
     const char *tables[MAX_TABLES];
-    size_t n_tables = 0;
-    for (char *p = tbuf;;) {
-        char *comma = strchr(p, ',');
-        if (comma)
-            *comma = '\0';
-        if (!nx_timeline_find(p))
-            return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "unknown timeline table in 'tables'");
-        for (size_t i = 0; i < n_tables; i++)
-            if (strcmp(tables[i], p) == 0)
-                return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "table '%s' is named twice", p);
-        if (n_tables == MAX_TABLES)
-            return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "too many tables");
-        tables[n_tables++] = p;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
+    size_t n_tables;
+    if (nx_api_tables_param(r, "Instruction", is_timeline_table, "timeline", tbuf, sizeof tbuf, tables, MAX_TABLES,
+                            &n_tables, &res) < 0)
+        return res;
     int64_t start, end, width;
     if (nx_api_window_params(r, 0, &start, &end, &width, &res) < 0)
         return res;

@@ -141,32 +141,25 @@ done:
     return result;
 }
 
+static const char *const TABLES[2] = {"DmaUsage", "HbmUsage"};
+
+static bool is_usage_table(const char *name)
+{
+    return strcmp(name, TABLES[0]) == 0 || strcmp(name, TABLES[1]) == 0;
+}
+
 enum MHD_Result nx_api_usage(nx_api_req *r, const char *name)
 {
     enum MHD_Result res;
-    const char *ts = nx_api_param(r, "tables");
-    bool want[2] = {ts == NULL, ts == NULL};
-    static const char *const TABLES[2] = {"DmaUsage", "HbmUsage"};
-    if (ts) {
-        char buf[64];
-        if (strlen(ts) >= sizeof buf)
-            return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter 'tables' is too long");
-        strcpy(buf, ts);
-        for (char *p = buf;;) {
-            char *comma = strchr(p, ',');
-            if (comma)
-                *comma = '\0';
-            int k = strcmp(p, TABLES[0]) == 0 ? 0 : strcmp(p, TABLES[1]) == 0 ? 1 : -1;
-            if (k < 0)
-                return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "unknown usage table in 'tables' (DmaUsage, HbmUsage)");
-            if (want[k])
-                return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "table '%s' is named twice", p);
-            want[k] = true;
-            if (!comma)
-                break;
-            p = comma + 1;
-        }
-    }
+    char buf[64];
+    const char *list[2];
+    size_t n_list;
+    if (nx_api_tables_param(r, "DmaUsage,HbmUsage", is_usage_table, "usage (DmaUsage, HbmUsage)", buf, sizeof buf,
+                            list, 2, &n_list, &res) < 0)
+        return res;
+    bool want[2] = {false, false};
+    for (size_t i = 0; i < n_list; i++)
+        want[strcmp(list[i], TABLES[0]) == 0 ? 0 : 1] = true;
     int64_t start, end, width;
     if (nx_api_window_params(r, 0, &start, &end, &width, &res) < 0)
         return res;
