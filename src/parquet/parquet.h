@@ -43,6 +43,10 @@ typedef struct nxpq_error {
     char msg[512];
 } nxpq_error;
 
+/* printf into err->msg (cut to fit); returns -1, so `return nxpq_error_set(...)` reads
+ * as the failure it reports. For callers that pass nxpq_error along. */
+int nxpq_error_set(nxpq_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 typedef enum nxpq_type {
     NXPQ_BOOLEAN,
     NXPQ_INT32,

@@ -16,15 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int fail(nxpq_error *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* printf into a fresh heap string; NULL when memory runs out. */
 static char *str_printf(const char *fmt, ...)
 {
@@ -46,20 +37,20 @@ static char *str_printf(const char *fmt, ...)
 int nx_display_name_validate(const char *name, nxpq_error *err)
 {
     if (!name || !*name)
-        return fail(err, "display name is empty");
+        return nxpq_error_set(err, "display name is empty");
     size_t len = strlen(name);
     if (len > NX_DISPLAY_NAME_MAX)
-        return fail(err, "display name is %zu bytes long; the limit is %d", len, NX_DISPLAY_NAME_MAX);
+        return nxpq_error_set(err, "display name is %zu bytes long; the limit is %d", len, NX_DISPLAY_NAME_MAX);
     /* The name becomes one path component: a '/' or ".." would place the profile
      * outside profiles/global, and control characters make names that shells and
      * the viewer's listing cannot show faithfully. */
     if (strchr(name, '/'))
-        return fail(err, "display name '%s' contains '/'", name);
+        return nxpq_error_set(err, "display name '%s' contains '/'", name);
     if (strstr(name, ".."))
-        return fail(err, "display name '%s' contains '..'", name);
+        return nxpq_error_set(err, "display name '%s' contains '..'", name);
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
-            return fail(err, "display name contains the control character 0x%02x at byte %zu", *p,
+            return nxpq_error_set(err, "display name contains the control character 0x%02x at byte %zu", *p,
                         (size_t)(p - (const unsigned char *)name));
     return 0;
 }
@@ -70,23 +61,23 @@ int nx_profile_dir_resolve(const char *data_path, const char *display_name, cons
     *out = NULL;
     if (output_file) {
         if (!*output_file)
-            return fail(err, "output directory is empty");
+            return nxpq_error_set(err, "output directory is empty");
         *out = strdup(output_file);
-        return *out ? 0 : fail(err, "out of memory");
+        return *out ? 0 : nxpq_error_set(err, "out of memory");
     }
     if (nx_display_name_validate(display_name, err) < 0)
         return -1;
     if (data_path) {
         if (!*data_path)
-            return fail(err, "data path is empty");
+            return nxpq_error_set(err, "data path is empty");
         *out = str_printf("%s/profiles/global/%s@latest", data_path, display_name);
     } else {
         const char *home = getenv("HOME");
         if (!home || !*home)
-            return fail(err, "HOME is not set: give --data-path or --output-file");
+            return nxpq_error_set(err, "HOME is not set: give --data-path or --output-file");
         *out = str_printf("%s/.nxprof/profiles/global/%s@latest", home, display_name);
     }
-    return *out ? 0 : fail(err, "out of memory");
+    return *out ? 0 : nxpq_error_set(err, "out of memory");
 }
 
 /* mkdir -p: creates every missing component of `path`. */
@@ -101,7 +92,7 @@ static int make_dirs(char *path, nxpq_error *err)
         int e = errno;
         struct stat st;
         if (rc < 0 && !(e == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
-            fail(err, "cannot create directory %s: %s", path, strerror(e == EEXIST ? ENOTDIR : e));
+            nxpq_error_set(err, "cannot create directory %s: %s", path, strerror(e == EEXIST ? ENOTDIR : e));
             *p = saved;
             return -1;
         }
@@ -133,17 +124,17 @@ static char *make_sibling(const char *final_dir, const char *tag, nxpq_error *er
     const char *base;
     char *parent = parent_of(final_dir, &base);
     if (!parent) {
-        fail(err, "out of memory");
+        nxpq_error_set(err, "out of memory");
         return NULL;
     }
     char *dir = str_printf("%s/.%s.%s-%ld-XXXXXX", parent, base, tag, (long)getpid());
     free(parent);
     if (!dir) {
-        fail(err, "out of memory");
+        nxpq_error_set(err, "out of memory");
         return NULL;
     }
     if (!mkdtemp(dir)) {
-        fail(err, "cannot create a temporary directory next to %s: %s", final_dir, strerror(errno));
+        nxpq_error_set(err, "cannot create a temporary directory next to %s: %s", final_dir, strerror(errno));
         free(dir);
         return NULL;
     }
@@ -152,7 +143,7 @@ static char *make_sibling(const char *final_dir, const char *tag, nxpq_error *er
     mode_t mask = umask(0);
     umask(mask);
     if (chmod(dir, 0777 & ~mask) < 0) {
-        fail(err, "cannot set permissions on %s: %s", dir, strerror(errno));
+        nxpq_error_set(err, "cannot set permissions on %s: %s", dir, strerror(errno));
         rmdir(dir);
         free(dir);
         return NULL;
@@ -196,7 +187,7 @@ int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_er
     o->final_dir = strdup(final_dir);
     o->tmp_dir = NULL;
     if (!o->final_dir)
-        return fail(err, "out of memory");
+        return nxpq_error_set(err, "out of memory");
     /* "a/b/" and "a/b" name the same directory; the sibling logic needs the latter. */
     size_t len = strlen(o->final_dir);
     while (len > 1 && o->final_dir[len - 1] == '/')
@@ -205,11 +196,11 @@ int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_er
     char *parent = parent_of(o->final_dir, &base);
     if (!parent) {
         nx_profile_output_abort(o);
-        return fail(err, "out of memory");
+        return nxpq_error_set(err, "out of memory");
     }
     if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
         free(parent);
-        fail(err, "output directory %s does not name a directory of its own", final_dir);
+        nxpq_error_set(err, "output directory %s does not name a directory of its own", final_dir);
         nx_profile_output_abort(o);
         return -1;
     }
@@ -243,7 +234,7 @@ static int publish_done(nx_profile_output *o, const char *old, nxpq_error *err)
 {
     int rc = 0;
     if (old && nx_remove_tree(old) < 0)
-        rc = fail(err, "published %s but could not remove the previous profile at %s: %s", o->final_dir, old,
+        rc = nxpq_error_set(err, "published %s but could not remove the previous profile at %s: %s", o->final_dir, old,
                   strerror(errno));
     free(o->tmp_dir);
     free(o->final_dir);
@@ -257,7 +248,7 @@ int nx_profile_output_publish(nx_profile_output *o, nxpq_error *err)
     char *old = NULL;
     if (lstat(o->final_dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
-            fail(err, "cannot publish the profile: %s exists and is not a directory", o->final_dir);
+            nxpq_error_set(err, "cannot publish the profile: %s exists and is not a directory", o->final_dir);
             nx_profile_output_abort(o);
             return -1;
         }
@@ -271,19 +262,19 @@ int nx_profile_output_publish(nx_profile_output *o, nxpq_error *err)
             return -1;
         }
         if (rename(o->final_dir, old) < 0) {
-            fail(err, "cannot move the previous profile %s aside: %s", o->final_dir, strerror(errno));
+            nxpq_error_set(err, "cannot move the previous profile %s aside: %s", o->final_dir, strerror(errno));
             rmdir(old);
             free(old);
             nx_profile_output_abort(o);
             return -1;
         }
     } else if (errno != ENOENT) {
-        fail(err, "cannot inspect %s: %s", o->final_dir, strerror(errno));
+        nxpq_error_set(err, "cannot inspect %s: %s", o->final_dir, strerror(errno));
         nx_profile_output_abort(o);
         return -1;
     }
     if (rename(o->tmp_dir, o->final_dir) < 0) {
-        fail(err, "cannot rename %s to %s: %s", o->tmp_dir, o->final_dir, strerror(errno));
+        nxpq_error_set(err, "cannot rename %s to %s: %s", o->tmp_dir, o->final_dir, strerror(errno));
         /* Put the previous profile back so a failed run changes nothing. */
         if (old && rename(old, o->final_dir) < 0) {
             size_t n = strlen(err->msg);

@@ -14,6 +14,7 @@
 #include "nxprof_version.h"
 #include "process/device_sink.h"
 #include "process/row.h"
+#include "process/time_text.h"
 #include "schema/schema.h"
 
 static void hex_uuid(const uint8_t uuid[16], char out[33])
@@ -92,15 +93,6 @@ fail:
     return -1;
 }
 
-/* "YYYY-MM-DD HH:MM:SS+00:00" (the schema's example format) of Unix ns. */
-static void utc_text(int64_t ns, char out[40])
-{
-    time_t sec = (time_t)(ns >= 0 ? ns / 1000000000 : (ns - 999999999) / 1000000000);
-    struct tm tm;
-    if (!gmtime_r(&sec, &tm) || strftime(out, 40, "%Y-%m-%d %H:%M:%S+00:00", &tm) == 0)
-        snprintf(out, 40, "1970-01-01 00:00:00+00:00");
-}
-
 static float ghz(uint64_t hz) { return (float)((double)hz / 1e9); }
 
 static int write_metadata(const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
@@ -115,8 +107,8 @@ static int write_metadata(const nx_process_ctx *ctx, unsigned *tables, nxpq_erro
         int64_t first = s->any ? s->first_ns : h->epoch_ns;
         int64_t last = s->any ? s->last_ns : h->epoch_ns;
         char first_txt[40], last_txt[40];
-        utc_text(first, first_txt);
-        utc_text(last, last_txt);
+        nx_utc_text(first, first_txt);
+        nx_utc_text(last, last_txt);
         /* The schema stores ticks per ns as an integer: the nearest one, at least 1. */
         int64_t tpn = ((int64_t)h->ticks_per_ns_num * 2 + h->ticks_per_ns_den) / (2 * (int64_t)h->ticks_per_ns_den);
         if (nx_row_begin(&r, err) != 0)

@@ -94,6 +94,7 @@
 #include "capture/system_capture.h"
 #include "nxprof_version.h"
 #include "process/row.h"
+#include "process/time_text.h"
 #include "schema/schema.h"
 #include "util/strbuf.h"
 
@@ -912,35 +913,6 @@ out:
 
 /* ------------------------------------------------------------ metadata rows -- */
 
-/* Go's time.Time.String() of a UTC time: "2006-01-02 15:04:05.999999999 +0000 UTC". */
-static void go_utc_text(int64_t ns, char out[64])
-{
-    int64_t sec = ns >= 0 ? ns / 1000000000 : -((-(ns + 1)) / 1000000000) - 1;
-    int64_t frac = ns - sec * 1000000000;
-    time_t t = (time_t)sec;
-    struct tm tm;
-    char day[40];
-    if (!gmtime_r(&t, &tm) || strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &tm) == 0)
-        snprintf(day, sizeof day, "1970-01-01 00:00:00");
-    char f[16] = "";
-    if (frac) {
-        snprintf(f, sizeof f, ".%09" PRId64, frac);
-        size_t n = strlen(f);
-        while (n > 1 && f[n - 1] == '0')
-            f[--n] = '\0';
-    }
-    snprintf(out, 64, "%.32s%.10s +0000 UTC", day, f);
-}
-
-/* "YYYY-MM-DD HH:MM:SS+00:00", as program_tables.c writes Metadata.first_ts. */
-static void utc_text(int64_t ns, char out[40])
-{
-    time_t sec = (time_t)(ns >= 0 ? ns / 1000000000 : (ns - 999999999) / 1000000000);
-    struct tm tm;
-    if (!gmtime_r(&sec, &tm) || strftime(out, 40, "%Y-%m-%d %H:%M:%S+00:00", &tm) == 0)
-        snprintf(out, 40, "1970-01-01 00:00:00+00:00");
-}
-
 static int write_system_metadata(const nx_process_ctx *ctx, const nx_system_result *res, unsigned *tables,
                                  nxpq_error *err)
 {
@@ -955,8 +927,8 @@ static int write_system_metadata(const nx_process_ctx *ctx, const nx_system_resu
             (int64_t)ctx->progs[i]->hw.hbm_capacity_bytes > hbm)
             hbm = (int64_t)ctx->progs[i]->hw.hbm_capacity_bytes;
     char first[64], last[64], first_ns[24], last_ns[24];
-    go_utc_text(res->first_ns, first);
-    go_utc_text(res->last_ns, last);
+    nx_go_utc_text(res->first_ns, first);
+    nx_go_utc_text(res->last_ns, last);
     snprintf(first_ns, sizeof first_ns, "%" PRId64, res->first_ns);
     snprintf(last_ns, sizeof last_ns, "%" PRId64, res->last_ns);
     nx_row r;
@@ -983,8 +955,8 @@ int nx_system_write_fallback_metadata(const nx_process_ctx *ctx, const nx_system
 {
     int64_t first = res->any ? res->first_ns : 0, last = res->any ? res->last_ns : 0;
     char first_txt[40], last_txt[40];
-    utc_text(first, first_txt);
-    utc_text(last, last_txt);
+    nx_utc_text(first, first_txt);
+    nx_utc_text(last, last_txt);
     static const char *const zero_ints[] = {
         "ntff_version", "num_physical_cores", "num_dma_engines_per_neuroncore", "tensor_engine_num_rows",
         "tensor_engine_num_cols", "vector_engine_num_channels", "scalar_engine_num_channels",

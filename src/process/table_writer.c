@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,20 +29,11 @@ struct nx_table_writer {
     bool failed;
 };
 
-static int fail(nxpq_error *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* Prefixes a codec error (which names the file) with the table it belongs to. */
 static int fail_codec(nx_table_writer *t, nxpq_error *err, const nxpq_error *codec)
 {
     t->failed = true;
-    return fail(err, "table %s: %.400s", t->schema->name, codec->msg);
+    return nxpq_error_set(err, "table %s: %.400s", t->schema->name, codec->msg);
 }
 
 static nxpq_type parquet_type(nx_column_type c)
@@ -85,7 +75,7 @@ static int open_file(nx_table_writer *t, nxpq_error *err)
     char *path = malloc(len);
     if (!path) {
         t->failed = true;
-        return fail(err, "table %s: out of memory", t->schema->name);
+        return nxpq_error_set(err, "table %s: out of memory", t->schema->name);
     }
     snprintf(path, len, "%s/%s%s", t->dir, t->schema->name, name);
     nxpq_error e;
@@ -104,16 +94,16 @@ nx_table_writer *nx_table_writer_open(const char *dir, const char *table, uint64
 {
     const nx_schema_table *s = nx_schema_table_find(table);
     if (!s) {
-        fail(err, "table %s: not in the schema catalogue", table);
+        nxpq_error_set(err, "table %s: not in the schema catalogue", table);
         return NULL;
     }
     if (s->transient) {
-        fail(err, "table %s: transient (computed by the API on request), never written to a profile", table);
+        nxpq_error_set(err, "table %s: transient (computed by the API on request), never written to a profile", table);
         return NULL;
     }
     nx_table_writer *t = calloc(1, sizeof *t);
     if (!t || !(t->dir = strdup(dir)) || !(t->cols = calloc(s->n_fields, sizeof *t->cols))) {
-        fail(err, "table %s: out of memory", table);
+        nxpq_error_set(err, "table %s: out of memory", table);
         nx_table_writer_abort(t);
         return NULL;
     }
@@ -124,7 +114,7 @@ nx_table_writer *nx_table_writer_open(const char *dir, const char *table, uint64
         const nx_schema_field *f = &s->fields[i];
         nxpq_type ty = parquet_type(f->column_type);
         if (ty == NXPQ_UNSUPPORTED) {
-            fail(err, "table %s: field %s has type '%s', which has no Parquet column form", table, f->name,
+            nxpq_error_set(err, "table %s: field %s has type '%s', which has no Parquet column form", table, f->name,
                  f->type);
             nx_table_writer_abort(t);
             return NULL;
@@ -169,13 +159,13 @@ static int roll(nx_table_writer *t, nxpq_error *err)
         char *to = malloc(len);
         if (!to) {
             t->failed = true;
-            return fail(err, "table %s: out of memory", t->schema->name);
+            return nxpq_error_set(err, "table %s: out of memory", t->schema->name);
         }
         /* t->path ends in ".parquet"; insert "_0" before it. */
         size_t stem = strlen(t->path) - strlen(".parquet");
         snprintf(to, len, "%.*s_0.parquet", (int)stem, t->path);
         if (rename(t->path, to) < 0) {
-            fail(err, "table %s: cannot rename %s to %s: %s", t->schema->name, t->path, to, strerror(errno));
+            nxpq_error_set(err, "table %s: cannot rename %s to %s: %s", t->schema->name, t->path, to, strerror(errno));
             free(to);
             t->failed = true;
             return -1;
@@ -189,7 +179,7 @@ nxpq_writer *nx_table_begin_rows(nx_table_writer *t, size_t want, size_t *fit, n
 {
     *fit = 0;
     if (t->failed) {
-        fail(err, "table %s: the writer failed earlier (%s)", t->schema->name, t->path ? t->path : "no file");
+        nxpq_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name, t->path ? t->path : "no file");
         return NULL;
     }
     if (t->rows_in_file >= t->max_rows && roll(t, err) < 0)
@@ -208,7 +198,7 @@ nxpq_writer *nx_table_begin_row(nx_table_writer *t, nxpq_error *err)
 int nx_table_end_rows(nx_table_writer *t, size_t n, nxpq_error *err)
 {
     if (t->failed || !t->w)
-        return fail(err, "table %s: the writer failed earlier (%s)", t->schema->name,
+        return nxpq_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name,
                     t->path ? t->path : "no file");
     if (nxpq_end_rows(t->w, n) < 0) {
         /* The codec keeps the reason for close; closing also removes the bad file. */
@@ -232,7 +222,7 @@ int nx_table_writer_close(nx_table_writer *t, nxpq_error *err)
 {
     int rc = 0;
     if (t->failed || !t->w) {
-        rc = fail(err, "table %s: the writer failed earlier (%s)", t->schema->name, t->path ? t->path : "no file");
+        rc = nxpq_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name, t->path ? t->path : "no file");
     } else {
         nxpq_error e;
         nxpq_writer *w = t->w;
@@ -295,7 +285,7 @@ int nx_write_schema_fields(const char *dir, const nxpq_writer_options *base, nxp
     int col[SF_N];
     for (int i = 0; i < SF_N; i++)
         if ((col[i] = nx_schema_field_index(s, sf_names[i])) < 0) {
-            fail(err, "table SchemaFields: the catalogue has no field %s", sf_names[i]);
+            nxpq_error_set(err, "table SchemaFields: the catalogue has no field %s", sf_names[i]);
             nx_table_writer_abort(t);
             return -1;
         }
@@ -303,7 +293,7 @@ int nx_write_schema_fields(const char *dir, const nxpq_writer_options *base, nxp
     for (size_t i = 0; i < n; i++) {
         nx_schema_fields_row r;
         if (nx_schema_fields_row_build(i, &r) < 0) {
-            fail(err, "table SchemaFields: cannot build row %zu: %s", i, strerror(errno));
+            nxpq_error_set(err, "table SchemaFields: cannot build row %zu: %s", i, strerror(errno));
             nx_table_writer_abort(t);
             return -1;
         }

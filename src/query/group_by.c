@@ -12,7 +12,6 @@
  */
 #include "query/group_by.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,25 +40,16 @@ struct nx_group_by {
     bool has_values;         /* some add() passed a value column */
 };
 
-static void set_err(nxpq_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_err(nxpq_error *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-}
-
 nx_group_by *nx_group_by_new(const nxpq_type *key_types, size_t n_keys, nxpq_error *err)
 {
     if (n_keys == 0) {
-        set_err(err, "group by needs at least one key column");
+        nxpq_error_set(err, "group by needs at least one key column");
         return NULL;
     }
     for (size_t k = 0; k < n_keys; k++) {
         nxpq_type t = key_types[k];
         if (t != NXPQ_INT32 && t != NXPQ_INT64 && t != NXPQ_BOOLEAN && t != NXPQ_STRING) {
-            set_err(err, "group by: key %zu is %s; keys must be integer, boolean or string columns", k + 1,
+            nxpq_error_set(err, "group by: key %zu is %s; keys must be integer, boolean or string columns", k + 1,
                     nxpq_type_name(t));
             return NULL;
         }
@@ -77,7 +67,7 @@ nx_group_by *nx_group_by_new(const nxpq_type *key_types, size_t n_keys, nxpq_err
     return g;
 oom:
     nx_group_by_free(g);
-    set_err(err, "group by: out of memory");
+    nxpq_error_set(err, "group by: out of memory");
     return NULL;
 }
 
@@ -127,7 +117,7 @@ static long find_or_add(nx_group_by *g, size_t len, nxpq_error *err)
         at = (at + 1) & mask;
     }
     if (g->n_groups >= UINT32_MAX - 1) {
-        set_err(err, "group by: more than %u groups", UINT32_MAX - 1);
+        nxpq_error_set(err, "group by: more than %u groups", UINT32_MAX - 1);
         return -1;
     }
     if (g->n_groups == g->cap_groups) {
@@ -157,7 +147,7 @@ static long find_or_add(nx_group_by *g, size_t len, nxpq_error *err)
         goto oom;
     return (long)idx;
 oom:
-    set_err(err, "group by: out of memory at %zu groups", g->n_groups);
+    nxpq_error_set(err, "group by: out of memory at %zu groups", g->n_groups);
     return -1;
 }
 
@@ -193,7 +183,7 @@ int nx_group_by_add(nx_group_by *g, const nxpq_column_data *const *keys, const i
                     nc *= 2;
                 char *ns = realloc(g->scratch, nc);
                 if (!ns) {
-                    set_err(err, "group by: out of memory for a %zu-byte key", len + need);
+                    nxpq_error_set(err, "group by: out of memory for a %zu-byte key", len + need);
                     return -1;
                 }
                 g->scratch = ns;
@@ -233,7 +223,7 @@ int nx_group_by_add(nx_group_by *g, const nxpq_column_data *const *keys, const i
         if (values && (!values_valid || values_valid[r])) {
             if (__builtin_add_overflow(st->sum, values[r], &st->sum) ||
                 __builtin_add_overflow(g->totals.sum, values[r], &g->totals.sum)) {
-                set_err(err, "group by: the sum overflows a 64-bit integer");
+                nxpq_error_set(err, "group by: the sum overflows a 64-bit integer");
                 return -1;
             }
             st->n_values++;
@@ -333,7 +323,7 @@ int nx_group_by_sort(nx_group_by *g, bool by_count, nxpq_error *err)
     if (!e || !order) {
         free(e);
         free(order);
-        set_err(err, "group by: out of memory sorting %zu groups", n);
+        nxpq_error_set(err, "group by: out of memory sorting %zu groups", n);
         return -1;
     }
     for (size_t i = 0; i < n; i++)

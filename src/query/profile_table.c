@@ -8,7 +8,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,15 +21,6 @@ struct nx_profile_table {
     nxpq_reader *first;   /* file 0, open for the schema */
     int64_t num_rows;
 };
-
-static void set_err(nxpq_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_err(nxpq_error *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-}
 
 static char *join_path(const char *dir, const char *name)
 {
@@ -90,7 +80,7 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
     size_t tlen = strlen(table);
     DIR *d = opendir(profile_dir);
     if (!d) {
-        set_err(err, "%s: cannot open profile directory: %s", profile_dir, strerror(errno));
+        nxpq_error_set(err, "%s: cannot open profile directory: %s", profile_dir, strerror(errno));
         return -1;
     }
     bool single = false;
@@ -111,7 +101,7 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
                 size_t ncap = cap ? cap * 2 : 16;
                 unsigned long *g = realloc(idx, ncap * sizeof *g);
                 if (!g) {
-                    set_err(err, "%s: out of memory listing %s", table, profile_dir);
+                    nxpq_error_set(err, "%s: out of memory listing %s", table, profile_dir);
                     goto done;
                 }
                 idx = g;
@@ -122,16 +112,16 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
         errno = 0;
     }
     if (errno) {
-        set_err(err, "%s: cannot list %s: %s", table, profile_dir, strerror(errno));
+        nxpq_error_set(err, "%s: cannot list %s: %s", table, profile_dir, strerror(errno));
         goto done;
     }
     if (!single && n_idx == 0) {
-        set_err(err, "%s: no %s.parquet or %s_0.parquet in %s", table, table, table, profile_dir);
+        nxpq_error_set(err, "%s: no %s.parquet or %s_0.parquet in %s", table, table, table, profile_dir);
         rc = NX_PROFILE_TABLE_ABSENT;
         goto done;
     }
     if (single && n_idx > 0) {
-        set_err(err, "%s: %s holds both %s.parquet and %s_<n>.parquet files; which is the table is ambiguous",
+        nxpq_error_set(err, "%s: %s holds both %s.parquet and %s_<n>.parquet files; which is the table is ambiguous",
                 table, profile_dir, table, table);
         goto done;
     }
@@ -139,7 +129,7 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
         qsort(idx, n_idx, sizeof *idx, cmp_ulong);
     for (size_t i = 0; i < n_idx; i++) {
         if (idx[i] != i) {
-            set_err(err, "%s: split files in %s are not numbered 0..%zu: %s_%zu.parquet is missing", table,
+            nxpq_error_set(err, "%s: split files in %s are not numbered 0..%zu: %s_%zu.parquet is missing", table,
                     profile_dir, n_idx - 1, table, i);
             goto done;
         }
@@ -147,7 +137,7 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
     t = calloc(1, sizeof *t);
     size_t n_files = single ? 1 : n_idx;
     if (!t || !(t->name = strdup(table)) || !(t->paths = calloc(n_files, sizeof *t->paths))) {
-        set_err(err, "%s: out of memory", table);
+        nxpq_error_set(err, "%s: out of memory", table);
         goto done;
     }
     for (size_t i = 0; i < n_files; i++) {
@@ -157,7 +147,7 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
         else
             snprintf(fname, sizeof fname, "%s_%zu.parquet", table, i);
         if (!(t->paths[i] = join_path(profile_dir, fname))) {
-            set_err(err, "%s: out of memory", table);
+            nxpq_error_set(err, "%s: out of memory", table);
             goto done;
         }
         t->n_files = i + 1;
@@ -245,19 +235,19 @@ static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
     for (size_t i = 0; i < s->o.n_columns; i++) {
         int c = nxpq_reader_find_column(s->reader, s->o.columns[i]);
         if (c < 0) {
-            set_err(err, "%s: %s has no column '%s'", s->t->name, path, s->o.columns[i]);
+            nxpq_error_set(err, "%s: %s has no column '%s'", s->t->name, path, s->o.columns[i]);
             return -1;
         }
         nxpq_type ty = nxpq_reader_column(s->reader, (size_t)c)->type;
         if (s->file == 0) {
             if (ty == NXPQ_UNSUPPORTED) {
-                set_err(err, "%s: column '%s' of %s has a type this reader cannot decode", s->t->name,
+                nxpq_error_set(err, "%s: column '%s' of %s has a type this reader cannot decode", s->t->name,
                         s->o.columns[i], path);
                 return -1;
             }
             s->types[i] = ty;
         } else if (ty != s->types[i]) {
-            set_err(err, "%s: column '%s' is %s in %s but %s in %s", s->t->name, s->o.columns[i],
+            nxpq_error_set(err, "%s: column '%s' is %s in %s but %s in %s", s->t->name, s->o.columns[i],
                     nxpq_type_name(ty), path, nxpq_type_name(s->types[i]), s->t->paths[0]);
             return -1;
         }
@@ -272,7 +262,7 @@ static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
             continue;
         int c = nxpq_reader_find_column(s->reader, col);
         if (c < 0) {
-            set_err(err, "%s: %s has no column '%s'", s->t->name, path, col);
+            nxpq_error_set(err, "%s: %s has no column '%s'", s->t->name, path, col);
             return -1;
         }
         ranges[n_ranges++] = i == 0 ? (nxpq_range){.column = (size_t)c, .min = s->o.range_min, .max = s->o.range_max}
@@ -289,17 +279,17 @@ static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
 nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan_options *o, nxpq_error *err)
 {
     if (o->n_columns == 0) {
-        set_err(err, "%s: a scan needs at least one column", t->name);
+        nxpq_error_set(err, "%s: a scan needs at least one column", t->name);
         return NULL;
     }
     if (o->n_more_ranges > NX_PROFILE_MAX_MORE_RANGES) {
-        set_err(err, "%s: a scan takes at most %d extra ranges", t->name, NX_PROFILE_MAX_MORE_RANGES);
+        nxpq_error_set(err, "%s: a scan takes at most %d extra ranges", t->name, NX_PROFILE_MAX_MORE_RANGES);
         return NULL;
     }
     nx_profile_scan *s = calloc(1, sizeof *s);
     if (!s || !(s->proj = calloc(o->n_columns, sizeof *s->proj)) ||
         !(s->types = calloc(o->n_columns, sizeof *s->types))) {
-        set_err(err, "%s: out of memory starting a scan", t->name);
+        nxpq_error_set(err, "%s: out of memory starting a scan", t->name);
         if (s)
             free(s->proj);
         free(s);

@@ -20,7 +20,6 @@
  */
 #include "query/window.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,15 +43,6 @@ const nx_timeline_info *nx_timeline_find(const char *table)
         if (strcmp(TIMELINES[i].table, table) == 0)
             return &TIMELINES[i];
     return NULL;
-}
-
-static void set_err(nxpq_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_err(nxpq_error *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
 }
 
 /* ------------------------------------------------------------ track names -- */
@@ -198,7 +188,7 @@ static int check_column(nx_window *w, const char *name, bool integer, nxpq_error
         return 0;
     nxpq_type ty = nx_profile_table_column(w->t, (size_t)c)->type;
     if (integer ? !is_int_type(ty) : ty != NXPQ_STRING) {
-        set_err(err, "%s: column '%s' is %s, expected %s", w->info->table, name, nxpq_type_name(ty),
+        nxpq_error_set(err, "%s: column '%s' is %s, expected %s", w->info->table, name, nxpq_type_name(ty),
                 integer ? "an integer" : "a string");
         return -1;
     }
@@ -224,17 +214,17 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
     const char *tname = nx_profile_table_name(t);
     const nx_timeline_info *info = nx_timeline_find(tname);
     if (!info) {
-        set_err(err, "%s: not a timeline table (no timing/track rule)", tname);
+        nxpq_error_set(err, "%s: not a timeline table (no timing/track rule)", tname);
         return NULL;
     }
     if (o->start > o->end) {
-        set_err(err, "%s: window end %lld is before its start %lld", tname, (long long)o->end,
+        nxpq_error_set(err, "%s: window end %lld is before its start %lld", tname, (long long)o->end,
                 (long long)o->start);
         return NULL;
     }
     nx_window *w = calloc(1, sizeof *w);
     if (!w || !(w->cols = calloc(o->n_columns + MAX_EXTRA, sizeof *w->cols))) {
-        set_err(err, "%s: out of memory starting a window query", tname);
+        nxpq_error_set(err, "%s: out of memory starting a window query", tname);
         free(w);
         return NULL;
     }
@@ -253,7 +243,7 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
             continue;
         int rc = check_column(w, timing[i], true, err);
         if (rc == 0)
-            set_err(err, "%s: has no '%s' column", tname, timing[i]);
+            nxpq_error_set(err, "%s: has no '%s' column", tname, timing[i]);
         if (rc <= 0)
             goto fail;
     }
@@ -278,7 +268,7 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
     if (rb < 0)
         goto fail;
     if ((ra == 0 && a_required) || (info->track == NX_TRACK_INSTRUCTION && rb == 0)) {
-        set_err(err, "%s: has no '%s' column for its track", tname, ra == 0 && a_required ? a : b);
+        nxpq_error_set(err, "%s: has no '%s' column for its track", tname, ra == 0 && a_required ? a : b);
         goto fail;
     }
     if (ra)
@@ -451,11 +441,11 @@ int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
     if (rc <= 0)
         return rc;
     if (b->n_rows > UINT32_MAX) {
-        set_err(err, "%s: batch of %zu rows is too large", w->info->table, b->n_rows);
+        nxpq_error_set(err, "%s: batch of %zu rows is too large", w->info->table, b->n_rows);
         return -1;
     }
     if (ensure_buffers(w, b->n_rows) < 0) {
-        set_err(err, "%s: out of memory in a window query", w->info->table);
+        nxpq_error_set(err, "%s: out of memory in a window query", w->info->table);
         return -1;
     }
     const nxpq_column_data *cs = &b->columns[w->start_i];
@@ -494,7 +484,7 @@ int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
         }
         int64_t got = track_intern(&w->tracks, ts, tlen);
         if (got < 0) {
-            set_err(err, "%s: out of memory interning track names", w->info->table);
+            nxpq_error_set(err, "%s: out of memory interning track names", w->info->table);
             return -1;
         }
         id = (uint32_t)got;
@@ -556,12 +546,12 @@ struct nx_sampler {
 nx_sampler *nx_sampler_new(int64_t start, int64_t end, uint32_t width, nxpq_error *err)
 {
     if (width == 0 || start > end) {
-        set_err(err, "sampling needs width >= 1 and start <= end");
+        nxpq_error_set(err, "sampling needs width >= 1 and start <= end");
         return NULL;
     }
     nx_sampler *s = calloc(1, sizeof *s);
     if (!s) {
-        set_err(err, "out of memory creating a sampler");
+        nxpq_error_set(err, "out of memory creating a sampler");
         return NULL;
     }
     s->start = start;
@@ -636,7 +626,7 @@ static slot *track_slots(nx_sampler *s, uint32_t track, nxpq_error *err)
         size_t n = (size_t)track + 1;
         slot **g = realloc(s->tracks, n * sizeof *g);
         if (!g) {
-            set_err(err, "out of memory sampling");
+            nxpq_error_set(err, "out of memory sampling");
             return NULL;
         }
         for (size_t i = s->n_tracks; i < n; i++)
@@ -648,7 +638,7 @@ static slot *track_slots(nx_sampler *s, uint32_t track, nxpq_error *err)
     if (!row) {
         row = malloc((size_t)s->width * sizeof *row);
         if (!row) {
-            set_err(err, "out of memory sampling (%u buckets)", s->width);
+            nxpq_error_set(err, "out of memory sampling (%u buckets)", s->width);
             return NULL;
         }
         for (uint32_t i = 0; i < s->width; i++)
@@ -705,7 +695,7 @@ const nx_sample *nx_sampler_result(nx_sampler *s, size_t *n, nxpq_error *err)
         return NULL;
     s->result = malloc(count * sizeof *s->result);
     if (!s->result) {
-        set_err(err, "out of memory collecting %zu samples", count);
+        nxpq_error_set(err, "out of memory collecting %zu samples", count);
         *n = SIZE_MAX;
         return NULL;
     }
