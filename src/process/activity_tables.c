@@ -232,12 +232,7 @@ static int activity_event(void *state, const nx_device_event *ev, nxpq_error *er
     activity_sink *s = state;
     const nx_trace_record *rec = ev->rec;
     const nx_program *pr = ev->trace->prog;
-    const nx_prog_instr *in = nx_program_find_instr(pr, rec->u.instr.engine, rec->u.instr.pc);
-    if (!in) {
-        snprintf(err->msg, sizeof err->msg, "ActiveTime: %s: pc %" PRIu32 " not in the program", ev->trace->path,
-                 rec->u.instr.pc);
-        return -1;
-    }
+    const nx_prog_instr *in = ev->instr;
     size_t lane = s->lane_base[ev->trace->index] + rec->pcore;
     unsigned engine = rec->u.instr.engine;
     int64_t a = ev->start_ns, b = ev->end_ns;

@@ -431,6 +431,13 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
             .id = k == NX_REC_DMA_BLOCK ? x->block_id : next_id[k]++,
             .block_id = k == NX_REC_DMA_PACKET ? x->block_id : -1,
         };
+        if (k == NX_REC_INSTRUCTION &&
+            !(ev.instr = nx_program_find_instr(best->t->prog, x->rec.u.instr.engine, x->rec.u.instr.pc))) {
+            /* the reader checks every pc; kept so no sink has to */
+            snprintf(err, errlen, "%s: instruction pc %" PRIu32 " not in the program", best->t->path,
+                     x->rec.u.instr.pc);
+            goto done;
+        }
         for (size_t j = 0; j < n_by_kind[k]; j++) {
             sink_slot *sl = &slots[by_kind[k][j]];
             if (nx_sink_runner_event(sl->runner, &ev, &perr) != 0) {

@@ -63,6 +63,8 @@ typedef struct nx_device_event {
     int64_t id;                      /* instruction: Instruction.id; dma_block: DmaPacketAggregated.id;
                                         dma_packet: DmaPacket.id; otherwise the kind's sequence number */
     int64_t block_id;                /* dma_packet: its block's DmaPacketAggregated.id; else -1 */
+    const nx_prog_instr *instr;      /* instruction: the program's entry for (engine, pc), found
+                                        once by the pipeline (never NULL); else NULL */
 } nx_device_event;
 
 #define NX_KIND_BIT(k) (1u << (k))

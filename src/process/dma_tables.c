@@ -566,9 +566,7 @@ static int on_instruction(dma_sink *s, trace_state *t, const nx_device_event *ev
 {
     const nx_program *g = t->t->prog;
     const nx_trace_record *r = ev->rec;
-    const nx_prog_instr *in = nx_program_find_instr(g, r->u.instr.engine, r->u.instr.pc);
-    if (!in)
-        return 0;   /* the reader guarantees the pc; Instruction reports a mismatch */
+    const nx_prog_instr *in = ev->instr;
     size_t k = (size_t)r->pcore * g->n_instrs + (size_t)(in - g->instrs);
     t->last_id[k] = ev->id;
     t->last_end[k] = ev->end_ns;

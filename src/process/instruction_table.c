@@ -259,12 +259,7 @@ static int instruction_open(const nx_process_ctx *ctx, void **state, nxpq_error 
 static int instruction_event(void *state, const nx_device_event *ev, nxpq_error *err)
 {
     instruction_sink *s = state;
-    const nx_prog_instr *in = nx_program_find_instr(ev->trace->prog, ev->rec->u.instr.engine, ev->rec->u.instr.pc);
-    if (!in) {   /* the reader guarantees the pc; kept as a guard against a mismatch */
-        snprintf(err->msg, sizeof err->msg, "%s: instruction pc %" PRIu32 " not in the program", ev->trace->path,
-                 ev->rec->u.instr.pc);
-        return -1;
-    }
+    const nx_prog_instr *in = ev->instr;
     if (nx_row_begin(&s->r, err) != 0)
         return -1;
     const prog_texts *pt = &s->texts[ev->trace->prog_index];

@@ -418,9 +418,7 @@ static int rollup_event(void *state, const nx_device_event *ev, nxpq_error *err)
     rollup_sink *s = state;
     const nx_trace_record *rec = ev->rec;
     const nx_program *pr = ev->trace->prog;
-    const nx_prog_instr *in = nx_program_find_instr(pr, rec->u.instr.engine, rec->u.instr.pc);
-    if (!in)
-        return 0;   /* the reader guarantees the pc */
+    const nx_prog_instr *in = ev->instr;
     size_t p = ev->trace->prog_index, i = (size_t)(in - pr->instrs);
     unsigned e = rec->u.instr.engine;
     for (int l = 0; l < LV_IR_COUNT; l++) {

@@ -227,7 +227,7 @@ static void on_instruction(summary_sink *s, const nx_device_event *ev)
 {
     const nx_trace_record *rec = ev->rec;
     const nx_program *pr = ev->trace->prog;
-    const nx_prog_instr *in = nx_program_find_instr(pr, rec->u.instr.engine, rec->u.instr.pc);
+    const nx_prog_instr *in = ev->instr;
     unsigned e = rec->u.instr.engine;
     int64_t a = ev->start_ns, b = ev->end_ns;
     size_t lane = s->lane_base[ev->trace->index] + rec->pcore;
@@ -235,8 +235,6 @@ static void on_instruction(summary_sink *s, const nx_device_event *ev)
     s->eng_time[e] += b - a;
     span_add(&s->eng[lane * NX_ENGINE_COUNT + e], &s->eng_active[e], a, b);
     span_add(&s->trace_any[ev->trace->index], &s->total_active, a, b);
-    if (!in)   /* the reader guarantees the pc; counted above, no program values */
-        return;
     uint8_t f = s->iflags[ev->trace->prog_index][in - pr->instrs];
     if (f & IFLAG_MATMUL)
         s->matmul_count++;
