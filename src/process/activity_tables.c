@@ -319,10 +319,7 @@ static int activity_finish(void *state, const nx_process_ctx *ctx, unsigned *tab
             close_op_span(s, &s->opspan[lane * s->n_slots + k], &s->slots[k]);
     if (rc == 0)
         rc = flush_active(s, err);
-    if (rc == 0)
-        rc = nx_row_close(&s->r, true, tables, err);
-    else
-        nx_row_discard(&s->r);
+    rc = nx_row_finish(&s->r, rc, tables, err);
     if (rc == 0)
         rc = write_opcode_summary(s, ctx, tables, err);
     activity_free(s);

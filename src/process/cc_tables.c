@@ -329,10 +329,7 @@ static int cc_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, n
 {
     cc_sink *s = state;
     int rc = nx_row_close(&s->op, true, tables, err);
-    if (rc == 0)
-        rc = nx_row_close(&s->ins, true, tables, err);
-    else
-        nx_row_discard(&s->ins);
+    rc = nx_row_finish(&s->ins, rc, tables, err);
     if (rc == 0)
         rc = write_streams(s, ctx, tables, err);
     cc_free(s);

@@ -266,10 +266,7 @@ static int exec_finish(void *state, const nx_process_ctx *ctx, unsigned *tables,
         rc = write_row(s, nx_reorder_top(&s->done), err);
         nx_reorder_pop(&s->done);
     }
-    if (rc == 0)
-        rc = nx_row_close(&s->r, true, tables, err);
-    else
-        nx_row_discard(&s->r);
+    rc = nx_row_finish(&s->r, rc, tables, err);
     exec_free(s);
     if (rc == 0)
         rc = write_profile_list(ctx, tables, err);

@@ -543,3 +543,11 @@ void nx_row_discard(nx_row *r)
     nxpq_error e;
     nx_row_close(r, false, &ignored, &e);
 }
+
+int nx_row_finish(nx_row *r, int rc, unsigned *tables, nxpq_error *err)
+{
+    if (rc == 0)
+        return nx_row_close(r, true, tables, err);
+    nx_row_discard(r);
+    return rc;
+}

@@ -91,6 +91,9 @@ int nx_row_end(nx_row *r, nxpq_error *err);
  * written (a profile holds a table only when it has that activity); ok false
  * aborts, removing what was written. Always releases r; safe on a zeroed r. */
 int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err);
+/* For a sink's finish: closes the table when rc is 0 (returning the close's
+ * result), else discards it and returns rc. */
+int nx_row_finish(nx_row *r, int rc, unsigned *tables, nxpq_error *err);
 /* Aborts the table, for error paths (same as nx_row_close(r, false, ...)). */
 void nx_row_discard(nx_row *r);
 uint64_t nx_row_count(const nx_row *r);

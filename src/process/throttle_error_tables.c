@@ -240,10 +240,7 @@ static int te_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, n
 {
     throttle_error_sink *s = state;
     int rc = nx_row_close(&s->thr, true, tables, err);
-    if (rc == 0)
-        rc = nx_row_close(&s->errs, true, tables, err);
-    else
-        nx_row_discard(&s->errs);
+    rc = nx_row_finish(&s->errs, rc, tables, err);
     if (rc == 0)
         rc = write_summary(s, ctx, tables, err);
     te_free(s);
