@@ -1,27 +1,31 @@
 /*
- * bench_query.c — times the sampled window query (src/query/window.h: window
- * scan + nx_sampler, the pass that picks what the viewer draws) without any CSV
- * writing, for bench/query/run.mjs.
+ * bench_query.c — times the sampled window query (the pass that picks what the
+ * viewer draws and a sampled export writes) without any CSV writing, for
+ * bench/query/run.mjs.
  *
  *   bench_query PROFILE_DIR TABLE START END WIDTH RUNS [all]
  *
- * With "all", the window query also projects every decodable column of the
- * table (the cost of decoding what a full export reads), still without CSV.
- * Each run opens the table, runs the window query over [START, END] (inclusive
- * ns) with no extra columns, offers every row to a WIDTH-bucket sampler and
- * collects the result (nx_sampler_result), exactly as `nxprof export-csv`'s
- * first pass does. Prints one JSON object: the per-run seconds, the number of
- * samples, rows in the window, tracks, and pages read of the last run, and an
- * FNV-1a checksum over the samples' (track name, start, end, ordinal) so the
- * caller can see every run returned the same thing.
+ * Each run calls nx_sampled_pass (src/query/sampled_pass.h) over [START, END]
+ * (inclusive ns), exactly as `nxprof export-csv`'s first pass and the server's
+ * timeline do: from the table's timeline index when it has one, else the
+ * two-thread scan (NXPROF_NO_TIMELINE_INDEX=1 forces the scan).
+ * With "all", each run instead scans the window on one thread projecting every
+ * decodable column of the table (the cost of decoding what a full export reads)
+ * and samples the rows, still without CSV.
+ * Prints one JSON object: the per-run seconds, the number of samples, rows in
+ * the window, tracks, pages read of the last run, whether the index answered,
+ * and an FNV-1a checksum over the samples' (track name, start, end, ordinal) so
+ * the caller can see every run (and both paths) returned the same thing.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "query/profile_table.h"
+#include "query/sampled_pass.h"
 #include "query/window.h"
 
 static double now(void)
@@ -29,6 +33,41 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n);
+
+static uint64_t sample_sum(uint64_t sum, const char *name, size_t len, const nx_sample *r)
+{
+    sum = fnv(sum, name, len);
+    sum = fnv(sum, &r->start, sizeof r->start);
+    sum = fnv(sum, &r->end, sizeof r->end);
+    return fnv(sum, &r->ordinal, sizeof r->ordinal);
+}
+
+/* One run of the sampled pass; fills the result figures. */
+static int run_sampled(const char *dir, const char *table, int64_t start, int64_t end, uint32_t width, size_t *n_samples,
+                       uint64_t *in_window, size_t *n_tracks, nxpq_scan_stats *st, uint64_t *sum, bool *indexed,
+                       double *seconds)
+{
+    nxpq_error err = {{0}};
+    nx_sampled sp;
+    double t0 = now();
+    if (nx_sampled_pass(dir, table, start, end, width, &sp, &err) != 0) {
+        fprintf(stderr, "bench_query: %s\n", err.msg);
+        return -1;
+    }
+    *seconds = now() - t0;
+    *n_samples = sp.n;
+    *in_window = sp.in_window;
+    *n_tracks = sp.n_tracks;
+    *st = sp.stats;
+    *indexed = sp.index != NULL;
+    *sum = 1469598103934665603ull;
+    for (size_t i = 0; i < sp.n; i++)
+        *sum = sample_sum(*sum, sp.names[sp.samples[i].track], sp.name_len[sp.samples[i].track], &sp.samples[i]);
+    nx_sampled_free(&sp);
+    return 0;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -59,7 +98,16 @@ int main(int argc, char **argv)
     size_t n_samples = 0, n_tracks = 0;
     uint64_t in_window = 0, sum = 0;
     nxpq_scan_stats st = {0};
+    bool indexed = false;
     for (int run = 0; run < runs; run++) {
+        if (argc == 7) {
+            double secs;
+            if (run_sampled(dir, table, start, end, width, &n_samples, &in_window, &n_tracks, &st, &sum, &indexed,
+                            &secs) != 0)
+                return 1;
+            printf("%s%.6f", run ? "," : "", secs);
+            continue;
+        }
         nxpq_error err = {{0}};
         double t0 = now();
         nx_profile_table *t = NULL;
@@ -101,10 +149,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n_samples; i++) {
             size_t len;
             const char *name = nx_window_track_name(w, res[i].track, &len);
-            sum = fnv(sum, name, len);
-            sum = fnv(sum, &res[i].start, sizeof res[i].start);
-            sum = fnv(sum, &res[i].end, sizeof res[i].end);
-            sum = fnv(sum, &res[i].ordinal, sizeof res[i].ordinal);
+            sum = sample_sum(sum, name, len, &res[i]);
         }
         nx_sampler_free(s);
         nx_window_close(w);
@@ -112,7 +157,7 @@ int main(int argc, char **argv)
         printf("%s%.6f", run ? "," : "", t1 - t0);
     }
     printf("],\"samples\":%zu,\"rows_in_window\":%" PRIu64 ",\"tracks\":%zu,\"pages_read\":%" PRIu64
-           ",\"pages_total\":%" PRIu64 ",\"checksum\":\"%016" PRIx64 "\"}\n",
-           n_samples, in_window, n_tracks, st.pages_read, st.pages_total, sum);
+           ",\"pages_total\":%" PRIu64 ",\"index\":%s,\"checksum\":\"%016" PRIx64 "\"}\n",
+           n_samples, in_window, n_tracks, st.pages_read, st.pages_total, indexed ? "true" : "false", sum);
     return 0;
 }

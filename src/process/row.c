@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "capture/program_file.h"
+#include "process/timeline_index_writer.h"
 #include "util/handoff.h"
 
 typedef enum { KIND_INT, KIND_NUM, KIND_BOOL, KIND_STR, KIND_LIST_INT, KIND_LIST_STR } col_kind;
@@ -50,6 +51,7 @@ struct nx_row_batch {
     nxpq_str *strs;                  /* string list items */
     size_t strs_len, strs_cap;
     nxpq_str *scratch;               /* flush: one column's strings */
+    nx_tlx_column *view;             /* flush: the columns as the timeline index reads them */
 };
 
 /* The background flush (util/handoff.h): a full batch goes to the table's own
@@ -104,6 +106,7 @@ static void batch_free(nx_row_batch *b, size_t n_fields)
     free(b->ints);
     free(b->strs);
     free(b->scratch);
+    free(b->view);
     free(b);
 }
 
@@ -157,12 +160,24 @@ static void batch_reset(nx_row_batch *b, size_t n_fields)
 
 /* Hands the batch's rows to the codec, file by file, and empties it. Runs on
  * the caller's thread or on the table's flush thread, never both at once. */
-static int batch_flush(nx_row_batch *b, nx_table_writer *tw, const nx_schema_table *s, nxpq_error *err)
+static int batch_flush(nx_row_batch *b, nx_table_writer *tw, nx_tlx_writer *tlx, const nx_schema_table *s,
+                       nxpq_error *err)
 {
     size_t done = 0;
-    if (!b->scratch && !(b->scratch = malloc(b->cap * sizeof *b->scratch))) {
+    if ((!b->scratch && !(b->scratch = malloc(b->cap * sizeof *b->scratch))) ||
+        (tlx && !b->view && !(b->view = calloc(s->n_fields, sizeof *b->view)))) {
         snprintf(err->msg, sizeof err->msg, "%s: out of memory", s->name);
         return -1;
+    }
+    if (tlx) {
+        for (size_t c = 0; c < s->n_fields; c++) {
+            const nx_row_column *col = &b->cols[c];
+            b->view[c] = (nx_tlx_column){.i = col->kind == KIND_INT ? col->v.i : NULL,
+                                         .s = col->kind == KIND_STR ? col->v.s : NULL,
+                                         .valid = col->valid};
+        }
+        if (nx_tlx_writer_add(tlx, b->view, b->n, err) != 0)
+            return -1;
     }
     while (done < b->n) {
         size_t fit;
@@ -218,7 +233,7 @@ static int flush_item(void *ctx, void *item, char *err, size_t errlen)
 {
     nx_row *r = ctx;
     nxpq_error e = {{0}};
-    int rc = batch_flush(item, r->tw, r->s, &e);
+    int rc = batch_flush(item, r->tw, r->tlx, r->s, &e);
     if (rc != 0)
         snprintf(err, errlen, "%s", e.msg);
     return rc;
@@ -276,6 +291,11 @@ int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_er
     if (!r->tw)
         return -1;
     r->s = nx_table_writer_schema(r->tw);
+    if (nx_tlx_writer_open(dest->dir, r->s, dest->max_rows ? dest->max_rows : NX_TABLE_MAX_ROWS_DEFAULT, &r->tlx,
+                           err) != 0) {
+        nx_row_discard(r);
+        return -1;
+    }
     if ((r->b = batch_new(r->s, 16)))
         return 0;
     nx_row_discard(r);
@@ -505,6 +525,8 @@ uint64_t nx_row_count(const nx_row *r)
 static void release(nx_row *r)
 {
     flusher_stop(r);
+    nxpq_error ignored;
+    nx_tlx_writer_close(r->tlx, false, &ignored);   /* an index not finished is removed */
     if (r->s) {
         batch_free(r->b, r->s->n_fields);
         batch_free(r->spare, r->s->n_fields);
@@ -519,10 +541,14 @@ int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err)
         if (ok && r->rows > 0) {
             rc = r->bg ? flusher_wait(r, err) : 0;
             if (rc == 0)
-                rc = batch_flush(r->b, r->tw, r->s, err);
+                rc = batch_flush(r->b, r->tw, r->tlx, r->s, err);
             flusher_stop(r);
             if (rc == 0) {
                 rc = nx_table_writer_close(r->tw, err);
+                /* The index records the closed files' sizes, so it is finished last. */
+                if (rc == 0)
+                    rc = nx_tlx_writer_close(r->tlx, true, err);
+                r->tlx = NULL;
                 if (rc == 0)
                     (*tables)++;
             } else {

@@ -29,7 +29,8 @@
  * batches to the Parquet writer while the caller fills the next one (double
  * buffering), so the pipeline thread spends its time on records, not on the
  * codec. Tables that never fill a batch are flushed on the caller's thread at
- * close and cost no thread. Errors found by the background flush are reported
+ * close and cost no thread. A timeline table's index (timeline_index_writer.h)
+ * gets every batch just before the codec does. Errors found by the background flush are reported
  * by the next nx_row_begin() or by nx_row_close().
  */
 #ifndef NX_ROW_H
@@ -61,6 +62,8 @@ typedef struct nx_row {
     nx_row_batch *b;                 /* the batch being filled */
     nx_row_batch *spare;             /* the other batch, once a first one was handed off */
     nx_row_flusher *bg;              /* started at the first hand-off */
+    struct nx_tlx_writer *tlx;       /* the table's timeline index, for timeline tables
+                                        (timeline_index_writer.h): fed every batch */
     uint64_t rows;                   /* rows ended */
     bool oom;
     const char *missing;             /* a field name the catalogue lacks */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "query/profile_table.h"
+#include "query/timeline_index.h"
 
 typedef struct half_pass {
     const char *dir, *table;
@@ -44,7 +45,7 @@ static void *half_pass_run(void *arg)
             if (b.start[k] < h->from)
                 continue;
             h->in_window++;
-            if (nx_sampler_offer(h->sampler, b.track[k], b.start[k], b.end[k], base + b.rows[k], &h->err) < 0)
+            if (nx_sampler_offer(h->sampler, b.track[k], b.start[k], b.end[k], base + b.rows[k], 0, &h->err) < 0)
                 return NULL;
         }
     }
@@ -111,10 +112,33 @@ static int map_tracks(nx_sampled *s, size_t *cap, const half_pass *h, uint32_t *
     return 0;
 }
 
+/* The pass from the table's timeline index: 0 and *out, 1 when there is none
+ * (absent, stale or malformed: the scan then answers), -1 on out of memory. */
+static int indexed_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
+                        nx_sampled *out, nxpq_error *err)
+{
+    const char *off = getenv("NXPROF_NO_TIMELINE_INDEX");
+    if (off && strcmp(off, "1") == 0)
+        return 1;
+    nx_tlx *x;
+    int rc = nx_tlx_open(profile_dir, table, &x, NULL, 0);
+    if (rc != 0)
+        return rc < 0 ? (nxpq_error_set(err, "%s: out of memory", table), -1) : 1;
+    if (nx_tlx_sample(x, start, end, width, out, err) != 0) {
+        nx_tlx_close(x);
+        return 1;
+    }
+    out->index = x;
+    return 0;
+}
+
 int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
                     nx_sampled *out, nxpq_error *err)
 {
     memset(out, 0, sizeof *out);
+    int irc = indexed_pass(profile_dir, table, start, end, width, out, err);
+    if (irc <= 0)
+        return irc;
     /* Split at the first ns of bucket width/2: the least offset with
      * floor(off * width / len) >= width/2. One half only when there is no room. */
     unsigned __int128 len = (unsigned __int128)((__int128)end - (__int128)start) + 1;
@@ -183,6 +207,7 @@ done:
 
 void nx_sampled_free(nx_sampled *s)
 {
+    nx_tlx_close(s->index);
     for (size_t i = 0; i < s->n_tracks; i++)
         free(s->names[i]);
     free(s->names);

@@ -10,6 +10,10 @@
  * both halves, so the union of the two halves' winners is exactly the result of
  * one pass, whatever the thread timing. Each half opens the table on its own.
  *
+ * When the table has a usable timeline index (timeline_index.h) the pass reads
+ * the index instead, with the same result; NXPROF_NO_TIMELINE_INDEX=1 in the
+ * environment forces the scan (for comparisons and benchmarks).
+ *
  * Tracks are numbered in order of first appearance in file order (the first
  * half's, then the second half's new ones), which for a table sorted by start
  * time is the order one pass over the window would give.
@@ -31,6 +35,8 @@ typedef struct nx_sampled {
     size_t n_tracks;
     uint64_t in_window;              /* events in the window, kept or not */
     nxpq_scan_stats stats;           /* pages and row groups, read and total, summed over the halves */
+    struct nx_tlx *index;            /* set when the timeline index answered (timeline_index.h):
+                                        samples' tags are its label tuples; closed by nx_sampled_free */
 } nx_sampled;
 
 /* 0 (*out filled; release with nx_sampled_free), NX_PROFILE_TABLE_ABSENT, or -1

@@ -160,6 +160,7 @@ struct nx_window {
     const char **cols;      /* full projection */
     size_t n_cols;
     int start_i, end_i;     /* batch column indices (end_i < 0: point table) */
+    nx_track_source source;  /* the track rule's columns */
     int track_a, track_b;   /* track source columns (-1: absent), meaning per info->track */
     track_set tracks;
     track_cache_entry cache[1 << TRACK_CACHE_BITS];
@@ -252,15 +253,9 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
 
     /* Track source columns (window.h); a missing primary source is an error unless
      * the rule has a fallback. */
-    const char *a = NULL, *b = NULL;
-    bool a_int = false, b_int = false, a_required = true;
-    switch (info->track) {
-    case NX_TRACK_INSTRUCTION: a = "timeline_track", b = "engine", a_required = false; break;
-    case NX_TRACK_DMA: a = "queue_name", b = "queue_idx", b_int = true, a_required = false; break;
-    case NX_TRACK_SEMAPHORE: a = "id"; break;
-    case NX_TRACK_CC_CORE: a = "core_idx", a_int = true; break;
-    case NX_TRACK_CC_STREAM: a = "stream_id", a_int = true; break;
-    }
+    w->source = nx_track_sources(info->track);
+    const char *a = w->source.a, *b = w->source.b;
+    bool a_int = w->source.a_int, b_int = w->source.b_int, a_required = w->source.a_required;
     int ra = check_column(w, a, a_int, err);
     if (ra < 0)
         goto fail;
@@ -284,6 +279,8 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
         .range_min = info->end_column ? INT64_MIN : o->start,
         .range_max = o->end,
         .batch_rows = o->batch_rows,
+        .threads = o->threads,
+        .dictionary = o->dictionary,
         .more_ranges = info->end_column ? &more : NULL,
         .n_more_ranges = info->end_column ? 1 : 0,
     };
@@ -334,6 +331,11 @@ static inline bool col_int(const nxpq_column_data *c, size_t i, int64_t *v)
 {
     if (c->valid && !c->valid[i])
         return false;
+    if (c->dict_index) { /* nx_window_options.dictionary */
+        uint32_t d = c->dict_index[i];
+        *v = c->type == NXPQ_INT64 ? c->dict_values.i64[d] : c->dict_values.i32[d];
+        return true;
+    }
     *v = c->type == NXPQ_INT64 ? c->values.i64[i] : c->values.i32[i];
     return true;
 }
@@ -342,14 +344,21 @@ static inline bool col_str(const nxpq_column_data *c, size_t i, const char **s, 
 {
     if (c->valid && !c->valid[i])
         return false;
+    if (c->dict_index) {
+        const nxpq_str *e = &c->dict_strs[c->dict_index[i]];
+        *s = e->ptr;
+        *len = e->len;
+        return true;
+    }
     *s = c->data + c->offsets[i];
     *len = (size_t)(c->offsets[i + 1] - c->offsets[i]);
     return true;
 }
 
-/* Writes prefix + decimal v into buf; returns the length. */
-static size_t fmt_prefixed(char *buf, const char *prefix, int64_t v)
+/* The track name of an integer key: prefix + decimal v into buf; returns the length. */
+size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf)
 {
+    const char *prefix = kind == NX_TRACK_DMA ? "queue" : kind == NX_TRACK_CC_CORE ? "CC" : "stream";
     size_t n = strlen(prefix);
     memcpy(buf, prefix, n);
     char tmp[24];
@@ -369,45 +378,57 @@ static size_t fmt_prefixed(char *buf, const char *prefix, int64_t v)
 /* Track name of row i of batch b (window.h rules), into s and len (may point into buf). */
 static void row_track(const nx_window *w, const nxpq_batch *b, size_t i, char *buf, const char **s, size_t *len)
 {
-    const nxpq_column_data *ca = w->track_a >= 0 ? &b->columns[w->track_a] : NULL;
-    const nxpq_column_data *cb = w->track_b >= 0 ? &b->columns[w->track_b] : NULL;
-    int64_t v;
-    *s = "";
-    *len = 0;
-    switch (w->info->track) {
+    nx_track_values v = {0};
+    if (w->track_a >= 0) {
+        const nxpq_column_data *c = &b->columns[w->track_a];
+        v.a_ok = w->source.a_int ? col_int(c, i, &v.a_int) : col_str(c, i, &v.a, &v.a_len);
+    }
+    if (w->track_b >= 0 && !(w->info->track == NX_TRACK_INSTRUCTION && v.a_ok && v.a_len > 0)) {
+        const nxpq_column_data *c = &b->columns[w->track_b];
+        v.b_ok = w->source.b_int ? col_int(c, i, &v.b_int) : col_str(c, i, &v.b, &v.b_len);
+    }
+    *s = nx_track_name(w->info->track, &v, buf, len);
+}
+
+nx_track_source nx_track_sources(nx_track_kind kind)
+{
+    switch (kind) {
+    case NX_TRACK_INSTRUCTION: return (nx_track_source){"timeline_track", "engine", false, false, false};
+    case NX_TRACK_DMA: return (nx_track_source){"queue_name", "queue_idx", false, true, false};
+    case NX_TRACK_SEMAPHORE: return (nx_track_source){"id", NULL, false, false, true};
+    case NX_TRACK_CC_CORE: return (nx_track_source){"core_idx", NULL, true, false, true};
+    case NX_TRACK_CC_STREAM: return (nx_track_source){"stream_id", NULL, true, false, true};
+    }
+    return (nx_track_source){0};
+}
+
+const char *nx_track_name(nx_track_kind kind, const nx_track_values *v, char *buf, size_t *len)
+{
+    switch (kind) {
     case NX_TRACK_INSTRUCTION:
-        if (ca && col_str(ca, i, s, len) && *len > 0)
-            return;
-        if (!col_str(cb, i, s, len)) {
-            *s = "";
-            *len = 0;
-        }
-        return;
+        if (v->a_ok && v->a_len > 0)
+            return *len = v->a_len, v->a;
+        if (v->b_ok)
+            return *len = v->b_len, v->b;
+        break;
     case NX_TRACK_DMA:
-        if (ca && col_str(ca, i, s, len))
-            return;
-        if (cb && col_int(cb, i, &v)) {
-            *len = fmt_prefixed(buf, "queue", v);
-            *s = buf;
-        } else {
-            *s = "";
-            *len = 0;
-        }
-        return;
+        if (v->a_ok)
+            return *len = v->a_len, v->a;
+        if (v->b_ok)
+            return *len = nx_track_int_name(NX_TRACK_DMA, v->b_int, buf), buf;
+        break;
     case NX_TRACK_SEMAPHORE:
-        if (!col_str(ca, i, s, len)) {
-            *s = "";
-            *len = 0;
-        }
-        return;
+        if (v->a_ok)
+            return *len = v->a_len, v->a;
+        break;
     case NX_TRACK_CC_CORE:
     case NX_TRACK_CC_STREAM:
-        if (col_int(ca, i, &v)) {
-            *len = fmt_prefixed(buf, w->info->track == NX_TRACK_CC_CORE ? "CC" : "stream", v);
-            *s = buf;
-        }
-        return;
+        if (v->a_ok)
+            return *len = nx_track_int_name(kind, v->a_int, buf), buf;
+        break;
     }
+    *len = 0;
+    return "";
 }
 
 static int ensure_buffers(nx_window *w, size_t n)
@@ -527,6 +548,7 @@ const char *nx_window_track_name(const nx_window *w, uint32_t id, size_t *len)
 
 typedef struct slot {
     int64_t start, end, ordinal; /* ordinal < 0: empty */
+    uint32_t tag;
 } slot;
 
 struct nx_sampler {
@@ -648,14 +670,15 @@ static slot *track_slots(nx_sampler *s, uint32_t track, nxpq_error *err)
     return row;
 }
 
-int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, int64_t ordinal, nxpq_error *err)
+int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, int64_t ordinal, uint32_t tag,
+                     nxpq_error *err)
 {
     slot *row = track < s->n_tracks && s->tracks[track] ? s->tracks[track] : track_slots(s, track, err);
     if (!row)
         return -1;
     slot *sl = &row[bucket_cached(s, start)];
     if (sl->ordinal < 0 || beats(start, end, ordinal, sl))
-        *sl = (slot){start, end, ordinal};
+        *sl = (slot){start, end, ordinal, tag};
     return 0;
 }
 
@@ -670,7 +693,7 @@ int nx_sampler_add(nx_sampler *s, const nx_window_batch *b, nxpq_error *err)
         int64_t st = b->start[k], en = b->end[k], ord = base + b->rows[k];
         slot *sl = &row[bucket_cached(s, st)];
         if (sl->ordinal < 0 || beats(st, en, ord, sl))
-            *sl = (slot){st, en, ord};
+            *sl = (slot){st, en, ord, 0};
     }
     return 0;
 }
@@ -706,7 +729,7 @@ const nx_sample *nx_sampler_result(nx_sampler *s, size_t *n, nxpq_error *err)
         for (uint32_t i = 0; i < s->width; i++) {
             const slot *sl = &s->tracks[t][i];
             if (sl->ordinal >= 0)
-                s->result[k++] = (nx_sample){(uint32_t)t, i, sl->start, sl->end, sl->ordinal};
+                s->result[k++] = (nx_sample){(uint32_t)t, i, sl->start, sl->end, sl->ordinal, sl->tag};
         }
     }
     qsort(s->result, count, sizeof *s->result, cmp_sample);

@@ -87,6 +87,9 @@ typedef struct nx_window_options {
                                      timing and track columns it needs after these */
     size_t n_columns;
     size_t batch_rows;            /* 0: the reader's default */
+    int threads;                  /* threads decoding each batch's columns (nxpq_scan_options) */
+    bool dictionary;              /* the batch's columns may come in dictionary form (the
+                                     timing and track rules read both forms) */
 } nx_window_options;
 
 /* One batch of rows inside the window. Arrays are indexed by k < n_rows and are
@@ -111,6 +114,30 @@ void nx_window_close(nx_window *w);
 /* Pages/row groups read vs total so far (profile_table.h nx_profile_scan_get_stats). */
 void nx_window_stats(const nx_window *w, nxpq_scan_stats *out);
 
+/* The columns a track is named from: a, with b as the fallback (NULL: none);
+ * *_int: an integer column (else a string); a_required: a table without a fails. */
+typedef struct nx_track_source {
+    const char *a, *b;
+    bool a_int, b_int, a_required;
+} nx_track_source;
+nx_track_source nx_track_sources(nx_track_kind kind);
+
+/* One row's source values (ok false: null or no such column; a string or an
+ * integer per nx_track_source) and the track name they give by the rules above:
+ * a pointer to a value's bytes or to buf (>= 32 bytes); *len gets its length. */
+typedef struct nx_track_values {
+    const char *a, *b;
+    size_t a_len, b_len;
+    int64_t a_int, b_int;
+    bool a_ok, b_ok;
+} nx_track_values;
+const char *nx_track_name(nx_track_kind kind, const nx_track_values *v, char *buf, size_t *len);
+
+/* The name of an integer-keyed track ("queue7", "CC8", "stream0") into buf (at
+ * least 32 bytes): kind NX_TRACK_DMA (the queue_idx fallback), NX_TRACK_CC_CORE or
+ * NX_TRACK_CC_STREAM. Returns its length. */
+size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf);
+
 size_t nx_window_track_count(const nx_window *w);
 /* Name of track `id` (NUL-terminated, valid while w lives); *len gets its length. */
 const char *nx_window_track_name(const nx_window *w, uint32_t id, size_t *len);
@@ -125,13 +152,16 @@ void nx_sampler_free(nx_sampler *s);
 uint32_t nx_sampler_bucket(const nx_sampler *s, int64_t ts);
 /* Offers every row of a window batch. -1 and err on out of memory. */
 int nx_sampler_add(nx_sampler *s, const nx_window_batch *b, nxpq_error *err);
-/* Offers one event (track id, start, end, ordinal). */
-int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, int64_t ordinal, nxpq_error *err);
+/* Offers one event (track id, start, end, ordinal); `tag` rides along with a kept
+ * event (nx_sample.tag), e.g. the timeline index's label tuple. */
+int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, int64_t ordinal, uint32_t tag,
+                     nxpq_error *err);
 
 typedef struct nx_sample {
     uint32_t track, bucket;
     int64_t start, end;
     int64_t ordinal;
+    uint32_t tag;                 /* nx_sampler_offer's tag; 0 from nx_sampler_add */
 } nx_sample;
 
 /* The kept events, sorted by ordinal (file order, i.e. start-time order for

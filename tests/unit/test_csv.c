@@ -166,17 +166,17 @@ static void test_winners(void **state)
     nx_sampler *s = nx_sampler_new(0, 99, 2, &err); /* buckets [0,49], [50,99] */
     assert_non_null(s);
     /* track 0, bucket 0: longest wins (ordinal 2, duration 30). */
-    assert_int_equal(nx_sampler_offer(s, 0, 10, 20, 1, &err), 0);
-    assert_int_equal(nx_sampler_offer(s, 0, 12, 42, 2, &err), 0);
-    assert_int_equal(nx_sampler_offer(s, 0, 5, 25, 3, &err), 0);
+    assert_int_equal(nx_sampler_offer(s, 0, 10, 20, 1, 0, &err), 0);
+    assert_int_equal(nx_sampler_offer(s, 0, 12, 42, 2, 0, &err), 0);
+    assert_int_equal(nx_sampler_offer(s, 0, 5, 25, 3, 0, &err), 0);
     /* track 0, bucket 1: equal durations, earliest start wins (ordinal 5). */
-    assert_int_equal(nx_sampler_offer(s, 0, 60, 70, 4, &err), 0);
-    assert_int_equal(nx_sampler_offer(s, 0, 55, 65, 5, &err), 0);
+    assert_int_equal(nx_sampler_offer(s, 0, 60, 70, 4, 0, &err), 0);
+    assert_int_equal(nx_sampler_offer(s, 0, 55, 65, 5, 0, &err), 0);
     /* track 1, bucket 0: full tie, earliest row wins (ordinal 6), whatever the offer order. */
-    assert_int_equal(nx_sampler_offer(s, 1, 0, 0, 7, &err), 0);
-    assert_int_equal(nx_sampler_offer(s, 1, 0, 0, 6, &err), 0);
+    assert_int_equal(nx_sampler_offer(s, 1, 0, 0, 7, 0, &err), 0);
+    assert_int_equal(nx_sampler_offer(s, 1, 0, 0, 6, 0, &err), 0);
     /* track 1: an event before the window falls in bucket 0 and is longest. */
-    assert_int_equal(nx_sampler_offer(s, 1, -50, 10, 8, &err), 0);
+    assert_int_equal(nx_sampler_offer(s, 1, -50, 10, 8, 0, &err), 0);
     size_t n;
     const nx_sample *r = nx_sampler_result(s, &n, &err);
     assert_int_equal(n, 3);

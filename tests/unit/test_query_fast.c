@@ -227,7 +227,7 @@ static void check_sampler(const ev *e, size_t n, int64_t S, int64_t E, uint32_t 
     nx_sampler *s = nx_sampler_new(S, E, W, &err);
     assert_non_null(s);
     for (size_t i = 0; i < n; i++)
-        assert_int_equal(nx_sampler_offer(s, e[i].track, e[i].start, e[i].end, e[i].ord, &err), 0);
+        assert_int_equal(nx_sampler_offer(s, e[i].track, e[i].start, e[i].end, e[i].ord, 0, &err), 0);
     size_t got_n;
     const nx_sample *got = nx_sampler_result(s, &got_n, &err);
     ev *want = calloc(n ? n : 1, sizeof *want);

@@ -1,0 +1,576 @@
+/* timeline_index_writer.c — the timeline index, written beside its table (see
+ * timeline_index_writer.h; the format is query/timeline_index.h). */
+#include "process/timeline_index_writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "query/timeline_index.h"
+#include "query/window.h"
+
+/* Label tuples kept before the labels are declared incomplete (flag 1): a label
+ * with a value per event (an id, say) would otherwise grow without bound. */
+#define MAX_TUPLES (1u << 20)
+#define FLAG_LABELS_INCOMPLETE 1u
+
+typedef struct wtrack {
+    uint32_t name;                   /* string id */
+    uint64_t first_block;            /* written at close */
+    int64_t max_dur;
+    nx_tlx_block cur;                /* the block being filled */
+    int64_t prev_start;
+    uint64_t prev_row;
+    size_t len;                      /* encoded bytes of cur */
+    unsigned char buf[NX_TLX_BLOCK_EVENTS * 40];
+    nx_tlx_block *blocks;            /* finished blocks */
+    size_t n_blocks, cap_blocks;
+} wtrack;
+
+typedef struct strtab {              /* interned strings, ids dense from 0 */
+    char *bytes;
+    size_t len, cap;
+    uint64_t *ent;                   /* per string: offset, length */
+    uint32_t *track;                 /* per string: track index + 1, or 0 */
+    size_t n, cap_ent, cap_track;
+    uint32_t *slots;                 /* open addressing: id + 1, 0 empty */
+    size_t n_slots;
+} strtab;
+
+struct nx_tlx_writer {
+    char path[4096], dir[4096];
+    const nx_schema_table *s;
+    FILE *f;
+    uint64_t data_len, rows, rows_per_file;
+    bool broken;                     /* events out of start order: no index */
+    nx_track_kind kind;
+    int start_f, end_f, a_f, b_f;    /* field indices; -1 none */
+    nx_track_source src;
+    int label_f[NX_TLX_MAX_LABELS];
+    uint32_t label_name[NX_TLX_MAX_LABELS], label_str[NX_TLX_MAX_LABELS];
+    uint32_t n_labels, flags;
+    wtrack **tracks;
+    size_t n_tracks, cap_tracks;
+    strtab st;
+    int64_t *tuples;                 /* per tuple: null mask, n_labels values */
+    size_t n_tuples, cap_tuples;
+    uint32_t *tslots;
+    size_t n_tslots;
+};
+
+/* ------------------------------------------------------------ interning -- */
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        h = mix(h ^ v);
+        p += 8;
+        n -= 8;
+    }
+    uint64_t v = 0;
+    memcpy(&v, p, n);
+    return mix(h ^ v);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int slots_rehash(uint32_t **slots, size_t *n_slots, size_t n, uint64_t (*hash_of)(const void *, size_t),
+                        const void *ctx)
+{
+    size_t ns = *n_slots ? *n_slots * 2 : 256;
+    uint32_t *sl = calloc(ns, sizeof *sl);
+    if (!sl)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t h = (size_t)hash_of(ctx, i) & (ns - 1);
+        while (sl[h])
+            h = (h + 1) & (ns - 1);
+        sl[h] = (uint32_t)i + 1;
+    }
+    free(*slots);
+    *slots = sl;
+    *n_slots = ns;
+    return 0;
+}
+
+static uint64_t string_hash(const void *ctx, size_t i)
+{
+    const strtab *t = ctx;
+    return hash_bytes(t->bytes + t->ent[2 * i], (size_t)t->ent[2 * i + 1]);
+}
+
+/* The id of s[0..len), added when new; -1 when out of memory. */
+static int64_t string_id(strtab *t, const char *s, size_t len)
+{
+    if (2 * (t->n + 1) > t->n_slots && slots_rehash(&t->slots, &t->n_slots, t->n, string_hash, t) != 0)
+        return -1;
+    uint64_t h = hash_bytes(s, len);
+    size_t k = (size_t)h & (t->n_slots - 1);
+    for (; t->slots[k]; k = (k + 1) & (t->n_slots - 1)) {
+        uint32_t id = t->slots[k] - 1;
+        if (t->ent[2 * id + 1] == len && memcmp(t->bytes + t->ent[2 * id], s, len) == 0)
+            return id;
+    }
+    if (grow((void **)&t->bytes, &t->cap, t->len + len + 1, 1) != 0 ||
+        grow((void **)&t->ent, &t->cap_ent, 2 * (t->n + 1), sizeof *t->ent) != 0 ||
+        grow((void **)&t->track, &t->cap_track, t->n + 1, sizeof *t->track) != 0)
+        return -1;
+    memcpy(t->bytes + t->len, s, len);
+    t->ent[2 * t->n] = t->len;
+    t->ent[2 * t->n + 1] = len;
+    t->track[t->n] = 0;
+    t->len += len;
+    t->slots[k] = (uint32_t)t->n + 1;
+    return (int64_t)t->n++;
+}
+
+static uint64_t tuple_hash(const void *ctx, size_t i)
+{
+    const nx_tlx_writer *w = ctx;
+    const int64_t *v = w->tuples + i * (1 + w->n_labels);
+    uint64_t h = 0;
+    for (uint32_t l = 0; l <= w->n_labels; l++)
+        h = mix(h ^ (uint64_t)v[l]);
+    return h;
+}
+
+/* The id of tuple v (null mask and values), added when new; -1 out of memory. */
+static int64_t tuple_id(nx_tlx_writer *w, const int64_t *v)
+{
+    size_t width = 1 + w->n_labels;
+    if (2 * (w->n_tuples + 1) > w->n_tslots &&
+        slots_rehash(&w->tslots, &w->n_tslots, w->n_tuples, tuple_hash, w) != 0)
+        return -1;
+    uint64_t h = 0;
+    for (size_t l = 0; l < width; l++)
+        h = mix(h ^ (uint64_t)v[l]);
+    size_t k = (size_t)h & (w->n_tslots - 1);
+    for (; w->tslots[k]; k = (k + 1) & (w->n_tslots - 1)) {
+        uint32_t id = w->tslots[k] - 1;
+        if (memcmp(w->tuples + (size_t)id * width, v, width * sizeof *v) == 0)
+            return id;
+    }
+    if (w->n_tuples >= MAX_TUPLES) {
+        w->flags |= FLAG_LABELS_INCOMPLETE;
+        return 0;
+    }
+    size_t cap = w->cap_tuples;
+    if (grow((void **)&w->tuples, &cap, (w->n_tuples + 1) * width, sizeof *w->tuples) != 0)
+        return -1;
+    w->cap_tuples = cap;
+    memcpy(w->tuples + w->n_tuples * width, v, width * sizeof *v);
+    w->tslots[k] = (uint32_t)w->n_tuples + 1;
+    return (int64_t)w->n_tuples++;
+}
+
+/* ------------------------------------------------------------ events -- */
+
+static unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (unsigned char)v;
+    return p;
+}
+
+static int block_finish(nx_tlx_writer *w, wtrack *t)
+{
+    if (t->cur.n_events == 0)
+        return 0;
+    if (grow((void **)&t->blocks, &t->cap_blocks, t->n_blocks + 1, sizeof *t->blocks) != 0)
+        return -1;
+    if (t->len && fwrite(t->buf, 1, t->len, w->f) != t->len)
+        return -1;
+    t->cur.data_off = w->data_len;
+    t->cur.data_len = (uint32_t)t->len;
+    w->data_len += t->len;
+    t->blocks[t->n_blocks++] = t->cur;
+    t->cur.n_events = 0;
+    t->len = 0;
+    return 0;
+}
+
+static int event_add(nx_tlx_writer *w, wtrack *t, int64_t start, int64_t end, uint64_t row, uint32_t tuple)
+{
+    nx_tlx_block *b = &t->cur;
+    if (b->n_events == 0) {
+        if (t->n_blocks && start < t->blocks[t->n_blocks - 1].last_start) {
+            w->broken = true;
+            return 0;
+        }
+        *b = (nx_tlx_block){.first_start = start, .last_start = start, .max_end = end, .best_start = start,
+                            .best_end = end, .first_row = row, .best_row = row, .best_tuple = tuple};
+        t->prev_start = start;
+        t->prev_row = row;
+    } else if (start < t->prev_start) {
+        w->broken = true;
+        return 0;
+    }
+    int64_t dur = (int64_t)((uint64_t)end - (uint64_t)start);
+    if (b->n_events && (__int128)end - start > (__int128)b->best_end - b->best_start) {
+        b->best_start = start;
+        b->best_end = end;
+        b->best_row = row;
+        b->best_tuple = tuple;
+    }
+    if (dur > t->max_dur)
+        t->max_dur = dur;
+    if (end > b->max_end)
+        b->max_end = end;
+    b->last_start = start;
+    unsigned char *p = t->buf + t->len;
+    p = put_varint(p, (uint64_t)start - (uint64_t)t->prev_start);
+    p = put_varint(p, ((uint64_t)dur << 1) ^ (uint64_t)(dur >> 63));
+    p = put_varint(p, row - t->prev_row);
+    p = put_varint(p, tuple);
+    t->len = (size_t)(p - t->buf);
+    t->prev_start = start;
+    t->prev_row = row;
+    if (++b->n_events == NX_TLX_BLOCK_EVENTS)
+        return block_finish(w, t);
+    return 0;
+}
+
+/* The track of a name (string id), created when new; NULL out of memory. */
+static wtrack *track_of(nx_tlx_writer *w, const char *name, size_t len)
+{
+    int64_t id = string_id(&w->st, name, len);
+    if (id < 0)
+        return NULL;
+    if (w->st.track[id])
+        return w->tracks[w->st.track[id] - 1];
+    if (grow((void **)&w->tracks, &w->cap_tracks, w->n_tracks + 1, sizeof *w->tracks) != 0)
+        return NULL;
+    wtrack *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->name = (uint32_t)id;
+    w->tracks[w->n_tracks++] = t;
+    w->st.track[id] = (uint32_t)w->n_tracks;
+    return t;
+}
+
+static bool get_str(const nx_tlx_column *c, size_t i, const char **s, size_t *len)
+{
+    if (!c->s || !c->valid[i])
+        return false;
+    *s = c->s[i].ptr;
+    *len = c->s[i].len;
+    return true;
+}
+
+static bool get_int(const nx_tlx_column *c, size_t i, int64_t *v)
+{
+    if (!c->i || !c->valid[i])
+        return false;
+    *v = c->i[i];
+    return true;
+}
+
+int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxpq_error *err)
+{
+    if (!w || w->broken) {
+        if (w)
+            w->rows += n;
+        return 0;
+    }
+    /* One-entry caches: consecutive rows mostly share a track and a label tuple. */
+    wtrack *last_t = NULL;
+    const char *last_name = NULL;
+    size_t last_len = 0;
+    for (size_t i = 0; i < n && !w->broken; i++) {
+        uint64_t row = w->rows + i;
+        int64_t start, end;
+        if (!get_int(&cols[w->start_f], i, &start))
+            continue;   /* never kept by a window query */
+        if (w->end_f >= 0) {
+            if (!get_int(&cols[w->end_f], i, &end))
+                continue;
+        } else {
+            end = start;
+        }
+        nx_track_values v = {0};
+        if (w->a_f >= 0)
+            v.a_ok = w->src.a_int ? get_int(&cols[w->a_f], i, &v.a_int) : get_str(&cols[w->a_f], i, &v.a, &v.a_len);
+        if (w->b_f >= 0)
+            v.b_ok = w->src.b_int ? get_int(&cols[w->b_f], i, &v.b_int) : get_str(&cols[w->b_f], i, &v.b, &v.b_len);
+        char buf[48];
+        size_t len;
+        const char *name = nx_track_name(w->kind, &v, buf, &len);
+        wtrack *t = last_t;
+        if (!t || name == buf || !last_name || len != last_len || (name != last_name && memcmp(name, last_name, len) != 0)) {
+            if (!(t = track_of(w, name, len)))
+                goto oom;
+            last_t = t;
+            last_name = name == buf ? NULL : name;
+            last_len = len;
+        }
+        int64_t tuple[1 + NX_TLX_MAX_LABELS] = {0};
+        for (uint32_t l = 0; l < w->n_labels; l++) {
+            const nx_tlx_column *c = &cols[w->label_f[l]];
+            const char *s;
+            size_t sl;
+            bool ok;
+            if (w->label_str[l]) {
+                ok = get_str(c, i, &s, &sl);
+                if (ok && (tuple[1 + l] = string_id(&w->st, s, sl)) < 0)
+                    goto oom;
+            } else {
+                ok = get_int(c, i, &tuple[1 + l]);
+            }
+            if (!ok)
+                tuple[0] |= (int64_t)1 << l;
+        }
+        int64_t id = tuple_id(w, tuple);
+        if (id < 0 || event_add(w, t, start, end, row, (uint32_t)id) != 0)
+            goto oom;
+    }
+    w->rows += n;
+    return 0;
+oom:
+    nxpq_error_set(err, "%s: timeline index %s: out of memory or write error", w->s->name, w->path);
+    return -1;
+}
+
+/* ------------------------------------------------------------ open/close -- */
+
+int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_per_file, nx_tlx_writer **out,
+                       nxpq_error *err)
+{
+    *out = NULL;
+    const nx_timeline_info *info = nx_timeline_find(s->name);
+    if (!info)
+        return 0;
+    nx_tlx_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        nxpq_error_set(err, "%s: out of memory", s->name);
+        return -1;
+    }
+    w->s = s;
+    w->rows_per_file = rows_per_file;
+    w->kind = info->track;
+    w->src = nx_track_sources(info->track);
+    w->start_f = nx_schema_field_index(s, info->start_column);
+    w->end_f = info->end_column ? nx_schema_field_index(s, info->end_column) : -1;
+    w->a_f = nx_schema_field_index(s, w->src.a);
+    w->b_f = w->src.b ? nx_schema_field_index(s, w->src.b) : -1;
+    snprintf(w->dir, sizeof w->dir, "%s", dir);
+    if (w->start_f < 0 || (info->end_column && w->end_f < 0)) {
+        free(w);
+        return 0;   /* the catalogue lacks the timing: nothing to index */
+    }
+    const char *const *labels = nx_timeline_labels(s->name);
+    for (size_t l = 0; labels && labels[l] && w->n_labels < NX_TLX_MAX_LABELS; l++) {
+        int f = nx_schema_field_index(s, labels[l]);
+        if (f < 0)
+            continue;   /* derived (framework_name) */
+        nx_column_type ct = s->fields[f].column_type;
+        bool is_str = ct == NX_COL_STRING, is_int = ct == NX_COL_INT64 || ct == NX_COL_INT32;
+        if (!is_str && !is_int)
+            continue;
+        int64_t id = string_id(&w->st, labels[l], strlen(labels[l]));
+        if (id < 0)
+            goto oom;
+        w->label_f[w->n_labels] = f;
+        w->label_name[w->n_labels] = (uint32_t)id;
+        w->label_str[w->n_labels++] = is_str;
+    }
+    if (nx_tlx_path(dir, s->name, w->path, sizeof w->path) != 0 || !(w->f = fopen(w->path, "wb"))) {
+        nxpq_error_set(err, "%s: cannot create its timeline index in %s", s->name, dir);
+        nx_tlx_writer_close(w, false, err);
+        return -1;
+    }
+    static const unsigned char zero[NX_TLX_HEADER_BYTES];
+    if (fwrite(zero, 1, sizeof zero, w->f) != sizeof zero)
+        goto io;
+    *out = w;
+    return 0;
+io:
+    nxpq_error_set(err, "%s: cannot write %s", s->name, w->path);
+    nx_tlx_writer_close(w, false, err);
+    return -1;
+oom:
+    nxpq_error_set(err, "%s: out of memory", s->name);
+    nx_tlx_writer_close(w, false, err);
+    return -1;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    memcpy(p, &v, 8);
+}
+
+/* Pads the file to a multiple of 8 and returns the offset reached. */
+static uint64_t align8(FILE *f, bool *ok)
+{
+    long at = ftell(f);
+    static const unsigned char zero[8];
+    if (at < 0) {
+        *ok = false;
+        return 0;
+    }
+    size_t pad = (size_t)((8 - at % 8) % 8);
+    if (pad && fwrite(zero, 1, pad, f) != pad)
+        *ok = false;
+    return (uint64_t)at + pad;
+}
+
+static bool write_all(FILE *f, const void *p, size_t n)
+{
+    return n == 0 || fwrite(p, 1, n, f) == n;
+}
+
+/* Per Parquet file of the table: size, rows, footer length. */
+static bool write_files(nx_tlx_writer *w, uint32_t n_files)
+{
+    for (uint32_t i = 0; i < n_files; i++) {
+        char path[4200];
+        if (n_files == 1)
+            snprintf(path, sizeof path, "%s/%s.parquet", w->dir, w->s->name);
+        else
+            snprintf(path, sizeof path, "%s/%s_%u.parquet", w->dir, w->s->name, i);
+        FILE *f = fopen(path, "rb");
+        unsigned char rec[24] = {0}, tail[8];
+        struct stat st;
+        bool ok = f && fstat(fileno(f), &st) == 0 && st.st_size >= 8 && fseek(f, -8, SEEK_END) == 0 &&
+                  fread(tail, 1, 8, f) == 8;
+        if (f)
+            fclose(f);
+        if (!ok)
+            return false;
+        uint64_t rows = w->rows - (uint64_t)i * w->rows_per_file;
+        put64(rec, (uint64_t)st.st_size);
+        put64(rec + 8, rows < w->rows_per_file ? rows : w->rows_per_file);
+        memcpy(rec + 16, tail, 4);
+        if (!write_all(w->f, rec, sizeof rec))
+            return false;
+    }
+    return true;
+}
+
+static bool finish_file(nx_tlx_writer *w)
+{
+    bool ok = true;
+    for (size_t t = 0; t < w->n_tracks && ok; t++)
+        ok = block_finish(w, w->tracks[t]) == 0;
+    if (!ok)
+        return false;
+    uint64_t data_len = w->data_len;
+    uint32_t n_files = w->rows <= w->rows_per_file ? 1 : (uint32_t)((w->rows + w->rows_per_file - 1) / w->rows_per_file);
+    uint64_t files_off = align8(w->f, &ok);
+    ok = ok && write_files(w, n_files);
+    uint64_t tracks_off = align8(w->f, &ok), first = 0;
+    for (size_t t = 0; t < w->n_tracks && ok; t++) {
+        unsigned char rec[32] = {0};
+        put32(rec, w->tracks[t]->name);
+        put64(rec + 8, first);
+        put64(rec + 16, w->tracks[t]->n_blocks);
+        put64(rec + 24, (uint64_t)w->tracks[t]->max_dur);
+        first += w->tracks[t]->n_blocks;
+        ok = write_all(w->f, rec, sizeof rec);
+    }
+    uint64_t blocks_off = align8(w->f, &ok);
+    for (size_t t = 0; t < w->n_tracks && ok; t++)
+        ok = write_all(w->f, w->tracks[t]->blocks, w->tracks[t]->n_blocks * sizeof(nx_tlx_block));
+    uint64_t labels_off = align8(w->f, &ok);
+    for (uint32_t l = 0; l < w->n_labels && ok; l++) {
+        uint32_t rec[2] = {w->label_name[l], w->label_str[l]};
+        ok = write_all(w->f, rec, sizeof rec);
+    }
+    uint64_t tuples_off = align8(w->f, &ok);
+    ok = ok && write_all(w->f, w->tuples, w->n_tuples * (1 + w->n_labels) * sizeof *w->tuples);
+    uint64_t strings_off = align8(w->f, &ok);
+    ok = ok && write_all(w->f, w->st.ent, w->st.n * 2 * sizeof *w->st.ent) && write_all(w->f, w->st.bytes, w->st.len);
+    long size = ftell(w->f);
+    if (!ok || size < 0)
+        return false;
+    unsigned char h[NX_TLX_HEADER_BYTES] = {0};
+    memcpy(h, NX_TLX_MAGIC, 8);
+    put32(h + 8, NX_TLX_VERSION);
+    put32(h + 12, NX_TLX_BLOCK_EVENTS);
+    put64(h + 16, w->rows);
+    put64(h + 24, w->rows_per_file);
+    put32(h + 32, n_files);
+    put32(h + 36, (uint32_t)w->n_tracks);
+    put32(h + 40, w->n_labels);
+    put32(h + 44, (uint32_t)w->n_tuples);
+    put32(h + 48, (uint32_t)w->st.n);
+    put32(h + 52, w->flags);
+    put64(h + 56, NX_TLX_HEADER_BYTES);
+    put64(h + 64, data_len);
+    put64(h + 72, files_off);
+    put64(h + 80, tracks_off);
+    put64(h + 88, blocks_off);
+    put64(h + 96, labels_off);
+    put64(h + 104, tuples_off);
+    put64(h + 112, strings_off);
+    put64(h + 120, (uint64_t)size);
+    return fseek(w->f, 0, SEEK_SET) == 0 && write_all(w->f, h, sizeof h);
+}
+
+int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, nxpq_error *err)
+{
+    if (!w)
+        return 0;
+    int rc = 0;
+    bool keep = ok && w->rows > 0 && !w->broken && w->f;
+    if (keep && !finish_file(w)) {
+        nxpq_error_set(err, "%s: cannot write its timeline index %s", w->s->name, w->path);
+        keep = false;
+        rc = -1;
+    }
+    if (w->f && fclose(w->f) != 0 && keep) {
+        nxpq_error_set(err, "%s: cannot write its timeline index %s", w->s->name, w->path);
+        keep = false;
+        rc = -1;
+    }
+    if (!keep && w->path[0])
+        unlink(w->path);
+    for (size_t t = 0; t < w->n_tracks; t++) {
+        free(w->tracks[t]->blocks);
+        free(w->tracks[t]);
+    }
+    free(w->tracks);
+    free(w->st.bytes);
+    free(w->st.ent);
+    free(w->st.track);
+    free(w->st.slots);
+    free(w->tuples);
+    free(w->tslots);
+    free(w);
+    return rc;
+}

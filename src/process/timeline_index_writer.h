@@ -1,0 +1,46 @@
+/*
+ * timeline_index_writer.h — writes a timeline table's index (query/timeline_index.h,
+ * which documents the file) while the table itself is written.
+ *
+ * row.c drives it: every batch of rows goes to nx_tlx_writer_add() in table order
+ * before the codec gets it, and nx_tlx_writer_close() runs after the table's
+ * Parquet files are closed, because the index records their sizes and footers.
+ * Memory: one block of encoded events per track plus 80 bytes per block of
+ * NX_TLX_BLOCK_EVENTS events; event data streams to the file.
+ *
+ * The index is an accelerator, never the truth: when a track's events are not in
+ * start order (a table written unsorted) the writer gives up quietly and removes
+ * the file; queries then scan the table.
+ */
+#ifndef NX_PROCESS_TIMELINE_INDEX_WRITER_H
+#define NX_PROCESS_TIMELINE_INDEX_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+#include "schema/schema.h"
+
+/* One column of a batch of rows: integer values or strings (by the field's
+ * type) and a validity byte per row. */
+typedef struct nx_tlx_column {
+    const int64_t *i;
+    const nxpq_str *s;
+    const uint8_t *valid;
+} nx_tlx_column;
+
+typedef struct nx_tlx_writer nx_tlx_writer;
+
+/* Starts the index of table s in directory dir (rows_per_file: the table's split
+ * limit). 0 with *out NULL when the table is not a timeline table (window.h), 0
+ * and *out, or -1 and err. */
+int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_per_file, nx_tlx_writer **out,
+                       nxpq_error *err);
+/* The next n rows of the table; cols is indexed by the schema's field index. */
+int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxpq_error *err);
+/* ok and rows > 0: finishes the file (the table's files must be closed); else
+ * removes it. Frees w (NULL is fine). */
+int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, nxpq_error *err);
+
+#endif

@@ -1,0 +1,450 @@
+/* timeline_index.c — reading the timeline index and sampling from it (see timeline_index.h). */
+#include "query/timeline_index.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "query/window.h"
+
+static const struct {
+    const char *table;
+    const char *labels[NX_TLX_MAX_LABELS + 1];
+} LABELS[] = {
+    {"Instruction", {"opcode", "hlo_name", "raw_framework_id", "framework_name", NULL}},
+    {"DmaPacketAggregated", {"transfer_bytes", "queue_type", NULL}},
+    {"DmaPacket", {"transfer_bytes", NULL}},
+    {"CcInstruction", {"description", NULL}},
+    {"CcOp", {"operation", NULL}},
+    {"SemaphoreUpdate", {"value", NULL}},
+};
+
+const char *const *nx_timeline_labels(const char *table)
+{
+    for (size_t i = 0; i < sizeof LABELS / sizeof LABELS[0]; i++)
+        if (strcmp(LABELS[i].table, table) == 0)
+            return LABELS[i].labels;
+    return NULL;
+}
+
+int nx_tlx_path(const char *dir, const char *table, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%s/.%s.nxtl", dir, table);
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+typedef struct tlx_track {
+    uint32_t name, reserved;
+    uint64_t first_block, n_blocks;
+    int64_t max_dur;
+} tlx_track;
+
+struct nx_tlx {
+    const unsigned char *map;
+    size_t size;
+    uint64_t rows, rows_per_file;
+    uint32_t n_files, n_tracks, n_labels, n_tuples, n_strings;
+    const unsigned char *data;
+    uint64_t data_len;
+    const tlx_track *tracks;
+    const nx_tlx_block *blocks;
+    uint64_t n_blocks;
+    const uint32_t *labels;         /* per label: name string, kind */
+    const int64_t *tuples;          /* per tuple: null mask, then n_labels values */
+    const uint64_t *strings;        /* per string: offset, length into string_bytes */
+    const char *string_bytes;
+    uint64_t string_bytes_len;
+};
+
+static uint32_t rd32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* Whether [off, off + len) lies inside the file after the header, 8-aligned. */
+static bool section_ok(const nx_tlx *x, uint64_t off, uint64_t len)
+{
+    return off >= NX_TLX_HEADER_BYTES && off % 8 == 0 && off <= x->size && len <= x->size - off;
+}
+
+static bool string_at(const nx_tlx *x, uint64_t id, const char **s, size_t *len)
+{
+    if (id >= x->n_strings)
+        return false;
+    uint64_t off = x->strings[2 * id], n = x->strings[2 * id + 1];
+    if (off > x->string_bytes_len || n > x->string_bytes_len - off)
+        return false;
+    *s = x->string_bytes + off;
+    *len = (size_t)n;
+    return true;
+}
+
+/* The header's sections, each bounds-checked; false (and *why) when malformed.
+ * Blocks are checked where a query decodes them (opening touches no block, so it
+ * costs the same at any profile size). */
+static bool parse(nx_tlx *x, char *why, size_t why_len)
+{
+    const unsigned char *h = x->map;
+#define BAD(...) (snprintf(why, why_len, __VA_ARGS__), false)
+    if (x->size < NX_TLX_HEADER_BYTES || memcmp(h, NX_TLX_MAGIC, 8) != 0)
+        return BAD("not a timeline index (size %zu or magic)", x->size);
+    if (rd32(h + 8) != NX_TLX_VERSION || rd32(h + 12) != NX_TLX_BLOCK_EVENTS)
+        return BAD("unknown version %u or block size %u", rd32(h + 8), rd32(h + 12));
+    x->rows = rd64(h + 16);
+    x->rows_per_file = rd64(h + 24);
+    x->n_files = rd32(h + 32);
+    x->n_tracks = rd32(h + 36);
+    x->n_labels = rd32(h + 40);
+    x->n_tuples = rd32(h + 44);
+    uint64_t data_off = rd64(h + 56), files_off = rd64(h + 72), tracks_off = rd64(h + 80), blocks_off = rd64(h + 88),
+             labels_off = rd64(h + 96), tuples_off = rd64(h + 104), strings_off = rd64(h + 112);
+    x->n_strings = rd32(h + 48);
+    x->data_len = rd64(h + 64);
+    if (rd64(h + 120) != x->size)
+        return BAD("size %zu, header says %llu (truncated?)", x->size, (unsigned long long)rd64(h + 120));
+    if (x->n_files == 0 || x->rows_per_file == 0 || x->n_labels > NX_TLX_MAX_LABELS)
+        return BAD("header: %u files, %llu rows per file, %u labels", x->n_files,
+                   (unsigned long long)x->rows_per_file, x->n_labels);
+    if (!section_ok(x, data_off, x->data_len) || !section_ok(x, files_off, (uint64_t)x->n_files * 24) ||
+        !section_ok(x, tracks_off, (uint64_t)x->n_tracks * sizeof(tlx_track)) || blocks_off > labels_off ||
+        !section_ok(x, blocks_off, labels_off - blocks_off) || (labels_off - blocks_off) % sizeof(nx_tlx_block) ||
+        !section_ok(x, labels_off, (uint64_t)x->n_labels * 8) ||
+        !section_ok(x, tuples_off, (uint64_t)x->n_tuples * (1 + x->n_labels) * 8) ||
+        !section_ok(x, strings_off, (uint64_t)x->n_strings * 16))
+        return BAD("a section lies outside the file");
+    x->data = h + data_off;
+    x->tracks = (const tlx_track *)(h + tracks_off);
+    x->blocks = (const nx_tlx_block *)(h + blocks_off);
+    x->n_blocks = (labels_off - blocks_off) / sizeof(nx_tlx_block);
+    x->labels = (const uint32_t *)(h + labels_off);
+    x->tuples = (const int64_t *)(h + tuples_off);
+    x->strings = (const uint64_t *)(h + strings_off);
+    x->string_bytes = (const char *)h + strings_off + (uint64_t)x->n_strings * 16;
+    x->string_bytes_len = x->size - (strings_off + (uint64_t)x->n_strings * 16);
+    for (uint32_t t = 0; t < x->n_tracks; t++) {
+        const tlx_track *tr = &x->tracks[t];
+        const char *s;
+        size_t len;
+        if (tr->first_block > x->n_blocks || tr->n_blocks > x->n_blocks - tr->first_block ||
+            !string_at(x, tr->name, &s, &len) || tr->max_dur < 0)
+            return BAD("track %u: blocks or name out of range", t);
+    }
+    for (uint32_t l = 0; l < x->n_labels; l++) {
+        const char *s;
+        size_t len;
+        if (!string_at(x, x->labels[2 * l], &s, &len) || x->labels[2 * l + 1] > 1)
+            return BAD("label %u malformed", l);
+    }
+    return true;
+#undef BAD
+}
+
+/* Whether the table's Parquet files are the ones the index was written for:
+ * same names, sizes, footer lengths and row counts. */
+static bool matches_files(const nx_tlx *x, const char *dir, const char *table, const unsigned char *files, char *why,
+                          size_t why_len)
+{
+    char path[4096];
+    struct stat st;
+    uint64_t rows = 0;
+    for (uint32_t i = 0; i <= x->n_files; i++) {
+        bool one = x->n_files == 1;
+        if (i == x->n_files) {   /* no further file of the table */
+            snprintf(path, sizeof path, "%s/%s_%u.parquet", dir, table, one ? 0u : i);
+            if (stat(path, &st) == 0 || (!one && (snprintf(path, sizeof path, "%s/%s.parquet", dir, table),
+                                                   stat(path, &st) == 0)))
+                return snprintf(why, why_len, "stale: %s exists", path), false;
+            break;
+        }
+        if (one)
+            snprintf(path, sizeof path, "%s/%s.parquet", dir, table);
+        else
+            snprintf(path, sizeof path, "%s/%s_%u.parquet", dir, table, i);
+        const unsigned char *f = files + (size_t)i * 24;
+        uint64_t size = rd64(f), n = rd64(f + 8);
+        unsigned char tail[8];
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        bool ok = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size == size && size >= 8 &&
+                  pread(fd, tail, 8, (off_t)(size - 8)) == 8 && rd32(tail) == rd32(f + 16) &&
+                  memcmp(tail + 4, "PAR1", 4) == 0;
+        if (fd >= 0)
+            close(fd);
+        if (!ok)
+            return snprintf(why, why_len, "stale: %s differs from the indexed file", path), false;
+        if (i + 1 < x->n_files && n != x->rows_per_file)
+            return snprintf(why, why_len, "file %u holds %llu rows, not the split size", i, (unsigned long long)n),
+                   false;
+        rows += n;
+    }
+    if (rows != x->rows)
+        return snprintf(why, why_len, "files hold %llu rows, the index %llu", (unsigned long long)rows,
+                        (unsigned long long)x->rows),
+               false;
+    return true;
+}
+
+int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *why, size_t why_len)
+{
+    char path[4096], scratch[256];
+    if (!why) {
+        why = scratch;
+        why_len = sizeof scratch;
+    }
+    *out = NULL;
+    if (nx_tlx_path(profile_dir, table, path, sizeof path) != 0)
+        return snprintf(why, why_len, "path too long"), 1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return snprintf(why, why_len, "%s: %s", path, strerror(errno)), 1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size < (off_t)NX_TLX_HEADER_BYTES) {
+        close(fd);
+        return snprintf(why, why_len, "%s: too short", path), 1;
+    }
+    nx_tlx *x = calloc(1, sizeof *x);
+    if (!x) {
+        close(fd);
+        return -1;
+    }
+    x->size = (size_t)st.st_size;
+    void *m = mmap(NULL, x->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        free(x);
+        return snprintf(why, why_len, "%s: cannot map: %s", path, strerror(errno)), 1;
+    }
+    x->map = m;
+    uint64_t files_off = rd64(x->map + 72);
+    if (!parse(x, why, why_len) || !matches_files(x, profile_dir, table, x->map + files_off, why, why_len)) {
+        nx_tlx_close(x);
+        return 1;
+    }
+    *out = x;
+    return 0;
+}
+
+void nx_tlx_close(nx_tlx *x)
+{
+    if (!x)
+        return;
+    if (x->map)
+        munmap((void *)x->map, x->size);
+    free(x);
+}
+
+/* ------------------------------------------------------------ sampling -- */
+
+static bool varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
+        unsigned char c = *(*p)++;
+        r |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *v = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int64_t ordinal_of(const nx_tlx *x, uint64_t row)
+{
+    if (x->n_files == 1)
+        return (int64_t)row;
+    return nx_row_ordinal((size_t)(row / x->rows_per_file), (int64_t)(row % x->rows_per_file));
+}
+
+/* Per track: the first in-window row (for the track order) and its in-window count. */
+typedef struct track_seen {
+    uint64_t first_row;
+    uint32_t track;
+} track_seen;
+
+/* Offers every in-window event of block k to the sampler; false when its data is malformed. */
+static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track, int64_t start, int64_t end,
+                         nx_sampler *sm, uint64_t *in_window, uint64_t *first_row, nxpq_error *err, int *rc)
+{
+    if (k->data_off > x->data_len || k->data_len > x->data_len - k->data_off || k->n_events > NX_TLX_BLOCK_EVENTS)
+        return false;
+    const unsigned char *p = x->data + k->data_off, *e = p + k->data_len;
+    int64_t s = k->first_start;
+    uint64_t row = k->first_row;
+    for (uint32_t i = 0; i < k->n_events; i++) {
+        uint64_t ds, dz, dr, tuple;
+        if (!varint(&p, e, &ds) || !varint(&p, e, &dz) || !varint(&p, e, &dr) || !varint(&p, e, &tuple) ||
+            tuple >= (x->n_tuples ? x->n_tuples : 1))
+            return false;
+        s = (int64_t)((uint64_t)s + ds);
+        row += dr;
+        int64_t dur = (int64_t)(dz >> 1) ^ -(int64_t)(dz & 1);
+        int64_t en = (int64_t)((uint64_t)s + (uint64_t)dur);
+        if (s > end)
+            break;
+        if (en < start)
+            continue;
+        if (*first_row == UINT64_MAX)
+            *first_row = row;
+        (*in_window)++;
+        if (nx_sampler_offer(sm, track, s, en, ordinal_of(x, row), (uint32_t)tuple, err) < 0) {
+            *rc = -1;
+            return false;
+        }
+    }
+    return true;
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+    uint64_t x = ((const track_seen *)a)->first_row, y = ((const track_seen *)b)->first_row;
+    return x < y ? -1 : x > y;
+}
+
+/* Index of the first block of track tr whose last start is >= from. */
+static uint64_t first_block_from(const nx_tlx *x, const tlx_track *tr, int64_t from)
+{
+    uint64_t lo = tr->first_block, hi = tr->first_block + tr->n_blocks;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (x->blocks[mid].last_start < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, nx_sampled *out, nxpq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    nx_sampler *sm = nx_sampler_new(start, end, width, err);
+    track_seen *seen = calloc(x->n_tracks + 1, sizeof *seen);
+    int rc = -1;
+    if (!sm || !seen)
+        goto oom;
+    for (uint32_t t = 0; t < x->n_tracks; t++) {
+        const tlx_track *tr = &x->tracks[t];
+        seen[t] = (track_seen){UINT64_MAX, t};
+        /* Events that start before the window reach into it only within the track's longest duration. */
+        int64_t from = start - tr->max_dur > start ? INT64_MIN : start - tr->max_dur;
+        for (uint64_t b = first_block_from(x, tr, from); b < tr->first_block + tr->n_blocks; b++) {
+            const nx_tlx_block *k = &x->blocks[b];
+            if (k->first_start > end)
+                break;
+            if (k->max_end < start)
+                continue;
+            if (k->first_start >= start && k->last_start <= end &&
+                nx_sampler_bucket(sm, k->first_start) == nx_sampler_bucket(sm, k->last_start)) {
+                if (seen[t].first_row == UINT64_MAX)
+                    seen[t].first_row = k->first_row;
+                out->in_window += k->n_events;
+                if (nx_sampler_offer(sm, t, k->best_start, k->best_end, ordinal_of(x, k->best_row), k->best_tuple,
+                                     err) < 0)
+                    goto fail;
+                continue;
+            }
+            int drc = 0;
+            if (!block_decode(x, k, t, start, end, sm, &out->in_window, &seen[t].first_row, err, &drc)) {
+                if (drc == 0)
+                    nxpq_error_set(err, "timeline index: track %u block %llu: malformed event data", t,
+                                   (unsigned long long)(b - tr->first_block));
+                goto fail;
+            }
+        }
+    }
+    size_t n;
+    const nx_sample *r = nx_sampler_result(sm, &n, err);
+    if (n == SIZE_MAX)
+        goto fail;
+    /* Track ids in order of first appearance in the file, as a scan numbers them. */
+    qsort(seen, x->n_tracks, sizeof *seen, cmp_seen);
+    uint32_t *map = calloc(x->n_tracks + 1, sizeof *map);
+    if (!map)
+        goto oom;
+    size_t used = 0;
+    while (used < x->n_tracks && seen[used].first_row != UINT64_MAX)
+        used++;
+    out->names = calloc(used + 1, sizeof *out->names);
+    out->name_len = calloc(used + 1, sizeof *out->name_len);
+    out->samples = malloc((n + 1) * sizeof *out->samples);
+    if (!out->names || !out->name_len || !out->samples) {
+        free(map);
+        goto oom;
+    }
+    for (size_t i = 0; i < used; i++) {
+        const char *s = "";
+        size_t len = 0;
+        string_at(x, x->tracks[seen[i].track].name, &s, &len);   /* checked at open */
+        if (!(out->names[i] = malloc(len + 1))) {
+            free(map);
+            goto oom;
+        }
+        memcpy(out->names[i], s, len);
+        out->names[i][len] = '\0';
+        out->name_len[i] = len;
+        out->n_tracks++;
+        map[seen[i].track] = (uint32_t)i;
+    }
+    for (size_t i = 0; i < n; i++) {
+        out->samples[i] = r[i];
+        out->samples[i].track = map[r[i].track];
+    }
+    out->n = n;
+    free(map);
+    rc = 0;
+    goto done;
+oom:
+    nxpq_error_set(err, "out of memory sampling from the timeline index");
+fail:
+    nx_sampled_free(out);
+done:
+    free(seen);
+    nx_sampler_free(sm);
+    return rc;
+}
+
+/* --------------------------------------------------------------- labels -- */
+
+int nx_tlx_label_find(const nx_tlx *x, const char *name)
+{
+    for (uint32_t l = 0; l < x->n_labels; l++) {
+        const char *s;
+        size_t len;
+        if (string_at(x, x->labels[2 * l], &s, &len) && len == strlen(name) && memcmp(s, name, len) == 0)
+            return (int)l;
+    }
+    return -1;
+}
+
+bool nx_tlx_label_is_string(const nx_tlx *x, int label)
+{
+    return x->labels[2 * label + 1] == 1;
+}
+
+bool nx_tlx_label_value(const nx_tlx *x, uint32_t tuple, int label, int64_t *iv, const char **s, size_t *len)
+{
+    if (tuple >= x->n_tuples)
+        return false;
+    const int64_t *t = x->tuples + (size_t)tuple * (1 + x->n_labels);
+    if ((uint64_t)t[0] >> label & 1)
+        return false;
+    int64_t v = t[1 + label];
+    if (nx_tlx_label_is_string(x, label))
+        return v >= 0 && string_at(x, (uint64_t)v, s, len);
+    *iv = v;
+    return true;
+}

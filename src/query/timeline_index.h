@@ -1,0 +1,106 @@
+/*
+ * timeline_index.h — the timeline index: a per-table sidecar written at processing
+ * time that answers a sampled window query (window.h's rule) without reading the
+ * Parquet files, so a whole-profile timeline costs milliseconds at any size.
+ *
+ * Why: at full zoom-out every page of a table holds a bucket's winner, so a scan
+ * decodes the timing and track columns of every row (4.9M rows per 10M records).
+ * The index keeps, per track, the events in start order in blocks of
+ * NX_TLX_BLOCK_EVENTS with each block's first/last start, latest end and best
+ * event (the rule's winner among its events). A query takes a whole block's best
+ * when all of the block's starts fall into one bucket of the window, and decodes
+ * the block's events only where a bucket boundary (or the window's edge) cuts
+ * through it. The result is exactly the scan's: the same winners (longest, then
+ * earliest start, then earliest row), the same in-window count and the same track
+ * order (first appearance in file order). It also carries each event's label
+ * tuple (nx_timeline_labels), so the viewer's timeline needs no second pass.
+ *
+ * File: <profile>/.<Table>.nxtl (hidden: `glob("Table*.parquet")`, pyarrow, Spark
+ * and DuckDB globs never see it). Little-endian, written by
+ * src/process/timeline_index_writer.c while the table is written:
+ *
+ *   header (128 bytes)
+ *     0   magic "NXTLIDX1"
+ *     8   u32 version (1)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
+ *     16  u64 table rows (all files)
+ *     24  u64 rows per file (the split limit; a row r is in file r / limit)
+ *     32  u32 files                36  u32 tracks
+ *     40  u32 labels               44  u32 tuples
+ *     48  u32 strings              52  u32 flags (0)
+ *     56  u64 data offset          64  u64 data length
+ *     72  u64 files offset         80  u64 tracks offset
+ *     88  u64 blocks offset        96  u64 labels offset
+ *     104 u64 tuples offset        112 u64 strings offset
+ *     120 u64 file size
+ *   data: per block, per event, LEB128 varints: start - previous start (the block's
+ *     first_start for its first event), end - start (zigzag), row - previous row
+ *     (the block's first_row first), label tuple id.
+ *   files: per Parquet file of the table in order: u64 size, u64 rows, u32 footer
+ *     length, u32 0. A file whose size or footer length differs makes the index
+ *     stale (the table was rewritten, e.g. by another tool): it is then not used.
+ *   tracks (32 bytes each, in order of first appearance in the table): u32 name
+ *     string, u32 0, u64 first block, u64 blocks, i64 longest duration.
+ *   blocks (nx_tlx_block, 80 bytes each), grouped by track in start order.
+ *   labels (8 bytes each): u32 name string, u32 kind (0 int, 1 string).
+ *   tuples: per tuple, u64 null mask then one i64 per label (the value, or a
+ *     string id for string labels).
+ *   strings: u32 count x (u64 offset, u64 length) then the bytes.
+ * Point events (SemaphoreUpdate) have end == start.
+ *
+ * A missing, stale or malformed index is never an error for the query: the
+ * caller falls back to the scan (sampled_pass.c does).
+ */
+#ifndef NX_QUERY_TIMELINE_INDEX_H
+#define NX_QUERY_TIMELINE_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+#include "query/sampled_pass.h"
+
+#define NX_TLX_MAGIC "NXTLIDX1"
+#define NX_TLX_VERSION 1u
+#define NX_TLX_BLOCK_EVENTS 128u
+#define NX_TLX_HEADER_BYTES 128u
+#define NX_TLX_MAX_LABELS 4
+
+typedef struct nx_tlx_block {
+    int64_t first_start, last_start, max_end;
+    int64_t best_start, best_end;     /* the block's winner by the sampling rule */
+    uint64_t first_row, best_row;     /* rows across the table's files */
+    uint32_t best_tuple, n_events;
+    uint64_t data_off;                /* from the data section's start */
+    uint32_t data_len, reserved;
+} nx_tlx_block;
+
+/* The label fields the viewer shows per event of a timeline table (NULL-ended,
+ * at most NX_TLX_MAX_LABELS), or NULL for other tables. "framework_name" is
+ * derived by the server from raw_framework_id, not stored. */
+const char *const *nx_timeline_labels(const char *table);
+
+/* <dir>/.<table>.nxtl into buf; -1 when it does not fit. */
+int nx_tlx_path(const char *dir, const char *table, char *buf, size_t cap);
+
+typedef struct nx_tlx nx_tlx;
+
+/* Opens the index of `table` when it is present and matches the table's files.
+ * 0 and *out; 1 when there is no usable index (*why, when given, says why:
+ * absent, stale or malformed); -1 when out of memory. */
+int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *why, size_t why_len);
+void nx_tlx_close(nx_tlx *x);
+
+/* The sampled pass of sampled_pass.h from the index; samples' tags are label
+ * tuple ids. 0, or -1 with err (out of memory, or an event block found malformed
+ * while decoding: the caller then falls back to the scan). */
+int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, nx_sampled *out, nxpq_error *err);
+
+/* Labels stored in the index, by name; -1 when the index has no such label. */
+int nx_tlx_label_find(const nx_tlx *x, const char *name);
+bool nx_tlx_label_is_string(const nx_tlx *x, int label);
+/* Value of label `label` in tuple `tuple`: false when null. Strings point into
+ * the index (valid until nx_tlx_close) and are not NUL-terminated. */
+bool nx_tlx_label_value(const nx_tlx *x, uint32_t tuple, int label, int64_t *iv, const char **s, size_t *len);
+
+#endif
