@@ -48,7 +48,7 @@ struct nx_tlx {
     const unsigned char *map;
     size_t size;
     uint64_t rows, rows_per_file;
-    uint32_t n_files, n_tracks, n_labels, n_tuples, n_strings;
+    uint32_t n_files, n_tracks, n_labels, n_tuples, n_strings, flags;
     const unsigned char *data;
     uint64_t data_len;
     const tlx_track *tracks;
@@ -113,6 +113,7 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
     uint64_t data_off = rd64(h + 56), files_off = rd64(h + 72), tracks_off = rd64(h + 80), blocks_off = rd64(h + 88),
              labels_off = rd64(h + 96), tuples_off = rd64(h + 104), strings_off = rd64(h + 112);
     x->n_strings = rd32(h + 48);
+    x->flags = rd32(h + 52);
     x->data_len = rd64(h + 64);
     if (rd64(h + 120) != x->size)
         return BAD("size %zu, header says %llu (truncated?)", x->size, (unsigned long long)rd64(h + 120));
@@ -418,6 +419,11 @@ done:
 }
 
 /* --------------------------------------------------------------- labels -- */
+
+bool nx_tlx_labels_complete(const nx_tlx *x)
+{
+    return !(x->flags & 1u);
+}
 
 int nx_tlx_label_find(const nx_tlx *x, const char *name)
 {

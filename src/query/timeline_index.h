@@ -26,7 +26,7 @@
  *     24  u64 rows per file (the split limit; a row r is in file r / limit)
  *     32  u32 files                36  u32 tracks
  *     40  u32 labels               44  u32 tuples
- *     48  u32 strings              52  u32 flags (0)
+ *     48  u32 strings              52  u32 flags (1: labels incomplete, see below)
  *     56  u64 data offset          64  u64 data length
  *     72  u64 files offset         80  u64 tracks offset
  *     88  u64 blocks offset        96  u64 labels offset
@@ -96,6 +96,9 @@ void nx_tlx_close(nx_tlx *x);
  * while decoding: the caller then falls back to the scan). */
 int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, nx_sampled *out, nxpq_error *err);
 
+/* Whether every event's labels are stored (false when the table had more than
+ * 2^20 distinct label tuples: the caller then reads labels from the table). */
+bool nx_tlx_labels_complete(const nx_tlx *x);
 /* Labels stored in the index, by name; -1 when the index has no such label. */
 int nx_tlx_label_find(const nx_tlx *x, const char *name);
 bool nx_tlx_label_is_string(const nx_tlx *x, int label);

@@ -25,24 +25,13 @@
 
 #include "query/profile_table.h"
 #include "query/sampled_pass.h"
+#include "query/timeline_index.h"
 #include "query/window.h"
 #include "server/api_internal.h"
 #include "server/response_cache.h"
 
 #define MAX_TABLES 6
-#define MAX_LABELS 4
-
-static const struct {
-    const char *table;
-    const char *labels[MAX_LABELS];
-} LABELS[] = {
-    {"Instruction", {"opcode", "hlo_name", "raw_framework_id", "framework_name"}},
-    {"DmaPacketAggregated", {"transfer_bytes", "queue_type", NULL, NULL}},
-    {"DmaPacket", {"transfer_bytes", NULL, NULL, NULL}},
-    {"CcInstruction", {"description", NULL, NULL, NULL}},
-    {"CcOp", {"operation", NULL, NULL, NULL}},
-    {"SemaphoreUpdate", {"value", NULL, NULL, NULL}},
-};
+#define MAX_LABELS NX_TLX_MAX_LABELS
 
 /* ---- string interning (open addressing over offsets into one buffer) ---- */
 typedef struct strtab {
@@ -217,10 +206,7 @@ done:
 static int table_part(const char *dir, const char *table, int64_t start, int64_t end, uint32_t width, strtab *strs,
                       nx_strbuf *b, nxpq_error *err)
 {
-    const char *const *labels = NULL;
-    for (size_t i = 0; i < sizeof LABELS / sizeof LABELS[0]; i++)
-        if (strcmp(LABELS[i].table, table) == 0)
-            labels = LABELS[i].labels;
+    const char *const *labels = nx_timeline_labels(table);   /* timeline_index.h: the viewer's labels */
     size_t n_labels = 0;
     while (labels && n_labels < MAX_LABELS && labels[n_labels])
         n_labels++;
@@ -228,9 +214,6 @@ static int table_part(const char *dir, const char *table, int64_t start, int64_t
     nx_strbuf_puts(b, "{\"table\":");
     nx_json_str(b, table, strlen(table));
     nx_profile_table *t = NULL;
-    int rc = nx_profile_table_open(dir, table, &t, err);
-    if (rc < 0)
-        return -1;
     int result = -1;
     nx_window *w2 = NULL;
     nx_sampled sp = {0};
@@ -242,17 +225,37 @@ static int table_part(const char *dir, const char *table, int64_t start, int64_t
     const nx_sample *samples = NULL;
     size_t n_samples = 0;
     const char *proj[MAX_LABELS];
-    int lab_col[MAX_LABELS];   /* batch column of label, or -1 */
+    int lab_col[MAX_LABELS];   /* batch column of label (second pass), or -1 */
+    int lab_idx[MAX_LABELS];   /* label of the timeline index, or -1 */
     bool lab_is_str[MAX_LABELS] = {false};
     size_t n_proj = 0;
+    int rc = nx_sampled_pass(dir, table, start, end, width, &sp, err);
+    if (rc < 0)
+        return -1;
+    bool present = rc == 0;
+    if (present) {
+        samples = sp.samples;
+        n_samples = sp.n;
+        in_window = (int64_t)sp.in_window;
+    }
+    /* Labels come from the timeline index when it answered and holds them all;
+     * else from a second pass over the table's label columns. */
+    const nx_tlx *x = sp.index && nx_tlx_labels_complete(sp.index) ? sp.index : NULL;
+    if (present && !x && nx_profile_table_open(dir, table, &t, err) < 0)
+        goto done;
     for (size_t l = 0; l < n_labels; l++) {
-        lab_col[l] = -1;
-        if (!t)
-            continue;
+        lab_col[l] = lab_idx[l] = -1;
         if (strcmp(labels[l], "framework_name") == 0) {
             lab_is_str[l] = true; /* derived below */
             continue;
         }
+        if (x) {
+            lab_idx[l] = nx_tlx_label_find(x, labels[l]);
+            lab_is_str[l] = lab_idx[l] >= 0 && nx_tlx_label_is_string(x, lab_idx[l]);
+            continue;
+        }
+        if (!t)
+            continue;
         int c = nx_profile_table_find_column(t, labels[l]);
         if (c < 0)
             continue;
@@ -262,13 +265,6 @@ static int table_part(const char *dir, const char *table, int64_t start, int64_t
         lab_is_str[l] = ty == NXPQ_STRING;
         lab_col[l] = (int)n_proj;
         proj[n_proj++] = labels[l];
-    }
-    if (t) {
-        if (nx_sampled_pass(dir, table, start, end, width, &sp, err) != 0)
-            goto done;
-        samples = sp.samples;
-        n_samples = sp.n;
-        in_window = (int64_t)sp.in_window;
     }
     size_t nl = n_labels ? n_labels : 1;
     if (n_samples > 0) {
@@ -280,7 +276,23 @@ static int table_part(const char *dir, const char *table, int64_t start, int64_t
             goto done;
         }
     }
-    if (n_samples > 0 && n_proj > 0) {
+    for (size_t i = 0; x && i < n_samples; i++) {
+        for (size_t l = 0; l < n_labels; l++) {
+            const char *str;
+            size_t len;
+            size_t at = i * nl + l;
+            if (lab_idx[l] < 0 || !nx_tlx_label_value(x, samples[i].tag, lab_idx[l], &lab_i[at], &str, &len))
+                continue;
+            lab_ok[at] = 1;
+            if (lab_is_str[l])
+                lab_s[at] = strtab_add(strs, str, len);
+        }
+    }
+    if (x && strs->failed) {
+        snprintf(err->msg, sizeof err->msg, "%s: out of memory", table);
+        goto done;
+    }
+    if (t && n_samples > 0 && n_proj > 0) {
         nx_window_options wo = {.start = start, .end = end, .columns = proj, .n_columns = n_proj};
         if (!(w2 = nx_window_open(t, &wo, err)))
             goto done;
