@@ -292,6 +292,8 @@ static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track,
             return false;
         s = (int64_t)((uint64_t)s + ds);
         row += dr;
+        if (row >= x->rows)
+            return false;
         int64_t dur = (int64_t)(dz >> 1) ^ -(int64_t)(dz & 1);
         int64_t en = (int64_t)((uint64_t)s + (uint64_t)dur);
         if (s > end)
@@ -341,13 +343,19 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, n
         const tlx_track *tr = &x->tracks[t];
         seen[t] = (track_seen){UINT64_MAX, t};
         /* Events that start before the window reach into it only within the track's longest duration. */
-        int64_t from = start - tr->max_dur > start ? INT64_MIN : start - tr->max_dur;
+        __int128 reach = (__int128)start - tr->max_dur;
+        int64_t from = reach < INT64_MIN ? INT64_MIN : (int64_t)reach;
         for (uint64_t b = first_block_from(x, tr, from); b < tr->first_block + tr->n_blocks; b++) {
             const nx_tlx_block *k = &x->blocks[b];
             if (k->first_start > end)
                 break;
             if (k->max_end < start)
                 continue;
+            if (k->best_row >= x->rows || k->first_row >= x->rows) {
+                nxpq_error_set(err, "timeline index: track %u block %llu: row out of range", t,
+                               (unsigned long long)(b - tr->first_block));
+                goto fail;
+            }
             if (k->first_start >= start && k->last_start <= end &&
                 nx_sampler_bucket(sm, k->first_start) == nx_sampler_bucket(sm, k->last_start)) {
                 if (seen[t].first_row == UINT64_MAX)

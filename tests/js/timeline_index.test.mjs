@@ -1,0 +1,147 @@
+// timeline_index.test.mjs — the timeline index (src/query/timeline_index.h) gives exactly
+// what a scan of the Parquet files gives, and is never used when it does not match them.
+//
+// A llama-layer capture (200K records, several tracks per table) is processed whole and
+// split into files of 40,000 rows. For random windows and widths (1 to 100,000 buckets,
+// windows inside, across and outside the profile), the sampled `export-csv` of the five
+// exportable tables with the index must be byte-identical to the same export with
+// NXPROF_NO_TIMELINE_INDEX=1 (the scan, itself checked against JS-computed winners by
+// js.export_csv). bench_query reports which path answered, so the test also checks that
+// the index is used where it should be and not used when it is stale (the table rewritten
+// by DuckDB), truncated, or corrupted (a corrupted index must not crash anything).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+
+const BIN = process.env.NXPROF_BIN;
+const BENCH = process.env.NXPROF_BENCH_QUERY;
+if (!BIN || !BENCH) throw new Error('set NXPROF_BIN and NXPROF_BENCH_QUERY (ctest does)');
+const DIR = mkdtempSync(join(tmpdir(), 'nxprof-tlx-'));
+after(() => rmSync(DIR, { recursive: true, force: true }));
+
+const CAP = join(DIR, 'cap');
+const PROF = join(DIR, 'prof');
+const SPLIT = join(DIR, 'split');
+execFileSync(BIN, ['synth', '--preset', 'llama-layer', '--events', '200000', '--seed', '11', '--out', CAP]);
+execFileSync(BIN, ['process', CAP, '--output-file', PROF]);
+execFileSync(BIN, ['process', CAP, '--output-file', SPLIT, '--max-rows-per-file', '40000']);
+
+const TABLES = ['Instruction', 'DmaPacketAggregated', 'DmaPacket', 'CcInstruction', 'SemaphoreUpdate'];
+const duck = await (await DuckDBInstance.create(':memory:')).connect();
+const [LO, HI] = (await duck.runAndReadAll(
+  `SELECT min(start_ts)::VARCHAR, max(end_ts)::VARCHAR FROM read_parquet('${PROF}/Instruction*.parquet')`))
+  .getRows()[0].map(BigInt);
+
+let seed = 12345;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const randTs = () => LO - (HI - LO) / 20n + BigInt(Math.floor(rand() * 1e6)) * ((HI - LO) * 11n / 10n) / 1000000n;
+
+function exportDir(prof, start, end, width, scan) {
+  const out = join(DIR, `out-${scan ? 'scan' : 'index'}`);
+  rmSync(out, { recursive: true, force: true });
+  const r = spawnSync(BIN, ['export-csv', prof, '--start', String(start), '--end', String(end), '--width', String(width),
+                            '--tables', TABLES.join(','), '--max-rows', '100000000', '--out', out],
+                      { env: { ...process.env, NXPROF_NO_TIMELINE_INDEX: scan ? '1' : '0' }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return Object.fromEntries(readdirSync(out).sort().map((f) => [f, readFileSync(join(out, f), 'utf8')]));
+}
+
+function benchPath(prof, table, start, end, width, scan = false) {
+  const r = spawnSync(BENCH, [prof, table, String(start), String(end), String(width), '1'],
+                      { env: { ...process.env, NXPROF_NO_TIMELINE_INDEX: scan ? '1' : '0' }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+test('every timeline table gets a hidden index beside its Parquet files', () => {
+  for (const prof of [PROF, SPLIT]) {
+    const files = readdirSync(prof);
+    for (const t of TABLES.concat(['CcOp'])) {
+      const hasTable = files.some((f) => f === `${t}.parquet` || f.startsWith(`${t}_`));
+      assert.equal(files.includes(`.${t}.nxtl`), hasTable, `${prof}: .${t}.nxtl`);
+    }
+    assert.ok(!files.some((f) => f.endsWith('.nxtl') && !f.startsWith('.')), 'index files are hidden');
+    assert.ok(!files.includes('.Warning.nxtl') && !files.includes('.Summary.nxtl'), 'only timeline tables');
+  }
+  assert.ok(readdirSync(SPLIT).includes('Instruction_1.parquet'), 'the split profile has several files');
+});
+
+test('sampled exports from the index equal the scan, window by window', () => {
+  const widths = [1, 2, 7, 640, 1920, 100000];
+  const windows = [[LO, HI], [LO - 1000n, HI + 1000n], [HI + 10n, HI + 1000n], [LO + (HI - LO) / 2n, LO + (HI - LO) / 2n]];
+  for (let i = 0; i < 14; i++) {
+    const a = randTs(), b = randTs();
+    windows.push(a <= b ? [a, b] : [b, a]);
+  }
+  let k = 0;
+  for (const [s, e] of windows) {
+    for (const prof of [PROF, SPLIT]) {
+      const width = widths[k++ % widths.length];
+      const idx = exportDir(prof, s, e, width, false);
+      const scan = exportDir(prof, s, e, width, true);
+      assert.deepEqual(Object.keys(idx), Object.keys(scan));
+      for (const f of Object.keys(scan))
+        assert.ok(idx[f] === scan[f], `${prof} ${f} [${s}, ${e}] width ${width}: index and scan differ`);
+    }
+  }
+});
+
+test('the sampled pass reports the index path and the same checksum as the scan', () => {
+  for (const prof of [PROF, SPLIT]) {
+    for (const t of TABLES) {
+      const a = benchPath(prof, t, LO, HI, 1920);
+      const b = benchPath(prof, t, LO, HI, 1920, true);
+      assert.equal(a.index, true, `${prof} ${t}: index used`);
+      assert.equal(b.index, false);
+      assert.equal(a.checksum, b.checksum, `${t}: same samples`);
+      assert.equal(a.rows_in_window, b.rows_in_window);
+      assert.equal(a.tracks, b.tracks);
+    }
+  }
+});
+
+test('a stale, truncated or corrupted index is not trusted', async () => {
+  const ref = benchPath(PROF, 'Instruction', LO, HI, 1920, true);
+  // Stale: Instruction re-written by DuckDB (same rows, another writer).
+  const stale = join(DIR, 'stale');
+  cpSync(PROF, stale, { recursive: true });
+  await duck.run(`COPY (SELECT * FROM read_parquet('${PROF}/Instruction.parquet')) TO '${stale}/Instruction.parquet' (FORMAT parquet)`);
+  let r = benchPath(stale, 'Instruction', LO, HI, 1920);
+  assert.equal(r.index, false, 'stale index not used');
+  assert.equal(r.checksum, ref.checksum);
+  // Truncated.
+  const trunc = join(DIR, 'trunc');
+  cpSync(PROF, trunc, { recursive: true });
+  truncateSync(join(trunc, '.Instruction.nxtl'), Math.floor(statSync(join(trunc, '.Instruction.nxtl')).size / 2));
+  r = benchPath(trunc, 'Instruction', LO, HI, 1920);
+  assert.equal(r.index, false, 'truncated index not used');
+  assert.equal(r.checksum, ref.checksum);
+  // Bad magic.
+  const bad = join(DIR, 'bad');
+  cpSync(PROF, bad, { recursive: true });
+  const buf = readFileSync(join(bad, '.Instruction.nxtl'));
+  buf[0] ^= 0xff;
+  writeFileSync(join(bad, '.Instruction.nxtl'), buf);
+  r = benchPath(bad, 'Instruction', LO, HI, 1920);
+  assert.equal(r.index, false, 'index with a bad magic not used');
+  // Random damage inside the sections: never a crash (a damaged index may answer or fall back).
+  buf[0] ^= 0xff;
+  for (let i = 0; i < 20; i++) {
+    const d = Buffer.from(buf);
+    for (let j = 0; j < 64; j++) d[128 + Math.floor(rand() * (d.length - 128))] = Math.floor(rand() * 256);
+    writeFileSync(join(bad, '.Instruction.nxtl'), d);
+    const x = spawnSync(BENCH, [bad, 'Instruction', String(LO), String(HI), '640', '1'], { encoding: 'utf8' });
+    assert.equal(x.signal, null, `damaged index ${i}: ${x.stderr}`);
+    assert.equal(x.status, 0, x.stderr);
+  }
+  // The index never replaces a missing table.
+  rmSync(join(bad, 'Instruction.parquet'));
+  const x = spawnSync(BIN, ['export-csv', bad, '--start', String(LO), '--end', String(HI), '--tables', 'Instruction',
+                            '--out', join(DIR, 'none')], { encoding: 'utf8' });
+  assert.ok(existsSync(join(DIR, 'none')) || x.status !== 0);
+  assert.ok(!existsSync(join(DIR, 'none', 'Instruction.csv')), 'no rows for a table that is gone');
+});
