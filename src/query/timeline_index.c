@@ -249,7 +249,7 @@ void nx_tlx_close(nx_tlx *x)
 
 /* ------------------------------------------------------------ sampling -- */
 
-static bool varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+static bool varint_slow(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
     uint64_t r = 0;
     for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
@@ -261,6 +261,16 @@ static bool varint(const unsigned char **p, const unsigned char *end, uint64_t *
         }
     }
     return false;
+}
+
+/* Most deltas fit one byte. */
+static inline bool varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    if (*p < end && **p < 0x80) {
+        *v = *(*p)++;
+        return true;
+    }
+    return varint_slow(p, end, v);
 }
 
 static int64_t ordinal_of(const nx_tlx *x, uint64_t row)
@@ -276,7 +286,10 @@ typedef struct track_seen {
     uint32_t track;
 } track_seen;
 
-/* Offers every in-window event of block k to the sampler; false when its data is malformed. */
+/* Offers the in-window events of block k to the sampler: per bucket the block's
+ * part reaches, only that part's best (the rule's winner: the longest, and on a
+ * tie the earlier event, since a block is in start and row order). False when
+ * its data is malformed, or (*rc -1) out of memory. */
 static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track, int64_t start, int64_t end,
                          nx_sampler *sm, uint64_t *in_window, uint64_t *first_row, nxpq_error *err, int *rc)
 {
@@ -285,6 +298,11 @@ static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track,
     const unsigned char *p = x->data + k->data_off, *e = p + k->data_len;
     int64_t s = k->first_start;
     uint64_t row = k->first_row;
+    int64_t lo = 1, hi = 0;            /* the current bucket's starts; empty */
+    bool have = false;                 /* a best in the current bucket */
+    int64_t bs = 0, be = 0;
+    __int128 bd = 0;
+    uint64_t brow = 0, btuple = 0;
     for (uint32_t i = 0; i < k->n_events; i++) {
         uint64_t ds, dz, dr, tuple;
         if (!varint(&p, e, &ds) || !varint(&p, e, &dz) || !varint(&p, e, &dr) || !varint(&p, e, &tuple) ||
@@ -303,11 +321,19 @@ static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track,
         if (*first_row == UINT64_MAX)
             *first_row = row;
         (*in_window)++;
-        if (nx_sampler_offer(sm, track, s, en, ordinal_of(x, row), (uint32_t)tuple, err) < 0) {
-            *rc = -1;
-            return false;
+        if (s < lo || s > hi) {        /* a new bucket: hand over the last one's best */
+            if (have && nx_sampler_offer(sm, track, bs, be, ordinal_of(x, brow), (uint32_t)btuple, err) < 0)
+                return *rc = -1, false;
+            have = false;
+            nx_sampler_bucket_range(sm, nx_sampler_bucket(sm, s), &lo, &hi);
+        }
+        if (!have || (__int128)en - s > bd) {
+            have = true;
+            bs = s, be = en, bd = (__int128)en - s, brow = row, btuple = tuple;
         }
     }
+    if (have && nx_sampler_offer(sm, track, bs, be, ordinal_of(x, brow), (uint32_t)btuple, err) < 0)
+        return *rc = -1, false;
     return true;
 }
 

@@ -613,6 +613,12 @@ static unsigned __int128 bucket_first(const nx_sampler *s, uint64_t b)
     return ((unsigned __int128)b * s->len + s->width - 1) / s->width;
 }
 
+void nx_sampler_bucket_range(const nx_sampler *s, uint32_t b, int64_t *lo, int64_t *hi)
+{
+    *lo = b == 0 ? INT64_MIN : (int64_t)((__int128)s->start + (__int128)bucket_first(s, b));
+    *hi = b + 1 >= s->width ? INT64_MAX : (int64_t)((__int128)s->start + (__int128)bucket_first(s, (uint64_t)b + 1) - 1);
+}
+
 /* nx_sampler_bucket through the one-bucket cache (same result, fewer divisions). */
 static inline uint32_t bucket_cached(nx_sampler *s, int64_t ts)
 {

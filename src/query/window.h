@@ -150,6 +150,9 @@ nx_sampler *nx_sampler_new(int64_t start, int64_t end, uint32_t width, nxpq_erro
 void nx_sampler_free(nx_sampler *s);
 /* Bucket of an event starting at `ts` (rule above). */
 uint32_t nx_sampler_bucket(const nx_sampler *s, int64_t ts);
+/* The event starts [*lo, *hi] (inclusive) that fall into bucket b < width, the
+ * clamping included: bucket 0 begins at INT64_MIN, the last ends at INT64_MAX. */
+void nx_sampler_bucket_range(const nx_sampler *s, uint32_t b, int64_t *lo, int64_t *hi);
 /* Offers every row of a window batch. -1 and err on out of memory. */
 int nx_sampler_add(nx_sampler *s, const nx_window_batch *b, nxpq_error *err);
 /* Offers one event (track id, start, end, ordinal); `tag` rides along with a kept
