@@ -19,7 +19,8 @@
 typedef struct wtrack {
     uint32_t name;                   /* string id */
     uint64_t first_block;            /* written at close */
-    int64_t max_dur;
+    int64_t max_dur, max_end;
+    uint64_t n_events;
     nx_tlx_block cur;                /* the block being filled */
     int64_t prev_start;
     uint64_t prev_row;
@@ -244,6 +245,8 @@ static int event_add(nx_tlx_writer *w, wtrack *t, int64_t start, int64_t end, ui
     }
     if (dur > t->max_dur)
         t->max_dur = dur;
+    if (t->n_events++ == 0 || end > t->max_end)
+        t->max_end = end;
     if (end > b->max_end)
         b->max_end = end;
     b->last_start = start;
@@ -495,11 +498,13 @@ static bool finish_file(nx_tlx_writer *w)
     ok = ok && write_files(w, n_files);
     uint64_t tracks_off = align8(w->f, &ok), first = 0;
     for (size_t t = 0; t < w->n_tracks && ok; t++) {
-        unsigned char rec[32] = {0};
+        unsigned char rec[48] = {0};
         put32(rec, w->tracks[t]->name);
         put64(rec + 8, first);
         put64(rec + 16, w->tracks[t]->n_blocks);
         put64(rec + 24, (uint64_t)w->tracks[t]->max_dur);
+        put64(rec + 32, w->tracks[t]->n_events);
+        put64(rec + 40, (uint64_t)w->tracks[t]->max_end);
         first += w->tracks[t]->n_blocks;
         ok = write_all(w->f, rec, sizeof rec);
     }

@@ -42,6 +42,8 @@ typedef struct tlx_track {
     uint32_t name, reserved;
     uint64_t first_block, n_blocks;
     int64_t max_dur;
+    uint64_t events;
+    int64_t max_end;
 } tlx_track;
 
 struct nx_tlx {
@@ -141,7 +143,7 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
         const char *s;
         size_t len;
         if (tr->first_block > x->n_blocks || tr->n_blocks > x->n_blocks - tr->first_block ||
-            !string_at(x, tr->name, &s, &len) || tr->max_dur < 0)
+            !string_at(x, tr->name, &s, &len) || tr->max_dur < 0 || tr->n_blocks == 0 || tr->events == 0)
             return BAD("track %u: blocks or name out of range", t);
     }
     for (uint32_t l = 0; l < x->n_labels; l++) {
@@ -453,6 +455,23 @@ done:
 }
 
 /* --------------------------------------------------------------- labels -- */
+
+size_t nx_tlx_track_count(const nx_tlx *x)
+{
+    return x->n_tracks;
+}
+
+void nx_tlx_track_info(const nx_tlx *x, size_t i, const char **name, size_t *len, uint64_t *events, int64_t *first,
+                       int64_t *last)
+{
+    const tlx_track *tr = &x->tracks[i];
+    *name = "";
+    *len = 0;
+    string_at(x, tr->name, name, len);   /* checked at open */
+    *events = tr->events;
+    *first = x->blocks[tr->first_block].first_start;
+    *last = tr->max_end;
+}
 
 bool nx_tlx_labels_complete(const nx_tlx *x)
 {

@@ -38,8 +38,9 @@
  *   files: per Parquet file of the table in order: u64 size, u64 rows, u32 footer
  *     length, u32 0. A file whose size or footer length differs makes the index
  *     stale (the table was rewritten, e.g. by another tool): it is then not used.
- *   tracks (32 bytes each, in order of first appearance in the table): u32 name
- *     string, u32 0, u64 first block, u64 blocks, i64 longest duration.
+ *   tracks (48 bytes each, in order of first appearance in the table): u32 name
+ *     string, u32 0, u64 first block, u64 blocks, i64 longest duration, u64
+ *     events, i64 latest end.
  *   blocks (nx_tlx_block, 80 bytes each), grouped by track in start order.
  *   labels (8 bytes each): u32 name string, u32 kind (0 int, 1 string).
  *   tuples: per tuple, u64 null mask then one i64 per label (the value, or a
@@ -99,6 +100,11 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, n
 /* Whether every event's labels are stored (false when the table had more than
  * 2^20 distinct label tuples: the caller then reads labels from the table). */
 bool nx_tlx_labels_complete(const nx_tlx *x);
+/* The tracks of the table, in order of first appearance: name (not
+ * NUL-terminated, valid until nx_tlx_close), events, earliest start, latest end. */
+size_t nx_tlx_track_count(const nx_tlx *x);
+void nx_tlx_track_info(const nx_tlx *x, size_t i, const char **name, size_t *len, uint64_t *events, int64_t *first,
+                       int64_t *last);
 /* Labels stored in the index, by name; -1 when the index has no such label. */
 int nx_tlx_label_find(const nx_tlx *x, const char *name);
 bool nx_tlx_label_is_string(const nx_tlx *x, int label);

@@ -39,6 +39,7 @@
 
 #include "process/profile_output.h"
 #include "query/profile_table.h"
+#include "query/timeline_index.h"
 #include "query/window.h"
 #include "schema/schema.h"
 #include "schema/schema_emit.h"
@@ -413,10 +414,22 @@ static char *tracks_json(const char *dir, const char *name, nxpq_error *err)
     track_acc *accs[N_TRACK_TABLES] = {0};
     size_t n_acc[N_TRACK_TABLES] = {0};
     nx_profile_table *tabs[N_TRACK_TABLES] = {0};
+    nx_tlx *idx[N_TRACK_TABLES] = {0};
     track_out *all = NULL;
     char *result = NULL;
     size_t total = 0;
     for (size_t ti = 0; ti < N_TRACK_TABLES; ti++) {
+        /* The timeline index holds every track's count and extent: no scan. */
+        int xrc = nx_tlx_open(dir, TRACK_TABLES[ti].table, &idx[ti], NULL, 0);
+        if (xrc < 0) {
+            snprintf(err->msg, sizeof err->msg, "%s: out of memory", TRACK_TABLES[ti].table);
+            goto done;
+        }
+        if (xrc == 0) {
+            n_acc[ti] = nx_tlx_track_count(idx[ti]);
+            total += n_acc[ti];
+            continue;
+        }
         int rc = nx_profile_table_open(dir, TRACK_TABLES[ti].table, &tabs[ti], err);
         if (rc == NX_PROFILE_TABLE_ABSENT)
             continue;
@@ -466,8 +479,14 @@ static char *tracks_json(const char *dir, const char *name, nxpq_error *err)
         for (uint32_t id = 0; id < n_acc[ti]; id++) {
             track_out *t = &all[k++];
             t->table = TRACK_TABLES[ti].table;
-            t->name = nx_window_track_name(wins[ti], id, &t->name_len);
-            t->acc = accs[ti][id];
+            if (idx[ti]) {
+                uint64_t events;
+                nx_tlx_track_info(idx[ti], id, &t->name, &t->name_len, &events, &t->acc.first, &t->acc.last);
+                t->acc.count = (int64_t)events;
+            } else {
+                t->name = nx_window_track_name(wins[ti], id, &t->name_len);
+                t->acc = accs[ti][id];
+            }
             t->group = TRACK_TABLES[ti].group;
             t->table_rank = (int)ti;
             if (t->acc.count) {
@@ -521,6 +540,7 @@ done:
     for (size_t ti = 0; ti < N_TRACK_TABLES; ti++) {
         nx_window_close(wins[ti]);
         nx_profile_table_close(tabs[ti]);
+        nx_tlx_close(idx[ti]);
         free(accs[ti]);
     }
     free(all);
