@@ -24,8 +24,15 @@ typedef struct wtrack {
     nx_tlx_block cur;                /* the block being filled */
     int64_t prev_start;
     uint64_t prev_row;
-    size_t len;                      /* encoded bytes of cur */
-    unsigned char buf[NX_TLX_BLOCK_EVENTS * 40];
+    /* The mini-block being filled (timeline_index.h): its events go to ev, its
+     * summary to sum when it is full. */
+    int64_t mini_first, mini_last, mini_best_start, mini_best_end;
+    uint64_t mini_first_row, mini_best_row;
+    uint32_t mini_best_tuple, mini_n;
+    size_t mini_ev_at;               /* where its events begin in ev */
+    size_t sum_len, ev_len;
+    unsigned char sum[NX_TLX_BLOCK_EVENTS / NX_TLX_MINI_EVENTS * 80];
+    unsigned char ev[NX_TLX_BLOCK_EVENTS * 40];
     nx_tlx_block *blocks;            /* finished blocks */
     size_t n_blocks, cap_blocks;
 } wtrack;
@@ -203,26 +210,61 @@ static unsigned char *put_varint(unsigned char *p, uint64_t v)
     return p;
 }
 
+static uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+/* Appends the finished mini-block's summary (timeline_index.h's order). */
+static void mini_finish(wtrack *t)
+{
+    if (t->mini_n == 0)
+        return;
+    unsigned char *p = t->sum + t->sum_len;
+    p = put_varint(p, (uint64_t)t->mini_first - (uint64_t)t->cur.first_start);
+    p = put_varint(p, (uint64_t)t->mini_last - (uint64_t)t->mini_first);
+    p = put_varint(p, t->mini_first_row - t->cur.first_row);
+    p = put_varint(p, (uint64_t)t->mini_best_start - (uint64_t)t->mini_first);
+    p = put_varint(p, zigzag((int64_t)((uint64_t)t->mini_best_end - (uint64_t)t->mini_best_start)));
+    p = put_varint(p, t->mini_best_row - t->mini_first_row);
+    p = put_varint(p, t->mini_best_tuple);
+    p = put_varint(p, t->ev_len - t->mini_ev_at);
+    t->sum_len = (size_t)(p - t->sum);
+    t->mini_n = 0;
+}
+
 static int block_finish(nx_tlx_writer *w, wtrack *t)
 {
     if (t->cur.n_events == 0)
         return 0;
+    mini_finish(t);
     if (grow((void **)&t->blocks, &t->cap_blocks, t->n_blocks + 1, sizeof *t->blocks) != 0)
         return -1;
-    if (t->len && fwrite(t->buf, 1, t->len, w->f) != t->len)
+    if (fwrite(t->sum, 1, t->sum_len, w->f) != t->sum_len || (t->ev_len && fwrite(t->ev, 1, t->ev_len, w->f) != t->ev_len))
         return -1;
     t->cur.data_off = w->data_len;
-    t->cur.data_len = (uint32_t)t->len;
-    w->data_len += t->len;
+    t->cur.data_len = (uint32_t)(t->sum_len + t->ev_len);
+    w->data_len += t->cur.data_len;
     t->blocks[t->n_blocks++] = t->cur;
     t->cur.n_events = 0;
-    t->len = 0;
+    t->sum_len = t->ev_len = 0;
     return 0;
+}
+
+/* Whether event (start, end) beats the incumbent by the sampling rule, given
+ * that it comes later in start and row order: only a longer one does. */
+static bool longer(int64_t start, int64_t end, int64_t bs, int64_t be)
+{
+    return (__int128)end - start > (__int128)be - bs;
 }
 
 static int event_add(nx_tlx_writer *w, wtrack *t, int64_t start, int64_t end, uint64_t row, uint32_t tuple)
 {
     nx_tlx_block *b = &t->cur;
+    if (end < start) {   /* a query takes whole blocks as in the window from their starts alone */
+        w->broken = true;
+        return 0;
+    }
     if (b->n_events == 0) {
         if (t->n_blocks && start < t->blocks[t->n_blocks - 1].last_start) {
             w->broken = true;
@@ -230,19 +272,29 @@ static int event_add(nx_tlx_writer *w, wtrack *t, int64_t start, int64_t end, ui
         }
         *b = (nx_tlx_block){.first_start = start, .last_start = start, .max_end = end, .best_start = start,
                             .best_end = end, .first_row = row, .best_row = row, .best_tuple = tuple};
-        t->prev_start = start;
-        t->prev_row = row;
     } else if (start < t->prev_start) {
         w->broken = true;
         return 0;
-    }
-    int64_t dur = (int64_t)((uint64_t)end - (uint64_t)start);
-    if (b->n_events && (__int128)end - start > (__int128)b->best_end - b->best_start) {
+    } else if (longer(start, end, b->best_start, b->best_end)) {
         b->best_start = start;
         b->best_end = end;
         b->best_row = row;
         b->best_tuple = tuple;
     }
+    if (t->mini_n == 0) {
+        t->mini_first = t->mini_best_start = t->prev_start = start;
+        t->mini_best_end = end;
+        t->mini_first_row = t->mini_best_row = t->prev_row = row;
+        t->mini_best_tuple = tuple;
+        t->mini_ev_at = t->ev_len;
+    } else if (longer(start, end, t->mini_best_start, t->mini_best_end)) {
+        t->mini_best_start = start;
+        t->mini_best_end = end;
+        t->mini_best_row = row;
+        t->mini_best_tuple = tuple;
+    }
+    t->mini_last = start;
+    int64_t dur = (int64_t)((uint64_t)end - (uint64_t)start);
     if (dur > t->max_dur)
         t->max_dur = dur;
     if (t->n_events++ == 0 || end > t->max_end)
@@ -250,15 +302,18 @@ static int event_add(nx_tlx_writer *w, wtrack *t, int64_t start, int64_t end, ui
     if (end > b->max_end)
         b->max_end = end;
     b->last_start = start;
-    unsigned char *p = t->buf + t->len;
+    unsigned char *p = t->ev + t->ev_len;
     p = put_varint(p, (uint64_t)start - (uint64_t)t->prev_start);
-    p = put_varint(p, ((uint64_t)dur << 1) ^ (uint64_t)(dur >> 63));
+    p = put_varint(p, zigzag(dur));
     p = put_varint(p, row - t->prev_row);
     p = put_varint(p, tuple);
-    t->len = (size_t)(p - t->buf);
+    t->ev_len = (size_t)(p - t->ev);
     t->prev_start = start;
     t->prev_row = row;
-    if (++b->n_events == NX_TLX_BLOCK_EVENTS)
+    b->n_events++;
+    if (++t->mini_n == NX_TLX_MINI_EVENTS)
+        mini_finish(t);
+    if (b->n_events == NX_TLX_BLOCK_EVENTS)
         return block_finish(w, t);
     return 0;
 }

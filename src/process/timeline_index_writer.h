@@ -9,8 +9,8 @@
  * NX_TLX_BLOCK_EVENTS events; event data streams to the file.
  *
  * The index is an accelerator, never the truth: when a track's events are not in
- * start order (a table written unsorted) the writer gives up quietly and removes
- * the file; queries then scan the table.
+ * start order (a table written unsorted) or one ends before it starts, the writer
+ * gives up quietly and removes the file; queries then scan the table.
  */
 #ifndef NX_PROCESS_TIMELINE_INDEX_WRITER_H
 #define NX_PROCESS_TIMELINE_INDEX_WRITER_H

@@ -288,53 +288,127 @@ typedef struct track_seen {
     uint32_t track;
 } track_seen;
 
-/* Offers the in-window events of block k to the sampler: per bucket the block's
- * part reaches, only that part's best (the rule's winner: the longest, and on a
- * tie the earlier event, since a block is in start and row order). False when
- * its data is malformed, or (*rc -1) out of memory. */
+/* A block's events, or its mini-blocks taken whole, become candidates in start
+ * order; per bucket only the best candidate is offered to the sampler (the
+ * rule's winner: the longest, and on a tie the earlier, since candidates come in
+ * start and row order). */
+typedef struct bucket_best {
+    nx_sampler *sm;
+    const nx_tlx *x;
+    uint32_t track;
+    int64_t lo, hi;                    /* the current bucket's starts; lo > hi: none yet */
+    bool have;
+    int64_t bs, be;
+    __int128 bd;
+    uint64_t brow, btuple;
+} bucket_best;
+
+static int bucket_flush(bucket_best *bb, nxpq_error *err)
+{
+    if (bb->have && nx_sampler_offer(bb->sm, bb->track, bb->bs, bb->be, ordinal_of(bb->x, bb->brow),
+                                     (uint32_t)bb->btuple, err) < 0)
+        return -1;
+    bb->have = false;
+    return 0;
+}
+
+/* A candidate whose bucket is that of `key` (its start, or its mini-block's first start). */
+static int bucket_add(bucket_best *bb, int64_t key, int64_t s, int64_t e, uint64_t row, uint64_t tuple,
+                      nxpq_error *err)
+{
+    if (key < bb->lo || key > bb->hi) {
+        if (bucket_flush(bb, err) != 0)
+            return -1;
+        nx_sampler_bucket_range(bb->sm, nx_sampler_bucket(bb->sm, key), &bb->lo, &bb->hi);
+    }
+    if (!bb->have || (__int128)e - s > bb->bd) {
+        bb->have = true;
+        bb->bs = s, bb->be = e, bb->bd = (__int128)e - s, bb->brow = row, bb->btuple = tuple;
+    }
+    return 0;
+}
+
+typedef struct mini {
+    int64_t first, last, best_start, best_end;
+    uint64_t first_row, best_row, best_tuple, len;
+} mini;
+
+static int64_t unzigzag(uint64_t z)
+{
+    return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+}
+
+/* Offers the in-window events of block k. False when its data is malformed, or
+ * (*rc -1) out of memory. */
 static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track, int64_t start, int64_t end,
                          nx_sampler *sm, uint64_t *in_window, uint64_t *first_row, nxpq_error *err, int *rc)
 {
-    if (k->data_off > x->data_len || k->data_len > x->data_len - k->data_off || k->n_events > NX_TLX_BLOCK_EVENTS)
+    if (k->data_off > x->data_len || k->data_len > x->data_len - k->data_off || k->n_events > NX_TLX_BLOCK_EVENTS ||
+        k->n_events == 0)
         return false;
     const unsigned char *p = x->data + k->data_off, *e = p + k->data_len;
-    int64_t s = k->first_start;
-    uint64_t row = k->first_row;
-    int64_t lo = 1, hi = 0;            /* the current bucket's starts; empty */
-    bool have = false;                 /* a best in the current bucket */
-    int64_t bs = 0, be = 0;
-    __int128 bd = 0;
-    uint64_t brow = 0, btuple = 0;
-    for (uint32_t i = 0; i < k->n_events; i++) {
-        uint64_t ds, dz, dr, tuple;
-        if (!varint(&p, e, &ds) || !varint(&p, e, &dz) || !varint(&p, e, &dr) || !varint(&p, e, &tuple) ||
-            tuple >= (x->n_tuples ? x->n_tuples : 1))
+    uint32_t n_minis = (k->n_events + NX_TLX_MINI_EVENTS - 1) / NX_TLX_MINI_EVENTS;
+    mini m[NX_TLX_BLOCK_EVENTS / NX_TLX_MINI_EVENTS];
+    for (uint32_t j = 0; j < n_minis; j++) {
+        uint64_t v[8];
+        for (int f = 0; f < 8; f++)
+            if (!varint(&p, e, &v[f]))
+                return false;
+        m[j].first = (int64_t)((uint64_t)k->first_start + v[0]);
+        m[j].last = (int64_t)((uint64_t)m[j].first + v[1]);
+        m[j].first_row = k->first_row + v[2];
+        m[j].best_start = (int64_t)((uint64_t)m[j].first + v[3]);
+        m[j].best_end = (int64_t)((uint64_t)m[j].best_start + (uint64_t)unzigzag(v[4]));
+        m[j].best_row = m[j].first_row + v[5];
+        m[j].best_tuple = v[6];
+        m[j].len = v[7];
+        if (m[j].best_row >= x->rows || v[6] >= (x->n_tuples ? x->n_tuples : 1))
             return false;
-        s = (int64_t)((uint64_t)s + ds);
-        row += dr;
-        if (row >= x->rows)
+    }
+    bucket_best bb = {.sm = sm, .x = x, .track = track, .lo = 1, .hi = 0};
+    for (uint32_t j = 0; j < n_minis; j++) {
+        const mini *mj = &m[j];
+        uint32_t n = j + 1 < n_minis ? NX_TLX_MINI_EVENTS : k->n_events - j * NX_TLX_MINI_EVENTS;
+        if (mj->len > (uint64_t)(e - p))
             return false;
-        int64_t dur = (int64_t)(dz >> 1) ^ -(int64_t)(dz & 1);
-        int64_t en = (int64_t)((uint64_t)s + (uint64_t)dur);
-        if (s > end)
+        const unsigned char *q = p, *qe = p + mj->len;
+        p = qe;
+        if (mj->first > end)
             break;
-        if (en < start)
-            continue;
-        if (*first_row == UINT64_MAX)
-            *first_row = row;
-        (*in_window)++;
-        if (s < lo || s > hi) {        /* a new bucket: hand over the last one's best */
-            if (have && nx_sampler_offer(sm, track, bs, be, ordinal_of(x, brow), (uint32_t)btuple, err) < 0)
+        if (mj->first >= start && mj->last <= end &&
+            nx_sampler_bucket(sm, mj->first) == nx_sampler_bucket(sm, mj->last)) {
+            /* Every event of the mini-block is in the window and in one bucket. */
+            if (*first_row == UINT64_MAX)
+                *first_row = mj->first_row;
+            *in_window += n;
+            if (bucket_add(&bb, mj->first, mj->best_start, mj->best_end, mj->best_row, mj->best_tuple, err) != 0)
                 return *rc = -1, false;
-            have = false;
-            nx_sampler_bucket_range(sm, nx_sampler_bucket(sm, s), &lo, &hi);
+            continue;
         }
-        if (!have || (__int128)en - s > bd) {
-            have = true;
-            bs = s, be = en, bd = (__int128)en - s, brow = row, btuple = tuple;
+        int64_t s = mj->first;
+        uint64_t row = mj->first_row;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t ds, dz, dr, tuple;
+            if (!varint(&q, qe, &ds) || !varint(&q, qe, &dz) || !varint(&q, qe, &dr) || !varint(&q, qe, &tuple) ||
+                tuple >= (x->n_tuples ? x->n_tuples : 1))
+                return false;
+            s = (int64_t)((uint64_t)s + ds);
+            row += dr;
+            if (row >= x->rows)
+                return false;
+            int64_t en = (int64_t)((uint64_t)s + (uint64_t)unzigzag(dz));
+            if (s > end)
+                break;
+            if (en < start)
+                continue;
+            if (*first_row == UINT64_MAX)
+                *first_row = row;
+            (*in_window)++;
+            if (bucket_add(&bb, s, s, en, row, tuple, err) != 0)
+                return *rc = -1, false;
         }
     }
-    if (have && nx_sampler_offer(sm, track, bs, be, ordinal_of(x, brow), (uint32_t)btuple, err) < 0)
+    if (bucket_flush(&bb, err) != 0)
         return *rc = -1, false;
     return true;
 }

@@ -21,7 +21,7 @@
  *
  *   header (128 bytes)
  *     0   magic "NXTLIDX1"
- *     8   u32 version (1)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
+ *     8   u32 version (2)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
  *     16  u64 table rows (all files)
  *     24  u64 rows per file (the split limit; a row r is in file r / limit)
  *     32  u32 files                36  u32 tracks
@@ -32,9 +32,16 @@
  *     88  u64 blocks offset        96  u64 labels offset
  *     104 u64 tuples offset        112 u64 strings offset
  *     120 u64 file size
- *   data: per block, per event, LEB128 varints: start - previous start (the block's
- *     first_start for its first event), end - start (zigzag), row - previous row
- *     (the block's first_row first), label tuple id.
+ *   data: per block, its mini-blocks of NX_TLX_MINI_EVENTS events (the last may
+ *     hold fewer): first every mini-block's summary, then every mini-block's
+ *     events, all as LEB128 varints. Summary: first start - the block's
+ *     first_start, last start - first start, first row - the block's first_row,
+ *     then its best event: start - first start, end - start (zigzag), row - first
+ *     row, label tuple id; then the byte length of its events. Events: start -
+ *     previous start (the mini-block's first start for its first event), end -
+ *     start (zigzag), row - previous row (its first row first), label tuple id.
+ *     Where a bucket boundary cuts a block, a query takes whole the mini-blocks
+ *     that lie in one bucket and decodes only the others' events.
  *   files: per Parquet file of the table in order: u64 size, u64 rows, u32 footer
  *     length, u32 0. A file whose size or footer length differs makes the index
  *     stale (the table was rewritten, e.g. by another tool): it is then not used.
@@ -62,8 +69,9 @@
 #include "query/sampled_pass.h"
 
 #define NX_TLX_MAGIC "NXTLIDX1"
-#define NX_TLX_VERSION 1u
+#define NX_TLX_VERSION 2u
 #define NX_TLX_BLOCK_EVENTS 128u
+#define NX_TLX_MINI_EVENTS 16u
 #define NX_TLX_HEADER_BYTES 128u
 #define NX_TLX_MAX_LABELS 4
 

@@ -223,8 +223,25 @@ void nx_json_i64(nx_strbuf *b, int64_t v)
     char *out = nx_strbuf_reserve(b, 26);
     if (!out)
         return;
+    /* By hand: the timeline writes hundreds of thousands of these per response. */
     bool big = v > JSON_SAFE_INT || v < -JSON_SAFE_INT;
-    nx_strbuf_commit(b, (size_t)snprintf(out, 26, big ? "\"%" PRId64 "\"" : "%" PRId64, v));
+    char tmp[24];
+    size_t k = 0, n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[k++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (big)
+        out[n++] = '"';
+    if (v < 0)
+        out[n++] = '-';
+    while (k)
+        out[n++] = tmp[--k];
+    if (big)
+        out[n++] = '"';
+    out[n] = '\0';
+    nx_strbuf_commit(b, n);
 }
 
 void nx_json_f64(nx_strbuf *b, double v)
