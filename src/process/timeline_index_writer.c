@@ -361,7 +361,16 @@ int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxp
             w->rows += n;
         return 0;
     }
-    /* One-entry caches: consecutive rows mostly share a track and a label tuple. */
+    /* Within one batch a string's address identifies it (program strings are
+     * shared, copied ones live in the batch until it is flushed), so label strings
+     * are looked up by address first; the cache lives for this batch only. */
+    struct {
+        const char *p;
+        size_t len;
+        int64_t id;
+    } seen[64];
+    memset(seen, 0, sizeof seen);
+    /* One-entry cache: consecutive rows mostly share a track. */
     wtrack *last_t = NULL;
     const char *last_name = NULL;
     size_t last_len = 0;
@@ -400,8 +409,18 @@ int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxp
             bool ok;
             if (w->label_str[l]) {
                 ok = get_str(c, i, &s, &sl);
-                if (ok && (tuple[1 + l] = string_id(&w->st, s, sl)) < 0)
-                    goto oom;
+                if (ok) {
+                    size_t h = ((uintptr_t)s >> 3 ^ (uintptr_t)s >> 11) & 63;
+                    if (seen[h].p != s || seen[h].len != sl) {
+                        seen[h].p = s;
+                        seen[h].len = sl;
+                        if ((seen[h].id = string_id(&w->st, s, sl)) < 0) {
+                            seen[h].p = NULL;
+                            goto oom;
+                        }
+                    }
+                    tuple[1 + l] = seen[h].id;
+                }
             } else {
                 ok = get_int(c, i, &tuple[1 + l]);
             }
