@@ -35,6 +35,9 @@ typedef struct wtrack {
     unsigned char ev[NX_TLX_BLOCK_EVENTS * 40];
     nx_tlx_block *blocks;            /* finished blocks */
     size_t n_blocks, cap_blocks;
+    nx_tlx_super sup;                /* the superblock being filled (first_block: within the track) */
+    nx_tlx_super *supers;
+    size_t n_supers, cap_supers;
 } wtrack;
 
 typedef struct strtab {              /* interned strings, ids dense from 0 */
@@ -221,9 +224,9 @@ static void mini_finish(wtrack *t)
     if (t->mini_n == 0)
         return;
     unsigned char *p = t->sum + t->sum_len;
-    p = put_varint(p, (uint64_t)t->mini_first - (uint64_t)t->cur.first_start);
+    p = put_varint(p, (uint64_t)t->mini_first - (uint64_t)t->cur.s.first_start);
     p = put_varint(p, (uint64_t)t->mini_last - (uint64_t)t->mini_first);
-    p = put_varint(p, t->mini_first_row - t->cur.first_row);
+    p = put_varint(p, t->mini_first_row - t->cur.s.first_row);
     p = put_varint(p, (uint64_t)t->mini_best_start - (uint64_t)t->mini_first);
     p = put_varint(p, zigzag((int64_t)((uint64_t)t->mini_best_end - (uint64_t)t->mini_best_start)));
     p = put_varint(p, t->mini_best_row - t->mini_first_row);
@@ -233,9 +236,43 @@ static void mini_finish(wtrack *t)
     t->mini_n = 0;
 }
 
+static bool longer(int64_t start, int64_t end, int64_t bs, int64_t be);
+
+static int super_finish(wtrack *t)
+{
+    if (t->sup.n_blocks == 0)
+        return 0;
+    if (grow((void **)&t->supers, &t->cap_supers, t->n_supers + 1, sizeof *t->supers) != 0)
+        return -1;
+    t->supers[t->n_supers++] = t->sup;
+    t->sup.n_blocks = 0;
+    return 0;
+}
+
+/* Adds a finished block's summary to the track's current superblock. */
+static int super_add(wtrack *t, const nx_tlx_summary *b)
+{
+    nx_tlx_summary *s = &t->sup.s;
+    if (t->sup.n_blocks == 0) {
+        t->sup = (nx_tlx_super){.s = *b, .first_block = t->n_blocks - 1};
+    } else {
+        s->last_start = b->last_start;
+        if (b->max_end > s->max_end)
+            s->max_end = b->max_end;
+        if (longer(b->best_start, b->best_end, s->best_start, s->best_end)) {
+            s->best_start = b->best_start;
+            s->best_end = b->best_end;
+            s->best_row = b->best_row;
+            s->best_tuple = b->best_tuple;
+        }
+        s->n_events += b->n_events;
+    }
+    return ++t->sup.n_blocks == NX_TLX_SUPER_BLOCKS ? super_finish(t) : 0;
+}
+
 static int block_finish(nx_tlx_writer *w, wtrack *t)
 {
-    if (t->cur.n_events == 0)
+    if (t->cur.s.n_events == 0)
         return 0;
     mini_finish(t);
     if (grow((void **)&t->blocks, &t->cap_blocks, t->n_blocks + 1, sizeof *t->blocks) != 0)
@@ -246,9 +283,9 @@ static int block_finish(nx_tlx_writer *w, wtrack *t)
     t->cur.data_len = (uint32_t)(t->sum_len + t->ev_len);
     w->data_len += t->cur.data_len;
     t->blocks[t->n_blocks++] = t->cur;
-    t->cur.n_events = 0;
+    t->cur.s.n_events = 0;
     t->sum_len = t->ev_len = 0;
-    return 0;
+    return super_add(t, &t->blocks[t->n_blocks - 1].s);
 }
 
 /* Whether event (start, end) beats the incumbent by the sampling rule, given
@@ -260,17 +297,17 @@ static bool longer(int64_t start, int64_t end, int64_t bs, int64_t be)
 
 static int event_add(nx_tlx_writer *w, wtrack *t, int64_t start, int64_t end, uint64_t row, uint32_t tuple)
 {
-    nx_tlx_block *b = &t->cur;
+    nx_tlx_summary *b = &t->cur.s;
     if (end < start) {   /* a query takes whole blocks as in the window from their starts alone */
         w->broken = true;
         return 0;
     }
     if (b->n_events == 0) {
-        if (t->n_blocks && start < t->blocks[t->n_blocks - 1].last_start) {
+        if (t->n_blocks && start < t->blocks[t->n_blocks - 1].s.last_start) {
             w->broken = true;
             return 0;
         }
-        *b = (nx_tlx_block){.first_start = start, .last_start = start, .max_end = end, .best_start = start,
+        *b = (nx_tlx_summary){.first_start = start, .last_start = start, .max_end = end, .best_start = start,
                             .best_end = end, .first_row = row, .best_row = row, .best_tuple = tuple};
     } else if (start < t->prev_start) {
         w->broken = true;
@@ -563,28 +600,37 @@ static bool finish_file(nx_tlx_writer *w)
 {
     bool ok = true;
     for (size_t t = 0; t < w->n_tracks && ok; t++)
-        ok = block_finish(w, w->tracks[t]) == 0;
+        ok = block_finish(w, w->tracks[t]) == 0 && super_finish(w->tracks[t]) == 0;
     if (!ok)
         return false;
     uint64_t data_len = w->data_len;
     uint32_t n_files = w->rows <= w->rows_per_file ? 1 : (uint32_t)((w->rows + w->rows_per_file - 1) / w->rows_per_file);
     uint64_t files_off = align8(w->f, &ok);
     ok = ok && write_files(w, n_files);
-    uint64_t tracks_off = align8(w->f, &ok), first = 0;
+    uint64_t tracks_off = align8(w->f, &ok), first = 0, first_super = 0;
     for (size_t t = 0; t < w->n_tracks && ok; t++) {
-        unsigned char rec[48] = {0};
+        unsigned char rec[64] = {0};
         put32(rec, w->tracks[t]->name);
         put64(rec + 8, first);
         put64(rec + 16, w->tracks[t]->n_blocks);
         put64(rec + 24, (uint64_t)w->tracks[t]->max_dur);
         put64(rec + 32, w->tracks[t]->n_events);
         put64(rec + 40, (uint64_t)w->tracks[t]->max_end);
+        put64(rec + 48, first_super);
+        put64(rec + 56, w->tracks[t]->n_supers);
+        /* Superblocks point at blocks by their place in the blocks section. */
+        for (size_t k = 0; k < w->tracks[t]->n_supers; k++)
+            w->tracks[t]->supers[k].first_block += first;
         first += w->tracks[t]->n_blocks;
+        first_super += w->tracks[t]->n_supers;
         ok = write_all(w->f, rec, sizeof rec);
     }
     uint64_t blocks_off = align8(w->f, &ok);
     for (size_t t = 0; t < w->n_tracks && ok; t++)
         ok = write_all(w->f, w->tracks[t]->blocks, w->tracks[t]->n_blocks * sizeof(nx_tlx_block));
+    uint64_t supers_off = align8(w->f, &ok);
+    for (size_t t = 0; t < w->n_tracks && ok; t++)
+        ok = write_all(w->f, w->tracks[t]->supers, w->tracks[t]->n_supers * sizeof(nx_tlx_super));
     uint64_t labels_off = align8(w->f, &ok);
     for (uint32_t l = 0; l < w->n_labels && ok; l++) {
         uint32_t rec[2] = {w->label_name[l], w->label_str[l]};
@@ -609,7 +655,7 @@ static bool finish_file(nx_tlx_writer *w)
     put32(h + 44, (uint32_t)w->n_tuples);
     put32(h + 48, (uint32_t)w->st.n);
     put32(h + 52, w->flags);
-    put64(h + 56, NX_TLX_HEADER_BYTES);
+    put64(h + 56, supers_off);
     put64(h + 64, data_len);
     put64(h + 72, files_off);
     put64(h + 80, tracks_off);
@@ -641,6 +687,7 @@ int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, nxpq_error *err)
         unlink(w->path);
     for (size_t t = 0; t < w->n_tracks; t++) {
         free(w->tracks[t]->blocks);
+        free(w->tracks[t]->supers);
         free(w->tracks[t]);
     }
     free(w->tracks);

@@ -44,6 +44,7 @@ typedef struct tlx_track {
     int64_t max_dur;
     uint64_t events;
     int64_t max_end;
+    uint64_t first_super, n_supers;
 } tlx_track;
 
 struct nx_tlx {
@@ -56,6 +57,8 @@ struct nx_tlx {
     const tlx_track *tracks;
     const nx_tlx_block *blocks;
     uint64_t n_blocks;
+    const nx_tlx_super *supers;
+    uint64_t n_supers;
     const uint32_t *labels;         /* per label: name string, kind */
     const int64_t *tuples;          /* per tuple: null mask, then n_labels values */
     const uint64_t *strings;        /* per string: offset, length into string_bytes */
@@ -112,8 +115,9 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
     x->n_tracks = rd32(h + 36);
     x->n_labels = rd32(h + 40);
     x->n_tuples = rd32(h + 44);
-    uint64_t data_off = rd64(h + 56), files_off = rd64(h + 72), tracks_off = rd64(h + 80), blocks_off = rd64(h + 88),
-             labels_off = rd64(h + 96), tuples_off = rd64(h + 104), strings_off = rd64(h + 112);
+    uint64_t data_off = NX_TLX_HEADER_BYTES, supers_off = rd64(h + 56), files_off = rd64(h + 72),
+             tracks_off = rd64(h + 80), blocks_off = rd64(h + 88), labels_off = rd64(h + 96), tuples_off = rd64(h + 104),
+             strings_off = rd64(h + 112);
     x->n_strings = rd32(h + 48);
     x->flags = rd32(h + 52);
     x->data_len = rd64(h + 64);
@@ -123,8 +127,10 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
         return BAD("header: %u files, %llu rows per file, %u labels", x->n_files,
                    (unsigned long long)x->rows_per_file, x->n_labels);
     if (!section_ok(x, data_off, x->data_len) || !section_ok(x, files_off, (uint64_t)x->n_files * 24) ||
-        !section_ok(x, tracks_off, (uint64_t)x->n_tracks * sizeof(tlx_track)) || blocks_off > labels_off ||
-        !section_ok(x, blocks_off, labels_off - blocks_off) || (labels_off - blocks_off) % sizeof(nx_tlx_block) ||
+        !section_ok(x, tracks_off, (uint64_t)x->n_tracks * sizeof(tlx_track)) || blocks_off > supers_off ||
+        !section_ok(x, blocks_off, supers_off - blocks_off) || (supers_off - blocks_off) % sizeof(nx_tlx_block) ||
+        supers_off > labels_off || !section_ok(x, supers_off, labels_off - supers_off) ||
+        (labels_off - supers_off) % sizeof(nx_tlx_super) ||
         !section_ok(x, labels_off, (uint64_t)x->n_labels * 8) ||
         !section_ok(x, tuples_off, (uint64_t)x->n_tuples * (1 + x->n_labels) * 8) ||
         !section_ok(x, strings_off, (uint64_t)x->n_strings * 16))
@@ -132,7 +138,9 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
     x->data = h + data_off;
     x->tracks = (const tlx_track *)(h + tracks_off);
     x->blocks = (const nx_tlx_block *)(h + blocks_off);
-    x->n_blocks = (labels_off - blocks_off) / sizeof(nx_tlx_block);
+    x->n_blocks = (supers_off - blocks_off) / sizeof(nx_tlx_block);
+    x->supers = (const nx_tlx_super *)(h + supers_off);
+    x->n_supers = (labels_off - supers_off) / sizeof(nx_tlx_super);
     x->labels = (const uint32_t *)(h + labels_off);
     x->tuples = (const int64_t *)(h + tuples_off);
     x->strings = (const uint64_t *)(h + strings_off);
@@ -143,7 +151,8 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
         const char *s;
         size_t len;
         if (tr->first_block > x->n_blocks || tr->n_blocks > x->n_blocks - tr->first_block ||
-            !string_at(x, tr->name, &s, &len) || tr->max_dur < 0 || tr->n_blocks == 0 || tr->events == 0)
+            !string_at(x, tr->name, &s, &len) || tr->max_dur < 0 || tr->n_blocks == 0 || tr->events == 0 ||
+            tr->first_super > x->n_supers || tr->n_supers > x->n_supers - tr->first_super || tr->n_supers == 0)
             return BAD("track %u: blocks or name out of range", t);
     }
     for (uint32_t l = 0; l < x->n_labels; l++) {
@@ -343,20 +352,20 @@ static int64_t unzigzag(uint64_t z)
 static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track, int64_t start, int64_t end,
                          nx_sampler *sm, uint64_t *in_window, uint64_t *first_row, nxpq_error *err, int *rc)
 {
-    if (k->data_off > x->data_len || k->data_len > x->data_len - k->data_off || k->n_events > NX_TLX_BLOCK_EVENTS ||
-        k->n_events == 0)
+    if (k->data_off > x->data_len || k->data_len > x->data_len - k->data_off || k->s.n_events > NX_TLX_BLOCK_EVENTS ||
+        k->s.n_events == 0)
         return false;
     const unsigned char *p = x->data + k->data_off, *e = p + k->data_len;
-    uint32_t n_minis = (k->n_events + NX_TLX_MINI_EVENTS - 1) / NX_TLX_MINI_EVENTS;
+    uint32_t n_minis = (k->s.n_events + NX_TLX_MINI_EVENTS - 1) / NX_TLX_MINI_EVENTS;
     mini m[NX_TLX_BLOCK_EVENTS / NX_TLX_MINI_EVENTS];
     for (uint32_t j = 0; j < n_minis; j++) {
         uint64_t v[8];
         for (int f = 0; f < 8; f++)
             if (!varint(&p, e, &v[f]))
                 return false;
-        m[j].first = (int64_t)((uint64_t)k->first_start + v[0]);
+        m[j].first = (int64_t)((uint64_t)k->s.first_start + v[0]);
         m[j].last = (int64_t)((uint64_t)m[j].first + v[1]);
-        m[j].first_row = k->first_row + v[2];
+        m[j].first_row = k->s.first_row + v[2];
         m[j].best_start = (int64_t)((uint64_t)m[j].first + v[3]);
         m[j].best_end = (int64_t)((uint64_t)m[j].best_start + (uint64_t)unzigzag(v[4]));
         m[j].best_row = m[j].first_row + v[5];
@@ -368,7 +377,7 @@ static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track,
     bucket_best bb = {.sm = sm, .x = x, .track = track, .lo = 1, .hi = 0};
     for (uint32_t j = 0; j < n_minis; j++) {
         const mini *mj = &m[j];
-        uint32_t n = j + 1 < n_minis ? NX_TLX_MINI_EVENTS : k->n_events - j * NX_TLX_MINI_EVENTS;
+        uint32_t n = j + 1 < n_minis ? NX_TLX_MINI_EVENTS : k->s.n_events - j * NX_TLX_MINI_EVENTS;
         if (mj->len > (uint64_t)(e - p))
             return false;
         const unsigned char *q = p, *qe = p + mj->len;
@@ -419,18 +428,71 @@ static int cmp_seen(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Index of the first block of track tr whose last start is >= from. */
-static uint64_t first_block_from(const nx_tlx *x, const tlx_track *tr, int64_t from)
+/* Index of the first superblock of track tr whose last start is >= from. */
+static uint64_t first_super_from(const nx_tlx *x, const tlx_track *tr, int64_t from)
 {
-    uint64_t lo = tr->first_block, hi = tr->first_block + tr->n_blocks;
+    uint64_t lo = tr->first_super, hi = tr->first_super + tr->n_supers;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (x->blocks[mid].last_start < from)
+        if (x->supers[mid].s.last_start < from)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* One track's pass over its blocks and superblocks. */
+typedef struct track_pass {
+    const nx_tlx *x;
+    nx_sampler *sm;
+    uint32_t t;
+    int64_t start, end;
+    uint64_t *in_window, *first_row;
+    nxpq_error *err;
+} track_pass;
+
+/* A run of events lying wholly in the window and in one bucket is offered as
+ * its best event: returns 1 then, 0 when the run must be looked into, -1 on error. */
+static int take_whole(const track_pass *tp, const nx_tlx_summary *k)
+{
+    if (k->best_row >= tp->x->rows || k->first_row >= tp->x->rows) {
+        nxpq_error_set(tp->err, "timeline index: track %u: row out of range", tp->t);
+        return -1;
+    }
+    if (k->first_start < tp->start || k->last_start > tp->end ||
+        nx_sampler_bucket(tp->sm, k->first_start) != nx_sampler_bucket(tp->sm, k->last_start))
+        return 0;
+    if (*tp->first_row == UINT64_MAX)
+        *tp->first_row = k->first_row;
+    *tp->in_window += k->n_events;
+    return nx_sampler_offer(tp->sm, tp->t, k->best_start, k->best_end, ordinal_of(tp->x, k->best_row), k->best_tuple,
+                            tp->err) < 0 ? -1 : 1;
+}
+
+/* Blocks [b, b_end) of a cut superblock; 1 when past the window, 0, or -1. */
+static int blocks_pass(const track_pass *tp, uint64_t b, uint64_t b_end)
+{
+    for (; b < b_end; b++) {
+        const nx_tlx_block *k = &tp->x->blocks[b];
+        if (k->s.first_start > tp->end)
+            return 1;
+        if (k->s.max_end < tp->start)
+            continue;
+        int w = take_whole(tp, &k->s);
+        if (w < 0)
+            return -1;
+        if (w)
+            continue;
+        int drc = 0;
+        if (!block_decode(tp->x, k, tp->t, tp->start, tp->end, tp->sm, tp->in_window, tp->first_row, tp->err, &drc)) {
+            if (drc == 0)
+                nxpq_error_set(tp->err, "timeline index: track %u block %llu: malformed event data", tp->t,
+                               (unsigned long long)b);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, nx_sampled *out, nxpq_error *err)
@@ -444,37 +506,32 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, n
     for (uint32_t t = 0; t < x->n_tracks; t++) {
         const tlx_track *tr = &x->tracks[t];
         seen[t] = (track_seen){UINT64_MAX, t};
+        track_pass tp = {x, sm, t, start, end, &out->in_window, &seen[t].first_row, err};
         /* Events that start before the window reach into it only within the track's longest duration. */
         __int128 reach = (__int128)start - tr->max_dur;
         int64_t from = reach < INT64_MIN ? INT64_MIN : (int64_t)reach;
-        for (uint64_t b = first_block_from(x, tr, from); b < tr->first_block + tr->n_blocks; b++) {
-            const nx_tlx_block *k = &x->blocks[b];
-            if (k->first_start > end)
+        for (uint64_t u = first_super_from(x, tr, from); u < tr->first_super + tr->n_supers; u++) {
+            const nx_tlx_super *sp = &x->supers[u];
+            if (sp->s.first_start > end)
                 break;
-            if (k->max_end < start)
+            if (sp->s.max_end < start)
                 continue;
-            if (k->best_row >= x->rows || k->first_row >= x->rows) {
-                nxpq_error_set(err, "timeline index: track %u block %llu: row out of range", t,
-                               (unsigned long long)(b - tr->first_block));
+            int w = take_whole(&tp, &sp->s);
+            if (w < 0)
+                goto fail;
+            if (w)
+                continue;
+            if (sp->first_block < tr->first_block || sp->n_blocks > NX_TLX_SUPER_BLOCKS ||
+                sp->first_block + sp->n_blocks > tr->first_block + tr->n_blocks) {
+                nxpq_error_set(err, "timeline index: track %u superblock %llu: blocks out of range", t,
+                               (unsigned long long)(u - tr->first_super));
                 goto fail;
             }
-            if (k->first_start >= start && k->last_start <= end &&
-                nx_sampler_bucket(sm, k->first_start) == nx_sampler_bucket(sm, k->last_start)) {
-                if (seen[t].first_row == UINT64_MAX)
-                    seen[t].first_row = k->first_row;
-                out->in_window += k->n_events;
-                if (nx_sampler_offer(sm, t, k->best_start, k->best_end, ordinal_of(x, k->best_row), k->best_tuple,
-                                     err) < 0)
-                    goto fail;
-                continue;
-            }
-            int drc = 0;
-            if (!block_decode(x, k, t, start, end, sm, &out->in_window, &seen[t].first_row, err, &drc)) {
-                if (drc == 0)
-                    nxpq_error_set(err, "timeline index: track %u block %llu: malformed event data", t,
-                                   (unsigned long long)(b - tr->first_block));
+            int brc = blocks_pass(&tp, sp->first_block, sp->first_block + sp->n_blocks);
+            if (brc < 0)
                 goto fail;
-            }
+            if (brc > 0)
+                break;
         }
     }
     size_t n;
@@ -543,7 +600,7 @@ void nx_tlx_track_info(const nx_tlx *x, size_t i, const char **name, size_t *len
     *len = 0;
     string_at(x, tr->name, name, len);   /* checked at open */
     *events = tr->events;
-    *first = x->blocks[tr->first_block].first_start;
+    *first = x->blocks[tr->first_block].s.first_start;
     *last = tr->max_end;
 }
 

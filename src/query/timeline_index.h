@@ -10,7 +10,7 @@
  * event (the rule's winner among its events). A query takes a whole block's best
  * when all of the block's starts fall into one bucket of the window, and decodes
  * the block's events only where a bucket boundary (or the window's edge) cuts
- * through it. The result is exactly the scan's: the same winners (longest, then
+ * through it; superblocks of NX_TLX_SUPER_BLOCKS blocks do the same one level up. The result is exactly the scan's: the same winners (longest, then
  * earliest start, then earliest row), the same in-window count and the same track
  * order (first appearance in file order). It also carries each event's label
  * tuple (nx_timeline_labels), so the viewer's timeline needs no second pass.
@@ -21,13 +21,13 @@
  *
  *   header (128 bytes)
  *     0   magic "NXTLIDX1"
- *     8   u32 version (2)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
+ *     8   u32 version (3)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
  *     16  u64 table rows (all files)
  *     24  u64 rows per file (the split limit; a row r is in file r / limit)
  *     32  u32 files                36  u32 tracks
  *     40  u32 labels               44  u32 tuples
  *     48  u32 strings              52  u32 flags (1: labels incomplete, see below)
- *     56  u64 data offset          64  u64 data length
+ *     56  u64 superblocks offset   64  u64 data length (data begins at 128)
  *     72  u64 files offset         80  u64 tracks offset
  *     88  u64 blocks offset        96  u64 labels offset
  *     104 u64 tuples offset        112 u64 strings offset
@@ -45,10 +45,13 @@
  *   files: per Parquet file of the table in order: u64 size, u64 rows, u32 footer
  *     length, u32 0. A file whose size or footer length differs makes the index
  *     stale (the table was rewritten, e.g. by another tool): it is then not used.
- *   tracks (48 bytes each, in order of first appearance in the table): u32 name
+ *   tracks (64 bytes each, in order of first appearance in the table): u32 name
  *     string, u32 0, u64 first block, u64 blocks, i64 longest duration, u64
- *     events, i64 latest end.
+ *     events, i64 latest end, u64 first superblock, u64 superblocks.
  *   blocks (nx_tlx_block, 80 bytes each), grouped by track in start order.
+ *   superblocks (nx_tlx_super, 80 bytes each), grouped by track: the summary of
+ *     each run of NX_TLX_SUPER_BLOCKS blocks, so a whole-profile query reads a
+ *     track's small superblock array and only the blocks a bucket boundary cuts.
  *   labels (8 bytes each): u32 name string, u32 kind (0 int, 1 string).
  *   tuples: per tuple, u64 null mask then one i64 per label (the value, or a
  *     string id for string labels).
@@ -69,20 +72,32 @@
 #include "query/sampled_pass.h"
 
 #define NX_TLX_MAGIC "NXTLIDX1"
-#define NX_TLX_VERSION 2u
+#define NX_TLX_VERSION 3u
 #define NX_TLX_BLOCK_EVENTS 128u
 #define NX_TLX_MINI_EVENTS 16u
+#define NX_TLX_SUPER_BLOCKS 16u
 #define NX_TLX_HEADER_BYTES 128u
 #define NX_TLX_MAX_LABELS 4
 
-typedef struct nx_tlx_block {
+/* What a query needs of a run of events in start order (a block or a superblock). */
+typedef struct nx_tlx_summary {
     int64_t first_start, last_start, max_end;
-    int64_t best_start, best_end;     /* the block's winner by the sampling rule */
+    int64_t best_start, best_end;     /* the run's winner by the sampling rule */
     uint64_t first_row, best_row;     /* rows across the table's files */
     uint32_t best_tuple, n_events;
+} nx_tlx_summary;
+
+typedef struct nx_tlx_block {
+    nx_tlx_summary s;
     uint64_t data_off;                /* from the data section's start */
     uint32_t data_len, reserved;
 } nx_tlx_block;
+
+typedef struct nx_tlx_super {         /* NX_TLX_SUPER_BLOCKS consecutive blocks of a track */
+    nx_tlx_summary s;
+    uint64_t first_block;             /* index into the blocks section */
+    uint32_t n_blocks, reserved;
+} nx_tlx_super;
 
 /* The label fields the viewer shows per event of a timeline table (NULL-ended,
  * at most NX_TLX_MAX_LABELS), or NULL for other tables. "framework_name" is
