@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,61 @@ static bool matches_files(const nx_tlx *x, const char *dir, const char *table, c
     return true;
 }
 
+static void tlx_unmap(nx_tlx *x)
+{
+    if (x->map)
+        munmap((void *)x->map, x->size);
+    free(x);
+}
+
+/* Open indexes are shared (a server queries the same profile again and again):
+ * each maps once, its pages stay mapped between queries, and only the check of
+ * the Parquet files is repeated. An entry is the index file's identity; a
+ * re-published profile has new files, so new identities. */
+#define CACHE_SLOTS 16
+static struct cached {
+    nx_tlx *x;
+    char path[4096];
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    unsigned refs;
+    uint64_t used;
+} cache[CACHE_SLOTS];
+static uint64_t cache_clock;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool same_file(const struct cached *c, const char *path, const struct stat *st)
+{
+    return c->x && c->dev == st->st_dev && c->ino == st->st_ino && c->size == st->st_size &&
+           c->mtime.tv_sec == st->st_mtim.tv_sec && c->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+           strcmp(c->path, path) == 0;
+}
+
+/* Maps and checks the index file open at fd. */
+static int tlx_map(int fd, const struct stat *st, const char *path, nx_tlx **out, char *why, size_t why_len)
+{
+    if (st->st_size < (off_t)NX_TLX_HEADER_BYTES)
+        return snprintf(why, why_len, "%s: too short", path), 1;
+    nx_tlx *x = calloc(1, sizeof *x);
+    if (!x)
+        return -1;
+    x->size = (size_t)st->st_size;
+    void *m = mmap(NULL, x->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) {
+        free(x);
+        return snprintf(why, why_len, "%s: cannot map: %s", path, strerror(errno)), 1;
+    }
+    x->map = m;
+    if (!parse(x, why, why_len)) {
+        tlx_unmap(x);
+        return 1;
+    }
+    *out = x;
+    return 0;
+}
+
 int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *why, size_t why_len)
 {
     char path[4096], scratch[256];
@@ -223,25 +279,47 @@ int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *
     if (fd < 0)
         return snprintf(why, why_len, "%s: %s", path, strerror(errno)), 1;
     struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size < (off_t)NX_TLX_HEADER_BYTES) {
+    if (fstat(fd, &st) != 0) {
         close(fd);
-        return snprintf(why, why_len, "%s: too short", path), 1;
+        return snprintf(why, why_len, "%s: %s", path, strerror(errno)), 1;
     }
-    nx_tlx *x = calloc(1, sizeof *x);
+    nx_tlx *x = NULL;
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0; i < CACHE_SLOTS && !x; i++)
+        if (same_file(&cache[i], path, &st)) {
+            x = cache[i].x;
+            cache[i].refs++;
+            cache[i].used = ++cache_clock;
+        }
+    pthread_mutex_unlock(&cache_lock);
     if (!x) {
-        close(fd);
-        return -1;
+        int rc = tlx_map(fd, &st, path, &x, why, why_len);
+        if (rc != 0) {
+            close(fd);
+            return rc;
+        }
+        pthread_mutex_lock(&cache_lock);
+        int victim = -1;
+        for (int i = 0; i < CACHE_SLOTS; i++) {
+            if (!cache[i].x) {
+                victim = i;
+                break;
+            }
+            if (cache[i].refs == 0 && (victim < 0 || cache[i].used < cache[victim].used))
+                victim = i;   /* the least recently used of those nobody holds */
+        }
+        if (victim >= 0) {   /* else every slot is in use: x stays private */
+            if (cache[victim].x)
+                tlx_unmap(cache[victim].x);
+            cache[victim] = (struct cached){.x = x, .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+                                            .mtime = st.st_mtim, .refs = 1, .used = ++cache_clock};
+            snprintf(cache[victim].path, sizeof cache[victim].path, "%s", path);
+        }
+        pthread_mutex_unlock(&cache_lock);
     }
-    x->size = (size_t)st.st_size;
-    void *m = mmap(NULL, x->size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (m == MAP_FAILED) {
-        free(x);
-        return snprintf(why, why_len, "%s: cannot map: %s", path, strerror(errno)), 1;
-    }
-    x->map = m;
-    uint64_t files_off = rd64(x->map + 72);
-    if (!parse(x, why, why_len) || !matches_files(x, profile_dir, table, x->map + files_off, why, why_len)) {
+    /* The table's files are checked on every open: another tool may have rewritten them. */
+    if (!matches_files(x, profile_dir, table, x->map + rd64(x->map + 72), why, why_len)) {
         nx_tlx_close(x);
         return 1;
     }
@@ -253,9 +331,15 @@ void nx_tlx_close(nx_tlx *x)
 {
     if (!x)
         return;
-    if (x->map)
-        munmap((void *)x->map, x->size);
-    free(x);
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cache[i].x == x) {
+            cache[i].refs--;
+            pthread_mutex_unlock(&cache_lock);
+            return;
+        }
+    pthread_mutex_unlock(&cache_lock);
+    tlx_unmap(x);
 }
 
 /* ------------------------------------------------------------ sampling -- */

@@ -111,7 +111,11 @@ typedef struct nx_tlx nx_tlx;
 
 /* Opens the index of `table` when it is present and matches the table's files.
  * 0 and *out; 1 when there is no usable index (*why, when given, says why:
- * absent, stale or malformed); -1 when out of memory. */
+ * absent, stale or malformed); -1 when out of memory. Handles are shared: the
+ * last 16 indexes opened stay mapped between calls (keyed by the file's
+ * identity, so a re-published profile is opened afresh; the table's files are
+ * checked on every open), and any number of threads may query one handle.
+ * nx_tlx_close releases it. */
 int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *why, size_t why_len);
 void nx_tlx_close(nx_tlx *x);
 
