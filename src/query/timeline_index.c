@@ -381,39 +381,96 @@ typedef struct track_seen {
     uint32_t track;
 } track_seen;
 
-/* A block's events, or its mini-blocks taken whole, become candidates in start
- * order; per bucket only the best candidate is offered to the sampler (the
- * rule's winner: the longest, and on a tie the earlier, since candidates come in
- * start and row order). */
-typedef struct bucket_best {
-    nx_sampler *sm;
+static int cmp_seen(const void *a, const void *b)
+{
+    uint64_t x = ((const track_seen *)a)->first_row, y = ((const track_seen *)b)->first_row;
+    return x < y ? -1 : x > y;
+}
+
+/* Index of the first superblock of track tr whose last start is >= from. */
+static uint64_t first_super_from(const nx_tlx *x, const tlx_track *tr, int64_t from)
+{
+    uint64_t lo = tr->first_super, hi = tr->first_super + tr->n_supers;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (x->supers[mid].s.last_start < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One track's pass over its superblocks, blocks, mini-blocks and events, all
+ * visited in start order. */
+typedef struct track_pass {
     const nx_tlx *x;
-    uint32_t track;
-    int64_t lo, hi;                    /* the current bucket's starts; lo > hi: none yet */
+    nx_sampler *sm;
+    uint32_t t;
+    int64_t start, end;
+    uint64_t *in_window, *first_row;
+    nxpq_error *err;
+    /* The bucket of the starts last looked at and its starts [lo, hi]: in start
+     * order a bucket is computed (a 128-bit division) once, not per run or event. */
+    int64_t lo, hi;
+    uint32_t b;
+} track_pass;
+
+static inline uint32_t bucket_of(track_pass *tp, int64_t ts)
+{
+    if (ts < tp->lo || ts > tp->hi) {
+        tp->b = nx_sampler_bucket(tp->sm, ts);
+        nx_sampler_bucket_range(tp->sm, tp->b, &tp->lo, &tp->hi);
+    }
+    return tp->b;
+}
+
+/* Whether the run of starts [first, last] lies in the window and in one bucket
+ * (then all its events are in the window: none ends before it starts). */
+static bool run_whole(track_pass *tp, int64_t first, int64_t last)
+{
+    if (first < tp->start || last > tp->end)
+        return false;
+    bucket_of(tp, first);
+    return last <= tp->hi;
+}
+
+static void run_seen(track_pass *tp, uint64_t first_row, uint64_t n)
+{
+    if (*tp->first_row == UINT64_MAX)
+        *tp->first_row = first_row;
+    *tp->in_window += n;
+}
+
+/* Inside a cut block, candidates (events, or mini-blocks' bests) come in start
+ * order; per bucket only the best is offered to the sampler (the rule's winner:
+ * the longest, and on a tie the earlier, since candidates come in start and row
+ * order). */
+typedef struct bucket_best {
     bool have;
+    uint32_t b;
     int64_t bs, be;
     __int128 bd;
     uint64_t brow, btuple;
 } bucket_best;
 
-static int bucket_flush(bucket_best *bb, nxpq_error *err)
+static int bucket_flush(track_pass *tp, bucket_best *bb)
 {
-    if (bb->have && nx_sampler_offer(bb->sm, bb->track, bb->bs, bb->be, ordinal_of(bb->x, bb->brow),
-                                     (uint32_t)bb->btuple, err) < 0)
+    if (bb->have && nx_sampler_offer(tp->sm, tp->t, bb->bs, bb->be, ordinal_of(tp->x, bb->brow), (uint32_t)bb->btuple,
+                                     tp->err) < 0)
         return -1;
     bb->have = false;
     return 0;
 }
 
-/* A candidate whose bucket is that of `key` (its start, or its mini-block's first start). */
-static int bucket_add(bucket_best *bb, int64_t key, int64_t s, int64_t e, uint64_t row, uint64_t tuple,
-                      nxpq_error *err)
+/* A candidate in the bucket of `key` (its start, or its mini-block's first start). */
+static int bucket_add(track_pass *tp, bucket_best *bb, int64_t key, int64_t s, int64_t e, uint64_t row,
+                      uint64_t tuple)
 {
-    if (key < bb->lo || key > bb->hi) {
-        if (bucket_flush(bb, err) != 0)
-            return -1;
-        nx_sampler_bucket_range(bb->sm, nx_sampler_bucket(bb->sm, key), &bb->lo, &bb->hi);
-    }
+    uint32_t kb = bucket_of(tp, key);
+    if (bb->have && kb != bb->b && bucket_flush(tp, bb) != 0)
+        return -1;
+    bb->b = kb;
     if (!bb->have || (__int128)e - s > bb->bd) {
         bb->have = true;
         bb->bs = s, bb->be = e, bb->bd = (__int128)e - s, bb->brow = row, bb->btuple = tuple;
@@ -431,11 +488,11 @@ static int64_t unzigzag(uint64_t z)
     return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 
-/* Offers the in-window events of block k. False when its data is malformed, or
- * (*rc -1) out of memory. */
-static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track, int64_t start, int64_t end,
-                         nx_sampler *sm, uint64_t *in_window, uint64_t *first_row, nxpq_error *err, int *rc)
+/* Offers the in-window events of cut block k. False when its data is malformed,
+ * or (*rc -1) out of memory. */
+static bool block_decode(track_pass *tp, const nx_tlx_block *k, int *rc)
 {
+    const nx_tlx *x = tp->x;
     if (k->data_off > x->data_len || k->data_len > x->data_len - k->data_off || k->s.n_events > NX_TLX_BLOCK_EVENTS ||
         k->s.n_events == 0)
         return false;
@@ -458,7 +515,7 @@ static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track,
         if (m[j].best_row >= x->rows || v[6] >= (x->n_tuples ? x->n_tuples : 1))
             return false;
     }
-    bucket_best bb = {.sm = sm, .x = x, .track = track, .lo = 1, .hi = 0};
+    bucket_best bb = {0};
     for (uint32_t j = 0; j < n_minis; j++) {
         const mini *mj = &m[j];
         uint32_t n = j + 1 < n_minis ? NX_TLX_MINI_EVENTS : k->s.n_events - j * NX_TLX_MINI_EVENTS;
@@ -466,15 +523,11 @@ static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track,
             return false;
         const unsigned char *q = p, *qe = p + mj->len;
         p = qe;
-        if (mj->first > end)
+        if (mj->first > tp->end)
             break;
-        if (mj->first >= start && mj->last <= end &&
-            nx_sampler_bucket(sm, mj->first) == nx_sampler_bucket(sm, mj->last)) {
-            /* Every event of the mini-block is in the window and in one bucket. */
-            if (*first_row == UINT64_MAX)
-                *first_row = mj->first_row;
-            *in_window += n;
-            if (bucket_add(&bb, mj->first, mj->best_start, mj->best_end, mj->best_row, mj->best_tuple, err) != 0)
+        if (run_whole(tp, mj->first, mj->last)) {
+            run_seen(tp, mj->first_row, n);
+            if (bucket_add(tp, &bb, mj->first, mj->best_start, mj->best_end, mj->best_row, mj->best_tuple) != 0)
                 return *rc = -1, false;
             continue;
         }
@@ -490,72 +543,37 @@ static bool block_decode(const nx_tlx *x, const nx_tlx_block *k, uint32_t track,
             if (row >= x->rows)
                 return false;
             int64_t en = (int64_t)((uint64_t)s + (uint64_t)unzigzag(dz));
-            if (s > end)
+            if (s > tp->end)
                 break;
-            if (en < start)
+            if (en < tp->start)
                 continue;
-            if (*first_row == UINT64_MAX)
-                *first_row = row;
-            (*in_window)++;
-            if (bucket_add(&bb, s, s, en, row, tuple, err) != 0)
+            run_seen(tp, row, 1);
+            if (bucket_add(tp, &bb, s, s, en, row, tuple) != 0)
                 return *rc = -1, false;
         }
     }
-    if (bucket_flush(&bb, err) != 0)
+    if (bucket_flush(tp, &bb) != 0)
         return *rc = -1, false;
     return true;
 }
 
-static int cmp_seen(const void *a, const void *b)
-{
-    uint64_t x = ((const track_seen *)a)->first_row, y = ((const track_seen *)b)->first_row;
-    return x < y ? -1 : x > y;
-}
-
-/* Index of the first superblock of track tr whose last start is >= from. */
-static uint64_t first_super_from(const nx_tlx *x, const tlx_track *tr, int64_t from)
-{
-    uint64_t lo = tr->first_super, hi = tr->first_super + tr->n_supers;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (x->supers[mid].s.last_start < from)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* One track's pass over its blocks and superblocks. */
-typedef struct track_pass {
-    const nx_tlx *x;
-    nx_sampler *sm;
-    uint32_t t;
-    int64_t start, end;
-    uint64_t *in_window, *first_row;
-    nxpq_error *err;
-} track_pass;
-
 /* A run of events lying wholly in the window and in one bucket is offered as
  * its best event: returns 1 then, 0 when the run must be looked into, -1 on error. */
-static int take_whole(const track_pass *tp, const nx_tlx_summary *k)
+static int take_whole(track_pass *tp, const nx_tlx_summary *k)
 {
     if (k->best_row >= tp->x->rows || k->first_row >= tp->x->rows) {
         nxpq_error_set(tp->err, "timeline index: track %u: row out of range", tp->t);
         return -1;
     }
-    if (k->first_start < tp->start || k->last_start > tp->end ||
-        nx_sampler_bucket(tp->sm, k->first_start) != nx_sampler_bucket(tp->sm, k->last_start))
+    if (!run_whole(tp, k->first_start, k->last_start))
         return 0;
-    if (*tp->first_row == UINT64_MAX)
-        *tp->first_row = k->first_row;
-    *tp->in_window += k->n_events;
+    run_seen(tp, k->first_row, k->n_events);
     return nx_sampler_offer(tp->sm, tp->t, k->best_start, k->best_end, ordinal_of(tp->x, k->best_row), k->best_tuple,
                             tp->err) < 0 ? -1 : 1;
 }
 
 /* Blocks [b, b_end) of a cut superblock; 1 when past the window, 0, or -1. */
-static int blocks_pass(const track_pass *tp, uint64_t b, uint64_t b_end)
+static int blocks_pass(track_pass *tp, uint64_t b, uint64_t b_end)
 {
     for (; b < b_end; b++) {
         const nx_tlx_block *k = &tp->x->blocks[b];
@@ -569,7 +587,7 @@ static int blocks_pass(const track_pass *tp, uint64_t b, uint64_t b_end)
         if (w)
             continue;
         int drc = 0;
-        if (!block_decode(tp->x, k, tp->t, tp->start, tp->end, tp->sm, tp->in_window, tp->first_row, tp->err, &drc)) {
+        if (!block_decode(tp, k, &drc)) {
             if (drc == 0)
                 nxpq_error_set(tp->err, "timeline index: track %u block %llu: malformed event data", tp->t,
                                (unsigned long long)b);
@@ -590,7 +608,7 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, n
     for (uint32_t t = 0; t < x->n_tracks; t++) {
         const tlx_track *tr = &x->tracks[t];
         seen[t] = (track_seen){UINT64_MAX, t};
-        track_pass tp = {x, sm, t, start, end, &out->in_window, &seen[t].first_row, err};
+        track_pass tp = {x, sm, t, start, end, &out->in_window, &seen[t].first_row, err, 1, 0, 0};
         /* Events that start before the window reach into it only within the track's longest duration. */
         __int128 reach = (__int128)start - tr->max_dur;
         int64_t from = reach < INT64_MIN ? INT64_MIN : (int64_t)reach;
