@@ -5,13 +5,14 @@
  * A page is decoded whole: decompressed (or used in place when uncompressed),
  * repetition and definition levels expanded to one byte each, non-null values
  * decoded to fixed-width bytes or pq_sv string views. Rows are then copied out
- * of it. Page sizes, value counts and decompressed sizes are checked against
+ * of it (or, in dictionary form, their dictionary indices: chunk.h). Page sizes, value counts and decompressed sizes are checked against
  * the page, the chunk and the limits in reader_internal.h before anything is
  * allocated.
  */
 #include "parquet/chunk.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,8 +190,10 @@ static void gather(uint8_t *out, const uint8_t *dict, const uint32_t *idx, size_
 static int dict_values(pq_cursor *c, const uint8_t *p, size_t len, size_t n, nxpq_error *err)
 {
     /* A page of nulls needs no dictionary; writers omit it for all-null chunks. */
-    if (n == 0)
+    if (n == 0) {
+        c->pg.dict = c->dict_out && c->has_dict;
         return 0;
+    }
     if (!c->has_dict)
         return page_fail(c, err, "dictionary-encoded page, but the column chunk has no dictionary page");
     if (grow(&c->idx, n * sizeof(uint32_t) + 1) < 0)
@@ -198,6 +201,10 @@ static int dict_values(pq_cursor *c, const uint8_t *p, size_t len, size_t n, nxp
     pq_err e;
     if (pq_dict_indices(p, len, c->dict_n, (uint32_t *)c->idx.p, n, &e) < 0)
         return page_fail(c, err, "%s", e.msg);
+    if (c->dict_out) { /* the rows take the indices; pq_cursor_take gathers only if it must */
+        c->pg.dict = true;
+        return 0;
+    }
     gather(c->vals.p, c->dict_vals.p, (const uint32_t *)c->idx.p, n, c->width);
     return 0;
 }
@@ -286,6 +293,16 @@ static int load_dictionary(pq_cursor *c, const pq_page_header *h, size_t body, n
     pq_err e;
     if (plain_values(c->col->leaf_type, c->width, p, (size_t)h->uncompressed_page_size, c->dict_vals.p, n, &e) < 0)
         return page_fail(c, err, "dictionary values: %s", e.msg);
+    if (c->dict_out && c->col->leaf_type == PQ_BYTE_ARRAY) {
+        if (grow(&c->dict_strs, n * sizeof(nxpq_str) + 1) < 0)
+            return page_fail(c, err, "out of memory for a dictionary of %zu values", n);
+        const pq_sv *sv = (const pq_sv *)c->dict_vals.p;
+        nxpq_str *out = (nxpq_str *)c->dict_strs.p;
+        for (size_t i = 0; i < n; i++)
+            out[i] = (nxpq_str){(const char *)sv[i].ptr, sv[i].len};
+    }
+    static atomic_uint_fast64_t dict_ids;
+    c->dict_id = atomic_fetch_add(&dict_ids, 1) + 1;
     c->has_dict = true;
     c->dict_n = (uint32_t)n;
     return 0;
@@ -415,10 +432,12 @@ static int decode_page(pq_cursor *c, const pq_page_header *h, size_t body, int64
                          PQ_MAX_PAGE_VALUES);
     if (grow(&c->def, n + 1) < 0 || grow(&c->rep, n + 1) < 0)
         return page_fail(c, err, "out of memory for %zu levels", n);
+    c->pg.dict = false;
     page_values v = {NULL, 0, PQ_ENC_PLAIN};
     if ((v2 ? v2_sections(c, h, body, n, &v, err) : v1_sections(c, h, body, n, &v, err)) < 0)
         return -1;
     size_t n_vals = c->col->max_def ? count_level(c->def.p, n, c->col->max_def) : n;
+    c->pg.n_vals = n_vals;
     if (decode_values(c, v.encoding, v.p, v.len, n_vals, err) < 0)
         return -1;
     return place_page(c, n, first_row, err);
@@ -593,7 +612,7 @@ void pq_colbuf_reset(pq_colbuf *b)
 {
     b->valid.len = b->vals.len = b->offsets.len = b->data.len = b->list_offsets.len = b->elem_valid.len = 0;
     b->n_rows = b->n_elems = 0;
-    b->any_null = b->any_null_elem = false;
+    b->any_null = b->any_null_elem = b->dict = false;
 }
 
 void pq_colbuf_free(pq_colbuf *b)
@@ -673,17 +692,133 @@ static int append_each(pq_cursor *c, size_t k, size_t w, pq_colbuf *out, nxpq_er
     return 0;
 }
 
+/* Dictionary form: the next k rows as their indices (null rows get index
+ * dict_n, one past the last entry, and valid 0: parquet.h). */
+static int append_indices(pq_cursor *c, size_t k, pq_colbuf *out, nxpq_error *err)
+{
+    pq_page *pg = &c->pg;
+    uint8_t maxd = c->col->max_def;
+    if ((maxd && reserve(c, &out->valid, k, err) < 0) || reserve(c, &out->vals, k * 4, err) < 0)
+        return -1;
+    uint32_t *dst = (uint32_t *)(out->vals.p + out->vals.len);
+    const uint32_t *src = (const uint32_t *)c->idx.p + pg->vpos;
+    if (!maxd || pg->n_vals == pg->n_lv) { /* no null in the page */
+        if (maxd) {
+            memset(out->valid.p + out->valid.len, 1, k);
+            out->valid.len += k;
+        }
+        memcpy(dst, src, k * 4);
+        pg->vpos += k;
+    } else if (pg->n_vals == 0) { /* only nulls */
+        memset(out->valid.p + out->valid.len, 0, k);
+        out->valid.len += k;
+        out->any_null = true;
+        for (size_t i = 0; i < k; i++)
+            dst[i] = c->dict_n;
+    } else {
+        const uint8_t *def = c->def.p + pg->lv;
+        uint8_t *valid = out->valid.p + out->valid.len;
+        size_t v = 0;
+        bool any_null = false;
+        for (size_t i = 0; i < k; i++) {
+            bool present = def[i] == maxd;
+            valid[i] = present;
+            any_null |= !present;
+            dst[i] = present ? src[v] : c->dict_n;
+            v += present;
+        }
+        out->valid.len += k;
+        out->any_null |= any_null;
+        pg->vpos += v;
+    }
+    out->vals.len += k * 4;
+    pg->lv += k;
+    pg->row += (int64_t)k;
+    out->n_rows += k;
+    return 0;
+}
+
+/* The loaded page's values as values (gathered from the dictionary), for a
+ * batch column that holds values. */
+static void page_to_values(pq_cursor *c)
+{
+    gather(c->vals.p, c->dict_vals.p, (const uint32_t *)c->idx.p, c->pg.n_vals, c->width);
+    c->pg.dict = false;
+}
+
+/* Converts the rows a batch column holds as indices into values (chunk.h). */
+static int colbuf_to_values(pq_cursor *c, pq_colbuf *out, nxpq_error *err)
+{
+    size_t n = out->n_rows;
+    uint32_t *idx = malloc(n * 4 + 4); /* at most once per batch and column, on a dictionary fallback */
+    if (!idx)
+        return chunk_fail(c, err, "out of memory for a batch");
+    memcpy(idx, out->vals.p, n * 4);
+    const uint8_t *valid = c->col->max_def ? out->valid.p : NULL;
+    out->dict = false;
+    out->vals.len = 0;
+    int rc = 0;
+    if (c->col->info.type == NXPQ_STRING) {
+        const pq_sv *dict = (const pq_sv *)c->dict_vals.p;
+        rc = reserve(c, &out->offsets, n * 8, err);
+        for (size_t i = 0; i < n && rc == 0; i++)
+            rc = push_string(c, out, !valid || valid[i] ? &dict[idx[i]] : NULL, err);
+    } else if ((rc = reserve(c, &out->vals, n * c->width, err)) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            uint8_t *dst = out->vals.p + i * c->width;
+            if (!valid || valid[i])
+                copy_value(dst, c->dict_vals.p + (size_t)idx[i] * c->width, c->width);
+            else
+                memset(dst, 0, c->width);
+        }
+        out->vals.len = n * c->width;
+    }
+    free(idx);
+    return rc;
+}
+
 /* Appends the next k levels of a column without repetition: one row each.
  * Required fixed-width values are copied in one go. */
 static int append_scalars(pq_cursor *c, size_t k, pq_colbuf *out, nxpq_error *err)
 {
     pq_page *pg = &c->pg;
+    if (pg->dict) {
+        if (out->n_rows == 0 && !out->dict) {
+            out->dict = true;
+            out->dict_vals = c->dict_vals.p;
+            out->dict_strs = (const nxpq_str *)c->dict_strs.p;
+            out->dict_n = c->dict_n;
+            out->dict_id = c->dict_id;
+        }
+        if (out->dict)
+            return append_indices(c, k, out, err);
+        page_to_values(c);
+    } else if (out->dict && colbuf_to_values(c, out, err) < 0) {
+        return -1;
+    }
     uint8_t maxd = c->col->max_def;
     bool strings = c->col->info.type == NXPQ_STRING;
     size_t w = strings ? 8 : c->width;
     if ((maxd && reserve(c, &out->valid, k, err) < 0) || reserve(c, strings ? &out->offsets : &out->vals, k * w, err))
         return -1;
-    if (maxd || strings) {
+    if (maxd && pg->n_vals == 0) { /* a page of nulls: no values to look at */
+        memset(out->valid.p + out->valid.len, 0, k);
+        out->valid.len += k;
+        out->any_null = true;
+        if (strings) {
+            for (size_t i = 0; i < k; i++)
+                push_u64(&out->offsets, out->data.len);
+        } else {
+            memset(out->vals.p + out->vals.len, 0, k * w);
+            out->vals.len += k * w;
+        }
+    } else if (maxd && !strings && pg->n_vals == pg->n_lv) { /* no null: as a required column */
+        memset(out->valid.p + out->valid.len, 1, k);
+        out->valid.len += k;
+        memcpy(out->vals.p + out->vals.len, c->vals.p + pg->vpos * w, k * w);
+        out->vals.len += k * w;
+        pg->vpos += k;
+    } else if (maxd || strings) {
         if (append_each(c, k, w, out, err) < 0)
             return -1;
     } else {
@@ -802,6 +937,7 @@ void pq_cursor_free(pq_cursor *c)
 {
     growbuf_free(&c->dict_buf);
     growbuf_free(&c->dict_vals);
+    growbuf_free(&c->dict_strs);
     growbuf_free(&c->page_buf);
     growbuf_free(&c->def);
     growbuf_free(&c->rep);
@@ -830,6 +966,14 @@ int pq_colbuf_finish(pq_colbuf *b, const pq_column *col, nxpq_column_data *o)
         return -1;
     o->type = col->info.type;
     o->valid = b->any_null ? b->valid.p : NULL;
+    if (b->dict) {
+        o->dict_index = (const uint32_t *)b->vals.p;
+        o->dict_n = b->dict_n;
+        o->dict_values.b = b->dict_vals;
+        o->dict_strs = b->dict_strs;
+        o->dict_id = b->dict_id;
+        return 0;
+    }
     o->values.b = b->vals.p;
     bool lists = col->info.type == NXPQ_LIST_INT64 || col->info.type == NXPQ_LIST_STRING;
     bool strings = col->info.type == NXPQ_STRING || col->info.type == NXPQ_LIST_STRING;

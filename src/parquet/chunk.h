@@ -10,6 +10,16 @@
  *
  * A cursor is reused across row groups (pq_cursor_begin) so its buffers are
  * allocated once per scan.
+ *
+ * Dictionary form (pq_cursor.dict_out, for STRING, INT32 and INT64 columns
+ * without repetition): rows of dictionary-encoded pages are appended as their
+ * uint32 dictionary indices instead of copies of the values, and the batch
+ * column describes the chunk's dictionary (nxpq_column_data.dict_index). A batch
+ * column is in dictionary form only when every row it got came from a
+ * dictionary-encoded page of the same chunk (a batch never spans row groups);
+ * when a PLAIN page (a writer's fallback after its dictionary filled up) meets
+ * rows already taken as indices, those rows are converted to values and the
+ * batch column continues as values. Either way the rows mean the same.
  */
 #ifndef NX_PARQUET_CHUNK_H
 #define NX_PARQUET_CHUNK_H
@@ -32,6 +42,11 @@ typedef struct pq_colbuf {
     pq_growbuf elem_valid;   /* uint8 per list element */
     size_t n_rows, n_elems;
     bool any_null, any_null_elem;
+    bool dict;               /* rows are uint32 dictionary indices in vals (see above) */
+    const void *dict_vals;   /* dict: the chunk's decoded dictionary (pq_cursor.dict_vals) */
+    const nxpq_str *dict_strs;
+    uint32_t dict_n;
+    uint64_t dict_id;
 } pq_colbuf;
 
 void pq_colbuf_reset(pq_colbuf *b);
@@ -45,6 +60,8 @@ typedef struct pq_page {
     size_t vpos;              /* the next non-null value to use */
     int64_t end_row;          /* rows started before the end of the page (within the row group) */
     int64_t row;              /* rows started before position lv */
+    size_t n_vals;            /* non-null values in the page */
+    bool dict;                /* values are dictionary indices in pq_cursor.idx (dict_out) */
     size_t offset;            /* file offset of the page header, for messages */
     bool loaded;
 } pq_page;
@@ -65,8 +82,11 @@ typedef struct pq_cursor {
     size_t next_pos;          /* sequential: offset of the next page header */
     int64_t next_row;         /* sequential: first row of the next page */
 
+    bool dict_out;            /* hand out dictionary indices (see above); set before begin */
     bool has_dict;
     uint32_t dict_n;
+    uint64_t dict_id;         /* process-wide number of the loaded dictionary */
+    pq_growbuf dict_strs;     /* dict_out strings: the dictionary as nxpq_str */
     pq_growbuf dict_buf;      /* decompressed dictionary page */
     pq_growbuf dict_vals;     /* decoded dictionary values */
 

@@ -129,11 +129,97 @@ static int dict_encode_page(const nxpq_writer *w, col_writer *c, const raw_page 
             return 1;
         }
     }
+    /* dictionary_skip_distinct: mostly distinct values (ids, timestamps,
+     * checksums) gain nothing from a dictionary but a copy of every value plus
+     * an index, and hashing them is the costliest step of the writer. Once a
+     * chunk has seen enough values and more than half were new, its later
+     * pages (and the column's later chunks, see reset_encoder() in writer.c)
+     * are PLAIN; pages already encoded keep the dictionary. */
+    c->dict_values += n;
+    if (w->opt.dictionary_skip_distinct && c->dict_values >= DICT_JUDGE_VALUES && d->n_entries * 2 > c->dict_values)
+        c->mode = MODE_PLAIN;
     return 0;
 }
 
+/*
+ * Caller dictionaries: the page holds distinct ids. Each id is mapped to its
+ * entry in the chunk's dictionary; an id the chunk has not used yet appends its
+ * PLAIN form to c->dict (first-use order, as hashing would have found it).
+ * Returns 1 when the dictionary would outgrow its limit: the entries this page
+ * added are dropped and the page, and the rest of the chunk, go PLAIN, exactly
+ * as dict_encode_page() does.
+ */
+static int caller_dict_encode_page(const nxpq_writer *w, col_writer *c, const raw_page *p, encode_scratch *s)
+{
+    caller_dict *cd = c->cd;
+    dictionary *d = &c->dict;
+    if (reserve_scratch(c, s, p->n_ids) != 0)
+        return -1;
+    size_t entries_before = d->n_entries, bytes_before = d->plain.len;
+    const char *src = cd->distinct.plain.data;
+    for (size_t i = 0; i < p->n_ids; i++) {
+        uint32_t id = p->ids[i];
+        uint32_t e1 = cd->chunk1[id];
+        if (!e1) {
+            /* cap_entries is the number of distinct values: no growth needed */
+            uint32_t e = (uint32_t)d->n_entries++;
+            d->offsets[e] = (uint32_t)d->plain.len;
+            nx_strbuf_append(&d->plain, src + cd->distinct.offsets[id], cd->plain_len[id]);
+            if (d->plain.failed)
+                return col_fail(c, "out of memory growing the dictionary");
+            cd->used[e] = id;
+            cd->chunk1[id] = e1 = e + 1;
+            if (d->plain.len > w->opt.dictionary_max_bytes) {
+                for (size_t k = entries_before; k < d->n_entries; k++)
+                    cd->chunk1[cd->used[k]] = 0;
+                d->n_entries = entries_before;
+                d->plain.len = bytes_before;
+                c->mode = MODE_PLAIN;
+                return 1;
+            }
+        }
+        s->idx[i] = e1 - 1;
+    }
+    /* the same judgement as dict_encode_page(), so both give the same file */
+    c->dict_values += p->n_ids;
+    if (w->opt.dictionary_skip_distinct && c->dict_values >= DICT_JUDGE_VALUES && d->n_entries * 2 > c->dict_values)
+        c->mode = MODE_PLAIN;
+    return 0;
+}
+
+/* A caller-dictionary page written PLAIN: its values spelled out into p->plain
+ * (integer statistics too; strings get theirs from the PLAIN bytes later). */
+/* Counts the PLAIN bytes of one INT32 or INT64 value v in the statistics. */
+static void stats_plain_int(const col_writer *c, stats_acc *st, const char *v)
+{
+    if (c->physical == PQ_INT32) {
+        int32_t x;
+        memcpy(&x, v, 4);
+        stats_int(st, x);
+    } else if (c->physical == PQ_INT64) {
+        int64_t x;
+        memcpy(&x, v, 8);
+        stats_int(st, x);
+    }
+}
+
+static int caller_dict_expand_page(col_writer *c, raw_page *p)
+{
+    const caller_dict *cd = c->cd;
+    const char *src = cd->distinct.plain.data;
+    p->plain.len = 0;
+    for (size_t i = 0; i < p->n_ids; i++) {
+        uint32_t id = p->ids[i];
+        const char *v = src + cd->distinct.offsets[id];
+        nx_strbuf_append(&p->plain, v, cd->plain_len[id]);
+        stats_plain_int(c, &p->stats, v);
+    }
+    return p->plain.failed ? col_fail(c, "out of memory encoding a page") : 0;
+}
+
 /* Page min/max of a string column: over the distinct dictionary entries the
- * page uses, or over every value of a PLAIN page. */
+ * page uses, or over every value of a PLAIN page. Integer columns come here
+ * only with a caller dictionary (hashed ones count at put time). */
 static int string_page_stats(col_writer *c, raw_page *p, encode_scratch *s, bool dict_page)
 {
     if (!dict_page) {
@@ -163,9 +249,14 @@ static int string_page_stats(col_writer *c, raw_page *p, encode_scratch *s, bool
     for (size_t wd = 0; wd < words; wd++)
         for (uint64_t bits = s->seen[wd]; bits; bits &= bits - 1) {
             size_t e = wd * 64 + (size_t)__builtin_ctzll(bits);
-            uint32_t len;
-            memcpy(&len, d->plain.data + d->offsets[e], 4);
-            stats_bytes(&p->stats, d->plain.data + d->offsets[e] + 4, len);
+            const char *v = d->plain.data + d->offsets[e];
+            if (c->physical == PQ_INT32 || c->physical == PQ_INT64) {
+                stats_plain_int(c, &p->stats, v);
+            } else {
+                uint32_t len;
+                memcpy(&len, v, 4);
+                stats_bytes(&p->stats, v + 4, len);
+            }
         }
     return 0;
 }
@@ -250,11 +341,14 @@ int column_page_encode(const nxpq_writer *w, col_writer *c, raw_page *p, encode_
     if (mode == MODE_DICT && p->values == 0)
         mode = MODE_PLAIN; /* nothing to look up; a dictionary page may never be written */
     if (mode == MODE_DICT) {
-        if (dict_encode_page(w, c, p, s) < 0)
+        if ((c->cd ? caller_dict_encode_page(w, c, p, s) : dict_encode_page(w, c, p, s)) < 0)
             return -1;
         mode = c->mode;
     }
-    if (c->physical == PQ_BYTE_ARRAY && string_page_stats(c, p, s, mode == MODE_DICT) != 0)
+    if (c->cd && mode != MODE_DICT && caller_dict_expand_page(c, p) != 0)
+        return -1;
+    if ((c->physical == PQ_BYTE_ARRAY || (c->cd && mode == MODE_DICT)) &&
+        string_page_stats(c, p, s, mode == MODE_DICT) != 0)
         return -1;
     nx_strbuf *body = &s->body, *comp = &s->comp;
     body->len = comp->len = 0;
@@ -353,6 +447,7 @@ void column_chunk_begin(col_writer *c)
     c->encodings = 0;
     c->chunk_values = c->chunk_uncompressed = c->dict_uncompressed = 0;
     c->nan_only_page = c->has_dict_page = false;
+    c->dict_values = 0;
     stats_reset(&c->chunk_stats);
 }
 

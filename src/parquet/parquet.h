@@ -30,7 +30,8 @@
  *
  * Threads: a writer or reader is used by one thread at a time; distinct objects
  * are independent. The writer itself encodes a row group's columns on several
- * threads (nxpq_writer_options.threads); that is invisible to callers.
+ * threads (nxpq_writer_options.threads), and a scan may decode a batch's
+ * columns on several (nxpq_scan_options.threads); both are invisible to callers.
  */
 #ifndef NX_PARQUET_H
 #define NX_PARQUET_H
@@ -73,10 +74,11 @@ typedef enum nxpq_codec {
 
 /* How the writer encodes a column's values. */
 typedef enum nxpq_encoding_pref {
-    NXPQ_ENCODE_AUTO,        /* strings and ints: dictionary, falling back to PLAIN;
+    NXPQ_ENCODE_AUTO,        /* strings and ints: dictionary, falling back to PLAIN
+                                (see also dictionary_skip_distinct);
                                 floats, doubles, booleans: PLAIN */
     NXPQ_ENCODE_PLAIN,
-    NXPQ_ENCODE_DICTIONARY,  /* RLE_DICTIONARY (same fallback as AUTO); strings and
+    NXPQ_ENCODE_DICTIONARY,  /* RLE_DICTIONARY (same fallbacks as AUTO); strings and
                                 ints only, other types stay PLAIN */
     NXPQ_ENCODE_DELTA        /* DELTA_BINARY_PACKED; INT32/INT64/LIST_INT64 only.
                                 Best for sorted timestamps. */
@@ -104,6 +106,11 @@ typedef struct nxpq_writer_options {
     uint32_t page_rows;            /* ... and at most this many rows per page (default 65,536),
                                       so the page index can skip to a time window */
     uint32_t dictionary_max_bytes; /* dictionary page limit before PLAIN fallback (default 1 MiB) */
+    bool dictionary_skip_distinct; /* also fall back when a column chunk has dictionary-encoded
+                                      8192 values or more, over half of them distinct: its later
+                                      pages and the column's later chunks are PLAIN (ids,
+                                      timestamps, checksums gain nothing from a dictionary and
+                                      cost the most to hash). Default false */
     bool write_page_index;         /* ColumnIndex + OffsetIndex (default true) */
     bool write_statistics;         /* chunk and page statistics (default true) */
     int threads;                   /* threads encoding pages behind the caller; 0 (default) =
@@ -167,6 +174,34 @@ int nxpq_put_int64_masked(nxpq_writer *w, size_t col, const int64_t *v, const ui
 int nxpq_put_double_masked(nxpq_writer *w, size_t col, const double *v, const uint8_t *valid, size_t n);
 int nxpq_put_bool_masked(nxpq_writer *w, size_t col, const uint8_t *v, const uint8_t *valid, size_t n);
 
+/* Caller-known dictionaries, for a column whose values all come from a set the
+ * caller knows before the first row (properties of a program's instructions,
+ * say): the caller gives the set once and then puts indices into it, so the
+ * writer never hashes or compares a value per row.
+ *
+ * nxpq_set_dictionary_strings() (STRING columns) and nxpq_set_dictionary_int64()
+ * (INT64 and INT32 columns) give the column's entries: index k stands for entry
+ * k. A string entry with a NULL ptr, or an int entry with valid[k] == 0 (valid
+ * NULL: all valid), stands for null. Entries may repeat (equal values are
+ * merged), so a caller may pass one entry per object rather than distinct
+ * values. The values are copied. Allowed once per column, before the file's
+ * first row, on columns not DELTA-encoded; from then on the column takes only
+ * nxpq_put_dict_masked() and nxpq_put_null(). An INT32 column's entry outside
+ * INT32 fails the writer only when a row uses it.
+ *
+ * The file is the one the ordinary puts of the same values would give, byte for
+ * byte: per column chunk the dictionary page holds the entries the chunk uses,
+ * in first-use order; page and chunk statistics (min/max over the entries used,
+ * null counts) and the page index are the same; pages and row groups are cut by
+ * the same PLAIN byte counts; a chunk whose dictionary outgrows
+ * dictionary_max_bytes falls back to PLAIN in the same way. */
+int nxpq_set_dictionary_strings(nxpq_writer *w, size_t col, const nxpq_str *v, size_t n);
+int nxpq_set_dictionary_int64(nxpq_writer *w, size_t col, const int64_t *v, const uint8_t *valid, size_t n);
+/* n values of a column with a caller dictionary: row i is entry idx[i], or null
+ * where valid[i] == 0 (valid NULL: none). An index past the last entry, or a
+ * null (a null entry included) in a required column, fails the writer. */
+int nxpq_put_dict_masked(nxpq_writer *w, size_t col, const uint32_t *idx, const uint8_t *valid, size_t n);
+
 /* Close the current row (or the last n rows after batch puts): every column
  * must hold exactly the same number of values. May flush a row group. */
 int nxpq_end_row(nxpq_writer *w);
@@ -222,6 +257,11 @@ typedef struct nxpq_scan_options {
     const nxpq_range *ranges;  /* all must hold (AND) */
     size_t n_ranges;
     size_t batch_rows;         /* rows per batch at most (default 65,536) */
+    int threads;               /* threads decoding a batch's columns, the caller's included
+                                  (0 or 1: the caller alone; at most 8). Batches under
+                                  4,096 rows are always decoded by the caller. The batch
+                                  and its bytes do not depend on it. */
+    bool dictionary;           /* hand out dictionary form (nxpq_column_data) where it applies */
 } nxpq_scan_options;
 
 /* One projected column of a batch. Row i of the batch:
@@ -231,6 +271,16 @@ typedef struct nxpq_scan_options {
  *   lists:   elements list_offsets[i] .. list_offsets[i+1]; element j is
  *            values.i64[j] (LIST_INT64) or data[offsets[j] .. offsets[j+1])
  *            (LIST_STRING); element_valid (NULL = all present) marks null elements
+ * Dictionary form (only from a scan with nxpq_scan_options.dictionary, only for
+ * STRING, INT32 and INT64 columns): when dict_index is non-NULL the column
+ * holds no values/offsets/data; row i, when valid, is dictionary entry
+ * dict_index[i] (< dict_n; a null row holds dict_n, so per-entry tables with
+ * one extra entry for null need no look at valid): dict_values.i32/i64[d] or the
+ * bytes dict_strs[d]. dict_id identifies the dictionary's contents: two batch
+ * columns with the same dict_id have the same dictionary (ids are never
+ * reused in a process), so per-entry work can be cached across batches. A
+ * column is in this form when all rows of the batch come from
+ * dictionary-encoded pages; otherwise it holds plain values as above.
  * Arrays are owned by the scan and valid until the next nxpq_scan_next(). */
 typedef struct nxpq_column_data {
     nxpq_type type;
@@ -246,6 +296,15 @@ typedef struct nxpq_column_data {
     const char *data;
     const uint64_t *list_offsets;
     const uint8_t *element_valid;
+    const uint32_t *dict_index;
+    size_t dict_n;
+    union {
+        const int32_t *i32;
+        const int64_t *i64;
+        const uint8_t *b;
+    } dict_values;
+    const nxpq_str *dict_strs;
+    uint64_t dict_id;
 } nxpq_column_data;
 
 typedef struct nxpq_batch {

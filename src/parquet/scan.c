@@ -9,16 +9,29 @@
  * kept rows and slices them to those rows, so all columns of a batch cover the
  * same contiguous rows. Without a page index the whole row group is kept.
  *
+ * Threads (nxpq_scan_options.threads > 1): a batch's columns are decoded on
+ * that many threads, each taking the next undone column; the batch is the same
+ * as a one-thread scan's, and the first error met (by any thread) is reported.
+ *
+ * Dictionary form (nxpq_scan_options.dictionary): set per cursor for the
+ * column types parquet.h lists; chunk.h says when a batch column gets it.
+ *
  * Statistics: pages_total counts the data pages of the projected columns in
  * the row groups that survive row-group pruning (from the offset index, or,
  * without one, the pages whose headers were met); pages_read those decoded.
  */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parquet/chunk.h"
+
+/* Below PARALLEL_MIN_ROWS rows per batch the columns are read on the calling
+ * thread only: starting threads costs more than decoding a few rows. */
+enum { PARALLEL_MIN_ROWS = 4096, MAX_THREADS = 8 };
 
 typedef struct pq_ival {
     int64_t lo, hi; /* rows [lo, hi) of a row group */
@@ -36,6 +49,7 @@ struct nxpq_scan {
     nxpq_range *ranges;
     size_t n_ranges;
     size_t batch_rows;
+    size_t threads;         /* decoding threads per batch (>= 1) */
     pq_cursor *cursors;
     pq_colbuf *bufs;
     nxpq_column_data *cols;
@@ -236,6 +250,9 @@ static int set_projection(nxpq_scan *s, const nxpq_scan_options *o, nxpq_error *
             return scan_fail(s, err, &r->cols[c], -1, "its type (%s) is not supported by this reader",
                              r->cols[c].unsupported);
         }
+        nxpq_type t = r->cols[c].info.type;
+        s->cursors[k].dict_out =
+            o->dictionary && !r->cols[c].max_rep && (t == NXPQ_STRING || t == NXPQ_INT32 || t == NXPQ_INT64);
         s->proj[k++] = &r->cols[c];
     }
     s->n_proj = n;
@@ -277,6 +294,7 @@ nxpq_scan *nxpq_scan_open(nxpq_reader *r, const nxpq_scan_options *opts, nxpq_er
     }
     s->r = r;
     s->batch_rows = o->batch_rows ? o->batch_rows : PQ_DEFAULT_BATCH_ROWS;
+    s->threads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : (size_t)o->threads;
     s->stats.row_groups_total = r->meta.n_row_groups;
     if (set_projection(s, o, err) < 0 || set_ranges(s, o, err) < 0) {
         nxpq_scan_close(s);
@@ -287,17 +305,88 @@ nxpq_scan *nxpq_scan_open(nxpq_reader *r, const nxpq_scan_options *opts, nxpq_er
 
 /* ----------------------------------------------------------------- batches */
 
+/* Reads rows [a, a + k) of projected column j into its batch column. */
+static int fill_column(nxpq_scan *s, size_t j, int64_t a, size_t k, nxpq_error *err)
+{
+    pq_colbuf_reset(&s->bufs[j]);
+    if (pq_cursor_seek(&s->cursors[j], a, err) < 0 || pq_cursor_take(&s->cursors[j], k, &s->bufs[j], err) < 0)
+        return -1;
+    if (pq_colbuf_finish(&s->bufs[j], s->proj[j], &s->cols[j]) < 0)
+        return scan_fail(s, err, s->proj[j], s->rg, "%s", "out of memory for a batch");
+    return 0;
+}
+
+/* Column-parallel decoding (nxpq_scan_options.threads): every thread takes the
+ * next undone column from a shared counter until none is left, so uneven
+ * columns balance out. Columns share nothing but the read-only file bytes and
+ * footer; each cursor and batch column belongs to one thread at a time. */
+typedef struct fill_share {
+    nxpq_scan *s;
+    int64_t a;
+    size_t k;
+    atomic_size_t next;
+    atomic_bool failed;
+} fill_share;
+
+typedef struct fill_worker {
+    fill_share *sh;
+    pthread_t th;
+    int rc;
+    nxpq_error err;
+} fill_worker;
+
+static void *fill_columns(void *arg)
+{
+    fill_worker *w = arg;
+    fill_share *sh = w->sh;
+    w->rc = 0;
+    for (;;) {
+        size_t j = atomic_fetch_add(&sh->next, 1);
+        if (j >= sh->s->n_proj || atomic_load(&sh->failed))
+            break;
+        if (fill_column(sh->s, j, sh->a, sh->k, &w->err) < 0) {
+            w->rc = -1;
+            atomic_store(&sh->failed, true);
+            break;
+        }
+    }
+    return NULL;
+}
+
 static int fill_batch(nxpq_scan *s, nxpq_error *err)
 {
     const pq_ival *iv = &s->keep.v[s->iv_pos];
     int64_t a = s->iv_row;
     size_t k = (uint64_t)(iv->hi - a) < s->batch_rows ? (size_t)(iv->hi - a) : s->batch_rows;
-    for (size_t j = 0; j < s->n_proj; j++) {
-        pq_colbuf_reset(&s->bufs[j]);
-        if (pq_cursor_seek(&s->cursors[j], a, err) < 0 || pq_cursor_take(&s->cursors[j], k, &s->bufs[j], err) < 0)
+    size_t nt = s->threads < s->n_proj ? s->threads : s->n_proj;
+    if (nt > 1 && k >= PARALLEL_MIN_ROWS) {
+        fill_share sh = {.s = s, .a = a, .k = k};
+        atomic_init(&sh.next, 0);
+        atomic_init(&sh.failed, false);
+        fill_worker w[MAX_THREADS];
+        size_t started = 1;
+        for (size_t t = 0; t < nt; t++)
+            w[t].sh = &sh;
+        for (; started < nt; started++)
+            if (pthread_create(&w[started].th, NULL, fill_columns, &w[started]) != 0)
+                break; /* fewer threads: the others take more columns */
+        fill_columns(&w[0]);
+        int rc = w[0].rc;
+        if (rc < 0)
+            *err = w[0].err;
+        for (size_t t = 1; t < started; t++) {
+            pthread_join(w[t].th, NULL);
+            if (rc == 0 && w[t].rc < 0) {
+                rc = -1;
+                *err = w[t].err;
+            }
+        }
+        if (rc < 0)
             return -1;
-        if (pq_colbuf_finish(&s->bufs[j], s->proj[j], &s->cols[j]) < 0)
-            return scan_fail(s, err, s->proj[j], s->rg, "%s", "out of memory for a batch");
+    } else {
+        for (size_t j = 0; j < s->n_proj; j++)
+            if (fill_column(s, j, a, k, err) < 0)
+                return -1;
     }
     s->batch.n_rows = k;
     s->batch.first_row = s->r->rg_first_row[s->rg] + a;

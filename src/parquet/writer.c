@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "nxprof_version.h"
 #include "parquet/writer_internal.h"
@@ -78,6 +79,7 @@ static void raw_page_free(raw_page *p)
     nx_strbuf_free(&p->rep);
     nx_strbuf_free(&p->plain);
     free(p->ints);
+    free(p->ids);
     stats_free(&p->stats);
 }
 
@@ -101,6 +103,7 @@ static void col_free(col_writer *c)
     free(c->queue);
     free(c->spare);
     dict_free(&c->dict);
+    caller_dict_free(c->cd);
     nx_strbuf_free(&c->chunk);
     nx_strbuf_free(&c->bounds);
     nx_strbuf_free(&c->dict_page);
@@ -163,7 +166,7 @@ static int take_page(nxpq_writer *w, col_writer *c)
         c->n_owned++;
     }
     p->def.len = p->rep.len = p->plain.len = 0;
-    p->n_ints = p->rows = p->levels = p->values = 0;
+    p->n_ints = p->n_ids = p->id_bytes = p->rows = p->levels = p->values = 0;
     p->first_row = (int64_t)w->rg_rows;
     stats_reset(&p->stats);
     c->open = p;
@@ -441,20 +444,30 @@ static inline raw_page *open_raw(col_writer *c)
     return c->open;
 }
 
+/* Room for `need` elements in a page's growing array (doubling from 4096). */
+static int page_reserve(nxpq_writer *w, void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 4096;
+    while (c < need)
+        c *= 2;
+    void *x = realloc(*arr, c * elem);
+    if (!x)
+        return fail(w, "out of memory");
+    *arr = x;
+    *cap = c;
+    return 0;
+}
+
 static int value_int(nxpq_writer *w, col_writer *c, int64_t v)
 {
     raw_page *p = open_raw(c);
     stats_int(&p->stats, v);
     p->values++;
     if (c->delta) {
-        if (p->n_ints == p->cap_ints) {
-            size_t cap = p->cap_ints ? p->cap_ints * 2 : 4096;
-            int64_t *x = realloc(p->ints, cap * sizeof *x);
-            if (!x)
-                return fail(w, "out of memory");
-            p->ints = x;
-            p->cap_ints = cap;
-        }
+        if (page_reserve(w, (void **)&p->ints, &p->cap_ints, p->n_ints + 1, sizeof *p->ints) != 0)
+            return -1;
         p->ints[p->n_ints++] = v;
         return 0;
     }
@@ -505,6 +518,10 @@ static col_writer *column_for(nxpq_writer *w, size_t col, nxpq_type type)
     col_writer *c = &w->cols[col];
     if (c->spec.type != type) {
         fail(w, "column '%s' is %s, not %s", c->spec.name, nxpq_type_name(c->spec.type), nxpq_type_name(type));
+        return NULL;
+    }
+    if (c->cd) {
+        fail(w, "column '%s' has a caller dictionary: put indices (nxpq_put_dict_masked)", c->spec.name);
         return NULL;
     }
     c->row_pending++;
@@ -684,16 +701,8 @@ int nxpq_put_int64_array(nxpq_writer *w, size_t col, const int64_t *v, size_t n)
     p->values += n;
     if (!c->delta)
         return buf_append(w, &p->plain, v, n * sizeof *v);
-    if (p->n_ints + n > p->cap_ints) {
-        size_t cap = p->cap_ints ? p->cap_ints : 4096;
-        while (cap < p->n_ints + n)
-            cap *= 2;
-        int64_t *x = realloc(p->ints, cap * sizeof *x);
-        if (!x)
-            return fail(w, "out of memory");
-        p->ints = x;
-        p->cap_ints = cap;
-    }
+    if (page_reserve(w, (void **)&p->ints, &p->cap_ints, p->n_ints + n, sizeof *p->ints) != 0)
+        return -1;
     memcpy(p->ints + p->n_ints, v, n * sizeof *v);
     p->n_ints += n;
     return 0;
@@ -754,6 +763,10 @@ static col_writer *column_for_masked(nxpq_writer *w, size_t col, nxpq_type a, nx
     col_writer *c = &w->cols[col];
     if (c->spec.type != a && c->spec.type != b) {
         fail(w, "column '%s' is %s, not %s", c->spec.name, nxpq_type_name(c->spec.type), nxpq_type_name(a));
+        return NULL;
+    }
+    if (c->cd) {
+        fail(w, "column '%s' has a caller dictionary: put indices (nxpq_put_dict_masked)", c->spec.name);
         return NULL;
     }
     c->row_pending += n;
@@ -837,16 +850,8 @@ int nxpq_put_int64_masked(nxpq_writer *w, size_t col, const int64_t *v, const ui
         p->values += k;
         int rc;
         if (c->delta) {
-            if (p->cap_ints - p->n_ints < k) {
-                size_t cap = p->cap_ints ? p->cap_ints : 4096;
-                while (cap - p->n_ints < k)
-                    cap *= 2;
-                int64_t *x = realloc(p->ints, cap * sizeof *x);
-                if (!x)
-                    return fail(w, "out of memory");
-                p->ints = x;
-                p->cap_ints = cap;
-            }
+            if (page_reserve(w, (void **)&p->ints, &p->cap_ints, p->n_ints + k, sizeof *p->ints) != 0)
+                return -1;
             memcpy(p->ints + p->n_ints, src, k * sizeof *src);
             p->n_ints += k;
             rc = 0;
@@ -908,6 +913,206 @@ int nxpq_put_bool_masked(nxpq_writer *w, size_t col, const uint8_t *v, const uin
         if (buf_append(w, &p->plain, &b, 1) != 0)
             return -1;
     }
+    return 0;
+}
+
+/* ------------------------------------------------------------- caller dictionaries */
+
+void caller_dict_free(caller_dict *cd)
+{
+    if (!cd)
+        return;
+    free(cd->canon);
+    dict_free(&cd->distinct);
+    free(cd->plain_len);
+    free(cd->chunk1);
+    free(cd->used);
+    free(cd);
+}
+
+/* The column a dictionary may be set on now; NULL (writer failed) otherwise. */
+static col_writer *column_for_dictionary(nxpq_writer *w, size_t col, bool strings, size_t n)
+{
+    if (w->failed)
+        return NULL;
+    if (col >= w->n_cols) {
+        fail(w, "column index %zu out of range (%zu columns)", col, w->n_cols);
+        return NULL;
+    }
+    col_writer *c = &w->cols[col];
+    nxpq_type t = c->spec.type;
+    if (strings ? t != NXPQ_STRING : t != NXPQ_INT64 && t != NXPQ_INT32) {
+        fail(w, "column '%s' is %s: no %s dictionary", c->spec.name, nxpq_type_name(t), strings ? "string" : "integer");
+        return NULL;
+    }
+    if (c->delta || c->cd || w->rows > 0 || c->row_pending > 0 || c->open->levels > 0) {
+        fail(w, "column '%s': a dictionary is set once, before the first row, on a column not DELTA-encoded",
+             c->spec.name);
+        return NULL;
+    }
+    if (n >= CD_WIDE) {
+        fail(w, "column '%s': too many dictionary entries (%zu)", c->spec.name, n);
+        return NULL;
+    }
+    return c;
+}
+
+/* Merges the entries (strings: sv; ints: iv with valid) into distinct values
+ * and installs the dictionary on column c. */
+static int set_dictionary(nxpq_writer *w, col_writer *c, const nxpq_str *sv, const int64_t *iv,
+                          const uint8_t *valid, size_t n)
+{
+    caller_dict *cd = calloc(1, sizeof *cd);
+    if (!cd || !(cd->canon = malloc((n ? n : 1) * sizeof *cd->canon)) || dict_reserve(&cd->distinct, n ? n : 1) != 0) {
+        caller_dict_free(cd);
+        return fail(w, "out of memory for the dictionary of column '%s'", c->spec.name);
+    }
+    cd->n_keys = n;
+    dictionary *d = &cd->distinct;
+    nx_strbuf tmp = NX_STRBUF_INIT;
+    bool narrow = c->spec.type == NXPQ_INT32;
+    for (size_t k = 0; k < n; k++) {
+        const void *plain;
+        uint32_t len;
+        uint64_t hash;
+        int64_t v64 = 0;
+        int32_t v32 = 0;
+        if (sv) {
+            if (!sv[k].ptr) {
+                cd->canon[k] = (cd_key){CD_NULL, 0};
+                continue;
+            }
+            if (sv[k].len > INT32_MAX) {
+                nx_strbuf_free(&tmp);
+                caller_dict_free(cd);
+                return fail(w, "column '%s': a string of %zu bytes exceeds Parquet's 2 GiB limit", c->spec.name,
+                            sv[k].len);
+            }
+            uint32_t l32 = (uint32_t)sv[k].len;
+            tmp.len = 0;
+            nx_strbuf_append(&tmp, &l32, 4);
+            nx_strbuf_append(&tmp, sv[k].ptr, sv[k].len);
+            if (tmp.failed)
+                break;
+            plain = tmp.data;
+            len = (uint32_t)tmp.len;
+            hash = XXH3_64bits(plain, len);
+        } else {
+            if (valid && !valid[k]) {
+                cd->canon[k] = (cd_key){CD_NULL, 0};
+                continue;
+            }
+            v64 = iv[k];
+            if (narrow && (v64 < INT32_MIN || v64 > INT32_MAX)) {
+                cd->canon[k] = (cd_key){CD_WIDE, 0};
+                continue;
+            }
+            v32 = (int32_t)v64;
+            plain = narrow ? (const void *)&v32 : (const void *)&v64;
+            len = narrow ? 4 : 8;
+            hash = pq_mix64(narrow ? (uint64_t)(int64_t)v32 : (uint64_t)v64);
+        }
+        int64_t e = dict_lookup(d, hash, plain, len);
+        if (e < 0)
+            break;
+        cd->canon[k] = (cd_key){(uint32_t)e, len};
+    }
+    bool oom = tmp.failed || d->plain.failed;
+    nx_strbuf_free(&tmp);
+    /* The hash slots were only for merging; the encoder maps ids, never hashes. */
+    free(d->slots);
+    d->slots = NULL;
+    d->n_slots = 0;
+    size_t nd = d->n_entries ? d->n_entries : 1;
+    if (!oom) {
+        cd->plain_len = malloc(nd * sizeof *cd->plain_len);
+        cd->chunk1 = calloc(nd, sizeof *cd->chunk1);
+        cd->used = malloc(nd * sizeof *cd->used);
+        /* The chunk dictionary never holds more entries than there are distinct values. */
+        uint32_t *offs = realloc(c->dict.offsets, nd * sizeof *offs);
+        if (offs) {
+            c->dict.offsets = offs;
+            c->dict.cap_entries = nd;
+        }
+        oom = !cd->plain_len || !cd->chunk1 || !cd->used || !offs;
+    }
+    if (oom) {
+        caller_dict_free(cd);
+        return fail(w, "out of memory for the dictionary of column '%s'", c->spec.name);
+    }
+    for (size_t e = 0; e < d->n_entries; e++)
+        cd->plain_len[e] = (e + 1 < d->n_entries ? d->offsets[e + 1] : (uint32_t)d->plain.len) - d->offsets[e];
+    c->cd = cd;
+    return 0;
+}
+
+int nxpq_set_dictionary_strings(nxpq_writer *w, size_t col, const nxpq_str *v, size_t n)
+{
+    col_writer *c = column_for_dictionary(w, col, true, n);
+    return c ? set_dictionary(w, c, v, NULL, NULL, n) : -1;
+}
+
+int nxpq_set_dictionary_int64(nxpq_writer *w, size_t col, const int64_t *v, const uint8_t *valid, size_t n)
+{
+    col_writer *c = column_for_dictionary(w, col, false, n);
+    return c ? set_dictionary(w, c, NULL, v, valid, n) : -1;
+}
+
+/* Per value: a bounds check, a table load and two stores; the values
+ * themselves are looked at only once per chunk, when the encoder first meets
+ * their distinct id. */
+int nxpq_put_dict_masked(nxpq_writer *w, size_t col, const uint32_t *idx, const uint8_t *valid, size_t n)
+{
+    if (w->failed)
+        return -1;
+    if (col >= w->n_cols)
+        return fail(w, "column index %zu out of range (%zu columns)", col, w->n_cols);
+    col_writer *c = &w->cols[col];
+    const caller_dict *cd = c->cd;
+    if (!cd)
+        return fail(w, "column '%s' has no caller dictionary (nxpq_set_dictionary_*)", c->spec.name);
+    if (valid && !memchr(valid, 0, n))
+        valid = NULL;   /* the common case: no per-value test */
+    c->row_pending += n;
+    raw_page *p = open_raw(c);
+    if (page_reserve(w, (void **)&p->ids, &p->cap_ids, p->n_ids + n, sizeof *p->ids) != 0)
+        return -1;
+    char *def = NULL;
+    if (c->max_def && !(def = nx_strbuf_reserve(&p->def, n)))
+        return fail(w, "out of memory buffering a page");
+    uint32_t *ids = p->ids + p->n_ids;
+    size_t k = 0, bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = CD_NULL;
+        if (!valid || valid[i]) {
+            if (idx[i] >= cd->n_keys)
+                return fail(w, "column '%s': dictionary index %u at row %llu is past the last entry (%zu entries)",
+                            c->spec.name, idx[i], (unsigned long long)(w->rows + i), cd->n_keys);
+            cd_key kk = cd->canon[idx[i]];
+            id = kk.id;
+            bytes += kk.len;
+        }
+        if (id >= CD_WIDE) {
+            if (id == CD_WIDE)
+                return fail(w, "column '%s': a value near row %llu does not fit INT32", c->spec.name,
+                            (unsigned long long)(w->rows + i));
+            if (!def)
+                return fail(w, "column '%s' is required: null at row %llu", c->spec.name,
+                            (unsigned long long)(w->rows + i));
+            def[i] = 0;
+            continue;
+        }
+        if (def)
+            def[i] = (char)c->max_def;
+        ids[k++] = id;
+    }
+    if (def)
+        nx_strbuf_commit(&p->def, n);
+    p->levels += n;
+    p->values += k;
+    p->n_ids += k;
+    p->id_bytes += bytes;
+    p->stats.nulls += (int64_t)(n - k);
     return 0;
 }
 
@@ -1077,6 +1282,9 @@ static void reset_encoder(col_writer *c)
     int first_mode = initial_mode(c);
     if (first_mode == MODE_DICT && c->mode == MODE_PLAIN)
         c->dict_abandoned = true; /* fell back in this chunk: high cardinality */
+    if (c->cd)
+        for (size_t e = 0; e < c->dict.n_entries; e++)
+            c->cd->chunk1[c->cd->used[e]] = 0;
     dict_clear(&c->dict);
     c->mode = initial_mode(c);
 }
@@ -1152,6 +1360,8 @@ static int flush_row_group(nxpq_writer *w)
 static size_t raw_page_bytes(const col_writer *c, const raw_page *p)
 {
     size_t levels = (p->def.len + p->rep.len) / 8;
+    if (c->cd)
+        return levels + p->id_bytes;   /* what the PLAIN values would take: the same page cuts */
     if (c->delta)
         return levels + p->n_ints * 8;
     return levels + (c->physical == PQ_BOOLEAN ? p->plain.len / 8 : p->plain.len);

@@ -71,7 +71,33 @@ int64_t dict_lookup(dictionary *d, uint64_t hash, const void *plain, uint32_t n)
 /* Hash used for dictionary slots of integer values. */
 uint64_t pq_mix64(uint64_t x);
 
+/* A caller-known dictionary (nxpq_set_dictionary_*): the column's entries,
+ * merged into distinct values once, and which distinct values the chunk being
+ * encoded uses. Raw pages of such a column hold distinct ids, not PLAIN values;
+ * the encoder maps them to the chunk's dictionary entries (first use appends
+ * the value to c->dict, so the dictionary page, bit width and statistics code
+ * is shared with hashed dictionaries). */
+#define CD_NULL UINT32_MAX          /* canon[]: the entry is null */
+#define CD_WIDE (UINT32_MAX - 1)    /* canon[]: the value does not fit the INT32 column */
+typedef struct cd_key {
+    uint32_t id;             /* distinct id, CD_NULL or CD_WIDE */
+    uint32_t len;            /* bytes of its PLAIN form (0 unless a distinct id) */
+} cd_key;
+typedef struct caller_dict {
+    cd_key *canon;           /* per caller entry: one load per value put */
+    size_t n_keys;
+    dictionary distinct;     /* distinct PLAIN forms (no hash slots kept) */
+    uint32_t *plain_len;     /* per distinct id: bytes of its PLAIN form */
+    uint32_t *chunk1;        /* per distinct id: chunk dictionary entry + 1; 0 unused */
+    uint32_t *used;          /* per chunk dictionary entry: its distinct id */
+} caller_dict;
+
 enum { MODE_PLAIN, MODE_DICT, MODE_DELTA };
+
+/* With dictionary_skip_distinct, a dictionary whose chunk has encoded at least
+ * this many values, more than half of them distinct, gives way to PLAIN
+ * (column_encode.c). */
+#define DICT_JUDGE_VALUES 8192
 
 #define NXPQ_MAX_THREADS 8
 
@@ -81,6 +107,9 @@ typedef struct raw_page {
     nx_strbuf plain;         /* PLAIN values (booleans one byte each; DELTA columns unused) */
     int64_t *ints;           /* DELTA columns: the values */
     size_t n_ints, cap_ints;
+    uint32_t *ids;           /* caller-dictionary columns: distinct ids of the values */
+    size_t n_ids, cap_ids;
+    size_t id_bytes;         /* ... and the bytes their PLAIN forms would take */
     size_t rows, levels, values;
     int64_t first_row;       /* within the row group */
     stats_acc stats;         /* numbers at put time; strings when encoded */
@@ -125,6 +154,8 @@ typedef struct col_writer {
     bool delta;              /* DELTA_BINARY_PACKED: raw pages buffer ints, not PLAIN */
     int mode;                /* encoder state: MODE_*; may fall back to PLAIN */
     bool dict_abandoned;     /* fell back to PLAIN once: later chunks start PLAIN */
+    caller_dict *cd;         /* set by nxpq_set_dictionary_*, else NULL */
+    size_t dict_values;      /* values dictionary-encoded in this chunk */
     size_t row_pending;      /* values put since the last end_row(s) */
     raw_page *open;          /* the page being filled (main thread only) */
     /* under the writer's lock: closed pages waiting to be encoded, in order,
@@ -197,6 +228,8 @@ pq_bytes stats_bound_plain(const col_writer *c, const stats_acc *st, bool max, u
 void column_chunk_begin(col_writer *c);
 int column_page_encode(const nxpq_writer *w, col_writer *c, raw_page *p, encode_scratch *s);
 int column_chunk_finish(const nxpq_writer *w, col_writer *c, encode_scratch *s);
+/* Frees a caller dictionary (NULL is fine). */
+void caller_dict_free(caller_dict *cd);
 /* Frees a scratch area's buffers. */
 void encode_scratch_free(encode_scratch *s);
 

@@ -10,7 +10,11 @@
  *   queue_idx from the program's DMA_QUEUES record; variable from the descriptor of
  *   its block; transfer_bytes = read_bytes + write_bytes; throughput =
  *   transfer_bytes * 1e9 / max(duration_ns, 1) in bytes per second (a zero-length
- *   packet counts as 1 ns).
+ *   packet counts as 1 ns). queue_type, queue_name, engine_idx and queue_idx are
+ *   keyed columns (row.h) on the queue (key slot 0: the queue's index over all
+ *   programs, program p's queues after those of programs 0..p-1), variable on the
+ *   descriptor (slot 1, likewise; not set, so null, for a packet without an open
+ *   block, and null for an empty variable): rows store keys, not values.
  * - DmaPacketAggregated: one row per dma_block record that received at least one
  *   packet (a block without packets was dropped by the hardware and is not
  *   written). start_ts = its first packet's start, end_ts = the latest end of its
@@ -175,7 +179,16 @@ typedef struct dma_sink {
     int64_t min_open;                /* earliest start of an open block with packets; INT64_MAX none */
     bool min_open_valid;
     int64_t exec_deadline;           /* min exec_end over traces */
+    struct pkt_keys {                /* DmaPacket's keyed columns, per queue / descriptor of all programs */
+        size_t *queue_base, *desc_base;   /* per program: key of its first queue / descriptor */
+        nxpq_str *q_type, *q_name, *d_variable;
+        int64_t *q_engine, *q_idx;
+    } pk;
 } dma_sink;
+
+enum { PK_QUEUE, PK_DESC };         /* DmaPacket's key slots */
+
+static int pkt_keys_open(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err);
 
 /* ------------------------------------------------------------ setup -- */
 
@@ -183,6 +196,13 @@ static void free_sink(dma_sink *s)
 {
     if (!s)
         return;
+    free(s->pk.queue_base);
+    free(s->pk.desc_base);
+    free(s->pk.q_type);
+    free(s->pk.q_name);
+    free(s->pk.d_variable);
+    free(s->pk.q_engine);
+    free(s->pk.q_idx);
     for (size_t i = 0; i < s->n_traces && s->traces; i++) {
         trace_state *t = &s->traces[i];
         for (size_t f = 0; t->fifos && f < (size_t)t->pcores * t->nq; f++)
@@ -320,6 +340,11 @@ static int dma_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
         s->ac[i] = nx_row_col(&s->agg, anames[i]);
     for (size_t i = 0; i < FC_COUNT; i++)
         s->fc[i] = nx_row_col(&s->flow, fnames[i]);
+    if (pkt_keys_open(s, ctx, err) != 0) {
+        nx_usage_discard(&s->dma_usage);
+        nx_usage_discard(&s->hbm_usage);
+        goto fail_flow;
+    }
     *state = s;
     return 0;
 fail_flow:
@@ -331,6 +356,53 @@ fail_pkt:
 fail:
     free_sink(s);
     return -1;
+}
+
+/* DmaPacket's keyed columns: their values per queue and per descriptor. */
+static int pkt_keys_open(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
+{
+    struct pkt_keys *k = &s->pk;
+    size_t nq = 0, nd = 0;
+    k->queue_base = calloc(ctx->n_progs + 1, sizeof *k->queue_base);
+    k->desc_base = calloc(ctx->n_progs + 1, sizeof *k->desc_base);
+    if (!k->queue_base || !k->desc_base)
+        return oom(err, "DmaPacket keys");
+    for (size_t p = 0; p < ctx->n_progs; p++) {
+        k->queue_base[p] = nq;
+        k->desc_base[p] = nd;
+        nq += ctx->progs[p]->n_queues;
+        nd += ctx->progs[p]->n_descs;
+    }
+    k->q_type = malloc((nq + 1) * sizeof *k->q_type);
+    k->q_name = malloc((nq + 1) * sizeof *k->q_name);
+    k->q_engine = malloc((nq + 1) * sizeof *k->q_engine);
+    k->q_idx = malloc((nq + 1) * sizeof *k->q_idx);
+    k->d_variable = malloc((nd + 1) * sizeof *k->d_variable);
+    if (!k->q_type || !k->q_name || !k->q_engine || !k->q_idx || !k->d_variable)
+        return oom(err, "DmaPacket keys");
+    for (size_t p = 0; p < ctx->n_progs; p++) {
+        const nx_program *g = ctx->progs[p];
+        const prog_state *ps = &s->progs[p];
+        for (size_t q = 0; q < g->n_queues; q++) {
+            size_t key = k->queue_base[p] + q;
+            k->q_type[key] = (nxpq_str){ps->queues[q].type, ps->queues[q].type_len};
+            k->q_name[key] = (nxpq_str){g->queues[q].name, ps->queues[q].name_len};
+            k->q_engine[key] = g->queues[q].dma_engine;
+            k->q_idx[key] = (int64_t)q;
+        }
+        for (size_t d = 0; d < g->n_descs; d++)
+            k->d_variable[k->desc_base[p] + d] = ps->descs[d].variable_len > 0
+                                                     ? (nxpq_str){g->descs[d].variable, ps->descs[d].variable_len}
+                                                     : (nxpq_str){NULL, 0};
+    }
+    nx_row *w = &s->pkt;
+    if (nx_row_keyed_str(w, PK_QUEUE, s->pc[PC_queue_type], k->q_type, nq, err) != 0 ||
+        nx_row_keyed_str(w, PK_QUEUE, s->pc[PC_queue_name], k->q_name, nq, err) != 0 ||
+        nx_row_keyed_i64(w, PK_QUEUE, s->pc[PC_engine_idx], k->q_engine, nq, err) != 0 ||
+        nx_row_keyed_i64(w, PK_QUEUE, s->pc[PC_queue_idx], k->q_idx, nq, err) != 0 ||
+        nx_row_keyed_str(w, PK_DESC, s->pc[PC_variable], k->d_variable, nd, err) != 0)
+        return -1;
+    return 0;
 }
 
 /* ------------------------------------------------------------ rows -- */
@@ -631,9 +703,7 @@ static int on_packet(dma_sink *s, size_t ti, const nx_device_event *ev, nxpq_err
         if (d->completion_semaphore != NX_NO_SEMAPHORE && d->completion_semaphore < g->n_semaphores)
             sem_offer(sem_slots(t, r->pcore, d->completion_semaphore), true, b->id, b->end);
     }
-    const nx_prog_queue *qu = &g->queues[r->u.packet.queue];
     const prog_state *ps = &s->progs[t->t->prog_index];
-    const queue_info *qi = &ps->queues[r->u.packet.queue];
     nx_row *w = &s->pkt;
     const size_t *c = s->pc;
     int64_t dur = ev->end_ns - ev->start_ns;
@@ -646,16 +716,13 @@ static int on_packet(dma_sink *s, size_t ti, const nx_device_event *ev, nxpq_err
     nx_row_i64(w, c[PC_id], ev->id);
     nx_row_i64(w, c[PC_packet_idx], r->u.packet.packet_idx);
     nx_row_i64(w, c[PC_packet_aggregation_id], ev->block_id);
-    nx_row_i64(w, c[PC_engine_idx], qu->dma_engine);
     nx_row_i64(w, c[PC_read_bytes], rd);
     nx_row_i64(w, c[PC_write_bytes], wr);
     nx_row_i64(w, c[PC_transfer_bytes], rd + wr);
     nx_row_num(w, c[PC_throughput], rate_bps(rd + wr, dur));
-    nx_row_str_ref(w, c[PC_queue_type], qi->type, qi->type_len);
-    if (d && ps->descs[b->desc].variable_len > 0)
-        nx_row_str_ref(w, c[PC_variable], d->variable, ps->descs[b->desc].variable_len);
-    nx_row_str_ref(w, c[PC_queue_name], qu->name, qi->name_len);
-    nx_row_i64(w, c[PC_queue_idx], r->u.packet.queue);
+    nx_row_key(w, PK_QUEUE, (uint32_t)(s->pk.queue_base[t->t->prog_index] + r->u.packet.queue));
+    if (d)
+        nx_row_key(w, PK_DESC, (uint32_t)(s->pk.desc_base[t->t->prog_index] + b->desc));
     nx_row_i64(w, c[PC_crc], r->u.packet.crc);
     if (nx_row_end(w, err) != 0)
         return -1;

@@ -352,7 +352,37 @@ static void halve(rrow *r, unsigned width)
     r->n = m;
 }
 
-static int add_member(rrow *r, unsigned width, const nx_prog_instr *in, unsigned engine, int64_t a, int64_t b)
+/* What a member adds to a row, worked out once per instruction record (absent
+ * and negative values count as 0), not once per row it joins. */
+typedef struct member_vals {
+    int64_t elem, telem, hbm, mf, hf;            /* per interval */
+    int64_t hbm_r, hbm_w, sbuf_r, sbuf_w, load_w; /* totals */
+    int64_t ch_scalar, ch_vector;
+} member_vals;
+
+static int64_t pos(int64_t v)
+{
+    return v > 0 ? v : 0;
+}
+
+static void member_vals_of(member_vals *m, const nx_prog_instr *in, unsigned engine)
+{
+    m->elem = pos(in->tensor_elements);
+    m->telem = pos(in->tensor_elements_transpose);
+    m->hbm_r = pos(in->hbm_read_bytes);
+    m->hbm_w = pos(in->hbm_write_bytes);
+    m->hbm = m->hbm_r + m->hbm_w;
+    m->mf = pos(in->raw_flops);
+    m->hf = m->mf + pos(in->flops_transpose);
+    m->sbuf_r = pos(in->sbuf_read_bytes);
+    m->sbuf_w = pos(in->sbuf_write_bytes);
+    m->load_w = pos(in->weight_queue_bytes);
+    int64_t ch = pos(in->channels);
+    m->ch_scalar = engine == NX_ENGINE_SCALAR ? ch : 0;
+    m->ch_vector = engine == NX_ENGINE_VECTOR ? ch : 0;
+}
+
+static int add_member(rrow *r, unsigned width, const member_vals *m, unsigned engine, int64_t a, int64_t b)
 {
     unsigned w = 2 + width;
     if (!r->seen) {
@@ -386,30 +416,24 @@ static int add_member(rrow *r, unsigned width, const nx_prog_instr *in, unsigned
     } else if (b > last[1]) {
         last[1] = b;
     }
-    int64_t hbm = (in->hbm_read_bytes > 0 ? in->hbm_read_bytes : 0) + (in->hbm_write_bytes > 0 ? in->hbm_write_bytes : 0);
-    int64_t mf = in->raw_flops > 0 ? in->raw_flops : 0;
-    int64_t hf = mf + (in->flops_transpose > 0 ? in->flops_transpose : 0);
-    last[2 + V_ELEM] += in->tensor_elements > 0 ? in->tensor_elements : 0;
-    last[2 + V_TELEM] += in->tensor_elements_transpose > 0 ? in->tensor_elements_transpose : 0;
-    last[2 + V_HBM] += hbm;
+    last[2 + V_ELEM] += m->elem;
+    last[2 + V_TELEM] += m->telem;
+    last[2 + V_HBM] += m->hbm;
     if (width > IR_VALUES) {
-        last[2 + V_MFLOPS] += mf;
-        last[2 + V_HFLOPS] += hf;
+        last[2 + V_MFLOPS] += m->mf;
+        last[2 + V_HFLOPS] += m->hf;
         last[2 + V_ETIME0 + engine] += b - a;
     }
-#define POS(acc, field) if (in->field > 0) r->acc += in->field;
-    POS(hbm_r, hbm_read_bytes) POS(hbm_w, hbm_write_bytes) POS(sbuf_r, sbuf_read_bytes)
-    POS(sbuf_w, sbuf_write_bytes) POS(load_w, weight_queue_bytes)
-#undef POS
-    r->mflops += mf;
-    r->hflops += hf;
+    r->hbm_r += m->hbm_r;
+    r->hbm_w += m->hbm_w;
+    r->sbuf_r += m->sbuf_r;
+    r->sbuf_w += m->sbuf_w;
+    r->load_w += m->load_w;
+    r->mflops += m->mf;
+    r->hflops += m->hf;
     r->eng_count[engine]++;
-    if (in->channels > 0) {
-        if (engine == NX_ENGINE_SCALAR)
-            r->ch_scalar += in->channels;
-        else if (engine == NX_ENGINE_VECTOR)
-            r->ch_vector += in->channels;
-    }
+    r->ch_scalar += m->ch_scalar;
+    r->ch_vector += m->ch_vector;
     return 0;
 }
 
@@ -421,17 +445,19 @@ static int rollup_event(void *state, const nx_device_event *ev, nxpq_error *err)
     const nx_prog_instr *in = ev->instr;
     size_t p = ev->trace->prog_index, i = (size_t)(in - pr->instrs);
     unsigned e = rec->u.instr.engine;
+    member_vals m;
+    member_vals_of(&m, in, e);
     for (int l = 0; l < LV_IR_COUNT; l++) {
         uint32_t row = s->map[l][p][i];
         if (row == NONE)
             continue;
         if (l == LV_BIR)
             row += rec->pcore < s->npc[p] ? rec->pcore : 0;
-        if (add_member(&s->rows[l][row], IR_VALUES, in, e, ev->start_ns, ev->end_ns) != 0)
+        if (add_member(&s->rows[l][row], IR_VALUES, &m, e, ev->start_ns, ev->end_ns) != 0)
             return oom(err);
     }
     for (uint32_t k = s->chain_off[p][i]; k < s->chain_off[p][i + 1]; k++)
-        if (add_member(&s->nodes[s->chain[p][k]].r, V_COUNT, in, e, ev->start_ns, ev->end_ns) != 0)
+        if (add_member(&s->nodes[s->chain[p][k]].r, V_COUNT, &m, e, ev->start_ns, ev->end_ns) != 0)
             return oom(err);
     return 0;
 }

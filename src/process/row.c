@@ -18,9 +18,25 @@
 
 #include "capture/program_file.h"
 #include "process/timeline_index_writer.h"
+#include "query/timeline_index.h"
+#include "query/window.h"
 #include "util/handoff.h"
 
-typedef enum { KIND_INT, KIND_NUM, KIND_BOOL, KIND_STR, KIND_LIST_INT, KIND_LIST_STR } col_kind;
+/* KIND_KEYED: a column whose value is a function of the row key (nx_row_keyed_*):
+ * puts store nothing; the flush hands the batch's keys to the codec, which
+ * holds the column's values as a dictionary. */
+typedef enum { KIND_INT, KIND_NUM, KIND_BOOL, KIND_STR, KIND_LIST_INT, KIND_LIST_STR, KIND_KEYED } col_kind;
+
+/* Per field of a table with keyed columns: the caller's values per key (strs
+ * or ints), and whether the timeline index reads the field, in which case the
+ * flush spells the values out for it. */
+struct nx_row_keyed {
+    const nxpq_str *strs;
+    const int64_t *ints;
+    size_t n;
+    unsigned slot;                   /* which of the row's keys it reads */
+    bool index_reads;
+};
 
 #define BLOCK_BYTES 65536
 
@@ -51,6 +67,9 @@ struct nx_row_batch {
     nxpq_str *strs;                  /* string list items */
     size_t strs_len, strs_cap;
     nxpq_str *scratch;               /* flush: one column's strings */
+    uint32_t *keys[NX_ROW_KEYS];     /* per key slot, per row: nx_row_key() */
+    uint8_t *key_valid[NX_ROW_KEYS]; /* per key slot, per row: 1 once nx_row_key() set it */
+    const struct nx_row_keyed *keyed;   /* per field, the nx_row's; NULL: no keyed column */
     nx_tlx_column *view;             /* flush: the columns as the timeline index reads them */
 };
 
@@ -106,6 +125,10 @@ static void batch_free(nx_row_batch *b, size_t n_fields)
     free(b->ints);
     free(b->strs);
     free(b->scratch);
+    for (unsigned k = 0; k < NX_ROW_KEYS; k++) {
+        free(b->keys[k]);
+        free(b->key_valid[k]);
+    }
     free(b->view);
     free(b);
 }
@@ -124,6 +147,17 @@ static int batch_grow(nx_row_batch *b, const nx_schema_table *s, size_t cap)
         if (!v)
             return -1;
         col->v.i = v;
+    }
+    for (unsigned k = 0; k < NX_ROW_KEYS; k++) {
+        uint32_t *keys = realloc(b->keys[k], cap * sizeof *keys);
+        if (!keys)
+            return -1;
+        b->keys[k] = keys;
+        uint8_t *kv = realloc(b->key_valid[k], cap);
+        if (!kv)
+            return -1;
+        memset(kv + b->cap, 0, cap - b->cap);
+        b->key_valid[k] = kv;
     }
     b->cap = cap;
     return 0;
@@ -150,6 +184,8 @@ static void batch_reset(nx_row_batch *b, size_t n_fields)
 {
     for (size_t c = 0; c < n_fields; c++)
         memset(b->cols[c].valid, 0, b->n);
+    for (unsigned k = 0; k < NX_ROW_KEYS; k++)
+        memset(b->key_valid[k], 0, b->n);
     b->n = 0;
     b->arena = b->arena_first;
     if (b->arena)
@@ -171,9 +207,27 @@ static int batch_flush(nx_row_batch *b, nx_table_writer *tw, nx_tlx_writer *tlx,
     }
     if (tlx) {
         for (size_t c = 0; c < s->n_fields; c++) {
-            const nx_row_column *col = &b->cols[c];
-            b->view[c] = (nx_tlx_column){.i = col->kind == KIND_INT ? col->v.i : NULL,
-                                         .s = col->kind == KIND_STR ? col->v.s : NULL,
+            nx_row_column *col = &b->cols[c];
+            col_kind k = col->kind;
+            if (k == KIND_KEYED && b->keyed[c].index_reads) {
+                /* The column arrays (sized for the field's own kind) take the values. */
+                const struct nx_row_keyed *kc = &b->keyed[c];
+                for (size_t i = 0; i < b->n; i++) {
+                    uint32_t key = b->keys[kc->slot][i];
+                    if (!b->key_valid[kc->slot][i] || key >= kc->n)
+                        continue;   /* null; a key past the values fails in the codec */
+                    if (kc->strs) {
+                        col->v.s[i] = kc->strs[key];
+                        col->valid[i] = kc->strs[key].ptr != NULL;
+                    } else {
+                        col->v.i[i] = kc->ints[key];
+                        col->valid[i] = kc->ints[key] != NX_ABSENT;
+                    }
+                }
+                k = kc->strs ? KIND_STR : KIND_INT;
+            }
+            b->view[c] = (nx_tlx_column){.i = k == KIND_INT ? col->v.i : NULL,
+                                         .s = k == KIND_STR ? col->v.s : NULL,
                                          .valid = col->valid};
         }
         if (nx_tlx_writer_add(tlx, b->view, b->n, err) != 0)
@@ -203,6 +257,9 @@ static int batch_flush(nx_row_batch *b, nx_table_writer *tw, nx_tlx_writer *tlx,
                     b->scratch[i].len = valid[i] ? col->v.s[done + i].len : 0;
                 }
                 nxpq_put_string_array(w, c, b->scratch, fit);
+                break;
+            case KIND_KEYED:
+                nxpq_put_dict_masked(w, c, b->keys[b->keyed[c].slot] + done, b->key_valid[b->keyed[c].slot] + done, fit);
                 break;
             case KIND_LIST_INT:
             case KIND_LIST_STR:
@@ -267,6 +324,9 @@ static int hand_off(nx_row *r, nxpq_error *err)
             snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->s->name);
             return -1;
         }
+        for (size_t c = 0; c < r->s->n_fields; c++)   /* keyed columns (nx_row_keyed_*) */
+            r->spare->cols[c].kind = r->b->cols[c].kind;
+        r->spare->keyed = r->keyed;
         if (nx_handoff_start(&r->bg->h, flush_item, discard_item, r) != 0) {
             free(r->bg);
             r->bg = NULL;
@@ -485,6 +545,79 @@ void nx_row_list_str(nx_row *r, size_t c, const char *const *v, size_t n)
     }
 }
 
+/* Whether the table's timeline index (timeline_index_writer.c) reads `field`:
+ * the timing columns, the track's source columns and the labels. */
+static bool index_reads(const nx_schema_table *s, const char *field)
+{
+    const nx_timeline_info *info = nx_timeline_find(s->name);
+    if (!info)
+        return false;
+    nx_track_source src = nx_track_sources(info->track);
+    const char *const fixed[] = {info->start_column, info->end_column, src.a, src.b};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (fixed[i] && strcmp(fixed[i], field) == 0)
+            return true;
+    const char *const *labels = nx_timeline_labels(s->name);
+    for (size_t l = 0; labels && labels[l]; l++)
+        if (strcmp(labels[l], field) == 0)
+            return true;
+    return false;
+}
+
+/* Keyed columns: the dictionary goes to the table writer (every file of the
+ * table gets it); the column is marked so puts to it are refused and the flush
+ * hands over keys instead of values. Only before the first row. */
+static int keyed(nx_row *r, unsigned slot, size_t c, const nxpq_str *strs, const int64_t *ints, size_t n,
+                 nxpq_error *err)
+{
+    if (c >= r->s->n_fields)
+        return nxpq_error_set(err, "%s: the catalogue has no field %s", r->s->name, r->missing ? r->missing : "?");
+    if (slot >= NX_ROW_KEYS)
+        return nxpq_error_set(err, "%s: key slot %u of field %s past NX_ROW_KEYS", r->s->name, slot,
+                              r->s->fields[c].name);
+    col_kind want = strs ? KIND_STR : KIND_INT;
+    if (r->b->cols[c].kind != want || r->rows > 0 || r->b->n > 0 || r->spare || n > UINT32_MAX)
+        return nxpq_error_set(err, "%s: field %s cannot be keyed (%s)", r->s->name, r->s->fields[c].name,
+                              r->b->cols[c].kind != want ? "not of that type, or keyed already" : "rows were written");
+    if (!r->keyed && !(r->keyed = calloc(r->s->n_fields, sizeof *r->keyed)))
+        return nxpq_error_set(err, "%s: out of memory", r->s->name);
+    uint8_t *valid = NULL;
+    if (ints) {
+        if (!(valid = malloc(n ? n : 1)))
+            return nxpq_error_set(err, "%s: out of memory", r->s->name);
+        for (size_t k = 0; k < n; k++)
+            valid[k] = ints[k] != NX_ABSENT;
+    }
+    int rc = nx_table_set_dictionary(r->tw, c, strs, ints, valid, n, err);
+    free(valid);
+    if (rc != 0)
+        return rc;
+    r->keyed[c] = (struct nx_row_keyed){strs, ints, n, slot, r->tlx && index_reads(r->s, r->s->fields[c].name)};
+    r->b->keyed = r->keyed;
+    r->b->cols[c].kind = KIND_KEYED;
+    return 0;
+}
+
+int nx_row_keyed_str(nx_row *r, unsigned slot, size_t c, const nxpq_str *v, size_t n, nxpq_error *err)
+{
+    return keyed(r, slot, c, v, NULL, n, err);
+}
+
+int nx_row_keyed_i64(nx_row *r, unsigned slot, size_t c, const int64_t *v, size_t n, nxpq_error *err)
+{
+    return keyed(r, slot, c, NULL, v, n, err);
+}
+
+void nx_row_key(nx_row *r, unsigned slot, uint32_t key)
+{
+    if (slot >= NX_ROW_KEYS) {
+        r->wrong = "(a row key slot past NX_ROW_KEYS)";
+        return;
+    }
+    r->b->keys[slot][r->b->n] = key;
+    r->b->key_valid[slot][r->b->n] = 1;
+}
+
 void nx_row_opt_i64(nx_row *r, size_t c, int64_t v)
 {
     if (v != NX_ABSENT)
@@ -531,6 +664,7 @@ static void release(nx_row *r)
         batch_free(r->b, r->s->n_fields);
         batch_free(r->spare, r->s->n_fields);
     }
+    free(r->keyed);
     memset(r, 0, sizeof *r);
 }
 

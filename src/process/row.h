@@ -64,6 +64,7 @@ typedef struct nx_row {
     nx_row_flusher *bg;              /* started at the first hand-off */
     struct nx_tlx_writer *tlx;       /* the table's timeline index, for timeline tables
                                         (timeline_index_writer.h): fed every batch */
+    struct nx_row_keyed *keyed;      /* per field, once a column is keyed (nx_row_keyed_*) */
     uint64_t rows;                   /* rows ended */
     bool oom;
     const char *missing;             /* a field name the catalogue lacks */
@@ -88,6 +89,22 @@ void nx_row_list_str(nx_row *r, size_t c, const char *const *v, size_t n);
 /* Optional values: NX_ABSENT (-1) and NULL/"" leave the column null. */
 void nx_row_opt_i64(nx_row *r, size_t c, int64_t v);
 void nx_row_opt_str(nx_row *r, size_t c, const char *s);
+
+/* Keyed columns: columns whose value is a function of a per-row key (the
+ * program instruction a row is about, say). A row has NX_ROW_KEYS key slots.
+ * Before the first row, give each such column its key slot and its value per
+ * key: nx_row_keyed_str() for a STRING column (a NULL ptr: null),
+ * nx_row_keyed_i64() for an INT64/INT32 column (NX_ABSENT: null). The arrays
+ * and the string bytes are referenced and must stay valid until nx_row_close().
+ * Then per row nx_row_key() sets a slot's key; the columns of a slot the row
+ * did not set are null, and a key past a column's array fails the table. Keyed
+ * columns take no other puts. The table's files are the same as with puts of
+ * the values, but the codec never hashes them (parquet.h,
+ * nxpq_set_dictionary_strings()). */
+#define NX_ROW_KEYS 2
+int nx_row_keyed_str(nx_row *r, unsigned slot, size_t c, const nxpq_str *v, size_t n, nxpq_error *err);
+int nx_row_keyed_i64(nx_row *r, unsigned slot, size_t c, const int64_t *v, size_t n, nxpq_error *err);
+void nx_row_key(nx_row *r, unsigned slot, uint32_t key);
 
 int nx_row_end(nx_row *r, nxpq_error *err);
 /* Finishes the table and counts it in *tables. A table that got no rows is not

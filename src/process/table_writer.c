@@ -27,7 +27,33 @@ struct nx_table_writer {
     uint64_t rows_in_file;
     uint64_t rows_total;
     bool failed;
+    struct table_dict {              /* per column: a caller dictionary, given to every file */
+        nxpq_str *strs;
+        int64_t *ints;
+        uint8_t *valid;
+        size_t n;
+        bool set;
+    } *dicts;                        /* NULL until the first nx_table_set_dictionary() */
 };
+
+static int fail_codec(nx_table_writer *t, nxpq_error *err, const nxpq_error *codec);
+
+/* Gives column col's dictionary to the current file. */
+static int apply_dictionary(nx_table_writer *t, size_t col, nxpq_error *err)
+{
+    const struct table_dict *d = &t->dicts[col];
+    int rc = d->strs ? nxpq_set_dictionary_strings(t->w, col, d->strs, d->n)
+                     : nxpq_set_dictionary_int64(t->w, col, d->ints, d->valid, d->n);
+    if (rc != 0) {
+        /* the codec keeps the reason; closing reports it and removes the file */
+        nxpq_error e;
+        nxpq_writer *w = t->w;
+        t->w = NULL;
+        nxpq_writer_close(w, &e);
+        return fail_codec(t, err, &e);
+    }
+    return 0;
+}
 
 /* Prefixes a codec error (which names the file) with the table it belongs to. */
 static int fail_codec(nx_table_writer *t, nxpq_error *err, const nxpq_error *codec)
@@ -86,6 +112,9 @@ static int open_file(nx_table_writer *t, nxpq_error *err)
         return fail_codec(t, err, &e);
     t->files++;
     t->rows_in_file = 0;
+    for (size_t c = 0; t->dicts && c < t->schema->n_fields; c++)
+        if (t->dicts[c].set && apply_dictionary(t, c, err) != 0)
+            return -1;
     return 0;
 }
 
@@ -138,6 +167,8 @@ nx_table_writer *nx_table_writer_open(const char *dir, const char *table, uint64
     t->opts.n_metadata = 2;
     t->opts.sorting_column = sort_col;
     t->opts.created_by = NULL;
+    /* Profile tables are full of ids, timestamps and checksums that never repeat. */
+    t->opts.dictionary_skip_distinct = true;
     if (open_file(t, err) < 0) {
         nx_table_writer_abort(t);
         return NULL;
@@ -243,7 +274,47 @@ void nx_table_writer_abort(nx_table_writer *t)
     free(t->path);
     free(t->cols);
     free(t->dir);
+    for (size_t c = 0; t->dicts && c < t->schema->n_fields; c++) {
+        free(t->dicts[c].strs);
+        free(t->dicts[c].ints);
+        free(t->dicts[c].valid);
+    }
+    free(t->dicts);
     free(t);
+}
+
+int nx_table_set_dictionary(nx_table_writer *t, size_t col, const nxpq_str *strs, const int64_t *ints,
+                            const uint8_t *valid, size_t n, nxpq_error *err)
+{
+    if (t->failed || !t->w)
+        return nxpq_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name,
+                              t->path ? t->path : "no file");
+    if (col >= t->schema->n_fields || t->rows_total > 0 || (t->dicts && t->dicts[col].set))
+        return nxpq_error_set(err, "table %s: a dictionary is set once per column, before the first row",
+                              t->schema->name);
+    if (!t->dicts && !(t->dicts = calloc(t->schema->n_fields, sizeof *t->dicts)))
+        return nxpq_error_set(err, "table %s: out of memory", t->schema->name);
+    struct table_dict *d = &t->dicts[col];
+    size_t m = n ? n : 1;
+    bool oom;
+    if (strs) {
+        oom = !(d->strs = malloc(m * sizeof *d->strs));
+        if (!oom)
+            memcpy(d->strs, strs, n * sizeof *strs);
+    } else {
+        oom = !(d->ints = malloc(m * sizeof *d->ints)) || (valid && !(d->valid = malloc(m)));
+        if (!oom) {
+            memcpy(d->ints, ints, n * sizeof *ints);
+            if (valid)
+                memcpy(d->valid, valid, n);
+        }
+    }
+    if (oom)
+        return nxpq_error_set(err, "table %s: out of memory for the dictionary of %s", t->schema->name,
+                              t->schema->fields[col].name);
+    d->n = n;
+    d->set = true;
+    return apply_dictionary(t, col, err);
 }
 
 const nx_schema_table *nx_table_writer_schema(const nx_table_writer *t) { return t->schema; }

@@ -6,6 +6,8 @@
  * columns, so a missing value is an error rather than a silent null), and for
  * timeline tables DELTA encoding of the time column and the sorting_column
  * declaration that lets readers skip to a time window. Callers only supply values.
+ * Dictionary-encoded columns whose values prove mostly distinct (ids, timestamps,
+ * checksums) switch to PLAIN (nxpq_writer_options.dictionary_skip_distinct).
  *
  * Files: <dir>/<Table>.parquet while the table holds at most max_rows_per_file
  * rows. The first row beyond the limit renames it to <Table>_0.parquet and starts
@@ -47,6 +49,15 @@ int nx_table_end_row(nx_table_writer *t, nxpq_error *err);
  * file (at least 1 on success); put *fit values per column, then end them. */
 nxpq_writer *nx_table_begin_rows(nx_table_writer *t, size_t want, size_t *fit, nxpq_error *err);
 int nx_table_end_rows(nx_table_writer *t, size_t n, nxpq_error *err);
+
+/* A caller-known dictionary for column `col` (see nxpq_set_dictionary_strings()
+ * and _int64() in parquet.h): strs for a STRING column (NULL ptr: null entry),
+ * else ints with valid (NULL: all valid) for an INT64/INT32 column. The arrays
+ * are copied; the string bytes are referenced and must stay valid until the
+ * table is closed. Set before the first row; it applies to every file of the
+ * table, and the column then takes values only through nxpq_put_dict_masked(). */
+int nx_table_set_dictionary(nx_table_writer *t, size_t col, const nxpq_str *strs, const int64_t *ints,
+                            const uint8_t *valid, size_t n, nxpq_error *err);
 
 /* Finishes the last file and frees t. Returns 0 or -1 (the unfinished file is
  * removed; files already finished stay, for the caller's temporary directory to

@@ -81,6 +81,40 @@ void nx_csv_end_row(nx_csv *c);
  * buffer check per cell, integers and floats formatted in place. */
 void nx_csv_row_cells(nx_csv *c, const nxpq_column_data *const *cols, size_t n, size_t i);
 
+/* Cell texts of one dictionary (nxpq_column_data's dictionary form): entry d's
+ * complete field, exactly what nx_csv_cell writes for a row holding it (quoting
+ * and the formula guard applied; no separator), in text[off[d] .. off[d + 1]);
+ * entry dict_n (a null row's index, parquet.h) is empty, as a null cell is.
+ * Built once per dictionary, so an export formats each distinct value once and
+ * copies it per row. Memory: about the dictionary's formatted size. */
+typedef struct nx_csv_dict_text {
+    uint64_t id;        /* dict_id of the column it was built for; 0: none */
+    uint32_t *off;
+    size_t off_cap;
+    nx_csv w;           /* memory writer holding the texts (+ 32 bytes of padding) */
+    bool w_open;
+} nx_csv_dict_text;
+
+/* (Re)builds t for col (in dictionary form) with the guard setting `guard`.
+ * 0, or -1 (out of memory, or texts over 4 GiB; t is then left empty). */
+int nx_csv_dict_text_build(nx_csv_dict_text *t, const nxpq_column_data *col, bool guard);
+void nx_csv_dict_text_free(nx_csv_dict_text *t);
+/* Builds t from n strings (text cells, e.g. track names); its id is 1. 0 or -1. */
+int nx_csv_dict_text_build_strings(nx_csv_dict_text *t, const nxpq_str *strs, size_t n, bool guard);
+/* n_rows whole rows: for row j, the text cell lead_idx[j] of lead (built from
+ * strings), then the n cells of batch row rows[j] (rows ascending; as nx_csv_row_cells_text
+ * writes them), then the row end. Same bytes as those calls one by one; the fast
+ * path of an export (one room check per cell, the write position kept in
+ * registers, a plan of the columns resolved once per call). */
+void nx_csv_rows_text(nx_csv *c, const nx_csv_dict_text *lead, const uint32_t *lead_idx,
+                      const nxpq_column_data *const *cols, const nx_csv_dict_text *const *texts, size_t n,
+                      const uint32_t *rows, size_t n_rows);
+/* nx_csv_row_cells, where texts (may be NULL, as may texts[k]) holds cell
+ * texts: a column in dictionary form whose dict_id matches texts[k]->id is
+ * written by copying the entry's text. Same bytes as nx_csv_row_cells. */
+void nx_csv_row_cells_text(nx_csv *c, const nxpq_column_data *const *cols, const nx_csv_dict_text *const *texts,
+                           size_t n, size_t i);
+
 /* Helpers, exposed for tests and the viewer. */
 /* Whether a text cell gets the apostrophe. */
 bool nx_csv_needs_guard(const char *s, size_t len);

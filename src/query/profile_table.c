@@ -255,7 +255,9 @@ static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
     }
     nxpq_range ranges[1 + NX_PROFILE_MAX_MORE_RANGES];
     size_t n_ranges = 0;
-    nxpq_scan_options so = {.columns = s->proj, .n_columns = s->o.n_columns, .batch_rows = s->o.batch_rows};
+    nxpq_scan_options so = {
+        .columns = s->proj, .n_columns = s->o.n_columns, .batch_rows = s->o.batch_rows,
+        .threads = s->o.threads, .dictionary = s->o.dictionary};
     for (size_t i = 0; i < 1 + s->o.n_more_ranges; i++) {
         const char *col = i == 0 ? s->o.range_column : s->o.more_ranges[i - 1].column;
         if (!col)

@@ -60,6 +60,8 @@ typedef struct nx_profile_scan_options {
                                      page are all returned; callers filter exactly) */
     int64_t range_min, range_max;
     size_t batch_rows;            /* 0: the reader's default */
+    int threads;                  /* threads decoding each batch's columns (nxpq_scan_options) */
+    bool dictionary;              /* columns may come in dictionary form (nxpq_column_data) */
     /* More ranges, all of which must hold too (AND), each on its own INT32/INT64
      * column by name: e.g. a time window on interval events keeps start_ts in
      * [-inf, end] AND end_ts in [start, +inf], pruning both by page statistics.
