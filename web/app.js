@@ -183,7 +183,7 @@ window.nxViewer = {
     const { S, E } = windowAbs();
     return { profile: V.name, start: S.toString(), end: E.toString(), width: plotWidth(),
       rows: V.rows.map((r) => ({ kind: r.kind, label: r.label, table: r.table, track: r.track, y: r.y, h: r.h })),
-      drawnEvents: V.drawnEvents || 0, loaded: V.lastWindow !== null, sel: V.sel,
+      drawnEvents: V.drawnEvents || 0, paintMs: V.paintMs ?? null, loaded: V.lastWindow !== null, sel: V.sel,
       lastWindow: V.lastWindow && { start: V.lastWindow.S.toString(), end: V.lastWindow.E.toString(), width: V.lastWindow.width },
       fetching: V.inFlight || 0 };
   },
@@ -301,7 +301,9 @@ function ingest(tl, S) {
       for (const [f, arr] of Object.entries(tr.labels || {})) {
         labels[f] = STRING_LABELS.has(f) ? arr.map((ix) => (ix === null || ix < 0 ? null : strings[ix])) : arr;
       }
-      V.data.set(`${t.table}\0${tr.track}`, { table: t.table, track: tr.track, start, dur, ord: tr.ord, labels });
+      const d = { table: t.table, track: tr.track, start, dur, ord: tr.ord, labels };
+      d.colour = Array.from({ length: n }, (_, i) => eventColour(d, i));   // once per fetch, not per frame
+      V.data.set(`${t.table}\0${tr.track}`, d);
     }
   }
 }
@@ -339,7 +341,12 @@ function setupCanvas() {
 
 function draw() {
   if (V.frame) return;
-  V.frame = requestAnimationFrame(() => { V.frame = 0; paint(); });
+  V.frame = requestAnimationFrame(() => {
+    V.frame = 0;
+    const t0 = performance.now();
+    paint();
+    V.paintMs = performance.now() - t0;   // reported in nxViewer.state for bench/viewer
+  });
 }
 
 function eventColour(d, i) {
@@ -437,16 +444,17 @@ function paintTrack(r, k) {
   const point = POINT_TABLES.has(d.table);
   const text = d.table === 'Instruction' ? d.labels.opcode : null;
   const selOrd = V.sel && V.sel.table === d.table ? V.sel.ordinal : null;
+  let fill = null;   // fillStyle is set only when the colour changes: parsing it is the slow part
   for (let i = 0; i < d.start.length; i++) {
     const x = GUTTER + (d.start[i] - V.viewS) / k;
     const w = point ? 2 : Math.max(1, d.dur[i] / k);
     if (x + w < GUTTER || x > W) continue;
-    ctx.fillStyle = eventColour(d, i);
+    if (d.colour[i] !== fill) ctx.fillStyle = fill = d.colour[i];
     ctx.fillRect(point ? x - 1 : x, y, w, h);
     n++;
     if (selOrd !== null && d.ord[i] === selOrd) V.selBox = { x: point ? x - 1 : x, y: r.y + 1, w, h: r.h - 2 };
     if (text && w > 44 && text[i]) {
-      ctx.fillStyle = '#ffffff';
+      ctx.fillStyle = fill = '#ffffff';
       ctx.fillText(text[i], Math.max(x, GUTTER) + 3, y + h / 2, w - 6);
     }
   }
