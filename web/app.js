@@ -444,20 +444,37 @@ function paintTrack(r, k) {
   const point = POINT_TABLES.has(d.table);
   const text = d.table === 'Instruction' ? d.labels.opcode : null;
   const selOrd = V.sel && V.sel.table === d.table ? V.sel.ordinal : null;
-  let fill = null;   // fillStyle is set only when the colour changes: parsing it is the slow part
+  // Events in start order; touching or overlapping rectangles of one colour are drawn as
+  // one (at full zoom-out most events are a pixel wide and sit side by side), and
+  // fillStyle is set only when the colour changes: both are the slow part of a frame.
+  let fill = null, runC = null, runX0 = 0, runX1 = -Infinity;
+  const flush = () => {
+    if (runC === null) return;
+    if (runC !== fill) ctx.fillStyle = fill = runC;
+    ctx.fillRect(runX0, y, runX1 - runX0, h);
+    runC = null;
+  };
   for (let i = 0; i < d.start.length; i++) {
-    const x = GUTTER + (d.start[i] - V.viewS) / k;
+    const x0 = GUTTER + (d.start[i] - V.viewS) / k;
     const w = point ? 2 : Math.max(1, d.dur[i] / k);
+    const x = point ? x0 - 1 : x0;
     if (x + w < GUTTER || x > W) continue;
-    if (d.colour[i] !== fill) ctx.fillStyle = fill = d.colour[i];
-    ctx.fillRect(point ? x - 1 : x, y, w, h);
     n++;
-    if (selOrd !== null && d.ord[i] === selOrd) V.selBox = { x: point ? x - 1 : x, y: r.y + 1, w, h: r.h - 2 };
+    if (selOrd !== null && d.ord[i] === selOrd) V.selBox = { x, y: r.y + 1, w, h: r.h - 2 };
+    const c = d.colour[i];
+    if (c === runC && x <= runX1 + 0.5) {
+      if (x + w > runX1) runX1 = x + w;
+    } else {
+      flush();
+      runC = c; runX0 = x; runX1 = x + w;
+    }
     if (text && w > 44 && text[i]) {
+      flush();
       ctx.fillStyle = fill = '#ffffff';
       ctx.fillText(text[i], Math.max(x, GUTTER) + 3, y + h / 2, w - 6);
     }
   }
+  flush();
   return n;
 }
 
