@@ -1,8 +1,8 @@
 /*
  * capture_internal.h — helpers shared by the capture readers and writers, in
  * src/capture and in the simulator's writers in src/synth (not for consumers of
- * captures): little-endian field access, error and warning formatting,
- * whole-file I/O.
+ * captures): error and warning formatting, whole-file I/O; little-endian field
+ * access is util/bytes.h.
  */
 #ifndef NX_CAPTURE_INTERNAL_H
 #define NX_CAPTURE_INTERNAL_H
@@ -13,21 +13,7 @@
 #include <string.h>
 
 #include "capture/capture.h"
-
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the capture codecs copy little-endian fields as they lie in memory: little-endian hosts only"
-#endif
-
-static inline uint16_t nx_get_u16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static inline uint32_t nx_get_u32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static inline uint64_t nx_get_u64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static inline int32_t nx_get_i32(const unsigned char *p) { int32_t v; memcpy(&v, p, 4); return v; }
-static inline int64_t nx_get_i64(const unsigned char *p) { int64_t v; memcpy(&v, p, 8); return v; }
-static inline void nx_put_u16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
-static inline void nx_put_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static inline void nx_put_u64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
-static inline void nx_put_i32(unsigned char *p, int32_t v) { memcpy(p, &v, 4); }
-static inline void nx_put_i64(unsigned char *p, int64_t v) { memcpy(p, &v, 8); }
+#include "util/bytes.h"
 
 /* Fills err with "<path>: <formatted>" and returns -1. */
 int nx_cap_fail(nx_cap_error *err, const char *path, const char *fmt, ...)

@@ -506,8 +506,8 @@ static inline void push_levels(col_writer *c, int def, int rep)
     p->levels++;
 }
 
-/* Checks the writer state and the column's type; returns the column or NULL. */
-static col_writer *column_for(nxpq_writer *w, size_t col, nxpq_type type)
+/* Column col of a writer that has not failed; NULL (failing it) otherwise. */
+static col_writer *column_at(nxpq_writer *w, size_t col)
 {
     if (w->failed)
         return NULL;
@@ -515,7 +515,15 @@ static col_writer *column_for(nxpq_writer *w, size_t col, nxpq_type type)
         fail(w, "column index %zu out of range (%zu columns)", col, w->n_cols);
         return NULL;
     }
-    col_writer *c = &w->cols[col];
+    return &w->cols[col];
+}
+
+/* Checks the writer state and the column's type; returns the column or NULL. */
+static col_writer *column_for(nxpq_writer *w, size_t col, nxpq_type type)
+{
+    col_writer *c = column_at(w, col);
+    if (!c)
+        return NULL;
     if (c->spec.type != type) {
         fail(w, "column '%s' is %s, not %s", c->spec.name, nxpq_type_name(c->spec.type), nxpq_type_name(type));
         return NULL;
@@ -591,11 +599,9 @@ int nxpq_put_string(nxpq_writer *w, size_t col, const char *s, size_t len)
 
 int nxpq_put_null(nxpq_writer *w, size_t col)
 {
-    if (w->failed)
+    col_writer *c = column_at(w, col);
+    if (!c)
         return -1;
-    if (col >= w->n_cols)
-        return fail(w, "column index %zu out of range (%zu columns)", col, w->n_cols);
-    col_writer *c = &w->cols[col];
     if (!c->spec.nullable)
         return fail(w, "column '%s' is required: null at row %llu", c->spec.name, (unsigned long long)w->rows);
     c->row_pending++;
@@ -754,13 +760,9 @@ static int value_null(nxpq_writer *w, col_writer *c, size_t row_in_batch)
 
 static col_writer *column_for_masked(nxpq_writer *w, size_t col, nxpq_type a, nxpq_type b, size_t n)
 {
-    if (w->failed)
+    col_writer *c = column_at(w, col);
+    if (!c)
         return NULL;
-    if (col >= w->n_cols) {
-        fail(w, "column index %zu out of range (%zu columns)", col, w->n_cols);
-        return NULL;
-    }
-    col_writer *c = &w->cols[col];
     if (c->spec.type != a && c->spec.type != b) {
         fail(w, "column '%s' is %s, not %s", c->spec.name, nxpq_type_name(c->spec.type), nxpq_type_name(a));
         return NULL;
@@ -933,13 +935,9 @@ void caller_dict_free(caller_dict *cd)
 /* The column a dictionary may be set on now; NULL (writer failed) otherwise. */
 static col_writer *column_for_dictionary(nxpq_writer *w, size_t col, bool strings, size_t n)
 {
-    if (w->failed)
+    col_writer *c = column_at(w, col);
+    if (!c)
         return NULL;
-    if (col >= w->n_cols) {
-        fail(w, "column index %zu out of range (%zu columns)", col, w->n_cols);
-        return NULL;
-    }
-    col_writer *c = &w->cols[col];
     nxpq_type t = c->spec.type;
     if (strings ? t != NXPQ_STRING : t != NXPQ_INT64 && t != NXPQ_INT32) {
         fail(w, "column '%s' is %s: no %s dictionary", c->spec.name, nxpq_type_name(t), strings ? "string" : "integer");
@@ -1063,11 +1061,9 @@ int nxpq_set_dictionary_int64(nxpq_writer *w, size_t col, const int64_t *v, cons
  * their distinct id. */
 int nxpq_put_dict_masked(nxpq_writer *w, size_t col, const uint32_t *idx, const uint8_t *valid, size_t n)
 {
-    if (w->failed)
+    col_writer *c = column_at(w, col);
+    if (!c)
         return -1;
-    if (col >= w->n_cols)
-        return fail(w, "column index %zu out of range (%zu columns)", col, w->n_cols);
-    col_writer *c = &w->cols[col];
     const caller_dict *cd = c->cd;
     if (!cd)
         return fail(w, "column '%s' has no caller dictionary (nxpq_set_dictionary_*)", c->spec.name);

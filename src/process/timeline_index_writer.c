@@ -10,6 +10,7 @@
 
 #include "query/timeline_index.h"
 #include "query/window.h"
+#include "util/bytes.h"
 
 /* Label tuples kept before the labels are declared incomplete (flag 1): a label
  * with a value per event (an id, say) would otherwise grow without bound. */
@@ -538,16 +539,6 @@ oom:
     return -1;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    memcpy(p, &v, 4);
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    memcpy(p, &v, 8);
-}
-
 /* Pads the file to a multiple of 8 and returns the offset reached. */
 static uint64_t align8(FILE *f, bool *ok)
 {
@@ -587,8 +578,8 @@ static bool write_files(nx_tlx_writer *w, uint32_t n_files)
         if (!ok)
             return false;
         uint64_t rows = w->rows - (uint64_t)i * w->rows_per_file;
-        put64(rec, (uint64_t)st.st_size);
-        put64(rec + 8, rows < w->rows_per_file ? rows : w->rows_per_file);
+        nx_put_u64(rec, (uint64_t)st.st_size);
+        nx_put_u64(rec + 8, rows < w->rows_per_file ? rows : w->rows_per_file);
         memcpy(rec + 16, tail, 4);
         if (!write_all(w->f, rec, sizeof rec))
             return false;
@@ -610,14 +601,14 @@ static bool finish_file(nx_tlx_writer *w)
     uint64_t tracks_off = align8(w->f, &ok), first = 0, first_super = 0;
     for (size_t t = 0; t < w->n_tracks && ok; t++) {
         unsigned char rec[64] = {0};
-        put32(rec, w->tracks[t]->name);
-        put64(rec + 8, first);
-        put64(rec + 16, w->tracks[t]->n_blocks);
-        put64(rec + 24, (uint64_t)w->tracks[t]->max_dur);
-        put64(rec + 32, w->tracks[t]->n_events);
-        put64(rec + 40, (uint64_t)w->tracks[t]->max_end);
-        put64(rec + 48, first_super);
-        put64(rec + 56, w->tracks[t]->n_supers);
+        nx_put_u32(rec, w->tracks[t]->name);
+        nx_put_u64(rec + 8, first);
+        nx_put_u64(rec + 16, w->tracks[t]->n_blocks);
+        nx_put_u64(rec + 24, (uint64_t)w->tracks[t]->max_dur);
+        nx_put_u64(rec + 32, w->tracks[t]->n_events);
+        nx_put_u64(rec + 40, (uint64_t)w->tracks[t]->max_end);
+        nx_put_u64(rec + 48, first_super);
+        nx_put_u64(rec + 56, w->tracks[t]->n_supers);
         /* Superblocks point at blocks by their place in the blocks section. */
         for (size_t k = 0; k < w->tracks[t]->n_supers; k++)
             w->tracks[t]->supers[k].first_block += first;
@@ -645,25 +636,25 @@ static bool finish_file(nx_tlx_writer *w)
         return false;
     unsigned char h[NX_TLX_HEADER_BYTES] = {0};
     memcpy(h, NX_TLX_MAGIC, 8);
-    put32(h + 8, NX_TLX_VERSION);
-    put32(h + 12, NX_TLX_BLOCK_EVENTS);
-    put64(h + 16, w->rows);
-    put64(h + 24, w->rows_per_file);
-    put32(h + 32, n_files);
-    put32(h + 36, (uint32_t)w->n_tracks);
-    put32(h + 40, w->n_labels);
-    put32(h + 44, (uint32_t)w->n_tuples);
-    put32(h + 48, (uint32_t)w->st.n);
-    put32(h + 52, w->flags);
-    put64(h + 56, supers_off);
-    put64(h + 64, data_len);
-    put64(h + 72, files_off);
-    put64(h + 80, tracks_off);
-    put64(h + 88, blocks_off);
-    put64(h + 96, labels_off);
-    put64(h + 104, tuples_off);
-    put64(h + 112, strings_off);
-    put64(h + 120, (uint64_t)size);
+    nx_put_u32(h + 8, NX_TLX_VERSION);
+    nx_put_u32(h + 12, NX_TLX_BLOCK_EVENTS);
+    nx_put_u64(h + 16, w->rows);
+    nx_put_u64(h + 24, w->rows_per_file);
+    nx_put_u32(h + 32, n_files);
+    nx_put_u32(h + 36, (uint32_t)w->n_tracks);
+    nx_put_u32(h + 40, w->n_labels);
+    nx_put_u32(h + 44, (uint32_t)w->n_tuples);
+    nx_put_u32(h + 48, (uint32_t)w->st.n);
+    nx_put_u32(h + 52, w->flags);
+    nx_put_u64(h + 56, supers_off);
+    nx_put_u64(h + 64, data_len);
+    nx_put_u64(h + 72, files_off);
+    nx_put_u64(h + 80, tracks_off);
+    nx_put_u64(h + 88, blocks_off);
+    nx_put_u64(h + 96, labels_off);
+    nx_put_u64(h + 104, tuples_off);
+    nx_put_u64(h + 112, strings_off);
+    nx_put_u64(h + 120, (uint64_t)size);
     return fseek(w->f, 0, SEEK_SET) == 0 && write_all(w->f, h, sizeof h);
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "query/window.h"
+#include "util/bytes.h"
 
 static const struct {
     const char *table;
@@ -67,20 +68,6 @@ struct nx_tlx {
     uint64_t string_bytes_len;
 };
 
-static uint32_t rd32(const unsigned char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-static uint64_t rd64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 /* Whether [off, off + len) lies inside the file after the header, 8-aligned. */
 static bool section_ok(const nx_tlx *x, uint64_t off, uint64_t len)
 {
@@ -108,22 +95,22 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
 #define BAD(...) (snprintf(why, why_len, __VA_ARGS__), false)
     if (x->size < NX_TLX_HEADER_BYTES || memcmp(h, NX_TLX_MAGIC, 8) != 0)
         return BAD("not a timeline index (size %zu or magic)", x->size);
-    if (rd32(h + 8) != NX_TLX_VERSION || rd32(h + 12) != NX_TLX_BLOCK_EVENTS)
-        return BAD("unknown version %u or block size %u", rd32(h + 8), rd32(h + 12));
-    x->rows = rd64(h + 16);
-    x->rows_per_file = rd64(h + 24);
-    x->n_files = rd32(h + 32);
-    x->n_tracks = rd32(h + 36);
-    x->n_labels = rd32(h + 40);
-    x->n_tuples = rd32(h + 44);
-    uint64_t data_off = NX_TLX_HEADER_BYTES, supers_off = rd64(h + 56), files_off = rd64(h + 72),
-             tracks_off = rd64(h + 80), blocks_off = rd64(h + 88), labels_off = rd64(h + 96), tuples_off = rd64(h + 104),
-             strings_off = rd64(h + 112);
-    x->n_strings = rd32(h + 48);
-    x->flags = rd32(h + 52);
-    x->data_len = rd64(h + 64);
-    if (rd64(h + 120) != x->size)
-        return BAD("size %zu, header says %llu (truncated?)", x->size, (unsigned long long)rd64(h + 120));
+    if (nx_get_u32(h + 8) != NX_TLX_VERSION || nx_get_u32(h + 12) != NX_TLX_BLOCK_EVENTS)
+        return BAD("unknown version %u or block size %u", nx_get_u32(h + 8), nx_get_u32(h + 12));
+    x->rows = nx_get_u64(h + 16);
+    x->rows_per_file = nx_get_u64(h + 24);
+    x->n_files = nx_get_u32(h + 32);
+    x->n_tracks = nx_get_u32(h + 36);
+    x->n_labels = nx_get_u32(h + 40);
+    x->n_tuples = nx_get_u32(h + 44);
+    uint64_t data_off = NX_TLX_HEADER_BYTES, supers_off = nx_get_u64(h + 56), files_off = nx_get_u64(h + 72),
+             tracks_off = nx_get_u64(h + 80), blocks_off = nx_get_u64(h + 88), labels_off = nx_get_u64(h + 96), tuples_off = nx_get_u64(h + 104),
+             strings_off = nx_get_u64(h + 112);
+    x->n_strings = nx_get_u32(h + 48);
+    x->flags = nx_get_u32(h + 52);
+    x->data_len = nx_get_u64(h + 64);
+    if (nx_get_u64(h + 120) != x->size)
+        return BAD("size %zu, header says %llu (truncated?)", x->size, (unsigned long long)nx_get_u64(h + 120));
     if (x->n_files == 0 || x->rows_per_file == 0 || x->n_labels > NX_TLX_MAX_LABELS)
         return BAD("header: %u files, %llu rows per file, %u labels", x->n_files,
                    (unsigned long long)x->rows_per_file, x->n_labels);
@@ -188,11 +175,11 @@ static bool matches_files(const nx_tlx *x, const char *dir, const char *table, c
         else
             snprintf(path, sizeof path, "%s/%s_%u.parquet", dir, table, i);
         const unsigned char *f = files + (size_t)i * 24;
-        uint64_t size = rd64(f), n = rd64(f + 8);
+        uint64_t size = nx_get_u64(f), n = nx_get_u64(f + 8);
         unsigned char tail[8];
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         bool ok = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size == size && size >= 8 &&
-                  pread(fd, tail, 8, (off_t)(size - 8)) == 8 && rd32(tail) == rd32(f + 16) &&
+                  pread(fd, tail, 8, (off_t)(size - 8)) == 8 && nx_get_u32(tail) == nx_get_u32(f + 16) &&
                   memcmp(tail + 4, "PAR1", 4) == 0;
         if (fd >= 0)
             close(fd);
@@ -319,7 +306,7 @@ int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *
     }
     close(fd);
     /* The table's files are checked on every open: another tool may have rewritten them. */
-    if (!matches_files(x, profile_dir, table, x->map + rd64(x->map + 72), why, why_len)) {
+    if (!matches_files(x, profile_dir, table, x->map + nx_get_u64(x->map + 72), why, why_len)) {
         nx_tlx_close(x);
         return 1;
     }
