@@ -28,6 +28,7 @@ typedef struct nx_command {
 } nx_command;
 
 extern const nx_command nx_cmd_export_csv;
+extern const nx_command nx_cmd_index;
 extern const nx_command nx_cmd_process;
 extern const nx_command nx_cmd_schema;
 extern const nx_command nx_cmd_serve;

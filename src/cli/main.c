@@ -15,6 +15,7 @@
 
 static const nx_command *const COMMANDS[] = {
     &nx_cmd_export_csv,
+    &nx_cmd_index,
     &nx_cmd_process,
     &nx_cmd_schema,
     &nx_cmd_serve,

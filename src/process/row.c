@@ -659,7 +659,7 @@ static void release(nx_row *r)
 {
     flusher_stop(r);
     nxpq_error ignored;
-    nx_tlx_writer_close(r->tlx, false, &ignored);   /* an index not finished is removed */
+    nx_tlx_writer_close(r->tlx, false, NULL, 0, &ignored);   /* an index not finished is removed */
     if (r->s) {
         batch_free(r->b, r->s->n_fields);
         batch_free(r->spare, r->s->n_fields);
@@ -681,7 +681,7 @@ int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err)
                 rc = nx_table_writer_close(r->tw, err);
                 /* The index records the closed files' sizes, so it is finished last. */
                 if (rc == 0)
-                    rc = nx_tlx_writer_close(r->tlx, true, err);
+                    rc = nx_tlx_writer_close(r->tlx, true, NULL, 0, err);
                 r->tlx = NULL;
                 if (rc == 0)
                     (*tables)++;

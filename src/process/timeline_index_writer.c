@@ -52,7 +52,7 @@ typedef struct strtab {              /* interned strings, ids dense from 0 */
 } strtab;
 
 struct nx_tlx_writer {
-    char path[4096], dir[4096];
+    char path[4096], tmp[4200], dir[4096];   /* written as tmp, renamed to path when finished */
     const nx_schema_table *s;
     FILE *f;
     uint64_t data_len, rows, rows_per_file;
@@ -519,9 +519,11 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
         w->label_name[w->n_labels] = (uint32_t)id;
         w->label_str[w->n_labels++] = is_str;
     }
-    if (nx_tlx_path(dir, s->name, w->path, sizeof w->path) != 0 || !(w->f = fopen(w->path, "wb"))) {
+    if (nx_tlx_path(dir, s->name, w->path, sizeof w->path) != 0 ||
+        snprintf(w->tmp, sizeof w->tmp, "%s.tmp-%ld", w->path, (long)getpid()) >= (int)sizeof w->tmp ||
+        !(w->f = fopen(w->tmp, "wb"))) {
         nxpq_error_set(err, "%s: cannot create its timeline index in %s", s->name, dir);
-        nx_tlx_writer_close(w, false, err);
+        nx_tlx_writer_close(w, false, NULL, 0, err);
         return -1;
     }
     static const unsigned char zero[NX_TLX_HEADER_BYTES];
@@ -531,11 +533,11 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
     return 0;
 io:
     nxpq_error_set(err, "%s: cannot write %s", s->name, w->path);
-    nx_tlx_writer_close(w, false, err);
+    nx_tlx_writer_close(w, false, NULL, 0, err);
     return -1;
 oom:
     nxpq_error_set(err, "%s: out of memory", s->name);
-    nx_tlx_writer_close(w, false, err);
+    nx_tlx_writer_close(w, false, NULL, 0, err);
     return -1;
 }
 
@@ -559,8 +561,9 @@ static bool write_all(FILE *f, const void *p, size_t n)
     return n == 0 || fwrite(p, 1, n, f) == n;
 }
 
-/* Per Parquet file of the table: size, rows, footer length. */
-static bool write_files(nx_tlx_writer *w, uint32_t n_files)
+/* Per Parquet file of the table: size, rows, footer length. file_rows: each
+ * file's rows, or NULL for files of rows_per_file rows (the last one fewer). */
+static bool write_files(nx_tlx_writer *w, uint32_t n_files, const uint64_t *file_rows)
 {
     for (uint32_t i = 0; i < n_files; i++) {
         char path[4200];
@@ -577,9 +580,9 @@ static bool write_files(nx_tlx_writer *w, uint32_t n_files)
             fclose(f);
         if (!ok)
             return false;
-        uint64_t rows = w->rows - (uint64_t)i * w->rows_per_file;
+        uint64_t rows = file_rows ? file_rows[i] : w->rows - (uint64_t)i * w->rows_per_file;
         nx_put_u64(rec, (uint64_t)st.st_size);
-        nx_put_u64(rec + 8, rows < w->rows_per_file ? rows : w->rows_per_file);
+        nx_put_u64(rec + 8, file_rows || rows < w->rows_per_file ? rows : w->rows_per_file);
         memcpy(rec + 16, tail, 4);
         if (!write_all(w->f, rec, sizeof rec))
             return false;
@@ -587,7 +590,7 @@ static bool write_files(nx_tlx_writer *w, uint32_t n_files)
     return true;
 }
 
-static bool finish_file(nx_tlx_writer *w)
+static bool finish_file(nx_tlx_writer *w, const uint64_t *file_rows, size_t n_file_rows)
 {
     bool ok = true;
     for (size_t t = 0; t < w->n_tracks && ok; t++)
@@ -595,9 +598,11 @@ static bool finish_file(nx_tlx_writer *w)
     if (!ok)
         return false;
     uint64_t data_len = w->data_len;
-    uint32_t n_files = w->rows <= w->rows_per_file ? 1 : (uint32_t)((w->rows + w->rows_per_file - 1) / w->rows_per_file);
+    uint32_t n_files = file_rows ? (uint32_t)n_file_rows
+                       : w->rows <= w->rows_per_file ? 1
+                                                     : (uint32_t)((w->rows + w->rows_per_file - 1) / w->rows_per_file);
     uint64_t files_off = align8(w->f, &ok);
-    ok = ok && write_files(w, n_files);
+    ok = ok && write_files(w, n_files, file_rows);
     uint64_t tracks_off = align8(w->f, &ok), first = 0, first_super = 0;
     for (size_t t = 0; t < w->n_tracks && ok; t++) {
         unsigned char rec[64] = {0};
@@ -658,13 +663,13 @@ static bool finish_file(nx_tlx_writer *w)
     return fseek(w->f, 0, SEEK_SET) == 0 && write_all(w->f, h, sizeof h);
 }
 
-int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, nxpq_error *err)
+int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, size_t n_files, nxpq_error *err)
 {
     if (!w)
         return 0;
     int rc = 0;
     bool keep = ok && w->rows > 0 && !w->broken && w->f;
-    if (keep && !finish_file(w)) {
+    if (keep && !finish_file(w, file_rows, n_files)) {
         nxpq_error_set(err, "%s: cannot write its timeline index %s", w->s->name, w->path);
         keep = false;
         rc = -1;
@@ -674,8 +679,13 @@ int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, nxpq_error *err)
         keep = false;
         rc = -1;
     }
-    if (!keep && w->path[0])
-        unlink(w->path);
+    if (keep && rename(w->tmp, w->path) != 0) {
+        nxpq_error_set(err, "%s: cannot rename its timeline index into %s", w->s->name, w->path);
+        keep = false;
+        rc = -1;
+    }
+    if (!keep && w->tmp[0])
+        unlink(w->tmp);
     for (size_t t = 0; t < w->n_tracks; t++) {
         free(w->tracks[t]->blocks);
         free(w->tracks[t]->supers);

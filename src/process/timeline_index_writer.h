@@ -39,8 +39,19 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
                        nxpq_error *err);
 /* The next n rows of the table; cols is indexed by the schema's field index. */
 int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxpq_error *err);
-/* ok and rows > 0: finishes the file (the table's files must be closed); else
- * removes it. Frees w (NULL is fine). */
-int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, nxpq_error *err);
+/* ok and rows > 0: finishes the file (the table's files must be closed) and
+ * renames it into place (it is written under a temporary name, so an index
+ * being rebuilt is replaced whole or not at all); else removes it. file_rows:
+ * the row count of each of the table's n_files files, or NULL when they were
+ * split every rows_per_file rows. Frees w (NULL is fine). */
+int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, size_t n_files, nxpq_error *err);
+
+/* Builds (or rebuilds, replacing it whole) the timeline index of `table` in
+ * profile_dir from the table's Parquet files, whoever wrote them
+ * (timeline_index_build.c). 0 (*rows: rows indexed), NX_PROFILE_TABLE_ABSENT, or
+ * -1 with err. No index is left when the rows are not in start order per track
+ * or an event ends before it starts (the writer's rule above): 0 is returned and
+ * queries scan the table. */
+int nx_tlx_build(const char *profile_dir, const char *table, uint64_t *rows, nxpq_error *err);
 
 #endif

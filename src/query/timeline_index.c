@@ -52,7 +52,8 @@ typedef struct tlx_track {
 struct nx_tlx {
     const unsigned char *map;
     size_t size;
-    uint64_t rows, rows_per_file;
+    uint64_t rows;
+    uint64_t *file_first;           /* per file: the table row of its first row (n_files + 1) */
     uint32_t n_files, n_tracks, n_labels, n_tuples, n_strings, flags;
     const unsigned char *data;
     uint64_t data_len;
@@ -98,7 +99,6 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
     if (nx_get_u32(h + 8) != NX_TLX_VERSION || nx_get_u32(h + 12) != NX_TLX_BLOCK_EVENTS)
         return BAD("unknown version %u or block size %u", nx_get_u32(h + 8), nx_get_u32(h + 12));
     x->rows = nx_get_u64(h + 16);
-    x->rows_per_file = nx_get_u64(h + 24);
     x->n_files = nx_get_u32(h + 32);
     x->n_tracks = nx_get_u32(h + 36);
     x->n_labels = nx_get_u32(h + 40);
@@ -111,9 +111,8 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
     x->data_len = nx_get_u64(h + 64);
     if (nx_get_u64(h + 120) != x->size)
         return BAD("size %zu, header says %llu (truncated?)", x->size, (unsigned long long)nx_get_u64(h + 120));
-    if (x->n_files == 0 || x->rows_per_file == 0 || x->n_labels > NX_TLX_MAX_LABELS)
-        return BAD("header: %u files, %llu rows per file, %u labels", x->n_files,
-                   (unsigned long long)x->rows_per_file, x->n_labels);
+    if (x->n_files == 0 || x->n_labels > NX_TLX_MAX_LABELS)
+        return BAD("header: %u files, %u labels", x->n_files, x->n_labels);
     if (!section_ok(x, data_off, x->data_len) || !section_ok(x, files_off, (uint64_t)x->n_files * 24) ||
         !section_ok(x, tracks_off, (uint64_t)x->n_tracks * sizeof(tlx_track)) || blocks_off > supers_off ||
         !section_ok(x, blocks_off, supers_off - blocks_off) || (supers_off - blocks_off) % sizeof(nx_tlx_block) ||
@@ -185,9 +184,6 @@ static bool matches_files(const nx_tlx *x, const char *dir, const char *table, c
             close(fd);
         if (!ok)
             return snprintf(why, why_len, "stale: %s differs from the indexed file", path), false;
-        if (i + 1 < x->n_files && n != x->rows_per_file)
-            return snprintf(why, why_len, "file %u holds %llu rows, not the split size", i, (unsigned long long)n),
-                   false;
         rows += n;
     }
     if (rows != x->rows)
@@ -201,6 +197,7 @@ static void tlx_unmap(nx_tlx *x)
 {
     if (x->map)
         munmap((void *)x->map, x->size);
+    free(x->file_first);
     free(x);
 }
 
@@ -248,6 +245,13 @@ static int tlx_map(int fd, const struct stat *st, const char *path, nx_tlx **out
         tlx_unmap(x);
         return 1;
     }
+    if (!(x->file_first = calloc((size_t)x->n_files + 1, sizeof *x->file_first))) {
+        tlx_unmap(x);
+        return -1;
+    }
+    const unsigned char *files = x->map + nx_get_u64(x->map + 72);
+    for (uint32_t i = 0; i < x->n_files; i++)   /* sums past the table's rows fail matches_files */
+        x->file_first[i + 1] = x->file_first[i] + nx_get_u64(files + (size_t)i * 24 + 8);
     *out = x;
     return 0;
 }
@@ -359,7 +363,15 @@ static int64_t ordinal_of(const nx_tlx *x, uint64_t row)
 {
     if (x->n_files == 1)
         return (int64_t)row;
-    return nx_row_ordinal((size_t)(row / x->rows_per_file), (int64_t)(row % x->rows_per_file));
+    uint32_t lo = 0, hi = x->n_files - 1;   /* the last file whose first row is <= row */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (x->file_first[mid] <= row)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return nx_row_ordinal(lo, (int64_t)(row - x->file_first[lo]));
 }
 
 /* Per track: the first in-window row (for the track order) and its in-window count. */

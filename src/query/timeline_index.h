@@ -23,7 +23,7 @@
  *     0   magic "NXTLIDX1"
  *     8   u32 version (3)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
  *     16  u64 table rows (all files)
- *     24  u64 rows per file (the split limit; a row r is in file r / limit)
+ *     24  u64 rows per file (the split limit it was written with; 0 unknown)
  *     32  u32 files                36  u32 tracks
  *     40  u32 labels               44  u32 tuples
  *     48  u32 strings              52  u32 flags (1: labels incomplete, see below)
@@ -45,6 +45,8 @@
  *   files: per Parquet file of the table in order: u64 size, u64 rows, u32 footer
  *     length, u32 0. A file whose size or footer length differs makes the index
  *     stale (the table was rewritten, e.g. by another tool): it is then not used.
+ *     Rows are numbered across the files in order; the files' row counts map a
+ *     row to its (file, row in file).
  *   tracks (64 bytes each, in order of first appearance in the table): u32 name
  *     string, u32 0, u64 first block, u64 blocks, i64 longest duration, u64
  *     events, i64 latest end, u64 first superblock, u64 superblocks.
