@@ -20,7 +20,7 @@
 
 typedef struct pending {
     nx_trace_record rec;
-    int64_t start_ns;
+    int64_t start_ns, end_ns;        /* end_ns == start_ns for records without an end */
     int64_t block_id;                /* dma_block: its id; dma_packet: its block's id */
     uint64_t seq;                    /* file order, for stable ties */
 } pending;
@@ -285,7 +285,8 @@ static int stream_fill(nx_device_pipeline *p, trace_stream *s, nx_cap_error *err
         x.start_ns = nx_trace_unix_ns(&t->hdr, x.rec.ts);
         x.seq = s->seq++;
         x.block_id = -1;
-        int64_t hi = has_end(x.rec.kind) ? nx_trace_unix_ns(&t->hdr, x.rec.end) : x.start_ns;
+        x.end_ns = has_end(x.rec.kind) ? nx_trace_unix_ns(&t->hdr, x.rec.end) : x.start_ns;
+        int64_t hi = x.end_ns;
         if (!t->any || x.start_ns < t->first_ns)
             t->first_ns = x.start_ns;
         if (!t->any || hi > t->last_ns)
@@ -427,7 +428,7 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
             .trace = best->t,
             .rec = &x->rec,
             .start_ns = x->start_ns,
-            .end_ns = has_end(k) ? nx_trace_unix_ns(&best->t->hdr, x->rec.end) : x->start_ns,
+            .end_ns = x->end_ns,
             .id = k == NX_REC_DMA_BLOCK ? x->block_id : next_id[k]++,
             .block_id = k == NX_REC_DMA_PACKET ? x->block_id : -1,
         };
