@@ -19,7 +19,6 @@
 
 typedef struct wtrack {
     uint32_t name;                   /* string id */
-    uint64_t first_block;            /* written at close */
     int64_t max_dur, max_end;
     uint64_t n_events;
     nx_tlx_block cur;                /* the block being filled */
