@@ -22,15 +22,8 @@
 #include "parquet/parquet.h"
 #include "parquet/thrift.h"
 #include "parquet/writer_internal.h"
+#include "test_rand.h"
 
-static uint64_t rng = 88172645463325252u;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* Values of `width` bits in a mix of long runs, short runs and noise. */
 static void fill_pattern(uint32_t *v, size_t n, int width, int shape)

@@ -36,6 +36,7 @@
 #include "query/window.h"
 
 #include "csv_memory.h"
+#include "test_rand.h"
 
 
 static void test_row_cells_equal_cells(void **state)
@@ -175,14 +176,6 @@ typedef struct ev {
     int64_t start, end, ord;
 } ev;
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static int cmp_ord(const void *a, const void *b)
 {

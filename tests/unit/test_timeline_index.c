@@ -35,6 +35,7 @@
 #include "process/row.h"
 #include "query/sampled_pass.h"
 #include "query/timeline_index.h"
+#include "test_rand.h"
 
 #define N_ROWS 6000
 
@@ -46,15 +47,6 @@ typedef struct gen_row {
 } gen_row;
 
 static gen_row rows[N_ROWS];
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static void generate(void)
 {
