@@ -57,6 +57,7 @@ struct nx_tlx {
     uint32_t n_files, n_tracks, n_labels, n_tuples, n_strings, flags;
     const unsigned char *data;
     uint64_t data_len;
+    const unsigned char *files;     /* per file: size, rows, footer length (24 bytes) */
     const tlx_track *tracks;
     const nx_tlx_block *blocks;
     uint64_t n_blocks;
@@ -123,6 +124,7 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
         !section_ok(x, strings_off, (uint64_t)x->n_strings * 16))
         return BAD("a section lies outside the file");
     x->data = h + data_off;
+    x->files = h + files_off;
     x->tracks = (const tlx_track *)(h + tracks_off);
     x->blocks = (const nx_tlx_block *)(h + blocks_off);
     x->n_blocks = (supers_off - blocks_off) / sizeof(nx_tlx_block);
@@ -154,7 +156,7 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
 
 /* Whether the table's Parquet files are the ones the index was written for:
  * same names, sizes, footer lengths and row counts. */
-static bool matches_files(const nx_tlx *x, const char *dir, const char *table, const unsigned char *files, char *why,
+static bool matches_files(const nx_tlx *x, const char *dir, const char *table, char *why,
                           size_t why_len)
 {
     char path[4096];
@@ -173,7 +175,7 @@ static bool matches_files(const nx_tlx *x, const char *dir, const char *table, c
             snprintf(path, sizeof path, "%s/%s.parquet", dir, table);
         else
             snprintf(path, sizeof path, "%s/%s_%u.parquet", dir, table, i);
-        const unsigned char *f = files + (size_t)i * 24;
+        const unsigned char *f = x->files + (size_t)i * 24;
         uint64_t size = nx_get_u64(f), n = nx_get_u64(f + 8);
         unsigned char tail[8];
         int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -249,9 +251,8 @@ static int tlx_map(int fd, const struct stat *st, const char *path, nx_tlx **out
         tlx_unmap(x);
         return -1;
     }
-    const unsigned char *files = x->map + nx_get_u64(x->map + 72);
     for (uint32_t i = 0; i < x->n_files; i++)   /* sums past the table's rows fail matches_files */
-        x->file_first[i + 1] = x->file_first[i] + nx_get_u64(files + (size_t)i * 24 + 8);
+        x->file_first[i + 1] = x->file_first[i] + nx_get_u64(x->files + (size_t)i * 24 + 8);
     *out = x;
     return 0;
 }
@@ -310,7 +311,7 @@ int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *
     }
     close(fd);
     /* The table's files are checked on every open: another tool may have rewritten them. */
-    if (!matches_files(x, profile_dir, table, x->map + nx_get_u64(x->map + 72), why, why_len)) {
+    if (!matches_files(x, profile_dir, table, why, why_len)) {
         nx_tlx_close(x);
         return 1;
     }
