@@ -17,7 +17,9 @@
  *
  * The schema (column names, types) is the first file's; every later file must
  * have each projected column, with the same type, or the scan fails naming the
- * file. Scans open one file at a time, so memory is one reader plus one batch.
+ * file. The table keeps the readers (footer metadata) of its first 16 files
+ * open for its scans; a scan opens any later file itself, one at a time, so
+ * memory is at most 17 readers' metadata plus one batch.
  */
 #ifndef NX_QUERY_PROFILE_TABLE_H
 #define NX_QUERY_PROFILE_TABLE_H
