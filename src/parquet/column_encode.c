@@ -8,6 +8,7 @@
  * shared writer state. See writer_internal.h for the data flow.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -66,6 +67,40 @@ static int reserve_scratch(col_writer *c, encode_scratch *s, size_t n)
     s->idx = x;
     s->cap_values = n;
     return 0;
+}
+
+/* delta_fallback: an integer page that left its dictionary (or never had one)
+ * is written DELTA_BINARY_PACKED; ids, timestamps and counters then take a few
+ * bits per value instead of 8 bytes, which is also less for the codec to
+ * compress. Columns set to PLAIN on purpose stay PLAIN. */
+static bool plain_page_as_delta(const nxpq_writer *w, const col_writer *c)
+{
+    return w->opt.delta_fallback && c->spec.encoding != NXPQ_ENCODE_PLAIN &&
+           (c->physical == PQ_INT32 || c->physical == PQ_INT64);
+}
+
+/* The PLAIN integers of page p as int64 in s->ints; returns how many, or -1. */
+static ptrdiff_t plain_ints(col_writer *c, const raw_page *p, encode_scratch *s)
+{
+    size_t width = c->physical == PQ_INT32 ? 4 : 8, n = p->plain.len / width;
+    if (n > s->cap_ints) {
+        int64_t *g = realloc(s->ints, n * sizeof *g);
+        if (!g)
+            return col_fail(c, "out of memory encoding a page");
+        s->ints = g;
+        s->cap_ints = n;
+    }
+    const char *d = p->plain.data;
+    if (width == 8) {
+        memcpy(s->ints, d, n * 8);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            int32_t v;
+            memcpy(&v, d + 4 * i, 4);
+            s->ints[i] = v;
+        }
+    }
+    return (ptrdiff_t)n;
 }
 
 /* Hashes every PLAIN value of the page and records where each starts. */
@@ -362,6 +397,12 @@ int column_page_encode(const nxpq_writer *w, col_writer *c, raw_page *p, encode_
         pq_encode_rle_hybrid(body, s->idx, p->values, width);
     } else if (c->delta) {
         pq_encode_delta_binary_packed(body, p->ints, p->n_ints, c->physical == PQ_INT32);
+    } else if (plain_page_as_delta(w, c)) {
+        ptrdiff_t n = plain_ints(c, p, s);
+        if (n < 0)
+            return -1;
+        pq_encode_delta_binary_packed(body, s->ints, (size_t)n, c->physical == PQ_INT32);
+        mode = MODE_DELTA;
     } else if (c->physical == PQ_BOOLEAN) {
         pq_encode_plain_bools(body, (const uint8_t *)p->plain.data, p->plain.len);
     } else {
@@ -465,6 +506,7 @@ void encode_scratch_free(encode_scratch *s)
     free(s->hashes);
     free(s->voffs);
     free(s->idx);
+    free(s->ints);
     free(s->seen);
     pq_compressor_free(&s->compressor);
     memset(s, 0, sizeof *s);

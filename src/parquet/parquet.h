@@ -111,6 +111,10 @@ typedef struct nxpq_writer_options {
                                       pages and the column's later chunks are PLAIN (ids,
                                       timestamps, checksums gain nothing from a dictionary and
                                       cost the most to hash). Default false */
+    bool delta_fallback;           /* integer columns not in dictionary form (the dictionary
+                                      outgrew its limit or was skipped, above) write their
+                                      pages DELTA_BINARY_PACKED instead of PLAIN, unless the
+                                      column asked for NXPQ_ENCODE_PLAIN. Default false */
     bool write_page_index;         /* ColumnIndex + OffsetIndex (default true) */
     bool write_statistics;         /* chunk and page statistics (default true) */
     int threads;                   /* threads encoding pages behind the caller; 0 (default) =

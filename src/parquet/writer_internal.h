@@ -142,6 +142,8 @@ typedef struct encode_scratch {
     uint32_t *voffs;         /* per page value: offset of its PLAIN form */
     uint32_t *idx;           /* per page value: dictionary index */
     size_t cap_values;
+    int64_t *ints;           /* a PLAIN integer page's values, for delta_fallback */
+    size_t cap_ints;
     uint64_t *seen;          /* bitmap of dictionary entries a page uses */
     size_t cap_seen;
     pq_compressor compressor;

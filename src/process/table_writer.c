@@ -169,6 +169,8 @@ nx_table_writer *nx_table_writer_open(const char *dir, const char *table, uint64
     t->opts.created_by = NULL;
     /* Profile tables are full of ids, timestamps and checksums that never repeat. */
     t->opts.dictionary_skip_distinct = true;
+    /* ... and those ids and timestamps grow by small steps: deltas, not PLAIN. */
+    t->opts.delta_fallback = true;
     if (open_file(t, err) < 0) {
         nx_table_writer_abort(t);
         return NULL;

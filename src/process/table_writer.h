@@ -7,7 +7,8 @@
  * timeline tables DELTA encoding of the time column and the sorting_column
  * declaration that lets readers skip to a time window. Callers only supply values.
  * Dictionary-encoded columns whose values prove mostly distinct (ids, timestamps,
- * checksums) switch to PLAIN (nxpq_writer_options.dictionary_skip_distinct).
+ * checksums) switch to DELTA_BINARY_PACKED for integers, PLAIN otherwise
+ * (nxpq_writer_options.dictionary_skip_distinct and delta_fallback).
  *
  * Files: <dir>/<Table>.parquet while the table holds at most max_rows_per_file
  * rows. The first row beyond the limit renames it to <Table>_0.parquet and starts

@@ -142,6 +142,8 @@ typedef struct config {
     uint32_t page_bytes;
     uint64_t row_group_rows;
     bool masked;             /* scalar columns through the masked batch puts */
+    bool delta_fallback;     /* options delta_fallback and dictionary_skip_distinct, with a
+                                dictionary limit small enough that every int column leaves it */
 } config;
 
 /* Rows [r0, r0 + n) column by column: the scalar columns through the masked
@@ -225,6 +227,10 @@ static void write_file(const char *path, const config *cfg)
     o.write_page_index = cfg->page_index;
     o.page_bytes = cfg->page_bytes;
     o.row_group_rows = cfg->row_group_rows;
+    if (cfg->delta_fallback) {
+        o.delta_fallback = o.dictionary_skip_distinct = true;
+        o.dictionary_max_bytes = 256;
+    }
     nxpq_error err;
     nxpq_writer *w = nxpq_writer_open(path, spec, N_COLS, &o, &err);
     if (!w)
@@ -397,7 +403,7 @@ static void test_codecs(void **state)
     (void)state;
     const nxpq_codec codecs[] = {NXPQ_UNCOMPRESSED, NXPQ_SNAPPY, NXPQ_ZSTD};
     for (size_t i = 0; i < 3; i++) {
-        config cfg = {codecs[i], NXPQ_ENCODE_AUTO, true, 2048, 1000, false};
+        config cfg = {codecs[i], NXPQ_ENCODE_AUTO, true, 2048, 1000, false, false};
         round_trip(&cfg);
     }
 }
@@ -407,15 +413,45 @@ static void test_encodings(void **state)
     (void)state;
     const nxpq_encoding_pref encs[] = {NXPQ_ENCODE_PLAIN, NXPQ_ENCODE_DICTIONARY, NXPQ_ENCODE_DELTA};
     for (size_t i = 0; i < 3; i++) {
-        config cfg = {NXPQ_ZSTD, encs[i], true, 1024, 700, false};
+        config cfg = {NXPQ_ZSTD, encs[i], true, 1024, 700, false, false};
         round_trip(&cfg);
     }
+}
+
+/* Integer pages that leave their dictionary are written DELTA_BINARY_PACKED:
+ * every value comes back, and the file is smaller than with PLAIN fallback
+ * (the ts, i64 and list columns grow by small steps). */
+static void test_delta_fallback(void **state)
+{
+    (void)state;
+    const nxpq_encoding_pref encs[] = {NXPQ_ENCODE_AUTO, NXPQ_ENCODE_DICTIONARY};
+    for (size_t i = 0; i < 2; i++)
+        for (int masked = 0; masked < 2; masked++) {
+            config cfg = {NXPQ_ZSTD, encs[i], true, 1024, 700, masked, true};
+            round_trip(&cfg);
+        }
+    long size[2];
+    for (int d = 0; d < 2; d++) {
+        config cfg = {NXPQ_UNCOMPRESSED, NXPQ_ENCODE_AUTO, true, 1024, 700, false, d};
+        char path[] = "/tmp/nxpq_roundtripXXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        close(fd);
+        write_file(path, &cfg);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        fseek(f, 0, SEEK_END);
+        size[d] = ftell(f);
+        fclose(f);
+        unlink(path);
+    }
+    assert_true(size[1] < size[0] - 3 * ROWS);
 }
 
 static void test_without_page_index(void **state)
 {
     (void)state;
-    config cfg = {NXPQ_SNAPPY, NXPQ_ENCODE_AUTO, false, 1024, 600, false};
+    config cfg = {NXPQ_SNAPPY, NXPQ_ENCODE_AUTO, false, 1024, 600, false, false};
     round_trip(&cfg);
 }
 
@@ -424,7 +460,7 @@ static void test_masked_batches(void **state)
     (void)state;
     const nxpq_encoding_pref encs[] = {NXPQ_ENCODE_AUTO, NXPQ_ENCODE_PLAIN, NXPQ_ENCODE_DELTA};
     for (size_t i = 0; i < 3; i++) {
-        config cfg = {NXPQ_ZSTD, encs[i], true, 1024, 700, true};
+        config cfg = {NXPQ_ZSTD, encs[i], true, 1024, 700, true, false};
         round_trip(&cfg);
     }
 }
@@ -461,7 +497,7 @@ static void test_masked_refusals(void **state)
 static void test_one_big_row_group(void **state)
 {
     (void)state;
-    config cfg = {NXPQ_UNCOMPRESSED, NXPQ_ENCODE_AUTO, true, 1 << 20, 1 << 20, false};
+    config cfg = {NXPQ_UNCOMPRESSED, NXPQ_ENCODE_AUTO, true, 1 << 20, 1 << 20, false, false};
     char path[] = "/tmp/nxpq_roundtripXXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -486,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_codecs),
         cmocka_unit_test(test_encodings),
         cmocka_unit_test(test_without_page_index),
+        cmocka_unit_test(test_delta_fallback),
         cmocka_unit_test(test_one_big_row_group),
         cmocka_unit_test(test_masked_batches),
         cmocka_unit_test(test_masked_refusals),
