@@ -279,8 +279,16 @@ static int string_page_stats(col_writer *c, raw_page *p, encode_scratch *s, bool
     if (words == 0)
         return 0; /* an empty dictionary: the page holds only nulls */
     memset(s->seen, 0, words * sizeof *s->seen);
-    for (size_t i = 0; i < p->values; i++)
-        s->seen[s->idx[i] >> 6] |= UINT64_C(1) << (s->idx[i] & 63);
+    /* Runs of one index are common (one instruction's rows): skipping repeats
+     * also breaks the read-modify-write chain on one word. */
+    uint32_t prev = UINT32_MAX;
+    for (size_t i = 0; i < p->values; i++) {
+        uint32_t x = s->idx[i];
+        if (x == prev)
+            continue;
+        prev = x;
+        s->seen[x >> 6] |= UINT64_C(1) << (x & 63);
+    }
     for (size_t wd = 0; wd < words; wd++)
         for (uint64_t bits = s->seen[wd]; bits; bits &= bits - 1) {
             size_t e = wd * 64 + (size_t)__builtin_ctzll(bits);
