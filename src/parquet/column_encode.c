@@ -83,6 +83,8 @@ static bool plain_page_as_delta(const nxpq_writer *w, const col_writer *c)
 static ptrdiff_t plain_ints(col_writer *c, const raw_page *p, encode_scratch *s)
 {
     size_t width = c->physical == PQ_INT32 ? 4 : 8, n = p->plain.len / width;
+    if (n == 0)
+        return 0; /* a page of nulls */
     if (n > s->cap_ints) {
         int64_t *g = realloc(s->ints, n * sizeof *g);
         if (!g)
