@@ -31,7 +31,7 @@
 
 #define NX_PROG_MAGIC "NXPROG\0\0"      /* 8 bytes */
 #define NX_PROG_VERSION_MAJOR 1
-#define NX_PROG_VERSION_MINOR 0
+#define NX_PROG_VERSION_MINOR 1         /* 1.1 added MEMORY_ALLOCATIONS */
 #define NX_PROG_HEADER_SIZE 64
 #define NX_PROG_TOC_ENTRY_SIZE 32
 
@@ -52,7 +52,8 @@ typedef enum nx_prog_section {
     NX_SEC_COLLECTIVES = 9,
     NX_SEC_CC_STREAMS = 10,
     NX_SEC_STACK_FRAMES = 11,
-    NX_SEC_LAST = 11
+    NX_SEC_MEMORY_ALLOCATIONS = 12,   /* since 1.1 */
+    NX_SEC_LAST = 12
 } nx_prog_section;
 
 /* Record sizes of version 1.0. A reader accepts larger records (later minor
@@ -67,7 +68,8 @@ enum {
     NX_PROG_SEMAPHORE_SIZE = 8,
     NX_PROG_COLLECTIVE_SIZE = 80,
     NX_PROG_CC_STREAM_SIZE = 24,
-    NX_PROG_FRAME_SIZE = 24
+    NX_PROG_FRAME_SIZE = 24,
+    NX_PROG_ALLOC_SIZE = 32
 };
 
 /* DmaQueueType, in the schema's enum order; the number is stored. */
@@ -202,6 +204,31 @@ typedef struct nx_prog_frame {
     uint32_t line;
 } nx_prog_frame;
 
+/* --- MEMORY_ALLOCATIONS (since 1.1): the compiler's static SBUF/PSUM allocations --
+ * One record per allocation: which memory, which partitions (and PSUM bank), how
+ * many bytes in each of those partitions, and its live range as two
+ * instructions: it becomes live when `live` starts and is free once `free` ends
+ * (how the processor turns that into SbufUsage/PsumUsage: docs/processing.md).
+ * PSUM has as many partitions as SBUF (HARDWARE sbuf_partitions); a bank holds
+ * psum_partition_bytes / psum_banks bytes of each partition. */
+typedef enum nx_mem_kind { NX_MEM_SBUF = 0, NX_MEM_PSUM = 1, NX_MEM_COUNT } nx_mem_kind;
+#define NX_NO_BANK 0xFF                 /* SBUF allocations have no bank */
+
+typedef struct nx_prog_alloc {
+    const char *name;                /* non-empty, e.g. "q_proj.weight[0]" */
+    uint8_t memory;                  /* nx_mem_kind */
+    uint8_t bank;                    /* PSUM: 0..psum_banks-1; SBUF: NX_NO_BANK */
+    uint16_t first_partition;        /* first_partition + partition_count <= sbuf_partitions */
+    uint16_t partition_count;        /* >= 1 */
+    uint8_t live_engine, free_engine;
+    uint32_t live_pc, free_pc;       /* (engine, pc) of instructions of the program */
+    uint64_t bytes_per_partition;    /* 1 .. the capacity of one partition (SBUF) or bank (PSUM) */
+} nx_prog_alloc;
+
+/* Bytes of one partition an allocation of `memory` may take: sbuf_partition_bytes
+ * (SBUF) or psum_partition_bytes / psum_banks (PSUM, one bank). */
+uint64_t nx_prog_alloc_capacity(const nx_prog_hardware *hw, unsigned memory);
+
 /* A decoded program (reader) or the description of one to write (writer). */
 typedef struct nx_program {
     nx_prog_header header;
@@ -222,6 +249,8 @@ typedef struct nx_program {
     size_t n_cc_streams;
     nx_prog_frame *frames;
     size_t n_frames;
+    nx_prog_alloc *allocs;           /* MEMORY_ALLOCATIONS; none when the section is absent */
+    size_t n_allocs;
     /* Strings that only device traces refer to (CC instruction descriptions,
      * error texts); the writer puts them in the string table. Reader: NULL. */
     const char *const *extra_strings;

@@ -16,7 +16,7 @@ static const uint32_t SPEC_SIZE[NX_SEC_LAST + 1] = {
     [NX_SEC_DMA_QUEUES] = NX_PROG_QUEUE_SIZE, [NX_SEC_DMA_DESCRIPTORS] = NX_PROG_DESC_SIZE,
     [NX_SEC_TENSORS] = NX_PROG_TENSOR_SIZE, [NX_SEC_SEMAPHORES] = NX_PROG_SEMAPHORE_SIZE,
     [NX_SEC_COLLECTIVES] = NX_PROG_COLLECTIVE_SIZE, [NX_SEC_CC_STREAMS] = NX_PROG_CC_STREAM_SIZE,
-    [NX_SEC_STACK_FRAMES] = NX_PROG_FRAME_SIZE,
+    [NX_SEC_STACK_FRAMES] = NX_PROG_FRAME_SIZE, [NX_SEC_MEMORY_ALLOCATIONS] = NX_PROG_ALLOC_SIZE,
 };
 
 typedef struct section {
@@ -300,6 +300,28 @@ static int read_frame(decoder *d, uint64_t i, nx_prog_frame *f)
     return 0;
 }
 
+/* MEMORY_ALLOCATIONS record: ranges are checked in program_validate.c. */
+static int read_alloc(decoder *d, uint64_t i, nx_prog_alloc *a)
+{
+    uint64_t at = rec_off(d, NX_SEC_MEMORY_ALLOCATIONS, i);
+    const unsigned char *r = d->data + at;
+    a->memory = r[4];
+    a->bank = r[5];
+    a->first_partition = nx_get_u16(r + 6);
+    a->partition_count = nx_get_u16(r + 8);
+    a->live_engine = r[10];
+    a->free_engine = r[11];
+    a->live_pc = nx_get_u32(r + 12);
+    a->free_pc = nx_get_u32(r + 16);
+    a->bytes_per_partition = nx_get_u64(r + 24);
+    uint32_t ref = nx_get_u32(r);
+    if (!(a->name = nx_program_string(d->p, ref)))
+        return nx_cap_fail_at(d->err, d->name, at, "MEMORY_ALLOCATIONS record %" PRIu64 ": name: string reference %"
+                              PRIu32 " is not the start of a string in STRINGS (%" PRIu64 " bytes)",
+                              i, ref, d->p->strings_size);
+    return 0;
+}
+
 /* Allocates the array for section id and decodes every record with fn. */
 #define READ_ARRAY(d, id, field, nfield, fn)                                                  \
     do {                                                                                      \
@@ -327,6 +349,7 @@ static int decode_sections(decoder *d)
     READ_ARRAY(d, NX_SEC_COLLECTIVES, collectives, n_collectives, read_collective);
     READ_ARRAY(d, NX_SEC_CC_STREAMS, cc_streams, n_cc_streams, read_cc_stream);
     READ_ARRAY(d, NX_SEC_STACK_FRAMES, frames, n_frames, read_frame);
+    READ_ARRAY(d, NX_SEC_MEMORY_ALLOCATIONS, allocs, n_allocs, read_alloc);
     return 0;
 }
 

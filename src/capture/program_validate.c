@@ -10,7 +10,7 @@
 
 static const char *const SECTION_NAMES[NX_SEC_LAST + 1] = {
     "", "STRINGS", "PROGRAM", "HARDWARE", "INSTRUCTIONS", "DMA_QUEUES", "DMA_DESCRIPTORS",
-    "TENSORS", "SEMAPHORES", "COLLECTIVES", "CC_STREAMS", "STACK_FRAMES",
+    "TENSORS", "SEMAPHORES", "COLLECTIVES", "CC_STREAMS", "STACK_FRAMES", "MEMORY_ALLOCATIONS",
 };
 
 /* "offset O: SECTION record I: <msg>" (reader) or "SECTION record I: <msg>" (writer). */
@@ -208,6 +208,79 @@ static int check_collectives(const nx_program *p, const char *path, const prog_l
     return 0;
 }
 
+uint64_t nx_prog_alloc_capacity(const nx_prog_hardware *hw, unsigned memory)
+{
+    if (memory == NX_MEM_SBUF)
+        return hw->sbuf_partition_bytes;
+    return hw->psum_banks ? hw->psum_partition_bytes / hw->psum_banks : 0;
+}
+
+/* True when (engine, pc) is an instruction; p->instrs is already checked to be
+ * sorted by (engine, pc), and engine_first is not filled yet (writer), so this
+ * searches the whole array. */
+static bool has_instr(const nx_program *p, unsigned engine, uint32_t pc)
+{
+    size_t lo = 0, hi = p->n_instrs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const nx_prog_instr *m = &p->instrs[mid];
+        if (m->engine < engine || (m->engine == engine && m->pc < pc))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->n_instrs && p->instrs[lo].engine == engine && p->instrs[lo].pc == pc;
+}
+
+/* MEMORY_ALLOCATIONS: memory kind, bank, partition range, bytes within one
+ * partition's (bank's) capacity, and both ends of the live range naming
+ * instructions of the program. Whether allocations live at the same time fit
+ * together is not checked: that depends on the order instructions run in. */
+static int check_allocs(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+{
+    for (size_t i = 0; i < p->n_allocs; i++) {
+        const nx_prog_alloc *a = &p->allocs[i];
+        if (!a->name || !*a->name)
+            return fail_rec(err, path, loc, NX_SEC_MEMORY_ALLOCATIONS, i, 0, "empty allocation name");
+        if (a->memory >= NX_MEM_COUNT)
+            return fail_rec(err, path, loc, NX_SEC_MEMORY_ALLOCATIONS, i, 4,
+                            "memory %u out of range (expected 0 SBUF or 1 PSUM)", a->memory);
+        if (a->memory == NX_MEM_SBUF && a->bank != NX_NO_BANK)
+            return fail_rec(err, path, loc, NX_SEC_MEMORY_ALLOCATIONS, i, 5,
+                            "bank %u on an SBUF allocation (expected 255: SBUF has no banks)", a->bank);
+        if (a->memory == NX_MEM_PSUM && a->bank >= p->hw.psum_banks)
+            return fail_rec(err, path, loc, NX_SEC_MEMORY_ALLOCATIONS, i, 5,
+                            "bank %u out of range (HARDWARE psum_banks is %" PRIu32 ": expected 0..%" PRIu32 ")",
+                            a->bank, p->hw.psum_banks, p->hw.psum_banks - 1);
+        if (a->partition_count == 0)
+            return fail_rec(err, path, loc, NX_SEC_MEMORY_ALLOCATIONS, i, 8,
+                            "partition_count 0; expected at least 1");
+        if ((uint32_t)a->first_partition + a->partition_count > p->hw.sbuf_partitions)
+            return fail_rec(err, path, loc, NX_SEC_MEMORY_ALLOCATIONS, i, 6,
+                            "first_partition %u + partition_count %u exceeds HARDWARE sbuf_partitions %" PRIu32
+                            " (partitions %u..%u do not all exist)",
+                            a->first_partition, a->partition_count, p->hw.sbuf_partitions,
+                            a->first_partition, (unsigned)a->first_partition + a->partition_count - 1);
+        uint64_t cap = nx_prog_alloc_capacity(&p->hw, a->memory);
+        if (a->bytes_per_partition == 0 || a->bytes_per_partition > cap)
+            return fail_rec(err, path, loc, NX_SEC_MEMORY_ALLOCATIONS, i, 24,
+                            "bytes_per_partition %" PRIu64 " out of range (expected 1..%" PRIu64 ", the %s)",
+                            a->bytes_per_partition, cap,
+                            a->memory == NX_MEM_SBUF ? "capacity of an SBUF partition (sbuf_partition_bytes)"
+                                                     : "capacity of a PSUM bank in one partition "
+                                                       "(psum_partition_bytes / psum_banks)");
+        if (!has_instr(p, a->live_engine, a->live_pc))
+            return fail_rec(err, path, loc, NX_SEC_MEMORY_ALLOCATIONS, i, a->live_engine >= NX_ENGINE_COUNT ? 10 : 12,
+                            "live_engine %u / live_pc %" PRIu32 " is not an instruction of the program",
+                            a->live_engine, a->live_pc);
+        if (!has_instr(p, a->free_engine, a->free_pc))
+            return fail_rec(err, path, loc, NX_SEC_MEMORY_ALLOCATIONS, i, a->free_engine >= NX_ENGINE_COUNT ? 11 : 16,
+                            "free_engine %u / free_pc %" PRIu32 " is not an instruction of the program",
+                            a->free_engine, a->free_pc);
+    }
+    return 0;
+}
+
 int nx_prog_validate(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
 {
     if (check_hardware(p, path, loc, err) != 0)
@@ -216,7 +289,8 @@ int nx_prog_validate(const nx_program *p, const char *path, const prog_loc *loc,
         if (check_instr(p, i, path, loc, err) != 0)
             return -1;
     if (check_queues(p, path, loc, err) != 0 || check_descs(p, path, loc, err) != 0 ||
-        check_named(p, path, loc, err) != 0 || check_collectives(p, path, loc, err) != 0)
+        check_named(p, path, loc, err) != 0 || check_collectives(p, path, loc, err) != 0 ||
+        check_allocs(p, path, loc, err) != 0)
         return -1;
     const int64_t hdr[] = {p->header.cc_participant_count, p->header.neuroncore_count,
                            p->header.logical_neuroncore_count, p->header.pcore_count_per_lnc,

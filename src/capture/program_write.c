@@ -4,6 +4,10 @@
  * deterministic), lays out header, table of contents, the record sections and
  * STRINGS last (complete only once every record is put), hashes the image and
  * names the file after the hash. See program_file.h.
+ *
+ * The table of contents lists sections 1..11 always (empty ones with count 0)
+ * and MEMORY_ALLOCATIONS (12) only when the program has allocations, so a
+ * program without them carries no section a 1.0 reader would warn about.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -243,6 +247,23 @@ static void put_frame(image *im, const nx_prog_frame *f)
     nx_put_u32(r + 16, f->line);
 }
 
+static void put_alloc(image *im, const nx_prog_alloc *a)
+{
+    unsigned char *r = reserve(im, NX_PROG_ALLOC_SIZE);
+    if (!r)
+        return;
+    nx_put_u32(r, strtab_ref(&im->strings, a->name));
+    r[4] = a->memory;
+    r[5] = a->bank;
+    nx_put_u16(r + 6, a->first_partition);
+    nx_put_u16(r + 8, a->partition_count);
+    r[10] = a->live_engine;
+    r[11] = a->free_engine;
+    nx_put_u32(r + 12, a->live_pc);
+    nx_put_u32(r + 16, a->free_pc);
+    nx_put_u64(r + 24, a->bytes_per_partition);
+}
+
 /* Appends section id's records (everything but STRINGS). */
 #define PUT_SECTION(im, id, arr, n, fn)                              \
     do {                                                             \
@@ -255,10 +276,15 @@ static void put_frame(image *im, const nx_prog_frame *f)
 static const uint32_t RECORD_SIZE[NX_SEC_LAST + 1] = {
     0, 1, NX_PROG_PROGRAM_SIZE, NX_PROG_HARDWARE_SIZE, NX_PROG_INSTR_SIZE, NX_PROG_QUEUE_SIZE,
     NX_PROG_DESC_SIZE, NX_PROG_TENSOR_SIZE, NX_PROG_SEMAPHORE_SIZE, NX_PROG_COLLECTIVE_SIZE,
-    NX_PROG_CC_STREAM_SIZE, NX_PROG_FRAME_SIZE,
+    NX_PROG_CC_STREAM_SIZE, NX_PROG_FRAME_SIZE, NX_PROG_ALLOC_SIZE,
 };
 
-#define TOC_BYTES ((size_t)NX_PROG_HEADER_SIZE + NX_SEC_LAST * NX_PROG_TOC_ENTRY_SIZE)
+/* Sections listed in the TOC: ids 1..toc_count. */
+static uint32_t toc_count(const nx_program *p)
+{
+    return p->n_allocs ? NX_SEC_MEMORY_ALLOCATIONS : NX_SEC_MEMORY_ALLOCATIONS - 1;
+}
+#define TOC_BYTES(p) ((size_t)NX_PROG_HEADER_SIZE + toc_count(p) * NX_PROG_TOC_ENTRY_SIZE)
 
 /* Lays out header and TOC (filled last), every record section, then STRINGS,
  * which is only complete once every record has been put. */
@@ -268,10 +294,10 @@ static void put_records(image *im, const nx_program *p, uint32_t *extra_refs)
                      p->n_queues * NX_PROG_QUEUE_SIZE + p->n_descs * NX_PROG_DESC_SIZE +
                      p->n_tensors * NX_PROG_TENSOR_SIZE + p->n_semaphores * NX_PROG_SEMAPHORE_SIZE +
                      p->n_collectives * NX_PROG_COLLECTIVE_SIZE + p->n_cc_streams * NX_PROG_CC_STREAM_SIZE +
-                     p->n_frames * NX_PROG_FRAME_SIZE;
-    if (!nx_strbuf_reserve(&im->out, TOC_BYTES + records))   /* one allocation for all records */
+                     p->n_frames * NX_PROG_FRAME_SIZE + p->n_allocs * NX_PROG_ALLOC_SIZE;
+    if (!nx_strbuf_reserve(&im->out, TOC_BYTES(p) + records))   /* one allocation for all records */
         return;
-    reserve(im, TOC_BYTES);
+    reserve(im, TOC_BYTES(p));
     im->sec_offset[NX_SEC_PROGRAM] = im->out.len;
     im->sec_count[NX_SEC_PROGRAM] = 1;
     put_header_record(im, p);
@@ -286,6 +312,7 @@ static void put_records(image *im, const nx_program *p, uint32_t *extra_refs)
     PUT_SECTION(im, NX_SEC_COLLECTIVES, p->collectives, p->n_collectives, put_collective);
     PUT_SECTION(im, NX_SEC_CC_STREAMS, p->cc_streams, p->n_cc_streams, put_cc_stream);
     PUT_SECTION(im, NX_SEC_STACK_FRAMES, p->frames, p->n_frames, put_frame);
+    PUT_SECTION(im, NX_SEC_MEMORY_ALLOCATIONS, p->allocs, p->n_allocs, put_alloc);
     for (size_t i = 0; i < p->n_extra_strings; i++) {
         uint32_t ref = strtab_ref(&im->strings, p->extra_strings[i]);
         if (extra_refs)
@@ -297,18 +324,18 @@ static void put_records(image *im, const nx_program *p, uint32_t *extra_refs)
 }
 
 /* Fills the file header and the table of contents at the start of the image. */
-static void put_toc(image *im)
+static void put_toc(image *im, uint32_t toc_n)
 {
     unsigned char *buf = (unsigned char *)im->out.data;
     memcpy(buf, NX_PROG_MAGIC, 8);
     nx_put_u16(buf + 8, NX_PROG_VERSION_MAJOR);
     nx_put_u16(buf + 10, NX_PROG_VERSION_MINOR);
     nx_put_u32(buf + 12, NX_PROG_HEADER_SIZE);
-    nx_put_u32(buf + 16, NX_SEC_LAST);
+    nx_put_u32(buf + 16, toc_n);
     nx_put_u32(buf + 20, NX_PROG_TOC_ENTRY_SIZE);
     nx_put_u64(buf + 24, NX_PROG_HEADER_SIZE);
     nx_put_u64(buf + 32, im->out.len);
-    for (uint32_t id = 1; id <= NX_SEC_LAST; id++) {
+    for (uint32_t id = 1; id <= toc_n; id++) {
         unsigned char *e = buf + NX_PROG_HEADER_SIZE + (id - 1) * NX_PROG_TOC_ENTRY_SIZE;
         nx_put_u32(e, id);
         nx_put_u32(e + 4, RECORD_SIZE[id]);
@@ -327,7 +354,7 @@ int nx_program_encode(const nx_program *p, unsigned char **data, size_t *size, u
     put_records(&im, p, extra_refs);
     bool ok = !im.strings.failed && !nx_strbuf_failed(&im.out) && !nx_strbuf_failed(&im.strings.bytes);
     if (ok)
-        put_toc(&im);
+        put_toc(&im, toc_count(p));
     strtab_free(&im.strings);
     if (!ok) {
         nx_strbuf_free(&im.out);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "process/sink_runner.h"
+#include "util/ring.h"
 
 typedef struct pending {
     nx_trace_record rec;
@@ -25,11 +26,11 @@ typedef struct pending {
     uint64_t seq;                    /* file order, for stable ties */
 } pending;
 
-/* Open blocks of one (pcore, queue), oldest first. */
-typedef struct block_fifo {
-    struct { uint32_t raw; int64_t id; } *v;
-    size_t head, n, cap;
-} block_fifo;
+/* An open block of one (pcore, queue): the record's id and the pipeline's. */
+typedef struct open_block {
+    uint32_t raw;
+    int64_t id;
+} open_block;
 
 typedef struct trace_stream {
     nx_device_trace *t;
@@ -39,7 +40,7 @@ typedef struct trace_stream {
     uint64_t max_ts;                 /* largest tick read so far */
     uint64_t seq;
     bool eof;
-    block_fifo *fifos;               /* pcore_count x program queues */
+    nx_ring *fifos;                  /* pcore_count x program queues: open_block, oldest first */
     size_t n_fifos;
 } trace_stream;
 
@@ -144,9 +145,7 @@ void nx_device_pipeline_close(nx_device_pipeline *p)
         trace_stream *s = &p->streams[i];
         nx_trace_reader_close(s->rd);
         free(s->heap);
-        for (size_t f = 0; f < s->n_fifos; f++)
-            free(s->fifos[f].v);
-        free(s->fifos);
+        nx_ring_free_array(s->fifos, s->n_fifos);
     }
     for (size_t i = 0; i < p->n_progs; i++)
         nx_program_close(p->progs[i]);
@@ -208,34 +207,12 @@ static bool head_ready(const trace_stream *s)
 
 /* ------------------------------------------------------------ blocks -- */
 
-static int fifo_push(block_fifo *f, uint32_t raw, int64_t id)
-{
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 16;
-        void *v = malloc(cap * sizeof *f->v);
-        if (!v)
-            return -1;
-        for (size_t i = 0; i < f->n; i++)
-            memcpy((char *)v + i * sizeof *f->v, &f->v[(f->head + i) % f->cap], sizeof *f->v);
-        free(f->v);
-        f->v = v;
-        f->cap = cap;
-        f->head = 0;
-    }
-    f->v[(f->head + f->n) % f->cap].raw = raw;
-    f->v[(f->head + f->n) % f->cap].id = id;
-    f->n++;
-    return 0;
-}
-
 /* The id of open block `raw`; blocks before it are finished (they complete in order). */
-static int64_t fifo_find(block_fifo *f, uint32_t raw)
+static int64_t fifo_find(nx_ring *f, uint32_t raw)
 {
-    while (f->n > 0 && f->v[f->head].raw != raw) {
-        f->head = (f->head + 1) % f->cap;
-        f->n--;
-    }
-    return f->n > 0 ? f->v[f->head].id : -1;
+    while (f->n > 0 && ((const open_block *)nx_ring_at(f, 0))->raw != raw)
+        nx_ring_pop(f);
+    return f->n > 0 ? ((const open_block *)nx_ring_at(f, 0))->id : -1;
 }
 
 static int tie_blocks(nx_device_pipeline *p, trace_stream *s, pending *x, nx_cap_error *err)
@@ -244,10 +221,11 @@ static int tie_blocks(nx_device_pipeline *p, trace_stream *s, pending *x, nx_cap
     if (r->kind != NX_REC_DMA_BLOCK && r->kind != NX_REC_DMA_PACKET)
         return 0;
     uint16_t q = r->kind == NX_REC_DMA_BLOCK ? r->u.block.queue : r->u.packet.queue;
-    block_fifo *f = &s->fifos[(size_t)r->pcore * s->t->prog->n_queues + q];
+    nx_ring *f = &s->fifos[(size_t)r->pcore * s->t->prog->n_queues + q];
     if (r->kind == NX_REC_DMA_BLOCK) {
         x->block_id = p->next_block_id++;
-        if (fifo_push(f, r->u.block.block_id, x->block_id) != 0) {
+        open_block b = {r->u.block.block_id, x->block_id};
+        if (nx_ring_push(f, &b, sizeof b) != 0) {
             snprintf(err->msg, sizeof err->msg, "%s: out of memory for open DMA blocks", s->t->path);
             return -1;
         }

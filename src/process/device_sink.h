@@ -52,6 +52,9 @@ typedef struct nx_process_ctx {
     const uint32_t *prog_pcores;     /* per program: the largest pcore_count of its traces */
     const nx_device_trace *traces;
     size_t n_traces;
+    /* Non-fatal problems found while processing (Warning rows and stderr); NULL or a
+     * NULL fn drops them. Only for finish(): it is not safe from a sink's thread. */
+    const nx_cap_warner *warn;
 } nx_process_ctx;
 
 /* One record, converted. */

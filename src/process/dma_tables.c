@@ -23,6 +23,7 @@
  *   (= semaphore_label), modular_flow_function, access patterns, partitions,
  *   transpose fields (is_transpose_mode null when the descriptor says 0xFF),
  *   trigger, completion from its DMA_DESCRIPTORS record. A block is complete when
+ *   (process/dma_block_rule.h, shared with Instruction's dma_trigger_* columns)
  *   (a) a packet of a later block of the same (trace, pcore, queue) arrives (blocks
  *   of a queue complete in order), (b) the pipeline passes the end of the trace's
  *   current execution record and all packets seen so far of the block ended by
@@ -68,9 +69,11 @@
 #include <string.h>
 
 #include "process/device_sink.h"
+#include "process/dma_block_rule.h"
 #include "process/dma_usage.h"
 #include "process/reorder.h"
 #include "process/row.h"
+#include "util/ring.h"
 
 #define NX_SEM_CANDIDATES 8
 
@@ -85,10 +88,6 @@ typedef struct open_block {
     uint32_t npk;
 } open_block;
 
-typedef struct block_fifo {
-    open_block *v;
-    size_t head, n, cap;
-} block_fifo;
 
 typedef struct sem_cand {
     int64_t end, id;
@@ -112,7 +111,7 @@ typedef struct trace_state {
     const nx_device_trace *t;
     unsigned pcores;
     size_t nq;
-    block_fifo *fifos;               /* pcores x queues */
+    nx_ring *fifos;                  /* pcores x queues: open_block */
     int64_t *last_id, *last_end;     /* pcores x program instructions */
     sem_cand *sems;                  /* pcores x semaphores x NX_SEM_CANDIDATES */
     int64_t exec_end;                /* end of the current execution, INT64_MAX if none pending */
@@ -205,9 +204,7 @@ static void free_sink(dma_sink *s)
     free(s->pk.q_idx);
     for (size_t i = 0; i < s->n_traces && s->traces; i++) {
         trace_state *t = &s->traces[i];
-        for (size_t f = 0; t->fifos && f < (size_t)t->pcores * t->nq; f++)
-            free(t->fifos[f].v);
-        free(t->fifos);
+        nx_ring_free_array(t->fifos, (size_t)t->pcores * t->nq);
         free(t->last_id);
         free(t->last_end);
         free(t->sems);
@@ -486,9 +483,9 @@ static void recompute_min_open(dma_sink *s)
     for (size_t i = 0; i < s->n_traces; i++) {
         const trace_state *t = &s->traces[i];
         for (size_t f = 0; f < (size_t)t->pcores * t->nq; f++) {
-            const block_fifo *q = &t->fifos[f];
+            const nx_ring *q = &t->fifos[f];
             for (size_t k = 0; k < q->n; k++) {
-                const open_block *b = &q->v[(q->head + k) % q->cap];
+                const open_block *b = nx_ring_at(q, k);
                 if (b->npk > 0 && b->start < m)
                     m = b->start;
             }
@@ -518,10 +515,9 @@ static int drain(dma_sink *s, int64_t now, nxpq_error *err)
 static int complete_head(dma_sink *s, size_t ti, size_t f, nxpq_error *err)
 {
     trace_state *t = &s->traces[ti];
-    block_fifo *q = &t->fifos[f];
-    open_block b = q->v[q->head];
-    q->head = (q->head + 1) % q->cap;
-    q->n--;
+    nx_ring *q = &t->fifos[f];
+    open_block b = *(const open_block *)nx_ring_at(q, 0);
+    nx_ring_pop(q);
     if (b.npk == 0)
         return 0;   /* dropped block: the reader warned; no row */
     if (b.start <= s->min_open)
@@ -544,35 +540,17 @@ static int complete_head(dma_sink *s, size_t ti, size_t f, nxpq_error *err)
     return 0;
 }
 
-static int fifo_push(block_fifo *q, const open_block *b)
-{
-    if (q->n == q->cap) {
-        size_t cap = q->cap ? q->cap * 2 : 8;
-        open_block *v = malloc(cap * sizeof *v);
-        if (!v)
-            return -1;
-        for (size_t i = 0; i < q->n; i++)
-            v[i] = q->v[(q->head + i) % q->cap];
-        free(q->v);
-        q->v = v;
-        q->cap = cap;
-        q->head = 0;
-    }
-    q->v[(q->head + q->n) % q->cap] = *b;
-    q->n++;
-    return 0;
-}
-
 /* Rule (b): past the end of a trace's execution, its blocks whose packets all ended are complete. */
 static int complete_executions(dma_sink *s, int64_t now, nxpq_error *err)
 {
     int64_t next = INT64_MAX;
     for (size_t i = 0; i < s->n_traces; i++) {
         trace_state *t = &s->traces[i];
-        if (t->exec_end < now) {
+        if (nx_dma_execution_passed(t->exec_end, now)) {
             for (size_t f = 0; f < (size_t)t->pcores * t->nq; f++) {
-                block_fifo *q = &t->fifos[f];
-                while (q->n > 0 && q->v[q->head].npk > 0 && q->v[q->head].end <= t->exec_end)
+                nx_ring *q = &t->fifos[f];
+                const open_block *b;
+                while (q->n > 0 && (b = nx_ring_at(q, 0), nx_dma_block_done_by_execution(b->npk, b->end, t->exec_end)))
                     if (complete_head(s, i, f, err) != 0)
                         return -1;
             }
@@ -668,7 +646,7 @@ static int on_block(dma_sink *s, trace_state *t, const nx_device_event *ev, nxpq
             b.trig_end = t->last_end[k];
         }
     }
-    if (fifo_push(&t->fifos[(size_t)r->pcore * t->nq + r->u.block.queue], &b) != 0)
+    if (nx_ring_push(&t->fifos[(size_t)r->pcore * t->nq + r->u.block.queue], &b, sizeof b) != 0)
         return oom(err, "open blocks");
     return 0;
 }
@@ -679,12 +657,14 @@ static int on_packet(dma_sink *s, size_t ti, const nx_device_event *ev, nxpq_err
     const nx_program *g = t->t->prog;
     const nx_trace_record *r = ev->rec;
     size_t f = (size_t)r->pcore * t->nq + r->u.packet.queue;
-    block_fifo *q = &t->fifos[f];
+    nx_ring *q = &t->fifos[f];
     /* Rule (a): blocks before this packet's block are complete. */
-    while (q->n > 0 && q->v[q->head].id < ev->block_id)
+    while (q->n > 0 && nx_dma_block_done_by_later_packet(((const open_block *)nx_ring_at(q, 0))->id, ev->block_id))
         if (complete_head(s, ti, f, err) != 0)
             return -1;
-    open_block *b = q->n > 0 && q->v[q->head].id == ev->block_id ? &q->v[q->head] : NULL;
+    open_block *b = q->n > 0 ? nx_ring_at(q, 0) : NULL;
+    if (b && b->id != ev->block_id)
+        b = NULL;
     int64_t rd = r->u.packet.read_bytes, wr = r->u.packet.write_bytes;
     const nx_prog_dma_desc *d = NULL;
     if (b) {

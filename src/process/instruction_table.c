@@ -32,8 +32,46 @@
  * open, the key being the instruction's index over all programs (program p's
  * instructions follow those of programs 0..p-1), and each row stores only the
  * key. The Parquet writer holds the values as dictionaries and never hashes a
- * value per row. Rows arrive in start-time order from the pipeline, so this
- * sink writes as it goes.
+ * value per row.
+ *
+ * From the DMA blocks the instruction triggered (dma_block and dma_packet records):
+ *   A dma_block record whose trigger_engine is not 0xFF (and trigger_pc not
+ *   0xFFFFFFFF) belongs to the instruction record of the same trace and pcore, with
+ *   engine = trigger_engine and pc = trigger_pc, that the pipeline dispatched last
+ *   before the dma_block record (the latest-starting one; equal starts: the later in
+ *   the trace file), provided the block's trigger_ts (Unix ns, the record's time)
+ *   is <= that instruction's end_ts; otherwise it belongs to no instruction. Since
+ *   an engine runs its instructions one after another, this is "the latest-starting
+ *   instruction of that (trace, pcore, engine, pc) whose [start_ts, end_ts]
+ *   contains trigger_ts", and the instruction is the same one Flow's DMA_TRIGGER
+ *   edge names (dma_tables.c).
+ *   A block's packets are those its DmaPacketAggregated row counts: the dma_packet
+ *   records of the block until it completes (process/dma_block_rule.h).
+ *   dma_trigger_start_ts = the earliest start of any packet of the blocks that
+ *                          belong to the instruction;
+ *   dma_trigger_end_ts   = the latest end of those packets;
+ *   dma_wait_time_ns     = dma_trigger_start_ts - the earliest trigger_ts of those
+ *                          blocks that received a packet, at least 0: how long the
+ *                          DMA the instruction started waited in its queue before
+ *                          its first packet moved.
+ *   All three are null for an instruction that triggered no block, or whose blocks
+ *   received no packet.
+ *
+ * Streaming: rows must be written sorted by start_ts (the timeline index and the
+ * page statistics rely on it) and records arrive in start order, so each
+ * instruction record is held back, as a compact copy (held_row, 80 bytes) in a
+ * FIFO in arrival order, until its row can no longer change: the pipeline has
+ * passed its end_ts (a later dma_block cannot name it) and every block that
+ * belongs to it is complete. Only the head of the FIFO is written, so order is
+ * kept. The FIFO holds at most NX_INSTR_HOLDBACK_DEFAULT rows (2^20, about 80 MiB;
+ * the environment variable NXPROF_INSTRUCTION_HOLDBACK, a positive integer,
+ * lowers or raises it, for tests): when it is full, the head is written with what
+ * is known so far (its DMA columns may miss blocks or packets not seen yet; blocks
+ * that would have belonged to it belong to none) and counted; the count is
+ * reported once, at finish, as a warning ("Missing Data", a Warning row and a line
+ * on stderr). At the end of the capture every block is complete and every held
+ * row is written. Memory: the FIFO (capped), per trace one sequence number per
+ * program instruction and pcore, the open blocks per (trace, pcore, queue).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -42,12 +80,17 @@
 #include <string.h>
 
 #include "process/device_sink.h"
+#include "process/dma_block_rule.h"
 #include "process/row.h"
 #include "process/stack_frames.h"
+#include "util/ring.h"
 
 /* Columns filled from the record, per row. */
-#define RECORD_COLS(X) \
-    X(start_ts) X(end_ts) X(duration_ns) X(pcore_idx) X(id) X(crc_in) X(crc_out) X(evt_wait_time_ns)
+#define RECORD_COLS(X)                                                                                     \
+    X(start_ts) X(end_ts) X(duration_ns) X(pcore_idx) X(id) X(crc_in) X(crc_out) X(evt_wait_time_ns)       \
+    X(dma_trigger_start_ts) X(dma_trigger_end_ts) X(dma_wait_time_ns)
+
+#define NX_INSTR_HOLDBACK_DEFAULT ((size_t)1 << 20)
 
 /* Keyed string columns (values per program instruction). */
 #define KEYED_STRS(X)                                                                                        \
@@ -95,8 +138,46 @@ static const char *tensor_type_text(unsigned bits)
     }
 }
 
+/* One instruction record waiting to be written (see the header, "Streaming"). */
+typedef struct held_row {
+    int64_t start, end, id, evt_wait;
+    int64_t dma_start, dma_end;      /* over the packets of its blocks; INT64_MAX / INT64_MIN: none */
+    int64_t trig_min;                /* earliest trigger_ts of its blocks that got a packet */
+    uint32_t key;                    /* keyed columns' key */
+    uint32_t crc_in, crc_out;
+    uint32_t open_blocks;            /* its blocks not yet complete */
+    uint8_t pcore, crc;
+} held_row;
+
+/* An open DMA block (all of them, owned or not, so the completion rule sees the
+ * same FIFO heads as dma_tables.c). */
+typedef struct open_block {
+    int64_t id;                      /* the pipeline's block id */
+    int64_t trig;                    /* its trigger_ts, Unix ns */
+    int64_t end;                     /* latest end of its packets so far */
+    uint64_t owner;                  /* sequence number + 1 of the held row it belongs to; 0: none */
+    uint32_t npk;
+} open_block;
+
+
+typedef struct trace_state {
+    size_t n_instrs, nq;
+    unsigned pcores;
+    uint64_t *last;                  /* pcores x program instructions: sequence number + 1 of the
+                                        latest instruction record of that (pcore, instruction); 0 none */
+    nx_ring *fifos;                  /* pcores x queues: open_block */
+    int64_t exec_end;                /* end of the current execution, INT64_MAX if none pending */
+} trace_state;
+
 typedef struct instruction_sink {
     nx_row r;
+    held_row *held;                  /* ring: sequence number q lives at held[q & (held_cap - 1)] */
+    size_t held_cap, limit;
+    uint64_t head, tail;             /* sequence numbers: held rows are [head, tail) */
+    uint64_t early;                  /* rows written because the hold-back was full */
+    trace_state *traces;
+    size_t n_traces;
+    int64_t exec_deadline;           /* min exec_end over traces */
     size_t rc[RC_COUNT];             /* record columns' indices */
     size_t *prog_base;               /* per program: key of its first instruction */
     size_t n_keys;
@@ -109,6 +190,13 @@ typedef struct instruction_sink {
 
 static void instruction_sink_free(instruction_sink *s)
 {
+    for (size_t i = 0; s->traces && i < s->n_traces; i++) {
+        trace_state *t = &s->traces[i];
+        nx_ring_free_array(t->fifos, (size_t)t->pcores * t->nq);
+        free(t->last);
+    }
+    free(s->traces);
+    free(s->held);
     for (size_t k = 0; k < s->n_owned; k++)
         free(s->owned[k]);
     free(s->owned);
@@ -200,6 +288,45 @@ static int values_build(instruction_sink *s, const nx_process_ctx *ctx)
     return 0;
 }
 
+/* The hold-back limit: NXPROF_INSTRUCTION_HOLDBACK when it is a positive integer. */
+static size_t holdback_limit(void)
+{
+    const char *e = getenv("NXPROF_INSTRUCTION_HOLDBACK");
+    if (e && *e) {
+        char *stop = NULL;
+        unsigned long long v = strtoull(e, &stop, 10);
+        if (stop && *stop == '\0' && v > 0 && v <= ((size_t)1 << 40))
+            return (size_t)v;
+    }
+    return NX_INSTR_HOLDBACK_DEFAULT;
+}
+
+/* Per trace: the latest instruction record per (pcore, instruction), the open blocks. */
+static int hold_setup(instruction_sink *s, const nx_process_ctx *ctx)
+{
+    s->limit = holdback_limit();
+    s->held_cap = 1024;
+    s->exec_deadline = INT64_MAX;
+    if (!(s->held = malloc(s->held_cap * sizeof *s->held)))
+        return -1;
+    if (!(s->traces = calloc(ctx->n_traces + 1, sizeof *s->traces)))
+        return -1;
+    s->n_traces = ctx->n_traces;
+    for (size_t i = 0; i < ctx->n_traces; i++) {
+        trace_state *t = &s->traces[i];
+        const nx_program *g = ctx->traces[i].prog;
+        t->pcores = ctx->traces[i].hdr.pcore_count;
+        t->n_instrs = g->n_instrs;
+        t->nq = g->n_queues;
+        t->exec_end = INT64_MAX;
+        t->last = calloc((size_t)t->pcores * t->n_instrs + 1, sizeof *t->last);
+        t->fifos = calloc((size_t)t->pcores * t->nq + 1, sizeof *t->fifos);
+        if (!t->last || !t->fifos)
+            return -1;
+    }
+    return 0;
+}
+
 static int instruction_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
 {
     static const char *const record_names[] = {
@@ -226,7 +353,7 @@ static int instruction_open(const nx_process_ctx *ctx, void **state, nxpq_error 
         instruction_sink_free(s);
         return -1;
     }
-    if (values_build(s, ctx) != 0) {
+    if (values_build(s, ctx) != 0 || hold_setup(s, ctx) != 0) {
         instruction_sink_free(s);
         snprintf(err->msg, sizeof err->msg, "Instruction: out of memory");
         return -1;
@@ -251,33 +378,236 @@ static int instruction_open(const nx_process_ctx *ctx, void **state, nxpq_error 
     return 0;
 }
 
-static int instruction_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static held_row *held_at(instruction_sink *s, uint64_t seq)
 {
-    instruction_sink *s = state;
+    return &s->held[seq & (s->held_cap - 1)];
+}
+
+/* The held row a block's owner field names, or NULL when none or already written. */
+static held_row *owner_row(instruction_sink *s, uint64_t owner)
+{
+    return owner > s->head ? held_at(s, owner - 1) : NULL;
+}
+
+static int write_row(instruction_sink *s, const held_row *h, nxpq_error *err)
+{
     nx_row *r = &s->r;
     if (nx_row_begin(r, err) != 0)
         return -1;
-    const nx_trace_record *rec = ev->rec;
-    int64_t start = ev->start_ns, end = ev->end_ns;
-    nx_row_i64(r, s->rc[RC_start_ts], start);
-    nx_row_i64(r, s->rc[RC_end_ts], end);
-    nx_row_i64(r, s->rc[RC_duration_ns], end - start);
-    nx_row_i64(r, s->rc[RC_pcore_idx], rec->pcore);
-    nx_row_i64(r, s->rc[RC_id], ev->id);
-    if (rec->u.instr.flags & NX_INSTR_FLAG_CRC) {
-        nx_row_i64(r, s->rc[RC_crc_in], rec->u.instr.crc_in);
-        nx_row_i64(r, s->rc[RC_crc_out], rec->u.instr.crc_out);
+    nx_row_i64(r, s->rc[RC_start_ts], h->start);
+    nx_row_i64(r, s->rc[RC_end_ts], h->end);
+    nx_row_i64(r, s->rc[RC_duration_ns], h->end - h->start);
+    nx_row_i64(r, s->rc[RC_pcore_idx], h->pcore);
+    nx_row_i64(r, s->rc[RC_id], h->id);
+    if (h->crc) {
+        nx_row_i64(r, s->rc[RC_crc_in], h->crc_in);
+        nx_row_i64(r, s->rc[RC_crc_out], h->crc_out);
     }
-    nx_row_i64(r, s->rc[RC_evt_wait_time_ns],
-               (int64_t)nx_trace_ticks_to_ns(&ev->trace->hdr, rec->u.instr.evt_wait_ticks));
-    nx_row_key(r, 0, (uint32_t)(s->prog_base[ev->trace->prog_index] + (size_t)(ev->instr - ev->trace->prog->instrs)));
+    nx_row_i64(r, s->rc[RC_evt_wait_time_ns], h->evt_wait);
+    if (h->dma_start != INT64_MAX) {
+        nx_row_i64(r, s->rc[RC_dma_trigger_start_ts], h->dma_start);
+        nx_row_i64(r, s->rc[RC_dma_trigger_end_ts], h->dma_end);
+        nx_row_i64(r, s->rc[RC_dma_wait_time_ns], h->dma_start > h->trig_min ? h->dma_start - h->trig_min : 0);
+    }
+    nx_row_key(r, 0, h->key);
     return nx_row_end(r, err);
+}
+
+static int write_head(instruction_sink *s, nxpq_error *err)
+{
+    if (write_row(s, held_at(s, s->head), err) != 0)
+        return -1;
+    s->head++;
+    return 0;
+}
+
+/* Writes the held rows, from the head, that can no longer change at time `now`. */
+static int flush_ready(instruction_sink *s, int64_t now, nxpq_error *err)
+{
+    while (s->head < s->tail) {
+        const held_row *h = held_at(s, s->head);
+        if (h->end >= now || h->open_blocks > 0)
+            return 0;
+        if (write_head(s, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Room for one more held row: the ring doubles up to the limit, then the head
+ * is written early. */
+static int hold_room(instruction_sink *s, nxpq_error *err)
+{
+    size_t n = (size_t)(s->tail - s->head);
+    if (n >= s->limit) {
+        s->early++;
+        return write_head(s, err);
+    }
+    if (n < s->held_cap)
+        return 0;
+    size_t cap = s->held_cap * 2;
+    held_row *v = malloc(cap * sizeof *v);
+    if (!v) {
+        snprintf(err->msg, sizeof err->msg, "Instruction: out of memory holding %zu rows back", n);
+        return -1;
+    }
+    for (uint64_t q = s->head; q < s->tail; q++)
+        v[q & (cap - 1)] = *held_at(s, q);
+    free(s->held);
+    s->held = v;
+    s->held_cap = cap;
+    return 0;
+}
+
+static int on_instruction(instruction_sink *s, const nx_device_event *ev, nxpq_error *err)
+{
+    const nx_trace_record *rec = ev->rec;
+    const nx_device_trace *tr = ev->trace;
+    if (hold_room(s, err) != 0)
+        return -1;
+    size_t idx = (size_t)(ev->instr - tr->prog->instrs);
+    held_row *h = held_at(s, s->tail);
+    *h = (held_row){
+        .start = ev->start_ns,
+        .end = ev->end_ns,
+        .id = ev->id,
+        .evt_wait = (int64_t)nx_trace_ticks_to_ns(&tr->hdr, rec->u.instr.evt_wait_ticks),
+        .dma_start = INT64_MAX,
+        .dma_end = INT64_MIN,
+        .trig_min = INT64_MAX,
+        .key = (uint32_t)(s->prog_base[tr->prog_index] + idx),
+        .crc_in = rec->u.instr.crc_in,
+        .crc_out = rec->u.instr.crc_out,
+        .pcore = rec->pcore,
+        .crc = (rec->u.instr.flags & NX_INSTR_FLAG_CRC) != 0,
+    };
+    trace_state *t = &s->traces[tr->index];
+    t->last[(size_t)rec->pcore * t->n_instrs + idx] = ++s->tail;   /* sequence number + 1 */
+    return 0;
+}
+
+/* The head block of q is complete: its owner has one open block less. */
+static void complete_head(instruction_sink *s, nx_ring *q)
+{
+    held_row *h = owner_row(s, ((const open_block *)nx_ring_at(q, 0))->owner);
+    if (h)
+        h->open_blocks--;
+    nx_ring_pop(q);
+}
+
+static int on_block(instruction_sink *s, const nx_device_event *ev, nxpq_error *err)
+{
+    const nx_trace_record *r = ev->rec;
+    trace_state *t = &s->traces[ev->trace->index];
+    open_block b = {.id = ev->id, .trig = ev->start_ns, .end = 0, .owner = 0, .npk = 0};
+    if (r->u.block.trigger_engine != NX_ENGINE_NONE && r->u.block.trigger_pc != NX_NO_PC) {
+        const nx_program *g = ev->trace->prog;
+        const nx_prog_instr *in = nx_program_find_instr(g, r->u.block.trigger_engine, r->u.block.trigger_pc);
+        if (in) {
+            uint64_t owner = t->last[(size_t)r->pcore * t->n_instrs + (size_t)(in - g->instrs)];
+            held_row *h = owner_row(s, owner);
+            if (h && h->end >= ev->start_ns) {
+                b.owner = owner;
+                h->open_blocks++;
+            }
+        }
+    }
+    if (nx_ring_push(&t->fifos[(size_t)r->pcore * t->nq + r->u.block.queue], &b, sizeof b) != 0) {
+        snprintf(err->msg, sizeof err->msg, "Instruction: out of memory for open DMA blocks (%s)", ev->trace->path);
+        return -1;
+    }
+    return 0;
+}
+
+static void on_packet(instruction_sink *s, const nx_device_event *ev)
+{
+    const nx_trace_record *r = ev->rec;
+    trace_state *t = &s->traces[ev->trace->index];
+    nx_ring *q = &t->fifos[(size_t)r->pcore * t->nq + r->u.packet.queue];
+    while (q->n > 0 && nx_dma_block_done_by_later_packet(((const open_block *)nx_ring_at(q, 0))->id, ev->block_id))
+        complete_head(s, q);
+    open_block *b = q->n > 0 ? nx_ring_at(q, 0) : NULL;
+    if (!b || b->id != ev->block_id)
+        return;   /* its block was completed by rule (b): not counted */
+    if (b->npk++ == 0 || ev->end_ns > b->end)
+        b->end = ev->end_ns;
+    held_row *h = owner_row(s, b->owner);
+    if (!h)
+        return;
+    if (ev->start_ns < h->dma_start)
+        h->dma_start = ev->start_ns;
+    if (ev->end_ns > h->dma_end)
+        h->dma_end = ev->end_ns;
+    if (b->trig < h->trig_min)
+        h->trig_min = b->trig;
+}
+
+/* Rule (b) of dma_block_rule.h, for every trace whose execution `now` passed. */
+static void complete_executions(instruction_sink *s, int64_t now)
+{
+    int64_t next = INT64_MAX;
+    for (size_t i = 0; i < s->n_traces; i++) {
+        trace_state *t = &s->traces[i];
+        if (nx_dma_execution_passed(t->exec_end, now)) {
+            for (size_t f = 0; f < (size_t)t->pcores * t->nq; f++) {
+                nx_ring *q = &t->fifos[f];
+                const open_block *b;
+                while (q->n > 0 && (b = nx_ring_at(q, 0), nx_dma_block_done_by_execution(b->npk, b->end, t->exec_end)))
+                    complete_head(s, q);
+            }
+            t->exec_end = INT64_MAX;
+        }
+        if (t->exec_end < next)
+            next = t->exec_end;
+    }
+    s->exec_deadline = next;
+}
+
+static int instruction_event(void *state, const nx_device_event *ev, nxpq_error *err)
+{
+    instruction_sink *s = state;
+    int64_t now = ev->start_ns;
+    if (now > s->exec_deadline)
+        complete_executions(s, now);
+    switch (ev->rec->kind) {
+    case NX_REC_INSTRUCTION:
+        if (flush_ready(s, now, err) != 0)
+            return -1;
+        return on_instruction(s, ev, err);
+    case NX_REC_DMA_BLOCK: return on_block(s, ev, err);
+    case NX_REC_DMA_PACKET: on_packet(s, ev); return flush_ready(s, now, err);
+    case NX_REC_EXECUTION: {
+        trace_state *t = &s->traces[ev->trace->index];
+        t->exec_end = ev->end_ns;
+        if (t->exec_end < s->exec_deadline)
+            s->exec_deadline = t->exec_end;
+        return 0;
+    }
+    default: return 0;
+    }
 }
 
 static int instruction_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
 {
-    (void)ctx;
     instruction_sink *s = state;
+    /* Rule (c): the capture ended, every block is complete and every held row final. */
+    while (s->head < s->tail) {
+        if (write_head(s, err) != 0) {
+            nx_row_discard(&s->r);
+            instruction_sink_free(s);
+            return -1;
+        }
+    }
+    if (s->early > 0 && ctx->warn && ctx->warn->fn) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "Instruction: %" PRIu64 " rows were written before their DMA blocks could all be seen "
+                 "(hold-back limit %zu rows); their dma_trigger_start_ts, dma_trigger_end_ts and dma_wait_time_ns "
+                 "may miss blocks or packets that came later",
+                 s->early, s->limit);
+        ctx->warn->fn(ctx->warn->ctx, ctx->o ? ctx->o->capture_dir : "Instruction", NX_CAP_NOWHERE, "Missing Data",
+                      msg);
+    }
     int rc = nx_row_close(&s->r, true, tables, err);
     instruction_sink_free(s);
     return rc;
@@ -292,7 +622,8 @@ static void instruction_abort(void *state)
 
 const nx_device_sink nx_sink_instruction = {
     .name = "Instruction",
-    .kinds = NX_KIND_BIT(NX_REC_INSTRUCTION),
+    .kinds = NX_KIND_BIT(NX_REC_INSTRUCTION) | NX_KIND_BIT(NX_REC_DMA_BLOCK) | NX_KIND_BIT(NX_REC_DMA_PACKET) |
+             NX_KIND_BIT(NX_REC_EXECUTION),
     .open = instruction_open,
     .event = instruction_event,
     .finish = instruction_finish,

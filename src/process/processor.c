@@ -190,7 +190,7 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
      * default) and still give readers large, prunable groups. */
     wopts.row_group_rows = 262144;
     wopts.row_group_bytes = 32u << 20;
-    nx_process_ctx ctx = {.o = o};
+    nx_process_ctx ctx = {.o = o, .warn = &warn};
     nx_device_pipeline_describe(dev, &ctx);
     st->programs = ctx.n_progs;
     st->traces = ctx.n_traces;

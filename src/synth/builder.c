@@ -31,6 +31,7 @@ void sy_builder_free(sy_builder *b)
         free(b->instrs[e]);
     free(b->steps);
     free(b->descs);
+    free(b->allocs);
     nx_arena_free(&b->arena);
 }
 
@@ -120,6 +121,24 @@ uint32_t sy_instr(sy_builder *b, uint8_t engine, const char *opcode, uint32_t ti
     sy_step st = {.kind = SY_INSTR, .engine = engine, .pc = in->pc, .ticks = ticks, .aux = SY_NONE,
                   .trigger = SY_NONE, .dep = {dep0, dep1, SY_NONE}};
     return push_step(b, st);
+}
+
+/* Capacities of the generated program's HARDWARE (synth.c program_identity). */
+#define SY_SBUF_PARTITION_BYTES 196608u
+#define SY_PSUM_BANK_BYTES (16384u / 8u)
+
+void sy_alloc(sy_builder *b, const char *name, uint8_t memory, uint8_t bank, uint16_t first, uint16_t count,
+              uint64_t bytes, uint32_t from, uint32_t to)
+{
+    if (from == SY_NONE || to == SY_NONE || from >= b->n_steps || to >= b->n_steps)
+        return;   /* an op that was not built (e.g. no AllReduce on one core) */
+    if (!grow(b, &b->allocs, b->n_allocs, &b->cap_allocs, sizeof *b->allocs))
+        return;
+    uint64_t cap = memory == NX_MEM_SBUF ? SY_SBUF_PARTITION_BYTES : SY_PSUM_BANK_BYTES;
+    b->allocs[b->n_allocs++] = (nx_prog_alloc){
+        .name = name, .memory = memory, .bank = memory == NX_MEM_SBUF ? NX_NO_BANK : bank,
+        .first_partition = first, .partition_count = count, .live_pc = from, .free_pc = to,
+        .bytes_per_partition = bytes == 0 ? 1 : bytes > cap ? cap : bytes};
 }
 
 nx_prog_instr *sy_last_instr(sy_builder *b, uint8_t engine)
@@ -313,6 +332,19 @@ static int fill_tables(sy_builder *b, nx_program *p)
     p->collectives = b->colls, p->n_collectives = b->n_colls;
     p->cc_streams = stream, p->n_cc_streams = b->n_colls ? 1 : 0;
     p->frames = b->frames, p->n_frames = b->n_frames;
+    /* Allocation ends: step -> its instruction (a DMA step's is its trigger). */
+    size_t na = 0;
+    for (size_t i = 0; i < b->n_allocs; i++) {
+        nx_prog_alloc *a = &b->allocs[i];
+        const sy_step *from = &b->steps[a->live_pc], *to = &b->steps[a->free_pc];
+        if (from->engine >= NX_ENGINE_COUNT || to->engine >= NX_ENGINE_COUNT || from->pc == NX_NO_PC ||
+            to->pc == NX_NO_PC)
+            continue;   /* a hardware-triggered DMA has no instruction to name */
+        a->live_engine = from->engine, a->live_pc = from->pc;
+        a->free_engine = to->engine, a->free_pc = to->pc;
+        b->allocs[na++] = *a;
+    }
+    p->allocs = b->allocs, p->n_allocs = na;
     return 0;
 }
 

@@ -126,6 +126,9 @@ typedef struct sy_builder {
     sy_op_names op;
     int64_t next_bir, next_penguin, next_kernel_inst;
     uint64_t sbuf_cursor;        /* fake SBUF addresses for operand text */
+    nx_prog_alloc *allocs;       /* MEMORY_ALLOCATIONS; live_pc/free_pc hold step indices
+                                    until sy_builder_finish() turns them into (engine, pc) */
+    size_t n_allocs, cap_allocs;
     bool failed;                 /* an allocation failed */
 } sy_builder;
 
@@ -147,6 +150,12 @@ uint32_t sy_collective(sy_builder *b, const char *operation, uint64_t bytes, uin
 uint32_t sy_queue_dma_engine(uint16_t q);
 int64_t sy_frame(sy_builder *b, int64_t parent, const char *file, const char *fn, uint32_t line);
 void sy_tensor(sy_builder *b, const char *name, const char *type, const char *shape, int64_t size);
+/* A static SBUF (bank NX_NO_BANK) or PSUM allocation of `bytes` per partition in
+ * partitions [first, first + count), live from the start of step `from` to the
+ * end of step `to` (instruction steps, or DMA steps with a trigger instruction:
+ * then that instruction). Bytes above the partition's (bank's) capacity are cut. */
+void sy_alloc(sy_builder *b, const char *name, uint8_t memory, uint8_t bank, uint16_t first, uint16_t count,
+              uint64_t bytes, uint32_t from, uint32_t to);
 /* Sets signal/wait semaphores from the dependencies; fills `p` (pointing into b). */
 int sy_builder_finish(sy_builder *b, nx_program *p);
 

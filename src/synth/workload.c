@@ -8,6 +8,23 @@
  * over four DMA queues with a bounded number of blocks in flight.
  *
  * Durations are in ticks (cycles at 1.4 GHz) and follow the tile shapes.
+ *
+ * Static memory allocations (MEMORY_ALLOCATIONS), each live from the instruction
+ * that first touches the buffer to the one that last reads it, all over the 128
+ * SBUF partitions unless said otherwise:
+ *   matmul, per 128-column weight tile j: the tile in SBUF (K/128 x 256 bytes per
+ *     partition; the Sync DMA trigger .. the tile's last MATMUL) and its
+ *     accumulator in PSUM bank j % 8 (4 bytes x moving columns; first MATMUL ..
+ *     the drain); per op the moving activations (K/128 x moving x 2 bytes; first
+ *     .. last MATMUL);
+ *   rope: the cos half of the table in partitions 0..63 (the gather trigger ..
+ *     the middle rotation), the sin half in 64..127 (.. the last rotation);
+ *   attention tile: QK^T in PSUM bank 0 (MATMUL .. mask), the probabilities in
+ *     SBUF (mask .. transpose), P^T in bank 1 (transpose .. PV MATMUL), PV in
+ *     bank 2 (PV MATMUL .. the output add);
+ *   layer: input0 (input DMA trigger .. the attention residual), the attention
+ *     block's output (its residual .. the MLP residual) and output0 (the MLP
+ *     residual .. the store's DMA trigger), seq x hidden x 2 / 128 bytes each.
  */
 #include <string.h>
 
@@ -122,7 +139,7 @@ static uint32_t matmul(layer *L, unsigned K, unsigned N, const char *weight)
     const unsigned moving = seq < MAX_MOVING ? seq : MAX_MOVING, chunks = (seq + MAX_MOVING - 1) / MAX_MOVING;
     sy_tensor(b, weight, "WEIGHT", sy_str(b, "%u %u", K, N), (int64_t)K * N * 2);
     uint32_t *last_mm = nx_arena_calloc(&b->arena, nt, sizeof *last_mm);
-    uint32_t drain = L->ready;
+    uint32_t drain = L->ready, first_of_op = SY_NONE;
     if (!last_mm) {
         b->failed = true;
         return drain;
@@ -131,7 +148,7 @@ static uint32_t matmul(layer *L, unsigned K, unsigned N, const char *weight)
         uint32_t reuse = j >= b->d->prefetch ? last_mm[j - b->d->prefetch] : SY_NONE;
         uint32_t block = dma_via(L, NX_ENGINE_SYNC, (uint16_t)(SY_Q_W0 + L->wq++ % SY_N_WEIGHT_QUEUES),
                                  kt * TILE * TILE * 2, reuse, weight, "[HBM]", "[SB]");
-        uint32_t mm = SY_NONE;
+        uint32_t mm = SY_NONE, first_mm = SY_NONE;
         for (unsigned i = 0; i < kt; i++) {
             sy_instr(b, NX_ENGINE_TENSOR, "LDWEIGHTS", 160, i == 0 ? block : SY_NONE, SY_NONE);
             nx_prog_instr *lw = sy_last_instr(b, NX_ENGINE_TENSOR);
@@ -152,8 +169,14 @@ static uint32_t matmul(layer *L, unsigned K, unsigned N, const char *weight)
                 in->psum_write_bytes = in->output_queue_bytes = TILE * moving * 4;
                 in->tensor_elements = TILE * moving;
                 in->raw_flops = in->adjusted_flops = 2ll * TILE * TILE * moving;
+                if (first_mm == SY_NONE)
+                    first_mm = mm;
             }
         }
+        if (first_of_op == SY_NONE)
+            first_of_op = first_mm;
+        sy_alloc(b, sy_str(b, "%s[%u]", weight, j), NX_MEM_SBUF, NX_NO_BANK, 0, TILE, (uint64_t)kt * TILE * 2,
+                 block, mm);
         last_mm[j] = mm;
         bool scalar = j % 2 == 0;   /* drains alternate between Scalar and Vector */
         drain = elementwise(L, scalar ? NX_ENGINE_SCALAR : NX_ENGINE_VECTOR, scalar ? "ACTIVATE" : "TENSOR_COPY",
@@ -162,7 +185,11 @@ static uint32_t matmul(layer *L, unsigned K, unsigned N, const char *weight)
         d->psum_read_bytes = TILE * seq * 4;
         d->sbuf_read_bytes = NX_ABSENT;
         d->psum_read_sbuf_write_bytes = TILE * seq * 2;
+        sy_alloc(b, sy_str(b, "%s.psum[%u]", b->op.hlo, j), NX_MEM_PSUM, (uint8_t)(j % 8), 0, TILE,
+                 (uint64_t)chunks * moving * 4, first_mm, drain);
     }
+    sy_alloc(b, sy_str(b, "%s.moving", b->op.hlo), NX_MEM_SBUF, NX_NO_BANK, 0, TILE, (uint64_t)kt * moving * 2,
+             first_of_op, last_mm[nt - 1]);
     return drain;
 }
 
@@ -190,12 +217,18 @@ static uint32_t rope(layer *L, unsigned q_cols, unsigned k_cols)
     uint32_t iota = elementwise(L, NX_ENGINE_GPSIMD, "IOTA", NULL, b->d->seq, L->ready, SY_NONE);
     uint32_t table = dma_via(L, NX_ENGINE_GPSIMD, SY_Q_SWDGE, b->d->seq * b->d->head_dim * 4, iota,
                              "rope_cache", "[HBM]", "[SB]");
-    uint32_t last = table;
-    for (unsigned t = 0; t < tiles(q_cols) + tiles(k_cols); t++) {
+    uint32_t last = table, middle = SY_NONE;
+    const unsigned n = tiles(q_cols) + tiles(k_cols);
+    for (unsigned t = 0; t < n; t++) {
         uint32_t m = elementwise(L, NX_ENGINE_VECTOR, "TENSOR_TENSOR", NULL, b->d->seq, t == 0 ? table : SY_NONE,
                                  L->ready);
         last = elementwise(L, NX_ENGINE_VECTOR, "TENSOR_TENSOR", NULL, b->d->seq, m, SY_NONE);
+        if (t == (n - 1) / 2)
+            middle = last;
     }
+    const uint64_t half = (uint64_t)b->d->seq * b->d->head_dim * 4 / TILE;
+    sy_alloc(b, "rope_cache.cos", NX_MEM_SBUF, NX_NO_BANK, 0, TILE / 2, half, table, middle);
+    sy_alloc(b, "rope_cache.sin", NX_MEM_SBUF, NX_NO_BANK, TILE / 2, TILE / 2, half, table, last);
     return last;
 }
 
@@ -232,7 +265,12 @@ static uint32_t attention_tile(layer *L, uint32_t dep)
     in->tensor_elements = TILE * seq;
     in->raw_flops = in->adjusted_flops = 2ll * TILE * TILE * seq;
     uint32_t rc = elementwise(L, NX_ENGINE_VECTOR, "TENSOR_SCALAR", NULL, seq, sum, SY_NONE);
-    return elementwise(L, NX_ENGINE_VECTOR, "TENSOR_TENSOR", NULL, TILE, pv, rc);
+    uint32_t out = elementwise(L, NX_ENGINE_VECTOR, "TENSOR_TENSOR", NULL, TILE, pv, rc);
+    sy_alloc(b, "flash.qk", NX_MEM_PSUM, 0, 0, TILE, (uint64_t)seq * 4, qk, mask);
+    sy_alloc(b, "flash.probs", NX_MEM_SBUF, NX_NO_BANK, 0, TILE, (uint64_t)seq * 2, mask, tr);
+    sy_alloc(b, "flash.probs_t", NX_MEM_PSUM, 1, 0, TILE, (uint64_t)seq * 4, tr, pv);
+    sy_alloc(b, "flash.pv", NX_MEM_PSUM, 2, 0, TILE, (uint64_t)TILE * 4, pv, out);
+    return out;
 }
 
 /* GpSimd triggers an AllReduce of the [seq x hidden] partial sums; returns the CC step. */
@@ -345,13 +383,18 @@ int sy_build_layer(sy_builder *b)
     sy_tensor(b, "output0", "OUT", sy_str(b, "%u %u", b->d->seq, b->d->hidden), act_bytes);
     /* The runtime's descriptor rings are fetched by hardware before the program runs. */
     uint32_t rings = sy_dma(b, SY_Q_HWDGE, 4096, SY_NONE, SY_NONE, "dma_ring", "read", "[HBM]", "[DESC]");
-    L.ready = dma_via(&L, NX_ENGINE_SYNC, SY_Q_INPUT, act_bytes, rings, "input0", "[HBM]", "[SB]");
+    uint32_t input = dma_via(&L, NX_ENGINE_SYNC, SY_Q_INPUT, act_bytes, rings, "input0", "[HBM]", "[SB]");
+    L.ready = input;
     L.ready = attention_block(&L);
+    uint32_t attn = L.ready;
     uint32_t out = mlp_block(&L);
     op(&L, "aten.copy_", "copy", "train.py", "train_step", 64, false);
     uint32_t wait = sy_instr(b, NX_ENGINE_SYNC, "SEM_WAIT", 20, out, SY_NONE);
     sy_last_instr(b, NX_ENGINE_SYNC)->operands = sy_str(b, "sem=%d cond=>=1", SY_SEM_ENGINE(NX_ENGINE_VECTOR));
     uint32_t store = dma_via(&L, NX_ENGINE_SYNC, SY_Q_OUTPUT, act_bytes, wait, "output0", "[SB]", "[HBM]");
+    sy_alloc(b, "input0", NX_MEM_SBUF, NX_NO_BANK, 0, TILE, act_bytes / TILE, input, attn);
+    sy_alloc(b, "attn_out", NX_MEM_SBUF, NX_NO_BANK, 0, TILE, act_bytes / TILE, attn, out);
+    sy_alloc(b, "output0", NX_MEM_SBUF, NX_NO_BANK, 0, TILE, act_bytes / TILE, out, store);
     /* The final barrier: Sync waits for the store, then resets every semaphore. */
     sy_instr(b, NX_ENGINE_SYNC, "SEM_RESET", 30, store, SY_NONE);
     sy_last_instr(b, NX_ENGINE_SYNC)->operands = sy_str(b, "sems=0-%d value=0", SY_N_SEMS - 1);

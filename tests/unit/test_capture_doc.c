@@ -131,6 +131,7 @@ static void test_section_sizes(void **state)
         {"DMA_DESCRIPTORS", NX_PROG_DESC_SIZE}, {"TENSORS", NX_PROG_TENSOR_SIZE},
         {"SEMAPHORES", NX_PROG_SEMAPHORE_SIZE}, {"COLLECTIVES", NX_PROG_COLLECTIVE_SIZE},
         {"CC_STREAMS", NX_PROG_CC_STREAM_SIZE}, {"STACK_FRAMES", NX_PROG_FRAME_SIZE},
+        {"MEMORY_ALLOCATIONS", NX_PROG_ALLOC_SIZE},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         char row[96];

@@ -1,5 +1,7 @@
 /* test_capture_program.c — program file: write/read round trip, determinism, and
- * every fatal check with a crafted bad file (message names the file and offset). */
+ * every fatal check with a crafted bad file (message names the file and offset).
+ * The fixture program also carries three MEMORY_ALLOCATIONS records (format 1.1);
+ * a program without them must round-trip with an 11-entry TOC. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,7 +71,30 @@ static void assert_program_equal(const nx_program *a, const nx_program *b)
     assert_int_equal(a->frames[1].parent, b->frames[1].parent);
     assert_string_equal(a->frames[1].function_name, b->frames[1].function_name);
     assert_int_equal(a->frames[1].line, b->frames[1].line);
+    assert_int_equal(a->n_allocs, b->n_allocs);
+    for (size_t i = 0; i < a->n_allocs; i++) {
+        const nx_prog_alloc *x = &a->allocs[i], *y = &b->allocs[i];
+        assert_string_equal(x->name, y->name);
+        assert_int_equal(x->memory, y->memory);
+        assert_int_equal(x->bank, y->bank);
+        assert_int_equal(x->first_partition, y->first_partition);
+        assert_int_equal(x->partition_count, y->partition_count);
+        assert_int_equal(x->live_engine, y->live_engine);
+        assert_int_equal(x->live_pc, y->live_pc);
+        assert_int_equal(x->free_engine, y->free_engine);
+        assert_int_equal(x->free_pc, y->free_pc);
+        assert_int_equal(x->bytes_per_partition, y->bytes_per_partition);
+    }
 }
+
+/* Three allocations over the fixture's instructions: a weight tile in every SBUF
+ * partition (LDWEIGHTS .. the Vector op), a partial SBUF range filled by the Sync
+ * DMA trigger, and a PSUM accumulator in bank 3 (MATMUL pc 1 .. the Vector op). */
+static nx_prog_alloc fix_allocs[3] = {
+    {"w0.tile", NX_MEM_SBUF, NX_NO_BANK, 0, 128, NX_ENGINE_TENSOR, NX_ENGINE_VECTOR, 0, 0, 4096},
+    {"x.part", NX_MEM_SBUF, NX_NO_BANK, 32, 32, NX_ENGINE_SYNC, NX_ENGINE_TENSOR, 0, 1, 196608},
+    {"acc", NX_MEM_PSUM, 3, 0, 128, NX_ENGINE_TENSOR, NX_ENGINE_VECTOR, 1, 0, 2048},
+};
 
 typedef struct fixture {
     char *dir, *path;
@@ -82,6 +107,8 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     f->dir = fix_tmpdir();
     fix_program(&f->src);
+    f->src.allocs = fix_allocs;
+    f->src.n_allocs = 3;
     nx_cap_error err;
     if (!f->dir || nx_program_write(f->dir, &f->src, &f->hash, &f->path, &err) != 0)
         return -1;
@@ -108,7 +135,9 @@ static void test_round_trip(void **state)
     assert_program_equal(&f->src, p);
     assert_true(p->hash == f->hash);
     assert_int_equal(p->version_major, 1);
-    assert_int_equal(p->header_bytes, NX_PROG_HEADER_SIZE + NX_SEC_LAST * NX_PROG_TOC_ENTRY_SIZE);
+    assert_int_equal(p->version_minor, 1);
+    assert_int_equal(NX_SEC_LAST, 12);
+    assert_int_equal(p->header_bytes, NX_PROG_HEADER_SIZE + 12 * NX_PROG_TOC_ENTRY_SIZE);
     uint32_t ref;
     assert_true(nx_program_find_string(p, "Tensor Completion", &ref));
     assert_string_equal(nx_program_string(p, ref), "Tensor Completion");
@@ -185,8 +214,8 @@ static void test_bad_magic(void **state)
 static void test_unsupported_version(void **state)
 {
     fixture *f = *state;
-    uint16_t v = 2;
-    assert_int_equal(fix_patch(f->path, 8, &v, 2), 0);
+    uint16_t v[2] = {2, 0};
+    assert_int_equal(fix_patch(f->path, 8, v, 4), 0);
     expect_fatal(f->path, 8, "unsupported version 2.0");
 }
 
@@ -288,7 +317,7 @@ static void test_name_hash_mismatch(void **state)
 static void test_unknown_section_is_a_warning(void **state)
 {
     fixture *f = *state;
-    uint32_t id = 12;
+    uint32_t id = 13;
     long entry = NX_PROG_HEADER_SIZE + (NX_SEC_CC_STREAMS - 1) * NX_PROG_TOC_ENTRY_SIZE;
     assert_int_equal(fix_patch(f->path, entry, &id, 4), 0);
     /* The content changed, so it no longer matches its name: read it unnamed. */
@@ -300,7 +329,7 @@ static void test_unknown_section_is_a_warning(void **state)
     nx_cap_error err;
     assert_int_equal(nx_program_open(copy, &p, &warner, &err), 0);
     assert_int_equal(w.count, 1);
-    assert_non_null(strstr(w.last, "section id 12 is unknown"));
+    assert_non_null(strstr(w.last, "section id 13 is unknown"));
     assert_int_equal(p->n_cc_streams, 0);
     nx_program_close(p);
     assert_int_equal(rename(copy, f->path), 0);
@@ -326,6 +355,114 @@ static void test_writer_refuses_invalid(void **state)
     assert_non_null(strstr(err.msg, "tensor_rows is 0"));
 }
 
+/* Without allocations the writer lists sections 1..11 only and readers see none;
+ * a file that says version 1.0 (written before MEMORY_ALLOCATIONS) still reads. */
+static void test_no_allocations(void **state)
+{
+    fixture *f = *state;
+    nx_program src = f->src;
+    src.allocs = NULL;
+    src.n_allocs = 0;
+    unsigned char *data;
+    size_t n;
+    uint64_t h;
+    nx_cap_error err;
+    assert_int_equal(nx_program_encode(&src, &data, &n, &h, NULL, &err), 0);
+    uint32_t toc_n;
+    memcpy(&toc_n, data + 16, 4);
+    assert_int_equal(toc_n, 11);
+    data[10] = 0;   /* version 1.0 */
+    nx_program *p;
+    assert_int_equal(nx_program_adopt(data, n, "old.nxprog", &p, NULL, &err), 0);
+    assert_int_equal(p->version_minor, 0);
+    assert_int_equal(p->n_allocs, 0);
+    assert_null(p->allocs);
+    assert_int_equal(p->header_bytes, NX_PROG_HEADER_SIZE + 11 * NX_PROG_TOC_ENTRY_SIZE);
+    nx_program_close(p);
+}
+
+/* Patches `len` bytes at `field` of allocation record `rec` and expects a fatal
+ * error at that record's field offset naming the record and `needle`. */
+static void expect_bad_alloc(fixture *f, unsigned rec, unsigned field, const void *bytes, size_t len,
+                             unsigned want_field, const char *needle)
+{
+    long at = (long)section_offset(f->path, NX_SEC_MEMORY_ALLOCATIONS) + (long)rec * NX_PROG_ALLOC_SIZE;
+    unsigned char saved[8];
+    FILE *fp = fopen(f->path, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at + (long)field, SEEK_SET), 0);
+    assert_int_equal(fread(saved, 1, len, fp), len);
+    fclose(fp);
+    assert_int_equal(fix_patch(f->path, at + (long)field, bytes, len), 0);
+    char *copy = fix_path(f->dir, "patched.nxprog");   /* content no longer matches the name */
+    assert_int_equal(rename(f->path, copy), 0);
+    char rec_name[64];
+    snprintf(rec_name, sizeof rec_name, "MEMORY_ALLOCATIONS record %u", rec);
+    expect_fatal(copy, at + (long)want_field, rec_name);
+    expect_fatal(copy, at + (long)want_field, needle);
+    assert_int_equal(rename(copy, f->path), 0);
+    free(copy);
+    assert_int_equal(fix_patch(f->path, at + (long)field, saved, len), 0);
+}
+
+static void test_bad_allocations(void **state)
+{
+    fixture *f = *state;
+    uint16_t first = 120;   /* record 0 spans 128 partitions: 120..247 */
+    expect_bad_alloc(f, 0, 6, &first, 2, 6, "first_partition 120 + partition_count 128 exceeds HARDWARE sbuf_partitions 128");
+    uint16_t count = 0;
+    expect_bad_alloc(f, 1, 8, &count, 2, 8, "partition_count 0");
+    uint8_t bank = 8;
+    expect_bad_alloc(f, 2, 5, &bank, 1, 5, "bank 8 out of range (HARDWARE psum_banks is 8");
+    bank = 0;
+    expect_bad_alloc(f, 0, 5, &bank, 1, 5, "bank 0 on an SBUF allocation");
+    uint8_t mem = 2;
+    expect_bad_alloc(f, 1, 4, &mem, 1, 4, "memory 2 out of range");
+    uint64_t bytes = 196609;
+    expect_bad_alloc(f, 1, 24, &bytes, 8, 24, "bytes_per_partition 196609 out of range (expected 1..196608");
+    bytes = 2049;   /* a PSUM bank holds 16384 / 8 bytes per partition */
+    expect_bad_alloc(f, 2, 24, &bytes, 8, 24, "bytes_per_partition 2049 out of range (expected 1..2048");
+    uint32_t pc = 5;   /* tensor pcs are 0, 1, 7 */
+    expect_bad_alloc(f, 0, 12, &pc, 4, 12, "live_engine 0 / live_pc 5 is not an instruction");
+    uint8_t engine = 7;
+    expect_bad_alloc(f, 2, 11, &engine, 1, 11, "free_engine 7 / free_pc 0 is not an instruction");
+    uint32_t ref = 2;   /* inside the first string (offset 1) */
+    expect_bad_alloc(f, 2, 0, &ref, 4, 0, "not the start of a string");
+}
+
+/* A MEMORY_ALLOCATIONS section claiming more records than the file holds, or
+ * records smaller than 32 bytes, is fatal at its TOC entry. */
+static void test_truncated_allocations(void **state)
+{
+    fixture *f = *state;
+    long entry = NX_PROG_HEADER_SIZE + (NX_SEC_MEMORY_ALLOCATIONS - 1) * NX_PROG_TOC_ENTRY_SIZE;
+    uint64_t count = 1000;
+    assert_int_equal(fix_patch(f->path, entry + 16, &count, 8), 0);
+    expect_fatal(f->path, entry + 8, "section 12 (1000 records of 32 bytes");
+    count = 3;
+    assert_int_equal(fix_patch(f->path, entry + 16, &count, 8), 0);
+    uint32_t size = 24;
+    assert_int_equal(fix_patch(f->path, entry + 4, &size, 4), 0);
+    expect_fatal(f->path, entry + 4, "section 12 record_size 24; expected at least 32");
+}
+
+static void test_writer_refuses_bad_allocation(void **state)
+{
+    fixture *f = *state;
+    nx_program bad = f->src;
+    nx_prog_alloc a[3];
+    memcpy(a, fix_allocs, sizeof a);
+    a[1].free_pc = 99;
+    bad.allocs = a;
+    unsigned char *data;
+    size_t n;
+    uint64_t h;
+    nx_cap_error err;
+    assert_int_equal(nx_program_encode(&bad, &data, &n, &h, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "MEMORY_ALLOCATIONS record 1"));
+    assert_non_null(strstr(err.msg, "free_pc 99"));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -335,7 +472,8 @@ int main(void)
         T(test_duplicate_and_missing_sections), T(test_record_size_too_small),
         T(test_bad_string_reference), T(test_unsorted_pcs), T(test_reference_out_of_range),
         T(test_frame_parent_forward), T(test_name_hash_mismatch), T(test_unknown_section_is_a_warning),
-        T(test_writer_refuses_invalid),
+        T(test_writer_refuses_invalid), T(test_no_allocations), T(test_bad_allocations),
+        T(test_truncated_allocations), T(test_writer_refuses_bad_allocation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
