@@ -327,7 +327,7 @@ static int hand_off(nx_row *r, nxpq_error *err)
         for (size_t c = 0; c < r->s->n_fields; c++)   /* keyed columns (nx_row_keyed_*) */
             r->spare->cols[c].kind = r->b->cols[c].kind;
         r->spare->keyed = r->keyed;
-        if (nx_handoff_start(&r->bg->h, flush_item, discard_item, r) != 0) {
+        if (nx_handoff_start(&r->bg->h, 1, flush_item, discard_item, r) != 0) {
             free(r->bg);
             r->bg = NULL;
             snprintf(err->msg, sizeof err->msg, "%s: cannot start a writer thread", r->s->name);

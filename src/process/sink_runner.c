@@ -1,4 +1,4 @@
-/* sink_runner.c — double-buffered event batches for one sink's thread (see sink_runner.h). */
+/* sink_runner.c — queued event batches for one sink's thread (see sink_runner.h). */
 #include "process/sink_runner.h"
 
 #include <stdbool.h>
@@ -7,7 +7,11 @@
 
 #include "util/handoff.h"
 
+/* Events per batch, and batches given to the sink's thread and not yet done: a
+ * queue of several small batches absorbs the moments a sink runs slower or
+ * faster than the pipeline, where double buffering made one of them wait. */
 #define BATCH_EVENTS 2048
+#define QUEUE_DEPTH 8
 
 typedef struct ev_batch {
     nx_device_event ev[BATCH_EVENTS];
@@ -18,8 +22,10 @@ typedef struct ev_batch {
 struct nx_sink_runner {
     const nx_device_sink *sink;
     void *state;
-    ev_batch *cur;                   /* being filled by the pipeline */
-    ev_batch *spare;                 /* the other one, once the thread exists */
+    /* Filled in turn; batch[cur] is being filled by the pipeline. By the
+     * handoff's rule the next one in turn is free once the current is given. */
+    ev_batch *batch[QUEUE_DEPTH + 1];
+    size_t cur;
     bool started;
     nx_handoff h;                    /* the sink's thread (util/handoff.h) */
 };
@@ -52,7 +58,7 @@ static void discard_item(void *ctx, void *item)
 nx_sink_runner *nx_sink_runner_new(const nx_device_sink *sink, void *state, nxpq_error *err)
 {
     nx_sink_runner *r = calloc(1, sizeof *r);
-    if (r && !(r->cur = malloc(sizeof *r->cur))) {
+    if (r && !(r->batch[0] = malloc(sizeof *r->batch[0]))) {
         free(r);
         r = NULL;
     }
@@ -60,7 +66,7 @@ nx_sink_runner *nx_sink_runner_new(const nx_device_sink *sink, void *state, nxpq
         snprintf(err->msg, sizeof err->msg, "%s: out of memory", sink->name);
         return NULL;
     }
-    r->cur->n = 0;
+    r->batch[0]->n = 0;
     r->sink = sink;
     r->state = state;
     return r;
@@ -68,30 +74,33 @@ nx_sink_runner *nx_sink_runner_new(const nx_device_sink *sink, void *state, nxpq
 
 int nx_sink_runner_event(nx_sink_runner *r, const nx_device_event *ev, nxpq_error *err)
 {
-    ev_batch *b = r->cur;
+    ev_batch *b = r->batch[r->cur];
     size_t i = b->n++;
     b->rec[i] = *ev->rec;
     b->ev[i] = *ev;
     b->ev[i].rec = &b->rec[i];
     if (b->n < BATCH_EVENTS)
         return 0;
+    /* The thread and the other batches only once a sink has a full batch: most
+     * sinks of a small capture never need them. */
     if (!r->started) {
-        if (!(r->spare = malloc(sizeof *r->spare))) {
-            snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->sink->name);
-            return -1;
+        for (size_t k = 1; k <= QUEUE_DEPTH; k++) {
+            if (!(r->batch[k] = malloc(sizeof *r->batch[k]))) {
+                snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->sink->name);
+                return -1;
+            }
+            r->batch[k]->n = 0;
         }
-        r->spare->n = 0;
-        if (nx_handoff_start(&r->h, deliver_item, discard_item, r) != 0) {
+        if (nx_handoff_start(&r->h, QUEUE_DEPTH, deliver_item, discard_item, r) != 0) {
             snprintf(err->msg, sizeof err->msg, "%s: cannot start a thread", r->sink->name);
             return -1;
         }
         r->started = true;
-    } else if (nx_handoff_wait(&r->h, err->msg, sizeof err->msg) != 0) {
-        return -1;
     }
-    r->cur = r->spare;
-    r->spare = b;
-    return nx_handoff_give(&r->h, b, err->msg, sizeof err->msg);
+    if (nx_handoff_give(&r->h, b, err->msg, sizeof err->msg) != 0)
+        return -1;
+    r->cur = (r->cur + 1) % (QUEUE_DEPTH + 1);
+    return 0;
 }
 
 int nx_sink_runner_drain(nx_sink_runner *r, nxpq_error *err)
@@ -103,7 +112,7 @@ int nx_sink_runner_drain(nx_sink_runner *r, nxpq_error *err)
         if (rc != 0)
             return -1;
     }
-    return deliver(r, r->cur, err);
+    return deliver(r, r->batch[r->cur], err);
 }
 
 void nx_sink_runner_free(nx_sink_runner *r)
@@ -112,7 +121,7 @@ void nx_sink_runner_free(nx_sink_runner *r)
         return;
     if (r->started)
         nx_handoff_stop(&r->h);
-    free(r->cur);
-    free(r->spare);
+    for (size_t k = 0; k <= QUEUE_DEPTH; k++)
+        free(r->batch[k]);
     free(r);
 }

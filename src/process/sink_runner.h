@@ -5,7 +5,8 @@
  * (roll-ups, summaries, DMA bookkeeping, building rows) would otherwise all run
  * on that same thread. A runner copies each event into a batch and, once a batch
  * is full, hands it to the sink's thread while the pipeline fills the next one
- * (double buffering), so sinks run beside the pipeline and beside each other.
+ * (a queue of up to 8 full batches), so sinks run beside the pipeline and
+ * beside each other.
  * Each sink still sees its events one at a time, in the pipeline's order, and
  * never concurrently with itself: its code needs no locking, and its output is
  * the same as on one thread. A sink that never fills a batch gets no thread;

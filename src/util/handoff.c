@@ -1,4 +1,4 @@
-/* handoff.c — one-item-at-a-time worker thread (see handoff.h). */
+/* handoff.c — a worker thread fed through a short queue (see handoff.h). */
 #include "util/handoff.h"
 
 #include <stdio.h>
@@ -9,11 +9,14 @@ static void *run(void *arg)
     nx_handoff *h = arg;
     pthread_mutex_lock(&h->lock);
     for (;;) {
-        while (!h->pending && !h->stop)
+        while (!h->n && !h->stop)
             pthread_cond_wait(&h->cv, &h->lock);
-        if (!h->pending)
+        if (!h->n)
             break;
-        void *item = h->pending;
+        void *item = h->queue[h->head];
+        h->head = (h->head + 1) % h->depth;
+        h->n--;
+        h->busy = true;
         bool skip = h->rc != 0;
         pthread_mutex_unlock(&h->lock);
         char e[NX_HANDOFF_ERR] = "";
@@ -25,16 +28,19 @@ static void *run(void *arg)
             h->rc = rc;
             memcpy(h->err, e, sizeof e);
         }
-        h->pending = NULL;
+        h->busy = false;
         pthread_cond_broadcast(&h->cv);
     }
     pthread_mutex_unlock(&h->lock);
     return NULL;
 }
 
-int nx_handoff_start(nx_handoff *h, nx_handoff_fn fn, nx_handoff_discard_fn discard, void *ctx)
+int nx_handoff_start(nx_handoff *h, size_t depth, nx_handoff_fn fn, nx_handoff_discard_fn discard, void *ctx)
 {
     memset(h, 0, sizeof *h);
+    if (depth < 1 || depth > NX_HANDOFF_MAX_DEPTH)
+        return -1;
+    h->depth = depth;
     h->fn = fn;
     h->discard = discard;
     h->ctx = ctx;
@@ -53,27 +59,37 @@ int nx_handoff_start(nx_handoff *h, nx_handoff_fn fn, nx_handoff_discard_fn disc
     return 0;
 }
 
+/* Waits, holding the lock, until at most `unfinished` items are; after a
+ * failure, until the worker has released every item (so the owner may reuse
+ * them all). Returns the first failure, its message in err. */
+static int wait_until(nx_handoff *h, size_t unfinished, char *err, size_t errlen)
+{
+    while (h->n + h->busy > (h->rc ? 0 : unfinished))
+        pthread_cond_wait(&h->cv, &h->lock);
+    if (h->rc != 0)
+        snprintf(err, errlen, "%s", h->err);
+    return h->rc;
+}
+
 int nx_handoff_wait(nx_handoff *h, char *err, size_t errlen)
 {
     pthread_mutex_lock(&h->lock);
-    while (h->pending)
-        pthread_cond_wait(&h->cv, &h->lock);
-    int rc = h->rc;
-    if (rc != 0)
-        snprintf(err, errlen, "%s", h->err);
+    int rc = wait_until(h, 0, err, errlen);
     pthread_mutex_unlock(&h->lock);
     return rc != 0 ? -1 : 0;
 }
 
 int nx_handoff_give(nx_handoff *h, void *item, char *err, size_t errlen)
 {
-    if (nx_handoff_wait(h, err, errlen) != 0)
-        return -1;
     pthread_mutex_lock(&h->lock);
-    h->pending = item;
-    pthread_cond_broadcast(&h->cv);
+    int rc = wait_until(h, h->depth - 1, err, errlen);
+    if (rc == 0) {
+        h->queue[(h->head + h->n) % h->depth] = item;
+        h->n++;
+        pthread_cond_broadcast(&h->cv);
+    }
     pthread_mutex_unlock(&h->lock);
-    return 0;
+    return rc != 0 ? -1 : 0;
 }
 
 void nx_handoff_stop(nx_handoff *h)

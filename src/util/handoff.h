@@ -1,14 +1,20 @@
 /*
- * handoff.h — a worker thread that takes one item at a time from its owner:
- * the owner fills one buffer while the worker consumes the other (double
- * buffering). Used where a producer must not wait on slow per-item work: a
- * table's row batches going to the Parquet writer (src/process/row.c), a sink's
- * event batches (src/process/sink_runner.c).
+ * handoff.h — a worker thread that takes items from its owner through a short
+ * queue: the owner fills one buffer while the worker consumes those given
+ * before. Used where a producer must not wait on slow per-item work: a table's
+ * row batches going to the Parquet writer (src/process/row.c, depth 1: double
+ * buffering of large batches), a sink's event batches (src/process/sink_runner.c,
+ * a deeper queue of small ones, so a sink that is briefly slower than the
+ * pipeline does not stall it, nor a briefly idle sink leave a core idle).
  *
- * The worker calls fn(ctx, item, err) for each item given, in order, never two
- * at once. After the first failure it skips the work but still releases the
- * items (calls discard when set), and the failure is returned by the owner's next
- * nx_handoff_give() or nx_handoff_wait(). One owner thread per handoff.
+ * Depth d: at most d items are given and not yet finished. When
+ * nx_handoff_give() returns, the items finished are all but the d newest at
+ * most, so an owner cycling through d + 1 buffers in order may refill the
+ * oldest. The worker calls fn(ctx, item, err) for each item given, in order,
+ * never two at once. After the first failure it skips the work but still
+ * releases the items (calls discard when set), and the failure is returned by
+ * the owner's next nx_handoff_give() or nx_handoff_wait(). One owner thread per
+ * handoff.
  */
 #ifndef NX_HANDOFF_H
 #define NX_HANDOFF_H
@@ -18,6 +24,7 @@
 #include <stddef.h>
 
 #define NX_HANDOFF_ERR 512
+#define NX_HANDOFF_MAX_DEPTH 8
 
 typedef int (*nx_handoff_fn)(void *ctx, void *item, char *err, size_t errlen);
 typedef void (*nx_handoff_discard_fn)(void *ctx, void *item);
@@ -29,20 +36,24 @@ typedef struct nx_handoff {
     pthread_t tid;
     pthread_mutex_t lock;
     pthread_cond_t cv;
-    void *pending;                   /* owned by the worker until it sets it back to NULL */
+    void *queue[NX_HANDOFF_MAX_DEPTH];  /* given, not yet taken by the worker */
+    size_t depth, head, n;
+    bool busy;                       /* the worker holds an item it took */
     bool started, stop;
     int rc;                          /* the first failure */
     char err[NX_HANDOFF_ERR];
 } nx_handoff;
 
-/* Starts the worker. 0, or -1 (no thread could be started; nothing to stop). */
-int nx_handoff_start(nx_handoff *h, nx_handoff_fn fn, nx_handoff_discard_fn discard, void *ctx);
-/* Waits until the worker is idle, then gives it item. -1 with the worker's first
- * failure in err (the item is not given). */
+/* Starts the worker with a queue of `depth` items (1 .. NX_HANDOFF_MAX_DEPTH).
+ * 0, or -1 (no thread could be started, or a bad depth; nothing to stop). */
+int nx_handoff_start(nx_handoff *h, size_t depth, nx_handoff_fn fn, nx_handoff_discard_fn discard, void *ctx);
+/* Waits until fewer than `depth` items are unfinished, then gives it item. -1
+ * with the worker's first failure in err (the item is not given). */
 int nx_handoff_give(nx_handoff *h, void *item, char *err, size_t errlen);
-/* Waits until the worker is idle. -1 with its first failure in err. */
+/* Waits until every item given is finished. -1 with the first failure in err. */
 int nx_handoff_wait(nx_handoff *h, char *err, size_t errlen);
-/* Lets the worker finish the item it holds, stops and joins it. Safe when not started. */
+/* Lets the worker finish (or discard, after a failure) every item given, stops
+ * and joins it. Safe when not started. */
 void nx_handoff_stop(nx_handoff *h);
 
 #endif

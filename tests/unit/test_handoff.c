@@ -1,6 +1,8 @@
 /* test_handoff.c — util/handoff.h: items are worked in the order given, never two
  * at once; the first failure is reported to the owner and later items are
- * discarded, not worked; stop joins after the item in hand. */
+ * discarded, not worked; stop joins after the items given; with a queue of depth
+ * d, an owner cycling through d + 1 buffers never refills one the worker has not
+ * finished. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,7 +43,7 @@ static void in_order(void **state)
     (void)state;
     log_t l = {.fail_at = -1};
     nx_handoff h;
-    assert_int_equal(nx_handoff_start(&h, work, discard, &l), 0);
+    assert_int_equal(nx_handoff_start(&h, 1, work, discard, &l), 0);
     int items[2];   /* double buffering: the owner reuses an item once the worker is idle */
     char err[NX_HANDOFF_ERR];
     for (int i = 0; i < 40; i++) {
@@ -61,7 +63,7 @@ static void first_failure_reported(void **state)
     (void)state;
     log_t l = {.fail_at = 3};
     nx_handoff h;
-    assert_int_equal(nx_handoff_start(&h, work, discard, &l), 0);
+    assert_int_equal(nx_handoff_start(&h, 1, work, discard, &l), 0);
     int items[8];
     char err[NX_HANDOFF_ERR] = "";
     int given = 0, rc = 0;
@@ -80,12 +82,77 @@ static void first_failure_reported(void **state)
     assert_int_equal(l.discarded[0], 3);
 }
 
+/* Depth 3, four buffers: when give() returns, the buffer the owner fills next
+ * has been worked (its value is the one given four items earlier). The worker
+ * is slowed down so the queue fills. */
+typedef struct slow_log {
+    log_t l;
+} slow_log;
+
+static int slow_work(void *ctx, void *item, char *err, size_t errlen)
+{
+    slow_log *s = ctx;
+    for (volatile int spin = 0; spin < 20000; spin++)
+        ;
+    return work(&s->l, item, err, errlen);
+}
+
+static void queue_keeps_buffers(void **state)
+{
+    (void)state;
+    enum { DEPTH = 3, N = 60 };
+    int buffers[DEPTH + 1];
+    slow_log s = {.l = {.fail_at = -1}};
+    nx_handoff h;
+    assert_int_equal(nx_handoff_start(&h, 0, slow_work, discard, &s), -1);
+    assert_int_equal(nx_handoff_start(&h, NX_HANDOFF_MAX_DEPTH + 1, slow_work, discard, &s), -1);
+    assert_int_equal(nx_handoff_start(&h, DEPTH, slow_work, discard, &s), 0);
+    char err[NX_HANDOFF_ERR];
+    for (int i = 0; i < N; i++) {
+        int *b = &buffers[i % (DEPTH + 1)];
+        if (i >= DEPTH + 1) {
+            /* the item this buffer held must have been worked already (its
+             * entry in worked[] was written before the worker finished it) */
+            assert_int_equal(s.l.worked[i - DEPTH - 1], *b);
+        }
+        *b = i;
+        assert_int_equal(nx_handoff_give(&h, b, err, sizeof err), 0);
+    }
+    assert_int_equal(nx_handoff_wait(&h, err, sizeof err), 0);
+    assert_int_equal(s.l.n_worked, N);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(s.l.worked[i], i);
+    nx_handoff_stop(&h);
+}
+
+/* A failure with items queued behind it: those are discarded, never worked,
+ * and wait() returns only once every item is released. */
+static void failure_with_queue(void **state)
+{
+    (void)state;
+    log_t l = {.fail_at = 2};
+    nx_handoff h;
+    assert_int_equal(nx_handoff_start(&h, 4, work, discard, &l), 0);
+    int items[5] = {0, 1, 2, 3, 4};
+    char err[NX_HANDOFF_ERR] = "";
+    int given = 0;
+    for (int i = 0; i < 5 && nx_handoff_give(&h, &items[i], err, sizeof err) == 0; i++)
+        given++;
+    assert_int_equal(nx_handoff_wait(&h, err, sizeof err), -1);
+    assert_string_equal(err, "item 2 failed");
+    assert_int_equal(l.n_worked, 2);
+    assert_int_equal(l.n_worked + l.n_discarded, given);   /* every given item released */
+    for (int i = 0; i < l.n_discarded; i++)
+        assert_true(l.discarded[i] >= 2);
+    nx_handoff_stop(&h);
+}
+
 static void stop_without_items(void **state)
 {
     (void)state;
     log_t l = {.fail_at = -1};
     nx_handoff h;
-    assert_int_equal(nx_handoff_start(&h, work, NULL, &l), 0);
+    assert_int_equal(nx_handoff_start(&h, 1, work, NULL, &l), 0);
     nx_handoff_stop(&h);
     nx_handoff_stop(&h);   /* a second stop is harmless */
     assert_int_equal(l.n_worked, 0);
@@ -97,6 +164,8 @@ int main(void)
         cmocka_unit_test(in_order),
         cmocka_unit_test(first_failure_reported),
         cmocka_unit_test(stop_without_items),
+        cmocka_unit_test(queue_keeps_buffers),
+        cmocka_unit_test(failure_with_queue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
