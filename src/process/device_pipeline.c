@@ -323,21 +323,13 @@ static void restore_signals(const saved_signals *saved)
     sigaction(SIGTERM, &saved->term, NULL);
 }
 
-typedef struct sink_slot {
-    const nx_device_sink *sink;
-    void *state;
-    nx_sink_runner *runner;          /* sinks that take events run beside the pipeline */
-    bool open;
-} sink_slot;
-
-static void abort_sinks(sink_slot *slots, size_t n)
+/* Closes the sinks that are open (abort), after the runner has stopped. */
+static void abort_sinks(const nx_device_sink *const *sinks, void *const *states, bool *open, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        nx_sink_runner_free(slots[i].runner);   /* joins the sink's thread first */
-        slots[i].runner = NULL;
-        if (slots[i].open && slots[i].sink->abort)
-            slots[i].sink->abort(slots[i].state);
-        slots[i].open = false;
+        if (open[i] && sinks[i]->abort)
+            sinks[i]->abort(states[i]);
+        open[i] = false;
     }
 }
 
@@ -346,42 +338,30 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
                            size_t errlen)
 {
     size_t ns = nx_device_sink_count;
-    sink_slot *slots = calloc(ns + 1, sizeof *slots);
-    /* Per kind, the sinks that want it, so a record costs only its consumers. */
-    size_t *by_kind[NX_REC_KIND_MAX + 1] = {0};
-    size_t n_by_kind[NX_REC_KIND_MAX + 1] = {0};
+    const nx_device_sink *const *sinks = nx_device_sinks;
+    void **states = calloc(ns + 1, sizeof *states);
+    bool *open = calloc(ns + 1, sizeof *open);
+    nx_sink_runner *runner = NULL;
     nxpq_error perr = {{0}};
     nx_cap_error cerr = {{0}};
     int rc = -1;
     saved_signals saved;
     *instructions = 0;
     catch_stop_signals(&saved);
-    if (!slots) {
-        restore_signals(&saved);
+    if (!states || !open) {
         snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    for (unsigned k = 1; k <= NX_REC_KIND_MAX; k++) {
-        by_kind[k] = calloc(ns + 1, sizeof *by_kind[k]);
-        if (!by_kind[k]) {
-            snprintf(err, errlen, "out of memory");
-            goto done;
-        }
+        goto done;
     }
     for (size_t i = 0; i < ns; i++) {
-        slots[i].sink = nx_device_sinks[i];
-        if (slots[i].sink->open(ctx, &slots[i].state, &perr) != 0) {
+        if (sinks[i]->open(ctx, &states[i], &perr) != 0) {
             snprintf(err, errlen, "%s", perr.msg);
             goto done;
         }
-        slots[i].open = true;
-        if (slots[i].sink->kinds && !(slots[i].runner = nx_sink_runner_new(slots[i].sink, slots[i].state, &perr))) {
-            snprintf(err, errlen, "%s", perr.msg);
-            goto done;
-        }
-        for (unsigned k = 1; k <= NX_REC_KIND_MAX; k++)
-            if (slots[i].sink->kinds & NX_KIND_BIT(k))
-                by_kind[k][n_by_kind[k]++] = i;
+        open[i] = true;
+    }
+    if (!(runner = nx_sink_runner_new(sinks, states, ns, &perr))) {
+        snprintf(err, errlen, "%s", perr.msg);
+        goto done;
     }
     for (size_t i = 0; i < p->n_traces; i++) {
         if (stream_fill(p, &p->streams[i], &cerr) != 0) {
@@ -417,12 +397,9 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
                      x->rec.u.instr.pc);
             goto done;
         }
-        for (size_t j = 0; j < n_by_kind[k]; j++) {
-            sink_slot *sl = &slots[by_kind[k][j]];
-            if (nx_sink_runner_event(sl->runner, &ev, &perr) != 0) {
-                snprintf(err, errlen, "%s", perr.msg);
-                goto done;
-            }
+        if (nx_sink_runner_event(runner, &ev, &perr) != 0) {
+            snprintf(err, errlen, "%s", perr.msg);
+            goto done;
         }
         heap_pop(best);
         if (stream_fill(p, best, &cerr) != 0) {
@@ -439,19 +416,16 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
         }
     }
     *instructions = (uint64_t)next_id[NX_REC_INSTRUCTION];
-    for (size_t i = 0; i < ns; i++) {
-        if (slots[i].runner && nx_sink_runner_drain(slots[i].runner, &perr) != 0) {
-            snprintf(err, errlen, "%s", perr.msg);
-            goto done;
-        }
+    if (nx_sink_runner_drain(runner, &perr) != 0) {
+        snprintf(err, errlen, "%s", perr.msg);
+        goto done;
     }
+    nx_sink_runner_free(runner);
+    runner = NULL;
     for (size_t i = 0; i < ns; i++) {
-        nx_sink_runner_free(slots[i].runner);
-        slots[i].runner = NULL;
-        slots[i].open = false;
-        if (slots[i].sink->finish(slots[i].state, ctx, tables, &perr) != 0) {
+        open[i] = false;
+        if (sinks[i]->finish(states[i], ctx, tables, &perr) != 0) {
             snprintf(err, errlen, "%s", perr.msg);
-            abort_sinks(slots + i + 1, ns - i - 1);
             goto done;
         }
     }
@@ -460,9 +434,10 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
     rc = 0;
 done:
     restore_signals(&saved);
-    abort_sinks(slots, ns);
-    for (unsigned k = 1; k <= NX_REC_KIND_MAX; k++)
-        free(by_kind[k]);
-    free(slots);
+    nx_sink_runner_free(runner);   /* joins the sinks' threads first */
+    if (open)
+        abort_sinks(sinks, (void *const *)states, open, ns);
+    free(states);
+    free(open);
     return rc;
 }

@@ -1,127 +1,217 @@
-/* sink_runner.c — queued event batches for one sink's thread (see sink_runner.h). */
+/* sink_runner.c — shared event batches for the sinks' threads (see sink_runner.h). */
 #include "process/sink_runner.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "util/handoff.h"
 
-/* Events per batch, and batches given to the sink's thread and not yet done: a
- * queue of several small batches absorbs the moments a sink runs slower or
- * faster than the pipeline, where double buffering made one of them wait. */
+/* Events per batch, and batches in the ring: a sink may hold all but the one
+ * being filled, so a sink briefly slower than the pipeline does not stall it
+ * (nor a briefly idle one leave a core idle), while the ring stays small
+ * enough for the caches (8 x 2048 events ~ 1.7 MB, shared by every sink). */
 #define BATCH_EVENTS 2048
-#define QUEUE_DEPTH 8
+#define RING NX_HANDOFF_MAX_DEPTH
 
 typedef struct ev_batch {
     nx_device_event ev[BATCH_EVENTS];
     nx_trace_record rec[BATCH_EVENTS];   /* ev[i].rec points here */
     size_t n;
+    unsigned kinds;                      /* NX_KIND_BIT()s of the events it holds */
+    unsigned users;                      /* sinks given it and not done; guarded by the runner's lock */
 } ev_batch;
 
-struct nx_sink_runner {
+typedef struct sink_slot {
     const nx_device_sink *sink;
     void *state;
-    /* Filled in turn; batch[cur] is being filled by the pipeline. By the
-     * handoff's rule the next one in turn is free once the current is given. */
-    ev_batch *batch[QUEUE_DEPTH + 1];
-    size_t cur;
-    bool started;
-    nx_handoff h;                    /* the sink's thread (util/handoff.h) */
+    struct nx_sink_runner *r;
+    bool started;                        /* its thread runs */
+    bool threaded;                       /* it was given a full batch: its events go to the thread */
+    nx_handoff h;                        /* the sink's thread */
+} sink_slot;
+
+struct nx_sink_runner {
+    sink_slot *slots;
+    size_t n;
+    unsigned wanted;                     /* kinds some sink takes */
+    ev_batch *ring[RING];
+    size_t cur;                          /* ring[cur] is being filled */
+    pthread_mutex_t lock;                /* users of every batch */
+    pthread_cond_t done;                 /* a batch's users reached 0 */
 };
 
-/* Delivers a batch to the sink; stops at its first error. */
-static int deliver(nx_sink_runner *r, ev_batch *b, nxpq_error *err)
+/* Gives the slot's sink the events of b it wants; stops at its first error. */
+static int deliver(const sink_slot *s, const ev_batch *b, nxpq_error *err)
 {
+    unsigned kinds = s->sink->kinds;
     for (size_t i = 0; i < b->n; i++)
-        if (r->sink->event(r->state, &b->ev[i], err) != 0)
+        if ((kinds & NX_KIND_BIT(b->ev[i].rec->kind)) && s->sink->event(s->state, &b->ev[i], err) != 0)
             return -1;
-    b->n = 0;
     return 0;
+}
+
+static void release(nx_sink_runner *r, ev_batch *b)
+{
+    pthread_mutex_lock(&r->lock);
+    if (--b->users == 0)
+        pthread_cond_broadcast(&r->done);
+    pthread_mutex_unlock(&r->lock);
 }
 
 static int deliver_item(void *ctx, void *item, char *err, size_t errlen)
 {
+    sink_slot *s = ctx;
     nxpq_error e = {{0}};
-    int rc = deliver(ctx, item, &e);
+    int rc = deliver(s, item, &e);
     if (rc != 0)
         snprintf(err, errlen, "%s", e.msg);
+    else
+        release(s->r, item);   /* on failure the handoff discards it: released there */
     return rc;
 }
 
 static void discard_item(void *ctx, void *item)
 {
-    (void)ctx;
-    ((ev_batch *)item)->n = 0;
+    sink_slot *s = ctx;
+    release(s->r, item);
 }
 
-nx_sink_runner *nx_sink_runner_new(const nx_device_sink *sink, void *state, nxpq_error *err)
+nx_sink_runner *nx_sink_runner_new(const nx_device_sink *const *sinks, void *const *states, size_t n,
+                                   nxpq_error *err)
 {
     nx_sink_runner *r = calloc(1, sizeof *r);
-    if (r && !(r->batch[0] = malloc(sizeof *r->batch[0]))) {
+    if (!r || !(r->slots = calloc(n + 1, sizeof *r->slots)) || !(r->ring[0] = calloc(1, sizeof *r->ring[0]))) {
+        if (r)
+            free(r->slots);
         free(r);
-        r = NULL;
-    }
-    if (!r) {
-        snprintf(err->msg, sizeof err->msg, "%s: out of memory", sink->name);
+        snprintf(err->msg, sizeof err->msg, "out of memory for the sinks' event batches");
         return NULL;
     }
-    r->batch[0]->n = 0;
-    r->sink = sink;
-    r->state = state;
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->done, NULL);
+    r->n = n;
+    for (size_t i = 0; i < n; i++) {
+        r->slots[i] = (sink_slot){.sink = sinks[i], .state = states[i], .r = r};
+        r->wanted |= sinks[i]->kinds;
+    }
     return r;
+}
+
+/* Gives the full batch ring[cur] to every sink that wants one of its kinds,
+ * starting their threads (and the rest of the ring) on first use, then waits
+ * until the next batch in the ring is free. */
+static int hand_out(nx_sink_runner *r, nxpq_error *err)
+{
+    ev_batch *b = r->ring[r->cur];
+    size_t next = (r->cur + 1) % RING;
+    if (!r->ring[next]) {
+        for (size_t k = 1; k < RING; k++)
+            if (!(r->ring[k] = calloc(1, sizeof *r->ring[k]))) {
+                snprintf(err->msg, sizeof err->msg, "out of memory for the sinks' event batches");
+                return -1;
+            }
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        sink_slot *s = &r->slots[i];
+        if (!(s->sink->kinds & b->kinds))
+            continue;
+        if (!s->started) {
+            if (nx_handoff_start(&s->h, RING, deliver_item, discard_item, s) != 0) {
+                snprintf(err->msg, sizeof err->msg, "%s: cannot start a thread", s->sink->name);
+                return -1;
+            }
+            s->started = s->threaded = true;
+        }
+        pthread_mutex_lock(&r->lock);
+        b->users++;
+        pthread_mutex_unlock(&r->lock);
+        if (nx_handoff_give(&s->h, b, err->msg, sizeof err->msg) != 0) {
+            release(r, b);   /* not given */
+            return -1;
+        }
+    }
+    r->cur = next;
+    b = r->ring[next];
+    pthread_mutex_lock(&r->lock);
+    while (b->users)
+        pthread_cond_wait(&r->done, &r->lock);
+    pthread_mutex_unlock(&r->lock);
+    b->n = 0;
+    b->kinds = 0;
+    return 0;
 }
 
 int nx_sink_runner_event(nx_sink_runner *r, const nx_device_event *ev, nxpq_error *err)
 {
-    ev_batch *b = r->batch[r->cur];
+    unsigned bit = NX_KIND_BIT(ev->rec->kind);
+    if (!(r->wanted & bit))
+        return 0;
+    ev_batch *b = r->ring[r->cur];
     size_t i = b->n++;
     b->rec[i] = *ev->rec;
     b->ev[i] = *ev;
     b->ev[i].rec = &b->rec[i];
-    if (b->n < BATCH_EVENTS)
-        return 0;
-    /* The thread and the other batches only once a sink has a full batch: most
-     * sinks of a small capture never need them. */
-    if (!r->started) {
-        for (size_t k = 1; k <= QUEUE_DEPTH; k++) {
-            if (!(r->batch[k] = malloc(sizeof *r->batch[k]))) {
-                snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->sink->name);
-                return -1;
-            }
-            r->batch[k]->n = 0;
-        }
-        if (nx_handoff_start(&r->h, QUEUE_DEPTH, deliver_item, discard_item, r) != 0) {
-            snprintf(err->msg, sizeof err->msg, "%s: cannot start a thread", r->sink->name);
-            return -1;
-        }
-        r->started = true;
+    b->kinds |= bit;
+    return b->n < BATCH_EVENTS ? 0 : hand_out(r, err);
+}
+
+/* Stops every thread; with check, returns -1 and the first sink failure in err. */
+static int stop_all(nx_sink_runner *r, bool check, nxpq_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        sink_slot *s = &r->slots[i];
+        if (!s->started)
+            continue;
+        if (check && rc == 0 && nx_handoff_wait(&s->h, err->msg, sizeof err->msg) != 0)
+            rc = -1;
+        nx_handoff_stop(&s->h);
+        s->started = false;
     }
-    if (nx_handoff_give(&r->h, b, err->msg, sizeof err->msg) != 0)
-        return -1;
-    r->cur = (r->cur + 1) % (QUEUE_DEPTH + 1);
-    return 0;
+    return rc;
 }
 
 int nx_sink_runner_drain(nx_sink_runner *r, nxpq_error *err)
 {
-    if (r->started) {
-        int rc = nx_handoff_wait(&r->h, err->msg, sizeof err->msg);
-        nx_handoff_stop(&r->h);
-        r->started = false;
-        if (rc != 0)
+    /* Sinks with a thread get the last, partial batch there, after their
+     * earlier ones; the others have had no batch and take it here. */
+    ev_batch *b = r->ring[r->cur];
+    for (size_t i = 0; i < r->n; i++) {
+        sink_slot *s = &r->slots[i];
+        if (!s->started || !(s->sink->kinds & b->kinds))
+            continue;
+        pthread_mutex_lock(&r->lock);
+        b->users++;
+        pthread_mutex_unlock(&r->lock);
+        if (nx_handoff_give(&s->h, b, err->msg, sizeof err->msg) != 0) {
+            release(r, b);
+            stop_all(r, false, err);
+            return -1;
+        }
+    }
+    if (stop_all(r, true, err) != 0)
+        return -1;
+    for (size_t i = 0; i < r->n; i++) {
+        sink_slot *s = &r->slots[i];
+        if (!s->threaded && (s->sink->kinds & b->kinds) && deliver(s, b, err) != 0)
             return -1;
     }
-    return deliver(r, r->batch[r->cur], err);
+    b->n = 0;
+    return 0;
 }
 
 void nx_sink_runner_free(nx_sink_runner *r)
 {
     if (!r)
         return;
-    if (r->started)
-        nx_handoff_stop(&r->h);
-    for (size_t k = 0; k <= QUEUE_DEPTH; k++)
-        free(r->batch[k]);
+    nxpq_error ignored;
+    stop_all(r, false, &ignored);
+    for (size_t k = 0; k < RING; k++)
+        free(r->ring[k]);
+    pthread_cond_destroy(&r->done);
+    pthread_mutex_destroy(&r->lock);
+    free(r->slots);
     free(r);
 }
