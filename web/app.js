@@ -12,8 +12,10 @@
 //   BigInt), so absolute times are BigInt here; the view is kept as Number offsets from
 //   t0 = the first timestamp of /tracks (exact to the ns for spans below 104 days). Axis
 //   labels are relative to t0 in ns/us/ms/s, one unit per axis.
-// - Lanes: DMA throughput and HBM usage from /usage when the profile has DmaUsage/HbmUsage
-//   (see paintLane), else a DMA activity lane derived from the DMA events on screen.
+// - Lanes: DMA throughput, HBM usage, SBUF usage and PSUM usage from /usage, one lane per
+//   table of USAGE_LANES the profile has (one /usage request per window for all of them;
+//   see paintLane); without DmaUsage a DMA activity lane derived from the DMA events on
+//   screen. Hovering a lane shows its value per NeuronCore under the pointer.
 // - Every pan/zoom redraws at once (requestAnimationFrame, with the data already loaded) and,
 //   debounced by FETCH_DEBOUNCE_MS, fetches /timeline for the visible window with
 //   width = the plot's width in CSS pixels, i.e. the server's sampling (one event per track
@@ -37,6 +39,15 @@ const EXPORT_TABLES = ['Instruction', 'DmaPacketAggregated', 'DmaPacket', 'CcIns
 const POINT_TABLES = new Set(['SemaphoreUpdate']);
 const STRING_LABELS = new Set(['opcode', 'hlo_name', 'queue_type', 'description', 'operation', 'framework_name']);
 const TABLE_SUFFIX = { DmaPacket: ' · packets', CcOp: ' · ops' };
+// The /usage lanes, in drawing order. Throughput lanes are scaled to their peak in the
+// window; percent lanes (the series' unit is "percent") to a fixed 0-100 %.
+const USAGE_LANES = [
+  { lane: 'dma', table: 'DmaUsage', label: 'DMA throughput', fill: 'rgba(78,121,167,0.75)' },
+  { lane: 'hbm', table: 'HbmUsage', label: 'HBM usage', fill: 'rgba(225,87,89,0.75)' },
+  { lane: 'sbuf', table: 'SbufUsage', label: 'SBUF usage', fill: 'rgba(89,161,79,0.75)', line: '#2f6b2a' },
+  { lane: 'psum', table: 'PsumUsage', label: 'PSUM usage', fill: 'rgba(176,122,161,0.75)', line: '#6e3f63' },
+];
+const USAGE_BY_LANE = new Map(USAGE_LANES.map((l) => [l.lane, l]));
 const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7',
   '#9c755f', '#bab0ac', '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
   '#17becf', '#bcbd22', '#6b6ecf'];
@@ -228,8 +239,12 @@ function buildRows(tracks) {
   const rows = [];
   let y = 0;
   rows.push({ kind: 'axis', label: '', y, h: AXIS_H }); y += AXIS_H;
-  rows.push({ kind: 'lane', lane: 'dma', label: V.hasUsage ? 'DMA throughput' : 'DMA activity', y, h: LANE_H }); y += LANE_H;
-  if (V.hasUsage && V.tables.has('HbmUsage')) { rows.push({ kind: 'lane', lane: 'hbm', label: 'HBM usage', y, h: LANE_H }); y += LANE_H; }
+  const throughput = V.hasUsage && V.tables.has('DmaUsage');
+  rows.push({ kind: 'lane', lane: 'dma', label: throughput ? 'DMA throughput' : 'DMA activity', y, h: LANE_H }); y += LANE_H;
+  for (const l of USAGE_LANES) {
+    if (l.lane === 'dma' || !V.hasUsage || !V.tables.has(l.table)) continue;
+    rows.push({ kind: 'lane', lane: l.lane, label: l.label, y, h: LANE_H }); y += LANE_H;
+  }
   for (const g of tracks.groups) {
     if (!g.tracks.length) continue;
     rows.push({ kind: 'group', label: g.label, group: g.group, y, h: GROUP_H }); y += GROUP_H;
@@ -261,18 +276,19 @@ async function fetchWindow() {
   try {
     const base = `/api/profiles/${V.enc}`;
     const qs = `start=${S}&end=${E}&width=${width}`;
+    const usageTables = USAGE_LANES.map((l) => l.table).filter((t) => V.tables.has(t));
     const [tl, usage] = await Promise.all([
       api(`${base}/timeline?tables=${V.timelineTables.join(',')}&${qs}`),
-      V.usageAvailable && (V.tables.has('HbmUsage') || V.tables.has('DmaUsage'))
-        ? api(`${base}/usage?tables=DmaUsage,HbmUsage&${qs}`).catch((e) => { if (e.status === 404 || e.status === 400) V.usageAvailable = false; return null; })
+      V.usageAvailable && usageTables.length
+        ? api(`${base}/usage?tables=${usageTables.join(',')}&${qs}`).catch((e) => { if (e.status === 404 || e.status === 400) V.usageAvailable = false; return null; })
         : null,
     ]);
     if (seq !== V.fetchSeq) return; // a newer window was asked for
     ingest(tl, S);
-    V.usage = usage ? { base: Number(S - V.origin), series: usage.series || [] } : null;
-    // The HBM lane appears once the server has given an HbmUsage series (docs/api.md
-    // "Requests from the web UI"); until then only the derived DMA activity lane is drawn.
-    if (!V.hasUsage && V.usage && V.usage.series.length) {
+    V.usage = usage ? ingestUsage(usage, S) : null;
+    // The usage lanes appear once the server has given a series (docs/api.md "Requests
+    // from the web UI"); until then only the derived DMA activity lane is drawn.
+    if (!V.hasUsage && V.usage && V.usage.n) {
       V.hasUsage = true;
       buildRows(V.tracksDoc);
       V.resize();
@@ -306,6 +322,25 @@ function ingest(tl, S) {
       V.data.set(`${t.table}\0${tr.track}`, d);
     }
   }
+}
+
+// /usage series -> per table, per series Float64Arrays of times (ns offsets from t0) and
+// values, converted once per response so that paint does no parsing. A step series'
+// "before" sample (percent tables: the value in force at the window's start) is put first.
+function ingestUsage(usage, S) {
+  const base = Number(S - V.origin);
+  const byTable = new Map();
+  let n = 0;
+  for (const sr of usage.series || []) {
+    const pre = sr.before ? 1 : 0, m = sr.t.length + pre;
+    const t = new Float64Array(m), v = new Float64Array(m);
+    if (pre) { t[0] = base + Number(sr.before.t); v[0] = Number(sr.before.v); }
+    for (let i = 0; i < sr.t.length; i++) { t[i + pre] = base + Number(sr.t[i]); v[i + pre] = Number(sr.v[i]); }
+    if (!byTable.has(sr.table)) byTable.set(sr.table, { percent: sr.unit === 'percent', series: [] });
+    byTable.get(sr.table).series.push({ core: sr.pcore_idx, t, v });
+    n++;
+  }
+  return { byTable, n };
 }
 
 function updateURL() {
@@ -478,35 +513,63 @@ function paintTrack(r, k) {
   return n;
 }
 
-// Utilisation lanes. With the server's /usage series (DmaUsage, HbmUsage: bucketed
-// throughput samples, docs/processing.md) each sample holds its value until the series'
-// next sample (the last one for USAGE_HOLD_NS), a pixel takes the largest value of each
-// series over it, and the lane shows the sum over series (pcore_idx), scaled to its peak
-// in the window. Without them the DMA lane shows the fraction of DMA queues busy per pixel,
-// from the DMA transfers on screen.
+// Utilisation lanes. With the server's /usage series (bucketed samples, docs/processing.md)
+// each sample holds its value until the series' next sample (the last one for
+// USAGE_HOLD_NS, the tables' bucket width), and a pixel takes the largest value of each
+// series over it. Throughput lanes (DmaUsage, HbmUsage) show the sum over series
+// (pcore_idx) scaled to its peak in the window. Percent lanes (SbufUsage, PsumUsage) show
+// the mean over series on a fixed 0-100 % scale (with one series per NeuronCore, the
+// occupancy of their memories together) and, with several series, a line for the
+// busiest series per pixel. Without a DmaUsage series the DMA lane shows the fraction of
+// DMA queues busy per pixel, from the DMA transfers on screen. The per-pixel arrays are
+// kept between frames (reallocated only when the plot width changes).
 const USAGE_HOLD_NS = 10000;
+const fmtPct = (x) => `${x < 10 ? x.toFixed(2) : x.toFixed(1)} %`;
+
+function laneScratch(pw) {
+  let L = V.laneScratch;
+  if (!L || L.pw !== pw) L = V.laneScratch = { pw, vals: new Float64Array(pw), one: new Float64Array(pw), hi: new Float64Array(pw) };
+  return L;
+}
+
+// One series' value per plot pixel into `one` (largest sample held over the pixel).
+function seriesPixels(sr, one, pw) {
+  one.fill(0);
+  const n = sr.t.length, k = nsPerPx();
+  for (let i = 0; i < n; i++) {
+    const t0 = sr.t[i], t1 = i + 1 < n ? sr.t[i + 1] : t0 + USAGE_HOLD_NS;
+    const x0 = (t0 - V.viewS) / k, x1 = (t1 - V.viewS) / k;
+    if (x1 <= 0 || x0 >= pw) continue;
+    const v = sr.v[i];
+    const p0 = Math.max(0, Math.floor(x0)), p1 = Math.min(pw, Math.max(p0 + 1, Math.ceil(x1)));
+    for (let p = p0; p < p1; p++) if (v > one[p]) one[p] = v;
+  }
+}
+
 function paintLane(r) {
   const W = V.cssW, pw = Math.max(1, Math.floor(W - GUTTER));
-  const vals = new Float64Array(pw);
-  let max = 0, caption = '';
-  const table = r.lane === 'hbm' ? 'HbmUsage' : 'DmaUsage';
-  const series = V.usage && V.usage.series.filter((x) => x.table === table);
-  if (series && series.length) {
-    const one = new Float64Array(pw);
-    for (const sr of series) {
-      one.fill(0);
-      const n = sr.t.length;
-      for (let i = 0; i < n; i++) {
-        const t0 = V.usage.base + Number(sr.t[i]);
-        const t1 = i + 1 < n ? V.usage.base + Number(sr.t[i + 1]) : t0 + USAGE_HOLD_NS;
-        const v = Number(sr.v[i]);
-        const p0 = Math.max(0, Math.floor(xOf(t0) - GUTTER)), p1 = Math.min(pw, Math.max(p0 + 1, Math.ceil(xOf(t1) - GUTTER)));
-        for (let p = p0; p < p1; p++) if (v > one[p]) one[p] = v;
-      }
-      for (let p = 0; p < pw; p++) vals[p] += one[p];
+  const def = USAGE_BY_LANE.get(r.lane);
+  const u = def && V.usage && V.usage.byTable.get(def.table);
+  const { vals, one, hi } = laneScratch(pw);
+  vals.fill(0);
+  let max = 0, caption = '', percent = false, nSeries = 0;
+  if (u && u.series.length) {
+    percent = u.percent;
+    nSeries = u.series.length;
+    hi.fill(0);
+    for (const sr of u.series) {
+      seriesPixels(sr, one, pw);
+      for (let p = 0; p < pw; p++) { vals[p] += one[p]; if (one[p] > hi[p]) hi[p] = one[p]; }
     }
-    for (let p = 0; p < pw; p++) max = Math.max(max, vals[p]);
-    caption = `peak ${fmtBytes(max)}/s`;
+    if (percent) {
+      let peakHi = 0;
+      for (let p = 0; p < pw; p++) { vals[p] /= nSeries; max = Math.max(max, vals[p]); peakHi = Math.max(peakHi, hi[p]); }
+      caption = `peak ${fmtPct(max)}` + (nSeries > 1 ? ` · busiest core ${fmtPct(peakHi)}` : '');
+      max = 100;
+    } else {
+      for (let p = 0; p < pw; p++) max = Math.max(max, vals[p]);
+      caption = `peak ${fmtBytes(max)}/s`;
+    }
   } else if (r.lane === 'dma') {
     let tracks = 0;
     const k = nsPerPx();
@@ -526,22 +589,74 @@ function paintLane(r) {
     return 0;
   }
   if (max <= 0) return 0;
-  ctx.fillStyle = r.lane === 'hbm' ? 'rgba(225,87,89,0.75)' : 'rgba(78,121,167,0.75)';
+  const yOf = (x) => r.y + r.h - 2 - (r.h - 6) * Math.min(1, x / max);
+  ctx.fillStyle = def ? def.fill : USAGE_LANES[0].fill;
   ctx.beginPath();
   ctx.moveTo(GUTTER, r.y + r.h);
   for (let p = 0; p < pw; p++) {
-    const y = r.y + r.h - 2 - (r.h - 6) * Math.min(1, vals[p] / max);
+    const y = yOf(vals[p]);
     ctx.lineTo(GUTTER + p, y); ctx.lineTo(GUTTER + p + 1, y);
   }
   ctx.lineTo(GUTTER + pw, r.y + r.h);
   ctx.closePath();
   ctx.fill();
+  if (percent && nSeries > 1) {
+    ctx.strokeStyle = def.line;
+    ctx.beginPath();
+    for (let p = 0; p < pw; p++) {
+      const y = yOf(hi[p]);
+      if (p === 0) ctx.moveTo(GUTTER, y); else ctx.lineTo(GUTTER + p, y);
+      ctx.lineTo(GUTTER + p + 1, y);
+    }
+    ctx.stroke();
+  }
   const cw = ctx.measureText(caption).width;
   ctx.fillStyle = 'rgba(255,255,255,0.85)';
   ctx.fillRect(W - 12 - cw, r.y + 1, cw + 8, 14);
   ctx.fillStyle = '#374151';
   ctx.fillText(caption, W - 8 - cw, r.y + 8);
   return 0;
+}
+
+// The value of a /usage lane under plot pixel p, by paintLane's rule: per series the
+// largest sample held over the pixel (null where no sample covers it), and the lane's
+// total (sum of throughputs, or mean of percents over the series).
+function laneReadout(r, p) {
+  const def = USAGE_BY_LANE.get(r.lane);
+  const u = def && V.usage && V.usage.byTable.get(def.table);
+  if (!u || !u.series.length) return null;
+  const k = nsPerPx(), tA = V.viewS + p * k, tB = tA + k;
+  const cores = [];
+  let sum = 0;
+  for (const sr of u.series) {
+    const n = sr.t.length;
+    // last sample at or before tA (binary search), then every sample starting inside the pixel
+    let lo = 0, hiI = n;
+    while (lo < hiI) { const m = (lo + hiI) >> 1; if (sr.t[m] <= tA) lo = m + 1; else hiI = m; }
+    let best = null;
+    const i0 = lo - 1;
+    if (i0 >= 0 && (i0 + 1 < n ? sr.t[i0 + 1] : sr.t[i0] + USAGE_HOLD_NS) > tA) best = sr.v[i0];
+    for (let i = lo; i < n && sr.t[i] < tB; i++) if (best === null || sr.v[i] > best) best = sr.v[i];
+    cores.push({ core: sr.core, v: best });
+    sum += best ?? 0;
+  }
+  return { def, percent: u.percent, t: tA, total: u.percent ? sum / u.series.length : sum, cores };
+}
+
+function showLaneTooltip(r, mx, my) {
+  const ro = laneReadout(r, Math.floor(mx - GUTTER));
+  if (!ro) { hideTooltip(); return; }
+  const fmt = (v) => (v === null ? 'no sample' : ro.percent ? fmtPct(v) : `${fmtBytes(v)}/s`);
+  const lines = [`<b>${esc(ro.def.label)}</b> at ${fmtNs(ro.t)}`];
+  if (ro.cores.length > 1) lines.push(`${ro.percent ? 'mean' : 'total'}: ${fmt(ro.total)}`);
+  for (const c of ro.cores) lines.push(`core ${esc(c.core ?? '(none)')}: ${fmt(c.v)}`);
+  const tip = $('#tooltip');
+  V.hover = null;
+  tip.innerHTML = lines.join('\n');
+  tip.hidden = false;
+  const wrap = $('#timeline-wrap');
+  tip.style.left = `${Math.max(0, Math.min(mx + 14, wrap.clientWidth - tip.offsetWidth - 4))}px`;
+  tip.style.top = `${my + 16}px`;
 }
 
 // ---------- hit testing, tooltip, details ----------
@@ -689,7 +804,9 @@ function installInput(wrap) {
     const [x, y] = pos(e);
     const h = hitTest(x, y);
     canvas.style.cursor = rowAt(y)?.kind === 'axis' ? 'grab' : h ? 'pointer' : 'crosshair';
-    if (h) showTooltip(h, x, y); else hideTooltip();
+    if (h) showTooltip(h, x, y);
+    else if (x >= GUTTER && rowAt(y)?.kind === 'lane' && USAGE_BY_LANE.has(rowAt(y).lane)) showLaneTooltip(rowAt(y), x, y);
+    else hideTooltip();
   });
   window.addEventListener('mouseup', () => {
     if (!drag) return;

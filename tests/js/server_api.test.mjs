@@ -320,6 +320,81 @@ test('usage lanes: at most width points per series, max per bucket', async () =>
   }
 });
 
+// SbufUsage/PsumUsage (docs/api.md): value avg_util_percent, unit percent; per (table,
+// pcore_idx) series the max per bucket (ties: earliest in file order) over rows in [s, e],
+// and "before" = the latest row before s (ties: the last in file order). Computed here from
+// DuckDB rows in file order (file index from the name, then file_row_number), on the
+// unsplit and on the split profile (7 rows per file), for the whole span, an inner window
+// and a window that holds no sample of some series (inside a steady stretch).
+test('usage lanes: SbufUsage and PsumUsage percent series with the same bucket rule and a before sample', async () => {
+  const fileIdx = (f) => { const m = String(f).match(/_(\d+)\.parquet$/); return m ? Number(m[1]) : 0; };
+  const W = 10n;
+  let sawEmptyWithBefore = false;
+  for (const [name, dir] of [['tiny', PROF], ['split', SPLIT]]) {
+    const byTable = {};
+    for (const table of ['SbufUsage', 'PsumUsage']) {
+      const all = await rows(`SELECT timestamp AS t, avg_util_percent AS v, pcore_idx AS c, filename AS f, file_row_number AS fr
+                              FROM read_parquet(${pq(dir, table)}, filename=true, file_row_number=true)
+                              WHERE timestamp IS NOT NULL AND avg_util_percent IS NOT NULL`);
+      all.sort((a, b) => fileIdx(a.f) - fileIdx(b.f) || Number(a.fr) - Number(b.fr));
+      assert.ok(all.length > 2, `${name} ${table} has rows`);
+      byTable[table] = all.map((r) => ({ t: BigInt(r.t), v: r.v, c: r.c === null ? null : Number(r.c) }));
+    }
+    // A window strictly between two consecutive PsumUsage rows of core 0 more than a bucket apart.
+    const p0 = byTable.PsumUsage.filter((r) => r.c === 0);
+    const gap = p0.findIndex((r, i) => i + 1 < p0.length && p0[i + 1].t - r.t > 20000n);
+    assert.ok(gap >= 0, 'a steady PsumUsage stretch exists');
+    const windows = [[S, E], [S + 200000n, E - 300000n], [p0[gap].t + 1n, p0[gap + 1].t - 1n]];
+    for (const [s, e] of windows) {
+      const u = await json(`/api/profiles/${name}/usage?tables=PsumUsage,SbufUsage,DmaUsage&start=${s}&end=${e}&width=${W}`);
+      assert.equal(big(u.start), s);
+      // fixed table order, whatever the order asked
+      const order = [...new Set(u.series.map((x) => x.table))];
+      assert.deepEqual(order, ['DmaUsage', 'SbufUsage', 'PsumUsage'].filter((t) => order.includes(t)));
+      for (const sr of u.series.filter((x) => x.table === 'DmaUsage')) {
+        assert.equal(sr.unit, 'bytes_per_second');
+        assert.equal(sr.value, 'current_throughput');
+        assert.equal('before' in sr, false, 'throughput series have no before sample');
+      }
+      for (const table of ['SbufUsage', 'PsumUsage']) {
+        const L = e - s + 1n;
+        const want = new Map();   // core -> {first, best: Map(bucket -> row), before}
+        for (const r of byTable[table]) {
+          if (r.t > e) continue;
+          if (!want.has(r.c)) want.set(r.c, { best: new Map(), before: null, n: want.size });
+          const w = want.get(r.c);
+          if (r.t < s) {
+            if (!w.before || r.t >= w.before.t) w.before = r;
+            continue;
+          }
+          const b = ((r.t - s) * W) / L;
+          if (!w.best.has(b) || r.v > w.best.get(b).v) w.best.set(b, r);
+        }
+        const got = u.series.filter((x) => x.table === table);
+        assert.deepEqual(got.map((x) => x.pcore_idx), [...want.keys()], `${name} ${table} [${s}, ${e}] series`);
+        for (const sr of got) {
+          const w = want.get(sr.pcore_idx);
+          assert.equal(sr.unit, 'percent');
+          assert.equal(sr.value, 'avg_util_percent');
+          const keys = [...w.best.keys()].sort((a, b) => (a < b ? -1 : 1));
+          assert.deepEqual(sr.t.map((x) => BigInt(x)), keys.map((k) => w.best.get(k).t - s), `${name} ${table} t`);
+          assert.deepEqual(sr.v, keys.map((k) => w.best.get(k).v), `${name} ${table} v`);
+          assert.ok(sr.t.length <= Number(W));
+          if (w.before) assert.deepEqual([BigInt(sr.before.t), sr.before.v], [w.before.t - s, w.before.v], `${name} ${table} before`);
+          else assert.equal(sr.before, null);
+          if (!sr.t.length && sr.before) sawEmptyWithBefore = true;
+        }
+      }
+    }
+  }
+  assert.ok(sawEmptyWithBefore, 'a window inside a steady stretch reports the series with its before sample');
+  // unknown tables still 400; the memory tables are accepted alone
+  assert.equal((await req(`/api/profiles/tiny/usage?tables=SbufUsage,Bogus&start=${S}&end=${E}&width=5`)).status, 400);
+  assert.equal((await req(`/api/profiles/tiny/usage?tables=PsumUsage,PsumUsage&start=${S}&end=${E}&width=5`)).status, 400);
+  const only = await json(`/api/profiles/tiny/usage?tables=SbufUsage&start=${S}&end=${E}&width=5`);
+  assert.ok(only.series.length >= 1 && only.series.every((x) => x.table === 'SbufUsage'));
+});
+
 test('CSV export equals `nxprof export-csv` (sampled and complete), truncation header', async () => {
   const s = S + 50000n, e = E - 50000n;
   for (const table of ['Instruction', 'DmaPacketAggregated', 'DmaPacket', 'SemaphoreUpdate', 'CcInstruction']) {

@@ -13,7 +13,11 @@
 //   Instruction field of the schema (catalogue.tsv), and reloading that URL reopens it;
 // - Export to CSV of two tables downloads two files whose bytes equal
 //   `nxprof export-csv --start S --end E --width W` for the viewer's window and width;
-//   a response marked X-Nxprof-Truncated shows a notice.
+//   a response marked X-Nxprof-Truncated shows a notice;
+// - SBUF usage and PSUM usage lanes are laid out (labels from nxViewer.state.rows) and
+//   painted for the profile (its SbufUsage/PsumUsage files exist), hovering them shows a
+//   percent readout, and the one /usage request per window names every usage table the
+//   profile has; a copy of the profile without those files gets neither lane.
 // Skipped (with a message) only when /usr/bin/chromium is missing; CI installs it
 // (scripts/bootstrap).
 import { test } from 'node:test';
@@ -282,6 +286,68 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     await page.click('#export-go');
     await page.locator('.notice', { hasText: 'truncated' }).waitFor({ timeout: 10000 });
     await page.unroute('**/export/*.csv*');
+  });
+
+  // SBUF/PSUM lanes: the demo profile has SbufUsage and PsumUsage (synth writes
+  // MEMORY_ALLOCATIONS), so both lanes are laid out, labelled, painted, and one /usage
+  // request per window asks for every usage table the profile has; a copy of the profile
+  // without those two files has the DMA/HBM lanes but neither memory lane.
+  const usageRequests = [];
+  page.on('request', (r) => { if (/\/usage\?/.test(r.url())) usageRequests.push(new URL(r.url()).searchParams.get('tables')); });
+  const laneRows = async () => (await viewState(page)).rows.filter((r) => r.kind === 'lane');
+  await t.test('SBUF and PSUM usage lanes: labelled, painted, a percent readout on hover', async () => {
+    const files = fs.readdirSync(profileDir);
+    assert.ok(files.some((f) => /^SbufUsage(_\d+)?\.parquet$/.test(f)) && files.some((f) => /^PsumUsage(_\d+)?\.parquet$/.test(f)),
+      'the demo profile has SbufUsage and PsumUsage');
+    usageRequests.length = 0;
+    await page.goto(`${url}/view/demo`);
+    await waitLoaded(page);
+    await page.waitForFunction(() => window.nxViewer.state.rows.some((r) => r.label === 'SBUF usage'), null, { timeout: 15000 });
+    await waitLoaded(page);
+    const lanes = await laneRows();
+    assert.deepEqual(lanes.map((r) => r.label), ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage']);
+    assert.ok(usageRequests.length >= 1);
+    for (const q of usageRequests) assert.equal(q, 'DmaUsage,HbmUsage,SbufUsage,PsumUsage', 'one /usage request with every usage table');
+    // painted: the lane's fill reaches its bottom line wherever the series has samples
+    const painted = await page.evaluate((rows) => {
+      const c = document.querySelector('#timeline');
+      const ctx = c.getContext('2d');
+      const dpr = c.width / c.getBoundingClientRect().width;
+      return rows.map((r) => {
+        const y = Math.floor((r.y + r.h - 1.5) * dpr), x0 = Math.ceil(182 * dpr);
+        const img = ctx.getImageData(x0, y, c.width - x0, 1).data;
+        let n = 0;
+        for (let i = 0; i < img.length; i += 4) if (!(Math.abs(img[i] - img[i + 1]) < 8 && Math.abs(img[i + 1] - img[i + 2]) < 8)) n++;
+        return n;
+      });
+    }, lanes);
+    lanes.forEach((r, i) => assert.ok(painted[i] > 0, `${r.label} lane painted`));
+    const box = await page.locator('#timeline').boundingBox();
+    for (const label of ['SBUF usage', 'PSUM usage']) {
+      const r = lanes.find((x) => x.label === label);
+      await page.mouse.move(box.x + 600, box.y + r.y + r.h / 2);
+      const tip = page.locator('#tooltip');
+      await tip.waitFor({ state: 'visible', timeout: 10000 });
+      const text = await tip.innerText();
+      assert.match(text, new RegExp(`${label} at \\d`), text);
+      assert.match(text, /core \d+: (\d+(\.\d+)? %|no sample)/, text);
+      await page.mouse.move(box.x + 5, box.y + 5);
+    }
+  });
+
+  await t.test('a profile without SbufUsage/PsumUsage has no memory lanes', async () => {
+    const bare = path.join(data, 'profiles', 'global', 'nomem@latest');
+    fs.cpSync(profileDir, bare, { recursive: true });
+    for (const f of fs.readdirSync(bare)) if (/^(SbufUsage|PsumUsage)(_\d+)?\.parquet$/.test(f)) fs.rmSync(path.join(bare, f));
+    usageRequests.length = 0;
+    await page.goto(`${url}/view/nomem`);
+    await waitLoaded(page);
+    await page.waitForFunction(() => window.nxViewer.state.rows.some((r) => r.label === 'HBM usage'), null, { timeout: 15000 });
+    await waitLoaded(page);
+    const labels = (await laneRows()).map((r) => r.label);
+    assert.deepEqual(labels, ['DMA throughput', 'HBM usage']);
+    assert.ok(usageRequests.length >= 1);
+    for (const q of usageRequests) assert.equal(q, 'DmaUsage,HbmUsage');
   });
 
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
