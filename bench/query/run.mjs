@@ -6,12 +6,13 @@
 //
 //   node bench/query/run.mjs [--events 10000000] [--profile DIR] [--runs 7] [--width 1920]
 //                            [--csv-rows 1000000] [--bin build] [--dir /tmp/nxprof-bench-query]
-//                            [--keep]
+//                            [--keep] [--only sampled|csv]
 //
 // Without --profile it synthesizes a llama-layer capture of --events device records
 // (seed 7) and processes it into DIR/profile (reused on the next run when it exists;
 // --keep leaves it there, otherwise DIR is removed at the end). --events 100000000 is the
-// issue's size; the default 10M fits a 2-core machine in a few minutes.
+// issue's size; the default 10M fits a 2-core machine in a few minutes. --only sampled or
+// --only csv runs one half (the other half's rows are left out of the table).
 //
 // Ours (a): build/bench/query/bench_query, which calls nx_sampled_pass exactly as
 // `nxprof export-csv`'s first pass and the server's timeline do and times it in-process:
@@ -43,6 +44,8 @@ const csvRows = Number(opt('--csv-rows', 1_000_000));
 const build = opt('--bin', 'build');
 const dir = opt('--dir', '/tmp/nxprof-bench-query');
 const keep = args.includes('--keep') || args.includes('--profile');
+const only = opt('--only', null);   // one half of the benchmark: 'sampled' (a) or 'csv' (b)
+if (only && only !== 'sampled' && only !== 'csv') { console.error('bench/query: --only takes sampled or csv'); process.exit(2); }
 const nxprof = join(build, 'nxprof');
 const benchQuery = join(build, 'bench/query/bench_query');
 const tmpfs = existsSync('/dev/shm') ? '/dev/shm' : dir;
@@ -88,7 +91,7 @@ const mid = lo + span / 2n;
 console.log(`profile ${profile}: ${total} Instruction rows in ${files.length} file(s), ${Number(span) / 1e6} ms`);
 
 const results = [];
-for (const [label, frac] of [['100%', 1n], ['1%', 100n], ['0.01%', 10000n]]) {
+for (const [label, frac] of only === 'csv' ? [] : [['100%', 1n], ['1%', 100n], ['0.01%', 10000n]]) {
   const len = span / frac;
   const S = frac === 1n ? lo : mid - len / 2n;
   const E = frac === 1n ? hi : S + len - 1n;
@@ -124,7 +127,7 @@ for (const [label, frac] of [['100%', 1n], ['1%', 100n], ['0.01%', 10000n]]) {
 }
 
 // (b) unsampled CSV export of about csvRows rows from the profile's start.
-{
+if (only !== 'sampled') {
   const n = BigInt(Math.min(csvRows, Number(total)));
   const [E] = (await one(`SELECT start_ts::VARCHAR FROM read_parquet(${fileList}) ORDER BY start_ts LIMIT 1 OFFSET ${n - 1n}`)).map(BigInt);
   const S = lo;
