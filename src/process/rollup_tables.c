@@ -90,6 +90,32 @@ typedef struct node {
     rrow r;
 } node;
 
+/* What a member adds to a row, worked out once per instruction record (absent
+ * and negative values count as 0), not once per row it joins. */
+typedef struct member_vals {
+    int64_t elem, telem, hbm, mf, hf;            /* per interval */
+    int64_t hbm_r, hbm_w, sbuf_r, sbuf_w, load_w; /* totals */
+    int64_t ch_scalar, ch_vector;
+} member_vals;
+
+/* Members waiting to be added to one row: consecutive members of a row whose
+ * intervals touch or overlap (each starts by the latest end so far) would all
+ * land in the same interval, so they are summed here and added at once, which
+ * gives the row exactly what adding them one by one gives. Instructions of one
+ * framework op or HLO run back to back, and every instruction joins the root
+ * nodes of its FrameworkNode path: most members are summed here and the rows,
+ * scattered in memory, are touched once per run instead of once per member. */
+typedef struct pending {
+    rrow *r;                         /* NULL: none */
+    int64_t a, b;                    /* first member's start, latest end */
+    member_vals v;                   /* sums */
+    int64_t count[NX_ENGINE_COUNT];  /* members per engine */
+    int64_t etime[NX_ENGINE_COUNT];  /* their durations per engine */
+} pending;
+
+/* Chain depths with a pending member of their own; deeper nodes are added directly. */
+#define PENDING_DEPTH 16
+
 typedef struct rollup_sink {
     rrow *rows[LV_IR_COUNT];
     size_t n_rows[LV_IR_COUNT];
@@ -102,6 +128,8 @@ typedef struct rollup_sink {
     uint32_t **chain_off;            /* per program: instruction -> offset into chain (n+1 entries) */
     uint32_t **chain;                /* per program: node indices, leaf last */
     size_t n_progs;
+    pending pend[LV_IR_COUNT];       /* per IR level */
+    pending pend_node[PENDING_DEPTH];   /* per FrameworkNode depth */
 } rollup_sink;
 
 static int oom(nxpq_error *err)
@@ -352,14 +380,6 @@ static void halve(rrow *r, unsigned width)
     r->n = m;
 }
 
-/* What a member adds to a row, worked out once per instruction record (absent
- * and negative values count as 0), not once per row it joins. */
-typedef struct member_vals {
-    int64_t elem, telem, hbm, mf, hf;            /* per interval */
-    int64_t hbm_r, hbm_w, sbuf_r, sbuf_w, load_w; /* totals */
-    int64_t ch_scalar, ch_vector;
-} member_vals;
-
 static int64_t pos(int64_t v)
 {
     return v > 0 ? v : 0;
@@ -382,9 +402,13 @@ static void member_vals_of(member_vals *m, const nx_prog_instr *in, unsigned eng
     m->ch_vector = engine == NX_ENGINE_VECTOR ? ch : 0;
 }
 
-static int add_member(rrow *r, unsigned width, const member_vals *m, unsigned engine, int64_t a, int64_t b)
+/* Adds the members summed in p to their row (the rule of the header: a new
+ * interval when they start after the row's last one ends, else that one grows). */
+static int add_pending(const pending *p, unsigned width)
 {
+    rrow *r = p->r;
     unsigned w = 2 + width;
+    int64_t a = p->a, b = p->b;
     if (!r->seen) {
         r->seen = true;
         r->start = a;
@@ -416,13 +440,15 @@ static int add_member(rrow *r, unsigned width, const member_vals *m, unsigned en
     } else if (b > last[1]) {
         last[1] = b;
     }
+    const member_vals *m = &p->v;
     last[2 + V_ELEM] += m->elem;
     last[2 + V_TELEM] += m->telem;
     last[2 + V_HBM] += m->hbm;
     if (width > IR_VALUES) {
         last[2 + V_MFLOPS] += m->mf;
         last[2 + V_HFLOPS] += m->hf;
-        last[2 + V_ETIME0 + engine] += b - a;
+        for (unsigned e = 0; e < NX_ENGINE_COUNT; e++)
+            last[2 + V_ETIME0 + e] += p->etime[e];
     }
     r->hbm_r += m->hbm_r;
     r->hbm_w += m->hbm_w;
@@ -431,9 +457,55 @@ static int add_member(rrow *r, unsigned width, const member_vals *m, unsigned en
     r->load_w += m->load_w;
     r->mflops += m->mf;
     r->hflops += m->hf;
-    r->eng_count[engine]++;
+    for (unsigned e = 0; e < NX_ENGINE_COUNT; e++)
+        r->eng_count[e] += p->count[e];
     r->ch_scalar += m->ch_scalar;
     r->ch_vector += m->ch_vector;
+    return 0;
+}
+
+/* One member [a, b] of row r: summed into p when it continues p's members,
+ * else p's are added to their row and p starts over with this one. */
+static int add_member(pending *p, rrow *r, unsigned width, const member_vals *m, unsigned engine, int64_t a,
+                      int64_t b)
+{
+    if (p->r == r && a <= p->b) {
+        if (b > p->b)
+            p->b = b;
+        member_vals *v = &p->v;
+        v->elem += m->elem;
+        v->telem += m->telem;
+        v->hbm += m->hbm;
+        v->mf += m->mf;
+        v->hf += m->hf;
+        v->hbm_r += m->hbm_r;
+        v->hbm_w += m->hbm_w;
+        v->sbuf_r += m->sbuf_r;
+        v->sbuf_w += m->sbuf_w;
+        v->load_w += m->load_w;
+        v->ch_scalar += m->ch_scalar;
+        v->ch_vector += m->ch_vector;
+    } else {
+        if (p->r && add_pending(p, width) != 0)
+            return -1;
+        *p = (pending){.r = r, .a = a, .b = b, .v = *m};
+    }
+    p->count[engine]++;
+    p->etime[engine] += b - a;
+    return 0;
+}
+
+/* Adds every pending member to its row (before the rows are read). */
+static int flush_pending(rollup_sink *s)
+{
+    for (int l = 0; l < LV_IR_COUNT; l++)
+        if (s->pend[l].r && add_pending(&s->pend[l], IR_VALUES) != 0)
+            return -1;
+    for (int d = 0; d < PENDING_DEPTH; d++)
+        if (s->pend_node[d].r && add_pending(&s->pend_node[d], V_COUNT) != 0)
+            return -1;
+    memset(s->pend, 0, sizeof s->pend);
+    memset(s->pend_node, 0, sizeof s->pend_node);
     return 0;
 }
 
@@ -453,12 +525,17 @@ static int rollup_event(void *state, const nx_device_event *ev, nxpq_error *err)
             continue;
         if (l == LV_BIR)
             row += rec->pcore < s->npc[p] ? rec->pcore : 0;
-        if (add_member(&s->rows[l][row], IR_VALUES, &m, e, ev->start_ns, ev->end_ns) != 0)
+        if (add_member(&s->pend[l], &s->rows[l][row], IR_VALUES, &m, e, ev->start_ns, ev->end_ns) != 0)
             return oom(err);
     }
-    for (uint32_t k = s->chain_off[p][i]; k < s->chain_off[p][i + 1]; k++)
-        if (add_member(&s->nodes[s->chain[p][k]].r, V_COUNT, &m, e, ev->start_ns, ev->end_ns) != 0)
+    for (uint32_t k = s->chain_off[p][i], d = 0; k < s->chain_off[p][i + 1]; k++, d++) {
+        rrow *r = &s->nodes[s->chain[p][k]].r;
+        pending one = {0};
+        pending *pd = d < PENDING_DEPTH ? &s->pend_node[d] : &one;
+        if (add_member(pd, r, V_COUNT, &m, e, ev->start_ns, ev->end_ns) != 0 ||
+            (pd == &one && add_pending(&one, V_COUNT) != 0))
             return oom(err);
+    }
     return 0;
 }
 
@@ -784,7 +861,7 @@ static int rollup_finish(void *state, const nx_process_ctx *ctx, unsigned *table
     rollup_sink *s = state;
     if (!s)
         return 0;
-    int rc = 0;
+    int rc = flush_pending(s) != 0 ? oom(err) : 0;
     for (int l = 0; l < LV_IR_COUNT && rc == 0; l++)
         rc = write_level(s, ctx, l, tables, err);
     if (rc == 0)
