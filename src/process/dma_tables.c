@@ -23,7 +23,7 @@
  *   (= semaphore_label), modular_flow_function, access patterns, partitions,
  *   transpose fields (is_transpose_mode null when the descriptor says 0xFF),
  *   trigger, completion from its DMA_DESCRIPTORS record. A block is complete when
- *   (process/dma_block_rule.h, shared with Instruction's dma_trigger_* columns)
+ *   (process/dma_blocks.h, shared with Instruction's dma_trigger_* columns)
  *   (a) a packet of a later block of the same (trace, pcore, queue) arrives (blocks
  *   of a queue complete in order), (b) the pipeline passes the end of the trace's
  *   current execution record and all packets seen so far of the block ended by
@@ -69,19 +69,18 @@
 #include <string.h>
 
 #include "process/device_sink.h"
-#include "process/dma_block_rule.h"
+#include "process/dma_blocks.h"
 #include "process/dma_usage.h"
 #include "process/reorder.h"
 #include "process/row.h"
-#include "util/ring.h"
 
 #define NX_SEM_CANDIDATES 8
 
 /* ------------------------------------------------------------ state -- */
 
 typedef struct open_block {
-    int64_t id;                      /* DmaPacketAggregated.id */
-    int64_t start, end, rd, wr;
+    nx_dma_open h;                   /* id: DmaPacketAggregated.id; end, packets (dma_blocks.h) */
+    int64_t start, rd, wr;
     int64_t trig_id, trig_end;       /* triggering Instruction.id and its end, or -1 */
     uint32_t raw_block;              /* block_id of the record */
     uint32_t desc;
@@ -111,10 +110,8 @@ typedef struct trace_state {
     const nx_device_trace *t;
     unsigned pcores;
     size_t nq;
-    nx_ring *fifos;                  /* pcores x queues: open_block */
     int64_t *last_id, *last_end;     /* pcores x program instructions */
     sem_cand *sems;                  /* pcores x semaphores x NX_SEM_CANDIDATES */
-    int64_t exec_end;                /* end of the current execution, INT64_MAX if none pending */
 } trace_state;
 
 typedef struct prog_state {
@@ -177,7 +174,7 @@ typedef struct dma_sink {
     nx_reorder q;                    /* agg_item by start */
     int64_t min_open;                /* earliest start of an open block with packets; INT64_MAX none */
     bool min_open_valid;
-    int64_t exec_deadline;           /* min exec_end over traces */
+    nx_dma_blocks blocks;            /* the open blocks (open_block) */
     struct pkt_keys {                /* DmaPacket's keyed columns, per queue / descriptor of all programs */
         size_t *queue_base, *desc_base;   /* per program: key of its first queue / descriptor */
         nxpq_str *q_type, *q_name, *d_variable;
@@ -191,6 +188,8 @@ static int pkt_keys_open(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err
 
 /* ------------------------------------------------------------ setup -- */
 
+static int complete_block(void *sink, size_t ti, unsigned pcore, unsigned queue, const void *block, nxpq_error *err);
+
 static void free_sink(dma_sink *s)
 {
     if (!s)
@@ -202,9 +201,9 @@ static void free_sink(dma_sink *s)
     free(s->pk.d_variable);
     free(s->pk.q_engine);
     free(s->pk.q_idx);
+    nx_dma_blocks_free(&s->blocks);
     for (size_t i = 0; i < s->n_traces && s->traces; i++) {
         trace_state *t = &s->traces[i];
-        nx_ring_free_array(t->fifos, (size_t)t->pcores * t->nq);
         free(t->last_id);
         free(t->last_end);
         free(t->sems);
@@ -270,20 +269,19 @@ static int setup_state(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
         t->t = &ctx->traces[i];
         t->pcores = t->t->hdr.pcore_count;
         t->nq = g->n_queues;
-        t->exec_end = INT64_MAX;
         size_t ni = (size_t)t->pcores * g->n_instrs, nsem = (size_t)t->pcores * g->n_semaphores;
-        t->fifos = calloc((size_t)t->pcores * t->nq + 1, sizeof *t->fifos);
         t->last_id = malloc((ni + 1) * sizeof *t->last_id);
         t->last_end = malloc((ni + 1) * sizeof *t->last_end);
         t->sems = calloc(nsem * NX_SEM_CANDIDATES + 1, sizeof *t->sems);
-        if (!t->fifos || !t->last_id || !t->last_end || !t->sems)
+        if (!t->last_id || !t->last_end || !t->sems)
             return oom(err, t->t->path);
         for (size_t k = 0; k < ni; k++)
             t->last_id[k] = -1, t->last_end[k] = 0;
     }
     s->min_open = INT64_MAX;
     s->min_open_valid = true;
-    s->exec_deadline = INT64_MAX;
+    if (nx_dma_blocks_init(&s->blocks, ctx, sizeof(open_block), complete_block, s) != 0)
+        return oom(err, "open blocks");
     return 0;
 }
 
@@ -480,13 +478,13 @@ static int write_agg(dma_sink *s, const agg_item *b, nxpq_error *err)
 static void recompute_min_open(dma_sink *s)
 {
     int64_t m = INT64_MAX;
-    for (size_t i = 0; i < s->n_traces; i++) {
-        const trace_state *t = &s->traces[i];
+    for (size_t i = 0; i < s->blocks.n_traces; i++) {
+        const nx_dma_trace_blocks *t = &s->blocks.traces[i];
         for (size_t f = 0; f < (size_t)t->pcores * t->nq; f++) {
             const nx_ring *q = &t->fifos[f];
             for (size_t k = 0; k < q->n; k++) {
                 const open_block *b = nx_ring_at(q, k);
-                if (b->npk > 0 && b->start < m)
+                if (b->h.npk > 0 && b->start < m)
                     m = b->start;
             }
         }
@@ -511,20 +509,18 @@ static int drain(dma_sink *s, int64_t now, nxpq_error *err)
     return 0;
 }
 
-/* The block at the head of fifo f of trace ti is complete: queue its row. */
-static int complete_head(dma_sink *s, size_t ti, size_t f, nxpq_error *err)
+/* A block of trace ti is complete (dma_blocks.h): queue its row. */
+static int complete_block(void *sink, size_t ti, unsigned pcore, unsigned queue, const void *block, nxpq_error *err)
 {
+    dma_sink *s = sink;
     trace_state *t = &s->traces[ti];
-    nx_ring *q = &t->fifos[f];
-    open_block b = *(const open_block *)nx_ring_at(q, 0);
-    nx_ring_pop(q);
-    if (b.npk == 0)
+    const open_block b = *(const open_block *)block;
+    if (b.h.npk == 0)
         return 0;   /* dropped block: the reader warned; no row */
     if (b.start <= s->min_open)
         s->min_open_valid = false;
-    unsigned pcore = (unsigned)(f / t->nq);
-    agg_item it = {b.id, b.start, b.end, b.rd, b.wr, (uint32_t)ti, b.raw_block, b.desc,
-                   (uint16_t)(f % t->nq), (uint8_t)pcore};
+    agg_item it = {b.h.id, b.start, b.h.end, b.rd, b.wr, (uint32_t)ti, b.raw_block, b.desc,
+                   (uint16_t)queue, (uint8_t)pcore};
     if (nx_reorder_push(&s->q, b.start, &it) != 0)
         return oom(err, "finished blocks");
     prog_state *p = &s->progs[t->t->prog_index];
@@ -535,31 +531,8 @@ static int complete_head(dma_sink *s, size_t ti, size_t f, nxpq_error *err)
         p->ttotal[k] += b.wr;
     }
     if (b.trig_id >= 0)
-        return write_flow(s, b.trig_id, b.id, "instruction", "dma_block", "DMA_TRIGGER", b.start - b.trig_end,
+        return write_flow(s, b.trig_id, b.h.id, "instruction", "dma_block", "DMA_TRIGGER", b.start - b.trig_end,
                           err);
-    return 0;
-}
-
-/* Rule (b): past the end of a trace's execution, its blocks whose packets all ended are complete. */
-static int complete_executions(dma_sink *s, int64_t now, nxpq_error *err)
-{
-    int64_t next = INT64_MAX;
-    for (size_t i = 0; i < s->n_traces; i++) {
-        trace_state *t = &s->traces[i];
-        if (nx_dma_execution_passed(t->exec_end, now)) {
-            for (size_t f = 0; f < (size_t)t->pcores * t->nq; f++) {
-                nx_ring *q = &t->fifos[f];
-                const open_block *b;
-                while (q->n > 0 && (b = nx_ring_at(q, 0), nx_dma_block_done_by_execution(b->npk, b->end, t->exec_end)))
-                    if (complete_head(s, i, f, err) != 0)
-                        return -1;
-            }
-            t->exec_end = INT64_MAX;
-        }
-        if (t->exec_end < next)
-            next = t->exec_end;
-    }
-    s->exec_deadline = next;
     return 0;
 }
 
@@ -636,8 +609,7 @@ static int on_block(dma_sink *s, trace_state *t, const nx_device_event *ev, nxpq
     (void)s;
     const nx_program *g = t->t->prog;
     const nx_trace_record *r = ev->rec;
-    open_block b = {.id = ev->id, .trig_id = -1, .trig_end = -1, .raw_block = r->u.block.block_id,
-                    .desc = r->u.block.descriptor};
+    open_block b = {.trig_id = -1, .trig_end = -1, .raw_block = r->u.block.block_id, .desc = r->u.block.descriptor};
     if (r->u.block.trigger_engine != NX_ENGINE_NONE && r->u.block.trigger_pc != NX_NO_PC) {
         const nx_prog_instr *in = nx_program_find_instr(g, r->u.block.trigger_engine, r->u.block.trigger_pc);
         if (in) {
@@ -646,9 +618,7 @@ static int on_block(dma_sink *s, trace_state *t, const nx_device_event *ev, nxpq
             b.trig_end = t->last_end[k];
         }
     }
-    if (nx_ring_push(&t->fifos[(size_t)r->pcore * t->nq + r->u.block.queue], &b, sizeof b) != 0)
-        return oom(err, "open blocks");
-    return 0;
+    return nx_dma_blocks_add(&s->blocks, ev, &b, err);
 }
 
 static int on_packet(dma_sink *s, size_t ti, const nx_device_event *ev, nxpq_error *err)
@@ -656,32 +626,23 @@ static int on_packet(dma_sink *s, size_t ti, const nx_device_event *ev, nxpq_err
     trace_state *t = &s->traces[ti];
     const nx_program *g = t->t->prog;
     const nx_trace_record *r = ev->rec;
-    size_t f = (size_t)r->pcore * t->nq + r->u.packet.queue;
-    nx_ring *q = &t->fifos[f];
-    /* Rule (a): blocks before this packet's block are complete. */
-    while (q->n > 0 && nx_dma_block_done_by_later_packet(((const open_block *)nx_ring_at(q, 0))->id, ev->block_id))
-        if (complete_head(s, ti, f, err) != 0)
-            return -1;
-    open_block *b = q->n > 0 ? nx_ring_at(q, 0) : NULL;
-    if (b && b->id != ev->block_id)
-        b = NULL;
+    void *open;
+    if (nx_dma_blocks_packet(&s->blocks, ev, &open, err) != 0)
+        return -1;
+    open_block *b = open;   /* the packet is counted in b->h already */
     int64_t rd = r->u.packet.read_bytes, wr = r->u.packet.write_bytes;
     const nx_prog_dma_desc *d = NULL;
     if (b) {
-        if (b->npk == 0) {
+        if (b->h.npk == 1) {
             b->start = ev->start_ns;
-            b->end = ev->end_ns;
             if (ev->start_ns < s->min_open)
                 s->min_open = ev->start_ns;
-        } else if (ev->end_ns > b->end) {
-            b->end = ev->end_ns;
         }
         b->rd += rd;
         b->wr += wr;
-        b->npk++;
         d = &g->descs[b->desc];
         if (d->completion_semaphore != NX_NO_SEMAPHORE && d->completion_semaphore < g->n_semaphores)
-            sem_offer(sem_slots(t, r->pcore, d->completion_semaphore), true, b->id, b->end);
+            sem_offer(sem_slots(t, r->pcore, d->completion_semaphore), true, b->h.id, b->h.end);
     }
     const prog_state *ps = &s->progs[t->t->prog_index];
     nx_row *w = &s->pkt;
@@ -721,19 +682,14 @@ static int dma_event(void *state, const nx_device_event *ev, nxpq_error *err)
         return 0;
     size_t ti = ev->trace->index;
     trace_state *t = &s->traces[ti];
-    if (ev->start_ns > s->exec_deadline && complete_executions(s, ev->start_ns, err) != 0)
+    if (nx_dma_blocks_event(&s->blocks, ev, err) != 0)
         return -1;
     int rc = 0;
     switch (ev->rec->kind) {
     case NX_REC_INSTRUCTION: rc = on_instruction(s, t, ev, err); break;
     case NX_REC_DMA_BLOCK: rc = on_block(s, t, ev, err); break;
     case NX_REC_DMA_PACKET: rc = on_packet(s, ti, ev, err); break;
-    case NX_REC_EXECUTION:
-        t->exec_end = ev->end_ns;
-        if (t->exec_end < s->exec_deadline)
-            s->exec_deadline = t->exec_end;
-        break;
-    default: break;
+    default: break;   /* executions: the blocks' rule (b) only */
     }
     if (rc != 0)
         return -1;
@@ -808,13 +764,8 @@ static int dma_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, 
     if (!s)
         return 0;
     /* Rule (c): the capture ended, every open block is complete. */
-    for (size_t i = 0; i < s->n_traces; i++) {
-        trace_state *t = &s->traces[i];
-        for (size_t f = 0; f < (size_t)t->pcores * t->nq; f++)
-            while (t->fifos[f].n > 0)
-                if (complete_head(s, i, f, err) != 0)
-                    goto fail;
-    }
+    if (nx_dma_blocks_finish(&s->blocks, err) != 0)
+        goto fail;
     s->min_open = INT64_MAX;
     s->min_open_valid = true;
     if (drain(s, INT64_MAX, err) != 0)

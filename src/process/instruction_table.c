@@ -46,7 +46,7 @@
  *   contains trigger_ts", and the instruction is the same one Flow's DMA_TRIGGER
  *   edge names (dma_tables.c).
  *   A block's packets are those its DmaPacketAggregated row counts: the dma_packet
- *   records of the block until it completes (process/dma_block_rule.h).
+ *   records of the block until it completes (process/dma_blocks.h).
  *   dma_trigger_start_ts = the earliest start of any packet of the blocks that
  *                          belong to the instruction;
  *   dma_trigger_end_ts   = the latest end of those packets;
@@ -80,10 +80,9 @@
 #include <string.h>
 
 #include "process/device_sink.h"
-#include "process/dma_block_rule.h"
+#include "process/dma_blocks.h"
 #include "process/row.h"
 #include "process/stack_frames.h"
-#include "util/ring.h"
 
 /* Columns filled from the record, per row. */
 #define RECORD_COLS(X)                                                                                     \
@@ -152,21 +151,16 @@ typedef struct held_row {
 /* An open DMA block (all of them, owned or not, so the completion rule sees the
  * same FIFO heads as dma_tables.c). */
 typedef struct open_block {
-    int64_t id;                      /* the pipeline's block id */
+    nx_dma_open h;                   /* id, end and packets (dma_blocks.h) */
     int64_t trig;                    /* its trigger_ts, Unix ns */
-    int64_t end;                     /* latest end of its packets so far */
     uint64_t owner;                  /* sequence number + 1 of the held row it belongs to; 0: none */
-    uint32_t npk;
 } open_block;
 
 
 typedef struct trace_state {
-    size_t n_instrs, nq;
-    unsigned pcores;
+    size_t n_instrs;
     uint64_t *last;                  /* pcores x program instructions: sequence number + 1 of the
                                         latest instruction record of that (pcore, instruction); 0 none */
-    nx_ring *fifos;                  /* pcores x queues: open_block */
-    int64_t exec_end;                /* end of the current execution, INT64_MAX if none pending */
 } trace_state;
 
 typedef struct instruction_sink {
@@ -177,7 +171,7 @@ typedef struct instruction_sink {
     uint64_t early;                  /* rows written because the hold-back was full */
     trace_state *traces;
     size_t n_traces;
-    int64_t exec_deadline;           /* min exec_end over traces */
+    nx_dma_blocks blocks;            /* every open block (open_block), owned or not */
     size_t rc[RC_COUNT];             /* record columns' indices */
     size_t *prog_base;               /* per program: key of its first instruction */
     size_t n_keys;
@@ -191,10 +185,9 @@ typedef struct instruction_sink {
 static void instruction_sink_free(instruction_sink *s)
 {
     for (size_t i = 0; s->traces && i < s->n_traces; i++) {
-        trace_state *t = &s->traces[i];
-        nx_ring_free_array(t->fifos, (size_t)t->pcores * t->nq);
-        free(t->last);
+        free(s->traces[i].last);
     }
+    nx_dma_blocks_free(&s->blocks);
     free(s->traces);
     free(s->held);
     for (size_t k = 0; k < s->n_owned; k++)
@@ -301,12 +294,13 @@ static size_t holdback_limit(void)
     return NX_INSTR_HOLDBACK_DEFAULT;
 }
 
+static int complete_block(void *sink, size_t trace, unsigned pcore, unsigned queue, const void *block, nxpq_error *err);
+
 /* Per trace: the latest instruction record per (pcore, instruction), the open blocks. */
 static int hold_setup(instruction_sink *s, const nx_process_ctx *ctx)
 {
     s->limit = holdback_limit();
     s->held_cap = 1024;
-    s->exec_deadline = INT64_MAX;
     if (!(s->held = malloc(s->held_cap * sizeof *s->held)))
         return -1;
     if (!(s->traces = calloc(ctx->n_traces + 1, sizeof *s->traces)))
@@ -314,17 +308,11 @@ static int hold_setup(instruction_sink *s, const nx_process_ctx *ctx)
     s->n_traces = ctx->n_traces;
     for (size_t i = 0; i < ctx->n_traces; i++) {
         trace_state *t = &s->traces[i];
-        const nx_program *g = ctx->traces[i].prog;
-        t->pcores = ctx->traces[i].hdr.pcore_count;
-        t->n_instrs = g->n_instrs;
-        t->nq = g->n_queues;
-        t->exec_end = INT64_MAX;
-        t->last = calloc((size_t)t->pcores * t->n_instrs + 1, sizeof *t->last);
-        t->fifos = calloc((size_t)t->pcores * t->nq + 1, sizeof *t->fifos);
-        if (!t->last || !t->fifos)
+        t->n_instrs = ctx->traces[i].prog->n_instrs;
+        if (!(t->last = calloc((size_t)ctx->traces[i].hdr.pcore_count * t->n_instrs + 1, sizeof *t->last)))
             return -1;
     }
-    return 0;
+    return nx_dma_blocks_init(&s->blocks, ctx, sizeof(open_block), complete_block, s);
 }
 
 static int instruction_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
@@ -486,20 +474,22 @@ static int on_instruction(instruction_sink *s, const nx_device_event *ev, nxpq_e
     return 0;
 }
 
-/* The head block of q is complete: its owner has one open block less. */
-static void complete_head(instruction_sink *s, nx_ring *q)
+
+/* A block is complete (dma_blocks.h): its owner has one open block less. */
+static int complete_block(void *sink, size_t trace, unsigned pcore, unsigned queue, const void *block, nxpq_error *err)
 {
-    held_row *h = owner_row(s, ((const open_block *)nx_ring_at(q, 0))->owner);
+    (void)trace, (void)pcore, (void)queue, (void)err;
+    held_row *h = owner_row(sink, ((const open_block *)block)->owner);
     if (h)
         h->open_blocks--;
-    nx_ring_pop(q);
+    return 0;
 }
 
 static int on_block(instruction_sink *s, const nx_device_event *ev, nxpq_error *err)
 {
     const nx_trace_record *r = ev->rec;
     trace_state *t = &s->traces[ev->trace->index];
-    open_block b = {.id = ev->id, .trig = ev->start_ns, .end = 0, .owner = 0, .npk = 0};
+    open_block b = {.trig = ev->start_ns, .owner = 0};
     if (r->u.block.trigger_engine != NX_ENGINE_NONE && r->u.block.trigger_pc != NX_NO_PC) {
         const nx_program *g = ev->trace->prog;
         const nx_prog_instr *in = nx_program_find_instr(g, r->u.block.trigger_engine, r->u.block.trigger_pc);
@@ -512,78 +502,41 @@ static int on_block(instruction_sink *s, const nx_device_event *ev, nxpq_error *
             }
         }
     }
-    if (nx_ring_push(&t->fifos[(size_t)r->pcore * t->nq + r->u.block.queue], &b, sizeof b) != 0) {
-        snprintf(err->msg, sizeof err->msg, "Instruction: out of memory for open DMA blocks (%s)", ev->trace->path);
-        return -1;
-    }
-    return 0;
+    return nx_dma_blocks_add(&s->blocks, ev, &b, err);
 }
 
-static void on_packet(instruction_sink *s, const nx_device_event *ev)
+static int on_packet(instruction_sink *s, const nx_device_event *ev, nxpq_error *err)
 {
-    const nx_trace_record *r = ev->rec;
-    trace_state *t = &s->traces[ev->trace->index];
-    nx_ring *q = &t->fifos[(size_t)r->pcore * t->nq + r->u.packet.queue];
-    while (q->n > 0 && nx_dma_block_done_by_later_packet(((const open_block *)nx_ring_at(q, 0))->id, ev->block_id))
-        complete_head(s, q);
-    open_block *b = q->n > 0 ? nx_ring_at(q, 0) : NULL;
-    if (!b || b->id != ev->block_id)
-        return;   /* its block was completed by rule (b): not counted */
-    if (b->npk++ == 0 || ev->end_ns > b->end)
-        b->end = ev->end_ns;
-    held_row *h = owner_row(s, b->owner);
+    void *open;
+    if (nx_dma_blocks_packet(&s->blocks, ev, &open, err) != 0)
+        return -1;
+    const open_block *b = open;   /* NULL: its block was completed by rule (b): not counted */
+    held_row *h = b ? owner_row(s, b->owner) : NULL;
     if (!h)
-        return;
+        return 0;
     if (ev->start_ns < h->dma_start)
         h->dma_start = ev->start_ns;
     if (ev->end_ns > h->dma_end)
         h->dma_end = ev->end_ns;
     if (b->trig < h->trig_min)
         h->trig_min = b->trig;
-}
-
-/* Rule (b) of dma_block_rule.h, for every trace whose execution `now` passed. */
-static void complete_executions(instruction_sink *s, int64_t now)
-{
-    int64_t next = INT64_MAX;
-    for (size_t i = 0; i < s->n_traces; i++) {
-        trace_state *t = &s->traces[i];
-        if (nx_dma_execution_passed(t->exec_end, now)) {
-            for (size_t f = 0; f < (size_t)t->pcores * t->nq; f++) {
-                nx_ring *q = &t->fifos[f];
-                const open_block *b;
-                while (q->n > 0 && (b = nx_ring_at(q, 0), nx_dma_block_done_by_execution(b->npk, b->end, t->exec_end)))
-                    complete_head(s, q);
-            }
-            t->exec_end = INT64_MAX;
-        }
-        if (t->exec_end < next)
-            next = t->exec_end;
-    }
-    s->exec_deadline = next;
+    return 0;
 }
 
 static int instruction_event(void *state, const nx_device_event *ev, nxpq_error *err)
 {
     instruction_sink *s = state;
     int64_t now = ev->start_ns;
-    if (now > s->exec_deadline)
-        complete_executions(s, now);
+    if (nx_dma_blocks_event(&s->blocks, ev, err) != 0)
+        return -1;
     switch (ev->rec->kind) {
     case NX_REC_INSTRUCTION:
         if (flush_ready(s, now, err) != 0)
             return -1;
         return on_instruction(s, ev, err);
     case NX_REC_DMA_BLOCK: return on_block(s, ev, err);
-    case NX_REC_DMA_PACKET: on_packet(s, ev); return flush_ready(s, now, err);
-    case NX_REC_EXECUTION: {
-        trace_state *t = &s->traces[ev->trace->index];
-        t->exec_end = ev->end_ns;
-        if (t->exec_end < s->exec_deadline)
-            s->exec_deadline = t->exec_end;
-        return 0;
-    }
-    default: return 0;
+    case NX_REC_DMA_PACKET: return on_packet(s, ev, err) != 0 ? -1 : flush_ready(s, now, err);
+    default: return 0;   /* executions: the blocks' rule (b) only */
     }
 }
 
