@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
 # bench/process/run.sh — end-to-end `nxprof process` throughput and peak memory on
 # llama-layer captures of several sizes (device records per second of wall time,
-# peak resident set size), median of --runs runs per size.
+# peak resident set size), median of --runs runs per size, with ratios against peers
+# measured in the same run.
 #
 #   bash bench/process/run.sh [--sizes 1000000,10000000,100000000] [--runs 3] [--bin build/nxprof]
-#                             [--dir /tmp/nxprof-bench-process] [--jobs N]
+#                             [--dir /tmp/nxprof-bench-process] [--jobs N] [--peers-max 10000000]
 #
 # Each capture is synthesized once (seed 7, 2 cores) and processed into a fresh
 # directory every run; the capture and profiles are removed at the end. The
 # issue's target on a 2-core machine: >= 5M events/s and < 1 GiB peak RSS at 100M.
+#
+# Peers: no other tool reads nxprof's capture format, so for every size whose --events is
+# <= --peers-max (default 10000000; 0 turns peers off) the profile of nxprof's last run is
+# kept and bench/process/peers.mjs measures how long DuckDB and Polars take only to WRITE
+# that same profile (every table, same rows, Parquet with ZSTD) from memory (loading is not
+# timed; median of the same --runs, no warm-up). Columns duckdb_write_s / polars_write_s are
+# the peers' median walls; nxprof/duckdb and nxprof/polars are nxprof's median wall over the
+# peer's (nxprof's figure also reads and decodes the capture and computes every table, so a
+# ratio < 1 means nxprof builds the whole profile faster than the peer only writes it).
+# A polars figure marked '*' is partial (Polars could not read some tables; they are named
+# on stderr). Sizes above --peers-max show '-'. Peers need node and the repository's
+# node_modules (@duckdb/node-api, nodejs-polars); they are checked only when peers run.
+# peers.mjs's per-table detail is kept out of the output; its summary lines go to stderr.
 set -euo pipefail
 
 sizes=1000000,10000000,100000000
@@ -16,6 +30,9 @@ runs=3
 bin=build/nxprof
 dir=/tmp/nxprof-bench-process
 jobs=
+peers_max=10000000
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
 while [ $# -gt 0 ]; do
     case "$1" in
     --sizes) sizes=$2; shift 2 ;;
@@ -23,19 +40,34 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --jobs) jobs="--jobs $2"; shift 2 ;;
-    *) echo "usage: $0 [--sizes N,N] [--runs K] [--bin PATH] [--dir DIR] [--jobs N]" >&2; exit 2 ;;
+    --peers-max) peers_max=$2; shift 2 ;;
+    *) echo "usage: $0 [--sizes N,N] [--runs K] [--bin PATH] [--dir DIR] [--jobs N] [--peers-max N]" >&2; exit 2 ;;
     esac
 done
 [ -x "$bin" ] || { echo "bench/process: $bin is not built (run make)" >&2; exit 1; }
 command -v /usr/bin/time >/dev/null || { echo "bench/process: needs /usr/bin/time (Debian package time)" >&2; exit 1; }
+[[ "$peers_max" =~ ^[0-9]+$ ]] || { echo "bench/process: --peers-max needs a number of events" >&2; exit 2; }
+IFS=, read -ra list <<<"$sizes"
+want_peers=0
+for n in "${list[@]}"; do
+    if [ "$n" -le "$peers_max" ]; then want_peers=1; fi
+done
+if [ "$want_peers" = 1 ]; then
+    command -v node >/dev/null || { echo "bench/process: peers need node (or pass --peers-max 0)" >&2; exit 1; }
+    for m in @duckdb/node-api nodejs-polars; do
+        [ -d "$repo/node_modules/$m" ] || { echo "bench/process: peers need $repo/node_modules/$m (run npm install, or pass --peers-max 0)" >&2; exit 1; }
+    done
+fi
 rm -rf "$dir"
 mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
 
+field() { printf '%s\n' "$peers" | sed -n "s/.*\"$1\":\([0-9.eE+-]*\).*/\1/p"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-printf '%-12s %10s %12s %14s %12s %10s\n' events records wall_s records/s peak_RSS_MiB tables
-IFS=, read -ra list <<<"$sizes"
+printf '%-12s %10s %12s %14s %12s %10s %15s %15s %13s %13s\n' events records wall_s records/s peak_RSS_MiB tables \
+    duckdb_write_s polars_write_s nxprof/duckdb nxprof/polars
 for n in "${list[@]}"; do
     cap="$dir/cap-$n"
     synth_out=$("$bin" synth --preset llama-layer --events "$n" --seed 7 --out "$cap")
@@ -53,6 +85,22 @@ for n in "${list[@]}"; do
     wall=$(printf '%s\n' "${walls[@]}" | median)
     peak=$(printf '%s\n' "${rss[@]}" | sort -g | tail -1)
     rate=$(awk -v r="$records" -v w="$wall" 'BEGIN {printf "%.2fM", r / w / 1e6}')
-    printf '%-12s %10s %12s %14s %12d %10s\n' "$n" "$records" "$wall" "$rate" $((peak / 1024)) "$tables"
+    duck=- pol=- rduck=- rpol=-
+    if [ "$n" -le "$peers_max" ]; then
+        if ! peers=$(node "$here/peers.mjs" "$dir/prof" --runs "$runs" 2>"$dir/peers.log"); then
+            cat "$dir/peers.log" >&2
+            echo "bench/process: peers.mjs failed on the $n-event profile" >&2
+            exit 1
+        fi
+        grep '^peers:' "$dir/peers.log" | sed "s/^/[$n] /" >&2 || true
+        duck=$(field duckdb_s)
+        pol=$(field polars_s)
+        if [ -z "$duck" ] || [ -z "$pol" ]; then echo "bench/process: cannot parse peers.mjs output: $peers" >&2; exit 1; fi
+        rduck=$(ratio "$wall" "$duck")
+        rpol=$(ratio "$wall" "$pol")
+        case "$peers" in *'"polars_partial":[]'*) ;; *) pol="$pol*" rpol="$rpol*" ;; esac
+    fi
+    printf '%-12s %10s %12s %14s %12d %10s %15s %15s %13s %13s\n' "$n" "$records" "$wall" "$rate" $((peak / 1024)) "$tables" \
+        "$duck" "$pol" "$rduck" "$rpol"
     rm -rf "$cap" "$dir/prof"
 done

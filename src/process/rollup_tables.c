@@ -582,13 +582,23 @@ static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
  * records), and printf costs ~2,000 instructions per call; this costs ~60. */
 static void sb_i64(sbuf *b, int64_t v)
 {
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                   "8081828384858687888990919293949596979899";
     char tmp[24];
     char *e = tmp + sizeof tmp, *p = e;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    while (u >= 100) {               /* two digits a division: timestamps have 19 */
+        unsigned d = (unsigned)(u % 100);
+        u /= 100;
+        p -= 2;
+        memcpy(p, pairs + 2 * d, 2);
+    }
+    if (u >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * u, 2);
+    } else
+        *--p = (char)('0' + u);
     if (v < 0)
         *--p = '-';
     sb_put(b, p, (size_t)(e - p));
