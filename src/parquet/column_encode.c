@@ -148,12 +148,15 @@ static int dict_encode_page(const nxpq_writer *w, col_writer *c, const raw_page 
         return col_fail(c, "out of memory growing the dictionary");
     hash_page_values(c, p, s);
     size_t entries_before = d->n_entries, bytes_before = d->plain.len;
+    bool ints = c->physical == PQ_INT32 || c->physical == PQ_INT64;
     for (size_t i = 0; i < n; i++) {
         if (i + 8 < n)
             __builtin_prefetch(&d->slots[s->hashes[i + 8] & (d->n_slots - 1)]);
         size_t off = s->voffs[i];
         size_t end = i + 1 < n ? s->voffs[i + 1] : p->plain.len;
-        int64_t e = dict_lookup(d, s->hashes[i], p->plain.data + off, (uint32_t)(end - off));
+        const char *v = p->plain.data + off;
+        int64_t e = ints ? dict_lookup_int(d, s->hashes[i], v, (uint32_t)(end - off))
+                         : dict_lookup(d, s->hashes[i], v, (uint32_t)(end - off));
         if (e < 0)
             return col_fail(c, "out of memory growing the dictionary");
         s->idx[i] = (uint32_t)e;

@@ -5,6 +5,7 @@
  * entry's length next to its number, so most probes touch one cache line and
  * never the entry bytes. See writer_internal.h.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +73,8 @@ int dict_reserve(dictionary *d, size_t more)
     return 0;
 }
 
-int64_t dict_lookup(dictionary *d, uint64_t hash, const void *plain, uint32_t n)
+/* by_hash: the hash alone tells values apart (dict_lookup_int()). */
+static inline int64_t lookup(dictionary *d, uint64_t hash, const void *plain, uint32_t n, bool by_hash)
 {
     size_t mask = d->n_slots - 1;
     size_t i = hash & mask;
@@ -81,7 +83,7 @@ int64_t dict_lookup(dictionary *d, uint64_t hash, const void *plain, uint32_t n)
         if (!s->entry1)
             break;
         if (s->hash == hash && s->plain_len == n &&
-            memcmp(d->plain.data + d->offsets[s->entry1 - 1], plain, n) == 0)
+            (by_hash || memcmp(d->plain.data + d->offsets[s->entry1 - 1], plain, n) == 0))
             return s->entry1 - 1;
         i = (i + 1) & mask;
     }
@@ -98,4 +100,14 @@ int64_t dict_lookup(dictionary *d, uint64_t hash, const void *plain, uint32_t n)
     d->slots[i] = (dict_slot){hash, e + 1, n};
     nx_strbuf_append(&d->plain, plain, n);
     return d->plain.failed ? -1 : (int64_t)e;
+}
+
+int64_t dict_lookup(dictionary *d, uint64_t hash, const void *plain, uint32_t n)
+{
+    return lookup(d, hash, plain, n, false);
+}
+
+int64_t dict_lookup_int(dictionary *d, uint64_t hash, const void *plain, uint32_t n)
+{
+    return lookup(d, hash, plain, n, true);
 }

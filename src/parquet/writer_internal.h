@@ -68,6 +68,10 @@ int dict_reserve(dictionary *d, size_t more);
 /* Entry index of the PLAIN form plain[0..n) with this hash, inserted if new;
  * -1 when out of memory. The table must exist (dict_reserve() once). */
 int64_t dict_lookup(dictionary *d, uint64_t hash, const void *plain, uint32_t n);
+/* The same for an integer whose hash is pq_mix64() of its (sign-extended)
+ * value: pq_mix64 is a bijection of 64-bit words, so equal hashes are equal
+ * values and no bytes are compared. */
+int64_t dict_lookup_int(dictionary *d, uint64_t hash, const void *plain, uint32_t n);
 /* Hash used for dictionary slots of integer values. */
 uint64_t pq_mix64(uint64_t x);
 
