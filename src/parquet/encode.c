@@ -109,21 +109,40 @@ static void bitpack8(nx_strbuf *out, const uint8_t *v, size_t n, int width)
  * 8+ starts at a group boundary. Only the very last group may be short: it is
  * padded with zeros, which readers ignore because they know the value count.
  */
-#define DEFINE_RLE_HYBRID(NAME, T, BITPACK)                                           \
-    static size_t NAME##_run(const T *v, size_t i, size_t n)                           \
-    {                                                                                  \
-        size_t j = i + 1;                                                              \
-        while (j < n && v[j] == v[i])                                                  \
-            j++;                                                                       \
-        return j - i;                                                                  \
-    }                                                                                  \
+/* Length of the run of values equal to v[i] that starts at i. */
+static size_t run_u32(const uint32_t *v, size_t i, size_t n)
+{
+    size_t j = i + 1;
+    while (j < n && v[j] == v[i])
+        j++;
+    return j - i;
+}
+
+/* The same for bytes, eight at a time: definition levels are mostly one run
+ * as long as the page (a column that is always set). */
+static size_t run_u8(const uint8_t *v, size_t i, size_t n)
+{
+    uint64_t all = 0x0101010101010101ull * v[i], w;
+    size_t j = i + 1;
+    while (j + 8 <= n) {
+        memcpy(&w, v + j, 8);
+        if (w != all)
+            break;
+        j += 8;
+    }
+    while (j < n && v[j] == v[i])
+        j++;
+    return j - i;
+}
+
+#define DEFINE_RLE_HYBRID(NAME, T, BITPACK, RUN)                                   \
     void NAME(nx_strbuf *out, const T *v, size_t n, int width)                         \
     {                                                                                  \
         const size_t max_groups = 63; /* one-byte bit-packed headers */                \
         size_t value_bytes = ((size_t)width + 7) / 8;                                  \
         size_t i = 0;                                                                  \
         while (i < n) {                                                                \
-            size_t r = NAME##_run(v, i, n);                                            \
+            size_t r = RUN(v, i, n);                                               \
             if (r >= 8) {                                                              \
                 put_uvarint(out, (uint64_t)r << 1);                                    \
                 uint8_t val[4];                                                        \
@@ -137,7 +156,7 @@ static void bitpack8(nx_strbuf *out, const uint8_t *v, size_t n, int width)
             do {                                                                       \
                 i = n - i > 8 ? i + 8 : n;                                             \
                 groups++;                                                              \
-            } while (i < n && groups < max_groups && NAME##_run(v, i, n) < 8);         \
+            } while (i < n && groups < max_groups && RUN(v, i, n) < 8);            \
             put_uvarint(out, (uint64_t)groups << 1 | 1);                               \
             size_t count = i - start;                                                  \
             BITPACK(out, v + start, count, width);                                     \
@@ -148,8 +167,8 @@ static void bitpack8(nx_strbuf *out, const uint8_t *v, size_t n, int width)
         }                                                                              \
     }
 
-DEFINE_RLE_HYBRID(pq_encode_rle_hybrid, uint32_t, bitpack32)
-DEFINE_RLE_HYBRID(pq_encode_rle_hybrid_u8, uint8_t, bitpack8)
+DEFINE_RLE_HYBRID(pq_encode_rle_hybrid, uint32_t, bitpack32, run_u32)
+DEFINE_RLE_HYBRID(pq_encode_rle_hybrid_u8, uint8_t, bitpack8, run_u8)
 
 void pq_encode_plain_bools(nx_strbuf *out, const uint8_t *values, size_t n)
 {
