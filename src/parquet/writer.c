@@ -1077,30 +1077,31 @@ int nxpq_put_dict_masked(nxpq_writer *w, size_t col, const uint32_t *idx, const 
     if (c->max_def && !(def = nx_strbuf_reserve(&p->def, n)))
         return fail(w, "out of memory buffering a page");
     uint32_t *ids = p->ids + p->n_ids;
-    size_t k = 0, bytes = 0;
+    const cd_key *canon = cd->canon;
+    size_t k = 0, bytes = 0, n_keys = cd->n_keys;
+    if (def)
+        memset(def, c->max_def, n);   /* nulls are the exception; they reset theirs */
     for (size_t i = 0; i < n; i++) {
-        uint32_t id = CD_NULL;
+        cd_key kk = {CD_NULL, 0};
         if (!valid || valid[i]) {
-            if (idx[i] >= cd->n_keys)
+            if (idx[i] >= n_keys)
                 return fail(w, "column '%s': dictionary index %u at row %llu is past the last entry (%zu entries)",
-                            c->spec.name, idx[i], (unsigned long long)(w->rows + i), cd->n_keys);
-            cd_key kk = cd->canon[idx[i]];
-            id = kk.id;
-            bytes += kk.len;
+                            c->spec.name, idx[i], (unsigned long long)(w->rows + i), n_keys);
+            kk = canon[idx[i]];
         }
-        if (id >= CD_WIDE) {
-            if (id == CD_WIDE)
-                return fail(w, "column '%s': a value near row %llu does not fit INT32", c->spec.name,
-                            (unsigned long long)(w->rows + i));
-            if (!def)
-                return fail(w, "column '%s' is required: null at row %llu", c->spec.name,
-                            (unsigned long long)(w->rows + i));
-            def[i] = 0;
+        ids[k] = kk.id;   /* kept only when it is a value (k advances) */
+        if (kk.id < CD_WIDE) {
+            bytes += kk.len;
+            k++;
             continue;
         }
-        if (def)
-            def[i] = (char)c->max_def;
-        ids[k++] = id;
+        if (kk.id == CD_WIDE)
+            return fail(w, "column '%s': a value near row %llu does not fit INT32", c->spec.name,
+                        (unsigned long long)(w->rows + i));
+        if (!def)
+            return fail(w, "column '%s' is required: null at row %llu", c->spec.name,
+                        (unsigned long long)(w->rows + i));
+        def[i] = 0;
     }
     if (def)
         nx_strbuf_commit(&p->def, n);
