@@ -55,6 +55,9 @@ typedef struct nx_process_ctx {
     /* Non-fatal problems found while processing (Warning rows and stderr); NULL or a
      * NULL fn drops them. Only for finish(): it is not safe from a sink's thread. */
     const nx_cap_warner *warn;
+    /* NULL, or where the Summary sink leaves its row for the processor to
+     * finish after every other table (summary_table.h). */
+    struct nx_summary_hold *summary_hold;
 } nx_process_ctx;
 
 /* One record, converted. */

@@ -5,6 +5,7 @@
 #include "process/processor.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "process/device_pipeline.h"
 #include "process/profile_output.h"
 #include "process/row.h"
+#include "process/summary_table.h"
 #include "process/system_tables.h"
 #include "process/table_writer.h"
 
@@ -164,6 +166,8 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
     bool capture_open = false;
     int rc = -1;
     progress_line pl = {.shown = false};
+    nx_summary_hold summary = {0};   /* finished last (summary_table.h) */
+    _Atomic uint64_t rows_written = 0;
     clock_gettime(CLOCK_MONOTONIC, &pl.t0);
 
     if (nx_profile_dir_resolve(o->data_path, o->display_name, o->output_file, &final_dir, &perr) != 0) {
@@ -190,7 +194,7 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
      * default) and still give readers large, prunable groups. */
     wopts.row_group_rows = 262144;
     wopts.row_group_bytes = 32u << 20;
-    nx_process_ctx ctx = {.o = o, .warn = &warn};
+    nx_process_ctx ctx = {.o = o, .warn = &warn, .summary_hold = &summary};
     nx_device_pipeline_describe(dev, &ctx);
     st->programs = ctx.n_progs;
     st->traces = ctx.n_traces;
@@ -207,7 +211,8 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
         set_err(err, errlen, perr.msg);
         goto done;
     }
-    ctx.dest = (nx_table_dest){.dir = out.tmp_dir, .max_rows = o->max_rows_per_file, .base = &wopts};
+    ctx.dest = (nx_table_dest){
+        .dir = out.tmp_dir, .max_rows = o->max_rows_per_file, .base = &wopts, .rows_written = &rows_written};
     if (ctx.n_traces > 0 && nx_device_pipeline_run(dev, &ctx, o->progress ? on_progress : NULL, &pl, &st->tables,
                                                    &st->instructions, err, errlen) != 0)
         goto done;
@@ -225,7 +230,10 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
         goto done;
     }
     st->tables++;   /* SchemaFields */
-    if (nx_profile_output_publish(&out, &perr) != 0) {
+    /* Summary last: its total_row_count counts every other table's rows. */
+    if (nx_summary_hold_complete(&summary, atomic_load(&rows_written) + nx_schema_fields_row_count(), &st->tables,
+                                 &perr) != 0 ||
+        nx_profile_output_publish(&out, &perr) != 0) {
         set_err(err, errlen, perr.msg);
         goto done;
     }
@@ -235,6 +243,7 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
 done:
     if (pl.shown)
         fputc('\n', stderr);
+    nx_summary_hold_discard(&summary);
     if (rc != 0)
         nx_profile_output_abort(&out);
     free(final_dir);

@@ -12,6 +12,7 @@
  */
 #include "process/row.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +348,7 @@ static int hand_off(nx_row *r, nxpq_error *err)
 int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_error *err)
 {
     memset(r, 0, sizeof *r);
+    r->rows_written = dest->rows_written;
     r->tw = nx_table_writer_open(dest->dir, table, dest->max_rows, dest->base, err);
     if (!r->tw)
         return -1;
@@ -683,8 +685,11 @@ int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err)
                 if (rc == 0)
                     rc = nx_tlx_writer_close(r->tlx, true, NULL, 0, err);
                 r->tlx = NULL;
-                if (rc == 0)
+                if (rc == 0) {
                     (*tables)++;
+                    if (r->rows_written)
+                        atomic_fetch_add(r->rows_written, r->rows);
+                }
             } else {
                 nx_table_writer_abort(r->tw);
             }

@@ -51,6 +51,8 @@ typedef struct nx_table_dest {
     const char *dir;                         /* the (temporary) profile directory */
     uint64_t max_rows;                       /* per-file row limit; 0: the default */
     const nxpq_writer_options *base;         /* codec options (threads, ...); NULL: defaults */
+    _Atomic uint64_t *rows_written;          /* NULL, or the rows of every table closed through
+                                                nx_row_close() are added here (Summary.total_row_count) */
 } nx_table_dest;
 
 typedef struct nx_row_batch nx_row_batch;     /* rows buffered column by column (row.c) */
@@ -66,6 +68,7 @@ typedef struct nx_row {
                                         (timeline_index_writer.h): fed every batch */
     struct nx_row_keyed *keyed;      /* per field, once a column is keyed (nx_row_keyed_*) */
     uint64_t rows;                   /* rows ended */
+    _Atomic uint64_t *rows_written;  /* the destination's tally (nx_table_dest) */
     bool oom;
     const char *missing;             /* a field name the catalogue lacks */
     const char *wrong;               /* a field put with the wrong kind of value */

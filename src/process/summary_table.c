@@ -28,8 +28,9 @@
  *   adjusted_hardware_flops = sum adjusted_flops + adjusted_transpose_flops;
  *   mm_arithmetic_intensity = hardware_flops / dma_transfer_total_bytes;
  *   peak_flops_bandwidth_ratio = peak_flops / hbm_ddr_bandwidth;
- *   trace_count; event_count = records of all traces; total_row_count: null
- *   (a sink cannot see the other tables);
+ *   trace_count; event_count = records of all traces; total_row_count = rows
+ *   of every table of the profile, this one included (summary_table.h: the row
+ *   is finished after the other tables; null when the run gives no hold);
  *   dma_active_time = s(union(all packets)), dma_active_cycles the same in
  *   neuroncore cycles, dma_active_time_percent = 100 x union / lane_ns;
  *   static/software_dynamic/hardware_dynamic_dma_active_time = s(union of that
@@ -81,6 +82,7 @@
 
 #include "process/device_sink.h"
 #include "process/row.h"
+#include "process/summary_table.h"
 
 #define OPEN_BLOCKS 8                /* open DMA blocks remembered per (lane, queue) */
 
@@ -414,15 +416,15 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
     double hbm_bw = (double)hw->hbm_ddr_bandwidth, clock = (double)hw->neuroncore_clock_hz;
     int64_t model = s->raw_flops, hwf = s->raw_flops + s->flops_t;
 
-    nx_row r;
-    if (nx_row_open(&r, &ctx->dest, "Summary", err) != 0) {
+    nx_row local, *r = ctx->summary_hold ? &ctx->summary_hold->r : &local;
+    if (nx_row_open(r, &ctx->dest, "Summary", err) != 0) {
         summary_free(s);
         return -1;
     }
-    if (nx_row_begin(&r, err) != 0)
+    if (nx_row_begin(r, err) != 0)
         goto fail;
-#define I64(col, v) nx_row_i64(&r, nx_row_col(&r, col), (v))
-#define NUM(col, v) nx_row_num(&r, nx_row_col(&r, col), (v))
+#define I64(col, v) nx_row_i64(r, nx_row_col(r, col), (v))
+#define NUM(col, v) nx_row_num(r, nx_row_col(r, col), (v))
     NUM("total_time", secs(wall_ns));
     I64("neuroncore_cycle_count", (int64_t)llround((double)wall_ns * clock / 1e9));
     I64("model_flops", model);
@@ -430,18 +432,18 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
     I64("transpose_flops", s->flops_t);
     I64("adjusted_hardware_flops", s->adj_flops + s->adj_flops_t);
     I64("adjusted_transpose_flops", s->adj_flops_t);
-    put_ratio(&r, "mm_arithmetic_intensity", (double)hwf, (double)s->dma_bytes[DMA_ALL], 1.0);
-    put_ratio(&r, "peak_flops_bandwidth_ratio", peak, hbm_bw, 1.0);
+    put_ratio(r, "mm_arithmetic_intensity", (double)hwf, (double)s->dma_bytes[DMA_ALL], 1.0);
+    put_ratio(r, "peak_flops_bandwidth_ratio", peak, hbm_bw, 1.0);
     I64("trace_count", (int64_t)ctx->n_traces);
     I64("event_count", events);
 
     I64("dma_active_cycles", (int64_t)llround((double)s->dma_active[DMA_ALL] * clock / 1e9));
     NUM("dma_active_time", secs(s->dma_active[DMA_ALL]));
-    put_ratio(&r, "dma_active_time_percent", (double)s->dma_active[DMA_ALL], (double)lane_ns, 100.0);
+    put_ratio(r, "dma_active_time_percent", (double)s->dma_active[DMA_ALL], (double)lane_ns, 100.0);
     NUM("static_dma_active_time", secs(s->dma_active[DMA_STATIC]));
-    put_ratio(&r, "static_dma_active_time_percent", (double)s->dma_active[DMA_STATIC], (double)s->dma_active[DMA_ALL], 100.0);
-    put_ratio(&r, "dynamic_dma_active_time_percent", (double)s->dma_active[DMA_DYNAMIC], (double)s->dma_active[DMA_ALL], 100.0);
-    put_ratio(&r, "dma_transfer_average_bytes", (double)s->dma_bytes[DMA_ALL], (double)s->dma_blocks, 1.0);
+    put_ratio(r, "static_dma_active_time_percent", (double)s->dma_active[DMA_STATIC], (double)s->dma_active[DMA_ALL], 100.0);
+    put_ratio(r, "dynamic_dma_active_time_percent", (double)s->dma_active[DMA_DYNAMIC], (double)s->dma_active[DMA_ALL], 100.0);
+    put_ratio(r, "dma_transfer_average_bytes", (double)s->dma_bytes[DMA_ALL], (double)s->dma_blocks, 1.0);
     NUM("dma_packet_time", secs(s->dma_packet_time));
     NUM("dma_transfer_time", secs(s->dma_transfer_time));
     I64("dma_transfer_count", s->dma_blocks);
@@ -455,13 +457,13 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
     I64("static_dma_packet_count", s->dma_packets[DMA_STATIC]);
     I64("static_dma_size", s->dma_bytes[DMA_STATIC]);
     double all_p = (double)s->dma_packets[DMA_ALL], all_b = (double)s->dma_bytes[DMA_ALL];
-    put_ratio(&r, "dynamic_dma_packet_percent", (double)s->dma_packets[DMA_DYNAMIC], all_p, 100.0);
-    put_ratio(&r, "static_dma_packet_percent", (double)s->dma_packets[DMA_STATIC], all_p, 100.0);
-    put_ratio(&r, "dynamic_dma_size_percent", (double)s->dma_bytes[DMA_DYNAMIC], all_b, 100.0);
-    put_ratio(&r, "static_dma_size_percent", (double)s->dma_bytes[DMA_STATIC], all_b, 100.0);
-    put_ratio(&r, "mbu_estimated_percent", (double)(s->hbm_r + s->hbm_w), hbm_bw * secs(trace_ns), 100.0);
+    put_ratio(r, "dynamic_dma_packet_percent", (double)s->dma_packets[DMA_DYNAMIC], all_p, 100.0);
+    put_ratio(r, "static_dma_packet_percent", (double)s->dma_packets[DMA_STATIC], all_p, 100.0);
+    put_ratio(r, "dynamic_dma_size_percent", (double)s->dma_bytes[DMA_DYNAMIC], all_b, 100.0);
+    put_ratio(r, "static_dma_size_percent", (double)s->dma_bytes[DMA_STATIC], all_b, 100.0);
+    put_ratio(r, "mbu_estimated_percent", (double)(s->hbm_r + s->hbm_w), hbm_bw * secs(trace_ns), 100.0);
     if (any_tensor)
-        put_ratio(&r, "mbu_min_read_util_percent", (double)(in_size + w_size) * (double)s->exec_count,
+        put_ratio(r, "mbu_min_read_util_percent", (double)(in_size + w_size) * (double)s->exec_count,
                   hbm_bw * secs(trace_ns), 100.0);
     I64("hbm_write_bytes", s->hbm_w);
     I64("hbm_read_bytes", s->hbm_r);
@@ -483,15 +485,15 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
         snprintf(col, sizeof col, "%s_dma_active_time", cls_name[k]);
         NUM(col, secs(s->dma_active[c]));
         snprintf(col, sizeof col, "%s_dma_active_time_percent", cls_name[k]);
-        put_ratio(&r, col, (double)s->dma_active[c], (double)s->dma_active[DMA_ALL], 100.0);
+        put_ratio(r, col, (double)s->dma_active[c], (double)s->dma_active[DMA_ALL], 100.0);
         snprintf(col, sizeof col, "%s_dma_packet_count", cls_name[k]);
         I64(col, s->dma_packets[c]);
         snprintf(col, sizeof col, "%s_dma_size", cls_name[k]);
         I64(col, s->dma_bytes[c]);
         snprintf(col, sizeof col, "%s_dma_packet_percent", cls_name[k]);
-        put_ratio(&r, col, (double)s->dma_packets[c], all_p, 100.0);
+        put_ratio(r, col, (double)s->dma_packets[c], all_p, 100.0);
         snprintf(col, sizeof col, "%s_dma_size_percent", cls_name[k]);
-        put_ratio(&r, col, (double)s->dma_bytes[c], all_b, 100.0);
+        put_ratio(r, col, (double)s->dma_bytes[c], all_b, 100.0);
     }
     for (unsigned e = 0; e < NX_ENGINE_COUNT; e++) {
         char col[80];
@@ -501,7 +503,7 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
         snprintf(col, sizeof col, "%s_engine_active_time", n);
         NUM(col, secs(s->eng_active[e]));
         snprintf(col, sizeof col, "%s_engine_active_time_percent", n);
-        put_ratio(&r, col, (double)s->eng_active[e], (double)lane_ns, 100.0);
+        put_ratio(r, col, (double)s->eng_active[e], (double)lane_ns, 100.0);
         snprintf(col, sizeof col, "%s_engine_instruction_count", n);
         I64(col, s->eng_count[e]);
     }
@@ -509,33 +511,60 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
     NUM("activate_instruction_time", secs(s->activate_time));
     I64("activate_instruction_count", s->activate_count);
     double tensor_active_s = secs(s->eng_active[NX_ENGINE_TENSOR]);
-    put_ratio(&r, "mfu_estimated_percent", (double)model, peak * secs(lane_ns), 100.0);
-    put_ratio(&r, "mfu_inst_estimated_percent", (double)model, peak * secs(lane_ns), 100.0);
-    put_ratio(&r, "mfu_max_achievable_estimated_percent", (double)model, peak * tensor_active_s, 100.0);
-    put_ratio(&r, "mfu_inst_max_achievable_estimated_percent", (double)model, peak * tensor_active_s, 100.0);
-    put_ratio(&r, "hfu_estimated_percent", (double)hwf, peak * secs(lane_ns), 100.0);
+    put_ratio(r, "mfu_estimated_percent", (double)model, peak * secs(lane_ns), 100.0);
+    put_ratio(r, "mfu_inst_estimated_percent", (double)model, peak * secs(lane_ns), 100.0);
+    put_ratio(r, "mfu_max_achievable_estimated_percent", (double)model, peak * tensor_active_s, 100.0);
+    put_ratio(r, "mfu_inst_max_achievable_estimated_percent", (double)model, peak * tensor_active_s, 100.0);
+    put_ratio(r, "hfu_estimated_percent", (double)hwf, peak * secs(lane_ns), 100.0);
     NUM("cc_op_time", secs(s->cc_op_time));
     NUM("cc_op_active_time", secs(s->cc_op_active));
-    put_ratio(&r, "cc_op_active_time_percent", (double)s->cc_op_active, (double)trace_ns, 100.0);
+    put_ratio(r, "cc_op_active_time_percent", (double)s->cc_op_active, (double)trace_ns, 100.0);
     I64("cc_op_count", s->cc_op_count);
     NUM("cc_cores_instruction_time", secs(s->cc_instr_time));
     NUM("cc_cores_instruction_active_time", secs(s->cc_instr_active));
-    put_ratio(&r, "cc_cores_instruction_active_time_percent", (double)s->cc_instr_active, (double)trace_ns, 100.0);
+    put_ratio(r, "cc_cores_instruction_active_time_percent", (double)s->cc_instr_active, (double)trace_ns, 100.0);
     I64("cc_cores_instruction_count", s->cc_instr_count);
     if (s->exec_count > 0)
         NUM("total_exec_time", secs(s->exec_time));
     NUM("total_active_time", secs(s->total_active));
-    put_ratio(&r, "total_active_time_percent", (double)s->total_active, (double)s->exec_time, 100.0);
+    put_ratio(r, "total_active_time_percent", (double)s->total_active, (double)s->exec_time, 100.0);
 #undef I64
 #undef NUM
-    if (nx_row_end(&r, err) != 0)
-        goto fail;
     summary_free(s);
-    return nx_row_close(&r, true, tables, err);
+    if (ctx->summary_hold) {
+        ctx->summary_hold->c_total = nx_row_col(r, "total_row_count");
+        ctx->summary_hold->held = true;
+        return 0;
+    }
+    if (nx_row_end(r, err) != 0)
+        goto fail_row;
+    return nx_row_close(r, true, tables, err);
 fail:
-    nx_row_discard(&r);
     summary_free(s);
+fail_row:
+    nx_row_discard(r);
     return -1;
+}
+
+int nx_summary_hold_complete(nx_summary_hold *h, uint64_t other_rows, unsigned *tables, nxpq_error *err)
+{
+    if (!h->held)
+        return 0;
+    h->held = false;
+    /* The row being finished is the table's only one. */
+    nx_row_i64(&h->r, h->c_total, (int64_t)(other_rows + nx_row_count(&h->r) + 1));
+    if (nx_row_end(&h->r, err) != 0) {
+        nx_row_discard(&h->r);
+        return -1;
+    }
+    return nx_row_close(&h->r, true, tables, err);
+}
+
+void nx_summary_hold_discard(nx_summary_hold *h)
+{
+    if (h->held)
+        nx_row_discard(&h->r);
+    h->held = false;
 }
 
 static void summary_abort(void *state)

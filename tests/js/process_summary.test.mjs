@@ -8,7 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -254,6 +254,16 @@ test('Summary: times, counts, flops, DMA and utilisation recomputed from the cap
   const [q] = await sql(`SELECT count(*) FILTER (engine = 'tensor') AS t, sum(raw_flops) AS f FROM ${file('Instruction')}`);
   assert.equal(s.tensor_engine_instruction_count, q.t);
   assert.equal(s.model_flops, q.f);
+
+  // total_row_count: the rows of every file of the profile, counted by DuckDB.
+  const files = readdirSync(PROF).filter((f) => f.endsWith('.parquet'));
+  assert.ok(files.includes('SchemaFields.parquet') && files.length > 20, files.join(' '));
+  let rows = 0n;
+  for (const f of files) {
+    const [c] = await sql(`SELECT count(*) AS n FROM read_parquet('${join(PROF, f).replaceAll("'", "''")}')`);
+    rows += c.n;
+  }
+  assert.equal(s.total_row_count, rows);
 });
 
 // Expected rows of an IR level: key -> { start, end, intervals, hbmR, counts... }.
