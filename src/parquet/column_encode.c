@@ -154,6 +154,10 @@ static int dict_encode_page(const nxpq_writer *w, col_writer *c, const raw_page 
             __builtin_prefetch(&d->slots[s->hashes[i + 8] & (d->n_slots - 1)]);
         size_t off = s->voffs[i];
         size_t end = i + 1 < n ? s->voffs[i + 1] : p->plain.len;
+        if (ints && i && s->hashes[i] == s->hashes[i - 1]) {
+            s->idx[i] = s->idx[i - 1];   /* runs are common (pcore, block id, sizes) */
+            continue;
+        }
         const char *v = p->plain.data + off;
         int64_t e = ints ? dict_lookup_int(d, s->hashes[i], v, (uint32_t)(end - off))
                          : dict_lookup(d, s->hashes[i], v, (uint32_t)(end - off));

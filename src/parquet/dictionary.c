@@ -11,18 +11,6 @@
 
 #include "parquet/writer_internal.h"
 
-uint64_t pq_mix64(uint64_t x)
-{
-    /* MurmurHash3's finalizer: every input bit reaches the low bits that pick
-     * a slot, so patterned ids (multiples of 1024) still spread out. */
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    x ^= x >> 33;
-    return x;
-}
-
 void dict_clear(dictionary *d)
 {
     d->plain.len = 0;

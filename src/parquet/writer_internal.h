@@ -72,8 +72,19 @@ int64_t dict_lookup(dictionary *d, uint64_t hash, const void *plain, uint32_t n)
  * value: pq_mix64 is a bijection of 64-bit words, so equal hashes are equal
  * values and no bytes are compared. */
 int64_t dict_lookup_int(dictionary *d, uint64_t hash, const void *plain, uint32_t n);
-/* Hash used for dictionary slots of integer values. */
-uint64_t pq_mix64(uint64_t x);
+/* Hash used for dictionary slots of integer values: MurmurHash3's finalizer.
+ * Every input bit reaches the low bits that pick a slot, so patterned ids
+ * (multiples of 1024) still spread out; and it is a bijection, which
+ * dict_lookup_int() relies on. Inline: it runs once per value put. */
+static inline uint64_t pq_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    return x;
+}
 
 /* A caller-known dictionary (nxpq_set_dictionary_*): the column's entries,
  * merged into distinct values once, and which distinct values the chunk being
