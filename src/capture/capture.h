@@ -8,6 +8,7 @@
  *       program_<hash>.nxprog                 the compiled program   (program_file.h)
  *       trace_<hash>_nd<D>_nc<C>.nxtrace      one per NeuronCore     (device_trace.h)
  *       runtime_events.tsv cpu_usage.tsv host_mem.tsv                (system_capture.h)
+ *       device_mem.tsv                                               (system_capture.h)
  *       *.json / *.json.gz                    Chrome Trace Event files (chrome_trace.h)
  *
  * where <hash> is XXH3_64bits of the program file's bytes as 16 lowercase hex
@@ -79,6 +80,7 @@ bool nx_cap_session_dir_name(const char *instance_id, uint32_t pid, char out[NX_
 #define NX_CAP_RUNTIME_EVENTS_FILE "runtime_events.tsv"
 #define NX_CAP_CPU_USAGE_FILE "cpu_usage.tsv"
 #define NX_CAP_HOST_MEM_FILE "host_mem.tsv"
+#define NX_CAP_DEVICE_MEM_FILE "device_mem.tsv"
 
 /* --- discovery ------------------------------------------------------------- */
 
@@ -104,6 +106,7 @@ typedef struct nx_cap_session {
     char *runtime_events_path;   /* NULL when absent */
     char *cpu_usage_path;
     char *host_mem_path;
+    char *device_mem_path;       /* device (HBM) memory snapshots */
     char **chrome_traces;        /* *.json and *.json.gz, sorted by name */
     size_t n_chrome_traces;
 } nx_cap_session;

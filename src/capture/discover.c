@@ -172,6 +172,7 @@ static bool take_system_file(nx_cap_session *s, const char *name, char **path)
     char **slot = strcmp(name, NX_CAP_RUNTIME_EVENTS_FILE) == 0 ? &s->runtime_events_path
                 : strcmp(name, NX_CAP_CPU_USAGE_FILE) == 0      ? &s->cpu_usage_path
                 : strcmp(name, NX_CAP_HOST_MEM_FILE) == 0       ? &s->host_mem_path
+                : strcmp(name, NX_CAP_DEVICE_MEM_FILE) == 0     ? &s->device_mem_path
                                                                 : NULL;
     if (!slot)
         return false;
@@ -390,6 +391,7 @@ static void free_session(nx_cap_session *s)
     free(s->runtime_events_path);
     free(s->cpu_usage_path);
     free(s->host_mem_path);
+    free(s->device_mem_path);
     free(s->dir);
     free(s->instance_id);
     free(s->timestamp);

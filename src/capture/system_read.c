@@ -2,6 +2,13 @@
  * system_read.c — the streaming reader of the system capture's TSV files and
  * the table of their columns (shared with system_write.c). See
  * system_capture.h and docs/capture-format.md, "System capture".
+ *
+ * One reader serves every kind: KINDS gives each kind's version tag, file name,
+ * header line and field count; lines are split once, then a per-kind parser
+ * fills the record and record_key() gives the column the lines must be sorted
+ * by (non-decreasing). device_mem.tsv is all non-negative integers: every field
+ * goes through get_int(), and total_bytes is the category sum, an error when it
+ * overflows int64 (so the processor never writes a wrapped total).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +22,14 @@
 
 #define READ_BUF (64u << 10)
 #define MAX_LINE (1u << 20)
-#define MAX_FIELDS 10
+#define MAX_FIELDS (3 + NX_HBM_CATEGORY_COUNT)   /* the widest kind: device-memory */
+
+/* The device-memory header: the three key columns, then "\t<category>_bytes" for each. */
+#define HBM_COLUMN_(name) "\t" #name "_bytes"
+#define HBM_HEADER "timestamp_ns\tdevice_idx\thbm_idx" NX_SYS_HBM_CATEGORIES(HBM_COLUMN_)
+#define HBM_NAME_(name) #name "_bytes",
+static const char *const HBM_COLUMNS[NX_HBM_CATEGORY_COUNT] = {NX_SYS_HBM_CATEGORIES(HBM_NAME_)};
+#undef HBM_NAME_
 
 static const struct {
     const char *tag, *file, *columns;
@@ -25,7 +39,11 @@ static const struct {
                                "start_ns\tend_ns\tsource\tname\tpid\ttid\tnc_idx\tworker_gid\tflow_ids\tattributes", 10},
     [NX_SYS_CPU_USAGE] = {"cpu-usage", NX_CAP_CPU_USAGE_FILE, "timestamp_ns\tcpu\tutil_percent", 3},
     [NX_SYS_HOST_MEM] = {"host-memory", NX_CAP_HOST_MEM_FILE, "timestamp_ns\tused_bytes\ttotal_bytes", 3},
+    [NX_SYS_DEVICE_MEM] = {"device-memory", NX_CAP_DEVICE_MEM_FILE, HBM_HEADER, 3 + NX_HBM_CATEGORY_COUNT},
 };
+_Static_assert(sizeof KINDS / sizeof KINDS[0] == NX_SYS_KIND_COUNT, "one KINDS entry per nx_sys_kind");
+
+const char *nx_sys_hbm_column(unsigned c) { return c < NX_HBM_CATEGORY_COUNT ? HBM_COLUMNS[c] : NULL; }
 
 const char *nx_sys_kind_tag(nx_sys_kind k) { return KINDS[k].tag; }
 const char *nx_sys_file_name(nx_sys_kind k) { return KINDS[k].file; }
@@ -269,6 +287,47 @@ static int parse_mem(nx_sys_reader *r, nx_sys_mem_sample *s, nx_cap_error *err)
     return 0;
 }
 
+/* timestamp_ns, device_idx, hbm_idx, then the categories; total = their sum. */
+static int parse_hbm(nx_sys_reader *r, nx_sys_hbm_sample *s, nx_cap_error *err)
+{
+    if (get_int(r, 0, false, &s->timestamp_ns, err) || get_int(r, 1, false, &s->device_idx, err) ||
+        get_int(r, 2, false, &s->hbm_idx, err))
+        return -1;
+    int64_t total = 0;
+    for (unsigned c = 0; c < NX_HBM_CATEGORY_COUNT; c++) {
+        if (get_int(r, 3 + c, false, &s->bytes[c], err) != 0)
+            return -1;
+        if (__builtin_add_overflow(total, s->bytes[c], &total))
+            return BAD(r, err, "the categories up to '%s' add up to more than %" PRId64 " (int64); total_bytes "
+                       "would overflow", HBM_COLUMNS[c], INT64_MAX);
+    }
+    s->total_bytes = total;
+    return 0;
+}
+
+static int parse_record(nx_sys_reader *r, nx_sys_record *rec, nx_cap_error *err)
+{
+    switch (r->kind) {
+    case NX_SYS_RUNTIME_EVENTS: return parse_runtime(r, &rec->u.runtime, err);
+    case NX_SYS_CPU_USAGE: return parse_cpu(r, &rec->u.cpu, err);
+    case NX_SYS_HOST_MEM: return parse_mem(r, &rec->u.mem, err);
+    case NX_SYS_DEVICE_MEM: return parse_hbm(r, &rec->u.hbm, err);
+    }
+    return BAD(r, err, "unknown file kind %d", (int)r->kind);
+}
+
+/* The first column, which lines are sorted by. */
+static int64_t record_key(nx_sys_kind kind, const nx_sys_record *rec)
+{
+    switch (kind) {
+    case NX_SYS_RUNTIME_EVENTS: return rec->u.runtime.start_ns;
+    case NX_SYS_CPU_USAGE: return rec->u.cpu.timestamp_ns;
+    case NX_SYS_HOST_MEM: return rec->u.mem.timestamp_ns;
+    case NX_SYS_DEVICE_MEM: return rec->u.hbm.timestamp_ns;
+    }
+    return 0;
+}
+
 int nx_sys_reader_next(nx_sys_reader *r, nx_sys_record *rec, nx_cap_error *err)
 {
     int got = next_line(r, err);
@@ -278,14 +337,9 @@ int nx_sys_reader_next(nx_sys_reader *r, nx_sys_record *rec, nx_cap_error *err)
         return -1;
     memset(rec, 0, sizeof *rec);
     rec->line = r->line_no;
-    int rc = r->kind == NX_SYS_RUNTIME_EVENTS ? parse_runtime(r, &rec->u.runtime, err)
-           : r->kind == NX_SYS_CPU_USAGE      ? parse_cpu(r, &rec->u.cpu, err)
-                                              : parse_mem(r, &rec->u.mem, err);
-    if (rc != 0)
+    if (parse_record(r, rec, err) != 0)
         return -1;
-    int64_t key = r->kind == NX_SYS_RUNTIME_EVENTS ? rec->u.runtime.start_ns
-                : r->kind == NX_SYS_CPU_USAGE      ? rec->u.cpu.timestamp_ns
-                                                   : rec->u.mem.timestamp_ns;
+    int64_t key = record_key(r->kind, rec);
     if (key < r->last_key)
         return BAD(r, err, "%s %" PRId64 " is before the previous line's %" PRId64 "; lines must be sorted",
                    column_name(r->kind, 0), key, r->last_key);
@@ -294,6 +348,38 @@ int nx_sys_reader_next(nx_sys_reader *r, nx_sys_record *rec, nx_cap_error *err)
 }
 
 /* --- open / close -------------------------------------------------------------------- */
+
+/* Names the first column that differs before the expected line, which a long
+ * header (device-memory) would otherwise push out of the message. */
+static int bad_header(nx_sys_reader *r, const char *line, nx_cap_error *err)
+{
+    const char *want = KINDS[r->kind].columns, *got = line;
+    unsigned col = 1;
+    for (;;) {
+        size_t wl = strcspn(want, "\t"), gl = strcspn(got, "\t");
+        bool same = wl == gl && strncmp(want, got, wl) == 0;
+        if (same && want[wl] && got[gl]) {
+            want += wl + 1, got += gl + 1, col++;
+            continue;
+        }
+        if (same) {   /* one line ends here: the difference is the next column */
+            want += wl + (want[wl] != '\0'), got += gl + (got[gl] != '\0'), col++;
+        }
+        break;
+    }
+    size_t wl = strcspn(want, "\t"), gl = strcspn(got, "\t");
+    char is[64], should[48];
+    if (gl || *got)
+        snprintf(is, sizeof is, "is '%.*s'", (int)(gl < 40 ? gl : 40), got);
+    else
+        snprintf(is, sizeof is, "is missing");
+    if (wl)
+        snprintf(should, sizeof should, "expected '%.*s'", (int)wl, want);
+    else
+        snprintf(should, sizeof should, "expected no more columns");
+    return BAD(r, err, "expected the header line (TAB-separated): column %u %s, %s; the header is '%s'", col, is,
+               should, KINDS[r->kind].columns);
+}
 
 static int check_preamble(nx_sys_reader *r, nx_cap_error *err)
 {
@@ -315,7 +401,7 @@ static int check_preamble(nx_sys_reader *r, nx_cap_error *err)
     if (got == 0)
         r->line_no++;
     if (got == 0 || strcmp(r->line, KINDS[r->kind].columns) != 0)
-        return BAD(r, err, "expected the header line '%s' (TAB-separated)", KINDS[r->kind].columns);
+        return bad_header(r, got == 0 ? "" : r->line, err);
     return 0;
 }
 

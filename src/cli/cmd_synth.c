@@ -61,7 +61,8 @@ static void print_stats(const nx_synth_stats *st, const nx_synth_options *o)
         printf(" %s %" PRIu64 "%s", nx_rec_kind_name((unsigned)k), st->records[k], k < NX_REC_KIND_MAX ? "," : "\n");
     if (o->system)
         printf("  system: %" PRIu64 " runtime events, %" PRIu64 " CPU and %" PRIu64 " memory samples, %" PRIu64
-               " trace.json events\n", st->runtime_events, st->cpu_samples, st->mem_samples, st->chrome_events);
+               " device-memory snapshots, %" PRIu64 " trace.json events\n", st->runtime_events, st->cpu_samples,
+               st->mem_samples, st->device_mem_samples, st->chrome_events);
     printf("  %.3f s, %.1fM device records/s\n", st->seconds,
            st->seconds > 0 ? (double)st->total_records / st->seconds / 1e6 : 0.0);
 }

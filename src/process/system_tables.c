@@ -1,10 +1,12 @@
 /*
- * system_tables.c — SystemProfileEvents, CpuUsage, HostMemUsage and
- * SystemProfileMetadata from a capture's system profile, and the Metadata row
- * of a profile without device traces. (Interface: system_tables.h.)
+ * system_tables.c — SystemProfileEvents, CpuUsage, HostMemUsage,
+ * SystemProfileHbmUsage and SystemProfileMetadata from a capture's system
+ * profile, and the Metadata row of a profile without device traces.
+ * (Interface: system_tables.h.)
  *
  * Sources, per session (capture.h): runtime_events.tsv, cpu_usage.tsv,
- * host_mem.tsv (system_capture.h) and the Chrome trace files (chrome_trace.h).
+ * host_mem.tsv, device_mem.tsv (system_capture.h) and the Chrome trace files
+ * (chrome_trace.h).
  * instance_id of every row is the session directory's `<instance-id>`; a
  * framework-only capture (Chrome traces directly in the capture root) has none
  * and uses "unknown".
@@ -60,10 +62,18 @@
  *   cpu_id = the CPU number in decimal or "average", instance_id.
  * HostMemUsage — one row per host_mem.tsv line: timestamp, used_bytes,
  *   used_percent = 100 × used_bytes / total_bytes, instance_id.
- *   Both are merged over sessions by timestamp (ties: session order), streaming.
- * SystemProfileMetadata — one row when any of the three tables above has a
+ * SystemProfileHbmUsage — one row per device_mem.tsv line: timestamp =
+ *   timestamp_ns, device_idx, hbm_idx, every <category>_bytes column as
+ *   written, total_bytes = the sum of the 22 category columns (the file has no
+ *   total; a sum overflowing int64 is a fatal error naming the file and line,
+ *   raised by the reader), instance_id as for the other tables. Written only
+ *   when some session has a device_mem.tsv with at least one line.
+ *   All three are merged over sessions by timestamp (ties: session order, then
+ *   line order), streaming.
+ * SystemProfileMetadata — one row when any of the four tables above has a
  *   row: first/last = the minimum/maximum over every SystemProfileEvents
- *   start_ts/end_ts and every sample timestamp; first_ts/last_ts as Go's
+ *   start_ts/end_ts and every sample (CpuUsage, HostMemUsage,
+ *   SystemProfileHbmUsage) timestamp; first_ts/last_ts as Go's
  *   time.String() writes UTC ("2025-12-18 15:35:56.592459482 +0000 UTC",
  *   trailing zeros of the fraction dropped, no fraction when it is 0);
  *   first_ts_ns/last_ts_ns as decimal strings; ntff_version = the largest
@@ -110,7 +120,8 @@ bool nx_system_capture_present(const nx_capture *cap)
 {
     for (size_t i = 0; i < cap->n_sessions; i++) {
         const nx_cap_session *s = &cap->sessions[i];
-        if (s->runtime_events_path || s->cpu_usage_path || s->host_mem_path || s->n_chrome_traces)
+        if (s->runtime_events_path || s->cpu_usage_path || s->host_mem_path || s->device_mem_path ||
+            s->n_chrome_traces)
             return true;
     }
     return false;
@@ -612,7 +623,8 @@ static int open_sources(const nx_capture *cap, nx_sys_kind kind, rt_source *src,
         const nx_cap_session *ses = &cap->sessions[s];
         const char *path = kind == NX_SYS_RUNTIME_EVENTS ? ses->runtime_events_path
                            : kind == NX_SYS_CPU_USAGE    ? ses->cpu_usage_path
-                                                         : ses->host_mem_path;
+                           : kind == NX_SYS_HOST_MEM     ? ses->host_mem_path
+                                                         : ses->device_mem_path;
         if (!path)
             continue;
         rt_source *x = &src[*n];
@@ -810,13 +822,71 @@ out:
     return rc;
 }
 
-/* ----------------------------------------------------- CpuUsage, HostMemUsage -- */
+/* ------------------------------ CpuUsage, HostMemUsage, SystemProfileHbmUsage -- */
+
+/* A sample's timestamp_ns, the merge key (every sample kind starts with it). */
+static int64_t sample_time(nx_sys_kind kind, const nx_sys_record *rec)
+{
+    return kind == NX_SYS_CPU_USAGE  ? rec->u.cpu.timestamp_ns
+         : kind == NX_SYS_HOST_MEM   ? rec->u.mem.timestamp_ns
+                                     : rec->u.hbm.timestamp_ns;
+}
+
+/* Column indices, resolved once per table. */
+typedef struct sample_cols {
+    size_t ts, inst, a, b;                       /* CpuUsage / HostMemUsage value columns */
+    size_t total, device, hbm, cat[NX_HBM_CATEGORY_COUNT];   /* SystemProfileHbmUsage */
+} sample_cols;
+
+static void sample_cols_resolve(nx_row *r, nx_sys_kind kind, sample_cols *c)
+{
+    c->ts = nx_row_col(r, "timestamp");
+    c->inst = nx_row_col(r, "instance_id");
+    if (kind == NX_SYS_DEVICE_MEM) {
+        c->total = nx_row_col(r, "total_bytes");
+        c->device = nx_row_col(r, "device_idx");
+        c->hbm = nx_row_col(r, "hbm_idx");
+        for (unsigned k = 0; k < NX_HBM_CATEGORY_COUNT; k++)
+            c->cat[k] = nx_row_col(r, nx_sys_hbm_column(k));
+    } else {
+        c->a = nx_row_col(r, kind == NX_SYS_CPU_USAGE ? "util_percent" : "used_bytes");
+        c->b = nx_row_col(r, kind == NX_SYS_CPU_USAGE ? "cpu_id" : "used_percent");
+    }
+}
+
+/* The value columns of one sample's row (timestamp and instance_id aside). */
+static void sample_values(nx_row *r, nx_sys_kind kind, const sample_cols *c, const nx_sys_record *rec)
+{
+    if (kind == NX_SYS_CPU_USAGE) {
+        const nx_sys_cpu_sample *s = &rec->u.cpu;
+        nx_row_num(r, c->a, s->util_percent);
+        if (s->cpu == NX_SYS_CPU_AVERAGE) {
+            nx_row_str(r, c->b, "average");
+        } else {
+            char num[24];
+            snprintf(num, sizeof num, "%" PRId64, s->cpu);
+            nx_row_str(r, c->b, num);
+        }
+    } else if (kind == NX_SYS_HOST_MEM) {
+        const nx_sys_mem_sample *s = &rec->u.mem;
+        nx_row_i64(r, c->a, s->used_bytes);
+        nx_row_num(r, c->b, s->total_bytes > 0 ? 100.0 * (double)s->used_bytes / (double)s->total_bytes : 0.0);
+    } else {
+        const nx_sys_hbm_sample *s = &rec->u.hbm;
+        nx_row_i64(r, c->total, s->total_bytes);   /* the reader's overflow-checked sum */
+        for (unsigned k = 0; k < NX_HBM_CATEGORY_COUNT; k++)
+            nx_row_i64(r, c->cat[k], s->bytes[k]);
+        nx_row_i64(r, c->device, s->device_idx);
+        nx_row_i64(r, c->hbm, s->hbm_idx);
+    }
+}
 
 static int write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx_sys_kind kind, unsigned *tables,
                          nx_system_result *res, char *err, size_t errlen)
 {
-    const bool cpu = kind == NX_SYS_CPU_USAGE;
-    const char *table = cpu ? "CpuUsage" : "HostMemUsage";
+    const char *table = kind == NX_SYS_CPU_USAGE ? "CpuUsage"
+                      : kind == NX_SYS_HOST_MEM  ? "HostMemUsage"
+                                                 : "SystemProfileHbmUsage";
     rt_source *src = calloc(cap->n_sessions ? cap->n_sessions : 1, sizeof *src);
     size_t nsrc = 0;
     nx_row r = {0};
@@ -840,47 +910,28 @@ static int write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx_sy
         goto out;
     }
     row_open = true;
-    size_t c_ts = nx_row_col(&r, "timestamp"), c_inst = nx_row_col(&r, "instance_id");
-    size_t c_a = nx_row_col(&r, cpu ? "util_percent" : "used_bytes");
-    size_t c_b = nx_row_col(&r, cpu ? "cpu_id" : "used_percent");
+    sample_cols cols = {0};
+    sample_cols_resolve(&r, kind, &cols);
     for (;;) {
         rt_source *best = NULL;
-        /* cpu and mem records both start with timestamp_ns */
+        int64_t bt = 0;
         for (size_t i = 0; i < nsrc; i++) {
             if (!src[i].has)
                 continue;
-            int64_t t = cpu ? src[i].rec.u.cpu.timestamp_ns : src[i].rec.u.mem.timestamp_ns;
-            int64_t bt = best ? (cpu ? best->rec.u.cpu.timestamp_ns : best->rec.u.mem.timestamp_ns) : 0;
+            int64_t t = sample_time(kind, &src[i].rec);
             if (!best || t < bt)
-                best = &src[i];
+                best = &src[i], bt = t;
         }
         if (!best)
             break;
         if (nx_row_begin(&r, &perr) != 0)
             goto row_fail;
-        int64_t t;
-        if (cpu) {
-            const nx_sys_cpu_sample *s = &best->rec.u.cpu;
-            t = s->timestamp_ns;
-            nx_row_num(&r, c_a, s->util_percent);
-            if (s->cpu == NX_SYS_CPU_AVERAGE) {
-                nx_row_str(&r, c_b, "average");
-            } else {
-                char num[24];
-                snprintf(num, sizeof num, "%" PRId64, s->cpu);
-                nx_row_str(&r, c_b, num);
-            }
-        } else {
-            const nx_sys_mem_sample *s = &best->rec.u.mem;
-            t = s->timestamp_ns;
-            nx_row_i64(&r, c_a, s->used_bytes);
-            nx_row_num(&r, c_b, s->total_bytes > 0 ? 100.0 * (double)s->used_bytes / (double)s->total_bytes : 0.0);
-        }
-        nx_row_i64(&r, c_ts, t);
-        nx_row_str(&r, c_inst, instance_of(&cap->sessions[best->session]));
+        sample_values(&r, kind, &cols, &best->rec);
+        nx_row_i64(&r, cols.ts, bt);
+        nx_row_str(&r, cols.inst, instance_of(&cap->sessions[best->session]));
         if (nx_row_end(&r, &perr) != 0)
             goto row_fail;
-        span_add(res, t, t);
+        span_add(res, bt, bt);
         rows++;
         int got = nx_sys_reader_next(best->r, &best->rec, &cerr);
         if (got < 0) {
@@ -894,10 +945,12 @@ static int write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx_sy
         snprintf(err, errlen, "%s", perr.msg);
         goto out;
     }
-    if (cpu)
+    if (kind == NX_SYS_CPU_USAGE)
         res->cpu_samples = rows;
-    else
+    else if (kind == NX_SYS_HOST_MEM)
         res->mem_samples = rows;
+    else
+        res->hbm_samples = rows;
     rc = 0;
     goto out;
 row_fail:
@@ -1002,7 +1055,8 @@ int nx_system_tables_write(const nx_capture *cap, const nx_process_ctx *ctx, con
         warn = &none;
     if (write_events(cap, ctx, warn, tables, res, err, errlen) != 0 ||
         write_samples(cap, ctx, NX_SYS_CPU_USAGE, tables, res, err, errlen) != 0 ||
-        write_samples(cap, ctx, NX_SYS_HOST_MEM, tables, res, err, errlen) != 0)
+        write_samples(cap, ctx, NX_SYS_HOST_MEM, tables, res, err, errlen) != 0 ||
+        write_samples(cap, ctx, NX_SYS_DEVICE_MEM, tables, res, err, errlen) != 0)
         return -1;
     nxpq_error perr = {{0}};
     if (write_system_metadata(ctx, res, tables, &perr) != 0) {

@@ -1,7 +1,8 @@
 /*
  * system_tables.h — the system half of `nxprof process`: the runtime events,
- * CPU and host-memory samples and Chrome traces of every session become
- * SystemProfileEvents, CpuUsage, HostMemUsage and SystemProfileMetadata; and
+ * CPU, host-memory and device-memory samples and Chrome traces of every
+ * session become SystemProfileEvents, CpuUsage, HostMemUsage,
+ * SystemProfileHbmUsage and SystemProfileMetadata; and
  * the Metadata row of a profile that has no device trace.
  *
  * The derivation rules are stated in system_tables.c's header comment and in
@@ -19,15 +20,16 @@
 
 /* What the system tables held: used for Metadata when there is no device trace. */
 typedef struct nx_system_result {
-    bool any;                    /* at least one row in one of the three data tables */
+    bool any;                    /* at least one row in one of the four data tables */
     int64_t first_ns, last_ns;   /* over every row's start/end/timestamp (0 when !any) */
     uint64_t events;             /* SystemProfileEvents rows */
     uint64_t cpu_samples;        /* CpuUsage rows */
     uint64_t mem_samples;        /* HostMemUsage rows */
+    uint64_t hbm_samples;        /* SystemProfileHbmUsage rows */
 } nx_system_result;
 
-/* True when some session of `cap` holds a runtime-events, CPU, host-memory or
- * Chrome trace file (the capture has a system profile to process). */
+/* True when some session of `cap` holds a runtime-events, CPU, host-memory,
+ * device-memory or Chrome trace file (the capture has a system profile to process). */
 bool nx_system_capture_present(const nx_capture *cap);
 
 /* Reads the system files of every session of `cap` and writes the system tables

@@ -87,7 +87,8 @@ static bool is_capture_file(const char *name)
     uint32_t d, c;
     return nx_cap_parse_program_name(name, &h) || nx_cap_parse_trace_name(name, &h, &d, &c) ||
            strcmp(name, NX_CAP_RUNTIME_EVENTS_FILE) == 0 || strcmp(name, NX_CAP_CPU_USAGE_FILE) == 0 ||
-           strcmp(name, NX_CAP_HOST_MEM_FILE) == 0 || strcmp(name, "trace.json") == 0;
+           strcmp(name, NX_CAP_HOST_MEM_FILE) == 0 || strcmp(name, NX_CAP_DEVICE_MEM_FILE) == 0 ||
+           strcmp(name, "trace.json") == 0;
 }
 
 /* Removes dir if it holds nothing but capture files; absent is fine. */

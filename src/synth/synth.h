@@ -54,6 +54,7 @@ typedef struct nx_synth_stats {
     uint64_t total_records;
     uint64_t device_bytes;  /* bytes of all traces */
     uint64_t runtime_events, cpu_samples, mem_samples, chrome_events;
+    uint64_t device_mem_samples;   /* device_mem.tsv lines (one per device, HBM and sample time) */
     double seconds;         /* wall time of the whole run */
 } nx_synth_stats;
 

@@ -3,8 +3,33 @@
  * device traces (Unix ns = epoch_ns + ticks * 5 / 7): runtime events around
  * every execution (nrt_tensor_write, nrt_execute, the device execution itself,
  * nrt_tensor_read) on one runtime thread per core, CPU and host-memory samples
- * every 10 ms, and a PyTorch-profiler-style trace.json whose training steps
- * trace the layer's framework ops just before each execution.
+ * every 10 ms, device-memory (HBM) snapshots on the same 10 ms grid, and a
+ * PyTorch-profiler-style trace.json whose training steps trace the layer's
+ * framework ops just before each execution.
+ *
+ * Device memory (device_mem.tsv): at every sample time t, one line per Neuron
+ * device d = 0 .. ceil(cores / 2) - 1 and HBM h = 0, 1 (in that order); HBM h of
+ * device d holds the model of core k = 2d + h (none when k >= cores). Bytes per
+ * category, all deterministic from the seed:
+ *   - before nrt_init starts (epoch - 1200 ms): every category 0;
+ *   - from then on, the runtime's own: ucode_lib 12 MiB, dma_rings_runtime
+ *     2 MiB, gpsimd_stdio 1 MiB, generic 8 MiB + up to 1 MiB of noise, unknown
+ *     up to 64 KiB of noise, profiler_buffers 64 MiB + 128 KiB per sample since
+ *     init (growing slowly);
+ *   - core k's model, while nrt_load of core k runs (the runtime event's span),
+ *     grows linearly to, and after it stays at: weights = the layer's bf16
+ *     parameters / cores; the five instruction streams (tensor 6, vector 4,
+ *     scalar 3, gpsimd 2, sync 1 MiB, each x (1 + hidden / 1024)); io =
+ *     2 x seq x hidden x 2; dram_spill = seq x inter x 2 / cores; scalar_table
+ *     512 KiB; dma_rings_spill 256 KiB, dma_rings_io 128 KiB; with two or more
+ *     cores collectives 8 MiB and dma_rings_collectives 512 KiB; and
+ *     shared_scratchpad 32 MiB on HBM 0 of the device once any of its models
+ *     started loading;
+ *   - tensors and scratchpad follow the workload phase, from the end of the
+ *     load: tensors = T = 2 x seq x hidden x 2, scratchpad = S = seq x inter x 4
+ *     / cores; while running (t within 10 ms of [first execution start, last
+ *     execution end]) tensors = 2T + up to T/2 and scratchpad = S + up to S/4
+ *     of noise (staging buffers of executions in flight).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -131,9 +156,103 @@ static double cpu_util(uint64_t seed, uint64_t sample, unsigned cpu, unsigned co
     return noise / 3;                         /* idle */
 }
 
-static int write_samples(const sy_session *s, nx_sys_writer *cpu, nx_sys_writer *mem, nx_synth_stats *st,
-                         nx_cap_error *err)
+/* --- device memory ----------------------------------------------------------------------- */
+
+#define MIB (1ll << 20)
+
+typedef struct hbm_model {
+    int64_t init, slot;          /* nrt_init start; nrt_load slot per core (as write_all_runtime) */
+    int64_t run_from, run_to;    /* the running phase: [first start - 10 ms, last end + 10 ms] */
+    int64_t weights, io, spill, tensors, scratchpad, instr_scale;
+    unsigned devices;
+} hbm_model;
+
+static void hbm_model_init(const sy_session *s, hbm_model *m)
 {
+    const sy_dims *d = s->plan->d;
+    const int64_t cores = s->plan->cores, hidden = d->hidden, seq = d->seq, inter = d->inter;
+    const int64_t kv = (int64_t)d->kv_heads * d->head_dim;
+    memset(m, 0, sizeof *m);
+    m->init = s->epoch_ns - 1200 * MS;
+    m->slot = 600 * MS / cores;
+    exec_clock c = {.s = s};
+    m->run_from = INT64_MAX;   /* no execution: never running */
+    m->run_to = INT64_MIN;
+    for (uint32_t e = 0; e < s->plan->executions; e++) {
+        clock_next(&c, e);
+        if (e == 0)
+            m->run_from = c.start - 10 * MS;
+        m->run_to = c.end + 10 * MS;
+    }
+    /* q and o projections hidden x hidden, k and v hidden x kv, the MLP 3 x hidden x inter; bf16 */
+    m->weights = 2 * (2 * hidden * hidden + 2 * hidden * kv + 3 * hidden * inter) / cores;
+    m->io = 2 * seq * hidden * 2;
+    m->spill = seq * inter * 2 / cores;
+    m->tensors = 2 * seq * hidden * 2;
+    m->scratchpad = seq * inter * 4 / cores;
+    m->instr_scale = 1024 + hidden;   /* / 1024 */
+    m->devices = (s->plan->cores + 1) / 2;
+}
+
+/* Snapshot i (time t) of HBM h of device dev. */
+static void hbm_snapshot(const sy_session *s, const hbm_model *m, uint64_t i, int64_t t, unsigned dev, unsigned h,
+                         nx_sys_hbm_sample *o)
+{
+    memset(o, 0, sizeof *o);
+    o->timestamp_ns = t, o->device_idx = dev, o->hbm_idx = h;
+    if (t < m->init)
+        return;
+    uint64_t r = sy_seed(s->plan->seed, i, 0xdb0u + 2u * dev + h);
+    int64_t *b = o->bytes;
+    b[NX_HBM_ucode_lib] = 12 * MIB;
+    b[NX_HBM_dma_rings_runtime] = 2 * MIB;
+    b[NX_HBM_gpsimd_stdio] = 1 * MIB;
+    b[NX_HBM_generic] = 8 * MIB + (int64_t)(sy_next(&r) % (uint64_t)MIB);
+    b[NX_HBM_unknown] = (int64_t)(sy_next(&r) % (64u << 10));
+    b[NX_HBM_profiler_buffers] = 64 * MIB + (t - m->init) / (10 * MS) * (128 << 10);
+    const int64_t first_load = s->epoch_ns - 800 * MS + (int64_t)(2 * dev) * m->slot;
+    if (h == 0 && t >= first_load)
+        b[NX_HBM_shared_scratchpad] = 32 * MIB;
+    const unsigned k = 2 * dev + h;
+    if (k >= s->plan->cores)
+        return;
+    const int64_t l0 = s->epoch_ns - 800 * MS + (int64_t)k * m->slot, l1 = l0 + m->slot - MS;
+    if (t < l0)
+        return;
+    /* share of the model loaded, in 1/1024 */
+    const int64_t f = t >= l1 ? 1024 : (t - l0) * 1024 / (l1 - l0);
+#define LOADED(x) ((x) / 1024 * f + (x) % 1024 * f / 1024)
+    const int64_t is = m->instr_scale;
+    b[NX_HBM_weights] = LOADED(m->weights);
+    b[NX_HBM_tensor_instructions] = LOADED(6 * MIB * is / 1024);
+    b[NX_HBM_vector_instructions] = LOADED(4 * MIB * is / 1024);
+    b[NX_HBM_scalar_instructions] = LOADED(3 * MIB * is / 1024);
+    b[NX_HBM_gpsimd_instructions] = LOADED(2 * MIB * is / 1024);
+    b[NX_HBM_sync_instructions] = LOADED(1 * MIB * is / 1024);
+    b[NX_HBM_io] = LOADED(m->io);
+    b[NX_HBM_dram_spill] = LOADED(m->spill);
+    b[NX_HBM_scalar_table] = LOADED(512ll << 10);
+    b[NX_HBM_dma_rings_spill] = LOADED(256ll << 10);
+    b[NX_HBM_dma_rings_io] = LOADED(128ll << 10);
+    if (s->plan->cores >= 2) {
+        b[NX_HBM_collectives] = LOADED(8 * MIB);
+        b[NX_HBM_dma_rings_collectives] = LOADED(512ll << 10);
+    }
+#undef LOADED
+    if (t < l1)
+        return;
+    const bool running = t >= m->run_from && t <= m->run_to;
+    b[NX_HBM_tensors] = running ? 2 * m->tensors + (int64_t)(sy_next(&r) % (uint64_t)(m->tensors / 2 + 1))
+                                : m->tensors;
+    b[NX_HBM_scratchpad] = running ? m->scratchpad + (int64_t)(sy_next(&r) % (uint64_t)(m->scratchpad / 4 + 1))
+                                   : m->scratchpad;
+}
+
+static int write_samples(const sy_session *s, nx_sys_writer *cpu, nx_sys_writer *mem, nx_sys_writer *dev,
+                         nx_synth_stats *st, nx_cap_error *err)
+{
+    hbm_model hm;
+    hbm_model_init(s, &hm);
     const int64_t start = s->epoch_ns - 1500 * MS, end = capture_end(s);
     const int64_t total = 512ll << 30;
     int rc = 0;
@@ -154,6 +273,14 @@ static int write_samples(const sy_session *s, nx_sys_writer *cpu, nx_sys_writer 
         nx_sys_mem_sample m = {t, used, total};
         if (rc == 0)
             rc = nx_sys_write_mem(mem, &m, err);
+        for (unsigned d = 0; rc == 0 && d < hm.devices; d++) {
+            for (unsigned h = 0; rc == 0 && h < 2; h++) {
+                nx_sys_hbm_sample hs;
+                hbm_snapshot(s, &hm, i, t, d, h, &hs);
+                rc = nx_sys_write_hbm(dev, &hs, err);
+                st->device_mem_samples++;
+            }
+        }
         st->cpu_samples += N_CPUS + 1;
         st->mem_samples++;
     }
@@ -267,17 +394,20 @@ static int open_sys(const sy_session *s, nx_sys_kind k, nx_sys_writer **w, nx_ca
 int sy_write_system(const sy_session *s, nx_synth_stats *st, char *err, size_t err_size)
 {
     nx_cap_error e;
-    nx_sys_writer *rt_w = NULL, *cpu = NULL, *mem = NULL;
+    nx_sys_writer *rt_w = NULL, *cpu = NULL, *mem = NULL, *dev = NULL;
     int rc = open_sys(s, NX_SYS_RUNTIME_EVENTS, &rt_w, &e);
     if (rc == 0)
         rc = write_all_runtime(s, rt_w, st, &e);
     if (nx_sys_writer_close(rt_w, rc == 0 ? &e : NULL) != 0)
         rc = -1;
-    if (rc == 0 && (rc = open_sys(s, NX_SYS_CPU_USAGE, &cpu, &e)) == 0 && (rc = open_sys(s, NX_SYS_HOST_MEM, &mem, &e)) == 0)
-        rc = write_samples(s, cpu, mem, st, &e);
+    if (rc == 0 && (rc = open_sys(s, NX_SYS_CPU_USAGE, &cpu, &e)) == 0 &&
+        (rc = open_sys(s, NX_SYS_HOST_MEM, &mem, &e)) == 0 && (rc = open_sys(s, NX_SYS_DEVICE_MEM, &dev, &e)) == 0)
+        rc = write_samples(s, cpu, mem, dev, st, &e);
     if (nx_sys_writer_close(cpu, rc == 0 ? &e : NULL) != 0)
         rc = -1;
     if (nx_sys_writer_close(mem, rc == 0 ? &e : NULL) != 0)
+        rc = -1;
+    if (nx_sys_writer_close(dev, rc == 0 ? &e : NULL) != 0)
         rc = -1;
     if (rc == 0)
         rc = write_chrome(s, st, &e);

@@ -42,6 +42,7 @@ static void test_session_and_pairing(void **state)
     touch(s, "trace_" HASH "_nd1_nc0.nxtrace");
     touch(s, "runtime_events.tsv");
     touch(s, "cpu_usage.tsv");
+    touch(s, "device_mem.tsv");
     touch(s, "trace.json");
     touch(s, "notes.txt");
     nx_capture cap;
@@ -64,6 +65,8 @@ static void test_session_and_pairing(void **state)
     assert_non_null(ss->runtime_events_path);
     assert_non_null(ss->cpu_usage_path);
     assert_null(ss->host_mem_path);
+    assert_non_null(ss->device_mem_path);
+    assert_non_null(strstr(ss->device_mem_path, "/device_mem.tsv"));
     assert_int_equal(ss->n_chrome_traces, 1);
     assert_int_equal(w.count, 1);
     assert_non_null(strstr(w.last, "notes.txt"));

@@ -188,6 +188,9 @@ static void test_tiny_round_trip(void **state)
     assert_int_equal(hw_start, f[0].exec_start_unix[0]);   /* host and device clocks agree */
     assert_int_equal(count_system(s->cpu_usage_path, NX_SYS_CPU_USAGE, &hw_start), r.st.cpu_samples);
     assert_int_equal(count_system(s->host_mem_path, NX_SYS_HOST_MEM, &hw_start), r.st.mem_samples);
+    /* one device-memory snapshot per HBM (2) of the one device of 2 cores, per host-memory sample */
+    assert_int_equal(count_system(s->device_mem_path, NX_SYS_DEVICE_MEM, &hw_start), r.st.device_mem_samples);
+    assert_int_equal(r.st.device_mem_samples, 2 * r.st.mem_samples);
     chrome_facts cf;
     read_chrome(s->chrome_traces[0], &cf);
     assert_int_equal(cf.events, r.st.chrome_events);
