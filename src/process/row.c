@@ -210,6 +210,7 @@ static int batch_flush(nx_row_batch *b, nx_table_writer *tw, nx_tlx_writer *tlx,
         for (size_t c = 0; c < s->n_fields; c++) {
             nx_row_column *col = &b->cols[c];
             col_kind k = col->kind;
+            const struct nx_row_keyed *keyed_by = NULL;
             if (k == KIND_KEYED && b->keyed[c].index_reads) {
                 /* The column arrays (sized for the field's own kind) take the values. */
                 const struct nx_row_keyed *kc = &b->keyed[c];
@@ -226,10 +227,14 @@ static int batch_flush(nx_row_batch *b, nx_table_writer *tw, nx_tlx_writer *tlx,
                     }
                 }
                 k = kc->strs ? KIND_STR : KIND_INT;
+                keyed_by = kc;
             }
             b->view[c] = (nx_tlx_column){.i = k == KIND_INT ? col->v.i : NULL,
                                          .s = k == KIND_STR ? col->v.s : NULL,
-                                         .valid = col->valid};
+                                         .valid = col->valid,
+                                         .keys = keyed_by ? b->keys[keyed_by->slot] : NULL,
+                                         .key_valid = keyed_by ? b->key_valid[keyed_by->slot] : NULL,
+                                         .n_keys = keyed_by ? keyed_by->n : 0};
         }
         if (nx_tlx_writer_add(tlx, b->view, b->n, err) != 0)
             return -1;

@@ -67,6 +67,10 @@ struct nx_tlx_writer {
     strtab st;
     int64_t *tuples;                 /* per tuple: null mask, n_labels values */
     size_t n_tuples, cap_tuples;
+    /* When every label column is keyed by the same keys, a row's tuple is a
+     * function of its key: per key, its tuple id + 1 (0: not seen yet). */
+    uint32_t *key_tuple;
+    size_t n_key_tuple;
     uint32_t *tslots;
     size_t n_tslots;
 };
@@ -391,6 +395,29 @@ static bool get_int(const nx_tlx_column *c, size_t i, int64_t *v)
     return true;
 }
 
+/* The keys every label column of this batch is keyed by, when they all share
+ * one key array (*keys NULL otherwise); sizes the per-key memo. -1: out of memory. */
+static int labels_keyed(nx_tlx_writer *w, const nx_tlx_column *cols, const uint32_t **keys, const uint8_t **key_valid)
+{
+    const nx_tlx_column *first = &cols[w->label_f[0]];
+    for (uint32_t l = 0; l < w->n_labels; l++) {
+        const nx_tlx_column *c = &cols[w->label_f[l]];
+        if (!c->keys || c->keys != first->keys || c->n_keys != first->n_keys)
+            return 0;
+    }
+    if (first->n_keys > w->n_key_tuple) {
+        uint32_t *m = realloc(w->key_tuple, first->n_keys * sizeof *m);
+        if (!m)
+            return -1;
+        memset(m + w->n_key_tuple, 0, (first->n_keys - w->n_key_tuple) * sizeof *m);
+        w->key_tuple = m;
+        w->n_key_tuple = first->n_keys;
+    }
+    *keys = first->keys;
+    *key_valid = first->key_valid;
+    return 0;
+}
+
 int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxpq_error *err)
 {
     if (!w || w->broken) {
@@ -407,6 +434,10 @@ int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxp
         int64_t id;
     } seen[64];
     memset(seen, 0, sizeof seen);
+    const uint32_t *keys = NULL;
+    const uint8_t *key_valid = NULL;
+    if (w->n_labels && labels_keyed(w, cols, &keys, &key_valid) != 0)
+        goto oom;
     /* One-entry cache: consecutive rows mostly share a track. */
     wtrack *last_t = NULL;
     const char *last_name = NULL;
@@ -438,6 +469,12 @@ int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxp
             last_name = name == buf ? NULL : name;
             last_len = len;
         }
+        uint32_t *memo = keys && key_valid[i] && keys[i] < w->n_key_tuple ? &w->key_tuple[keys[i]] : NULL;
+        if (memo && *memo) {
+            if (event_add(w, t, start, end, row, *memo - 1) != 0)
+                goto oom;
+            continue;
+        }
         int64_t tuple[1 + NX_TLX_MAX_LABELS] = {0};
         for (uint32_t l = 0; l < w->n_labels; l++) {
             const nx_tlx_column *c = &cols[w->label_f[l]];
@@ -467,6 +504,8 @@ int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxp
         int64_t id = tuple_id(w, tuple);
         if (id < 0 || event_add(w, t, start, end, row, (uint32_t)id) != 0)
             goto oom;
+        if (memo)
+            *memo = (uint32_t)id + 1;
     }
     w->rows += n;
     return 0;
@@ -697,6 +736,7 @@ int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, si
     free(w->st.slots);
     free(w->tuples);
     free(w->tslots);
+    free(w->key_tuple);
     free(w);
     return rc;
 }

@@ -23,11 +23,16 @@
 #include "schema/schema.h"
 
 /* One column of a batch of rows: integer values or strings (by the field's
- * type) and a validity byte per row. */
+ * type) and a validity byte per row. A keyed column (process/row.h) also
+ * gives its rows' keys: its value is a function of the key (one of n_keys),
+ * which lets the index remember the labels per key. */
 typedef struct nx_tlx_column {
     const int64_t *i;
     const nxpq_str *s;
     const uint8_t *valid;
+    const uint32_t *keys;            /* NULL: not keyed */
+    const uint8_t *key_valid;        /* per row: the key is set */
+    size_t n_keys;
 } nx_tlx_column;
 
 typedef struct nx_tlx_writer nx_tlx_writer;
