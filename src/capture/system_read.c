@@ -153,6 +153,27 @@ static const char *column_name(nx_sys_kind k, unsigned i)
     return name;
 }
 
+/* Up to 40 bytes of a field as an error message shows them: bytes outside
+ * printable ASCII as \xNN, so a damaged file never puts raw bytes on a terminal. */
+typedef struct shown_text {
+    char s[4 * 40 + 4];
+} shown_text;
+
+static shown_text shown(const char *v)
+{
+    shown_text t;
+    size_t o = 0;
+    for (size_t i = 0; v[i] && i < 40; i++) {
+        unsigned char c = (unsigned char)v[i];
+        if (c >= 0x20 && c < 0x7f)
+            t.s[o++] = (char)c;
+        else
+            o += (size_t)snprintf(t.s + o, sizeof t.s - o, "\\x%02x", c);
+    }
+    t.s[o] = '\0';
+    return t;
+}
+
 static int get_int(nx_sys_reader *r, unsigned i, bool optional, int64_t *out, nx_cap_error *err)
 {
     const char *s = r->field[i];
@@ -168,8 +189,8 @@ static int get_int(nx_sys_reader *r, unsigned i, bool optional, int64_t *out, nx
             break;
     }
     if (p == s || *p || p - s > 19 || v > INT64_MAX)
-        return BAD(r, err, "column '%s': expected a non-negative decimal integer%s, got '%.40s'",
-                   column_name(r->kind, i), optional ? " or nothing" : "", s);
+        return BAD(r, err, "column '%s': expected a non-negative decimal integer%s, got '%s'",
+                   column_name(r->kind, i), optional ? " or nothing" : "", shown(s).s);
     *out = (int64_t)v;
     return 0;
 }
@@ -195,7 +216,7 @@ static int check_flow_ids(nx_sys_reader *r, unsigned i, nx_cap_error *err)
         else if (*p == ',' && digit && p[1])
             digit = false;
         else
-            return BAD(r, err, "column 'flow_ids': expected integers separated by ',', got '%.40s'", s);
+            return BAD(r, err, "column 'flow_ids': expected integers separated by ',', got '%s'", shown(s).s);
     }
     return 0;
 }
@@ -216,7 +237,7 @@ static int check_attributes(nx_sys_reader *r, unsigned i, nx_cap_error *err)
             p++;
         if (p == k || *p != '=')
             return BAD(r, err, "column 'attributes': expected key=value pairs separated by ';' (keys of "
-                       "[A-Za-z0-9_.-]), got '%.40s'", k);
+                       "[A-Za-z0-9_.-]), got '%s'", shown(k).s);
         p += strcspn(p, ";");
         if (*p == ';' && !*++p)
             return BAD(r, err, "column 'attributes': ends with ';'");
@@ -239,8 +260,8 @@ static int get_percent(nx_sys_reader *r, unsigned i, double *out, nx_cap_error *
     }
     double v = ok && !*p ? strtod(s, NULL) : -1;
     if (!ok || *p || v < 0 || v > 100)
-        return BAD(r, err, "column '%s': expected a decimal number from 0 to 100, got '%.40s'",
-                   column_name(r->kind, i), s);
+        return BAD(r, err, "column '%s': expected a decimal number from 0 to 100, got '%s'",
+                   column_name(r->kind, i), shown(s).s);
     *out = v;
     return 0;
 }
@@ -255,7 +276,7 @@ static int parse_runtime(nx_sys_reader *r, nx_sys_runtime_event *e, nx_cap_error
         check_flow_ids(r, 8, err) || check_attributes(r, 9, err))
         return -1;
     if (strcmp(r->field[2], "neuron_rt") != 0 && strcmp(r->field[2], "neuron_hw") != 0)
-        return BAD(r, err, "column 'source': expected neuron_rt or neuron_hw, got '%.40s'", r->field[2]);
+        return BAD(r, err, "column 'source': expected neuron_rt or neuron_hw, got '%s'", shown(r->field[2]).s);
     if (e->end_ns < e->start_ns)
         return BAD(r, err, "end_ns %" PRId64 " is before start_ns %" PRId64, e->end_ns, e->start_ns);
     e->source = r->field[2];
@@ -272,7 +293,7 @@ static int parse_cpu(nx_sys_reader *r, nx_sys_cpu_sample *s, nx_cap_error *err)
     if (strcmp(r->field[1], "average") == 0)
         s->cpu = NX_SYS_CPU_AVERAGE;
     else if (get_int(r, 1, false, &s->cpu, err) != 0)
-        return BAD(r, err, "column 'cpu': expected a CPU number or 'average', got '%.40s'", r->field[1]);
+        return BAD(r, err, "column 'cpu': expected a CPU number or 'average', got '%s'", shown(r->field[1]).s);
     return get_percent(r, 2, &s->util_percent, err);
 }
 
@@ -368,11 +389,14 @@ static int bad_header(nx_sys_reader *r, const char *line, nx_cap_error *err)
         break;
     }
     size_t wl = strcspn(want, "\t"), gl = strcspn(got, "\t");
-    char is[64], should[48];
-    if (gl || *got)
-        snprintf(is, sizeof is, "is '%.*s'", (int)(gl < 40 ? gl : 40), got);
-    else
+    char is[sizeof(shown_text) + 8], should[48], cut[41];
+    if (gl || *got) {
+        snprintf(cut, sizeof cut, "%.*s", (int)(gl < 40 ? gl : 40), got);
+        snprintf(is, sizeof is, "is '%s'", shown(cut).s);
+    }
+    else {
         snprintf(is, sizeof is, "is missing");
+    }
     if (wl)
         snprintf(should, sizeof should, "expected '%.*s'", (int)wl, want);
     else
@@ -394,7 +418,7 @@ static int check_preamble(nx_sys_reader *r, nx_cap_error *err)
         return BAD(r, err, "expected the version line '%s%d'", want, NX_SYS_VERSION);
     const char *v = r->line + strlen(want);
     if (strcmp(v, "1") != 0)
-        return BAD(r, err, "unsupported version '%.20s'; this reader reads %d", v, NX_SYS_VERSION);
+        return BAD(r, err, "unsupported version '%s'; this reader reads %d", shown(v).s, NX_SYS_VERSION);
     got = next_line(r, err);
     if (got < 0)
         return -1;

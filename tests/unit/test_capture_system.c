@@ -160,7 +160,7 @@ static void test_bad_lines(void **state)
     expect_bad(f, NX_SYS_CPU_USAGE, CPU_HEAD "5\t0\t10\n\n", 4, "empty line");
     expect_bad(f, NX_SYS_CPU_USAGE, CPU_HEAD "5\t0\t100.5\n", 3, "from 0 to 100");
     expect_bad(f, NX_SYS_CPU_USAGE, CPU_HEAD "5\tall\t1\n", 3, "'average'");
-    expect_bad(f, NX_SYS_CPU_USAGE, CPU_HEAD "5\t0\t1\r\n", 3, "got '1\r'");
+    expect_bad(f, NX_SYS_CPU_USAGE, CPU_HEAD "5\t0\t1\r\n", 3, "got '1\\x0d'");
     expect_bad(f, NX_SYS_CPU_USAGE, CPU_HEAD "9\t0\t1\n8\t0\t1\n", 4, "must be sorted");
     expect_bad(f, NX_SYS_HOST_MEM, MEM_HEAD "1\t10\t5\n", 3, "used_bytes 10 and total_bytes 5");
     expect_bad(f, NX_SYS_HOST_MEM, MEM_HEAD "-1\t1\t5\n", 3, "column 'timestamp_ns'");
