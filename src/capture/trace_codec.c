@@ -34,6 +34,13 @@ uint64_t nx_trace_ticks_to_ns(const nx_trace_header *h, uint64_t ticks)
     return q * h->ticks_per_ns_den + r * h->ticks_per_ns_den / h->ticks_per_ns_num;
 }
 
+void nx_trace_clock_init(nx_trace_clock *c, const nx_trace_header *h)
+{
+    c->num = h->ticks_per_ns_num ? h->ticks_per_ns_num : 1;   /* readers refuse 0 */
+    c->den = h->ticks_per_ns_den;
+    c->inv = UINT64_MAX / c->num;
+}
+
 uint64_t nx_trace_ns_to_ticks(const nx_trace_header *h, uint64_t ns)
 {
     uint64_t q = ns / h->ticks_per_ns_den, r = ns % h->ticks_per_ns_den;

@@ -104,6 +104,7 @@ int nx_device_pipeline_open(const nx_capture *cap, const nx_cap_warner *warn, nx
                 p->n_traces++;
                 s->t = t;
                 t->hdr = *nx_trace_reader_header(s->rd);
+                nx_trace_clock_init(&t->clock, &t->hdr);
                 p->total_records += nx_trace_reader_record_count(s->rd);
                 if (t->hdr.pcore_count > p->prog_pcores[pi])
                     p->prog_pcores[pi] = t->hdr.pcore_count;
@@ -260,10 +261,11 @@ static int stream_fill(nx_device_pipeline *p, trace_stream *s, nx_cap_error *err
             s->eof = true;
             break;
         }
-        x.start_ns = nx_trace_unix_ns(&t->hdr, x.rec.ts);
+        x.start_ns = t->hdr.epoch_ns + (int64_t)nx_trace_clock_ns(&t->clock, x.rec.ts);
         x.seq = s->seq++;
         x.block_id = -1;
-        x.end_ns = has_end(x.rec.kind) ? nx_trace_unix_ns(&t->hdr, x.rec.end) : x.start_ns;
+        x.end_ns = has_end(x.rec.kind) ? t->hdr.epoch_ns + (int64_t)nx_trace_clock_ns(&t->clock, x.rec.end)
+                                       : x.start_ns;
         int64_t hi = x.end_ns;
         if (!t->any || x.start_ns < t->first_ns)
             t->first_ns = x.start_ns;

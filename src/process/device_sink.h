@@ -35,6 +35,7 @@ typedef struct nx_device_trace {
     size_t index;                    /* capture order, 0.. */
     const char *path;
     nx_trace_header hdr;
+    nx_trace_clock clock;            /* hdr's tick rate, prepared (device_trace.h) */
     const nx_program *prog;
     size_t prog_index;               /* into nx_process_ctx.progs */
     /* Filled as the trace is read; final when the sinks' finish() runs. */

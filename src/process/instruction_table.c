@@ -459,7 +459,7 @@ static int on_instruction(instruction_sink *s, const nx_device_event *ev, nxpq_e
         .start = ev->start_ns,
         .end = ev->end_ns,
         .id = ev->id,
-        .evt_wait = (int64_t)nx_trace_ticks_to_ns(&tr->hdr, rec->u.instr.evt_wait_ticks),
+        .evt_wait = (int64_t)nx_trace_clock_ns(&tr->clock, rec->u.instr.evt_wait_ticks),
         .dma_start = INT64_MAX,
         .dma_end = INT64_MIN,
         .trig_min = INT64_MAX,

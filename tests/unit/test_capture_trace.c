@@ -163,6 +163,21 @@ static void test_ticks(void **state)
     assert_int_equal(nx_trace_ns_to_ticks(&f->h, 5), 7);
     uint64_t big = UINT64_MAX / 2;
     assert_true(nx_trace_ticks_to_ns(&f->h, big) == big / 7 * 5 + big % 7 * 5 / 7);
+    /* The prepared clock gives the same nanoseconds as the divisions, for any
+     * rate: random tick counts and rates, and the extremes. */
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int k = 0; k < 200000; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        nx_trace_header h = f->h;
+        uint32_t rates[][2] = {{7, 5}, {1, 1}, {1, 1000}, {UINT32_MAX, 1}, {UINT32_MAX, UINT32_MAX},
+                               {3, UINT32_MAX}, {(uint32_t)(x >> 40) | 1, (uint32_t)x | 1}};
+        h.ticks_per_ns_num = rates[k % 7][0];
+        h.ticks_per_ns_den = rates[k % 7][1];
+        nx_trace_clock c;
+        nx_trace_clock_init(&c, &h);
+        uint64_t ticks = k % 11 == 0 ? UINT64_MAX - (uint64_t)k : k % 13 == 0 ? (uint64_t)k : x >> (k % 64);
+        assert_true(nx_trace_clock_ns(&c, ticks) == nx_trace_ticks_to_ns(&h, ticks));
+    }
 }
 
 /* Reading must stop with a message naming the path, "offset <off>:" and needle. */
