@@ -61,6 +61,7 @@
 
 #include "process/device_sink.h"
 #include "process/row.h"
+#include "util/strbuf.h"
 
 #define MAX_INTERVALS 64
 #define NONE UINT32_MAX
@@ -540,43 +541,6 @@ static int rollup_event(void *state, const nx_device_event *ev, nxpq_error *err)
 
 /* --------------------------------------------------------------- text -- */
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} sbuf;
-
-/* Room for `more` further bytes and a terminating NUL. */
-static bool sb_reserve(sbuf *b, size_t more)
-{
-    if (b->oom)
-        return false;
-    if (b->n + more + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? 2 * b->cap : 256;
-    while (cap < b->n + more + 1)
-        cap *= 2;
-    char *v = realloc(b->p, cap);
-    if (!v) {
-        b->oom = true;
-        return false;
-    }
-    b->p = v;
-    b->cap = cap;
-    return true;
-}
-
-static void sb_put(sbuf *b, const char *s, size_t len)
-{
-    if (!sb_reserve(b, len))
-        return;
-    memcpy(b->p + b->n, s, len);
-    b->n += len;
-    b->p[b->n] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-
 /* Writes the decimal form of v, as printf's "%" PRId64 writes it, ending just
  * before `end`; returns where it starts (at most 20 bytes before end). The text
  * arrays of a roll-up hold one or two 19-digit timestamps per member interval
@@ -614,21 +578,22 @@ static char *i64_text(char *end, int64_t v)
     return p;
 }
 
-static void sb_i64(sbuf *b, int64_t v)
+static void sb_i64(nx_strbuf *b, int64_t v)
 {
     char tmp[24];
     char *p = i64_text(tmp + sizeof tmp, v);
-    sb_put(b, p, (size_t)(tmp + sizeof tmp - p));
+    nx_strbuf_append(b, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 /* "[[s, e], [s, e], ...]": room for every interval is reserved once and the
  * numbers are written in place. */
-static const char *sb_intervals(sbuf *b, const rrow *r, unsigned width)
+static const char *sb_intervals(nx_strbuf *b, const rrow *r, unsigned width)
 {
-    b->n = 0;
-    if (!sb_reserve(b, 2 + (size_t)r->n * 48))   /* ", [" + 2 x 20 + ", " + "]" <= 48 */
+    b->len = 0;
+    char *o0 = nx_strbuf_reserve(b, 2 + (size_t)r->n * 48);   /* ", [" + 2 x 20 + ", " + "]" <= 48 */
+    if (!o0)
         return NULL;
-    char *o = b->p;
+    char *o = o0;
     *o++ = '[';
     for (uint32_t i = 0; i < r->n; i++) {
         const int64_t *v = &r->iv[(size_t)i * (2 + width)];
@@ -651,39 +616,38 @@ static const char *sb_intervals(sbuf *b, const rrow *r, unsigned width)
         *o++ = ']';
     }
     *o++ = ']';
-    *o = '\0';
-    b->n = (size_t)(o - b->p);
-    return b->p;
+    nx_strbuf_commit(b, (size_t)(o - o0));
+    return b->data;
 }
 
-static const char *sb_values(sbuf *b, const rrow *r, unsigned width, unsigned k)
+static const char *sb_values(nx_strbuf *b, const rrow *r, unsigned width, unsigned k)
 {
-    b->n = 0;
-    sb_put(b, "[", 1);
+    b->len = 0;
+    nx_strbuf_putc(b, '[');
     for (uint32_t i = 0; i < r->n; i++) {
         if (i)
-            sb_put(b, ", ", 2);
+            nx_strbuf_append(b, ", ", 2);
         sb_i64(b, r->iv[(size_t)i * (2 + width) + 2 + k]);
     }
-    sb_put(b, "]", 1);
-    return b->oom ? NULL : b->p;
+    nx_strbuf_putc(b, ']');
+    return b->failed ? NULL : b->data;
 }
 
 /* 100 x value_k / (rate x interval seconds), per interval, as "%.6g". */
-static const char *sb_util(sbuf *b, const rrow *r, unsigned width, unsigned k, double rate)
+static const char *sb_util(nx_strbuf *b, const rrow *r, unsigned width, unsigned k, double rate)
 {
-    b->n = 0;
-    sb_put(b, "[", 1);
+    b->len = 0;
+    nx_strbuf_putc(b, '[');
     for (uint32_t i = 0; i < r->n; i++) {
         const int64_t *v = &r->iv[(size_t)i * (2 + width)];
         double secs = (double)(v[1] - v[0]) / 1e9;
         double u = secs > 0 && rate > 0 ? 100.0 * (double)v[2 + k] / (rate * secs) : 0.0;
         char num[32];
         int len = snprintf(num, sizeof num, "%s%.6g", i ? ", " : "", u);
-        sb_put(b, num, len > 0 ? (size_t)len : 0);
+        nx_strbuf_append(b, num, len > 0 ? (size_t)len : 0);
     }
-    sb_put(b, "]", 1);
-    return b->oom ? NULL : b->p;
+    nx_strbuf_putc(b, ']');
+    return b->failed ? NULL : b->data;
 }
 
 /* ------------------------------------------------------------ writing -- */
@@ -724,7 +688,7 @@ static int write_level(rollup_sink *s, const nx_process_ctx *ctx, int l, unsigne
     qsort(order, n, sizeof *order, cmp_row_key);
 
     nx_row r;
-    sbuf b = {0};
+    nx_strbuf b = NX_STRBUF_INIT;
     int64_t *tmp = malloc((MAX_INTERVALS + 1) * sizeof *tmp);
     if (!tmp || nx_row_open(&r, &ctx->dest, LEVEL_TABLE[l], err) != 0) {
         free(order);
@@ -801,7 +765,7 @@ static int write_level(rollup_sink *s, const nx_process_ctx *ctx, int l, unsigne
     }
     free(order);
     free(tmp);
-    free(b.p);
+    nx_strbuf_free(&b);
     return nx_row_close(&r, true, tables, err);
 nomem:
     oom(err);
@@ -809,7 +773,7 @@ fail:
     nx_row_discard(&r);
     free(order);
     free(tmp);
-    free(b.p);
+    nx_strbuf_free(&b);
     return -1;
 }
 
@@ -838,7 +802,7 @@ static int write_nodes(rollup_sink *s, const nx_process_ctx *ctx, unsigned *tabl
     double hbm_bw = (double)hw->hbm_ddr_bandwidth;
 
     nx_row r;
-    sbuf b = {0}, b2 = {0};
+    nx_strbuf b = NX_STRBUF_INIT, b2 = NX_STRBUF_INIT;
     if (nx_row_open(&r, &ctx->dest, "FrameworkNode", err) != 0) {
         free(order);
         return -1;
@@ -866,24 +830,24 @@ static int write_nodes(rollup_sink *s, const nx_process_ctx *ctx, unsigned *tabl
         nx_row_str(&r, c_node_name, nd->path);
         nx_row_str(&r, c_parent_name, nd->parent == NONE ? "" : s->nodes[nd->parent].path);
         /* Children: the rows whose parent is this node, in row order. */
-        b.n = b2.n = 0;
-        sb_put(&b, "[", 1);
-        sb_put(&b2, "[", 1);
+        b.len = b2.len = 0;
+        nx_strbuf_putc(&b, '[');
+        nx_strbuf_putc(&b2, '[');
         bool first = true;
         for (size_t j = 0; j < n; j++)
             if (s->nodes[order[j].ix].parent == order[k].ix) {
-                sb_puts(&b, first ? "" : ", ");
-                sb_puts(&b, order[j].path);
-                sb_puts(&b2, first ? "" : ", ");
+                nx_strbuf_puts(&b, first ? "" : ", ");
+                nx_strbuf_puts(&b, order[j].path);
+                nx_strbuf_puts(&b2, first ? "" : ", ");
                 sb_i64(&b2, (int64_t)j);
                 first = false;
             }
-        sb_put(&b, "]", 1);
-        sb_put(&b2, "]", 1);
-        if (b.oom || b2.oom)
+        nx_strbuf_putc(&b, ']');
+        nx_strbuf_putc(&b2, ']');
+        if (b.failed || b2.failed)
             goto nomem;
-        nx_row_str(&r, c_children_names, b.p);
-        nx_row_str(&r, c_children_ids, b2.p);
+        nx_row_str(&r, c_children_names, b.data);
+        nx_row_str(&r, c_children_ids, b2.data);
         nx_row_i64(&r, c_start_ts, w->start);
         nx_row_i64(&r, c_end_ts, w->end);
         const char *t;
@@ -918,16 +882,16 @@ static int write_nodes(rollup_sink *s, const nx_process_ctx *ctx, unsigned *tabl
             goto fail;
     }
     free(order);
-    free(b.p);
-    free(b2.p);
+    nx_strbuf_free(&b);
+    nx_strbuf_free(&b2);
     return nx_row_close(&r, true, tables, err);
 nomem:
     oom(err);
 fail:
     nx_row_discard(&r);
     free(order);
-    free(b.p);
-    free(b2.p);
+    nx_strbuf_free(&b);
+    nx_strbuf_free(&b2);
     return -1;
 }
 
