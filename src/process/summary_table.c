@@ -125,6 +125,9 @@ typedef struct summary_sink {
     size_t *lane_base;
     size_t n_lanes, n_traces, max_queues;
     uint8_t **iflags;                /* per program: per instruction */
+    uint64_t **icount;               /* per program: records of each instruction; the
+                                        program's static counts (flops, bytes) are summed
+                                        from these at finish, not read per record */
     uint8_t **queue_used;            /* per program: per queue */
     size_t n_progs;
     span *eng;                       /* lanes x engines */
@@ -157,10 +160,13 @@ static void summary_free(summary_sink *s)
     for (size_t i = 0; i < s->n_progs; i++) {
         if (s->iflags)
             free(s->iflags[i]);
+        if (s->icount)
+            free(s->icount[i]);
         if (s->queue_used)
             free(s->queue_used[i]);
     }
     free(s->iflags);
+    free(s->icount);
     free(s->queue_used);
     free(s->lane_base);
     free(s->eng);
@@ -184,11 +190,12 @@ static int summary_open(const nx_process_ctx *ctx, void **state, nxpq_error *err
     s->n_progs = ctx->n_progs;
     s->lane_base = calloc(ctx->n_traces, sizeof *s->lane_base);
     s->iflags = calloc(ctx->n_progs + 1, sizeof *s->iflags);
+    s->icount = calloc(ctx->n_progs + 1, sizeof *s->icount);
     s->queue_used = calloc(ctx->n_progs + 1, sizeof *s->queue_used);
     s->trace_any = calloc(ctx->n_traces, sizeof *s->trace_any);
     s->cc_op = calloc(ctx->n_traces, sizeof *s->cc_op);
     s->cc_instr = calloc(ctx->n_traces, sizeof *s->cc_instr);
-    if (!s->lane_base || !s->iflags || !s->queue_used || !s->trace_any || !s->cc_op || !s->cc_instr)
+    if (!s->lane_base || !s->iflags || !s->icount || !s->queue_used || !s->trace_any || !s->cc_op || !s->cc_instr)
         goto nomem;
     for (size_t t = 0; t < ctx->n_traces; t++) {
         s->lane_base[t] = s->n_lanes;
@@ -199,8 +206,9 @@ static int summary_open(const nx_process_ctx *ctx, void **state, nxpq_error *err
         if (pr->n_queues > s->max_queues)
             s->max_queues = pr->n_queues;
         s->iflags[p] = calloc(pr->n_instrs + 1, 1);
+        s->icount[p] = calloc(pr->n_instrs + 1, sizeof *s->icount[p]);
         s->queue_used[p] = calloc(pr->n_queues + 1, 1);
-        if (!s->iflags[p] || !s->queue_used[p])
+        if (!s->iflags[p] || !s->icount[p] || !s->queue_used[p])
             goto nomem;
         for (size_t i = 0; i < pr->n_instrs; i++) {
             const nx_prog_instr *in = &pr->instrs[i];
@@ -237,23 +245,39 @@ static void on_instruction(summary_sink *s, const nx_device_event *ev)
     s->eng_time[e] += b - a;
     span_add(&s->eng[lane * NX_ENGINE_COUNT + e], &s->eng_active[e], a, b);
     span_add(&s->trace_any[ev->trace->index], &s->total_active, a, b);
-    uint8_t f = s->iflags[ev->trace->prog_index][in - pr->instrs];
-    if (f & IFLAG_MATMUL)
-        s->matmul_count++;
-    if (f & IFLAG_ACTIVATE) {
-        s->activate_count++;
+    size_t i = (size_t)(in - pr->instrs);
+    s->icount[ev->trace->prog_index][i]++;
+    if (s->iflags[ev->trace->prog_index][i] & IFLAG_ACTIVATE)
         s->activate_time += b - a;
-    }
-#define ADD(acc, field) if (in->field > 0) s->acc += in->field;
-    ADD(raw_flops, raw_flops) ADD(adj_flops, adjusted_flops) ADD(flops_t, flops_transpose)
-    ADD(adj_flops_t, adjusted_flops_transpose) ADD(hbm_r, hbm_read_bytes) ADD(hbm_w, hbm_write_bytes)
-    ADD(sbuf_r, sbuf_read_bytes) ADD(sbuf_w, sbuf_write_bytes) ADD(spill_s, spill_save_bytes)
-    ADD(spill_r, spill_reload_bytes) ADD(psum_r, psum_read_bytes) ADD(psum_w, psum_write_bytes)
-    ADD(prsw_bytes, psum_read_sbuf_write_bytes) ADD(in_q, input_queue_bytes) ADD(out_q, output_queue_bytes)
-    ADD(w_q, weight_queue_bytes)
+}
+
+/* The program-static sums: each instruction's counts (absent and negative
+ * values as 0) times the records it had. */
+static void add_instruction_totals(summary_sink *s, const nx_process_ctx *ctx)
+{
+    for (size_t p = 0; p < ctx->n_progs; p++) {
+        const nx_program *pr = ctx->progs[p];
+        for (size_t i = 0; i < pr->n_instrs; i++) {
+            int64_t n = (int64_t)s->icount[p][i];
+            if (n == 0)
+                continue;
+            const nx_prog_instr *in = &pr->instrs[i];
+            if (s->iflags[p][i] & IFLAG_MATMUL)
+                s->matmul_count += n;
+            if (s->iflags[p][i] & IFLAG_ACTIVATE)
+                s->activate_count += n;
+#define ADD(acc, field) if (in->field > 0) s->acc += n * in->field;
+            ADD(raw_flops, raw_flops) ADD(adj_flops, adjusted_flops) ADD(flops_t, flops_transpose)
+            ADD(adj_flops_t, adjusted_flops_transpose) ADD(hbm_r, hbm_read_bytes) ADD(hbm_w, hbm_write_bytes)
+            ADD(sbuf_r, sbuf_read_bytes) ADD(sbuf_w, sbuf_write_bytes) ADD(spill_s, spill_save_bytes)
+            ADD(spill_r, spill_reload_bytes) ADD(psum_r, psum_read_bytes) ADD(psum_w, psum_write_bytes)
+            ADD(prsw_bytes, psum_read_sbuf_write_bytes) ADD(in_q, input_queue_bytes)
+            ADD(out_q, output_queue_bytes) ADD(w_q, weight_queue_bytes)
 #undef ADD
-    if (in->psum_read_sbuf_write_bytes > 0)
-        s->prsw_count++;
+            if (in->psum_read_sbuf_write_bytes > 0)
+                s->prsw_count += n;
+        }
+    }
 }
 
 static void on_packet(summary_sink *s, const nx_device_event *ev)
@@ -361,6 +385,7 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
     for (size_t i = 0; i < s->n_lanes * (s->max_queues ? s->max_queues : 1) * OPEN_BLOCKS; i++)
         if (s->blocks[i].id >= 0)
             s->dma_transfer_time += s->blocks[i].e - s->blocks[i].s;
+    add_instruction_totals(s, ctx);
 
     int64_t first = INT64_MAX, last = INT64_MIN, trace_ns = 0, lane_ns = 0, events = 0;
     const nx_prog_hardware *hw = NULL;
