@@ -1040,10 +1040,6 @@ static int set_dictionary(nxpq_writer *w, col_writer *c, const nxpq_str *sv, con
     }
     for (size_t e = 0; e < d->n_entries; e++)
         cd->plain_len[e] = (e + 1 < d->n_entries ? d->offsets[e + 1] : (uint32_t)d->plain.len) - d->offsets[e];
-    for (size_t k = 0; k < n; k++) {
-        cd->has_null |= cd->canon[k].id == CD_NULL;
-        cd->has_wide |= cd->canon[k].id == CD_WIDE;
-    }
     c->cd = cd;
     return 0;
 }
@@ -1083,24 +1079,6 @@ int nxpq_put_dict_masked(nxpq_writer *w, size_t col, const uint32_t *idx, const 
     uint32_t *ids = p->ids + p->n_ids;
     const cd_key *canon = cd->canon;
     size_t k = 0, bytes = 0, n_keys = cd->n_keys;
-    if (!valid && !cd->has_wide && (def || !cd->has_null)) {
-        /* Every row has a key and nothing can fail but the key's range: no
-         * branch on the value (many program columns are null for most rows). */
-        char present = (char)c->max_def;
-        for (size_t i = 0; i < n; i++) {
-            if (idx[i] >= n_keys)
-                return fail(w, "column '%s': dictionary index %u at row %llu is past the last entry (%zu entries)",
-                            c->spec.name, idx[i], (unsigned long long)(w->rows + i), n_keys);
-            cd_key kk = canon[idx[i]];
-            bool is_value = kk.id != CD_NULL;
-            ids[k] = kk.id;   /* kept only when it is a value (k advances) */
-            k += is_value;
-            bytes += kk.len;   /* 0 for nulls */
-            if (def)
-                def[i] = is_value ? present : 0;
-        }
-        goto counted;
-    }
     if (def)
         memset(def, c->max_def, n);   /* nulls are the exception; they reset theirs */
     for (size_t i = 0; i < n; i++) {
@@ -1125,7 +1103,6 @@ int nxpq_put_dict_masked(nxpq_writer *w, size_t col, const uint32_t *idx, const 
                         (unsigned long long)(w->rows + i));
         def[i] = 0;
     }
-counted:
     if (def)
         nx_strbuf_commit(&p->def, n);
     p->levels += n;

@@ -101,7 +101,6 @@ typedef struct cd_key {
 typedef struct caller_dict {
     cd_key *canon;           /* per caller entry: one load per value put */
     size_t n_keys;
-    bool has_null, has_wide; /* some entry is CD_NULL / CD_WIDE (puts without them take a fast path) */
     dictionary distinct;     /* distinct PLAIN forms (no hash slots kept) */
     uint32_t *plain_len;     /* per distinct id: bytes of its PLAIN form */
     uint32_t *chunk1;        /* per distinct id: chunk dictionary entry + 1; 0 unused */
