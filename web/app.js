@@ -12,10 +12,11 @@
 //   BigInt), so absolute times are BigInt here; the view is kept as Number offsets from
 //   t0 = the first timestamp of /tracks (exact to the ns for spans below 104 days). Axis
 //   labels are relative to t0 in ns/us/ms/s, one unit per axis.
-// - Lanes: DMA throughput, HBM usage, SBUF usage and PSUM usage from /usage, one lane per
-//   table of USAGE_LANES the profile has (one /usage request per window for all of them;
-//   see paintLane); without DmaUsage a DMA activity lane derived from the DMA events on
-//   screen. Hovering a lane shows its value per NeuronCore under the pointer.
+// - Lanes: DMA throughput, HBM usage, SBUF usage, PSUM usage, CPU (host), Host memory and
+//   Device HBM from /usage, one lane per table of USAGE_LANES the profile has (one /usage
+//   request per window for all of them; see paintLane); without DmaUsage a DMA activity
+//   lane derived from the DMA events on screen. Hovering a lane shows its value per series
+//   (NeuronCore, CPU, HBM stack) under the pointer.
 // - Every pan/zoom redraws at once (requestAnimationFrame, with the data already loaded) and,
 //   debounced by FETCH_DEBOUNCE_MS, fetches /timeline for the visible window with
 //   width = the plot's width in CSS pixels, i.e. the server's sampling (one event per track
@@ -39,15 +40,27 @@ const EXPORT_TABLES = ['Instruction', 'DmaPacketAggregated', 'DmaPacket', 'CcIns
 const POINT_TABLES = new Set(['SemaphoreUpdate']);
 const STRING_LABELS = new Set(['opcode', 'hlo_name', 'queue_type', 'description', 'operation', 'framework_name']);
 const TABLE_SUFFIX = { DmaPacket: ' · packets', CcOp: ' · ops' };
-// The /usage lanes, in drawing order. Throughput lanes are scaled to their peak in the
-// window; percent lanes (the series' unit is "percent") to a fixed 0-100 %.
+// The /usage lanes, in drawing order (the server's table order). Lanes whose series' unit
+// is "percent" use a fixed 0-100 % scale and show the mean over series; the others
+// (bytes_per_second, bytes) show the sum over series scaled to its peak in the window.
+// gauge: the table holds plain samples taken every few ms (system tables), so a sample
+// holds until the next one and the last one until the window's end; otherwise the last
+// sample holds for USAGE_HOLD_NS (the device tables' bucket). name: a series' name in the
+// tooltip (default "core <pcore_idx>"); what: what one series is, for the caption.
 const USAGE_LANES = [
   { lane: 'dma', table: 'DmaUsage', label: 'DMA throughput', fill: 'rgba(78,121,167,0.75)' },
   { lane: 'hbm', table: 'HbmUsage', label: 'HBM usage', fill: 'rgba(225,87,89,0.75)' },
   { lane: 'sbuf', table: 'SbufUsage', label: 'SBUF usage', fill: 'rgba(89,161,79,0.75)', line: '#2f6b2a' },
   { lane: 'psum', table: 'PsumUsage', label: 'PSUM usage', fill: 'rgba(176,122,161,0.75)', line: '#6e3f63' },
+  { lane: 'cpu', table: 'CpuUsage', label: 'CPU (host)', fill: 'rgba(242,142,43,0.75)', line: '#a35a12', gauge: true,
+    what: 'CPU', name: (sr) => `CPU ${sr.key ?? sr.cpu_id ?? '(none)'}` },
+  { lane: 'hostmem', table: 'HostMemUsage', label: 'Host memory', fill: 'rgba(118,183,178,0.75)', line: '#3f7a75', gauge: true,
+    what: 'host', name: () => 'host' },
+  { lane: 'devhbm', table: 'SystemProfileHbmUsage', label: 'Device HBM', fill: 'rgba(156,117,95,0.75)', gauge: true,
+    what: 'HBM', name: (sr) => sr.key ?? `device ${sr.device_idx} hbm ${sr.hbm_idx}` },
 ];
 const USAGE_BY_LANE = new Map(USAGE_LANES.map((l) => [l.lane, l]));
+const USAGE_BY_TABLE = new Map(USAGE_LANES.map((l) => [l.table, l]));
 const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7',
   '#9c755f', '#bab0ac', '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
   '#17becf', '#bcbd22', '#6b6ecf'];
@@ -336,8 +349,10 @@ function ingestUsage(usage, S) {
     const t = new Float64Array(m), v = new Float64Array(m);
     if (pre) { t[0] = base + Number(sr.before.t); v[0] = Number(sr.before.v); }
     for (let i = 0; i < sr.t.length; i++) { t[i + pre] = base + Number(sr.t[i]); v[i + pre] = Number(sr.v[i]); }
-    if (!byTable.has(sr.table)) byTable.set(sr.table, { percent: sr.unit === 'percent', series: [] });
-    byTable.get(sr.table).series.push({ core: sr.pcore_idx, t, v });
+    if (!byTable.has(sr.table)) byTable.set(sr.table, { percent: sr.unit === 'percent', unit: sr.unit, series: [] });
+    const def = USAGE_BY_TABLE.get(sr.table);
+    const name = def && def.name ? def.name(sr) : `core ${sr.pcore_idx ?? '(none)'}`;
+    byTable.get(sr.table).series.push({ name, t, v });
     n++;
   }
   return { byTable, n };
@@ -515,16 +530,21 @@ function paintTrack(r, k) {
 
 // Utilisation lanes. With the server's /usage series (bucketed samples, docs/processing.md)
 // each sample holds its value until the series' next sample (the last one for
-// USAGE_HOLD_NS, the tables' bucket width), and a pixel takes the largest value of each
-// series over it. Throughput lanes (DmaUsage, HbmUsage) show the sum over series
-// (pcore_idx) scaled to its peak in the window. Percent lanes (SbufUsage, PsumUsage) show
-// the mean over series on a fixed 0-100 % scale (with one series per NeuronCore, the
-// occupancy of their memories together) and, with several series, a line for the
-// busiest series per pixel. Without a DmaUsage series the DMA lane shows the fraction of
-// DMA queues busy per pixel, from the DMA transfers on screen. The per-pixel arrays are
-// kept between frames (reallocated only when the plot width changes).
+// USAGE_HOLD_NS, the device tables' bucket width, or until the window's end for gauge
+// lanes), and a pixel takes the largest value of each series over it. Byte lanes
+// (DmaUsage, HbmUsage throughput; SystemProfileHbmUsage bytes) show the sum over series
+// (pcore_idx; device/HBM stack) scaled to its peak in the window. Percent lanes
+// (SbufUsage, PsumUsage, CpuUsage, HostMemUsage) show the mean over series on a fixed
+// 0-100 % scale (with one series per NeuronCore, the occupancy of their memories
+// together; CpuUsage is one "average" series when the profile has it) and, with several
+// series, a line for the busiest series per pixel. Without a DmaUsage series the DMA lane
+// shows the fraction of DMA queues busy per pixel, from the DMA transfers on screen. The
+// per-pixel arrays are kept between frames (reallocated only when the plot width changes).
 const USAGE_HOLD_NS = 10000;
 const fmtPct = (x) => `${x < 10 ? x.toFixed(2) : x.toFixed(1)} %`;
+// A value of a /usage series by its unit (bytes: B/KiB/MiB/GiB).
+const fmtUsage = (v, unit) => (unit === 'percent' ? fmtPct(v) : unit === 'bytes' ? fmtBytes(v) : `${fmtBytes(v)}/s`);
+const holdNs = (def) => (def && def.gauge ? Infinity : USAGE_HOLD_NS);
 
 function laneScratch(pw) {
   let L = V.laneScratch;
@@ -532,12 +552,13 @@ function laneScratch(pw) {
   return L;
 }
 
-// One series' value per plot pixel into `one` (largest sample held over the pixel).
-function seriesPixels(sr, one, pw) {
+// One series' value per plot pixel into `one` (largest sample held over the pixel; the
+// last sample holds for `hold` ns).
+function seriesPixels(sr, one, pw, hold) {
   one.fill(0);
   const n = sr.t.length, k = nsPerPx();
   for (let i = 0; i < n; i++) {
-    const t0 = sr.t[i], t1 = i + 1 < n ? sr.t[i + 1] : t0 + USAGE_HOLD_NS;
+    const t0 = sr.t[i], t1 = i + 1 < n ? sr.t[i + 1] : t0 + hold;
     const x0 = (t0 - V.viewS) / k, x1 = (t1 - V.viewS) / k;
     if (x1 <= 0 || x0 >= pw) continue;
     const v = sr.v[i];
@@ -558,17 +579,17 @@ function paintLane(r) {
     nSeries = u.series.length;
     hi.fill(0);
     for (const sr of u.series) {
-      seriesPixels(sr, one, pw);
+      seriesPixels(sr, one, pw, holdNs(def));
       for (let p = 0; p < pw; p++) { vals[p] += one[p]; if (one[p] > hi[p]) hi[p] = one[p]; }
     }
     if (percent) {
       let peakHi = 0;
       for (let p = 0; p < pw; p++) { vals[p] /= nSeries; max = Math.max(max, vals[p]); peakHi = Math.max(peakHi, hi[p]); }
-      caption = `peak ${fmtPct(max)}` + (nSeries > 1 ? ` · busiest core ${fmtPct(peakHi)}` : '');
+      caption = `peak ${fmtPct(max)}` + (nSeries > 1 ? ` · busiest ${def.what || 'core'} ${fmtPct(peakHi)}` : '');
       max = 100;
     } else {
       for (let p = 0; p < pw; p++) max = Math.max(max, vals[p]);
-      caption = `peak ${fmtBytes(max)}/s`;
+      caption = `peak ${fmtUsage(max, u.unit)}`;
     }
   } else if (r.lane === 'dma') {
     let tracks = 0;
@@ -620,12 +641,12 @@ function paintLane(r) {
 
 // The value of a /usage lane under plot pixel p, by paintLane's rule: per series the
 // largest sample held over the pixel (null where no sample covers it), and the lane's
-// total (sum of throughputs, or mean of percents over the series).
+// total (sum of throughputs or bytes, or mean of percents over the series).
 function laneReadout(r, p) {
   const def = USAGE_BY_LANE.get(r.lane);
   const u = def && V.usage && V.usage.byTable.get(def.table);
   if (!u || !u.series.length) return null;
-  const k = nsPerPx(), tA = V.viewS + p * k, tB = tA + k;
+  const k = nsPerPx(), tA = V.viewS + p * k, tB = tA + k, hold = holdNs(def);
   const cores = [];
   let sum = 0;
   for (const sr of u.series) {
@@ -635,21 +656,21 @@ function laneReadout(r, p) {
     while (lo < hiI) { const m = (lo + hiI) >> 1; if (sr.t[m] <= tA) lo = m + 1; else hiI = m; }
     let best = null;
     const i0 = lo - 1;
-    if (i0 >= 0 && (i0 + 1 < n ? sr.t[i0 + 1] : sr.t[i0] + USAGE_HOLD_NS) > tA) best = sr.v[i0];
+    if (i0 >= 0 && (i0 + 1 < n ? sr.t[i0 + 1] : sr.t[i0] + hold) > tA) best = sr.v[i0];
     for (let i = lo; i < n && sr.t[i] < tB; i++) if (best === null || sr.v[i] > best) best = sr.v[i];
-    cores.push({ core: sr.core, v: best });
+    cores.push({ name: sr.name, v: best });
     sum += best ?? 0;
   }
-  return { def, percent: u.percent, t: tA, total: u.percent ? sum / u.series.length : sum, cores };
+  return { def, percent: u.percent, unit: u.unit, t: tA, total: u.percent ? sum / u.series.length : sum, cores };
 }
 
 function showLaneTooltip(r, mx, my) {
   const ro = laneReadout(r, Math.floor(mx - GUTTER));
   if (!ro) { hideTooltip(); return; }
-  const fmt = (v) => (v === null ? 'no sample' : ro.percent ? fmtPct(v) : `${fmtBytes(v)}/s`);
+  const fmt = (v) => (v === null ? 'no sample' : fmtUsage(v, ro.unit));
   const lines = [`<b>${esc(ro.def.label)}</b> at ${fmtNs(ro.t)}`];
   if (ro.cores.length > 1) lines.push(`${ro.percent ? 'mean' : 'total'}: ${fmt(ro.total)}`);
-  for (const c of ro.cores) lines.push(`core ${esc(c.core ?? '(none)')}: ${fmt(c.v)}`);
+  for (const c of ro.cores) lines.push(`${esc(c.name)}: ${fmt(c.v)}`);
   const tip = $('#tooltip');
   V.hover = null;
   tip.innerHTML = lines.join('\n');

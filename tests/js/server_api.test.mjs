@@ -6,6 +6,9 @@
 // data path is planted. The server runs with --port 0 (the printed URL is parsed). Checks:
 //  - listing/profile/tracks/summary/event values equal DuckDB queries over the Parquet
 //    files (track rule of docs/query.md in SQL, schema field order from catalogue.tsv);
+//  - usage: every /usage table (DmaUsage ... SystemProfileHbmUsage) recomputed per bucket,
+//    with "before", from the Parquet rows (also on a copy of the capture without CpuUsage's
+//    "average" rows, processed as `noavg`);
 //  - timeline: rows_in_window equals DuckDB's window count, at most one event per
 //    (track, pixel bucket), every (track, start, ordinal) points at the right row, and the
 //    kept events equal `nxprof export-csv --width W`'s rows;
@@ -18,7 +21,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, cpSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, cpSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +41,15 @@ const SPLIT = join(GLOBAL, 'split@latest');
 execFileSync(BIN, ['synth', '--preset', 'tiny', '--out', CAP, '--seed', '5']);
 execFileSync(BIN, ['process', CAP, '--data-path', DP, '--display-name', 'tiny']);
 execFileSync(BIN, ['process', CAP, '--data-path', DP, '--display-name', 'split', '--max-rows-per-file', '7']);
+// The same capture without CpuUsage's "average" rows: /usage then serves one series per CPU.
+const NOAVG_CAP = join(DIR, 'cap-noavg');
+cpSync(CAP, NOAVG_CAP, { recursive: true });
+for (const f of execFileSync('find', [NOAVG_CAP, '-name', 'cpu_usage.tsv'], { encoding: 'utf8' }).trim().split('\n')) {
+  const kept = readFileSync(f, 'utf8').split('\n').filter((l) => l.split('\t')[1] !== 'average');
+  writeFileSync(f, kept.join('\n'));
+}
+execFileSync(BIN, ['process', NOAVG_CAP, '--data-path', DP, '--display-name', 'noavg']);
+const NOAVG = join(GLOBAL, 'noavg@latest');
 // A profile outside the data path, reachable only through a symlink: must stay invisible.
 const OUTSIDE = join(DIR, 'outside', 'secret@latest');
 mkdirSync(dirname(OUTSIDE), { recursive: true });
@@ -140,7 +152,7 @@ const S = BigInt(meta.f), E = BigInt(meta.l);
 
 test('listing: names, kind, tables, sizes, Metadata span; the symlinked profile is not listed', async () => {
   const { profiles } = await json('/api/profiles');
-  assert.deepEqual(profiles.map((p) => p.name), ['split', 'tiny']);
+  assert.deepEqual(profiles.map((p) => p.name), ['noavg', 'split', 'tiny']);
   const p = profiles.find((x) => x.name === 'tiny');
   assert.equal(p.kind, 'device');
   assert.equal(big(p.first_ts), S);
@@ -395,6 +407,95 @@ test('usage lanes: SbufUsage and PsumUsage percent series with the same bucket r
   assert.ok(only.series.length >= 1 && only.series.every((x) => x.table === 'SbufUsage'));
 });
 
+// CpuUsage, HostMemUsage, SystemProfileHbmUsage (docs/api.md, api_usage.c): values
+// util_percent / used_percent (percent) / total_bytes (bytes, integers); series per cpu_id
+// (only "average" when any row up to the window's end has it), one for HostMemUsage, per
+// (device_idx, hbm_idx) for SystemProfileHbmUsage; the max per bucket (ties: earliest in file
+// order) over rows in [s, e] and "before" = the latest row before s (ties: the last in file
+// order); series in order of first appearance among the rows used. Recomputed from DuckDB
+// rows in file order on the unsplit, split (7 rows per file) and no-"average" profiles, for
+// the device span (narrower than the 10 ms sampling period: only "before"), the system span,
+// an inner window, a window between two samples and one before every sample.
+test('usage lanes: CpuUsage, HostMemUsage, SystemProfileHbmUsage recomputed from the Parquet files', async () => {
+  const fileIdx = (f) => { const m = String(f).match(/_(\d+)\.parquet$/); return m ? Number(m[1]) : 0; };
+  const SYS = {
+    CpuUsage: { value: 'util_percent', unit: 'percent', cols: 'cpu_id AS k0',
+      fields: (r) => ({ cpu_id: r.k0, key: r.k0 }) },
+    HostMemUsage: { value: 'used_percent', unit: 'percent', cols: 'NULL AS k0', fields: () => ({ key: 'host' }) },
+    SystemProfileHbmUsage: { value: 'total_bytes', unit: 'bytes', cols: 'device_idx AS k0, hbm_idx AS k1',
+      fields: (r) => ({ device_idx: Number(r.k0), hbm_idx: Number(r.k1), key: `device ${r.k0} hbm ${r.k1}` }) },
+  };
+  const order = Object.keys(SYS);
+  let sawBeforeOnly = false, sawPerCpu = false, sawAverage = false, sawCollision = false;
+  for (const [name, dir] of [['tiny', PROF], ['split', SPLIT], ['noavg', NOAVG]]) {
+    const byTable = {};
+    for (const table of order) {
+      const all = await rows(`SELECT timestamp AS t, ${SYS[table].value} AS v, ${SYS[table].cols}, filename AS f, file_row_number AS fr
+                              FROM read_parquet(${pq(dir, table)}, filename=true, file_row_number=true)
+                              WHERE timestamp IS NOT NULL AND ${SYS[table].value} IS NOT NULL`);
+      all.sort((a, b) => fileIdx(a.f) - fileIdx(b.f) || Number(a.fr) - Number(b.fr));
+      assert.ok(all.length > 10, `${name} ${table} has rows`);
+      byTable[table] = all.map((r) => ({ t: BigInt(r.t), v: r.v, fields: SYS[table].fields(r) }));
+    }
+    const hm = byTable.HostMemUsage.map((r) => r.t);
+    const f = hm[0], l = hm[hm.length - 1];
+    const windows = [[S, E, 10n], [f, l, 10n], [f + 123457n, l - 234567n, 7n], [hm[3] + 1n, hm[4] - 1n, 5n], [f - 1000n, f - 1n, 4n]];
+    for (const [s, e, W] of windows) {
+      const u = await json(`/api/profiles/${name}/usage?tables=SystemProfileHbmUsage,HostMemUsage,CpuUsage,DmaUsage&start=${s}&end=${e}&width=${W}`);
+      const tablesGot = [...new Set(u.series.map((x) => x.table))];
+      assert.deepEqual(tablesGot, ['DmaUsage', ...order].filter((t) => tablesGot.includes(t)), 'fixed table order');
+      const L = e - s + 1n;
+      for (const table of order) {
+        let used = byTable[table].filter((r) => r.t <= e);
+        if (table === 'CpuUsage' && used.some((r) => r.fields.cpu_id === 'average')) {
+          used = used.filter((r) => r.fields.cpu_id === 'average');
+          sawAverage = true;
+        }
+        const want = new Map();   // key -> {fields, best: Map(bucket -> row), before}
+        for (const r of used) {
+          if (!want.has(r.fields.key)) want.set(r.fields.key, { fields: r.fields, best: new Map(), before: null });
+          const w = want.get(r.fields.key);
+          if (r.t < s) {
+            if (!w.before || r.t >= w.before.t) w.before = r;
+            continue;
+          }
+          const b = ((r.t - s) * W) / L;
+          if (w.best.has(b)) sawCollision = true;
+          if (!w.best.has(b) || r.v > w.best.get(b).v) w.best.set(b, r);
+        }
+        const got = u.series.filter((x) => x.table === table);
+        const what = `${name} ${table} [${s}, ${e}]`;
+        assert.deepEqual(got.map((x) => x.key), [...want.keys()], `${what} series`);
+        if (table === 'CpuUsage' && got.length > 1) sawPerCpu = true;
+        for (const sr of got) {
+          const w = want.get(sr.key);
+          const { t, v, before, table: tb, value, unit, ...ident } = sr;
+          assert.deepEqual(ident, w.fields, `${what} key fields`);
+          assert.deepEqual([tb, value, unit], [table, SYS[table].value, SYS[table].unit]);
+          const keys = [...w.best.keys()].sort((a, b) => (a < b ? -1 : 1));
+          assert.deepEqual(t.map((x) => BigInt(x)), keys.map((k) => w.best.get(k).t - s), `${what} t`);
+          const num = (x) => (table === 'SystemProfileHbmUsage' ? BigInt(x) : x);
+          if (table === 'SystemProfileHbmUsage') assert.ok(v.every((x) => Number.isInteger(x)), `${what}: integer bytes`);
+          assert.deepEqual(v.map(num), keys.map((k) => num(w.best.get(k).v)), `${what} v`);
+          assert.ok(t.length <= Number(W));
+          if (w.before) assert.deepEqual([BigInt(before.t), num(before.v)], [w.before.t - s, num(w.before.v)], `${what} before`);
+          else assert.equal(before, null);
+          if (!t.length && before) sawBeforeOnly = true;
+        }
+      }
+    }
+  }
+  assert.ok(sawBeforeOnly && sawPerCpu && sawAverage && sawCollision, 'cases covered');
+  // The seven tables in any order come back in the fixed order; bad names still 400.
+  const all7 = await json(`/api/profiles/tiny/usage?tables=SystemProfileHbmUsage,HostMemUsage,CpuUsage,PsumUsage,SbufUsage,HbmUsage,DmaUsage&start=${S}&end=${E}&width=5`);
+  assert.deepEqual([...new Set(all7.series.map((x) => x.table))],
+    ['DmaUsage', 'HbmUsage', 'SbufUsage', 'PsumUsage', 'CpuUsage', 'HostMemUsage', 'SystemProfileHbmUsage']);
+  for (const x of all7.series.filter((sr) => ['DmaUsage', 'HbmUsage', 'SbufUsage', 'PsumUsage'].includes(sr.table)))
+    assert.equal('key' in x, false, 'device-table series are as before (pcore_idx, no key)');
+  for (const bad of ['CpuUsage,Bogus', 'cpuusage', 'HostMemUsage,HostMemUsage', 'SystemProfileHbmUsage,', 'SystemProfileEvents'])
+    assert.equal((await req(`/api/profiles/tiny/usage?tables=${bad}&start=${S}&end=${E}&width=5`)).status, 400, bad);
+});
+
 test('CSV export equals `nxprof export-csv` (sampled and complete), truncation header', async () => {
   const s = S + 50000n, e = E - 50000n;
   for (const table of ['Instruction', 'DmaPacketAggregated', 'DmaPacket', 'SemaphoreUpdate', 'CcInstruction']) {
@@ -455,7 +556,7 @@ test('parameter validation: 400 with a JSON error', async () => {
     `/api/profiles/tiny/export/Instruction.csv?start=0&end=9&sampled=2`,
     `/api/profiles/tiny/export/Instruction.csv?start=0&end=9&max_rows=0`,
     `/api/profiles/tiny/summary?top=0`, `/api/profiles/tiny/event?table=Instruction&ordinal=-1`,
-    `/api/profiles/tiny/event?table=Instruction&ordinal=1%00`, `/api/profiles/tiny/usage?tables=CpuUsage&start=0&end=9&width=5`,
+    `/api/profiles/tiny/event?table=Instruction&ordinal=1%00`, `/api/profiles/tiny/usage?tables=Instruction&start=0&end=9&width=5`,
   ];
   for (const p of bad) {
     const r = await req(p);

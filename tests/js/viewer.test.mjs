@@ -17,7 +17,13 @@
 // - SBUF usage and PSUM usage lanes are laid out (labels from nxViewer.state.rows) and
 //   painted for the profile (its SbufUsage/PsumUsage files exist), hovering them shows a
 //   percent readout, and the one /usage request per window names every usage table the
-//   profile has; a copy of the profile without those files gets neither lane.
+//   profile has; a copy of the profile without those files gets neither lane;
+// - CPU (host), Host memory and Device HBM lanes are laid out and painted for the profile
+//   (its CpuUsage/HostMemUsage/SystemProfileHbmUsage files exist; the device span, ~3 ms,
+//   is narrower than the 10 ms sampling period, so they show the sample before the window),
+//   hovering the CPU lane at the window's left edge shows the "average" util_percent in
+//   force there (from DuckDB), the Device HBM lane a per-HBM byte readout; a copy of the
+//   profile without those three files gets none of them and /usage is not asked for them.
 // Skipped (with a message) only when /usr/bin/chromium is missing; CI installs it
 // (scripts/bootstrap).
 import { test } from 'node:test';
@@ -293,6 +299,8 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   // request per window asks for every usage table the profile has; a copy of the profile
   // without those two files has the DMA/HBM lanes but neither memory lane.
   const usageRequests = [];
+  const SYS_LANES = ['CPU (host)', 'Host memory', 'Device HBM'];
+  const SYS_TABLES = 'CpuUsage,HostMemUsage,SystemProfileHbmUsage';
   page.on('request', (r) => { if (/\/usage\?/.test(r.url())) usageRequests.push(new URL(r.url()).searchParams.get('tables')); });
   const laneRows = async () => (await viewState(page)).rows.filter((r) => r.kind === 'lane');
   await t.test('SBUF and PSUM usage lanes: labelled, painted, a percent readout on hover', async () => {
@@ -305,9 +313,9 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     await page.waitForFunction(() => window.nxViewer.state.rows.some((r) => r.label === 'SBUF usage'), null, { timeout: 15000 });
     await waitLoaded(page);
     const lanes = await laneRows();
-    assert.deepEqual(lanes.map((r) => r.label), ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage']);
+    assert.deepEqual(lanes.map((r) => r.label), ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage', ...SYS_LANES]);
     assert.ok(usageRequests.length >= 1);
-    for (const q of usageRequests) assert.equal(q, 'DmaUsage,HbmUsage,SbufUsage,PsumUsage', 'one /usage request with every usage table');
+    for (const q of usageRequests) assert.equal(q, `DmaUsage,HbmUsage,SbufUsage,PsumUsage,${SYS_TABLES}`, 'one /usage request with every usage table');
     // painted: the lane's fill reaches its bottom line wherever the series has samples
     const painted = await page.evaluate((rows) => {
       const c = document.querySelector('#timeline');
@@ -345,9 +353,79 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     await page.waitForFunction(() => window.nxViewer.state.rows.some((r) => r.label === 'HBM usage'), null, { timeout: 15000 });
     await waitLoaded(page);
     const labels = (await laneRows()).map((r) => r.label);
-    assert.deepEqual(labels, ['DMA throughput', 'HBM usage']);
+    assert.deepEqual(labels, ['DMA throughput', 'HBM usage', ...SYS_LANES]);
     assert.ok(usageRequests.length >= 1);
-    for (const q of usageRequests) assert.equal(q, 'DmaUsage,HbmUsage');
+    for (const q of usageRequests) assert.equal(q, `DmaUsage,HbmUsage,${SYS_TABLES}`);
+  });
+
+  // CPU (host), Host memory, Device HBM: the hover readout of the CPU lane at the plot's
+  // left edge (pixel 0, whose window starts at the view's start S) is the largest "average"
+  // util_percent among the sample in force at S (the latest at or before it) and any sample
+  // inside that pixel, formatted as the viewer's percent rule (2 decimals below 10, else 1).
+  await t.test('CPU (host), Host memory and Device HBM lanes: labelled, painted, readouts on hover', async () => {
+    await page.goto(`${url}/view/demo`);
+    await waitLoaded(page);
+    await page.waitForFunction(() => window.nxViewer.state.rows.some((r) => r.label === 'Device HBM'), null, { timeout: 15000 });
+    await waitLoaded(page);
+    const lanes = (await laneRows()).filter((r) => SYS_LANES.includes(r.label));
+    assert.deepEqual(lanes.map((r) => r.label), SYS_LANES);
+    const painted = await page.evaluate((rows) => {
+      const c = document.querySelector('#timeline');
+      const ctx = c.getContext('2d');
+      const dpr = c.width / c.getBoundingClientRect().width;
+      return rows.map((r) => {
+        const y = Math.floor((r.y + r.h - 1.5) * dpr), x0 = Math.ceil(182 * dpr);
+        const img = ctx.getImageData(x0, y, c.width - x0, 1).data;
+        let n = 0;
+        for (let i = 0; i < img.length; i += 4) if (!(Math.abs(img[i] - img[i + 1]) < 8 && Math.abs(img[i + 1] - img[i + 2]) < 8)) n++;
+        return n;
+      });
+    }, lanes);
+    // a gauge sample holds over the whole window: (nearly) every plot pixel is painted
+    const st = await viewState(page);
+    lanes.forEach((r, i) => assert.ok(painted[i] > st.width * 0.9, `${r.label} lane painted (${painted[i]} of ${st.width} px)`));
+
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const con = await (await DuckDBInstance.create(':memory:')).connect();
+    const S = BigInt(st.start), E = BigInt(st.end), pxNs = Number(E - S) / st.width;
+    const cpu = (await con.runAndReadAll(`SELECT timestamp AS t, util_percent AS v FROM read_parquet('${path.join(profileDir, 'CpuUsage*.parquet')}')
+                                            WHERE cpu_id = 'average' ORDER BY timestamp`)).getRowObjects();
+    const atS = cpu.filter((r) => BigInt(r.t) <= S).pop();
+    const inPx = cpu.filter((r) => BigInt(r.t) > S && Number(BigInt(r.t) - S) < pxNs);
+    assert.ok(atS, 'a CPU sample before the window');
+    const best = Math.max(atS.v, ...inPx.map((r) => r.v));
+    const pct = (x) => `${x < 10 ? x.toFixed(2) : x.toFixed(1)} %`;
+    const box = await page.locator('#timeline').boundingBox();
+    const tip = page.locator('#tooltip');
+    const cpuLane = lanes.find((r) => r.label === 'CPU (host)');
+    await page.mouse.move(box.x + 180.2, box.y + cpuLane.y + cpuLane.h / 2);
+    await tip.waitFor({ state: 'visible', timeout: 10000 });
+    let text = await tip.innerText();
+    assert.match(text, /CPU \(host\) at /, text);
+    assert.ok(text.includes(`CPU average: ${pct(best)}`), `${text} shows CPU average: ${pct(best)}`);
+    await page.mouse.move(box.x + 5, box.y + 5);
+    const hbm = lanes.find((r) => r.label === 'Device HBM');
+    await page.mouse.move(box.x + 700, box.y + hbm.y + hbm.h / 2);
+    await tip.waitFor({ state: 'visible', timeout: 10000 });
+    text = await tip.innerText();
+    assert.match(text, /Device HBM at \d/, text);
+    assert.match(text, /device 0 hbm 0: \d+(\.\d)? (B|KiB|MiB|GiB)/, text);
+    await page.mouse.move(box.x + 5, box.y + 5);
+  });
+
+  await t.test('a profile without system tables has no CPU, host memory or device HBM lanes', async () => {
+    const bare = path.join(data, 'profiles', 'global', 'nosys@latest');
+    fs.cpSync(profileDir, bare, { recursive: true });
+    for (const f of fs.readdirSync(bare)) if (/^(CpuUsage|HostMemUsage|SystemProfileHbmUsage)(_\d+)?\.parquet$/.test(f)) fs.rmSync(path.join(bare, f));
+    usageRequests.length = 0;
+    await page.goto(`${url}/view/nosys`);
+    await waitLoaded(page);
+    await page.waitForFunction(() => window.nxViewer.state.rows.some((r) => r.label === 'PSUM usage'), null, { timeout: 15000 });
+    await waitLoaded(page);
+    const labels = (await laneRows()).map((r) => r.label);
+    assert.deepEqual(labels, ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage']);
+    assert.ok(usageRequests.length >= 1);
+    for (const q of usageRequests) assert.equal(q, 'DmaUsage,HbmUsage,SbufUsage,PsumUsage');
   });
 
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
