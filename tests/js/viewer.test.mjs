@@ -303,6 +303,19 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   const SYS_TABLES = 'CpuUsage,HostMemUsage,SystemProfileHbmUsage';
   page.on('request', (r) => { if (/\/usage\?/.test(r.url())) usageRequests.push(new URL(r.url()).searchParams.get('tables')); });
   const laneRows = async () => (await viewState(page)).rows.filter((r) => r.kind === 'lane');
+  // Per lane row, the plot pixels of its bottom line that are painted (not grey).
+  const paintedPixels = (rows) => page.evaluate((lanes) => {
+    const c = document.querySelector('#timeline');
+    const ctx = c.getContext('2d');
+    const dpr = c.width / c.getBoundingClientRect().width;
+    return lanes.map((r) => {
+      const y = Math.floor((r.y + r.h - 1.5) * dpr), x0 = Math.ceil(182 * dpr);
+      const img = ctx.getImageData(x0, y, c.width - x0, 1).data;
+      let n = 0;
+      for (let i = 0; i < img.length; i += 4) if (!(Math.abs(img[i] - img[i + 1]) < 8 && Math.abs(img[i + 1] - img[i + 2]) < 8)) n++;
+      return n;
+    });
+  }, rows);
   await t.test('SBUF and PSUM usage lanes: labelled, painted, a percent readout on hover', async () => {
     const files = fs.readdirSync(profileDir);
     assert.ok(files.some((f) => /^SbufUsage(_\d+)?\.parquet$/.test(f)) && files.some((f) => /^PsumUsage(_\d+)?\.parquet$/.test(f)),
@@ -317,18 +330,7 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     assert.ok(usageRequests.length >= 1);
     for (const q of usageRequests) assert.equal(q, `DmaUsage,HbmUsage,SbufUsage,PsumUsage,${SYS_TABLES}`, 'one /usage request with every usage table');
     // painted: the lane's fill reaches its bottom line wherever the series has samples
-    const painted = await page.evaluate((rows) => {
-      const c = document.querySelector('#timeline');
-      const ctx = c.getContext('2d');
-      const dpr = c.width / c.getBoundingClientRect().width;
-      return rows.map((r) => {
-        const y = Math.floor((r.y + r.h - 1.5) * dpr), x0 = Math.ceil(182 * dpr);
-        const img = ctx.getImageData(x0, y, c.width - x0, 1).data;
-        let n = 0;
-        for (let i = 0; i < img.length; i += 4) if (!(Math.abs(img[i] - img[i + 1]) < 8 && Math.abs(img[i + 1] - img[i + 2]) < 8)) n++;
-        return n;
-      });
-    }, lanes);
+    const painted = await paintedPixels(lanes);
     lanes.forEach((r, i) => assert.ok(painted[i] > 0, `${r.label} lane painted`));
     const box = await page.locator('#timeline').boundingBox();
     for (const label of ['SBUF usage', 'PSUM usage']) {
@@ -369,18 +371,7 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     await waitLoaded(page);
     const lanes = (await laneRows()).filter((r) => SYS_LANES.includes(r.label));
     assert.deepEqual(lanes.map((r) => r.label), SYS_LANES);
-    const painted = await page.evaluate((rows) => {
-      const c = document.querySelector('#timeline');
-      const ctx = c.getContext('2d');
-      const dpr = c.width / c.getBoundingClientRect().width;
-      return rows.map((r) => {
-        const y = Math.floor((r.y + r.h - 1.5) * dpr), x0 = Math.ceil(182 * dpr);
-        const img = ctx.getImageData(x0, y, c.width - x0, 1).data;
-        let n = 0;
-        for (let i = 0; i < img.length; i += 4) if (!(Math.abs(img[i] - img[i + 1]) < 8 && Math.abs(img[i + 1] - img[i + 2]) < 8)) n++;
-        return n;
-      });
-    }, lanes);
+    const painted = await paintedPixels(lanes);
     // a gauge sample holds over the whole window: (nearly) every plot pixel is painted
     const st = await viewState(page);
     lanes.forEach((r, i) => assert.ok(painted[i] > st.width * 0.9, `${r.label} lane painted (${painted[i]} of ${st.width} px)`));
