@@ -10,9 +10,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { SHARED } from './lib/harness.mjs';
 
 const DUMP = process.env.CHROME_TRACE_DUMP;
-const SHARED = process.env.NXPROF_SHARED ?? '../shared';
 const DIR = join(SHARED, 'fixtures/chrome-traces');
 const FIXTURES = readdirSync(DIR).filter((f) => /\.json(\.gz)?$/.test(f)).sort();
 

@@ -11,21 +11,19 @@
 //  - time units, header-only windows, split files;
 //  - the reference layout: the profile re-written table by table by DuckDB and by Polars
 //    gives byte-identical export-csv and `top` output.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pl from 'nodejs-polars';
+import { requireBin, tempDir } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
+const BIN = requireBin();
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-export-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const DIR = tempDir('nxprof-export-');
 
 const CAP = join(DIR, 'cap');
 const PROF = join(DIR, 'prof');

@@ -21,22 +21,19 @@
 // reader and must print what DuckDB reads back. Skipped, loudly, until the reader exists.
 //
 // Env: NXPQ_SUITE = path of the pq_suite executable (CTest sets it).
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, openSync, readSync, fstatSync, closeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, openSync, readSync, fstatSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import pl from 'nodejs-polars';
+import { tempDir, openDuckDB } from './lib/harness.mjs';
 
 const SUITE = process.env.NXPQ_SUITE;
 if (!SUITE) throw new Error('set NXPQ_SUITE to the pq_suite executable (ctest -R interop does)');
-const DIR = mkdtempSync(join(tmpdir(), 'nxpq-interop-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const DIR = tempDir('nxpq-interop-');
 
-const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
-const sql = async (q) => (await duckdb.runAndReadAll(q)).getRowObjectsJS();
+const { con: duckdb, sql } = await openDuckDB();
 const lit = (s) => `'${s.replaceAll("'", "''")}'`;
 
 function runSuite(args) {

@@ -12,24 +12,17 @@
 //   - bad files (wrong version line, wrong header, a negative or non-integer field, unsorted
 //     timestamps, a sum beyond int64, a truncated line) make `nxprof process` exit 1 with a
 //     message naming the file and the line.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { requireBin, SHARED, tempDir, openDuckDB, pq, exists, synthProcessed } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
-const SHARED = process.env.NXPROF_SHARED ?? '../shared';
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-devmem-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const BIN = requireBin();
+const DIR = tempDir('nxprof-devmem-');
 
-const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
-const sql = async (q) => (await duckdb.runAndReadAll(q)).getRowObjectsJS();
-const pq = (dir, t) => `read_parquet('${join(dir, `${t}.parquet`).replaceAll("'", "''")}', file_row_number = true)`;
-const exists = (p) => { try { statSync(p); return true; } catch { return false; } };
+const { sql } = await openDuckDB();
 
 // The reference schema's SystemProfileHbmUsage fields, in order.
 const reference = readFileSync(join(SHARED, 'reference', 'profile-schema-7.4.0.tsv'), 'utf8')
@@ -81,12 +74,7 @@ function checkRow(r, want, instance, where) {
 
 // --- synth tiny ------------------------------------------------------------------------------
 
-const CAP = join(DIR, 'cap'), PROF = join(DIR, 'prof');
-execFileSync(BIN, ['synth', '--preset', 'tiny', '--out', CAP, '--seed', '5'], { stdio: 'pipe' });
-execFileSync(BIN, ['process', CAP, '--output-file', PROF], { stdio: 'pipe' });
-const sessionDir = readdirSync(CAP).find((n) => /_pid_\d+$/.test(n));
-const instance = sessionDir.replace(/_pid_\d+$/, '');
-const sessionPath = join(CAP, sessionDir, readdirSync(join(CAP, sessionDir))[0]);
+const { prof: PROF, instance, sessionPath } = synthProcessed(BIN, DIR);
 
 test('the reference schema gives 22 categories', () => {
   assert.equal(CATEGORIES.length, 22);

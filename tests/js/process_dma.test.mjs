@@ -3,20 +3,16 @@
 // read back with DuckDB and checked against values computed here from the capture
 // bytes (tests/js/lib/nxcapture.mjs decodes them per docs/capture-format.md), using
 // the rules of docs/processing.md, "DMA tables".
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { findCapture, readProgram, readTrace } from './lib/nxcapture.mjs';
+import { requireBin, SHARED, tempDir, openDuckDB } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
-const SHARED = process.env.NXPROF_SHARED ?? '../shared';
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-dma-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const BIN = requireBin();
+const DIR = tempDir('nxprof-dma-');
 
 const CAP = join(DIR, 'cap');
 const PROF = join(DIR, 'prof');
@@ -112,8 +108,7 @@ for (const path of cap.traces) {
 }
 
 // ---------------------------------------------------------------- the profile
-const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
-const sql = async (q) => (await duckdb.runAndReadAll(q)).getRowObjectsJS();
+const { sql } = await openDuckDB();
 const file = (t) => `read_parquet('${join(PROF, `${t}.parquet`).replaceAll("'", "''")}', file_row_number = true)`;
 
 test('the capture has DMA blocks, packets, triggers and semaphore waits', () => {

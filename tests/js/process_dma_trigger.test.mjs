@@ -12,19 +12,15 @@
 // The same values also follow from Flow's DMA_TRIGGER edges and their DmaPacketAggregated rows.
 // Also: the hold-back limit (NXPROF_INSTRUCTION_HOLDBACK) lowered to a few rows keeps the
 // rows sorted and complete, only loses DMA information, and is reported as a warning.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { findCapture, readTrace } from './lib/nxcapture.mjs';
+import { requireBin, tempDir, openDuckDB } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-dmatrig-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const BIN = requireBin();
+const DIR = tempDir('nxprof-dmatrig-');
 
 const CAP = join(DIR, 'cap');
 const PROF = join(DIR, 'prof');
@@ -84,8 +80,7 @@ for (const path of findCapture(CAP).traces) {
 expected.sort();
 
 // ---------------------------------------------------------------- the profiles
-const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
-const sql = async (q) => (await duckdb.runAndReadAll(q)).getRowObjectsJS();
+const { sql } = await openDuckDB();
 const file = (dir, t) => `read_parquet('${join(dir, `${t}.parquet`).replaceAll("'", "''")}', file_row_number = true)`;
 const tuples = async (dir) => (await sql(`SELECT pcore_idx, engine, pc, start_ts, end_ts, dma_trigger_start_ts,
     dma_trigger_end_ts, dma_wait_time_ns FROM ${file(dir, 'Instruction')}`))

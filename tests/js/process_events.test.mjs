@@ -5,19 +5,15 @@
 // with DuckDB and compared with values computed here straight from the
 // .nxprog/.nxtrace bytes, decoded per docs/capture-format.md without nxprof's
 // readers. Derivation rules checked are those of docs/processing.md ("Events").
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { requireBin, SHARED, tempDir, openDuckDB } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
-const SHARED = process.env.NXPROF_SHARED ?? '../shared';
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-events-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const BIN = requireBin();
+const DIR = tempDir('nxprof-events-');
 
 const CAP = join(DIR, 'cap');
 const PROF = join(DIR, 'prof');
@@ -139,8 +135,7 @@ const absent = (v) => (v === -1n ? null : v);
 
 // ---------------------------------------------------------------- reading --
 
-const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
-const sql = async (q) => (await duckdb.runAndReadAll(q)).getRowObjectsJS();
+const { sql } = await openDuckDB();
 const file = (t) => `read_parquet('${join(PROF, `${t}.parquet`).replaceAll("'", "''")}', file_row_number = true)`;
 const rowsOf = (t, cols) => sql(`SELECT ${cols} FROM ${file(t)} ORDER BY file_row_number`);
 // Order-independent comparison: both sides as sorted JSON lines, every integer

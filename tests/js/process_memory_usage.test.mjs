@@ -6,29 +6,25 @@
 // plain way: every interval of every allocation over every bucket, exact BigInt byte-ns).
 // Also: a capture without the section (the spec's worked example, a 1.0 program) writes
 // neither table, and a bad or truncated section is a fatal error naming the file.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { findCapture, readTrace } from './lib/nxcapture.mjs';
+import { requireBin, tempDir, openDuckDB } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
+const BIN = requireBin();
 const HERE = dirname(fileURLToPath(import.meta.url));
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-mem-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const DIR = tempDir('nxprof-mem-');
 
 const CAP = join(DIR, 'cap');
 const PROF = join(DIR, 'prof');
 execFileSync(BIN, ['synth', '--preset', 'tiny', '--out', CAP, '--seed', '5']);
 execFileSync(BIN, ['process', CAP, '--output-file', PROF]);
 
-const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
-const sql = async (q) => (await duckdb.runAndReadAll(q)).getRowObjectsJS();
+const { sql } = await openDuckDB();
 
 // ------------------------------------------------------------ program decoding (the spec)
 // TOC entry: id u32 @0, record_size u32 @4, offset u64 @8, count u64 @16.

@@ -5,19 +5,16 @@
 // docs/capture-format.md), following the rules in docs/processing.md ("Activity, summaries
 // and roll-ups"): busy interval = [start, end] of the record, unions per (trace, pcore,
 // engine) merging on overlap or touch, and so on.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { findCapture, readProgram, readTrace } from './lib/nxcapture.mjs';
+import { requireBin, tempDir, openDuckDB } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-summary-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const BIN = requireBin();
+const DIR = tempDir('nxprof-summary-');
 const CAP = join(DIR, 'cap');
 const PROF = join(DIR, 'prof');
 execFileSync(BIN, ['synth', '--preset', 'tiny', '--out', CAP, '--seed', '5']);
@@ -86,8 +83,7 @@ traces.forEach((t, ti) => {
 instrs.sort(byStart);
 
 // ---- the profile -----------------------------------------------------------------------
-const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
-const sql = async (q) => (await duckdb.runAndReadAll(q)).getRowObjectsJS();
+const { sql } = await openDuckDB();
 const file = (t) => `read_parquet('${join(PROF, `${t}.parquet`).replaceAll("'", "''")}', file_row_number = true)`;
 const close = (got, want, what, rel = 1e-5) =>
   assert.ok(Math.abs(got - want) <= rel * Math.max(1, Math.abs(want)), `${what}: ${got} != ${want}`);

@@ -10,26 +10,19 @@
 //   - a synth tiny capture: every runtime_events.tsv line is a row with the same fields,
 //     CpuUsage/HostMemUsage equal cpu_usage.tsv/host_mem.tsv, SystemProfileMetadata spans
 //     all of it, and SystemProfileEvents is sorted by start_ts with id = row position.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { requireBin, SHARED, tempDir, openDuckDB, pq, exists, synthProcessed } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
-const SHARED = process.env.NXPROF_SHARED ?? '../shared';
+const BIN = requireBin();
 const FIXTURES = join(SHARED, 'fixtures', 'chrome-traces');
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-system-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const DIR = tempDir('nxprof-system-');
 
-const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
-const sql = async (q) => (await duckdb.runAndReadAll(q)).getRowObjectsJS();
-const pq = (dir, t) => `read_parquet('${join(dir, `${t}.parquet`).replaceAll("'", "''")}', file_row_number = true)`;
-const exists = (p) => { try { statSync(p); return true; } catch { return false; } };
+const { sql } = await openDuckDB();
 
 // Decimal microseconds text -> BigInt ns, rounded to the nearest ns, halves away from zero.
 function usToNs(text) {
@@ -158,12 +151,7 @@ test('B/E pairing, unmatched events, string pids, stream and attributes', async 
 
 // --- a synth capture: runtime events and samples ------------------------------------------
 
-const CAP = join(DIR, 'cap'), PROF = join(DIR, 'prof');
-execFileSync(BIN, ['synth', '--preset', 'tiny', '--out', CAP, '--seed', '5'], { stdio: 'pipe' });
-execFileSync(BIN, ['process', CAP, '--output-file', PROF], { stdio: 'pipe' });
-const sessionDir = readdirSync(CAP).find((n) => /_pid_\d+$/.test(n));
-const instance = sessionDir.replace(/_pid_\d+$/, '');
-const sessionPath = join(CAP, sessionDir, readdirSync(join(CAP, sessionDir))[0]);
+const { prof: PROF, instance, sessionPath } = synthProcessed(BIN, DIR);
 const tsv = (file) => readFileSync(join(sessionPath, file), 'utf8').split('\n').slice(2).filter(Boolean)
   .map((l) => l.split('\t'));
 

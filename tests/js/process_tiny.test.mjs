@@ -5,19 +5,15 @@
 // epoch_ns + floor(ticks * den / num), rows sorted by start_ts; and for every table
 // written: the reference schema's columns in order with the mapped Parquet types, no
 // null in a required column, timeline tables sorted with time statistics.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { requireBin, SHARED, tempDir, openDuckDB } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
-const SHARED = process.env.NXPROF_SHARED ?? '../shared';
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-process-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const BIN = requireBin();
+const DIR = tempDir('nxprof-process-');
 
 const CAP = join(DIR, 'cap');
 const PROF = join(DIR, 'prof');
@@ -49,8 +45,7 @@ for (const path of traces) {
   }
 }
 
-const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
-const sql = async (q) => (await duckdb.runAndReadAll(q)).getRowObjectsJS();
+const { sql } = await openDuckDB();
 const file = (t) => `read_parquet('${join(PROF, `${t}.parquet`).replaceAll("'", "''")}', file_row_number = true)`;
 
 test('the capture has device traces with instruction records', () => {

@@ -3,19 +3,16 @@
 // DuckDB, and checked against the reference schema TSV: one row per table×field in
 // reference order, the catalogue's column names, types and nullability, and nulls
 // exactly where the reference gives no format, unit or example.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { SHARED, tempDir, openDuckDB } from './lib/harness.mjs';
 
 const WRITE = process.env.SCHEMA_FIELDS_WRITE;
 if (!WRITE) throw new Error('set SCHEMA_FIELDS_WRITE to the schema_fields_write executable (ctest does)');
-const SHARED = process.env.NXPROF_SHARED ?? '../shared';
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-schema-fields-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const DIR = tempDir('nxprof-schema-fields-');
 
 const tsv = (name) => readFileSync(`${SHARED}/reference/${name}`, 'utf8')
   .split('\n').slice(1).filter(Boolean).map((l) => l.split('\t'));
@@ -24,8 +21,7 @@ const enumNames = new Set(tsv('profile-schema-7.4.0-enums.tsv').map(([e]) => e))
 
 execFileSync(WRITE, [DIR]);
 const FILE = join(DIR, 'SchemaFields.parquet');
-const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
-const sql = async (q) => (await duckdb.runAndReadAll(q)).getRowObjectsJS();
+const { sql } = await openDuckDB();
 const src = `read_parquet('${FILE.replaceAll("'", "''")}', file_row_number = true)`;
 
 // DuckDB's name for each reference (type, format) that SchemaFields uses.

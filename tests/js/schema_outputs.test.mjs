@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
+import { SHARED } from './lib/harness.mjs';
 
 const BIN = process.env.NXPROF_BIN;
-const SHARED = process.env.NXPROF_SHARED ?? '../shared';
 const run = (...args) => execFileSync(BIN, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
 
 const reference = readFileSync(`${SHARED}/reference/profile-schema-7.4.0.tsv`, 'utf8')

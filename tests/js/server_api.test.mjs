@@ -28,9 +28,9 @@ import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import net from 'node:net';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { requireBin } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
+const BIN = requireBin();
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIR = mkdtempSync(join(tmpdir(), 'nxprof-server-'));
 const CAP = join(DIR, 'cap');

@@ -4,18 +4,16 @@
 // as 32-bit floats), top_opcodes equals ORDER BY instruction_time_ns DESC, engine,
 // opcode LIMIT 10; a profile lacking those tables exits 1 naming them; view
 // --ingest-only writes the same tables as process and prints the same summary.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { requireBin, tempDir } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-summary-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const BIN = requireBin();
+const DIR = tempDir('nxprof-summary-');
 
 const CAP = join(DIR, 'cap');
 const PROF = join(DIR, 'prof');

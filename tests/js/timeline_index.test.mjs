@@ -11,19 +11,18 @@
 // by DuckDB), truncated, or corrupted (a corrupted index must not crash anything), and that
 // `nxprof index` builds one for a profile written by another tool (DuckDB, files of unequal
 // size) that answers exactly as the scan does.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { tempDir } from './lib/harness.mjs';
 
 const BIN = process.env.NXPROF_BIN;
 const BENCH = process.env.NXPROF_BENCH_QUERY;
 if (!BIN || !BENCH) throw new Error('set NXPROF_BIN and NXPROF_BENCH_QUERY (ctest does)');
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-tlx-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const DIR = tempDir('nxprof-tlx-');
 
 const CAP = join(DIR, 'cap');
 const PROF = join(DIR, 'prof');

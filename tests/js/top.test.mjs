@@ -5,18 +5,16 @@
 //   SELECT <by>, count(*), sum(duration_ns) ... GROUP BY ALL ORDER BY sum DESC, <by> ASC
 // (the tie rule nxprof documents). Also: --by with one and three columns, the
 // count-only fallback for a table without duration_ns, JSON output, text totals.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { requireBin, tempDir } from './lib/harness.mjs';
 
-const BIN = process.env.NXPROF_BIN;
-if (!BIN) throw new Error('set NXPROF_BIN to the nxprof executable (ctest does)');
-const DIR = mkdtempSync(join(tmpdir(), 'nxprof-top-'));
-after(() => rmSync(DIR, { recursive: true, force: true }));
+const BIN = requireBin();
+const DIR = tempDir('nxprof-top-');
 
 const CAP = join(DIR, 'cap');
 const PROF = join(DIR, 'prof');
