@@ -61,6 +61,7 @@
 
 #include "process/device_sink.h"
 #include "process/row.h"
+#include "util/decimal.h"
 #include "util/strbuf.h"
 
 #define MAX_INTERVALS 64
@@ -541,48 +542,10 @@ static int rollup_event(void *state, const nx_device_event *ev, nxpq_error *err)
 
 /* --------------------------------------------------------------- text -- */
 
-/* Writes the decimal form of v, as printf's "%" PRId64 writes it, ending just
- * before `end`; returns where it starts (at most 20 bytes before end). The text
- * arrays of a roll-up hold one or two 19-digit timestamps per member interval
- * (millions at 100M records): printf costs ~2,000 instructions a number, this
- * ~60 (eight digits at a time in 32-bit arithmetic, two per table lookup). */
-static char *i64_text(char *end, int64_t v)
-{
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                   "8081828384858687888990919293949596979899";
-    char *p = end;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    while (u >= 100000000) {
-        uint32_t lo = (uint32_t)(u % 100000000);
-        u /= 100000000;
-        for (int k = 0; k < 4; k++, lo /= 100) {
-            p -= 2;
-            memcpy(p, pairs + 2 * (lo % 100), 2);
-        }
-    }
-    uint32_t x = (uint32_t)u;
-    while (x >= 100) {
-        p -= 2;
-        memcpy(p, pairs + 2 * (x % 100), 2);
-        x /= 100;
-    }
-    if (x >= 10) {
-        p -= 2;
-        memcpy(p, pairs + 2 * x, 2);
-    } else {
-        *--p = (char)('0' + x);
-    }
-    if (v < 0)
-        *--p = '-';
-    return p;
-}
-
 static void sb_i64(nx_strbuf *b, int64_t v)
 {
-    char tmp[24];
-    char *p = i64_text(tmp + sizeof tmp, v);
-    nx_strbuf_append(b, p, (size_t)(tmp + sizeof tmp - p));
+    char tmp[NX_I64_TEXT_MAX];
+    nx_strbuf_append(b, tmp, nx_i64_text(tmp, v));
 }
 
 /* "[[s, e], [s, e], ...]": room for every interval is reserved once and the
@@ -603,11 +566,7 @@ static const char *sb_intervals(nx_strbuf *b, const rrow *r, unsigned width)
         }
         *o++ = '[';
         for (int k = 0; k < 2; k++) {
-            char tmp[24];
-            char *t = i64_text(tmp + sizeof tmp, v[k]);
-            size_t len = (size_t)(tmp + sizeof tmp - t);
-            memcpy(o, t, len);
-            o += len;
+            o += nx_i64_text(o, v[k]);
             if (k == 0) {
                 memcpy(o, ", ", 2);
                 o += 2;

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/decimal.h"
+
 enum { CSV_BUF = 1 << 18, FCACHE = 4096 };
 
 /* Direct-mapped cache of FLOAT texts keyed by the value's bits: profile floats
@@ -135,61 +137,11 @@ void nx_csv_end_row(nx_csv *c)
 
 void nx_csv_null(nx_csv *c) { sep(c); }
 
-static const char PAIRS[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                               "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                               "8081828384858687888990919293949596979899";
-
-/* Number of decimal digits of u (1..20). */
-static inline unsigned digits_u64(uint64_t u)
-{
-    unsigned d = 1;
-    for (;;) {
-        if (u < 10)
-            return d;
-        if (u < 100)
-            return d + 1;
-        if (u < 1000)
-            return d + 2;
-        if (u < 10000)
-            return d + 3;
-        u /= 10000;
-        d += 4;
-    }
-}
-
-/* Decimal text of v written forward into out (>= 20 bytes); returns the length.
- * The digit count is found first so the digits go straight to their place, two
- * per step from a table (integers are most cells of an export). */
-static inline size_t fmt_i64(char *out, int64_t v)
-{
-    size_t n = 0;
-    uint64_t u = (uint64_t)v;
-    if (v < 0) {
-        out[n++] = '-';
-        u = 0 - u;
-    }
-    unsigned d = digits_u64(u);
-    char *p = out + n + d;
-    while (u >= 100) {
-        unsigned q = (unsigned)(u % 100) * 2;
-        u /= 100;
-        *--p = PAIRS[q + 1];
-        *--p = PAIRS[q];
-    }
-    if (u >= 10) {
-        *--p = PAIRS[u * 2 + 1];
-        *--p = PAIRS[u * 2];
-    } else {
-        *--p = (char)('0' + u);
-    }
-    return n + d;
-}
-
 void nx_csv_i64(nx_csv *c, int64_t v)
 {
     sep(c);
     if (reserve(c, 24))
-        c->len += fmt_i64(c->buf + c->len, v);
+        c->len += nx_i64_text(c->buf + c->len, v);
 }
 
 static size_t nonfinite(char *buf, double v)
@@ -429,7 +381,7 @@ static void list_cell(nx_csv *c, const nxpq_column_data *col, size_t i)
             memcpy(c->scratch + used, "null", 4);
             used += 4;
         } else if (col->type == NXPQ_LIST_INT64) {
-            used += fmt_i64(c->scratch + used, col->values.i64[j]);
+            used += nx_i64_text(c->scratch + used, col->values.i64[j]);
         } else {
             used = json_string(c, used, col->data + col->offsets[j], (size_t)(col->offsets[j + 1] - col->offsets[j]));
         }
@@ -512,13 +464,13 @@ static inline void row_cells(nx_csv *c, const nxpq_column_data *const *cols, con
                 size_t len = col->dict_strs[d].len;
                 put_field(c, s, len, c->guard && len && GUARD_CH[(unsigned char)s[0]] && nx_csv_needs_guard(s, len));
             } else {
-                c->len += fmt_i64(o, col->type == NXPQ_INT64 ? col->dict_values.i64[d] : col->dict_values.i32[d]);
+                c->len += nx_i64_text(o, col->type == NXPQ_INT64 ? col->dict_values.i64[d] : col->dict_values.i32[d]);
             }
             continue;
         }
         switch (col->type) {
-        case NXPQ_INT64: c->len += fmt_i64(o, col->values.i64[i]); break;
-        case NXPQ_INT32: c->len += fmt_i64(o, col->values.i32[i]); break;
+        case NXPQ_INT64: c->len += nx_i64_text(o, col->values.i64[i]); break;
+        case NXPQ_INT32: c->len += nx_i64_text(o, col->values.i32[i]); break;
         case NXPQ_STRING: {
             const char *s = col->data + col->offsets[i];
             size_t len = (size_t)(col->offsets[i + 1] - col->offsets[i]);
@@ -750,9 +702,9 @@ void nx_csv_rows_text(nx_csv *c, const nx_csv_dict_text *lead, const uint32_t *l
                 o += len;
                 break;
             }
-            case P_I64: o += fmt_i64(o, p->i64[i]); break;
-            case P_DICT_I64: o += fmt_i64(o, p->i64[p->idx[i]]); break;
-            case P_DICT_I32: o += fmt_i64(o, p->i32[p->idx[i]]); break;
+            case P_I64: o += nx_i64_text(o, p->i64[i]); break;
+            case P_DICT_I64: o += nx_i64_text(o, p->i64[p->idx[i]]); break;
+            case P_DICT_I32: o += nx_i64_text(o, p->i32[p->idx[i]]); break;
             case P_STR:
             case P_DICT_STR: {
                 const char *s;
