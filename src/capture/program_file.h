@@ -265,6 +265,9 @@ typedef struct nx_program {
     const char *strings;             /* the raw STRINGS section; trace records index it */
     uint64_t strings_size;
     size_t engine_first[NX_ENGINE_COUNT], engine_count[NX_ENGINE_COUNT];
+    uint32_t *instr_pcs;             /* reader: instrs[i].pc for every i, so that finding an
+                                        instruction (once or twice per trace record) reads 4
+                                        bytes per probe, not a whole nx_prog_instr */
     unsigned char *image;            /* reader: the file's bytes (strings point into it) */
     nx_arena arena;                  /* reader-owned memory */
 } nx_program;

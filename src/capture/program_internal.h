@@ -27,7 +27,8 @@ typedef struct prog_loc {
  * order, cross references. */
 int nx_prog_validate(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err);
 
-/* Fills engine_first/engine_count from the sorted instruction array. */
-void nx_prog_index_engines(nx_program *p);
+/* Fills engine_first/engine_count and instr_pcs from the sorted instruction
+ * array; -1 when out of memory. */
+int nx_prog_index_engines(nx_program *p);
 
 #endif

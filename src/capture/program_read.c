@@ -384,7 +384,11 @@ int nx_program_adopt(unsigned char *data, size_t size, const char *name, nx_prog
         nx_program_close(p);
         return -1;
     }
-    nx_prog_index_engines(p);
+    if (nx_prog_index_engines(p) != 0) {
+        nx_cap_fail(err, p->path, "out of memory");
+        nx_program_close(p);
+        return -1;
+    }
     *out = p;
     return 0;
 }
@@ -421,23 +425,23 @@ const nx_prog_instr *nx_program_find_instr(const nx_program *p, unsigned engine,
 {
     if (engine >= NX_ENGINE_COUNT)
         return NULL;
-    const nx_prog_instr *base = p->instrs + p->engine_first[engine];
-    size_t n = p->engine_count[engine];
+    size_t first = p->engine_first[engine], n = p->engine_count[engine];
     if (n == 0)
         return NULL;
-    /* Fast path: pcs numbered from base[0].pc without gaps. */
-    uint64_t guess = (uint64_t)pc - base[0].pc;
-    if (pc >= base[0].pc && guess < n && base[guess].pc == pc)
-        return &base[guess];
+    const uint32_t *pcs = p->instr_pcs + first;
+    /* Fast path: pcs numbered from pcs[0] without gaps. */
+    uint64_t guess = (uint64_t)pc - pcs[0];
+    if (pc >= pcs[0] && guess < n && pcs[guess] == pc)
+        return &p->instrs[first + guess];
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (base[mid].pc < pc)
+        if (pcs[mid] < pc)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && base[lo].pc == pc ? &base[lo] : NULL;
+    return lo < n && pcs[lo] == pc ? &p->instrs[first + lo] : NULL;
 }
 
 const char *nx_program_string(const nx_program *p, uint32_t ref)

@@ -302,13 +302,17 @@ int nx_prog_validate(const nx_program *p, const char *path, const prog_loc *loc,
     return 0;
 }
 
-void nx_prog_index_engines(nx_program *p)
+int nx_prog_index_engines(nx_program *p)
 {
     for (unsigned e = 0; e < NX_ENGINE_COUNT; e++)
         p->engine_first[e] = p->engine_count[e] = 0;
+    if (!(p->instr_pcs = nx_arena_alloc(&p->arena, (p->n_instrs + 1) * sizeof *p->instr_pcs)))
+        return -1;
     for (size_t i = p->n_instrs; i-- > 0;) {
         unsigned e = p->instrs[i].engine;
         p->engine_first[e] = i;
         p->engine_count[e]++;
+        p->instr_pcs[i] = p->instrs[i].pc;
     }
+    return 0;
 }

@@ -40,6 +40,12 @@ typedef struct trace_stream {
     uint64_t max_ts;                 /* largest tick read so far */
     uint64_t seq;
     bool eof;
+    /* The trace's span and record count so far, published to the nx_device_trace
+     * once every record is read (trace_publish()): written per record, they stay
+     * off the cache lines the sinks' threads read for every event (ev->trace). */
+    bool any;
+    int64_t first_ns, last_ns;
+    uint64_t records;
     nx_ring *fifos;                  /* pcore_count x program queues: open_block, oldest first */
     size_t n_fifos;
 } trace_stream;
@@ -247,6 +253,15 @@ static bool has_end(unsigned kind)
            kind == NX_REC_CC_INSTR || kind == NX_REC_THROTTLE || kind == NX_REC_EXECUTION;
 }
 
+/* Gives the trace its final span and record count, for the sinks' finish(). */
+static void trace_publish(const trace_stream *s)
+{
+    s->t->any = s->any;
+    s->t->first_ns = s->first_ns;
+    s->t->last_ns = s->last_ns;
+    s->t->records = s->records;
+}
+
 /* Reads until the stream's earliest pending record can no longer be preceded by
  * a later one, or the trace ends. */
 static int stream_fill(nx_device_pipeline *p, trace_stream *s, nx_cap_error *err)
@@ -266,13 +281,12 @@ static int stream_fill(nx_device_pipeline *p, trace_stream *s, nx_cap_error *err
         x.block_id = -1;
         x.end_ns = has_end(x.rec.kind) ? t->hdr.epoch_ns + (int64_t)nx_trace_clock_ns(&t->clock, x.rec.end)
                                        : x.start_ns;
-        int64_t hi = x.end_ns;
-        if (!t->any || x.start_ns < t->first_ns)
-            t->first_ns = x.start_ns;
-        if (!t->any || hi > t->last_ns)
-            t->last_ns = hi;
-        t->any = true;
-        t->records++;
+        if (!s->any || x.start_ns < s->first_ns)
+            s->first_ns = x.start_ns;
+        if (!s->any || x.end_ns > s->last_ns)
+            s->last_ns = x.end_ns;
+        s->any = true;
+        s->records++;
         if (x.rec.ts > s->max_ts)
             s->max_ts = x.rec.ts;
         if (tie_blocks(p, s, &x, err) != 0)
@@ -418,6 +432,8 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
         }
     }
     *instructions = (uint64_t)next_id[NX_REC_INSTRUCTION];
+    for (size_t i = 0; i < p->n_traces; i++)
+        trace_publish(&p->streams[i]);
     if (nx_sink_runner_drain(runner, &perr) != 0) {
         snprintf(err, errlen, "%s", perr.msg);
         goto done;

@@ -38,7 +38,7 @@ typedef struct nx_device_trace {
     nx_trace_clock clock;            /* hdr's tick rate, prepared (device_trace.h) */
     const nx_program *prog;
     size_t prog_index;               /* into nx_process_ctx.progs */
-    /* Filled as the trace is read; final when the sinks' finish() runs. */
+    /* Set once every record is read: for the sinks' finish(), not for event(). */
     bool any;                        /* at least one record */
     int64_t first_ns, last_ns;       /* Unix ns over every record's start and end */
     uint64_t records;
