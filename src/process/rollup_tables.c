@@ -117,6 +117,21 @@ typedef struct pending {
 /* Chain depths with a pending member of their own; deeper nodes are added directly. */
 #define PENDING_DEPTH 16
 
+/* A BirInstruction member, waiting to be added. Bir rows are one per program
+ * instruction (and pcore), so consecutive records almost never share one, and
+ * each row's turn comes round once per program iteration, long after its memory
+ * left the cache: added as they arrive, nearly every member cost a cache miss on
+ * its row and another on the row's latest interval. So members are collected
+ * (BIR_BATCH at a time: two fixed arrays of 6 MiB), grouped by row with a counting sort
+ * that keeps each row's members in arrival order, and added row after row. A
+ * row's result depends only on the order of its own members, so it is the same. */
+typedef struct bir_member {
+    uint32_t row;                    /* into rows[LV_BIR] */
+    uint32_t ix;                     /* the member's instruction, in the row's program */
+    int64_t a, b;
+} bir_member;
+#define BIR_BATCH ((size_t)1 << 18)
+
 typedef struct rollup_sink {
     rrow *rows[LV_IR_COUNT];
     size_t n_rows[LV_IR_COUNT];
@@ -131,6 +146,10 @@ typedef struct rollup_sink {
     size_t n_progs;
     pending pend[LV_IR_COUNT];       /* per IR level */
     pending pend_node[PENDING_DEPTH];   /* per FrameworkNode depth */
+    nx_program *const *progs;
+    bir_member *bir, *bir_sorted;    /* BIR_BATCH each: arrival order, by row */
+    size_t n_bir;
+    uint32_t *bir_first;             /* n_rows[LV_BIR] + 1: counting sort offsets */
 } rollup_sink;
 
 static int oom(nxpq_error *err)
@@ -167,6 +186,9 @@ static void rollup_free(rollup_sink *s)
     free(s->chain_off);
     free(s->chain);
     free(s->npc);
+    free(s->bir);
+    free(s->bir_sorted);
+    free(s->bir_first);
     free(s);
 }
 
@@ -354,6 +376,10 @@ static int rollup_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
         if (build_chains(s, pr, (uint32_t)p) != 0)
             goto nomem;
     }
+    s->progs = ctx->progs;
+    if (!(s->bir = malloc(BIR_BATCH * sizeof *s->bir)) || !(s->bir_sorted = malloc(BIR_BATCH * sizeof *s->bir)) ||
+        !(s->bir_first = malloc((s->n_rows[LV_BIR] + 1) * sizeof *s->bir_first)))
+        goto nomem;
     *state = s;
     return 0;
 nomem:
@@ -496,9 +522,48 @@ static int add_member(pending *p, rrow *r, unsigned width, const member_vals *m,
     return 0;
 }
 
+/* A member of a node deeper than PENDING_DEPTH, added at once. (Not inline in
+ * rollup_event(): zeroing a pending for every node of every chain showed as a
+ * third of that function's time.) */
+static int add_deep_member(rrow *r, const member_vals *m, unsigned engine, int64_t a, int64_t b)
+{
+    pending one = {0};
+    return add_member(&one, r, V_COUNT, m, engine, a, b) != 0 || add_pending(&one, V_COUNT) != 0 ? -1 : 0;
+}
+
+/* Adds the collected Bir members to their rows, grouped by row (see bir_member). */
+static int bir_apply(rollup_sink *s)
+{
+    size_t nr = s->n_rows[LV_BIR], n = s->n_bir;
+    uint32_t *first = s->bir_first;
+    memset(first, 0, (nr + 1) * sizeof *first);
+    for (size_t k = 0; k < n; k++)
+        first[s->bir[k].row + 1]++;
+    for (size_t r = 0; r < nr; r++)
+        first[r + 1] += first[r];
+    for (size_t k = 0; k < n; k++)
+        s->bir_sorted[first[s->bir[k].row]++] = s->bir[k];
+    const nx_prog_instr *prev = NULL;
+    member_vals m;
+    for (size_t k = 0; k < n; k++) {
+        const bir_member *b = &s->bir_sorted[k];
+        rrow *r = &s->rows[LV_BIR][b->row];
+        const nx_prog_instr *in = &s->progs[r->prog]->instrs[b->ix];
+        if (in != prev)   /* a row's members are mostly one instruction, now side by side */
+            member_vals_of(&m, in, in->engine);
+        prev = in;
+        if (add_member(&s->pend[LV_BIR], r, IR_VALUES, &m, in->engine, b->a, b->b) != 0)
+            return -1;
+    }
+    s->n_bir = 0;
+    return 0;
+}
+
 /* Adds every pending member to its row (before the rows are read). */
 static int flush_pending(rollup_sink *s)
 {
+    if (bir_apply(s) != 0)
+        return -1;
     for (int l = 0; l < LV_IR_COUNT; l++)
         if (s->pend[l].r && add_pending(&s->pend[l], IR_VALUES) != 0)
             return -1;
@@ -524,18 +589,24 @@ static int rollup_event(void *state, const nx_device_event *ev, nxpq_error *err)
         uint32_t row = s->map[l][p][i];
         if (row == NONE)
             continue;
-        if (l == LV_BIR)
+        if (l == LV_BIR) {
             row += rec->pcore < s->npc[p] ? rec->pcore : 0;
+            s->bir[s->n_bir++] = (bir_member){row, (uint32_t)i, ev->start_ns, ev->end_ns};
+            if (s->n_bir == BIR_BATCH && bir_apply(s) != 0)
+                return oom(err);
+            continue;
+        }
         if (add_member(&s->pend[l], &s->rows[l][row], IR_VALUES, &m, e, ev->start_ns, ev->end_ns) != 0)
             return oom(err);
     }
     for (uint32_t k = s->chain_off[p][i], d = 0; k < s->chain_off[p][i + 1]; k++, d++) {
         rrow *r = &s->nodes[s->chain[p][k]].r;
-        pending one = {0};
-        pending *pd = d < PENDING_DEPTH ? &s->pend_node[d] : &one;
-        if (add_member(pd, r, V_COUNT, &m, e, ev->start_ns, ev->end_ns) != 0 ||
-            (pd == &one && add_pending(&one, V_COUNT) != 0))
+        if (d < PENDING_DEPTH) {
+            if (add_member(&s->pend_node[d], r, V_COUNT, &m, e, ev->start_ns, ev->end_ns) != 0)
+                return oom(err);
+        } else if (add_deep_member(r, &m, e, ev->start_ns, ev->end_ns) != 0) {
             return oom(err);
+        }
     }
     return 0;
 }

@@ -362,39 +362,70 @@ test('FrameworkNode: one row per framework_name prefix, linked to parent and chi
   }
 });
 
-test('interval cap: rows of a long capture keep <= 64 disjoint intervals and every value', async () => {
-  // llama-layer with 1M records runs ~35 executions per core, enough for FrameworkInstruction
-  // rows to need more than 64 intervals, so the halving rule (docs/processing.md) runs.
+test('interval cap: FrameworkInstruction and BirInstruction rows of a long capture follow the rule member by member', async () => {
+  // The tiny program (970 instructions) run for 1M records executes each instruction
+  // hundreds of times, so FrameworkInstruction and BirInstruction rows need more than 64
+  // intervals and the halving rule (docs/processing.md) runs. Its ~314K instruction records
+  // are also more than the Bir members the roll-up collects before adding them row by row
+  // (2^18, rollup_tables.c), so that happens mid-run as well as at the end.
   const cap2 = join(DIR, 'cap2'), prof2 = join(DIR, 'prof2');
-  execFileSync(BIN, ['synth', '--preset', 'llama-layer', '--events', '1000000', '--out', cap2, '--seed', '3']);
+  execFileSync(BIN, ['synth', '--preset', 'tiny', '--events', '1000000', '--out', cap2, '--seed', '3']);
   execFileSync(BIN, ['process', cap2, '--output-file', prof2]);
   const f = (t) => `read_parquet('${join(prof2, `${t}.parquet`).replaceAll("'", "''")}')`;
-  const rows = await sql(`SELECT raw_framework_id, start_ts, end_ts, time_intervals, element_count_per_interval AS el
-                          FROM ${f('FrameworkInstruction')}`);
-  // Per framework id: element sum and the uncapped interval count (gaps and islands: a row
-  // starts an interval when it starts after every earlier row's end).
-  const sums = new Map((await sql(`
-    WITH x AS (SELECT raw_framework_id AS k, start_ts AS s, coalesce(tensor_elements, 0) AS el,
-                      max(end_ts) OVER (PARTITION BY raw_framework_id ORDER BY start_ts, end_ts
-                                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pm
-               FROM ${f('Instruction')} WHERE raw_framework_id IS NOT NULL)
-    SELECT k, sum(el) AS s, count(*) FILTER (pm IS NULL OR s > pm) AS n FROM x GROUP BY k`)).map((r) => [r.k, r]));
-  let halved = false;
-  for (const r of rows) {
-    const ivs = [...r.time_intervals.matchAll(/\[(\d+), (\d+)\]/g)].map((m) => [BigInt(m[1]), BigInt(m[2])]);
-    assert.ok(ivs.length >= 1 && ivs.length <= 64, `${ivs.length} intervals`);
-    assert.equal(r.el.length, ivs.length);
-    assert.equal(ivs[0][0], r.start_ts);
-    assert.equal(ivs[ivs.length - 1][1], r.end_ts);
-    for (let i = 0; i < ivs.length; i++) {
-      assert.ok(ivs[i][0] <= ivs[i][1]);
-      if (i > 0) assert.ok(ivs[i][0] > ivs[i - 1][1], 'disjoint, in order');
+  // Each row recomputed from its members, the Instruction rows with its key, one by one in
+  // the table's order (the pipeline's): a member starting after the row's last interval ends
+  // opens a new one, else that one grows; when a 65th is needed, adjacent pairs merge
+  // ([first start, later end], values summed) before it is added. Values: tensor_elements
+  // and hbm_read_bytes + hbm_write_bytes, absent or negative counting 0.
+  const pos = (v) => (v === null || v < 0n ? 0n : v);
+  const check = async (table, cols) => {
+    const key = `[${cols.join(', ')}]`;
+    const want = new Map();
+    let members = 0;
+    for (const m of await sql(`SELECT ${key} AS k, start_ts AS a, end_ts AS b, tensor_elements AS el,
+                                      hbm_read_bytes AS hr, hbm_write_bytes AS hw
+                               FROM ${f('Instruction')} WHERE ${cols[0]} IS NOT NULL ORDER BY file_row_number`)) {
+      const k = `${m.k}`;
+      let w = want.get(k);
+      if (!w) want.set(k, (w = { start: m.a, end: m.b, iv: [], uncapped: 0 }));
+      if (m.a < w.start) w.start = m.a;
+      if (m.b > w.end) w.end = m.b;
+      let last = w.iv[w.iv.length - 1];
+      if (!last || m.a > last[1]) {
+        w.uncapped++;
+        if (w.iv.length === 64) {
+          const h = [];
+          for (let i = 0; i < 64; i += 2) {
+            const [x, y] = [w.iv[i], w.iv[i + 1]];
+            h.push([x[0], y[1] > x[1] ? y[1] : x[1], x[2] + y[2], x[3] + y[3]]);
+          }
+          w.iv = h;
+        }
+        w.iv.push((last = [m.a, m.b, 0n, 0n]));
+      } else if (m.b > last[1]) {
+        last[1] = m.b;
+      }
+      last[2] += pos(m.el);
+      last[3] += pos(m.hr) + pos(m.hw);
+      members++;
     }
-    assert.equal(r.el.reduce((a, v) => a + v, 0n), sums.get(r.raw_framework_id).s, 'element counts kept');
-    const uncapped = Number(sums.get(r.raw_framework_id).n);
-    if (uncapped <= 64) assert.equal(ivs.length, uncapped, 'no merging below the cap');
-    else { assert.ok(ivs.length < uncapped); halved = true; }
-  }
-  assert.ok(rows.length > 0);
-  assert.ok(halved, 'some row needed more than 64 intervals, so the cap was exercised');
+    const rows = await sql(`SELECT ${key} AS k, start_ts, end_ts, time_intervals, element_count_per_interval AS el,
+                                   hbm_transfer_size_per_interval AS hbm FROM ${f(table)}`);
+    let halved = false;
+    for (const r of rows) {
+      const w = want.get(`${r.k}`);
+      assert.ok(w, `${table}: unexpected row ${r.k}`);
+      assert.equal(r.start_ts, w.start, `${table} ${r.k}: start_ts`);
+      assert.equal(r.end_ts, w.end, `${table} ${r.k}: end_ts`);
+      assert.equal(r.time_intervals, `[${w.iv.map((v) => `[${v[0]}, ${v[1]}]`).join(', ')}]`, `${table} ${r.k}`);
+      assert.deepEqual(r.el, w.iv.map((v) => v[2]), `${table} ${r.k}: element_count_per_interval`);
+      assert.deepEqual(r.hbm, w.iv.map((v) => v[3]), `${table} ${r.k}: hbm_transfer_size_per_interval`);
+      if (w.uncapped > 64) halved = true;
+    }
+    assert.equal(rows.length, want.size, `${table}: one row per key`);
+    assert.ok(halved, `${table}: some row needed more than 64 intervals, so the cap was exercised`);
+    return members;
+  };
+  await check('FrameworkInstruction', ['raw_framework_id']);
+  assert.ok((await check('BirInstruction', ['raw_bir_id', 'pcore_idx'])) > 2 ** 18, 'Bir members');
 });
