@@ -119,6 +119,11 @@ typedef struct prog_state {
     queue_info *queues;
     int64_t *tcount, *ttotal;        /* pcores x tensors */
     unsigned pcores;
+    /* Per instruction: the semaphore it waits on and the one it signals, each
+     * NX_NO_SEMAPHORE when none or out of range. Every instruction record needs
+     * them; read from the program's entries (hundreds of bytes each, megabytes in
+     * all) they cost a cache miss per record, from here 4 bytes. */
+    uint16_t (*sems)[2];
 } prog_state;
 
 /* A finished block waiting for the watermark. */
@@ -214,6 +219,7 @@ static void free_sink(dma_sink *s)
         free(s->progs[i].queues);
         free(s->progs[i].tcount);
         free(s->progs[i].ttotal);
+        free(s->progs[i].sems);
     }
     free(s->progs);
     nx_reorder_free(&s->q);
@@ -241,8 +247,14 @@ static int setup_state(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
         p->queues = calloc(g->n_queues + 1, sizeof *p->queues);
         p->tcount = calloc((size_t)p->pcores * g->n_tensors + 1, sizeof *p->tcount);
         p->ttotal = calloc((size_t)p->pcores * g->n_tensors + 1, sizeof *p->ttotal);
-        if (!p->descs || !p->queues || !p->tcount || !p->ttotal)
+        p->sems = calloc(g->n_instrs + 1, sizeof *p->sems);
+        if (!p->descs || !p->queues || !p->tcount || !p->ttotal || !p->sems)
             return oom(err, "program");
+        for (size_t k = 0; k < g->n_instrs; k++) {
+            uint16_t w = g->instrs[k].wait_semaphore, sig = g->instrs[k].signal_semaphore;
+            p->sems[k][0] = w < g->n_semaphores ? w : NX_NO_SEMAPHORE;
+            p->sems[k][1] = sig < g->n_semaphores ? sig : NX_NO_SEMAPHORE;
+        }
         for (size_t q = 0; q < g->n_queues; q++) {
             const char *t = nx_dma_queue_type_name(g->queues[q].type);
             p->queues[q].type = t ? t : "unknown";
@@ -589,18 +601,18 @@ static int on_instruction(dma_sink *s, trace_state *t, const nx_device_event *ev
 {
     const nx_program *g = t->t->prog;
     const nx_trace_record *r = ev->rec;
-    const nx_prog_instr *in = ev->instr;
-    size_t k = (size_t)r->pcore * g->n_instrs + (size_t)(in - g->instrs);
+    size_t i = (size_t)(ev->instr - g->instrs), k = (size_t)r->pcore * g->n_instrs + i;
+    const uint16_t *sem = s->progs[t->t->prog_index].sems[i];   /* wait, signal */
     t->last_id[k] = ev->id;
     t->last_end[k] = ev->end_ns;
-    if (in->wait_semaphore != NX_NO_SEMAPHORE && in->wait_semaphore < g->n_semaphores) {
-        const sem_cand *p = sem_pick(sem_slots(t, r->pcore, in->wait_semaphore), ev->start_ns);
+    if (sem[0] != NX_NO_SEMAPHORE) {
+        const sem_cand *p = sem_pick(sem_slots(t, r->pcore, sem[0]), ev->start_ns);
         if (p && write_flow(s, p->id, ev->id, p->dma ? "dma_block" : "instruction", "instruction",
                             "FLOW_DEPENDENCE", ev->start_ns - p->end, err) != 0)
             return -1;
     }
-    if (in->signal_semaphore != NX_NO_SEMAPHORE && in->signal_semaphore < g->n_semaphores)
-        sem_offer(sem_slots(t, r->pcore, in->signal_semaphore), false, ev->id, ev->end_ns);
+    if (sem[1] != NX_NO_SEMAPHORE)
+        sem_offer(sem_slots(t, r->pcore, sem[1]), false, ev->id, ev->end_ns);
     return 0;
 }
 
