@@ -190,6 +190,7 @@ typedef struct dma_sink {
 enum { PK_QUEUE, PK_DESC };         /* DmaPacket's key slots */
 
 static int pkt_keys_open(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err);
+static int flow_keys_open(dma_sink *s, nxpq_error *err);
 
 /* ------------------------------------------------------------ setup -- */
 
@@ -347,7 +348,7 @@ static int dma_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
         s->ac[i] = nx_row_col(&s->agg, anames[i]);
     for (size_t i = 0; i < FC_COUNT; i++)
         s->fc[i] = nx_row_col(&s->flow, fnames[i]);
-    if (pkt_keys_open(s, ctx, err) != 0) {
+    if (pkt_keys_open(s, ctx, err) != 0 || flow_keys_open(s, err) != 0) {
         nx_usage_discard(&s->dma_usage);
         nx_usage_discard(&s->hbm_usage);
         goto fail_flow;
@@ -419,17 +420,31 @@ static double rate_bps(int64_t bytes, int64_t dur)
     return (double)bytes * 1e9 / (double)(dur > 0 ? dur : 1);
 }
 
-static int write_flow(dma_sink *s, int64_t in_id, int64_t out_id, const char *in_t, const char *out_t,
-                      const char *type, int64_t gap, nxpq_error *err)
+/* Flow's text columns are keyed (row.h) on the kind of edge: the row stores the
+ * kind, not three strings to hash. */
+enum { FLOW_TRIGGER, FLOW_FROM_INSTRUCTION, FLOW_FROM_DMA, FLOW_KINDS };
+static const nxpq_str FLOW_IN_TABLE[FLOW_KINDS] = {{"instruction", 11}, {"instruction", 11}, {"dma_block", 9}};
+static const nxpq_str FLOW_OUT_TABLE[FLOW_KINDS] = {{"dma_block", 9}, {"instruction", 11}, {"instruction", 11}};
+static const nxpq_str FLOW_TYPE[FLOW_KINDS] = {{"DMA_TRIGGER", 11}, {"FLOW_DEPENDENCE", 15}, {"FLOW_DEPENDENCE", 15}};
+
+static int flow_keys_open(dma_sink *s, nxpq_error *err)
+{
+    nx_row *r = &s->flow;
+    return nx_row_keyed_str(r, 0, s->fc[FC_in_table], FLOW_IN_TABLE, FLOW_KINDS, err) != 0 ||
+                   nx_row_keyed_str(r, 0, s->fc[FC_out_table], FLOW_OUT_TABLE, FLOW_KINDS, err) != 0 ||
+                   nx_row_keyed_str(r, 0, s->fc[FC_dependency_type], FLOW_TYPE, FLOW_KINDS, err) != 0
+               ? -1
+               : 0;
+}
+
+static int write_flow(dma_sink *s, int64_t in_id, int64_t out_id, unsigned kind, int64_t gap, nxpq_error *err)
 {
     nx_row *r = &s->flow;
     if (nx_row_begin(r, err) != 0)
         return -1;
     nx_row_i64(r, s->fc[FC_in_id], in_id);
     nx_row_i64(r, s->fc[FC_out_id], out_id);
-    nx_row_str(r, s->fc[FC_in_table], in_t);
-    nx_row_str(r, s->fc[FC_out_table], out_t);
-    nx_row_str(r, s->fc[FC_dependency_type], type);
+    nx_row_key(r, 0, kind);
     nx_row_i64(r, s->fc[FC_gap_time], gap);
     return nx_row_end(r, err);
 }
@@ -543,8 +558,7 @@ static int complete_block(void *sink, size_t ti, unsigned pcore, unsigned queue,
         p->ttotal[k] += b.wr;
     }
     if (b.trig_id >= 0)
-        return write_flow(s, b.trig_id, b.h.id, "instruction", "dma_block", "DMA_TRIGGER", b.start - b.trig_end,
-                          err);
+        return write_flow(s, b.trig_id, b.h.id, FLOW_TRIGGER, b.start - b.trig_end, err);
     return 0;
 }
 
@@ -607,8 +621,8 @@ static int on_instruction(dma_sink *s, trace_state *t, const nx_device_event *ev
     t->last_end[k] = ev->end_ns;
     if (sem[0] != NX_NO_SEMAPHORE) {
         const sem_cand *p = sem_pick(sem_slots(t, r->pcore, sem[0]), ev->start_ns);
-        if (p && write_flow(s, p->id, ev->id, p->dma ? "dma_block" : "instruction", "instruction",
-                            "FLOW_DEPENDENCE", ev->start_ns - p->end, err) != 0)
+        if (p && write_flow(s, p->id, ev->id, p->dma ? FLOW_FROM_DMA : FLOW_FROM_INSTRUCTION, ev->start_ns - p->end,
+                            err) != 0)
             return -1;
     }
     if (sem[1] != NX_NO_SEMAPHORE)
