@@ -122,7 +122,8 @@ typedef struct pending {
  * each row's turn comes round once per program iteration, long after its memory
  * left the cache: added as they arrive, nearly every member cost a cache miss on
  * its row and another on the row's latest interval. So members are collected
- * (BIR_BATCH at a time: two fixed arrays of 6 MiB), grouped by row with a counting sort
+ * (BIR_BATCH at a time: two fixed arrays of 1.5 MiB; larger batches made
+ * longer bursts that stalled the pipeline), grouped by row with a counting sort
  * that keeps each row's members in arrival order, and added row after row. A
  * row's result depends only on the order of its own members, so it is the same. */
 typedef struct bir_member {
@@ -130,7 +131,7 @@ typedef struct bir_member {
     uint32_t ix;                     /* the member's instruction, in the row's program */
     int64_t a, b;
 } bir_member;
-#define BIR_BATCH ((size_t)1 << 18)
+#define BIR_BATCH ((size_t)1 << 16)
 
 typedef struct rollup_sink {
     rrow *rows[LV_IR_COUNT];

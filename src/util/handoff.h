@@ -24,7 +24,7 @@
 #include <stddef.h>
 
 #define NX_HANDOFF_ERR 512
-#define NX_HANDOFF_MAX_DEPTH 8
+#define NX_HANDOFF_MAX_DEPTH 32
 
 typedef int (*nx_handoff_fn)(void *ctx, void *item, char *err, size_t errlen);
 typedef void (*nx_handoff_discard_fn)(void *ctx, void *item);
