@@ -322,30 +322,37 @@ static int flusher_wait(nx_row *r, nxpq_error *err)
     return nx_handoff_wait(&r->bg->h, err->msg, sizeof err->msg);
 }
 
-/* The current batch is full: give it to the flush thread and continue in the other. */
+/* The current batch is full: give it to the flush thread and continue in the
+ * oldest of the ring, which the give leaves finished (util/handoff.h). */
 static int hand_off(nx_row *r, nxpq_error *err)
 {
     if (!r->bg) {
-        if (!(r->spare = batch_new(r->s, NX_ROW_BATCH)) || !(r->bg = calloc(1, sizeof *r->bg))) {
+        r->ring[0] = r->b;
+        for (unsigned k = 1; k <= NX_ROW_FLUSH_DEPTH; k++) {
+            if (!(r->ring[k] = batch_new(r->s, NX_ROW_BATCH))) {
+                snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->s->name);
+                return -1;
+            }
+            for (size_t c = 0; c < r->s->n_fields; c++)   /* keyed columns (nx_row_keyed_*) */
+                r->ring[k]->cols[c].kind = r->b->cols[c].kind;
+            r->ring[k]->keyed = r->keyed;
+        }
+        if (!(r->bg = calloc(1, sizeof *r->bg))) {
             snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->s->name);
             return -1;
         }
-        for (size_t c = 0; c < r->s->n_fields; c++)   /* keyed columns (nx_row_keyed_*) */
-            r->spare->cols[c].kind = r->b->cols[c].kind;
-        r->spare->keyed = r->keyed;
-        if (nx_handoff_start(&r->bg->h, 1, flush_item, discard_item, r) != 0) {
+        if (nx_handoff_start(&r->bg->h, NX_ROW_FLUSH_DEPTH, flush_item, discard_item, r) != 0) {
             free(r->bg);
             r->bg = NULL;
             snprintf(err->msg, sizeof err->msg, "%s: cannot start a writer thread", r->s->name);
             return -1;
         }
-    } else if (flusher_wait(r, err) != 0) {
-        return -1;
     }
-    nx_row_batch *full = r->b;
-    r->b = r->spare;
-    r->spare = full;
-    return nx_handoff_give(&r->bg->h, full, err->msg, sizeof err->msg);
+    if (nx_handoff_give(&r->bg->h, r->b, err->msg, sizeof err->msg) != 0)
+        return -1;
+    r->cur = (r->cur + 1) % (NX_ROW_FLUSH_DEPTH + 1);
+    r->b = r->ring[r->cur];
+    return 0;
 }
 
 /* ------------------------------------------------------------ rows -- */
@@ -583,7 +590,7 @@ static int keyed(nx_row *r, unsigned slot, size_t c, const nxpq_str *strs, const
         return nxpq_error_set(err, "%s: key slot %u of field %s past NX_ROW_KEYS", r->s->name, slot,
                               r->s->fields[c].name);
     col_kind want = strs ? KIND_STR : KIND_INT;
-    if (r->b->cols[c].kind != want || r->rows > 0 || r->b->n > 0 || r->spare || n > UINT32_MAX)
+    if (r->b->cols[c].kind != want || r->rows > 0 || r->b->n > 0 || r->bg || n > UINT32_MAX)
         return nxpq_error_set(err, "%s: field %s cannot be keyed (%s)", r->s->name, r->s->fields[c].name,
                               r->b->cols[c].kind != want ? "not of that type, or keyed already" : "rows were written");
     if (!r->keyed && !(r->keyed = calloc(r->s->n_fields, sizeof *r->keyed)))
@@ -668,8 +675,10 @@ static void release(nx_row *r)
     nxpq_error ignored;
     nx_tlx_writer_close(r->tlx, false, NULL, 0, &ignored);   /* an index not finished is removed */
     if (r->s) {
-        batch_free(r->b, r->s->n_fields);
-        batch_free(r->spare, r->s->n_fields);
+        if (!r->ring[0])
+            batch_free(r->b, r->s->n_fields);
+        for (unsigned k = 0; k <= NX_ROW_FLUSH_DEPTH; k++)
+            batch_free(r->ring[k], r->s->n_fields);
     }
     free(r->keyed);
     memset(r, 0, sizeof *r);

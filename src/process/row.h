@@ -45,6 +45,7 @@
 #include "schema/schema.h"
 
 #define NX_ROW_BATCH 4096
+#define NX_ROW_FLUSH_DEPTH 3           /* full batches a table's flush thread may hold */
 
 /* Where a profile's tables go and how they are written. */
 typedef struct nx_table_dest {
@@ -61,8 +62,10 @@ typedef struct nx_row_flusher nx_row_flusher; /* the table's background flush th
 typedef struct nx_row {
     nx_table_writer *tw;
     const nx_schema_table *s;
-    nx_row_batch *b;                 /* the batch being filled */
-    nx_row_batch *spare;             /* the other batch, once a first one was handed off */
+    nx_row_batch *b;                 /* the batch being filled: ring[cur] once a first one was
+                                        handed off */
+    nx_row_batch *ring[NX_ROW_FLUSH_DEPTH + 1];   /* the batch being filled and those handed off */
+    unsigned cur;
     nx_row_flusher *bg;              /* started at the first hand-off */
     struct nx_tlx_writer *tlx;       /* the table's timeline index, for timeline tables
                                         (timeline_index_writer.h): fed every batch */
