@@ -277,31 +277,26 @@ static int string_page_stats(col_writer *c, raw_page *p, encode_scratch *s, bool
         return 0;
     }
     const dictionary *d = &c->dict;
-    size_t words = (d->n_entries + 63) / 64;
-    if (words > s->cap_seen) {
-        uint64_t *seen = realloc(s->seen, words * sizeof *seen);
+    size_t n = d->n_entries;
+    if (n == 0)
+        return 0; /* an empty dictionary: the page holds only nulls */
+    if (n + 8 > s->cap_seen) {
+        uint8_t *seen = realloc(s->seen, n + 8);
         if (!seen)
             return col_fail(c, "out of memory");
         s->seen = seen;
-        s->cap_seen = words;
+        s->cap_seen = n + 8;
     }
-    if (words == 0)
-        return 0; /* an empty dictionary: the page holds only nulls */
-    memset(s->seen, 0, words * sizeof *s->seen);
-    /* Runs of one index are common (one instruction's rows): skipping repeats
-     * also breaks the read-modify-write chain on one word. */
-    uint32_t prev = UINT32_MAX;
-    for (size_t i = 0; i < p->values; i++) {
-        uint32_t x = s->idx[i];
-        if (x == prev)
-            continue;
-        prev = x;
-        s->seen[x >> 6] |= UINT64_C(1) << (x & 63);
-    }
-    for (size_t wd = 0; wd < words; wd++)
-        for (uint64_t bits = s->seen[wd]; bits; bits &= bits - 1) {
-            size_t e = wd * 64 + (size_t)__builtin_ctzll(bits);
-            const char *v = d->plain.data + d->offsets[e];
+    /* A byte per entry, set with a plain store: no branch per value and no
+     * read-modify-write chain on a bitmap word (both showed in profiles). */
+    memset(s->seen, 0, n + 8);
+    for (size_t i = 0; i < p->values; i++)
+        s->seen[s->idx[i]] = 1;
+    for (size_t e = 0; e < n; e += 8) {
+        uint64_t word;
+        memcpy(&word, s->seen + e, 8);   /* skip 8 unused entries at a time */
+        for (; word; word &= word - 1) {
+            const char *v = d->plain.data + d->offsets[e + (size_t)__builtin_ctzll(word) / 8];
             if (c->physical == PQ_INT32 || c->physical == PQ_INT64) {
                 stats_plain_int(c, &p->stats, v);
             } else {
@@ -310,6 +305,7 @@ static int string_page_stats(col_writer *c, raw_page *p, encode_scratch *s, bool
                 stats_bytes(&p->stats, v + 4, len);
             }
         }
+    }
     return 0;
 }
 

@@ -159,7 +159,7 @@ typedef struct encode_scratch {
     size_t cap_values;
     int64_t *ints;           /* a PLAIN integer page's values, for delta_fallback */
     size_t cap_ints;
-    uint64_t *seen;          /* bitmap of dictionary entries a page uses */
+    uint8_t *seen;           /* per dictionary entry: 1 when the page uses it */
     size_t cap_seen;
     pq_compressor compressor;
 } encode_scratch;
