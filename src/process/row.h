@@ -26,9 +26,10 @@
  * into the batch, so callers may pass temporary buffers.
  *
  * A table that fills a whole batch gets a thread of its own that hands full
- * batches to the Parquet writer while the caller fills the next one (double
- * buffering), so the pipeline thread spends its time on records, not on the
- * codec. Tables that never fill a batch are flushed on the caller's thread at
+ * batches to the Parquet writer while the caller fills the next one (up to
+ * NX_ROW_FLUSH_DEPTH full batches wait for it, so the writer's bursts at row
+ * group ends do not stop the caller), so the sink's thread spends its time on
+ * records, not on the codec. Tables that never fill a batch are flushed on the caller's thread at
  * close and cost no thread. A timeline table's index (timeline_index_writer.h)
  * gets every batch just before the codec does. Errors found by the background flush are reported
  * by the next nx_row_begin() or by nx_row_close().

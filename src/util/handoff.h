@@ -2,10 +2,10 @@
  * handoff.h — a worker thread that takes items from its owner through a short
  * queue: the owner fills one buffer while the worker consumes those given
  * before. Used where a producer must not wait on slow per-item work: a table's
- * row batches going to the Parquet writer (src/process/row.c, depth 1: double
- * buffering of large batches), a sink's event batches (src/process/sink_runner.c,
- * a deeper queue of small ones, so a sink that is briefly slower than the
- * pipeline does not stall it, nor a briefly idle sink leave a core idle).
+ * row batches going to the Parquet writer (src/process/row.c, a few large
+ * batches), a sink's event batches (src/process/sink_runner.c, a deeper queue of
+ * small ones, so a sink that is briefly slower than the pipeline does not stall
+ * it, nor a briefly idle sink leave a core idle).
  *
  * Depth d: at most d items are given and not yet finished. When
  * nx_handoff_give() returns, the items finished are all but the d newest at
