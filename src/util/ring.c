@@ -20,7 +20,7 @@ int nx_ring_push(nx_ring *r, const void *e, size_t size)
         r->head = 0;
     }
     r->size = size;
-    memcpy(r->v + ((r->head + r->n) % r->cap) * size, e, size);
+    memcpy(r->v + ((r->head + r->n) & (r->cap - 1)) * size, e, size);
     r->n++;
     return 0;
 }

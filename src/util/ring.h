@@ -15,7 +15,7 @@
 
 typedef struct nx_ring {
     char *v;
-    size_t head, n, cap, size;
+    size_t head, n, cap, size;       /* cap: 0 or a power of two, so positions wrap with a mask */
 } nx_ring;
 
 /* Appends the `size` bytes at e. 0, or -1 when out of memory (ring unchanged). */
@@ -26,13 +26,13 @@ void nx_ring_free_array(nx_ring *rings, size_t n);
 /* Element k (0 = head, k < r->n). */
 static inline void *nx_ring_at(const nx_ring *r, size_t k)
 {
-    return r->v + ((r->head + k) % r->cap) * r->size;
+    return r->v + ((r->head + k) & (r->cap - 1)) * r->size;
 }
 
 /* Drops the head (r->n > 0). */
 static inline void nx_ring_pop(nx_ring *r)
 {
-    r->head = (r->head + 1) % r->cap;
+    r->head = (r->head + 1) & (r->cap - 1);
     r->n--;
 }
 
