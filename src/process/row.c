@@ -327,7 +327,6 @@ static int flusher_wait(nx_row *r, nxpq_error *err)
 static int hand_off(nx_row *r, nxpq_error *err)
 {
     if (!r->bg) {
-        r->ring[0] = r->b;
         for (unsigned k = 1; k <= NX_ROW_FLUSH_DEPTH; k++) {
             if (!(r->ring[k] = batch_new(r->s, NX_ROW_BATCH))) {
                 snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->s->name);
@@ -370,7 +369,7 @@ int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_er
         nx_row_discard(r);
         return -1;
     }
-    if ((r->b = batch_new(r->s, 16)))
+    if ((r->b = r->ring[0] = batch_new(r->s, 16)))
         return 0;
     nx_row_discard(r);
     snprintf(err->msg, sizeof err->msg, "%s: out of memory", table);
@@ -675,8 +674,6 @@ static void release(nx_row *r)
     nxpq_error ignored;
     nx_tlx_writer_close(r->tlx, false, NULL, 0, &ignored);   /* an index not finished is removed */
     if (r->s) {
-        if (!r->ring[0])
-            batch_free(r->b, r->s->n_fields);
         for (unsigned k = 0; k <= NX_ROW_FLUSH_DEPTH; k++)
             batch_free(r->ring[k], r->s->n_fields);
     }

@@ -63,9 +63,10 @@ typedef struct nx_row_flusher nx_row_flusher; /* the table's background flush th
 typedef struct nx_row {
     nx_table_writer *tw;
     const nx_schema_table *s;
-    nx_row_batch *b;                 /* the batch being filled: ring[cur] once a first one was
-                                        handed off */
-    nx_row_batch *ring[NX_ROW_FLUSH_DEPTH + 1];   /* the batch being filled and those handed off */
+    nx_row_batch *b;                 /* the batch being filled: ring[cur] */
+    nx_row_batch *ring[NX_ROW_FLUSH_DEPTH + 1];   /* [0] from the start, the others from the first
+                                                     hand-off: the batch being filled and those
+                                                     handed off */
     unsigned cur;
     nx_row_flusher *bg;              /* started at the first hand-off */
     struct nx_tlx_writer *tlx;       /* the table's timeline index, for timeline tables

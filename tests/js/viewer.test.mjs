@@ -345,16 +345,23 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     }
   });
 
-  await t.test('a profile without SbufUsage/PsumUsage has no memory lanes', async () => {
-    const bare = path.join(data, 'profiles', 'global', 'nomem@latest');
+  // The profile copied as `name` without the tables whose file names match `drop`, opened in
+  // the viewer until the lane `waitLabel` is there: its lane labels (usageRequests then holds
+  // what the page asked /usage for).
+  const laneLabelsWithout = async (name, drop, waitLabel) => {
+    const bare = path.join(data, 'profiles', 'global', `${name}@latest`);
     fs.cpSync(profileDir, bare, { recursive: true });
-    for (const f of fs.readdirSync(bare)) if (/^(SbufUsage|PsumUsage)(_\d+)?\.parquet$/.test(f)) fs.rmSync(path.join(bare, f));
+    for (const f of fs.readdirSync(bare)) if (drop.test(f)) fs.rmSync(path.join(bare, f));
     usageRequests.length = 0;
-    await page.goto(`${url}/view/nomem`);
+    await page.goto(`${url}/view/${name}`);
     await waitLoaded(page);
-    await page.waitForFunction(() => window.nxViewer.state.rows.some((r) => r.label === 'HBM usage'), null, { timeout: 15000 });
+    await page.waitForFunction((l) => window.nxViewer.state.rows.some((r) => r.label === l), waitLabel, { timeout: 15000 });
     await waitLoaded(page);
-    const labels = (await laneRows()).map((r) => r.label);
+    return (await laneRows()).map((r) => r.label);
+  };
+
+  await t.test('a profile without SbufUsage/PsumUsage has no memory lanes', async () => {
+    const labels = await laneLabelsWithout('nomem', /^(SbufUsage|PsumUsage)(_\d+)?\.parquet$/, 'HBM usage');
     assert.deepEqual(labels, ['DMA throughput', 'HBM usage', ...SYS_LANES]);
     assert.ok(usageRequests.length >= 1);
     for (const q of usageRequests) assert.equal(q, `DmaUsage,HbmUsage,${SYS_TABLES}`);
@@ -405,15 +412,8 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   });
 
   await t.test('a profile without system tables has no CPU, host memory or device HBM lanes', async () => {
-    const bare = path.join(data, 'profiles', 'global', 'nosys@latest');
-    fs.cpSync(profileDir, bare, { recursive: true });
-    for (const f of fs.readdirSync(bare)) if (/^(CpuUsage|HostMemUsage|SystemProfileHbmUsage)(_\d+)?\.parquet$/.test(f)) fs.rmSync(path.join(bare, f));
-    usageRequests.length = 0;
-    await page.goto(`${url}/view/nosys`);
-    await waitLoaded(page);
-    await page.waitForFunction(() => window.nxViewer.state.rows.some((r) => r.label === 'PSUM usage'), null, { timeout: 15000 });
-    await waitLoaded(page);
-    const labels = (await laneRows()).map((r) => r.label);
+    const labels = await laneLabelsWithout('nosys', /^(CpuUsage|HostMemUsage|SystemProfileHbmUsage)(_\d+)?\.parquet$/,
+      'PSUM usage');
     assert.deepEqual(labels, ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage']);
     assert.ok(usageRequests.length >= 1);
     for (const q of usageRequests) assert.equal(q, 'DmaUsage,HbmUsage,SbufUsage,PsumUsage');
