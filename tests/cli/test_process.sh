@@ -88,11 +88,11 @@ check '[ -z "$(ls -A "$G" | grep "^\.")" ]' "the next run removes the killed run
 rm -rf "$TMP/big"
 
 # --- system profile: framework-only captures, --ignore-*-profile, bad system files ---
-SHARED=${NXPROF_SHARED:-$(dirname "$0")/../../../shared}
-FX=$(ls "$SHARED"/fixtures/chrome-traces/*.json.gz 2>/dev/null | head -1)
+TEST_DATA=${NXPROF_TEST_DATA:-$(dirname "$0")/../data}
+FX=$(ls "$TEST_DATA"/chrome-traces/*.json.gz | head -1)
+[ -n "$FX" ] || { echo "no real PyTorch trace under $TEST_DATA/chrome-traces" >&2; exit 1; }
 mkdir -p "$TMP/fw"
-if [ -n "$FX" ]; then cp "$FX" "$TMP/fw/"; else
-    printf '{"traceEvents":[{"ph":"X","name":"op","pid":1,"tid":1,"ts":1,"dur":2}]}' >"$TMP/fw/trace.json"; fi
+cp "$FX" "$TMP/fw/"
 expect 0 "framework-only capture" -- process "$TMP/fw" --output-file "$TMP/fwp"
 for t in SystemProfileEvents SystemProfileMetadata Metadata SchemaFields; do
     check '[ -s "$TMP/fwp/$t.parquet" ]' "framework-only: $t.parquet written"

@@ -1,5 +1,5 @@
 // chrome_trace_counts.test.mjs — nxprof's streaming Chrome trace reader against an
-// independent reading: every real trace in ../shared/fixtures/chrome-traces is gunzipped
+// independent reading: every real trace in tests/data/chrome-traces is gunzipped
 // and parsed whole with JSON.parse here, read with the C reader through the helper
 // tests/tools/chrome_trace_dump, and the two are compared: event count, per-phase
 // counts, top-level keys and values, and every event field by field.
@@ -10,10 +10,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { SHARED } from './lib/harness.mjs';
+import { TEST_DATA } from './lib/harness.mjs';
 
 const DUMP = process.env.CHROME_TRACE_DUMP;
-const DIR = join(SHARED, 'fixtures/chrome-traces');
+const DIR = join(TEST_DATA, 'chrome-traces');
 const FIXTURES = readdirSync(DIR).filter((f) => /\.json(\.gz)?$/.test(f)).sort();
 
 const dump = (...args) => {

@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { requireBin, SHARED, tempDir, openDuckDB, pq, exists, synthProcessed } from './lib/harness.mjs';
+import { requireBin, TEST_DATA, tempDir, openDuckDB, pq, exists, synthProcessed } from './lib/harness.mjs';
 
 const BIN = requireBin();
 const DIR = tempDir('nxprof-devmem-');
@@ -25,7 +25,7 @@ const DIR = tempDir('nxprof-devmem-');
 const { sql } = await openDuckDB();
 
 // The reference schema's SystemProfileHbmUsage fields, in order.
-const reference = readFileSync(join(SHARED, 'reference', 'profile-schema-7.4.0.tsv'), 'utf8')
+const reference = readFileSync(join(TEST_DATA, 'reference', 'profile-schema-7.4.0.tsv'), 'utf8')
   .split('\n').slice(1).filter(Boolean).map((l) => l.split('\t')).filter(([t]) => t === 'SystemProfileHbmUsage');
 const CATEGORIES = reference.map(([, f]) => f).filter((f) => f.endsWith('_bytes') && f !== 'total_bytes');
 const HEADER = ['timestamp_ns', 'device_idx', 'hbm_idx', ...CATEGORIES];

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findCapture, readProgram, readTrace } from './lib/nxcapture.mjs';
-import { requireBin, SHARED, tempDir, openDuckDB } from './lib/harness.mjs';
+import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
 
 const BIN = requireBin();
 const DIR = tempDir('nxprof-dma-');
@@ -19,7 +19,7 @@ const PROF = join(DIR, 'prof');
 execFileSync(BIN, ['synth', '--preset', 'tiny', '--out', CAP, '--seed', '5']);
 execFileSync(BIN, ['process', CAP, '--output-file', PROF]);
 
-const reference = readFileSync(`${SHARED}/reference/profile-schema-7.4.0.tsv`, 'utf8')
+const reference = readFileSync(`${TEST_DATA}/reference/profile-schema-7.4.0.tsv`, 'utf8')
   .split('\n').slice(1).filter(Boolean).map((l) => l.split('\t'));
 
 // ---------------------------------------------------------------- expectations from the bytes

@@ -1,6 +1,6 @@
 // process_system.test.mjs — the system tables of `nxprof process`, read back with DuckDB
 // and checked against the capture files decoded here independently:
-//   - every real Chrome trace in NXPROF_SHARED/fixtures/chrome-traces, alone in a capture
+//   - every real Chrome trace in NXPROF_TEST_DATA/chrome-traces, alone in a capture
 //     directory (a framework-only profile), gives one SystemProfileEvents row per X event
 //     plus one per matched B/E pair (counted from JSON.parse), with the same names and ns
 //     times (ts/dur converted from their decimal text with BigInt, plus
@@ -16,10 +16,10 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { basename, join } from 'node:path';
-import { requireBin, SHARED, tempDir, openDuckDB, pq, exists, synthProcessed } from './lib/harness.mjs';
+import { requireBin, TEST_DATA, tempDir, openDuckDB, pq, exists, synthProcessed } from './lib/harness.mjs';
 
 const BIN = requireBin();
-const FIXTURES = join(SHARED, 'fixtures', 'chrome-traces');
+const FIXTURES = join(TEST_DATA, 'chrome-traces');
 const DIR = tempDir('nxprof-system-');
 
 const { sql } = await openDuckDB();

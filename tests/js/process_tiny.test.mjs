@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { requireBin, SHARED, tempDir, openDuckDB } from './lib/harness.mjs';
+import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
 
 const BIN = requireBin();
 const DIR = tempDir('nxprof-process-');
@@ -20,7 +20,7 @@ const PROF = join(DIR, 'prof');
 execFileSync(BIN, ['synth', '--preset', 'tiny', '--out', CAP, '--seed', '5']);
 execFileSync(BIN, ['process', CAP, '--output-file', PROF]);
 
-const reference = readFileSync(`${SHARED}/reference/profile-schema-7.4.0.tsv`, 'utf8')
+const reference = readFileSync(`${TEST_DATA}/reference/profile-schema-7.4.0.tsv`, 'utf8')
   .split('\n').slice(1).filter(Boolean).map((l) => l.split('\t'));
 
 // Every trace_*.nxtrace under the capture, found by walking the directory tree.

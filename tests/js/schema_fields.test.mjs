@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHARED, tempDir, openDuckDB } from './lib/harness.mjs';
+import { TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
 
 const WRITE = process.env.SCHEMA_FIELDS_WRITE;
 if (!WRITE) throw new Error('set SCHEMA_FIELDS_WRITE to the schema_fields_write executable (ctest does)');
 const DIR = tempDir('nxprof-schema-fields-');
 
-const tsv = (name) => readFileSync(`${SHARED}/reference/${name}`, 'utf8')
+const tsv = (name) => readFileSync(`${TEST_DATA}/reference/${name}`, 'utf8')
   .split('\n').slice(1).filter(Boolean).map((l) => l.split('\t'));
 const reference = tsv('profile-schema-7.4.0.tsv');
 const enumNames = new Set(tsv('profile-schema-7.4.0-enums.tsv').map(([e]) => e));

@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { SHARED } from './lib/harness.mjs';
+import { TEST_DATA } from './lib/harness.mjs';
 
 const BIN = process.env.NXPROF_BIN;
 const run = (...args) => execFileSync(BIN, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
 
-const reference = readFileSync(`${SHARED}/reference/profile-schema-7.4.0.tsv`, 'utf8')
+const reference = readFileSync(`${TEST_DATA}/reference/profile-schema-7.4.0.tsv`, 'utf8')
   .split('\n').slice(1).filter(Boolean).map((l) => l.split('\t'));
-const referenceEnums = readFileSync(`${SHARED}/reference/profile-schema-7.4.0-enums.tsv`, 'utf8')
+const referenceEnums = readFileSync(`${TEST_DATA}/reference/profile-schema-7.4.0-enums.tsv`, 'utf8')
   .split('\n').slice(1).filter(Boolean).map((l) => l.split('\t'));
 
 test('JSON form agrees with the reference on every field and has no extras', () => {

@@ -1,6 +1,6 @@
 /* test_chrome_trace.c — unit tests of the streaming Chrome trace reader: crafted
  * traces for each form, field, conversion and error, and every real trace in
- * ../shared/fixtures/chrome-traces read at several chunk sizes and as plain JSON.
+ * tests/data/chrome-traces read at several chunk sizes and as plain JSON.
  * (tests/js/chrome_trace_counts.test.mjs compares the same fixtures with JSON.parse.) */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -720,9 +720,9 @@ static const char *gunzip_copy(const char *src)
 static void test_real_traces(void **state)
 {
     (void)state;
-    const char *shared = getenv("NXPROF_SHARED");
+    const char *data = getenv("NXPROF_TEST_DATA");
     char dir[512];
-    snprintf(dir, sizeof dir, "%s/fixtures/chrome-traces", shared ? shared : "../shared");
+    snprintf(dir, sizeof dir, "%s/chrome-traces", data ? data : "tests/data");
     DIR *dp = opendir(dir);
     if (!dp)
         fail_msg("cannot open %s", dir);

@@ -1,7 +1,7 @@
 /*
  * test_schema.c — the generated catalogue against the reference schema.
  *
- * Reads ../shared/reference/profile-schema-7.4.0.tsv (and the enums file) and
+ * Reads tests/data/reference/profile-schema-7.4.0.tsv (and the enums file) and
  * checks, field by field, that the catalogue holds exactly the same tables,
  * fields, types, formats, units, required flags, enums and examples, in the same
  * order, and that every table and field carries a description of our own.
@@ -18,11 +18,11 @@
 
 #include "schema/schema.h"
 
-static char *shared_path(const char *rel)
+static char *test_data_path(const char *rel)
 {
-    const char *root = getenv("NXPROF_SHARED");
+    const char *root = getenv("NXPROF_TEST_DATA");
     static char path[4096];
-    snprintf(path, sizeof path, "%s/%s", root ? root : "../shared", rel);
+    snprintf(path, sizeof path, "%s/%s", root ? root : "tests/data", rel);
     return path;
 }
 
@@ -45,9 +45,9 @@ static int split(char *line, char **cols, int max)
 static void test_catalogue_equals_reference(void **state)
 {
     (void)state;
-    FILE *f = fopen(shared_path("reference/profile-schema-7.4.0.tsv"), "r");
+    FILE *f = fopen(test_data_path("reference/profile-schema-7.4.0.tsv"), "r");
     if (!f)
-        fail_msg("cannot open the reference schema at %s", shared_path("reference/profile-schema-7.4.0.tsv"));
+        fail_msg("cannot open the reference schema at %s", test_data_path("reference/profile-schema-7.4.0.tsv"));
     char line[8192];
     assert_non_null(fgets(line, sizeof line, f)); /* header */
     size_t table_i = 0, field_i = 0, rows = 0;
@@ -87,7 +87,7 @@ static void test_catalogue_equals_reference(void **state)
 static void test_enums_equal_reference(void **state)
 {
     (void)state;
-    FILE *f = fopen(shared_path("reference/profile-schema-7.4.0-enums.tsv"), "r");
+    FILE *f = fopen(test_data_path("reference/profile-schema-7.4.0-enums.tsv"), "r");
     assert_non_null(f);
     char line[1024];
     assert_non_null(fgets(line, sizeof line, f));

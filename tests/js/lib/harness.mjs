@@ -1,9 +1,9 @@
 // harness.mjs — the set-up lines every JS test shared: where the nxprof binary and the
-// shared reference files are, a temporary directory removed after the file's tests, and
+// test data (reference schema, real traces) is, a temporary directory removed after the file's tests, and
 // a DuckDB connection (an independent Parquet reader) with a query helper.
 //
 //   const BIN = requireBin();                  // NXPROF_BIN, set by ctest
-//   SHARED                                     // NXPROF_SHARED, default ../shared
+//   TEST_DATA                                  // NXPROF_TEST_DATA, default tests/data
 //   const DIR = tempDir('nxprof-x-');          // removed by an after() hook
 //   const { con, sql } = await openDuckDB();   // sql(q) -> rows as plain JS objects
 //   pq(dir, 'Table')                           // read_parquet('dir/Table.parquet', file_row_number)
@@ -14,9 +14,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 
-export const SHARED = process.env.NXPROF_SHARED ?? '../shared';
+export const TEST_DATA = process.env.NXPROF_TEST_DATA ?? fileURLToPath(new URL('../../data', import.meta.url));
 
 export function requireBin() {
   const bin = process.env.NXPROF_BIN;
