@@ -44,7 +44,7 @@ fuzz:
 	  -DCMAKE_C_FLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" >/dev/null
 	@cmake --build build-fuzz --target nxcore -j $(JOBS)
 	@clang -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Isrc tests/fuzz/fuzz_parquet_reader.c \
-	  build-fuzz/libnxcore.a $$(pkg-config --libs libzstd liblz4 zlib libxxhash yajl) -lsnappy -lm -lpthread -o build-fuzz/fuzz_parquet_reader
+	  build-fuzz/libnxcore.a $$(pkg-config --libs libzstd liblz4 libbrotlidec zlib libxxhash yajl) -lsnappy -lm -lpthread -o build-fuzz/fuzz_parquet_reader
 	@rm -rf build-fuzz/corpus && cp -r tests/fuzz/corpus/parquet build-fuzz/corpus
 	@build-fuzz/fuzz_parquet_reader -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=20 \
 	  -artifact_prefix=build-fuzz/ build-fuzz/corpus

@@ -1,6 +1,7 @@
-/* compress.c — page (de)compression through libzstd, snappy-c, zlib and liblz4. See compress.h. */
+/* compress.c — page (de)compression through libzstd, snappy-c, zlib, liblz4 and libbrotlidec. See compress.h. */
 #include "parquet/compress.h"
 
+#include <brotli/decode.h>
 #include <lz4.h>
 #include <snappy-c.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@ const char *pq_codec_name(int codec)
     case NXPQ_SNAPPY: return "SNAPPY";
     case NXPQ_GZIP: return "GZIP";
     case NXPQ_ZSTD: return "ZSTD";
+    case NXPQ_BROTLI: return "BROTLI";
     case NXPQ_LZ4_RAW: return "LZ4_RAW";
     default: return NULL;
     }
@@ -128,6 +130,16 @@ int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t dst_le
     }
     case NXPQ_GZIP:
         return gzip_decompress(src, n, dst, dst_len, err, errlen);
+    case NXPQ_BROTLI: {
+        /* One-shot: the page header gives the exact size, and the decoder stops at
+         * dst_len, so a hostile page cannot make it write or allocate more. */
+        size_t got = dst_len;
+        if (BrotliDecoderDecompress(n, src, &got, dst) != BROTLI_DECODER_RESULT_SUCCESS || got != dst_len) {
+            snprintf(err, errlen, "brotli: corrupt data or wrong size");
+            return -1;
+        }
+        return 0;
+    }
     case NXPQ_LZ4_RAW: {
         if (n > INT32_MAX || dst_len > INT32_MAX) {
             snprintf(err, errlen, "lz4: page too large");

@@ -1,6 +1,6 @@
 /*
  * compress.h — internal: page compression through the system libraries
- * (libzstd, snappy's C API, zlib for GZIP, liblz4 for LZ4_RAW).
+ * (libzstd, snappy's C API, zlib for GZIP, liblz4 for LZ4_RAW, libbrotlidec for BROTLI).
  * Codec numbers are Parquet's CompressionCodec values (nxpq_codec).
  */
 #ifndef NX_PARQUET_COMPRESS_H
@@ -24,7 +24,7 @@ int pq_compress(pq_compressor *pc, int codec, int level, const void *src, size_t
 void pq_compressor_free(pq_compressor *pc);
 
 /* Decompresses src[0..n) into exactly dst_len bytes at dst (the page header's
- * uncompressed size). Reader codecs: UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW.
+ * uncompressed size). Reader codecs: UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD, LZ4_RAW.
  * Fails (-1, err filled) if the output would not be exactly dst_len bytes. */
 int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t dst_len, char *err, size_t errlen);
 

@@ -63,11 +63,12 @@ typedef enum nxpq_type {
 } nxpq_type;
 
 /* Values are the Parquet CompressionCodec numbers. The writer supports
- * UNCOMPRESSED, SNAPPY and ZSTD; the reader also GZIP and LZ4_RAW. */
+ * UNCOMPRESSED, SNAPPY and ZSTD; the reader also GZIP, BROTLI and LZ4_RAW. */
 typedef enum nxpq_codec {
     NXPQ_UNCOMPRESSED = 0,
     NXPQ_SNAPPY = 1,
     NXPQ_GZIP = 2,
+    NXPQ_BROTLI = 4,
     NXPQ_ZSTD = 6,
     NXPQ_LZ4_RAW = 7
 } nxpq_codec;

@@ -700,6 +700,7 @@ static const char *codec_name(nxpq_codec c)
     case NXPQ_UNCOMPRESSED: return "UNCOMPRESSED";
     case NXPQ_SNAPPY: return "SNAPPY";
     case NXPQ_GZIP: return "GZIP";
+    case NXPQ_BROTLI: return "BROTLI";
     case NXPQ_ZSTD: return "ZSTD";
     case NXPQ_LZ4_RAW: return "LZ4_RAW";
     }
