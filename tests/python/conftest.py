@@ -1,0 +1,133 @@
+"""Shared set-up of the Python interop tests (pytest; `make check` runs each module as a
+CTest test, python.<module>).
+
+What every module gets:
+  nx(*args)              run build/nxprof (NXPROF_BIN), fail the test on a non-zero exit
+  REFERENCE              the reference schema from tests/data/reference (table -> fields),
+                         the independent expectation for names, order, types, required
+  arrow_type(field)      the Arrow type the reference type/format maps to
+  llama_profile          a llama-layer capture (2 NeuronCores, ~300K device records)
+                         processed by nxprof: a device profile with system tables
+  split_profile          the same capture with --max-rows-per-file 40000
+  framework_profiles     each real PyTorch trace of tests/data/chrome-traces alone in a
+                         capture, processed: {trace file name: profile dir}
+  profile_files(dir)     the Parquet files of a profile, {table: [files in split order]}
+"""
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(os.environ.get("NXPROF_BIN", ROOT / "build" / "nxprof"))
+TEST_DATA = Path(os.environ.get("NXPROF_TEST_DATA", ROOT / "tests" / "data"))
+CHROME_TRACES = sorted((TEST_DATA / "chrome-traces").glob("*.json.gz"))
+
+
+def nx(*args, check=True, cwd=None):
+    """Runs nxprof; returns the CompletedProcess (text). check: a non-zero exit fails."""
+    r = subprocess.run([str(BIN), *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    if check and r.returncode != 0:
+        pytest.fail(f"nxprof {' '.join(map(str, args))} exited {r.returncode}:\n{r.stderr}")
+    return r
+
+
+def _read_reference():
+    tables = {}
+    lines = (TEST_DATA / "reference" / "profile-schema-7.4.0.tsv").read_text().splitlines()
+    header = lines[0].split("\t")
+    for line in lines[1:]:
+        row = dict(zip(header, line.split("\t")))
+        tables.setdefault(row["table"], []).append(row)
+    return tables
+
+
+REFERENCE = _read_reference()
+
+_SCALARS = {
+    ("integer", "int64"): pa.int64(),
+    ("integer", "int32"): pa.int32(),
+    ("integer", ""): pa.int64(),
+    ("number", "float"): pa.float32(),
+    ("number", "double"): pa.float64(),
+    ("string", ""): pa.string(),
+    ("boolean", ""): pa.bool_(),
+}
+
+
+def arrow_type(field):
+    """The Arrow type of a reference field (type, format), as the brief's mapping says:
+    int64/int32/float/double/string/boolean, and arrays of integer/string as lists."""
+    t, fmt = field["type"], field["format"]
+    m = re.fullmatch(r"array of (integer|string)", t)
+    if m:
+        return pa.list_(pa.int64() if m.group(1) == "integer" else pa.string())
+    return _SCALARS[(t, fmt)]
+
+
+def written_tables():
+    """Tables a profile may hold: the reference's, less the transient ones the catalogue
+    marks (computed by the API, never written)."""
+    transient = set()
+    for line in (ROOT / "src" / "schema" / "catalogue.tsv").read_text().splitlines():
+        cols = line.split("\t")
+        if cols[0] == "table" and cols[3] == "yes":
+            transient.add(cols[1])
+    return {t: f for t, f in REFERENCE.items() if t not in transient}
+
+
+_SPLIT = re.compile(r"^(?P<table>[A-Za-z]+?)(?:_(?P<part>\d+))?\.parquet$")
+
+
+def profile_files(directory):
+    """{table: [Path, ...]}: T.parquet, or T_0.parquet, T_1.parquet, ... in part order."""
+    out = {}
+    for p in sorted(Path(directory).glob("*.parquet")):
+        m = _SPLIT.match(p.name)
+        assert m, f"unexpected file name in a profile: {p}"
+        out.setdefault(m["table"], []).append((int(m["part"] or -1), p))
+    return {t: [p for _, p in sorted(v)] for t, v in out.items()}
+
+
+@pytest.fixture(scope="session")
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("nxprof-py")
+
+
+@pytest.fixture(scope="session")
+def llama_capture(workdir):
+    cap = workdir / "llama-cap"
+    nx("synth", "--out", cap, "--preset", "llama-layer", "--events", "300000", "--seed", "7")
+    return cap
+
+
+@pytest.fixture(scope="session")
+def llama_profile(workdir, llama_capture):
+    prof = workdir / "llama"
+    nx("process", llama_capture, "--output-file", prof)
+    return prof
+
+
+@pytest.fixture(scope="session")
+def split_profile(workdir, llama_capture):
+    prof = workdir / "llama-split"
+    nx("process", llama_capture, "--output-file", prof, "--max-rows-per-file", "40000")
+    return prof
+
+
+@pytest.fixture(scope="session")
+def framework_profiles(workdir):
+    assert CHROME_TRACES, f"no real PyTorch traces in {TEST_DATA / 'chrome-traces'}"
+    out = {}
+    for trace in CHROME_TRACES:
+        cap = workdir / f"fw-cap-{trace.name}"
+        cap.mkdir()
+        shutil.copy(trace, cap / trace.name)
+        prof = workdir / f"fw-{trace.name}"
+        nx("process", cap, "--output-file", prof)
+        out[trace.name] = prof
+    return out
