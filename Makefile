@@ -21,7 +21,9 @@ build:
 bootstrap:
 	@scripts/bootstrap
 
-demo: bootstrap build
+demo:
+	@scripts/bootstrap --build-only
+	@$(MAKE) --no-print-directory build
 	@scripts/demo
 
 test: build

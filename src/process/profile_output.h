@@ -13,7 +13,7 @@
  * temporary sibling behind; the next run into the same parent removes those whose
  * process is gone.
  *
- * Layout (DESIGN.md): `--data-path P --display-name N` -> P/profiles/global/N@latest/,
+ * Layout (docs/architecture.md, "Output layout"): `--data-path P --display-name N` -> P/profiles/global/N@latest/,
  * `--output-file DIR` -> DIR. The default data path is $HOME/.nxprof.
  *
  * Errors: functions return -1 and fill an nxpq_error (the same message buffer the

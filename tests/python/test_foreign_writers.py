@@ -1,0 +1,127 @@
+"""Profiles written by other Parquet writers, which nxprof's reader must take.
+
+The llama-layer profile (and its split copy) is re-written table by table, file by file:
+- by pyarrow with its defaults, and again with data page v2, without dictionaries, with
+  each compression it offers (snappy, gzip, brotli, lz4, zstd) and with row groups of
+  65,536 rows;
+- by a Go program (tests/go, apache/arrow-go's pqarrow), with its defaults and with zstd
+  and 65,536-row row groups.
+Each copy holds only the Parquet files (no timeline index), so `nxprof index` builds one
+first; then `top`, `summary`, `export-csv` (whole profile and a window, sampled and
+complete) and `serve`'s profile entry, tracks, timelines, summary and events must answer
+exactly as on nxprof's own files.
+"""
+import os
+import subprocess
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+import answers
+from conftest import ROOT, nx, profile_files
+
+PYARROW = {
+    "pyarrow-default": {},
+    "pyarrow-page-v2": {"data_page_version": "2.0"},
+    "pyarrow-no-dictionary": {"use_dictionary": False},
+    "pyarrow-snappy": {"compression": "snappy"},
+    "pyarrow-gzip": {"compression": "gzip"},
+    "pyarrow-brotli": {"compression": "brotli"},
+    "pyarrow-lz4": {"compression": "lz4"},
+    "pyarrow-zstd": {"compression": "zstd"},
+    "pyarrow-row-groups-65536": {"row_group_size": 65536},
+}
+GO = {
+    "go-default": [],
+    "go-zstd-row-groups-65536": ["-compression", "zstd", "-row-group", "65536"],
+}
+# The split profile is re-written by one writer of each kind: what is checked there is
+# that T_0.parquet, T_1.parquet, ... from a foreign writer read as one table.
+SPLIT_VARIANTS = ["pyarrow-default", "go-default"]
+
+
+def span_of(profile):
+    files = profile_files(profile)["Instruction"]
+    ts = [pq.read_table(f, columns=["start_ts", "end_ts"]) for f in files]
+    return (min(pc.min(t.column("start_ts")).as_py() for t in ts),
+            max(pc.max(t.column("end_ts")).as_py() for t in ts))
+
+
+@pytest.fixture(scope="module")
+def nxgo(workdir):
+    exe = workdir / "nxgo"
+    env = dict(os.environ, PATH=os.environ.get("PATH", "") + ":/usr/local/go/bin", GOFLAGS="-mod=readonly")
+    r = subprocess.run(["go", "build", "-o", str(exe), "."], cwd=ROOT / "tests" / "go",
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, f"go build of tests/go failed:\n{r.stderr}"
+    return exe
+
+
+def rewrite(variant, src, dst, nxgo):
+    if variant in GO:
+        r = subprocess.run([str(nxgo), "rewrite", *GO[variant], str(src), str(dst)], capture_output=True, text=True)
+        assert r.returncode == 0, f"nxgo rewrite {variant}: {r.stderr}"
+    else:
+        dst.mkdir()
+        for f in sorted(Path(src).glob("*.parquet")):
+            pq.write_table(pq.read_table(f), dst / f.name, **PYARROW[variant])
+    assert profile_files(dst).keys() == profile_files(src).keys()
+    nx("index", dst)
+
+
+@pytest.fixture(scope="module")
+def copies(workdir, llama_profile, split_profile, nxgo):
+    """{(original, variant): copy dir}, each already indexed."""
+    out = {}
+    for original, prof in (("llama", llama_profile), ("split", split_profile)):
+        variants = list(PYARROW) + list(GO) if original == "llama" else SPLIT_VARIANTS
+        for v in variants:
+            dst = workdir / f"copy-{original}-{v}"
+            rewrite(v, prof, dst, nxgo)
+            out[(original, v)] = dst
+    return out
+
+
+@pytest.fixture(scope="module")
+def originals(llama_profile, split_profile):
+    return {"llama": llama_profile, "split": split_profile}
+
+
+@pytest.fixture(scope="module")
+def expected_cli(workdir, originals):
+    return {k: answers.cli_answers(p, workdir / f"scratch-{k}", span_of(p)) for k, p in originals.items()}
+
+
+def test_copies_differ_from_ours_in_bytes(copies, originals):
+    """The copies really are another writer's files (not byte copies of ours)."""
+    for (original, v), copy in copies.items():
+        ours = pq.ParquetFile(Path(originals[original]) / "SchemaFields.parquet").metadata.created_by
+        theirs = pq.ParquetFile(copy / "SchemaFields.parquet").metadata.created_by
+        assert ours.startswith("nxprof") and not theirs.startswith("nxprof"), (v, theirs)
+
+
+@pytest.mark.parametrize("variant", list(PYARROW) + list(GO))
+def test_cli_answers_equal_on_foreign_copy(variant, copies, originals, expected_cli, workdir):
+    for original in originals:
+        if (original, variant) not in copies:
+            continue
+        copy = copies[(original, variant)]
+        got = answers.cli_answers(copy, workdir / f"scratch-{original}-{variant}", span_of(originals[original]))
+        for key, want in expected_cli[original].items():
+            assert got[key] == want, f"{original} rewritten by {variant}: `{key}` differs"
+
+
+def test_server_answers_equal_on_foreign_copies(copies, originals, workdir):
+    data = workdir / "serve-data"
+    for name, prof in originals.items():
+        answers.install(prof, data, name)
+    for (original, v), copy in copies.items():
+        answers.install(copy, data, f"{original}-{v}")
+    with answers.Server(data) as server:
+        want = {name: server.answers(name) for name in originals}
+        for (original, v) in copies:
+            got = server.answers(f"{original}-{v}")
+            for key in want[original]:
+                assert got[key] == want[original][key], f"{original} rewritten by {v}: server `{key}` differs"
