@@ -123,8 +123,12 @@ static int index_run(int argc, char **argv)
         int orc = nx_tlx_open(dir, table, &x, why, sizeof why);
         if (orc == 0)
             nx_tlx_close(x);
-        printf("%-20s %12" PRIu64 " rows  %s\n", table, rows,
-               orc == 0 ? "indexed" : "not indexed (rows out of start order per track, or an event ends before it starts)");
+        if (orc == 0)
+            printf("%-20s %12" PRIu64 " rows  indexed\n", table, rows);
+        else
+            printf("%-20s %12" PRIu64 " rows  not indexed (%s)\n", table, rows,
+                   rows ? "rows out of start order per track, or an event ends before it starts"
+                        : "an empty table: nothing to index");
     }
     return status;
 }

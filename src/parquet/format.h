@@ -30,7 +30,11 @@ enum { PQ_ENC_PLAIN = 0, PQ_ENC_PLAIN_DICTIONARY = 2, PQ_ENC_RLE = 3, PQ_ENC_BIT
 enum { PQ_PAGE_DATA = 0, PQ_PAGE_INDEX = 1, PQ_PAGE_DICTIONARY = 2, PQ_PAGE_DATA_V2 = 3 };
 enum { PQ_BOUNDARY_UNORDERED = 0, PQ_BOUNDARY_ASCENDING = 1, PQ_BOUNDARY_DESCENDING = 2 };
 /* LogicalType union member ids we write or recognise */
-enum { PQ_LOGICAL_NONE = 0, PQ_LOGICAL_STRING = 1, PQ_LOGICAL_LIST = 3, PQ_LOGICAL_INTEGER = 10 };
+enum { PQ_LOGICAL_NONE = 0, PQ_LOGICAL_STRING = 1, PQ_LOGICAL_LIST = 3, PQ_LOGICAL_DECIMAL = 5,
+       PQ_LOGICAL_DATE = 6, PQ_LOGICAL_TIME = 7, PQ_LOGICAL_TIMESTAMP = 8, PQ_LOGICAL_INTEGER = 10,
+       PQ_LOGICAL_FLOAT16 = 15 };
+/* TimeUnit union member ids (TIME and TIMESTAMP logical types) */
+enum { PQ_UNIT_NONE = 0, PQ_UNIT_MILLIS = 1, PQ_UNIT_MICROS = 2, PQ_UNIT_NANOS = 3 };
 
 typedef struct pq_bytes {
     const uint8_t *ptr;
@@ -54,6 +58,7 @@ typedef struct pq_schema_element {
     bool has_converted_type;
     int32_t converted_type;
     int32_t logical_type;            /* PQ_LOGICAL_* union member id, or NONE */
+    int32_t time_unit;               /* PQ_UNIT_*: TIME and TIMESTAMP logical types */
     int32_t int_bit_width;           /* INTEGER logical type */
     bool int_signed;
     int32_t type_length;

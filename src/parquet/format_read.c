@@ -156,6 +156,27 @@ static void read_int_type(nxth_reader *r, pq_schema_element *el)
     nxth_read_struct_end(r);
 }
 
+/* TimestampType / TimeType: field 2 is the TimeUnit union, whose member id is the unit. */
+static void read_time_type(nxth_reader *r, pq_schema_element *el)
+{
+    int16_t id, uid;
+    uint8_t t, ut;
+    nxth_read_struct_begin(r);
+    while (nxth_read_field(r, &id, &t)) {
+        if (id == 2 && t == NXTH_STRUCT) {
+            nxth_read_struct_begin(r);
+            while (nxth_read_field(r, &uid, &ut)) {
+                el->time_unit = uid;
+                nxth_skip(r, ut);
+            }
+            nxth_read_struct_end(r);
+        } else {
+            nxth_skip(r, t);
+        }
+    }
+    nxth_read_struct_end(r);
+}
+
 /* LogicalType is a union: its single field's id names the member. */
 static void read_logical_type(nxth_reader *r, pq_schema_element *el)
 {
@@ -168,6 +189,8 @@ static void read_logical_type(nxth_reader *r, pq_schema_element *el)
         el->logical_type = id;
         if (id == PQ_LOGICAL_INTEGER)
             read_int_type(r, el);
+        else if (id == PQ_LOGICAL_TIMESTAMP || id == PQ_LOGICAL_TIME)
+            read_time_type(r, el);
         else
             nxth_skip(r, t);
     }

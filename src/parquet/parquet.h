@@ -228,6 +228,8 @@ typedef struct nxpq_column_info {
     nxpq_type type;
     bool nullable;
     int physical_type;         /* Parquet Type number of the leaf */
+    const char *unsupported;   /* type NXPQ_UNSUPPORTED: what the column holds that this
+                                  reader refuses ("INT96", "TIMESTAMP(MICROS)", "a map", ...) */
 } nxpq_column_info;
 
 /* Opens and validates the footer. */

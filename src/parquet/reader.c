@@ -94,13 +94,43 @@ static bool signed_int(const pq_schema_element *e)
     return !(e->logical_type == PQ_LOGICAL_INTEGER && !e->int_signed);
 }
 
+/* Annotations that give a value another meaning than the plain number nxprof would read:
+ * such a column is listed but refused, by name, rather than read wrong. TIMESTAMP in
+ * nanoseconds is the profile's own time base (Unix ns), so it reads as INT64. */
+static const char *refused_annotation(const pq_schema_element *x)
+{
+    switch (x->logical_type) {
+    case PQ_LOGICAL_TIMESTAMP:
+        return x->time_unit == PQ_UNIT_NANOS ? NULL
+             : x->time_unit == PQ_UNIT_MICROS ? "TIMESTAMP(MICROS)" : "TIMESTAMP(MILLIS)";
+    case PQ_LOGICAL_TIME: return "TIME";
+    case PQ_LOGICAL_DATE: return "DATE";
+    case PQ_LOGICAL_DECIMAL: return "DECIMAL";
+    case PQ_LOGICAL_FLOAT16: return "FLOAT16";
+    default: break;
+    }
+    if (!x->has_converted_type || x->logical_type != PQ_LOGICAL_NONE)
+        return NULL;
+    switch (x->converted_type) { /* legacy ConvertedType values */
+    case 5: return "DECIMAL";
+    case 6: return "DATE";
+    case 7: case 8: return "TIME";
+    case 9: return "TIMESTAMP_MILLIS";
+    case 10: return "TIMESTAMP_MICROS";
+    case 21: return "INTERVAL";
+    default: return NULL;
+    }
+}
+
 static void set_list(pq_column *c, const pq_schema_element *elem, uint8_t def_list, bool elem_nullable)
 {
     c->leaf_type = elem->type;
     c->info.physical_type = elem->type;
     c->info.type = elem->type == PQ_INT64 ? NXPQ_LIST_INT64
                  : elem->type == PQ_BYTE_ARRAY ? NXPQ_LIST_STRING : NXPQ_UNSUPPORTED;
-    c->unsupported = c->info.type == NXPQ_UNSUPPORTED ? list_of_name(elem->type) : NULL;
+    c->unsupported = c->info.type == NXPQ_UNSUPPORTED ? list_of_name(elem->type) : refused_annotation(elem);
+    if (c->unsupported)
+        c->info.type = NXPQ_UNSUPPORTED;
     c->def_list = def_list;
     c->max_def = (uint8_t)(def_list + 1 + elem_nullable);
     c->max_rep = 1;
@@ -120,7 +150,9 @@ static void classify_leaf(pq_column *c, const pq_schema_element *x)
         return;
     }
     c->info.type = scalar_type(x->type);
-    c->unsupported = c->info.type == NXPQ_UNSUPPORTED ? physical_name(x->type) : NULL;
+    c->unsupported = c->info.type == NXPQ_UNSUPPORTED ? physical_name(x->type) : refused_annotation(x);
+    if (c->unsupported)
+        c->info.type = NXPQ_UNSUPPORTED;
     c->max_def = x->repetition == PQ_OPTIONAL;
     c->stats_signed = signed_int(x);
 }
@@ -171,6 +203,7 @@ static void classify(pq_column *c, const pq_schema_element *s, uint32_t i)
         classify_list(c, s, i);
     else
         c->unsupported = annotated(x, 1, 2) || annotated(x, 2, 2) ? "a map" : "a struct";
+    c->info.unsupported = c->unsupported;
 }
 
 static int map_columns(nxpq_reader *r, nxpq_error *err)

@@ -85,9 +85,14 @@ int nx_tlx_build(const char *profile_dir, const char *table, uint64_t *rows_out,
         int c = want[i] ? nx_profile_table_find_column(t, want[i]) : -1;
         if (f < 0 || c < 0)
             continue;
-        nxpq_type ty = nx_profile_table_column(t, (size_t)c)->type;
-        if (ty != NXPQ_INT64 && ty != NXPQ_INT32 && ty != NXPQ_STRING)
-            continue;
+        const nxpq_column_info *ci = nx_profile_table_column(t, (size_t)c);
+        if (ci->type != NXPQ_INT64 && ci->type != NXPQ_INT32 && ci->type != NXPQ_STRING) {
+            /* An index without this column would answer wrongly, not just slowly. */
+            nxpq_error_set(err, "%s: column '%s' is %s, expected an integer or a string", table, want[i],
+                           ci->unsupported ? ci->unsupported : nxpq_type_name(ci->type));
+            nx_profile_table_close(t);
+            return -1;
+        }
         cv[n_proj].field = f;
         proj[n_proj++] = want[i];
     }

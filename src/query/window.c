@@ -189,8 +189,10 @@ static int check_column(nx_window *w, const char *name, bool integer, nxpq_error
         return 0;
     nxpq_type ty = nx_profile_table_column(w->t, (size_t)c)->type;
     if (integer ? !is_int_type(ty) : ty != NXPQ_STRING) {
-        nxpq_error_set(err, "%s: column '%s' is %s, expected %s", w->info->table, name, nxpq_type_name(ty),
-                integer ? "an integer" : "a string");
+        const char *what = nx_profile_table_column(w->t, (size_t)c)->unsupported;
+        nxpq_error_set(err, "%s: column '%s' is %s%s, expected %s", w->info->table, name,
+                       what ? what : nxpq_type_name(ty), what ? " (not read by nxprof)" : "",
+                       integer ? "an integer" : "a string");
         return -1;
     }
     return 1;
