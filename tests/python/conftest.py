@@ -3,6 +3,7 @@ CTest test, python.<module>).
 
 What every module gets:
   nx(*args)              run build/nxprof (NXPROF_BIN), fail the test on a non-zero exit
+  nxgo_path(workdir)     the Go test program of tests/go (NXGO, else built)
   REFERENCE              the reference schema from tests/data/reference (table -> fields),
                          the independent expectation for names, order, types, required
   arrow_type(field)      the Arrow type the reference type/format maps to
@@ -26,6 +27,20 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("NXPROF_BIN", ROOT / "build" / "nxprof"))
 TEST_DATA = Path(os.environ.get("NXPROF_TEST_DATA", ROOT / "tests" / "data"))
 CHROME_TRACES = sorted((TEST_DATA / "chrome-traces").glob("*.json.gz"))
+
+
+def nxgo_path(workdir):
+    """The Go test program: NXGO (built once by CTest's go.build_nxgo), else built here."""
+    if os.environ.get("NXGO"):
+        exe = Path(os.environ["NXGO"])
+        assert exe.is_file(), f"NXGO={exe} does not exist (ctest builds it in go.build_nxgo)"
+        return exe
+    exe = workdir / "nxgo"
+    env = dict(os.environ, PATH=os.environ.get("PATH", "") + ":/usr/local/go/bin")
+    r = subprocess.run(["go", "build", "-mod=readonly", "-o", str(exe), "."], cwd=ROOT / "tests" / "go",
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, f"go build of tests/go failed:\n{r.stderr}"
+    return exe
 
 
 def nx(*args, check=True, cwd=None):

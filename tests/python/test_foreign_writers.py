@@ -11,7 +11,6 @@ first; then `top`, `summary`, `export-csv` (whole profile and a window, sampled 
 complete) and `serve`'s profile entry, tracks, timelines, summary and events must answer
 exactly as on nxprof's own files.
 """
-import os
 import subprocess
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import answers
-from conftest import ROOT, nx, profile_files
+from conftest import nxgo_path, nx, profile_files
 
 PYARROW = {
     "pyarrow-default": {},
@@ -72,12 +71,7 @@ def span_of(profile):
 
 @pytest.fixture(scope="module")
 def nxgo(workdir):
-    exe = workdir / "nxgo"
-    env = dict(os.environ, PATH=os.environ.get("PATH", "") + ":/usr/local/go/bin", GOFLAGS="-mod=readonly")
-    r = subprocess.run(["go", "build", "-o", str(exe), "."], cwd=ROOT / "tests" / "go",
-                       capture_output=True, text=True, env=env)
-    assert r.returncode == 0, f"go build of tests/go failed:\n{r.stderr}"
-    return exe
+    return nxgo_path(workdir)  # NXGO
 
 
 def rewrite(variant, src, dst, nxgo):

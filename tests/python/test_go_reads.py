@@ -8,7 +8,6 @@ count, same statistics as pyarrow exposes, the same value in every cell.
 """
 import json
 import math
-import os
 import subprocess
 
 import numpy as np
@@ -16,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import REFERENCE, ROOT, arrow_type, profile_files
+from conftest import nxgo_path, REFERENCE, arrow_type, profile_files
 
 GO_TYPE = {pa.int64(): "int64", pa.int32(): "int32", pa.float32(): "float32", pa.float64(): "float64",
            pa.string(): "utf8", pa.bool_(): "bool"}
@@ -24,12 +23,7 @@ GO_TYPE = {pa.int64(): "int64", pa.int32(): "int32", pa.float32(): "float32", pa
 
 @pytest.fixture(scope="module")
 def nxgo(workdir):
-    exe = workdir / "nxgo-reads"
-    env = dict(os.environ, PATH=os.environ.get("PATH", "") + ":/usr/local/go/bin", GOFLAGS="-mod=readonly")
-    r = subprocess.run(["go", "build", "-o", str(exe), "."], cwd=ROOT / "tests" / "go",
-                       capture_output=True, text=True, env=env)
-    assert r.returncode == 0, f"go build of tests/go failed:\n{r.stderr}"
-    return exe
+    return nxgo_path(workdir)  # NXGO
 
 
 def go_type(t):
