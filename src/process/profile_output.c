@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,83 @@ static void sweep_stale(const char *parent, const char *base)
     closedir(d);
 }
 
+/* 1 when `path`, a regular file in a profile directory, is something nxprof writes there:
+ * the marker, a timeline index (.T.nxtl) or a Parquet file whose footer names nxprof. */
+static bool nxprof_entry(const char *path, const char *name)
+{
+    size_t n = strlen(name);
+    if (strcmp(name, NX_PROFILE_MARKER) == 0)
+        return true;
+    if (name[0] == '.' && n > 6 && strcmp(name + n - 5, ".nxtl") == 0)
+        return true;
+    if (n <= 8 || strcmp(name + n - 8, ".parquet") != 0)
+        return false;
+    nxpq_error ignored;
+    nxpq_reader *r = nxpq_reader_open(path, &ignored);
+    if (!r)
+        return false;
+    const char *by = nxpq_reader_created_by(r);
+    bool ours = by && strncmp(by, "nxprof", 6) == 0;
+    nxpq_reader_close(r);
+    return ours;
+}
+
+/* 0 when final_dir is absent or a directory nxprof may replace (see Ownership in
+ * profile_output.h); else -1 with a message naming the directory and what is in it. */
+static int check_replaceable(const char *final_dir, nxpq_error *err)
+{
+    struct stat st;
+    if (lstat(final_dir, &st) != 0)
+        return errno == ENOENT ? 0 : nxpq_error_set(err, "cannot inspect %s: %s", final_dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return nxpq_error_set(err, "%s exists and is not a directory; nxprof replaces only profiles it wrote",
+                              final_dir);
+    char *marker = str_printf("%s/%s", final_dir, NX_PROFILE_MARKER);
+    if (!marker)
+        return nxpq_error_set(err, "out of memory");
+    bool marked = lstat(marker, &st) == 0 && S_ISREG(st.st_mode);
+    free(marker);
+    if (marked)
+        return 0;
+    DIR *d = opendir(final_dir);
+    if (!d)
+        return nxpq_error_set(err, "cannot read %s: %s", final_dir, strerror(errno));
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *path = str_printf("%s/%s", final_dir, e->d_name);
+        if (!path) {
+            rc = nxpq_error_set(err, "out of memory");
+            break;
+        }
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || !nxprof_entry(path, e->d_name))
+            rc = nxpq_error_set(err,
+                                "refusing to replace %s: it is not a profile nxprof wrote (it holds %s); "
+                                "choose another output directory, or remove it yourself",
+                                final_dir, e->d_name);
+        free(path);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Writes the marker into the profile being built. */
+static int write_marker(const char *tmp_dir, nxpq_error *err)
+{
+    char *path = str_printf("%s/%s", tmp_dir, NX_PROFILE_MARKER);
+    if (!path)
+        return nxpq_error_set(err, "out of memory");
+    FILE *f = fopen(path, "wx");
+    int rc = 0;
+    if (!f || fputs("a profile written by nxprof: nxprof may replace this directory\n", f) < 0)
+        rc = nxpq_error_set(err, "cannot write %s: %s", path, strerror(errno));
+    if (f && fclose(f) != 0 && rc == 0)
+        rc = nxpq_error_set(err, "cannot write %s: %s", path, strerror(errno));
+    free(path);
+    return rc;
+}
+
 int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err)
 {
     o->final_dir = strdup(final_dir);
@@ -204,11 +282,16 @@ int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_er
         nx_profile_output_abort(o);
         return -1;
     }
+    if (check_replaceable(o->final_dir, err) < 0) {
+        free(parent);
+        nx_profile_output_abort(o);
+        return -1;
+    }
     int rc = make_dirs(parent, err);
     if (rc == 0)
         sweep_stale(parent, base);
     free(parent);
-    if (rc < 0 || !(o->tmp_dir = make_sibling(o->final_dir, "tmp", err))) {
+    if (rc < 0 || !(o->tmp_dir = make_sibling(o->final_dir, "tmp", err)) || write_marker(o->tmp_dir, err) < 0) {
         nx_profile_output_abort(o);
         return -1;
     }
@@ -246,12 +329,11 @@ int nx_profile_output_publish(nx_profile_output *o, nxpq_error *err)
 {
     struct stat st;
     char *old = NULL;
+    if (check_replaceable(o->final_dir, err) < 0) {
+        nx_profile_output_abort(o);
+        return -1;
+    }
     if (lstat(o->final_dir, &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) {
-            nxpq_error_set(err, "cannot publish the profile: %s exists and is not a directory", o->final_dir);
-            nx_profile_output_abort(o);
-            return -1;
-        }
         /* After the exchange the temporary name holds the previous profile. */
         if (exchange(o->tmp_dir, o->final_dir) == 0)
             return publish_done(o, o->tmp_dir, err);

@@ -13,6 +13,13 @@
  * temporary sibling behind; the next run into the same parent removes those whose
  * process is gone.
  *
+ * Ownership: nxprof replaces only directories it wrote. Every profile it builds holds
+ * the marker file NX_PROFILE_MARKER (hidden, so Parquet readers listing the directory
+ * skip it). A directory at the final name may be replaced when it is empty, holds the
+ * marker, or holds nothing but Parquet files whose footer says nxprof wrote them and
+ * timeline indexes (.T.nxtl) — a profile of an nxprof that wrote no marker. Anything
+ * else (a user's folder, another tool's profile) is refused before any work is done.
+ *
  * Layout (docs/architecture.md, "Output layout"): `--data-path P --display-name N` -> P/profiles/global/N@latest/,
  * `--output-file DIR` -> DIR. The default data path is $HOME/.nxprof.
  *
@@ -42,18 +49,23 @@ int nx_display_name_validate(const char *name, nxpq_error *err);
 int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
                            char **out, nxpq_error *err);
 
+/* The file that marks a directory as a profile nxprof wrote (see Ownership above). */
+#define NX_PROFILE_MARKER ".nxprof-profile"
+
 typedef struct nx_profile_output {
     char *final_dir;   /* where the profile will be published */
     char *tmp_dir;     /* where it is being built; write tables here */
 } nx_profile_output;
 
 /* Creates the parent directories of final_dir as needed and a fresh, uniquely named
- * temporary sibling ".<basename>.tmp-<pid>-XXXXXX". On success the caller must end
- * with exactly one of nx_profile_output_publish() or nx_profile_output_abort(). */
+ * temporary sibling ".<basename>.tmp-<pid>-XXXXXX" holding the marker. Refuses (-1,
+ * final_dir untouched) when final_dir exists and is not a directory nxprof may replace.
+ * On success the caller must end with exactly one of nx_profile_output_publish() or
+ * nx_profile_output_abort(). */
 int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err);
 
 /* Makes the temporary directory the profile at final_dir, replacing any previous
- * one, and frees o's strings. On failure the previous profile is left (or put back)
+ * one (checked again: only one nxprof may replace), and frees o's strings. On failure the previous profile is left (or put back)
  * under final_dir, the temporary directory is removed, and o's strings are freed. */
 int nx_profile_output_publish(nx_profile_output *o, nxpq_error *err);
 

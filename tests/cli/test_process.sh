@@ -35,6 +35,18 @@ expect 0 "split tables" -- process "$TMP/cap" --output-file "$TMP/split" --max-r
 check '[ -s "$TMP/split/Instruction_0.parquet" ] && [ -s "$TMP/split/Instruction_2.parquet" ] && [ ! -e "$TMP/split/Instruction.parquet" ]' \
     "Instruction split into _0.._k above --max-rows-per-file"
 
+# --- nxprof replaces only what it wrote: a user's folder or another tool's files are refused ---
+expect 0 "re-processing onto its own profile" -- process "$TMP/cap" --output-file "$TMP/prof"
+check '[ -f "$TMP/prof/.nxprof-profile" ]' "a profile carries the nxprof marker"
+mkdir -p "$TMP/mydocs/sub" && echo "precious" >"$TMP/mydocs/notes.txt" && echo x >"$TMP/mydocs/sub/y"
+mine_before=$(cd "$TMP/mydocs" && find . | sort && cat notes.txt sub/y | md5sum)
+expect 1 "--output-file onto a user's folder" -- process "$TMP/cap" --output-file "$TMP/mydocs"
+check 'grep -q "refusing to replace" <<<"$OUT"' "the refusal says why"
+check '[ "$mine_before" = "$(cd "$TMP/mydocs" && find . | sort && cat notes.txt sub/y | md5sum)" ]' "the user's folder is untouched"
+check '[ -z "$(ls -A "$TMP" | grep "^\.mydocs")" ]' "no temporary directory beside it"
+mkdir -p "$TMP/emptydir"
+expect 0 "--output-file onto an empty folder" -- process "$TMP/cap" --output-file "$TMP/emptydir"
+
 # --- a corrupt capture: exit 1, file named, old profile intact ---
 cp -r "$TMP/cap" "$TMP/bad"
 traces=("$TMP"/bad/*_pid_*/*/trace_*_nc1.nxtrace)

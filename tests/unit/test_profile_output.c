@@ -169,15 +169,16 @@ static void test_publish_replaces_and_abort_keeps(void **state)
     assert_true(exists(join(final, "B.parquet")));
     assert_false(exists(join(final, "C.parquet")));
     assert_int_equal(count_entries(global), 1);
-    assert_int_equal(count_entries(final), 1);
+    assert_int_equal(count_entries(final), 2); /* B.parquet and the marker */
+    assert_true(exists(join(final, NX_PROFILE_MARKER)));
 
     /* A file standing where the profile should go is refused, and cleaned up after. */
     char *blocked = strdup(join(global, "blocked@latest"));
     assert_non_null(blocked);
     touch(blocked);
-    assert_int_equal(nx_profile_output_begin(&o, blocked, &err), 0);
-    assert_int_equal(nx_profile_output_publish(&o, &err), -1);
+    assert_int_equal(nx_profile_output_begin(&o, blocked, &err), -1);
     assert_non_null(strstr(err.msg, "not a directory"));
+    assert_null(o.tmp_dir);
     assert_int_equal(count_entries(global), 2);
 
     /* --output-file with a trailing slash publishes to the same directory. */
@@ -193,6 +194,93 @@ static void test_publish_replaces_and_abort_keeps(void **state)
     free(tmp);
     free(global);
     free(final);
+}
+
+/* A Parquet file written with the given created_by (NULL: the writer's, "nxprof ..."). */
+static void write_parquet(const char *path, const char *created_by)
+{
+    nxpq_column_spec col = {"x", NXPQ_INT64, false, NXPQ_ENCODE_AUTO};
+    nxpq_writer_options o;
+    nxpq_writer_options_init(&o);
+    o.threads = 1;
+    if (created_by)
+        o.created_by = created_by;
+    nxpq_error err;
+    nxpq_writer *w = nxpq_writer_open(path, &col, 1, &o, &err);
+    if (!w)
+        fail_msg("%s", err.msg);
+    assert_int_equal(nxpq_put_int64(w, 0, 1), 0);
+    assert_int_equal(nxpq_end_row(w), 0);
+    if (nxpq_writer_close(w, &err) != 0)
+        fail_msg("%s", err.msg);
+}
+
+/* Publishes an empty profile to `dir`: 0, or -1 with the message in err. */
+static int publish_to(const char *dir, nxpq_error *err)
+{
+    nx_profile_output o;
+    if (nx_profile_output_begin(&o, dir, err) != 0)
+        return -1;
+    return nx_profile_output_publish(&o, err);
+}
+
+static void test_replaces_only_what_nxprof_wrote(void **state)
+{
+    const char *root = *state;
+    nxpq_error err;
+
+    /* A user's folder: refused before any work, every file left as it was. */
+    char *mine = strdup(join(root, "mydocs"));
+    assert_non_null(mine);
+    assert_int_equal(mkdir(mine, 0755), 0);
+    touch(join(mine, "notes.txt"));
+    assert_int_equal(publish_to(mine, &err), -1);
+    assert_non_null(strstr(err.msg, "refusing to replace"));
+    assert_non_null(strstr(err.msg, "notes.txt"));
+    assert_true(exists(join(mine, "notes.txt")));
+    assert_int_equal(count_entries(mine), 1);
+    assert_int_equal(count_entries(root), 1); /* no temporary sibling left behind */
+
+    /* Another tool's profile (Parquet not written by nxprof), or a profile with a
+     * folder inside, or an empty file named like a table: refused too. */
+    const char *const foreign[] = {"other", "withdir", "fake"};
+    write_parquet(join(root, "T.parquet"), "parquet-go version 0.1");
+    for (size_t i = 0; i < 3; i++) {
+        char *d = strdup(join(root, foreign[i]));
+        assert_non_null(d);
+        assert_int_equal(mkdir(d, 0755), 0);
+        if (i == 0)
+            write_parquet(join(d, "Instruction.parquet"), "parquet-go version 0.1");
+        if (i == 1) {
+            write_parquet(join(d, "Instruction.parquet"), NULL);
+            assert_int_equal(mkdir(join(d, "sub"), 0755), 0);
+        }
+        if (i == 2)
+            touch(join(d, "Instruction.parquet"));
+        assert_int_equal(publish_to(d, &err), -1);
+        assert_non_null(strstr(err.msg, "not a profile nxprof wrote"));
+        assert_true(exists(join(d, i == 1 ? "sub" : "Instruction.parquet")));
+        free(d);
+    }
+
+    /* Empty directory; a profile without the marker whose files nxprof wrote (Parquet
+     * and a timeline index): replaced, and then marked. */
+    char *empty = strdup(join(root, "empty"));
+    char *old = strdup(join(root, "old"));
+    assert_non_null(empty), assert_non_null(old);
+    assert_int_equal(mkdir(empty, 0755), 0);
+    assert_int_equal(publish_to(empty, &err), 0);
+    assert_true(exists(join(empty, NX_PROFILE_MARKER)));
+    assert_int_equal(mkdir(old, 0755), 0);
+    write_parquet(join(old, "Instruction.parquet"), NULL);
+    touch(join(old, ".Instruction.nxtl"));
+    if (publish_to(old, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_false(exists(join(old, "Instruction.parquet")));
+    assert_true(exists(join(old, NX_PROFILE_MARKER)));
+    free(empty);
+    free(old);
+    free(mine);
 }
 
 /* One value per column, by type, derived from the row number so a reader can check
@@ -387,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_display_names),
         cmocka_unit_test(test_resolve),
         cmocka_unit_test_setup_teardown(test_publish_replaces_and_abort_keeps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replaces_only_what_nxprof_wrote, setup, teardown),
         cmocka_unit_test_setup_teardown(test_split_naming, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_split_at_the_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuses_transient_and_unknown, setup, teardown),
