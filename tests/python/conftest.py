@@ -13,6 +13,7 @@ What every module gets:
   framework_profiles     each real PyTorch trace of tests/data/chrome-traces alone in a
                          capture, processed: {trace file name: profile dir}
   profile_files(dir)     the Parquet files of a profile, {table: [files in split order]}
+  spark                  a local[2] SparkSession for the test module
 """
 import os
 import re
@@ -146,3 +147,22 @@ def framework_profiles(workdir):
         nx("process", cap, "--output-file", prof)
         out[trace.name] = prof
     return out
+
+
+@pytest.fixture(scope="module")
+def spark(request):
+    """One local SparkSession (2 cores) per test module, stopped at its end."""
+    from pyspark.sql import SparkSession
+
+    s = (SparkSession.builder.master("local[2]").appName(f"nxprof-{request.module.__name__}")
+         .config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", "2")
+         .config("spark.driver.memory", "1g")
+         # a short-lived JVM on two cores: the C1 compiler alone warms up sooner
+         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+         .config("spark.driver.host", "127.0.0.1")
+         .config("spark.driver.bindAddress", "127.0.0.1")
+         .getOrCreate())
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
