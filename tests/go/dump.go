@@ -98,21 +98,16 @@ func dumpRowGroups(rdr *file.Reader, j *jsonBuf) error {
 			j.raw(`{"path":`)
 			j.str(cc.PathInSchema().String())
 			hasMinMax := stats != nil && stats.HasMinMax()
-			j.raw(`,"min":`)
-			if hasMinMax {
-				if err := statValue(j, stats, true); err != nil {
+			for _, bound := range []struct {
+				key string
+				min bool
+			}{{`,"min":`, true}, {`,"max":`, false}} {
+				j.raw(bound.key)
+				if !hasMinMax {
+					j.null()
+				} else if err := statValue(j, stats, bound.min); err != nil {
 					return fmt.Errorf("row group %d column %s: %w", g, cc.PathInSchema(), err)
 				}
-			} else {
-				j.null()
-			}
-			j.raw(`,"max":`)
-			if hasMinMax {
-				if err := statValue(j, stats, false); err != nil {
-					return fmt.Errorf("row group %d column %s: %w", g, cc.PathInSchema(), err)
-				}
-			} else {
-				j.null()
 			}
 			j.raw(`,"null_count":`)
 			if stats != nil && stats.HasNullCount() {

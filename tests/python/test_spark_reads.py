@@ -23,34 +23,25 @@ import csv
 import functools
 import io
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from conftest import CHROME_TRACES, REFERENCE, nx, profile_files
+from conftest import CHROME_TRACES, REFERENCE, arrow_type, nx, profile_files
 
 PROFILES = ["llama", "split", *(t.name for t in CHROME_TRACES)]
 
-_SPARK_SCALARS = {
-    ("integer", "int64"): T.LongType(),
-    ("integer", "int32"): T.IntegerType(),
-    ("integer", ""): T.LongType(),
-    ("number", "float"): T.FloatType(),
-    ("number", "double"): T.DoubleType(),
-    ("string", ""): T.StringType(),
-    ("boolean", ""): T.BooleanType(),
-}
+# The Spark type of each Arrow type the reference maps to (conftest.arrow_type).
+_SPARK = {pa.int64(): T.LongType(), pa.int32(): T.IntegerType(), pa.float32(): T.FloatType(),
+          pa.float64(): T.DoubleType(), pa.string(): T.StringType(), pa.bool_(): T.BooleanType()}
 
 
 def spark_type(field):
     """The Spark type a reference field's type/format maps to (the brief's mapping)."""
-    t, fmt = field["type"], field["format"]
-    if t == "array of integer":
-        return T.ArrayType(T.LongType())
-    if t == "array of string":
-        return T.ArrayType(T.StringType())
-    return _SPARK_SCALARS[(t, fmt)]
+    a = arrow_type(field)
+    return T.ArrayType(_SPARK[a.value_type]) if pa.types.is_list(a) else _SPARK[a]
 
 
 def same_type(got, want):
