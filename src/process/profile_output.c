@@ -183,7 +183,7 @@ static void sweep_stale(const char *parent, const char *base)
     closedir(d);
 }
 
-/* 1 when `path`, a regular file in a profile directory, is something nxprof writes there:
+/* True when `path`, a regular file in a profile directory, is something nxprof writes there:
  * the marker, a timeline index (.T.nxtl) or a Parquet file whose footer names nxprof. */
 static bool nxprof_entry(const char *path, const char *name)
 {

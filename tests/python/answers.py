@@ -1,6 +1,7 @@
 """What nxprof answers about a profile, collected so that two copies of one profile (ours,
 and the same tables re-written by another Parquet writer) can be compared exactly.
 
+span_of(profile)                (first start, last end) of its Instruction table
 cli_answers(profile, scratch, span)
                                 top (several groupings, CSV and JSON), summary (text and
                                 JSON), export-csv of the whole profile and of a window,
@@ -19,9 +20,23 @@ import time
 import urllib.request
 from pathlib import Path
 
-from conftest import BIN, nx
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from conftest import BIN, nx, profile_files
 
 TIMELINE_TABLES = "Instruction,DmaPacketAggregated,DmaPacket,CcInstruction,SemaphoreUpdate,CcOp"
+
+
+def span_of(profile):
+    """(min start_ts, max end_ts) of a profile's Instruction table, read by pyarrow: the
+    window every copy of the profile is asked about."""
+    firsts, lasts = [], []
+    for f in profile_files(profile)["Instruction"]:
+        t = pq.read_table(f, columns=["start_ts", "end_ts"])
+        firsts.append(pc.min(t["start_ts"]).as_py())
+        lasts.append(pc.max(t["end_ts"]).as_py())
+    return min(firsts), max(lasts)
 
 
 def _exports(profile, scratch, label, window, extra):

@@ -62,13 +62,6 @@ ALL_VARIANTS = list(PYARROW) + [ARROW_SPELLINGS] + list(GO)
 SPLIT_VARIANTS = ["pyarrow-default", "go-default"]
 
 
-def span_of(profile):
-    files = profile_files(profile)["Instruction"]
-    ts = [pq.read_table(f, columns=["start_ts", "end_ts"]) for f in files]
-    return (min(pc.min(t.column("start_ts")).as_py() for t in ts),
-            max(pc.max(t.column("end_ts")).as_py() for t in ts))
-
-
 @pytest.fixture(scope="module")
 def nxgo(workdir):
     return nxgo_path(workdir)  # NXGO
@@ -110,7 +103,7 @@ def originals(llama_profile, split_profile):
 
 @pytest.fixture(scope="module")
 def expected_cli(workdir, originals):
-    return {k: answers.cli_answers(p, workdir / f"scratch-{k}", span_of(p)) for k, p in originals.items()}
+    return {k: answers.cli_answers(p, workdir / f"scratch-{k}", answers.span_of(p)) for k, p in originals.items()}
 
 
 def test_copies_differ_from_ours_in_bytes(copies, originals):
@@ -127,7 +120,7 @@ def test_cli_answers_equal_on_foreign_copy(variant, copies, originals, expected_
         if (original, variant) not in copies:
             continue
         copy = copies[(original, variant)]
-        got = answers.cli_answers(copy, workdir / f"scratch-{original}-{variant}", span_of(originals[original]))
+        got = answers.cli_answers(copy, workdir / f"scratch-{original}-{variant}", answers.span_of(originals[original]))
         for key, want in expected_cli[original].items():
             assert got[key] == want, f"{original} rewritten by {variant}: `{key}` differs"
 

@@ -23,7 +23,6 @@ import difflib
 import json
 import shutil
 
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -63,16 +62,6 @@ def indexed(copies):
         assert not list(copy.glob(".*.nxtl"))
         nx("index", copy)
     return copies
-
-
-def span_of(profile):
-    """(min start_ts, max end_ts) of a profile's Instruction table, by pyarrow."""
-    firsts, lasts = [], []
-    for f in profile_files(profile)["Instruction"]:
-        t = pq.read_table(f, columns=["start_ts", "end_ts"])
-        firsts.append(pc.min(t["start_ts"]).as_py())
-        lasts.append(pc.max(t["end_ts"]).as_py())
-    return min(firsts), max(lasts)
 
 
 def _first_difference(a, b):
@@ -139,7 +128,7 @@ def test_index_builds_the_timeline_index_of_the_copy(indexed, name):
 @pytest.mark.parametrize("name", COPIES)
 def test_cli_answers_equal(indexed, workdir, name):
     original, copy, _ = indexed[name]
-    span = span_of(original)
+    span = answers.span_of(original)
     scratch = workdir / "spark-writes" / "scratch"
     for d in ("original", "copy"):
         (scratch / f"{name}-{d}").mkdir(parents=True)
