@@ -3,6 +3,7 @@
  * trace with its program by the hash in their file names. See capture.h
  * ("discovery") and docs/capture-format.md ("Directory layout").
  */
+#define _DEFAULT_SOURCE   /* realpath */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -346,12 +347,68 @@ static int framework_only(nx_capture *cap, char **chrome, size_t n, nx_cap_error
     return 0;
 }
 
+/* The last two components of root's real path: its name and its parent's
+ * name (malloc'd, NULL when root cannot be resolved or is "/"). */
+static bool root_names(const char *root, char **name, char **parent)
+{
+    *name = *parent = NULL;
+    char *real = realpath(root, NULL);
+    if (!real)
+        return false;
+    char *slash = strrchr(real, '/');
+    if (slash && slash[1]) {
+        *name = strdup(slash + 1);
+        *slash = '\0';
+        char *up = strrchr(real, '/');
+        *parent = strdup(up ? up + 1 : real);
+    }
+    free(real);
+    if (!*name || !*parent) {
+        free(*name);
+        free(*parent);
+        *name = *parent = NULL;
+        return false;
+    }
+    return true;
+}
+
+/* A ROOT that is itself one level of the layout: a <timestamp> session
+ * directory (under <instance>_pid_<pid>) is that one session; an
+ * <instance>_pid_<pid> directory is each of its sessions. 1 when root is one
+ * of those (scanned), 0 when not, -1 on error. */
+static int discover_inside(nx_capture *cap, const char *root, const nx_cap_warner *warn, nx_cap_error *err)
+{
+    char *name, *parent, *instance = NULL;
+    int64_t pid;
+    if (!root_names(root, &name, &parent))
+        return 0;
+    int rc = 0;
+    if (all_digits(name) && parse_session_parent(parent, &instance, &pid)) {
+        nx_cap_session *s = new_session(cap, root, instance, pid, name, err);
+        rc = s && scan_session(s, warn, err) == 0 ? 1 : -1;
+    } else if (parse_session_parent(name, &instance, &pid)) {
+        rc = scan_parent(cap, root, instance, pid, warn, err) == 0 ? 1 : -1;
+        if (rc == 1 && cap->n_sessions == 0)
+            rc = nx_cap_fail(err, root, "no <timestamp> session directory in this <instance-id>_pid_<pid> directory");
+    }
+    free(instance);
+    free(name);
+    free(parent);
+    return rc;
+}
+
 int nx_capture_discover(const char *root, nx_capture *out, const nx_cap_warner *warn, nx_cap_error *err)
 {
     memset(out, 0, sizeof *out);
     out->root = strdup(root);
     if (!out->root)
         return nx_cap_fail(err, root, "out of memory");
+    int inside = discover_inside(out, root, warn, err);
+    if (inside != 0) {
+        if (inside < 0)
+            nx_capture_free(out);
+        return inside < 0 ? -1 : 0;
+    }
     char **names, **chrome = NULL;
     size_t n, n_chrome = 0;
     if (list_dir(root, &names, &n, err) != 0) {

@@ -12,13 +12,13 @@ static void synth_help(FILE *out)
 {
     fprintf(out,
             "Usage: nxprof synth --out DIR [--preset tiny|llama-layer] [--events N] [--cores N]\n"
-            "                    [--seed S] [--no-system]\n"
+            "                    [--seed S] [--no-system] [--force]\n"
             "\n"
             "Simulate NeuronCores running a workload and write its capture to\n"
             "DIR/<instance-id>_pid_<pid>/<timestamp>/ (format: docs/capture-format.md).\n"
             "The same options always give byte-identical files.\n"
             "\n"
-            "  -o, --out DIR        where to write the capture (created if missing)\n"
+            "  -o, --out DIR        where to write the capture: a new or empty directory\n"
             "  -p, --preset NAME    tiny: a small decoder layer, a few thousand events, every\n"
             "                       record kind; llama-layer (default): a Llama-3-8B-shaped\n"
             "                       decoder layer, tensor-parallel over the cores\n"
@@ -29,6 +29,8 @@ static void synth_help(FILE *out)
             "  -s, --seed S         random seed (default 1)\n"
             "      --no-system      device traces and program only: no runtime events,\n"
             "                       CPU/memory samples or trace.json\n"
+            "      --force          write into a non-empty DIR: this capture's session is added\n"
+            "                       beside the sessions there (the same seed replaces its own)\n"
             "  -h, --help           show this help\n",
             nx_synth_default_events(NX_SYNTH_TINY), nx_synth_default_events(NX_SYNTH_LLAMA_LAYER),
             NX_SYNTH_MAX_CORES, nx_synth_default_cores(NX_SYNTH_LLAMA_LAYER));
@@ -69,11 +71,12 @@ static void print_stats(const nx_synth_stats *st, const nx_synth_options *o)
 
 static int synth_run(int argc, char **argv)
 {
-    enum { OPT_NO_SYSTEM = 1000 };
+    enum { OPT_NO_SYSTEM = 1000, OPT_FORCE };
     static const struct option opts[] = {
         {"out", required_argument, NULL, 'o'},     {"preset", required_argument, NULL, 'p'},
         {"events", required_argument, NULL, 'n'},  {"cores", required_argument, NULL, 'c'},
         {"seed", required_argument, NULL, 's'},    {"no-system", no_argument, NULL, OPT_NO_SYSTEM},
+        {"force", no_argument, NULL, OPT_FORCE},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     nx_synth_options o = {.preset = NX_SYNTH_LLAMA_LAYER, .seed = 1, .system = true};
@@ -104,6 +107,9 @@ static int synth_run(int argc, char **argv)
             break;
         case OPT_NO_SYSTEM:
             o.system = false;
+            break;
+        case OPT_FORCE:
+            o.force = true;
             break;
         case 'h':
             synth_help(stdout);

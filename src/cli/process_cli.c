@@ -14,14 +14,16 @@
 void nx_process_cli_help(FILE *out)
 {
     fprintf(out,
-            "      --data-path P          write to P/profiles/global/N@latest/\n"
+            "      --data-path P          write to P/profiles/global/: the system profile N@latest/\n"
+            "                             and a device profile N-nd<D>-nc<C>@latest/ per NeuronCore\n"
             "      --display-name N       profile name (default: the capture directory's name)\n"
-            "      --output-file DIR      write the profile to DIR instead\n"
+            "      --output-file DIR      write the system profile to DIR and its device profiles to\n"
+            "                             DIR/devices/<name>/ instead (one capture session only)\n"
             "      --max-rows-per-file N  split a table into T_0.parquet, T_1.parquet, ... above\n"
             "                             N rows per file (default %u)\n"
             "      --ignore-device-profile  skip program files and device traces\n"
             "      --ignore-system-profile  skip runtime events, host samples and Chrome traces\n"
-            "      --jobs N               threads encoding Parquet pages (default: one per CPU, at most 8)\n"
+            "      --jobs N               profiles (device traces) built at once (default: one per CPU)\n"
             "A progress line is shown on stderr when it is a terminal.\n",
             NX_TABLE_MAX_ROWS_DEFAULT);
 }
@@ -132,7 +134,18 @@ int nx_process_cli_execute(const char *cmd, nx_process_options *o, FILE *report,
         fprintf(stderr, "nxprof %s: %s\n", cmd, err);
         return NX_EXIT_ERROR;
     }
-    fprintf(report, "%s: wrote %s\n", cmd, st.profile_dir);
+    for (size_t i = 0; i < st.n_profiles; i++) {
+        const nx_process_profile *p = &st.profiles[i];
+        if (p->system)
+            fprintf(report, "%s: wrote %s (system profile, %zu device profile%s)\n", cmd, p->dir, p->n_devices,
+                    p->n_devices == 1 ? "" : "s");
+        else if (p->in_system)
+            fprintf(report, "  device profile %s (NeuronCore %" PRIu32 " of device %" PRIu32 ")\n", p->dir, p->core,
+                    p->device);
+        else
+            fprintf(report, "%s: wrote %s (device profile: NeuronCore %" PRIu32 " of device %" PRIu32 ")\n", cmd,
+                    p->dir, p->core, p->device);
+    }
     fprintf(report, "  %zu program(s), %zu device trace(s), %" PRIu64 " instructions, %u tables\n", st.programs,
             st.traces, st.instructions, st.tables);
     if (profile_dir) {

@@ -11,7 +11,7 @@
 #include "process/device_pipeline.h"
 
 #include <inttypes.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,37 +308,6 @@ static int stream_fill(nx_device_pipeline *p, trace_stream *s, nx_cap_error *err
 
 /* ------------------------------------------------------------ the run -- */
 
-/* SIGINT/SIGTERM during the run stop it cleanly, so the caller can remove the
- * half-built profile instead of leaving it behind (the long part of a run is
- * here; SIGKILL is handled by the next run's sweep, see profile_output.h). */
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig)
-{
-    stop_signal = sig;
-}
-
-typedef struct saved_signals {
-    struct sigaction intr, term;
-} saved_signals;
-
-static void catch_stop_signals(saved_signals *saved)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    stop_signal = 0;
-    sigaction(SIGINT, &sa, &saved->intr);
-    sigaction(SIGTERM, &sa, &saved->term);
-}
-
-static void restore_signals(const saved_signals *saved)
-{
-    sigaction(SIGINT, &saved->intr, NULL);
-    sigaction(SIGTERM, &saved->term, NULL);
-}
-
 /* Closes the sinks that are open (abort), after the runner has stopped. */
 static void abort_sinks(const nx_device_sink *const *sinks, void *const *states, bool *open, size_t n)
 {
@@ -361,9 +330,7 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
     nxpq_error perr = {{0}};
     nx_cap_error cerr = {{0}};
     int rc = -1;
-    saved_signals saved;
     *instructions = 0;
-    catch_stop_signals(&saved);
     if (!states || !open) {
         snprintf(err, errlen, "out of memory");
         goto done;
@@ -423,8 +390,12 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
             goto done;
         }
         if ((++done_records & 0xFFFF) == 0) {
-            if (stop_signal) {
-                snprintf(err, errlen, "interrupted by signal %d; nothing was published", (int)stop_signal);
+            int cancel = ctx->cancel ? atomic_load(ctx->cancel) : 0;
+            if (cancel) {
+                if (cancel > 0)
+                    snprintf(err, errlen, "interrupted by signal %d; nothing was published", cancel);
+                else
+                    snprintf(err, errlen, "stopped: another profile of this run failed");
                 goto done;
             }
             if (progress && (done_records & 0xFFFFF) == 0)
@@ -451,7 +422,6 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
         progress(progress_ctx, done_records, p->total_records);
     rc = 0;
 done:
-    restore_signals(&saved);
     nx_sink_runner_free(runner);   /* joins the sinks' threads first */
     if (open)
         abort_sinks(sinks, (void *const *)states, open, ns);

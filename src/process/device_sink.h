@@ -59,6 +59,9 @@ typedef struct nx_process_ctx {
     /* NULL, or where the Summary sink leaves its row for the processor to
      * finish after every other table (summary_table.h). */
     struct nx_summary_hold *summary_hold;
+    /* NULL, or nonzero once the run must stop: a signal number (SIGINT, SIGTERM),
+     * or -1 when another profile of the run failed. Checked every 64Ki records. */
+    const _Atomic int *cancel;
 } nx_process_ctx;
 
 /* One record, converted. */

@@ -1,6 +1,5 @@
 /*
- * execution_tables.c — ExecutionInfo (one row per `execution` record) and
- * DeviceProfileList (one row per device trace, written at the end).
+ * execution_tables.c — ExecutionInfo (one row per `execution` record).
  *
  * ExecutionInfo columns:
  *   execution_index      the record's index (int32 column: a u32 above 2^31-1
@@ -21,16 +20,6 @@
  * record starting after its end arrives; finished rows wait in a reorder heap
  * until no open execution starts earlier. Memory is bounded by the executions
  * in flight, not by the number of executions or instructions.
- *
- * DeviceProfileList columns, per trace in capture order:
- *   device_profile_name  the trace file's base name without ".nxtrace",
- *                        e.g. "trace_62a2d18859e9f545_nd0_nc1".
- *   instance_id          the header's instance_id; when that is empty, the
- *                        `<instance-id>` part of the session directory name
- *                        `<instance-id>_pid_<pid>` (two levels above the file).
- *   process_id           the header's pid.
- *   nc_id                the header's neuroncore_idx.
- *   session_id, model_id the header's values, null when -1.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -188,71 +177,9 @@ static int exec_event(void *state, const nx_device_event *ev, nxpq_error *err)
     return 0;
 }
 
-/* The <instance-id> of ".../<instance-id>_pid_<pid>/<timestamp>/<file>", or "". */
-static void instance_from_path(const char *path, char *out, size_t cap)
-{
-    out[0] = '\0';
-    const char *end = strrchr(path, '/');          /* before the file name */
-    if (!end)
-        return;
-    const char *p = end;
-    while (p > path && p[-1] != '/')
-        p--;                                       /* start of <timestamp> */
-    if (p == path)
-        return;
-    end = p - 1;                                   /* the '/' before <timestamp> */
-    p = end;
-    while (p > path && p[-1] != '/')
-        p--;                                       /* start of the session directory */
-    const char *sep = NULL;
-    for (const char *q = p; q + 5 <= end; q++)
-        if (memcmp(q, "_pid_", 5) == 0)
-            sep = q;
-    if (sep && (size_t)(sep - p) < cap) {
-        memcpy(out, p, (size_t)(sep - p));
-        out[sep - p] = '\0';
-    }
-}
-
-static int write_profile_list(const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
-{
-    nx_row r;
-    if (nx_row_open(&r, &ctx->dest, "DeviceProfileList", err) != 0)
-        return -1;
-    size_t c_name = nx_row_col(&r, "device_profile_name"), c_inst = nx_row_col(&r, "instance_id"),
-           c_pid = nx_row_col(&r, "process_id"), c_nc = nx_row_col(&r, "nc_id"),
-           c_ses = nx_row_col(&r, "session_id"), c_model = nx_row_col(&r, "model_id");
-    for (size_t i = 0; i < ctx->n_traces; i++) {
-        const nx_device_trace *t = &ctx->traces[i];
-        const char *base = strrchr(t->path, '/');
-        base = base ? base + 1 : t->path;
-        size_t len = strlen(base);
-        if (len > 8 && strcmp(base + len - 8, ".nxtrace") == 0)
-            len -= 8;
-        char inst[256];
-        if (t->hdr.instance_id[0])
-            snprintf(inst, sizeof inst, "%s", t->hdr.instance_id);
-        else
-            instance_from_path(t->path, inst, sizeof inst);
-        if (nx_row_begin(&r, err) != 0)
-            goto fail;
-        nx_row_strn(&r, c_name, base, len);
-        nx_row_str(&r, c_inst, inst);
-        nx_row_i64(&r, c_pid, t->hdr.pid);
-        nx_row_i64(&r, c_nc, t->hdr.neuroncore_idx);
-        nx_row_opt_i64(&r, c_ses, t->hdr.session_id);
-        nx_row_opt_i64(&r, c_model, t->hdr.model_id);
-        if (nx_row_end(&r, err) != 0)
-            goto fail;
-    }
-    return nx_row_close(&r, true, tables, err);
-fail:
-    nx_row_discard(&r);
-    return -1;
-}
-
 static int exec_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
 {
+    (void)ctx;
     execution_sink *s = state;
     int rc = 0;
     /* Every open execution is complete now: close them all and drain. */
@@ -268,8 +195,6 @@ static int exec_finish(void *state, const nx_process_ctx *ctx, unsigned *tables,
     }
     rc = nx_row_finish(&s->r, rc, tables, err);
     exec_free(s);
-    if (rc == 0)
-        rc = write_profile_list(ctx, tables, err);
     return rc;
 }
 

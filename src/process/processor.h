@@ -1,14 +1,17 @@
 /*
- * processor.h — `nxprof process`: turns a capture directory into a profile
- * directory of Parquet tables.
+ * processor.h — `nxprof process`: turns a capture directory into profiles:
+ * per capture session a system profile and one device profile per device
+ * trace (the rules are in profile_plan.h).
  *
- * Two pipelines fill one temporary directory that is then published atomically:
- * the device pipeline (device_pipeline.h: program files and device traces, one
- * pass, every device table through its sink) and the system pipeline
- * (system_tables.h: runtime events, CPU and memory samples, Chrome traces).
- * Non-fatal capture problems are reported on stderr and become Warning rows;
- * SchemaFields is always written.
- * A fatal capture or output error leaves any previous profile untouched.
+ * Each profile is built by a job in its own temporary directory: a device job
+ * runs the device pipeline over its one trace (device_pipeline.h: every device
+ * table of that NeuronCore through the sinks), a system job writes the
+ * session's system tables (system_tables.h) and DeviceProfileList. Up to
+ * `jobs` jobs run at once. Non-fatal capture problems are reported on stderr
+ * and become Warning rows of the profile they concern; SchemaFields is always
+ * written. The profiles of a run are published together (profile_output.h);
+ * a fatal error, SIGINT or SIGTERM leaves every previous profile untouched and
+ * removes every temporary directory.
  */
 #ifndef NX_PROCESSOR_H
 #define NX_PROCESSOR_H
@@ -25,12 +28,24 @@ typedef struct nx_process_options {
     uint64_t max_rows_per_file;  /* 0: NX_TABLE_MAX_ROWS_DEFAULT */
     bool ignore_device_profile;  /* skip program files and device traces */
     bool ignore_system_profile;  /* skip runtime events, samples and Chrome traces */
-    int jobs;                    /* threads encoding Parquet pages; 0: one per CPU (at most 8) */
+    int jobs;                    /* profiles built at once; 0: one per CPU */
     bool progress;               /* a progress line on stderr (the caller checks it is a terminal) */
 } nx_process_options;
 
+typedef struct nx_process_profile {
+    char *dir;                   /* where it was published */
+    char *name;
+    bool system;                 /* a system profile (else a device profile) */
+    size_t n_devices;            /* system: its device profiles (they follow it) */
+    uint32_t device, core;       /* device: the trace's NeuronCore */
+    bool in_system;              /* device: listed by the system profile before it */
+} nx_process_profile;
+
 typedef struct nx_process_stats {
-    char *profile_dir;           /* where the profile was published (malloc'd) */
+    char *profile_dir;           /* the first profile published (malloc'd): the
+                                    system profile, or the only device profile */
+    nx_process_profile *profiles;   /* every profile published, in plan order */
+    size_t n_profiles;
     uint64_t instructions;       /* Instruction rows */
     size_t traces;               /* device traces read */
     size_t programs;             /* program files read */

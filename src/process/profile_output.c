@@ -260,6 +260,13 @@ static int write_marker(const char *tmp_dir, nxpq_error *err)
     return rc;
 }
 
+int nx_profile_dir_create(const char *dir, nxpq_error *err)
+{
+    if (mkdir(dir, 0777) < 0)
+        return nxpq_error_set(err, "cannot create directory %s: %s", dir, strerror(errno));
+    return write_marker(dir, err);
+}
+
 int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err)
 {
     o->final_dir = strdup(final_dir);
@@ -313,61 +320,99 @@ static int exchange(const char *a, const char *b)
 #endif
 }
 
-static int publish_done(nx_profile_output *o, const char *old, nxpq_error *err)
-{
-    int rc = 0;
-    if (old && nx_remove_tree(old) < 0)
-        rc = nxpq_error_set(err, "published %s but could not remove the previous profile at %s: %s", o->final_dir, old,
-                  strerror(errno));
-    free(o->tmp_dir);
-    free(o->final_dir);
-    o->tmp_dir = o->final_dir = NULL;
-    return rc;
-}
-
-int nx_profile_output_publish(nx_profile_output *o, nxpq_error *err)
+/* Moves o's temporary directory to its final name. *old gets where the previous
+ * profile now is (NULL: there was none) and *exchanged whether that is o->tmp_dir
+ * (swapped in one step) or a separate sibling. -1 with nothing changed on failure. */
+static int swap_in(nx_profile_output *o, char **old, bool *exchanged, nxpq_error *err)
 {
     struct stat st;
-    char *old = NULL;
-    if (check_replaceable(o->final_dir, err) < 0) {
-        nx_profile_output_abort(o);
-        return -1;
-    }
+    *old = NULL;
+    *exchanged = false;
     if (lstat(o->final_dir, &st) == 0) {
         /* After the exchange the temporary name holds the previous profile. */
-        if (exchange(o->tmp_dir, o->final_dir) == 0)
-            return publish_done(o, o->tmp_dir, err);
+        if (exchange(o->tmp_dir, o->final_dir) == 0) {
+            *exchanged = true;
+            return 0;
+        }
         /* rename() onto an empty directory replaces it, so mkdtemp gives a unique,
          * race-free name to move the previous profile to. */
-        if (!(old = make_sibling(o->final_dir, "old", err))) {
-            nx_profile_output_abort(o);
+        if (!(*old = make_sibling(o->final_dir, "old", err)))
             return -1;
-        }
-        if (rename(o->final_dir, old) < 0) {
+        if (rename(o->final_dir, *old) < 0) {
             nxpq_error_set(err, "cannot move the previous profile %s aside: %s", o->final_dir, strerror(errno));
-            rmdir(old);
-            free(old);
-            nx_profile_output_abort(o);
+            rmdir(*old);
+            free(*old);
+            *old = NULL;
             return -1;
         }
     } else if (errno != ENOENT) {
-        nxpq_error_set(err, "cannot inspect %s: %s", o->final_dir, strerror(errno));
-        nx_profile_output_abort(o);
-        return -1;
+        return nxpq_error_set(err, "cannot inspect %s: %s", o->final_dir, strerror(errno));
     }
     if (rename(o->tmp_dir, o->final_dir) < 0) {
         nxpq_error_set(err, "cannot rename %s to %s: %s", o->tmp_dir, o->final_dir, strerror(errno));
         /* Put the previous profile back so a failed run changes nothing. */
-        if (old && rename(old, o->final_dir) < 0) {
+        if (*old && rename(*old, o->final_dir) < 0) {
             size_t n = strlen(err->msg);
-            snprintf(err->msg + n, sizeof err->msg - n, "; the previous profile is left at %s", old);
+            snprintf(err->msg + n, sizeof err->msg - n, "; the previous profile is left at %s", *old);
         }
-        free(old);
-        nx_profile_output_abort(o);
+        free(*old);
+        *old = NULL;
         return -1;
     }
-    int rc = publish_done(o, old, err);
+    return 0;
+}
+
+/* Undoes swap_in(): the new profile goes back to o->tmp_dir (for abort to remove)
+ * and the previous one, if any, back to o->final_dir. Best effort (a failed run). */
+static void swap_back(nx_profile_output *o, char *old, bool exchanged)
+{
+    if (exchanged) {
+        exchange(o->tmp_dir, o->final_dir);
+        return;
+    }
+    if (rename(o->final_dir, o->tmp_dir) == 0 && old)
+        rename(old, o->final_dir);
+}
+
+int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
+{
+    char **old = calloc(n + 1, sizeof *old);
+    bool *exchanged = calloc(n + 1, sizeof *exchanged);
+    int rc = old && exchanged ? 0 : nxpq_error_set(err, "out of memory");
+    /* Every target is checked before the first one changes: a run publishes all
+     * of its profiles or none. */
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = check_replaceable(o[i].final_dir, err);
+    size_t swapped = 0;   /* swap_in() that fails changes nothing */
+    while (rc == 0 && swapped < n)
+        if (swap_in(&o[swapped], &old[swapped], &exchanged[swapped], err) < 0)
+            rc = -1;
+        else
+            swapped++;
+    if (rc < 0) {
+        for (size_t i = swapped; i-- > 0;)
+            swap_back(&o[i], old[i], exchanged[i]);
+        for (size_t i = 0; i < n; i++) {
+            if (old && old[i])
+                rmdir(old[i]);   /* only ever empty here: its profile went back */
+            nx_profile_output_abort(&o[i]);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            const char *prev = exchanged[i] ? o[i].tmp_dir : old[i];
+            if (prev && nx_remove_tree(prev) < 0 && rc == 0)
+                rc = nxpq_error_set(err, "published %s but could not remove the previous profile at %s: %s",
+                                    o[i].final_dir, prev, strerror(errno));
+            free(o[i].tmp_dir);
+            free(o[i].final_dir);
+            o[i].tmp_dir = o[i].final_dir = NULL;
+        }
+    }
+    if (old)
+        for (size_t i = 0; i < n; i++)
+            free(old[i]);
     free(old);
+    free(exchanged);
     return rc;
 }
 

@@ -64,10 +64,20 @@ typedef struct nx_profile_output {
  * nx_profile_output_abort(). */
 int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err);
 
-/* Makes the temporary directory the profile at final_dir, replacing any previous
- * one (checked again: only one nxprof may replace), and frees o's strings. On failure the previous profile is left (or put back)
- * under final_dir, the temporary directory is removed, and o's strings are freed. */
-int nx_profile_output_publish(nx_profile_output *o, nxpq_error *err);
+/* Publishes the n profiles being built in o[0..n-1] together: every target is
+ * checked again (only one nxprof may replace), then each temporary directory is
+ * swapped into place in turn and, once all are in, the previous profiles are
+ * removed. If any step fails, those already swapped are put back, so the previous
+ * profiles all stay (or return) under their names; every temporary directory is
+ * removed and o's strings are freed either way. A kill between two swaps (a
+ * window of a few renames) leaves some new and some previous profiles, each
+ * complete. */
+int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err);
+
+/* Creates `dir` (its parent must exist) holding the marker: a profile built
+ * inside another one's temporary directory (docs/architecture.md, "Output
+ * layout"), published with it. */
+int nx_profile_dir_create(const char *dir, nxpq_error *err);
 
 /* Removes the temporary directory and everything in it and frees o's strings; the
  * previous profile, if any, is untouched. Safe on a zeroed struct. */

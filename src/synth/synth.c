@@ -272,6 +272,27 @@ static int generate(const nx_synth_options *o, unsigned cores, const identity *i
     return rc;
 }
 
+/* 0 when dir is absent or empty, else -1 with the reason: a second capture in
+ * the same directory would be a second session, which is rarely meant. */
+static int check_out_empty(const char *dir, char *err, size_t n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0 : fail(err, n, "%s: cannot read: %s", dir, strerror(errno));
+    struct dirent *e;
+    const char *found = NULL;
+    while (!found && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            found = e->d_name;
+    int rc = found ? fail(err, n,
+                          "%s is not empty (it holds '%s'); synth writes a capture into a new or empty directory "
+                          "(--force adds this session to what is there)",
+                          dir, found)
+                   : 0;
+    closedir(d);
+    return rc;
+}
+
 int nx_synth_run(const nx_synth_options *o, nx_synth_stats *st, char *err, size_t n)
 {
     double t0 = now_seconds();
@@ -280,7 +301,9 @@ int nx_synth_run(const nx_synth_options *o, nx_synth_stats *st, char *err, size_
     if (cores > NX_SYNTH_MAX_CORES)
         return fail(err, n, "%u cores; at most %d", cores, NX_SYNTH_MAX_CORES);
     identity id = {0};
-    int rc = make_identity(o, &id, err, n);
+    int rc = o->force ? 0 : check_out_empty(o->out_dir, err, n);
+    if (rc == 0)
+        rc = make_identity(o, &id, err, n);
     char *parent = rc == 0 ? nx_cap_join(o->out_dir, id.session) : NULL;
     if (rc == 0 && !parent)
         rc = fail(err, n, "out of memory");

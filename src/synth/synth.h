@@ -43,6 +43,8 @@ typedef struct nx_synth_options {
     uint64_t seed;
     bool system;            /* also write the system capture and trace.json */
     unsigned threads;       /* writer threads (0: one per online CPU, at most one per core) */
+    bool force;             /* write into a non-empty out_dir (adding a session beside what is there,
+                               or replacing the session of the same seed); else that is refused */
 } nx_synth_options;
 
 typedef struct nx_synth_stats {

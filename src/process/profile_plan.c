@@ -1,0 +1,230 @@
+/*
+ * profile_plan.c — the profiles of a run, their names and directories (rules in
+ * profile_plan.h).
+ */
+#include "process/profile_plan.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "process/profile_output.h"
+#include "process/system_tables.h"
+
+nx_capture nx_capture_session_view(const nx_capture *cap, size_t k)
+{
+    return (nx_capture){.root = cap->root, .sessions = &cap->sessions[k], .n_sessions = 1};
+}
+
+static char *str_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* The last path component of dir (trailing slashes ignored), malloc'd; NULL when none. */
+static char *last_component(const char *dir)
+{
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    size_t start = len;
+    while (start > 0 && dir[start - 1] != '/')
+        start--;
+    return start < len ? strndup(dir + start, len - start) : NULL;
+}
+
+static nx_planned_profile *add(nx_profile_plan *plan, size_t *cap)
+{
+    if (plan->n == *cap) {
+        size_t c = *cap ? *cap * 2 : 8;
+        nx_planned_profile *p = realloc(plan->p, c * sizeof *p);
+        if (!p)
+            return NULL;
+        plan->p = p;
+        *cap = c;
+    }
+    nx_planned_profile *pp = &plan->p[plan->n++];
+    memset(pp, 0, sizeof *pp);
+    pp->system = SIZE_MAX;
+    return pp;
+}
+
+/* True when another program of the session has a trace of the same NeuronCore. */
+static bool core_shared(const nx_cap_session *s, size_t prog, const nx_cap_trace_file *t)
+{
+    for (size_t j = 0; j < s->n_programs; j++) {
+        if (j == prog)
+            continue;
+        for (size_t k = 0; k < s->programs[j].n_traces; k++)
+            if (s->programs[j].traces[k].device == t->device && s->programs[j].traces[k].core == t->core)
+                return true;
+    }
+    return false;
+}
+
+/* Names pp and gives it its directory (see profile_plan.h). */
+static int place(const nx_process_options *o, nx_planned_profile *pp, char *name,
+                 const char *system_dir, char *err, size_t errlen)
+{
+    pp->name = name;
+    nxpq_error perr;
+    if (!name) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (nx_display_name_validate(name, &perr) != 0) {
+        snprintf(err, errlen, "profile name '%s': %s", name, perr.msg);
+        return -1;
+    }
+    if (o->output_file && system_dir) {
+        pp->nested = true;
+        pp->dir = str_printf("%s/%s/%s", system_dir, NX_NESTED_DEVICE_DIR, name);
+    } else if (o->output_file) {
+        pp->dir = strdup(o->output_file);
+    } else if (nx_profile_dir_resolve(o->data_path, name, NULL, &pp->dir, &perr) != 0) {
+        snprintf(err, errlen, "%s", perr.msg);
+        return -1;
+    }
+    if (!pp->dir) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static size_t device_traces(const nx_process_options *o, const nx_cap_session *s)
+{
+    size_t n = 0;
+    if (!o->ignore_device_profile)
+        for (size_t j = 0; j < s->n_programs; j++)
+            n += s->programs[j].n_traces;
+    return n;
+}
+
+static int plan_session(const nx_process_options *o, const nx_capture *cap, size_t k, const char *display,
+                        nx_profile_plan *plan, size_t *cap_n, char *err, size_t errlen)
+{
+    const nx_cap_session *s = &cap->sessions[k];
+    nx_capture view = nx_capture_session_view(cap, k);
+    bool system_data = !o->ignore_system_profile && nx_system_capture_present(&view);
+    size_t n_dev = device_traces(o, s);
+    if (n_dev == 0 && !system_data)
+        return 0;
+    char *session_name = cap->n_sessions == 1 ? strdup(display) : str_printf("%s-s%zu", display, k + 1);
+    if (n_dev == 1 && !system_data) {
+        nx_planned_profile *pp = add(plan, cap_n);
+        if (!pp) {
+            free(session_name);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        pp->kind = NX_PROFILE_DEVICE;
+        pp->session = k;
+        for (size_t j = 0; j < s->n_programs; j++)
+            if (s->programs[j].n_traces) {
+                pp->program = &s->programs[j];
+                pp->trace = &s->programs[j].traces[0];
+            }
+        return place(o, pp, session_name, NULL, err, errlen);
+    }
+    size_t sys = plan->n;
+    nx_planned_profile *sp = add(plan, cap_n);
+    if (!sp) {
+        free(session_name);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    sp->kind = NX_PROFILE_SYSTEM;
+    sp->session = k;
+    sp->system_data = system_data;
+    sp->n_devices = n_dev;
+    if (place(o, sp, session_name, NULL, err, errlen) != 0)
+        return -1;
+    for (size_t j = 0; j < s->n_programs && n_dev; j++) {
+        const nx_cap_program_file *pf = &s->programs[j];
+        for (size_t t = 0; t < pf->n_traces; t++) {
+            nx_planned_profile *pp = add(plan, cap_n);
+            if (!pp) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            const nx_planned_profile *system = &plan->p[sys];   /* add() may have moved it */
+            pp->kind = NX_PROFILE_DEVICE;
+            pp->session = k;
+            pp->program = pf;
+            pp->trace = &pf->traces[t];
+            pp->system = sys;
+            char hash[24] = "";
+            if (core_shared(s, j, pp->trace))
+                snprintf(hash, sizeof hash, "-%08" PRIx64, pf->hash >> 32);
+            char *name = str_printf("%s-nd%" PRIu32 "-nc%" PRIu32 "%s", system->name, pp->trace->device,
+                                    pp->trace->core, hash);
+            if (place(o, pp, name, plan->p[sys].dir, err, errlen) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int nx_profile_plan_make(const nx_process_options *o, const nx_capture *cap, nx_profile_plan *plan, char *err,
+                         size_t errlen)
+{
+    memset(plan, 0, sizeof *plan);
+    size_t cap_n = 0;
+    char *owned = NULL;
+    const char *display = o->display_name;
+    if (o->output_file && cap->n_sessions > 1) {
+        snprintf(err, errlen,
+                 "%s holds %zu capture sessions (%s, ...); --output-file takes one: give --data-path to write "
+                 "a set of profiles per session, or process one session directory",
+                 cap->root, cap->n_sessions, cap->sessions[0].dir);
+        return -1;
+    }
+    if (!display) {
+        owned = o->output_file ? last_component(o->output_file) : NULL;
+        if (!owned) {
+            snprintf(err, errlen, "no display name: give --display-name");
+            return -1;
+        }
+        display = owned;
+    }
+    int rc = 0;
+    for (size_t k = 0; k < cap->n_sessions && rc == 0; k++)
+        rc = plan_session(o, cap, k, display, plan, &cap_n, err, errlen);
+    free(owned);
+    if (rc == 0 && plan->n == 0) {
+        snprintf(err, errlen, "%s: nothing to process: no device trace%s and no system profile%s", o->capture_dir,
+                 o->ignore_device_profile ? " (--ignore-device-profile)" : "",
+                 o->ignore_system_profile ? " (--ignore-system-profile)" : "");
+        rc = -1;
+    }
+    if (rc != 0)
+        nx_profile_plan_free(plan);
+    return rc;
+}
+
+void nx_profile_plan_free(nx_profile_plan *plan)
+{
+    for (size_t i = 0; i < plan->n; i++) {
+        free(plan->p[i].name);
+        free(plan->p[i].dir);
+    }
+    free(plan->p);
+    plan->p = NULL;
+    plan->n = 0;
+}
