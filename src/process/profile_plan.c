@@ -171,7 +171,7 @@ static int plan_session(const nx_process_options *o, const nx_capture *cap, size
             pp->system = sys;
             char hash[24] = "";
             if (core_shared(s, j, pp->trace))
-                snprintf(hash, sizeof hash, "-%08" PRIx64, pf->hash >> 32);
+                snprintf(hash, sizeof hash, "-%016" PRIx64, pf->hash);
             char *name = str_printf("%s-nd%" PRIu32 "-nc%" PRIu32 "%s", system->name, pp->trace->device,
                                     pp->trace->core, hash);
             if (place(o, pp, name, plan->p[sys].dir, err, errlen) != 0)

@@ -13,8 +13,8 @@
  *     that device profile, named S. Otherwise it gives a system profile named S
  *     and a device profile per trace named "S-nd<D>-nc<C>" (D, C from the trace
  *     file's name); when two programs of the session both have a trace of the
- *     same NeuronCore, each of those names gets "-<first 8 hex digits of its
- *     program's hash>". Every name is checked like a display name.
+ *     same NeuronCore, each of those names gets "-<its program's hash>" (the 16
+ *     hex digits of the file names). Every name is checked like a display name.
  *   Directories: with --data-path P every profile is P/profiles/global/<name>@latest.
  *     With --output-file DIR (one session only) the session's first profile is DIR
  *     and, when that is a system profile, each device profile is

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# test_process.sh NXPROF — end-to-end checks of `nxprof process`: a tiny synth
-# capture becomes a profile directory with the expected tables (under
-# --data-path/--display-name and --output-file), a corrupt capture exits 1 with
-# the file named and leaves the previous profile byte-identical with no
-# temporary directory behind, a run stopped by SIGTERM midway removes its
-# temporary directory and one killed by SIGKILL leaves the old profile intact and
-# its leftovers are removed by the next run, and usage errors exit 2. System profile: a
+# test_process.sh NXPROF — end-to-end checks of `nxprof process`: a tiny 2-core synth
+# capture becomes a system profile and one device profile per NeuronCore with the
+# expected tables (under --data-path/--display-name and --output-file); one trace
+# and no system data is one device profile; several sessions are a set of profiles
+# each (--output-file refuses them); a session directory is accepted as the
+# capture; a corrupt capture exits 1 with the file named and leaves the previous
+# profiles byte-identical with no temporary directory behind, a run stopped by
+# SIGTERM midway removes its temporary directories and one killed by SIGKILL leaves
+# the old profiles intact and its leftovers are removed by the next run, and usage
+# errors exit 2. System profile: a
 # framework-only capture (a Chrome trace alone) works, --ignore-device-profile and
 # --ignore-system-profile each skip their half (both: exit 1 naming the capture),
 # a malformed TSV exits 1 naming file and line, bad JSON exits 1 naming the file.
@@ -18,22 +21,60 @@ trap 'rm -rf "$TMP"' EXIT
 # --- a tiny capture, processed ---
 expect 0 "tiny synth" -- synth --preset tiny --out "$TMP/cap" --seed 3
 expect 0 "process --data-path" -- process "$TMP/cap" --data-path "$TMP/data" --display-name run1
-P="$TMP/data/profiles/global/run1@latest"
-check 'grep -q "$P" <<<"$OUT"' "process prints the profile directory"
-for t in Instruction NeffHeader DmaQueuesInfo Metadata SchemaFields; do
-    check '[ -s "$P/$t.parquet" ] && [ "$(head -c 4 "$P/$t.parquet")" = PAR1 ]' "$t.parquet written"
+G="$TMP/data/profiles/global"
+P="$G/run1@latest"
+check 'grep -q "wrote $P (system profile, 2 device profiles)" <<<"$OUT"' "process prints the system profile"
+check 'grep -q "device profile $G/run1-nd0-nc1@latest (NeuronCore 1 of device 0)" <<<"$OUT"' "and each device profile"
+for t in SystemProfileEvents CpuUsage DeviceProfileList Metadata SchemaFields; do
+    check '[ -s "$P/$t.parquet" ] && [ "$(head -c 4 "$P/$t.parquet")" = PAR1 ]' "system profile: $t.parquet written"
 done
-check '[ -z "$(ls -A "$TMP/data/profiles/global" | grep -v "^run1@latest$")" ]' "nothing but the profile in profiles/global"
+check '[ ! -e "$P/Instruction.parquet" ]' "system profile: no device table"
+for c in 0 1; do
+    for t in Instruction NeffHeader DmaQueuesInfo Summary Metadata SchemaFields; do
+        check '[ -s "$G/run1-nd0-nc$c@latest/$t.parquet" ]' "device profile nc$c: $t.parquet written"
+    done
+    check '[ ! -e "$G/run1-nd0-nc$c@latest/SystemProfileEvents.parquet" ]' "device profile nc$c: no system table"
+done
+check '[ "$(ls -A "$G" | sort | tr "\n" " ")" = "run1-nd0-nc0@latest run1-nd0-nc1@latest run1@latest " ]' \
+    "nothing but the three profiles in profiles/global"
+expect 0 "DeviceProfileList" -- top "$P" --table DeviceProfileList --by device_profile_name,nc_id --format csv
+check 'grep -q "^run1-nd0-nc0,0,1" <<<"$OUT" && grep -q "^run1-nd0-nc1,1,1" <<<"$OUT"' \
+    "DeviceProfileList names each device profile once, with its NeuronCore"
 
 expect 0 "default display name" -- process "$TMP/cap/" --data-path "$TMP/data"
-check '[ -s "$TMP/data/profiles/global/cap@latest/Instruction.parquet" ]' "display name defaults to the capture's base name"
+check '[ -s "$G/cap@latest/DeviceProfileList.parquet" ] && [ -s "$G/cap-nd0-nc0@latest/Instruction.parquet" ]' \
+    "display name defaults to the capture's base name"
 
 expect 0 "process --output-file" -- process "$TMP/cap" --output-file "$TMP/prof"
-check '[ -s "$TMP/prof/Instruction.parquet" ] && [ -s "$TMP/prof/Metadata.parquet" ]' "--output-file writes DIR"
+check '[ -s "$TMP/prof/DeviceProfileList.parquet" ] && [ -s "$TMP/prof/Metadata.parquet" ]' "--output-file writes the system profile to DIR"
+check '[ "$(ls "$TMP/prof/devices" | tr "\n" " ")" = "prof-nd0-nc0 prof-nd0-nc1 " ] && [ -s "$TMP/prof/devices/prof-nd0-nc1/Instruction.parquet" ]' \
+    "and the device profiles to DIR/devices/<name>"
 
-expect 0 "split tables" -- process "$TMP/cap" --output-file "$TMP/split" --max-rows-per-file 400
-check '[ -s "$TMP/split/Instruction_0.parquet" ] && [ -s "$TMP/split/Instruction_2.parquet" ] && [ ! -e "$TMP/split/Instruction.parquet" ]' \
+expect 0 "split tables" -- process "$TMP/cap" --output-file "$TMP/split" --max-rows-per-file 200
+S0="$TMP/split/devices/split-nd0-nc0"
+check '[ -s "$S0/Instruction_0.parquet" ] && [ -s "$S0/Instruction_2.parquet" ] && [ ! -e "$S0/Instruction.parquet" ]' \
     "Instruction split into _0.._k above --max-rows-per-file"
+
+# --- one trace and no system data: one device profile; sessions ---
+expect 0 "one-core synth" -- synth --preset tiny --out "$TMP/one" --cores 1 --no-system --seed 3
+expect 0 "one device trace" -- process "$TMP/one" --output-file "$TMP/oneprof"
+check '[ -s "$TMP/oneprof/Instruction.parquet" ] && [ ! -e "$TMP/oneprof/devices" ] && [ ! -e "$TMP/oneprof/DeviceProfileList.parquet" ]' \
+    "one trace, no system data: DIR is the device profile"
+expect 0 "one device trace, data path" -- process "$TMP/one" --data-path "$TMP/d1" --display-name solo
+check '[ "$(ls -A "$TMP/d1/profiles/global")" = "solo@latest" ] && [ -s "$TMP/d1/profiles/global/solo@latest/Instruction.parquet" ]' \
+    "one trace, no system data: one profile named N"
+SES=$(echo "$TMP"/cap/*_pid_*/*)
+expect 0 "a session directory as the capture" -- process "$SES" --output-file "$TMP/sesprof"
+check '[ -s "$TMP/sesprof/devices/sesprof-nd0-nc1/Instruction.parquet" ] && [ -s "$TMP/sesprof/SystemProfileEvents.parquet" ]' \
+    "a <timestamp> session directory is processed as that session"
+cp -r "$TMP/cap" "$TMP/two"
+expect 0 "a second session" -- synth --preset tiny --out "$TMP/two" --seed 4 --force
+expect 1 "two sessions, --output-file" -- process "$TMP/two" --output-file "$TMP/twoprof"
+check 'grep -q "2 capture sessions" <<<"$OUT" && grep -q -- "--data-path" <<<"$OUT"' "the refusal says what to do"
+check '[ ! -e "$TMP/twoprof" ]' "nothing written"
+expect 0 "two sessions, --data-path" -- process "$TMP/two" --data-path "$TMP/d2" --display-name t
+check '[ "$(ls -A "$TMP/d2/profiles/global" | sort | tr "\n" " ")" = "t-s1-nd0-nc0@latest t-s1-nd0-nc1@latest t-s1@latest t-s2-nd0-nc0@latest t-s2-nd0-nc1@latest t-s2@latest " ]' \
+    "one set of profiles per session, named N-s<k>"
 
 # --- nxprof replaces only what it wrote: a user's folder or another tool's files are refused ---
 expect 0 "re-processing onto its own profile" -- process "$TMP/cap" --output-file "$TMP/prof"
@@ -47,17 +88,18 @@ check '[ -z "$(ls -A "$TMP" | grep "^\.mydocs")" ]' "no temporary directory besi
 mkdir -p "$TMP/emptydir"
 expect 0 "--output-file onto an empty folder" -- process "$TMP/cap" --output-file "$TMP/emptydir"
 
-# --- a corrupt capture: exit 1, file named, old profile intact ---
+# --- a corrupt capture: exit 1, file named, old profiles intact ---
+# set_hash: every file of the run1 profiles, names and bytes.
+set_hash() { (cd "$G" && find run1* -type f | sort && find run1* -type f | sort | xargs cat | md5sum); }
 cp -r "$TMP/cap" "$TMP/bad"
 traces=("$TMP"/bad/*_pid_*/*/trace_*_nc1.nxtrace)
 T=${traces[0]}
 truncate -s -1 "$T"
-before=$(cd "$P" && ls && cat ./* | md5sum)
+before=$(set_hash)
 expect 1 "truncated trace" -- process "$TMP/bad" --data-path "$TMP/data" --display-name run1
 check 'grep -qF "$T" <<<"$OUT"' "error names the truncated trace"
-after=$(cd "$P" && ls && cat ./* | md5sum)
-check '[ "$before" = "$after" ]' "previous profile untouched after a failed run"
-check '[ -z "$(ls -A "$TMP/data/profiles/global" | grep -v -e "^run1@latest$" -e "^cap@latest$")" ]' "no temporary directory left"
+check '[ "$before" = "$(set_hash)" ]' "previous profiles untouched after a failed run (the other core's too)"
+check '[ -z "$(ls -A "$G" | grep "^\.")" ]' "no temporary directory left"
 
 expect 1 "missing capture" -- process "$TMP/nope" --output-file "$TMP/o2"
 check 'grep -qF "$TMP/nope" <<<"$OUT"' "error names the missing directory"
@@ -72,8 +114,7 @@ check 'grep -qF "program_" <<<"$OUT"' "error names the program file"
 # A capture large enough that processing takes a while; the signal is sent once
 # the run's temporary directory exists, so it lands mid-run.
 expect 0 "large synth" -- synth --preset llama-layer --events 3000000 --seed 2 --out "$TMP/big"
-G="$TMP/data/profiles/global"
-before=$(cd "$P" && ls && cat ./* | md5sum)
+before=$(set_hash)
 # stop_midway SIGNAL: starts a run into run1@latest, signals it mid-run, sets RC.
 stop_midway() {
     "$BIN" process "$TMP/big" --data-path "$TMP/data" --display-name run1 >/dev/null 2>"$TMP/stop.err" &
@@ -90,11 +131,11 @@ stop_midway() {
 stop_midway TERM
 check '[ "$RC" -ne 0 ]' "SIGTERM mid-run exits non-zero (got $RC)"
 check 'grep -q "interrupted by signal" "$TMP/stop.err"' "SIGTERM is reported"
-check '[ "$before" = "$(cd "$P" && ls && cat ./* | md5sum)" ]' "previous profile untouched after SIGTERM"
+check '[ "$before" = "$(set_hash)" ]' "previous profiles untouched after SIGTERM"
 check '[ -z "$(ls -A "$G" | grep "^\.")" ]' "SIGTERM leaves no temporary directory"
 stop_midway KILL
 check '[ "$RC" -eq 137 ]' "SIGKILL mid-run (got $RC)"
-check '[ "$before" = "$(cd "$P" && ls && cat ./* | md5sum)" ]' "previous profile untouched after SIGKILL"
+check '[ "$before" = "$(set_hash)" ]' "previous profiles untouched after SIGKILL"
 expect 0 "run after a killed run" -- process "$TMP/cap" --data-path "$TMP/data" --display-name run1
 check '[ -z "$(ls -A "$G" | grep "^\.")" ]' "the next run removes the killed run's temporary directory"
 rm -rf "$TMP/big"
@@ -119,8 +160,8 @@ check '[ ! -e "$TMP/nodev/Instruction.parquet" ] && [ ! -e "$TMP/nodev/NeffHeade
     "--ignore-device-profile: no device table"
 
 expect 0 "--ignore-system-profile" -- process "$TMP/cap" --output-file "$TMP/nosys" --ignore-system-profile
-check '[ -s "$TMP/nosys/Instruction.parquet" ] && [ ! -e "$TMP/nosys/SystemProfileEvents.parquet" ] && [ ! -e "$TMP/nosys/CpuUsage.parquet" ]' \
-    "--ignore-system-profile: device tables only"
+check '[ -s "$TMP/nosys/devices/nosys-nd0-nc0/Instruction.parquet" ] && [ -s "$TMP/nosys/DeviceProfileList.parquet" ] && [ ! -e "$TMP/nosys/SystemProfileEvents.parquet" ] && [ ! -e "$TMP/nosys/CpuUsage.parquet" ]' \
+    "--ignore-system-profile: device profiles and a DeviceProfileList, no system table"
 
 expect 2 "both profiles ignored (usage error)" -- process "$TMP/cap" --output-file "$TMP/none" --ignore-device-profile --ignore-system-profile
 cp -r "$TMP/cap" "$TMP/devonly"

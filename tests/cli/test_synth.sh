@@ -42,8 +42,13 @@ expect 0 "rerun" -- synth --preset tiny --out "$TMP/b" --seed 3
 check 'diff -r "$TMP/a" "$TMP/b" > /dev/null' "same seed, byte-identical capture"
 expect 0 "other seed" -- synth --preset tiny --out "$TMP/c" --seed 4
 check '! diff -r "$TMP/a" "$TMP/c" > /dev/null' "another seed, another capture"
-expect 0 "rerun into the same place" -- synth --preset tiny --out "$TMP/a" --seed 3
-check 'diff -r "$TMP/a" "$TMP/b" > /dev/null' "a rerun replaces its own output"
+expect 1 "rerun into a non-empty --out" -- synth --preset tiny --out "$TMP/a" --seed 3
+check 'grep -q "is not empty" <<<"$OUT" && grep -q -- "--force" <<<"$OUT"' "refusal names the way out (--force)"
+check 'diff -r "$TMP/a" "$TMP/b" > /dev/null' "a refused run changes nothing"
+expect 0 "rerun into the same place, forced" -- synth --preset tiny --out "$TMP/a" --seed 3 --force
+check 'diff -r "$TMP/a" "$TMP/b" > /dev/null' "a forced rerun replaces its own output"
+expect 0 "a second session, forced" -- synth --preset tiny --out "$TMP/b" --seed 4 --force
+check '[ "$(ls -d "$TMP"/b/*_pid_*/* | wc -l)" -eq 2 ]' "--force with another seed adds a second session"
 
 # --- options ---
 expect 0 "three cores, no system" -- synth --preset tiny --out "$TMP/d" --cores 3 --no-system --events 2k
@@ -55,7 +60,7 @@ check 'grep -q "preset llama-layer" <<<"$OUT"' "llama-layer is the default prese
 
 # --- runtime errors: exit 1 with a message naming the place ---
 touch "$D/notes.txt"
-expect 1 "foreign file in the session" -- synth --preset tiny --out "$TMP/d" --cores 3 --no-system --events 2k
+expect 1 "foreign file in the session" -- synth --preset tiny --out "$TMP/d" --cores 3 --no-system --events 2k --force
 check 'grep -q "refusing to replace" <<<"$OUT"' "refusal names the reason"
 touch "$TMP/file"
 expect 1 "out is a file" -- synth --preset tiny --out "$TMP/file"

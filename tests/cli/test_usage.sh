@@ -35,32 +35,33 @@ UT=$(mktemp -d)
 trap 'rm -rf "$UT"' EXIT
 "$BIN" synth --preset tiny --out "$UT/cap" --seed 5 >/dev/null 2>&1
 "$BIN" process "$UT/cap" --output-file "$UT/prof" >/dev/null 2>&1
-check '[ -s "$UT/prof/Instruction.parquet" ]' "usage fixture profile written"
+PD="$UT/prof/devices/prof-nd0-nc0"   # NeuronCore 0's device profile
+check '[ -s "$PD/Instruction.parquet" ]' "usage fixture profile written"
 for cmd in top summary; do
     expect 2 "$cmd without PROFILE_DIR" -- $cmd;          contains "PROFILE_DIR is required" "$cmd names the missing argument"
     contains "Try 'nxprof $cmd --help'" "$cmd usage hint"
-    expect 2 "$cmd stray argument" -- $cmd "$UT/prof" extra
-    expect 2 "$cmd bad format" -- $cmd "$UT/prof" --format xml; contains "unknown format 'xml'" "$cmd bad format named"
-    expect 2 "$cmd missing format value" -- $cmd "$UT/prof" --format; contains "needs an argument" "$cmd missing value named"
+    expect 2 "$cmd stray argument" -- $cmd "$PD" extra
+    expect 2 "$cmd bad format" -- $cmd "$PD" --format xml; contains "unknown format 'xml'" "$cmd bad format named"
+    expect 2 "$cmd missing format value" -- $cmd "$PD" --format; contains "needs an argument" "$cmd missing value named"
     expect 1 "$cmd on a missing profile" -- $cmd "$UT/nope"
 done
-expect 0 "top default" -- top "$UT/prof";                  contains "total" "top prints a total line"
-expect 2 "top unknown table" -- top "$UT/prof" --table Nope; contains "unknown table 'Nope'" "unknown table named"
-expect 2 "top transient table" -- top "$UT/prof" --table MemoryBandwidthPoint
-expect 1 "top absent table" -- top "$UT/prof" --table CoreBarriers; contains "has no CoreBarriers table" "absent table named"
-expect 2 "top unknown column" -- top "$UT/prof" --by engine,nope; contains "no column 'nope'" "unknown column named"
-expect 2 "top empty --by item" -- top "$UT/prof" --by engine,;  contains "empty column name" "empty --by item"
-expect 2 "top duplicate --by" -- top "$UT/prof" --by engine,engine
-expect 2 "top bad limit" -- top "$UT/prof" --limit -3;     contains "--limit" "bad limit named"
-expect 2 "top non-numeric limit" -- top "$UT/prof" --limit ten
-expect 0 "top limit 0 means all" -- top "$UT/prof" --limit 0 --format csv
+expect 0 "top default" -- top "$PD";                  contains "total" "top prints a total line"
+expect 2 "top unknown table" -- top "$PD" --table Nope; contains "unknown table 'Nope'" "unknown table named"
+expect 2 "top transient table" -- top "$PD" --table MemoryBandwidthPoint
+expect 1 "top absent table" -- top "$PD" --table CoreBarriers; contains "has no CoreBarriers table" "absent table named"
+expect 2 "top unknown column" -- top "$PD" --by engine,nope; contains "no column 'nope'" "unknown column named"
+expect 2 "top empty --by item" -- top "$PD" --by engine,;  contains "empty column name" "empty --by item"
+expect 2 "top duplicate --by" -- top "$PD" --by engine,engine
+expect 2 "top bad limit" -- top "$PD" --limit -3;     contains "--limit" "bad limit named"
+expect 2 "top non-numeric limit" -- top "$PD" --limit ten
+expect 0 "top limit 0 means all" -- top "$PD" --limit 0 --format csv
 expect 2 "process --jobs 0" -- process "$UT/cap" --output-file "$UT/j" --jobs 0; contains "--jobs" "bad jobs named"
 expect 2 "process --jobs x" -- process "$UT/cap" --output-file "$UT/j" --jobs x
 expect 2 "process --jobs missing" -- process "$UT/cap" --output-file "$UT/j" --jobs
 expect 2 "process ignores everything" -- process "$UT/cap" --output-file "$UT/j" --ignore-device-profile --ignore-system-profile
 contains "nothing to process" "both ignore flags refused"
 expect 0 "process --jobs 1 --ignore-system-profile" -- process "$UT/cap" --output-file "$UT/j1" --jobs 1 --ignore-system-profile
-check '[ -s "$UT/j1/Instruction.parquet" ]' "--ignore-system-profile still writes device tables"
+check '[ -s "$UT/j1/devices/j1-nd0-nc0/Instruction.parquet" ]' "--ignore-system-profile still writes device tables"
 expect 2 "view serve with --output-file" -- view -d "$UT/cap" --output-file "$UT/v";  contains "--output-file needs --ingest-only" "view explains"
 expect 2 "view --port with --ingest-only" -- view -d "$UT/cap" --ingest-only --port 0 --output-file "$UT/v"
 expect 2 "view bad --port" -- view -d "$UT/cap" --port 70000
@@ -73,16 +74,16 @@ expect 2 "view --jobs 0" -- view -d "$UT/cap" --ingest-only --output-file "$UT/v
 expect 2 "view --max-rows-per-file 0" -- view -d "$UT/cap" --ingest-only --output-file "$UT/v" --max-rows-per-file 0
 expect 2 "view stray argument" -- view -d "$UT/cap" --ingest-only extra
 expect 0 "view --ingest-only" -- view -d "$UT/cap" --ingest-only --output-file "$UT/v" --jobs 2
-check '[ -s "$UT/v/Instruction.parquet" ]' "view --ingest-only writes the profile"
+check '[ -s "$UT/v/devices/v-nd0-nc1/Instruction.parquet" ]' "view --ingest-only writes the profile"
 expect 0 "view --ingest-only --data-path" -- view -d "$UT/cap" --ingest-only --data-path "$UT/d" --display-name run
-check '[ -s "$UT/d/profiles/global/run@latest/Instruction.parquet" ]' "view --data-path --display-name layout"
+check '[ -s "$UT/d/profiles/global/run@latest/DeviceProfileList.parquet" ] && [ -s "$UT/d/profiles/global/run-nd0-nc0@latest/Instruction.parquet" ]' "view --data-path --display-name layout"
 
 # --- export-csv ---
-X=(export-csv "$UT/prof" --out "$UT/x")
+X=(export-csv "$PD" --out "$UT/x")
 expect 2 "export-csv without PROFILE_DIR" -- export-csv --start 0 --end 1 --out "$UT/x"; contains "PROFILE_DIR is required" "export-csv names the missing argument"
 expect 2 "export-csv without --start" -- "${X[@]}" --end 5;            contains "--start is required" "missing --start named"
 expect 2 "export-csv without --end" -- "${X[@]}" --start 5;            contains "--end is required" "missing --end named"
-expect 2 "export-csv without --out" -- export-csv "$UT/prof" --start 0 --end 1; contains "--out is required" "missing --out named"
+expect 2 "export-csv without --out" -- export-csv "$PD" --start 0 --end 1; contains "--out is required" "missing --out named"
 expect 2 "export-csv end before start" -- "${X[@]}" --start 10 --end 9; contains "before --start" "end before start named"
 expect 2 "export-csv unknown table" -- "${X[@]}" --start 0 --end 1 --tables Instruction,Nope; contains "unknown table 'Nope'" "unknown table named"
 expect 2 "export-csv non-timeline table" -- "${X[@]}" --start 0 --end 1 --tables Summary

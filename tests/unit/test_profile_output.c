@@ -145,7 +145,7 @@ static void test_publish_replaces_and_abort_keeps(void **state)
     assert_false(exists(final));
     assert_int_equal(strncmp(o.tmp_dir, global, strlen(global)), 0);
     touch(join(o.tmp_dir, "A.parquet"));
-    assert_int_equal(nx_profile_output_publish(&o, &err), 0);
+    assert_int_equal(nx_profile_output_publish(&o, 1, &err), 0);
     assert_null(o.tmp_dir);
     assert_true(exists(join(final, "A.parquet")));
     assert_int_equal(count_entries(global), 1);
@@ -154,7 +154,7 @@ static void test_publish_replaces_and_abort_keeps(void **state)
     assert_int_equal(nx_profile_output_begin(&o, final, &err), 0);
     touch(join(o.tmp_dir, "B.parquet"));
     assert_true(exists(join(final, "A.parquet")));   /* untouched while building */
-    assert_int_equal(nx_profile_output_publish(&o, &err), 0);
+    assert_int_equal(nx_profile_output_publish(&o, 1, &err), 0);
     assert_true(exists(join(final, "B.parquet")));
     assert_false(exists(join(final, "A.parquet")));
     assert_int_equal(count_entries(global), 1);
@@ -186,7 +186,7 @@ static void test_publish_replaces_and_abort_keeps(void **state)
     assert_non_null(outdir);
     assert_int_equal(nx_profile_output_begin(&o, outdir, &err), 0);
     touch(join(o.tmp_dir, "D.parquet"));
-    assert_int_equal(nx_profile_output_publish(&o, &err), 0);
+    assert_int_equal(nx_profile_output_publish(&o, 1, &err), 0);
     assert_true(exists(join(root, "out/D.parquet")));
 
     free(outdir);
@@ -221,7 +221,7 @@ static int publish_to(const char *dir, nxpq_error *err)
     nx_profile_output o;
     if (nx_profile_output_begin(&o, dir, err) != 0)
         return -1;
-    return nx_profile_output_publish(&o, err);
+    return nx_profile_output_publish(&o, 1, err);
 }
 
 static void test_replaces_only_what_nxprof_wrote(void **state)

@@ -251,6 +251,12 @@ static void test_replaces_own_output_only(void **state)
     nx_synth_options o = {.out_dir = r.out, .preset = NX_SYNTH_TINY, .cores = 2, .seed = 5, .system = true};
     nx_synth_stats again;
     char err[1024];
+    /* A non-empty --out is refused unless forced: a second capture there would
+     * be a second session. */
+    assert_int_equal(nx_synth_run(&o, &again, err, sizeof err), -1);
+    assert_non_null(strstr(err, "is not empty"));
+    assert_non_null(strstr(err, "--force"));
+    o.force = true;
     assert_int_equal(nx_synth_run(&o, &again, err, sizeof err), 0);   /* same session: replaced */
     nx_synth_stats_free(&again);
     char *foreign = fix_path(r.st.session_dir, "notes.txt");
