@@ -196,6 +196,59 @@ static void test_publish_replaces_and_abort_keeps(void **state)
     free(final);
 }
 
+/* A set of profiles publishes together: all replaced, or (one target refused at
+ * publish time) none, with every temporary directory removed. */
+static void test_publish_set_all_or_nothing(void **state)
+{
+    const char *root = *state;
+    nxpq_error err;
+    char *dirs[3];
+    const char *names[3] = {"s", "s-nd0-nc0", "s-nd0-nc1"};
+    nx_profile_output o[3];
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(nx_profile_dir_resolve(root, names[i], NULL, &dirs[i], &err), 0);
+        assert_int_equal(nx_profile_output_begin(&o[i], dirs[i], &err), 0);
+        touch(join(o[i].tmp_dir, "old.parquet"));
+    }
+    assert_int_equal(nx_profile_output_publish(o, 3, &err), 0);
+    char *global = strdup(join(root, "profiles/global"));
+    assert_non_null(global);
+    assert_int_equal(count_entries(global), 3);
+
+    /* Second run: the last target is taken by a user's folder before publishing. */
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(nx_profile_output_begin(&o[i], dirs[i], &err), 0);
+        touch(join(o[i].tmp_dir, "new.parquet"));
+    }
+    nx_remove_tree(dirs[2]);
+    assert_int_equal(mkdir(dirs[2], 0777), 0);
+    touch(join(dirs[2], "notes.txt"));
+    assert_int_equal(nx_profile_output_publish(o, 3, &err), -1);
+    assert_non_null(strstr(err.msg, "notes.txt"));
+    for (int i = 0; i < 2; i++) {
+        assert_true(exists(join(dirs[i], "old.parquet")));
+        assert_false(exists(join(dirs[i], "new.parquet")));
+        assert_null(o[i].tmp_dir);
+    }
+    assert_true(exists(join(dirs[2], "notes.txt")));
+    assert_int_equal(count_entries(global), 3);   /* no temporary directory left */
+
+    /* Third run with the folder gone: every profile is the new one. */
+    nx_remove_tree(dirs[2]);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(nx_profile_output_begin(&o[i], dirs[i], &err), 0);
+        touch(join(o[i].tmp_dir, "new.parquet"));
+    }
+    assert_int_equal(nx_profile_output_publish(o, 3, &err), 0);
+    for (int i = 0; i < 3; i++) {
+        assert_true(exists(join(dirs[i], "new.parquet")));
+        assert_false(exists(join(dirs[i], "old.parquet")));
+        free(dirs[i]);
+    }
+    assert_int_equal(count_entries(global), 3);
+    free(global);
+}
+
 /* A Parquet file written with the given created_by (NULL: the writer's, "nxprof ..."). */
 static void write_parquet(const char *path, const char *created_by)
 {
@@ -476,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_resolve),
         cmocka_unit_test_setup_teardown(test_publish_replaces_and_abort_keeps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replaces_only_what_nxprof_wrote, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_publish_set_all_or_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_split_naming, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_split_at_the_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuses_transient_and_unknown, setup, teardown),
