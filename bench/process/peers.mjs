@@ -7,7 +7,8 @@
 //   node bench/process/peers.mjs PROFILE_DIR [--runs K] [--tables all|Instruction,DmaPacket,...]
 //
 // Rules:
-// - Tables: every file `T.parquet` in PROFILE_DIR is table T; files `T_0.parquet`,
+// - Tables: every file `T.parquet` in PROFILE_DIR (and in each device profile under its
+//   devices/ folder) is table T; files `T_0.parquet`,
 //   `T_1.parquet`, ... (a table split by nxprof) are one table T, read in index order. Names
 //   starting with '.' (timeline indexes such as `.Instruction.nxtl`) and other files are
 //   ignored. --tables restricts the set to the named tables (an unknown name is an error).
@@ -27,7 +28,7 @@
 // - stdout: one JSON line {"duckdb_s", "polars_s", "tables", "rows", "polars_partial"}, where
 //   rows is the total row count DuckDB loaded; the detail (per-table rows and times) goes to
 //   stderr. The temp directory is removed on exit, also on errors.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -49,8 +50,10 @@ const now = () => Number(process.hrtime.bigint()) / 1e9;
 const sqlStr = (s) => `'${s.replaceAll("'", "''")}'`;
 const sqlId = (s) => `"${s.replaceAll('"', '""')}"`;
 
-// name -> files in part order
-function listTables(dir) {
+// name -> files in part order. A system profile's device profiles (DIR/devices/<name>/,
+// docs/architecture.md "Output layout") are part of the same run: their tables are named
+// "devices/<name>/T".
+function listTables(dir, prefix = '', tables = new Map()) {
   const parts = new Map();
   for (const f of readdirSync(dir)) {
     if (f.startsWith('.')) continue;
@@ -60,11 +63,15 @@ function listTables(dir) {
     if (!parts.has(m[1])) parts.set(m[1], []);
     parts.get(m[1]).push({ idx, path: join(dir, f) });
   }
-  const tables = new Map();
   for (const name of [...parts.keys()].sort())
-    tables.set(name, parts.get(name).sort((a, b) => a.idx - b.idx).map((p) => p.path));
+    tables.set(prefix + name, parts.get(name).sort((a, b) => a.idx - b.idx).map((p) => p.path));
+  if (prefix === '' && existsSync(join(dir, 'devices')))
+    for (const d of readdirSync(join(dir, 'devices')).sort())
+      listTables(join(dir, 'devices', d), `devices/${d}/`, tables);
   return tables;
 }
+// An output file name for table key `name` (no '/').
+const outFile = (name) => join(tmp, `${name.replaceAll('/', '__')}.parquet`);
 
 let tables;
 try {
@@ -105,7 +112,7 @@ try {
       let total = 0;
       for (const name of tables.keys()) {
         const t0 = now();
-        await c.run(`COPY ${sqlId(name)} TO ${sqlStr(join(tmp, `${name}.parquet`))} (FORMAT parquet, COMPRESSION zstd)`);
+        await c.run(`COPY ${sqlId(name)} TO ${sqlStr(outFile(name))} (FORMAT parquet, COMPRESSION zstd)`);
         const t = now() - t0;
         per.get(name).push(t);
         total += t;
@@ -144,7 +151,7 @@ try {
     for (const [name, df] of frames) {
       const t0 = now();
       try {
-        df.writeParquet(join(tmp, `${name}.parquet`), { compression: 'zstd' });
+        df.writeParquet(outFile(name), { compression: 'zstd' });
       } catch (e) {
         // A write failure is rare (Polars read it); drop the table from every run.
         console.error(`peers: Polars cannot write ${name}: ${String(e.message ?? e).split('\n')[0]}; left out, Polars total is partial`);
