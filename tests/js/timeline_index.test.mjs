@@ -1,8 +1,10 @@
 // timeline_index.test.mjs — the timeline index (src/query/timeline_index.h) gives exactly
 // what a scan of the Parquet files gives, and is never used when it does not match them.
 //
-// A llama-layer capture (200K records, several tracks per table) is processed whole and
-// split into files of 40,000 rows. For random windows and widths (1 to 100,000 buckets,
+// A llama-layer capture (200K records, two NeuronCores, several tracks per table) is
+// processed whole and split into files of 40,000 rows, each into a system profile and one
+// device profile per core (docs/architecture.md, "Output layout"); the timeline tables and
+// their indexes are in the device profiles. For random windows and widths (1 to 100,000 buckets,
 // windows inside, across and outside the profile), the sampled `export-csv` of the five
 // exportable tables with the index must be byte-identical to the same export with
 // NXPROF_NO_TIMELINE_INDEX=1 (the scan, itself checked against JS-computed winners by
@@ -17,7 +19,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { tempDir } from './lib/harness.mjs';
+import { tempDir, profileLayout } from './lib/harness.mjs';
 
 const BIN = process.env.NXPROF_BIN;
 const BENCH = process.env.NXPROF_BENCH_QUERY;
@@ -30,16 +32,20 @@ const SPLIT = join(DIR, 'split');
 execFileSync(BIN, ['synth', '--preset', 'llama-layer', '--events', '200000', '--seed', '11', '--out', CAP]);
 execFileSync(BIN, ['process', CAP, '--output-file', PROF]);
 execFileSync(BIN, ['process', CAP, '--output-file', SPLIT, '--max-rows-per-file', '40000']);
+const DEVICES = profileLayout(PROF, CAP).devices, SPLIT_DEVICES = profileLayout(SPLIT, CAP).devices;
 
 const TABLES = ['Instruction', 'DmaPacketAggregated', 'DmaPacket', 'CcInstruction', 'SemaphoreUpdate'];
 const duck = await (await DuckDBInstance.create(':memory:')).connect();
-const [LO, HI] = (await duck.runAndReadAll(
-  `SELECT min(start_ts)::VARCHAR, max(end_ts)::VARCHAR FROM read_parquet('${PROF}/Instruction*.parquet')`))
-  .getRows()[0].map(BigInt);
+// Each device profile's Instruction span, read before any test is registered.
+for (const d of DEVICES) {
+  [d.lo, d.hi] = (await duck.runAndReadAll(
+    `SELECT min(start_ts)::VARCHAR, max(end_ts)::VARCHAR FROM read_parquet('${d.dir}/Instruction*.parquet')`))
+    .getRows()[0].map(BigInt);
+}
 
 let seed = 12345;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-const randTs = () => LO - (HI - LO) / 20n + BigInt(Math.floor(rand() * 1e6)) * ((HI - LO) * 11n / 10n) / 1000000n;
+const randTs = (LO, HI) => LO - (HI - LO) / 20n + BigInt(Math.floor(rand() * 1e6)) * ((HI - LO) * 11n / 10n) / 1000000n;
 
 function exportDir(prof, start, end, width, scan) {
   const out = join(DIR, `out-${scan ? 'scan' : 'index'}`);
@@ -58,8 +64,18 @@ function benchPath(prof, table, start, end, width, scan = false) {
   return JSON.parse(r.stdout);
 }
 
+test('one device profile per core in both runs; the system profiles hold no index', () => {
+  assert.equal(DEVICES.length, 2);
+  assert.equal(SPLIT_DEVICES.length, 2);
+  for (const sys of [PROF, SPLIT]) {
+    const files = readdirSync(sys);
+    assert.ok(files.includes('SystemProfileEvents.parquet'), `${sys} is the system profile`);
+    assert.ok(!files.some((f) => f.endsWith('.nxtl')), `${sys}: no timeline index in a system profile`);
+  }
+});
+
 test('every timeline table gets a hidden index beside its Parquet files', () => {
-  for (const prof of [PROF, SPLIT]) {
+  for (const prof of [...DEVICES, ...SPLIT_DEVICES].map((d) => d.dir)) {
     const files = readdirSync(prof);
     for (const t of TABLES.concat(['CcOp'])) {
       const hasTable = files.some((f) => f === `${t}.parquet` || f.startsWith(`${t}_`));
@@ -68,19 +84,27 @@ test('every timeline table gets a hidden index beside its Parquet files', () => 
     assert.ok(!files.some((f) => f.endsWith('.nxtl') && !f.startsWith('.')), 'index files are hidden');
     assert.ok(!files.includes('.Warning.nxtl') && !files.includes('.Summary.nxtl'), 'only timeline tables');
   }
-  assert.ok(readdirSync(SPLIT).includes('Instruction_1.parquet'), 'the split profile has several files');
+  for (const d of SPLIT_DEVICES)
+    assert.ok(readdirSync(d.dir).includes('Instruction_1.parquet'), `${d.name}: the split profile has several files`);
 });
 
 test('sampled exports from the index equal the scan, window by window', () => {
   const widths = [1, 2, 7, 640, 1920, 100000];
-  const windows = [[LO, HI], [LO - 1000n, HI + 1000n], [HI + 10n, HI + 1000n], [LO + (HI - LO) / 2n, LO + (HI - LO) / 2n]];
-  for (let i = 0; i < 14; i++) {
-    const a = randTs(), b = randTs();
-    windows.push(a <= b ? [a, b] : [b, a]);
-  }
+  // Per core: its profile's edges and 7 random windows (14 random windows in all).
+  const windows = [];
+  DEVICES.forEach((d, n) => {
+    const [LO, HI] = [d.lo, d.hi];
+    const profs = [d.dir, SPLIT_DEVICES[n].dir];
+    windows.push(...[[LO, HI], [LO - 1000n, HI + 1000n], [HI + 10n, HI + 1000n], [LO + (HI - LO) / 2n, LO + (HI - LO) / 2n]]
+      .map((w) => [...w, profs]));
+    for (let i = 0; i < 7; i++) {
+      const a = randTs(LO, HI), b = randTs(LO, HI);
+      windows.push([...(a <= b ? [a, b] : [b, a]), profs]);
+    }
+  });
   let k = 0;
-  for (const [s, e] of windows) {
-    for (const prof of [PROF, SPLIT]) {
+  for (const [s, e, profs] of windows) {
+    for (const prof of profs) {
       const width = widths[k++ % widths.length];
       const idx = exportDir(prof, s, e, width, false);
       const scan = exportDir(prof, s, e, width, true);
@@ -92,8 +116,9 @@ test('sampled exports from the index equal the scan, window by window', () => {
 });
 
 test('the sampled pass reports the index path and the same checksum as the scan', () => {
-  for (const prof of [PROF, SPLIT]) {
-    for (const t of TABLES) {
+  for (const [n, d] of DEVICES.entries()) {
+    const [LO, HI] = [d.lo, d.hi];
+    for (const prof of [d.dir, SPLIT_DEVICES[n].dir]) for (const t of TABLES) {
       const a = benchPath(prof, t, LO, HI, 1920);
       const b = benchPath(prof, t, LO, HI, 1920, true);
       assert.equal(a.index, true, `${prof} ${t}: index used`);
@@ -106,6 +131,7 @@ test('the sampled pass reports the index path and the same checksum as the scan'
 });
 
 test('nxprof index indexes a profile written by another tool, split unevenly', async () => {
+  const { dir: PROF, lo: LO, hi: HI } = DEVICES[0];
   // The reference layout written by DuckDB: Instruction in two files of unequal size (one
   // SNAPPY), no index files at all.
   const other = join(DIR, 'other');
@@ -135,6 +161,7 @@ test('nxprof index indexes a profile written by another tool, split unevenly', a
 });
 
 test('a stale, truncated or corrupted index is not trusted', async () => {
+  const { dir: PROF, lo: LO, hi: HI } = DEVICES[1];
   const ref = benchPath(PROF, 'Instruction', LO, HI, 1920, true);
   // Stale: Instruction re-written by DuckDB (same rows, another writer).
   const stale = join(DIR, 'stale');
