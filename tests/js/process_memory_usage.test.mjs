@@ -4,8 +4,11 @@
 // decoded below per docs/capture-format.md, the trace records with tests/js/lib/nxcapture.mjs,
 // and the samples follow docs/processing.md, "SbufUsage, PsumUsage" (computed here the
 // plain way: every interval of every allocation over every bucket, exact BigInt byte-ns).
-// Also: a capture without the section (the spec's worked example, a 1.0 program) writes
-// neither table, and a bad or truncated section is a fatal error naming the file.
+// The run writes one device profile per trace (docs/architecture.md, "Output layout"); each
+// is checked against its own trace alone.
+// Also: a capture without the section (the spec's worked example, a 1.0 program, one trace
+// and no system files: a lone device profile) writes neither table, and a bad or truncated
+// section is a fatal error naming the file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -13,7 +16,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findCapture, readTrace } from './lib/nxcapture.mjs';
-import { requireBin, tempDir, openDuckDB } from './lib/harness.mjs';
+import { requireBin, tempDir, openDuckDB, profileLayout } from './lib/harness.mjs';
 
 const BIN = requireBin();
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -23,6 +26,7 @@ const CAP = join(DIR, 'cap');
 const PROF = join(DIR, 'prof');
 execFileSync(BIN, ['synth', '--preset', 'tiny', '--out', CAP, '--seed', '5']);
 execFileSync(BIN, ['process', CAP, '--output-file', PROF]);
+const { devices: DEVICES } = profileLayout(PROF, CAP);
 
 const { sql } = await openDuckDB();
 
@@ -87,14 +91,15 @@ function capacities(hw) {
 const W = 10000n;
 const cap = findCapture(CAP);
 const progs = new Map([...cap.programs].map(([h, p]) => [h, decodeProgram(p)]));
-const intervals = [];            // { mem, pcore, start, end, d }
-const capOf = new Map();         // mem|pcore -> capacity per column (BigInt)
 const floorDiv = (a, b) => (a >= 0n ? a / b : -((-a + b - 1n) / b));
 
-for (const path of cap.traces) {
+// The live intervals of one trace's allocations and the capacities of its memories.
+function expectationsOf(path) {
+  const intervals = [];            // { mem, pcore, start, end, d }
+  const capOf = new Map();         // mem|pcore -> capacity per column (BigInt)
   const t = readTrace(path);
   const g = progs.get(t.header.programHash);
-  if (g.allocs.length === 0) continue;
+  if (g.allocs.length === 0) return { intervals, capOf };
   const caps = capacities(g.hw);
   for (let p = 0; p < t.header.pcoreCount; p++)
     for (const mem of [0, 1]) {
@@ -143,9 +148,10 @@ for (const path of cap.traces) {
     }
   }
   for (const s of state.values()) if (s.live) close(s);
+  return { intervals, capOf };
 }
 
-function expectedRows(mem) {
+function expectedRows(mem, { intervals, capOf }) {
   const rows = [];
   for (const [k, c] of capOf) {
     const [m, p] = k.split('|').map(Number);
@@ -181,9 +187,9 @@ const COLS = [
   ['avg_util_percent', ...Array.from({ length: 8 }, (_, k) => `bank_${k}_util_percent`)],
 ];
 
-async function compare(mem, table) {
-  const want = expectedRows(mem);
-  const got = await sql(`SELECT * FROM '${PROF}/${table}.parquet'`);   // file order = written order
+async function compare(mem, table, d) {
+  const want = expectedRows(mem, d.exp);
+  const got = await sql(`SELECT * FROM '${d.dir}/${table}.parquet'`);   // file order = written order
   assert.equal(got.length, want.length, `${table}: row count`);
   for (let i = 0; i < want.length; i++) {
     const g = got[i], w = want[i];
@@ -205,29 +211,36 @@ test('synth writes MEMORY_ALLOCATIONS: SBUF and PSUM, in a 1.1 program', () => {
   assert.ok(g.allocs.some((a) => a.memory === 0 && a.count === 128), 'SBUF tiles over all partitions');
   assert.ok(g.allocs.some((a) => a.memory === 0 && a.first === 64 && a.count === 64), 'a partial SBUF range');
   assert.ok(g.allocs.some((a) => a.memory === 1 && a.bank === 2), 'PSUM banks beyond 0');
-  assert.ok(intervals.length > 0);
 });
 
-test('SbufUsage matches the allocations and the instruction records', async () => {
-  const { want } = await compare(0, 'SbufUsage');
-  const avg = want.map((r) => r.pct[0]);
-  assert.ok(Math.max(...avg) > 0.5, 'occupancy rises');
-  assert.ok(avg.filter((v) => v === 0).length >= 2, 'and falls back to 0');
-  assert.ok(want.some((r) => r.pct[1] !== r.pct[3]), 'partition groups differ (the rope table halves)');
-});
+for (const d of DEVICES) d.exp = expectationsOf(d.trace);
 
-test('PsumUsage matches the allocations and the instruction records', async () => {
-  const { want } = await compare(1, 'PsumUsage');
-  assert.ok(want.some((r) => r.pct[3] > 0), 'bank 2 used');
-  assert.ok(want.some((r) => r.pct[0] === 0));
-});
+for (const d of DEVICES) {
+  test(`${d.name}: allocations live on its core`, () => {
+    assert.ok(d.exp.intervals.length > 0);
+  });
 
-test('the sample timestamps line up with DmaUsage buckets', async () => {
-  const [r] = await sql(`SELECT count(*) AS n FROM '${PROF}/SbufUsage.parquet' WHERE timestamp % 10000 <> 0`);
-  assert.equal(Number(r.n), 0);
-  const [d] = await sql(`SELECT count(*) AS n FROM '${PROF}/DmaUsage.parquet' WHERE timestamp % 10000 <> 0`);
-  assert.equal(Number(d.n), 0);
-});
+  test(`${d.name}: SbufUsage matches the allocations and its trace's instruction records`, async () => {
+    const { want } = await compare(0, 'SbufUsage', d);
+    const avg = want.map((r) => r.pct[0]);
+    assert.ok(Math.max(...avg) > 0.5, 'occupancy rises');
+    assert.ok(avg.filter((v) => v === 0).length >= 2, 'and falls back to 0');
+    assert.ok(want.some((r) => r.pct[1] !== r.pct[3]), 'partition groups differ (the rope table halves)');
+  });
+
+  test(`${d.name}: PsumUsage matches the allocations and its trace's instruction records`, async () => {
+    const { want } = await compare(1, 'PsumUsage', d);
+    assert.ok(want.some((r) => r.pct[3] > 0), 'bank 2 used');
+    assert.ok(want.some((r) => r.pct[0] === 0));
+  });
+
+  test(`${d.name}: the sample timestamps line up with DmaUsage buckets`, async () => {
+    const [r] = await sql(`SELECT count(*) AS n FROM '${d.dir}/SbufUsage.parquet' WHERE timestamp % 10000 <> 0`);
+    assert.equal(Number(r.n), 0);
+    const [u] = await sql(`SELECT count(*) AS n FROM '${d.dir}/DmaUsage.parquet' WHERE timestamp % 10000 <> 0`);
+    assert.equal(Number(u.n), 0);
+  });
+}
 
 // The worked example of docs/capture-format.md: a 1.0 program without MEMORY_ALLOCATIONS.
 function hexBlock(doc, name) {
@@ -246,7 +259,8 @@ test('a capture without the section writes neither table', () => {
   const out = join(DIR, 'doc-prof');
   execFileSync(BIN, ['process', join(DIR, 'doc'), '--output-file', out]);
   const files = readdirSync(out);
-  assert.ok(files.includes('Instruction.parquet'));
+  assert.ok(files.includes('Instruction.parquet'), 'one trace and no system files: the device profile is out itself');
+  assert.ok(!files.includes('devices') && !files.includes('DeviceProfileList.parquet'), files.join(' '));
   assert.ok(!files.some((f) => f.startsWith('SbufUsage') || f.startsWith('PsumUsage')), files.join(' '));
 });
 
