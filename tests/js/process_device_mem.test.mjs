@@ -4,11 +4,13 @@
 //   - a synth tiny capture: the file's version and header lines are the documented ones
 //     (the categories are the reference schema's *_bytes fields but total_bytes, in order);
 //     every line is a row, in file order, with every column equal, total_bytes = the BigInt
-//     sum of the 22 categories and instance_id = the session directory's instance id; the
-//     table's columns and DuckDB types follow the reference schema;
-//   - hand-written captures: two sessions merged by timestamp (ties: session order), sums
-//     up to exactly INT64_MAX, no table for a header-only file or for a capture without the
-//     file;
+//     sum of the 22 categories and instance_id = the session directory's instance id, in the
+//     system profile (none in a device profile); the table's columns and DuckDB types follow
+//     the reference schema;
+//   - hand-written captures: two sessions give one system profile each (--data-path; with
+//     --output-file, which takes one session, exit 1 and nothing written), each with its own
+//     session's lines in file order, sums up to exactly INT64_MAX; no table for a header-only
+//     file or for a capture without the file;
 //   - bad files (wrong version line, wrong header, a negative or non-integer field, unsorted
 //     timestamps, a sum beyond int64, a truncated line) make `nxprof process` exit 1 with a
 //     message naming the file and the line.
@@ -74,7 +76,7 @@ function checkRow(r, want, instance, where) {
 
 // --- synth tiny ------------------------------------------------------------------------------
 
-const { prof: PROF, instance, sessionPath } = synthProcessed(BIN, DIR);
+const { prof: PROF, system: SYSTEM, devices: DEVICES, instance, sessionPath } = synthProcessed(BIN, DIR);
 
 test('the reference schema gives 22 categories', () => {
   assert.equal(CATEGORIES.length, 22);
@@ -82,9 +84,12 @@ test('the reference schema gives 22 categories', () => {
   assert.equal(CATEGORIES.at(-1), 'unknown_bytes');
 });
 
-test('synth: every device_mem.tsv line is a SystemProfileHbmUsage row with every column equal', async () => {
+test('synth: every device_mem.tsv line is a SystemProfileHbmUsage row of the system profile with every column equal', async () => {
   const want = parseDeviceMem(readFileSync(join(sessionPath, 'device_mem.tsv'), 'utf8'));
   assert.ok(want.length >= 100, `lines: ${want.length}`);
+  assert.equal(SYSTEM, PROF);
+  assert.equal(DEVICES.length, 2);
+  for (const d of DEVICES) assert.ok(!exists(join(d.dir, 'SystemProfileHbmUsage.parquet')), `${d.name}: a system table`);
   const rows = await hbmRows(PROF);
   assert.equal(rows.length, want.length);
   want.forEach((w, i) => checkRow(rows[i], w, instance, `row ${i}`));
@@ -136,21 +141,31 @@ function capture(sessions) {
 }
 const devFile = (lines) => [VERSION, HEADER.join('\t'), ...lines].join('\n') + '\n';
 
-test('two sessions merge by timestamp, ties in session order; sums up to INT64_MAX', async () => {
+test('two sessions: one system profile each, own lines in file order; sums up to INT64_MAX', async () => {
   const big = cats((k) => (k === 0 ? INT64_MAX - 21n : 1n));   // 21 ones + (MAX - 21) = MAX
   const a = [line(100, 0, 0, cats((k) => k)), line(300, 0, 1, big), line(300, 0, 0, cats(() => 7))];
   const b = [line(100, 1, 0, cats((k) => 1000 * k)), line(200, 1, 1, cats(() => 0))];
   const cap = capture({ 'i-0aaa_pid_1': { 'device_mem.tsv': devFile(a) },
     'i-0bbb_pid_2': { 'device_mem.tsv': devFile(b).replace(/\n$/, '') } });   // no final LF
-  const prof = join(DIR, 'hand-prof-merge');
-  const res = process_(cap, prof);
+  // --output-file takes one session: refused before any work, nothing written.
+  const prof = join(DIR, 'hand-prof-two');
+  const refused = process_(cap, prof);
+  assert.equal(refused.status, 1, refused.stderr);
+  assert.match(refused.stderr, /2 capture sessions/);
+  assert.ok(!exists(prof));
+  // --data-path: N-s<k> for the k-th session in the order of their directory paths.
+  const dp = join(DIR, 'hand-dp-two');
+  const res = spawnSync(BIN, ['process', cap, '--data-path', dp, '--display-name', 'two'], { encoding: 'utf8' });
   assert.equal(res.status, 0, res.stderr);
   const pa = parseDeviceMem(devFile(a)), pb = parseDeviceMem(devFile(b));
-  const want = [[pa[0], 'i-0aaa'], [pb[0], 'i-0bbb'], [pb[1], 'i-0bbb'], [pa[1], 'i-0aaa'], [pa[2], 'i-0aaa']];
-  const rows = await hbmRows(prof);
-  assert.equal(rows.length, want.length);
-  want.forEach(([w, inst], i) => checkRow(rows[i], w, inst, `row ${i}`));
-  assert.equal(BigInt(rows[3].total_bytes), INT64_MAX);
+  for (const [name, want, inst] of [['two-s1', pa, 'i-0aaa'], ['two-s2', pb, 'i-0bbb']]) {
+    const rows = await hbmRows(join(dp, 'profiles', 'global', `${name}@latest`));
+    assert.equal(rows.length, want.length, name);
+    want.forEach((w, i) => checkRow(rows[i], w, inst, `${name} row ${i}`));
+  }
+  const [s1] = await sql(`SELECT total_bytes FROM ${pq(join(dp, 'profiles', 'global', 'two-s1@latest'), 'SystemProfileHbmUsage')}
+    WHERE file_row_number = 1`);
+  assert.equal(BigInt(s1.total_bytes), INT64_MAX);
 });
 
 test('no table for a header-only device_mem.tsv or a capture without it', async () => {
