@@ -558,8 +558,9 @@ static int instruction_finish(void *state, const nx_process_ctx *ctx, unsigned *
                  "(hold-back limit %zu rows); their dma_trigger_start_ts, dma_trigger_end_ts and dma_wait_time_ns "
                  "may miss blocks or packets that came later",
                  s->early, s->limit);
-        ctx->warn->fn(ctx->warn->ctx, ctx->o ? ctx->o->capture_dir : "Instruction", NX_CAP_NOWHERE, "Missing Data",
-                      msg);
+        /* A device profile has one trace: name it, so the line says which core. */
+        const char *where = ctx->n_traces == 1 ? ctx->traces[0].path : ctx->o ? ctx->o->capture_dir : "Instruction";
+        ctx->warn->fn(ctx->warn->ctx, where, NX_CAP_NOWHERE, "Missing Data", msg);
     }
     int rc = nx_row_close(&s->r, true, tables, err);
     instruction_sink_free(s);

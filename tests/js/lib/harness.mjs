@@ -46,7 +46,7 @@ export const exists = (p) => { try { statSync(p); return true; } catch { return 
 // session, derived from the capture's own files by the documented layout
 // (docs/architecture.md, "Output layout"; src/process/profile_plan.h), not from what nxprof
 // wrote: a system profile at PROF and, per trace_<hash>_nd<D>_nc<C>.nxtrace, a device profile
-// named <basename(PROF)>-nd<D>-nc<C> (plus "-<first 8 hex digits of the hash>" when two
+// named <basename(PROF)>-nd<D>-nc<C> (plus "-<the 16 hex digits of the hash>" when two
 // programs of the session trace the same core) at PROF/devices/<name>/; a session of one
 // trace and no system files (runtime_events.tsv, cpu_usage.tsv, host_mem.tsv,
 // device_mem.tsv, *.json, *.json.gz) gives just that device profile, at PROF itself.
@@ -70,7 +70,7 @@ export function profileLayout(prof, cap) {
   } else {
     devices = parsed.map((d) => {
       const shared = parsed.filter((x) => x.nd === d.nd && x.nc === d.nc).length > 1;
-      const name = `${base}-nd${d.nd}-nc${d.nc}${shared ? `-${d.hash.slice(0, 8)}` : ''}`;
+      const name = `${base}-nd${d.nd}-nc${d.nc}${shared ? `-${d.hash}` : ''}`;
       return { ...d, name, dir: join(prof, 'devices', name) };
     });
   }
