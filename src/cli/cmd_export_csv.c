@@ -9,9 +9,11 @@
  *     whole number of ns within int64 (else usage error). The window [start, end]
  *     is inclusive; end < start is a usage error.
  *   - --tables: comma-separated, from Instruction, DmaPacketAggregated, DmaPacket,
- *     CcInstruction, SemaphoreUpdate (the default, all five) and CcOp; another name
- *     or a repeated one is a usage error. A requested table the profile lacks
- *     gets no file (a note on stderr).
+ *     CcInstruction, SemaphoreUpdate, SystemProfileEvents (the default, all six)
+ *     and CcOp; another name or a repeated one is a usage error. A table the
+ *     profile lacks gets no file: named in --tables, with a note on stderr; a
+ *     default one quietly (a device profile has no SystemProfileEvents, a system
+ *     profile none of the other five).
  *   - Output: DIR (created with its parents when missing) receives <Table>.csv per
  *     exported table: a header row "timeline_track,<every schema field of the
  *     table in schema order>", then the rows in the window in start-time (file)
@@ -48,8 +50,8 @@
 
 #define CMD "export-csv"
 
-static const char *const DEFAULT_TABLES[] = {"Instruction", "DmaPacketAggregated", "DmaPacket", "CcInstruction",
-                                             "SemaphoreUpdate"};
+static const char *const DEFAULT_TABLES[] = {"Instruction",     "DmaPacketAggregated", "DmaPacket", "CcInstruction",
+                                             "SemaphoreUpdate", "SystemProfileEvents"};
 #define N_DEFAULT (sizeof DEFAULT_TABLES / sizeof DEFAULT_TABLES[0])
 #define MAX_TABLES 8
 #define MAX_WIDTH (1u << 20)
@@ -71,7 +73,8 @@ static void export_help(FILE *out)
             "  -e, --end T          window end (inclusive), same forms\n"
             "  -o, --out DIR        output directory (created if missing)\n"
             "  -t, --tables LIST    Instruction,DmaPacketAggregated,DmaPacket,CcInstruction,\n"
-            "                       SemaphoreUpdate (default: these five); CcOp is also accepted\n"
+            "                       SemaphoreUpdate,SystemProfileEvents (default: these six, those\n"
+            "                       the profile has); CcOp is also accepted\n"
             "  -w, --width PX       sample at PX pixels: per track and pixel, the longest event\n"
             "                       (default 1920)\n"
             "  -n, --no-sample      export every event in the window\n"
@@ -201,7 +204,7 @@ static int parse_tables(export_opts *o, const char *arg)
         if (!nx_timeline_find(p))
             return nx_usage_error(CMD,
                                   "unknown table '%s' (choose from Instruction, DmaPacketAggregated, DmaPacket, "
-                                  "CcInstruction, SemaphoreUpdate, CcOp)",
+                                  "CcInstruction, SemaphoreUpdate, SystemProfileEvents, CcOp)",
                                   p);
         for (size_t i = 0; i < o->n_tables; i++)
             if (strcmp(o->tables[i], p) == 0)
@@ -227,8 +230,8 @@ static void print_pages(const char *table, const char *pass, const nx_export *x,
 
 /* Exports one table into <out>/<table>.csv (src/query/export.h does the rows).
  * Returns NX_EXIT_OK, NX_EXIT_TRUNCATED or NX_EXIT_ERROR; *absent is set when the
- * profile has no such table. */
-static int export_table(const export_opts *o, const char *table, bool *absent)
+ * profile has no such table (a note says so when `named`: the user asked for it). */
+static int export_table(const export_opts *o, const char *table, bool named, bool *absent)
 {
     *absent = false;
     nxpq_error err = {{0}};
@@ -237,7 +240,8 @@ static int export_table(const export_opts *o, const char *table, bool *absent)
     int rc = nx_export_open(o->dir, table, &eo, &x, &err);
     if (rc == NX_PROFILE_TABLE_ABSENT) {
         *absent = true;
-        fprintf(stderr, "nxprof " CMD ": note: the profile has no %s table; no %s.csv written\n", table, table);
+        if (named)
+            fprintf(stderr, "nxprof " CMD ": note: the profile has no %s table; no %s.csv written\n", table, table);
         return NX_EXIT_OK;
     }
     if (rc != 0) {
@@ -385,7 +389,8 @@ static int export_run(int argc, char **argv)
     }
     if (no_sample)
         o.width = 0;
-    if (o.n_tables == 0) {
+    bool named = o.n_tables > 0;
+    if (!named) {
         for (size_t i = 0; i < N_DEFAULT; i++)
             o.tables[i] = DEFAULT_TABLES[i];
         o.n_tables = N_DEFAULT;
@@ -436,7 +441,7 @@ static int export_run(int argc, char **argv)
     size_t n_absent = 0;
     for (size_t i = 0; i < o.n_tables; i++) {
         bool absent;
-        int r = export_table(&o, o.tables[i], &absent);
+        int r = export_table(&o, o.tables[i], named, &absent);
         n_absent += absent;
         if (r == NX_EXIT_ERROR) {
             rc = NX_EXIT_ERROR;

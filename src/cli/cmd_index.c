@@ -7,8 +7,11 @@
  *
  * Rules:
  *   - --tables: comma-separated timeline tables (Instruction, DmaPacketAggregated,
- *     DmaPacket, CcInstruction, SemaphoreUpdate, CcOp; default all); an unknown or
- *     repeated name is a usage error. Tables the profile lacks are skipped.
+ *     DmaPacket, CcInstruction, SemaphoreUpdate, CcOp, SystemProfileEvents; default
+ *     all); an unknown or repeated name is a usage error. Tables the profile lacks
+ *     are skipped. SystemProfileEvents' index also holds each event's depth and
+ *     self time (query/nesting.h), so rebuilding it replaces an index of an older
+ *     version that lacked them.
  *   - Each index is written under a temporary name and renamed over the old one,
  *     so an interrupted run leaves the previous index (or none); the Parquet files
  *     are only read.

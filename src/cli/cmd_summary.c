@@ -1,9 +1,26 @@
 /*
- * cmd_summary.c — `nxprof summary PROFILE_DIR`: the profile's Summary table,
- * readable, plus its ten most expensive opcodes from OpcodeSummary. Also used by
+ * cmd_summary.c — `nxprof summary PROFILE_DIR`: for a device profile its
+ * Summary table, readable, plus its ten most expensive opcodes from
+ * OpcodeSummary; for a system profile (SystemProfileEvents and no Instruction)
+ * what src/query/system_summary.h computes: wall time, busy time per thread,
+ * the top operators by self time and its device profiles. Also used by
  * `nxprof view --ingest-only --output-format summary-text|summary-json`.
  *
- * Rules:
+ * System profile, text: the wall time, then three aligned tables (busy time
+ * per track with its percent of wall time and top-level event count; the top
+ * operators with count, self and total time; the device profiles with name,
+ * LNC, physical cores, total time, executions, MFU, HFU, MBU and CC active
+ * time, or the error that kept one from being read). JSON: {"profile": DIR,
+ * "kind": "system", "events", "wall": {"first_ts", "last_ts", "duration_ns"} |
+ * null, "threads": [{"thread", "busy_ns", "top_level_events",
+ * "percent_of_wall"}], "top_operators": [{"name", "count", "sum_duration_ns",
+ * "sum_self_ns"}], "device_profiles": [{"name", "dir", "nc_id",
+ * "physical_cores", "total_time_s", "executions", "mfu_estimated_percent",
+ * "hfu_estimated_percent", "mbu_estimated_percent", "cc_op_active_time_s",
+ * "error"}] | null (no DeviceProfileList)}; unknown values are null. Exit 0
+ * unless the profile cannot be read; a device profile's error is not a failure.
+ *
+ * Device profile rules:
  *   - Summary is read from Summary.parquet (or its split files) with every column
  *     this reader decodes; the schema describes it as one row, and only the first
  *     row is shown (a note on stderr says when there are more).
@@ -43,6 +60,7 @@
 #include "cli/cli.h"
 #include "cli/text_out.h"
 #include "query/profile_table.h"
+#include "query/system_summary.h"
 #include "schema/schema.h"
 
 #define TOP_OPCODES 10
@@ -53,15 +71,17 @@ static void summary_help(FILE *out)
     fprintf(out,
             "Usage: nxprof summary PROFILE_DIR [--format text|json]\n"
             "\n"
-            "Show a profile's Summary table (time, engines, DMA, flops and utilisation, memory;\n"
-            "null fields left out) and the ten opcodes with the most instruction time from\n"
-            "OpcodeSummary.\n"
+            "Show a device profile's Summary table (time, engines, DMA, flops and utilisation,\n"
+            "memory; null fields left out) and the ten opcodes with the most instruction time\n"
+            "from OpcodeSummary. For a system profile (SystemProfileEvents, no Instruction):\n"
+            "its wall time, busy time per thread, the ten operators with the most self time\n"
+            "and its device profiles (LNC, cores, total time, executions, MFU, HFU, MBU, CC).\n"
             "\n"
             "  -f, --format F   text (default) or json (every non-null field with its value)\n"
             "  -h, --help       show this help\n"
             "\n"
-            "Exit status: 0 success, 1 profile unreadable or without Summary/OpcodeSummary,\n"
-            "2 usage error.\n");
+            "Exit status: 0 success, 1 profile unreadable or (device profile) without\n"
+            "Summary/OpcodeSummary, 2 usage error.\n");
 }
 
 /* One scalar cell of the Summary row. */
@@ -303,6 +323,21 @@ static void print_scaled(double v, const char *const *units, double step, size_t
     printf(" (%.2f %s)", v, units[u]);
 }
 
+/* A time in seconds scaled to s, ms, us or ns, three decimals. */
+static const char *seconds_text(double v, char *buf, size_t cap)
+{
+    double a = fabs(v);
+    if (a >= 1 || v == 0)
+        snprintf(buf, cap, "%.3f s", v);
+    else if (a >= 1e-3)
+        snprintf(buf, cap, "%.3f ms", v * 1e3);
+    else if (a >= 1e-6)
+        snprintf(buf, cap, "%.3f us", v * 1e6);
+    else
+        snprintf(buf, cap, "%.3f ns", v * 1e9);
+    return buf;
+}
+
 static void print_value(const cell *c, const char *unit)
 {
     bool is_int = c->type == NXPQ_INT32 || c->type == NXPQ_INT64 || c->type == NXPQ_BOOLEAN;
@@ -311,15 +346,8 @@ static void print_value(const cell *c, const char *unit)
     } else if (c->type == NXPQ_BOOLEAN) {
         printf("%s", c->i ? "true" : "false");
     } else if (strcmp(unit, "seconds") == 0) {
-        double v = is_int ? (double)c->i : c->f, a = fabs(v);
-        if (a >= 1 || v == 0)
-            printf("%.3f s", v);
-        else if (a >= 1e-3)
-            printf("%.3f ms", v * 1e3);
-        else if (a >= 1e-6)
-            printf("%.3f us", v * 1e6);
-        else
-            printf("%.3f ns", v * 1e9);
+        char buf[64];
+        fputs(seconds_text(is_int ? (double)c->i : c->f, buf, sizeof buf), stdout);
     } else if (strcmp(unit, "percent") == 0) {
         printf("%.2f %%", is_int ? (double)c->i : c->f);
     } else if (is_int) {
@@ -451,8 +479,290 @@ static void print_json(const char *dir, const summary_data *d)
     printf("}\n");
 }
 
+/* --------------------------------------------------------- system profile -- */
+
+/* A text table: rows of cells (row 0 the header), first column left-aligned,
+ * the others right-aligned, each row indented by two spaces. */
+typedef struct text_table {
+    char (*cells)[9][96];
+    size_t n_rows, n_cols, cap;
+} text_table;
+
+/* The next row's cells (NULL when out of memory). */
+static char (*table_row(text_table *t))[96]
+{
+    if (t->n_rows == t->cap) {
+        size_t c = t->cap ? t->cap * 2 : 16;
+        char (*g)[9][96] = realloc(t->cells, c * sizeof *g);
+        if (!g)
+            return NULL;
+        t->cells = g;
+        t->cap = c;
+    }
+    memset(t->cells[t->n_rows], 0, sizeof t->cells[0]);
+    return t->cells[t->n_rows++];
+}
+
+static void table_print(const text_table *t)
+{
+    size_t w[9] = {0};
+    for (size_t r = 0; r < t->n_rows; r++)
+        for (size_t c = 0; c < t->n_cols; c++)
+            if (strlen(t->cells[r][c]) > w[c])
+                w[c] = strlen(t->cells[r][c]);
+    for (size_t r = 0; r < t->n_rows; r++) {
+        printf(" ");
+        for (size_t c = 0; c < t->n_cols; c++)
+            printf(c ? "  %*s" : " %-*s", (int)w[c], t->cells[r][c]);
+        putchar('\n');
+    }
+}
+
+/* Text with control bytes shown as '?' (they would break the alignment). */
+static void plain(char *out, size_t cap, const char *s)
+{
+    snprintf(out, cap, "%s", s);
+    for (char *p = out; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
+static void opt_text(char *out, size_t cap, nx_opt_f64 v, bool seconds)
+{
+    if (!v.ok)
+        snprintf(out, cap, "-");
+    else if (seconds)
+        seconds_text(v.v, out, cap);
+    else
+        snprintf(out, cap, "%.2f %%", v.v);
+}
+
+static int print_system_text(const char *dir, const nx_system_summary *s)
+{
+    char a[64];
+    int64_t wall = s->have_wall ? s->last_ts - s->first_ts : 0;
+    printf("System profile %s\n\n", dir);
+    printf("  events     %" PRId64 "\n", s->events);
+    if (s->have_wall)
+        printf("  wall time  %s (first %" PRId64 " ns, last %" PRId64 " ns)\n", seconds_text((double)wall / 1e9, a, sizeof a),
+               s->first_ts, s->last_ts);
+    else
+        printf("  wall time  - (no event has a start and an end)\n");
+    text_table t = {0};
+    char (*row)[96];
+    printf("\nBusy time per thread (union of its top-level events)\n");
+    t.n_cols = 4;
+    if (!(row = table_row(&t)))
+        goto oom;
+    snprintf(row[0], 96, "thread");
+    snprintf(row[1], 96, "busy");
+    snprintf(row[2], 96, "of wall");
+    snprintf(row[3], 96, "top-level events");
+    for (size_t i = 0; i < s->n_busy; i++) {
+        if (!(row = table_row(&t)))
+            goto oom;
+        plain(row[0], 96, s->busy[i].track);
+        seconds_text((double)s->busy[i].busy_ns / 1e9, row[1], 96);
+        snprintf(row[2], 96, "%.2f %%", wall ? 100.0 * (double)s->busy[i].busy_ns / (double)wall : 0.0);
+        snprintf(row[3], 96, "%" PRId64, s->busy[i].top_level);
+    }
+    table_print(&t);
+    printf("\nTop %zu operators by self time\n", s->n_top);
+    t.n_rows = 0;
+    if (!(row = table_row(&t)))
+        goto oom;
+    snprintf(row[0], 96, "name");
+    snprintf(row[1], 96, "count");
+    snprintf(row[2], 96, "self time");
+    snprintf(row[3], 96, "total time");
+    for (size_t i = 0; i < s->n_top; i++) {
+        const nx_system_operator *o = &s->top[i];
+        if (!(row = table_row(&t)))
+            goto oom;
+        plain(row[0], 96, o->name ? o->name : "(null)");
+        snprintf(row[1], 96, "%" PRId64, o->count);
+        if (o->self_null)
+            snprintf(row[2], 96, "-");
+        else
+            seconds_text((double)o->self_ns / 1e9, row[2], 96);
+        if (o->sum_null)
+            snprintf(row[3], 96, "-");
+        else
+            seconds_text((double)o->sum_ns / 1e9, row[3], 96);
+    }
+    table_print(&t);
+    if (s->have_device_list) {
+        printf("\nDevice profiles\n");
+        t.n_rows = 0;
+        t.n_cols = 9;
+        if (!(row = table_row(&t)))
+            goto oom;
+        static const char *const head[] = {"name", "LNC", "physical cores", "total time", "executions", "MFU", "HFU",
+                                           "MBU", "CC active time"};
+        for (size_t c = 0; c < 9; c++)
+            snprintf(row[c], 96, "%s", head[c]);
+        for (size_t i = 0; i < s->n_devices; i++) {
+            const nx_system_device *d = &s->devices[i];
+            if (!(row = table_row(&t)))
+                goto oom;
+            plain(row[0], 96, d->name);
+            if (d->nc_id_ok)
+                snprintf(row[1], 96, "%" PRId64, d->nc_id);
+            else
+                snprintf(row[1], 96, "-");
+            if (d->error) {
+                for (size_t c = 2; c < 9; c++)
+                    snprintf(row[c], 96, "-");
+                continue;
+            }
+            if (d->cores_ok)
+                snprintf(row[2], 96, "%" PRId64, d->physical_cores);
+            else
+                snprintf(row[2], 96, "-");
+            opt_text(row[3], 96, d->total_time_s, true);
+            snprintf(row[4], 96, "%" PRId64, d->executions);
+            opt_text(row[5], 96, d->mfu, false);
+            opt_text(row[6], 96, d->hfu, false);
+            opt_text(row[7], 96, d->mbu, false);
+            opt_text(row[8], 96, d->cc_active_s, true);
+        }
+        table_print(&t);
+        /* Errors are long: one line per device profile that could not be read, below the table. */
+        for (size_t i = 0; i < s->n_devices; i++) {
+            const nx_system_device *d = &s->devices[i];
+            char name[96];
+            plain(name, sizeof name, d->name);
+            if (d->error)
+                printf("  %s: error: %s\n", name, d->error);
+        }
+    }
+    free(t.cells);
+    return 0;
+oom:
+    free(t.cells);
+    fprintf(stderr, "nxprof summary: out of memory\n");
+    return -1;
+}
+
+static void json_opt(const char *name, nx_opt_f64 v)
+{
+    printf(",\"%s\":", name);
+    if (v.ok)
+        nx_out_json_real(stdout, v.v, v.is_double);
+    else
+        fputs("null", stdout);
+}
+
+static void print_system_json(const char *dir, const nx_system_summary *s)
+{
+    int64_t wall = s->have_wall ? s->last_ts - s->first_ts : 0;
+    printf("{\"profile\":");
+    nx_out_json_string(stdout, dir, strlen(dir));
+    printf(",\"kind\":\"system\",\"events\":%" PRId64 ",\"wall\":", s->events);
+    if (s->have_wall)
+        printf("{\"first_ts\":%" PRId64 ",\"last_ts\":%" PRId64 ",\"duration_ns\":%" PRId64 "}", s->first_ts,
+               s->last_ts, wall);
+    else
+        fputs("null", stdout);
+    printf(",\"threads\":[");
+    for (size_t i = 0; i < s->n_busy; i++) {
+        printf(i ? ",\n{\"thread\":" : "\n{\"thread\":");
+        nx_out_json_string(stdout, s->busy[i].track, strlen(s->busy[i].track));
+        printf(",\"busy_ns\":%" PRId64 ",\"top_level_events\":%" PRId64 ",\"percent_of_wall\":", s->busy[i].busy_ns,
+               s->busy[i].top_level);
+        nx_out_json_real(stdout, wall ? 100.0 * (double)s->busy[i].busy_ns / (double)wall : 0.0, true);
+        putchar('}');
+    }
+    printf("],\"top_operators\":[");
+    for (size_t i = 0; i < s->n_top; i++) {
+        const nx_system_operator *o = &s->top[i];
+        printf(i ? ",\n{\"name\":" : "\n{\"name\":");
+        if (o->name)
+            nx_out_json_string(stdout, o->name, strlen(o->name));
+        else
+            fputs("null", stdout);
+        printf(",\"count\":%" PRId64, o->count);
+        if (o->sum_null)
+            fputs(",\"sum_duration_ns\":null", stdout);
+        else
+            printf(",\"sum_duration_ns\":%" PRId64, o->sum_ns);
+        if (o->self_null)
+            fputs(",\"sum_self_ns\":null}", stdout);
+        else
+            printf(",\"sum_self_ns\":%" PRId64 "}", o->self_ns);
+    }
+    printf("],\"device_profiles\":");
+    if (!s->have_device_list) {
+        fputs("null}\n", stdout);
+        return;
+    }
+    putchar('[');
+    for (size_t i = 0; i < s->n_devices; i++) {
+        const nx_system_device *d = &s->devices[i];
+        printf(i ? ",\n{\"name\":" : "\n{\"name\":");
+        nx_out_json_string(stdout, d->name, strlen(d->name));
+        printf(",\"dir\":");
+        if (d->dir)
+            nx_out_json_string(stdout, d->dir, strlen(d->dir));
+        else
+            fputs("null", stdout);
+        if (d->nc_id_ok)
+            printf(",\"nc_id\":%" PRId64, d->nc_id);
+        else
+            fputs(",\"nc_id\":null", stdout);
+        if (d->cores_ok)
+            printf(",\"physical_cores\":%" PRId64, d->physical_cores);
+        else
+            fputs(",\"physical_cores\":null", stdout);
+        json_opt("total_time_s", d->total_time_s);
+        if (d->error)
+            fputs(",\"executions\":null", stdout);
+        else
+            printf(",\"executions\":%" PRId64, d->executions);
+        json_opt("mfu_estimated_percent", d->mfu);
+        json_opt("hfu_estimated_percent", d->hfu);
+        json_opt("mbu_estimated_percent", d->mbu);
+        json_opt("cc_op_active_time_s", d->cc_active_s);
+        printf(",\"error\":");
+        if (d->error)
+            nx_out_json_string(stdout, d->error, strlen(d->error));
+        else
+            fputs("null", stdout);
+        putchar('}');
+    }
+    printf("]}\n");
+}
+
+static int system_summary_print(const char *profile_dir, bool json)
+{
+    nx_system_summary s;
+    nxpq_error err = {{0}};
+    int rc = nx_system_summary_read(profile_dir, &s, &err);
+    if (rc != 0) {
+        fprintf(stderr, "nxprof summary: %s\n", rc > 0 ? "the profile has no SystemProfileEvents table" : err.msg);
+        return NX_EXIT_ERROR;
+    }
+    if (s.note[0])
+        fprintf(stderr, "nxprof summary: note: SystemProfileEvents: depth and self time computed from the table; its "
+                        "timeline index was not used (%s)\n", s.note);
+    rc = NX_EXIT_OK;
+    if (json)
+        print_system_json(profile_dir, &s);
+    else if (print_system_text(profile_dir, &s) != 0)
+        rc = NX_EXIT_ERROR;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "nxprof summary: writing the output failed\n");
+        rc = NX_EXIT_ERROR;
+    }
+    nx_system_summary_free(&s);
+    return rc;
+}
+
 int nx_summary_print(const char *profile_dir, bool json)
 {
+    if (nx_profile_is_system(profile_dir))
+        return system_summary_print(profile_dir, json);
+
     summary_data *d = calloc(1, sizeof *d);
     if (!d) {
         fprintf(stderr, "nxprof summary: out of memory\n");

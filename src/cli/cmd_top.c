@@ -1,24 +1,24 @@
 /*
- * cmd_top.c — `nxprof top PROFILE_DIR`: where did the time go. Groups one table
- * of a profile (default Instruction, across all its split files) by some of its
- * columns (default engine,opcode) and prints, per group, the row count and the
- * sum of duration_ns, largest sum first.
+ * cmd_top.c — `nxprof top PROFILE_DIR`: where did the time go. Parses the
+ * options, runs src/query/top.h (the grouping, sums and order) and prints its
+ * answer as text, CSV or JSON.
  *
- * Rules:
- *   - The summed value is duration_ns when the table has it; otherwise, when the
- *     table has integer start_ts and end_ts (the IR roll-up tables), end_ts - start_ts
- *     per row (null if either is null); otherwise nothing is summed: groups carry
- *     counts only and are ordered by count.
- *   - Order and tie-breaking are those of src/query/group_by.h: sum descending,
- *     then the --by columns ascending (strings bytewise, nulls last); the same as
- *     SQL ORDER BY sum DESC NULLS LAST, k1, k2, ... .
+ * Rules (the query's are in top.h):
+ *   - Default table: Instruction; on a profile without Instruction that has
+ *     SystemProfileEvents (a system profile), SystemProfileEvents. Default
+ *     --by: name for SystemProfileEvents, engine,opcode otherwise.
  *   - --limit N keeps the first N groups (0 = all). Totals always cover every row.
- *   - Percent is 100 * group sum / total sum (of counts when nothing is summed).
+ *   - Percent is 100 * group sum / total sum (of counts when nothing is
+ *     summed); for a table whose events nest (SystemProfileEvents) it is
+ *     100 * group self time / wall time (the table's last end - first start).
  *   - text: aligned table with a header, the kept groups, an "(N other groups)"
  *     line when the limit dropped some, and a "total" line. csv: a header line
- *     (the --by names, count, sum_duration_ns) then one line per kept group, exact
- *     integers, null as an empty field, no total line. json: one object (see
- *     top_json) with exact integers and the totals.
+ *     (the --by names, count, sum_duration_ns, and sum_self_ns for nesting
+ *     tables) then one line per kept group, exact integers, null as an empty
+ *     field, no total line. json: one object (see top_json) with exact integers
+ *     and the totals.
+ *   - A note on stderr says when depth and self time had to be computed from
+ *     the table because its timeline index was not usable (and why).
  * Exit: 0; 1 when the profile or table cannot be read or is absent; 2 for usage
  * errors, including --by naming a column the table lacks or one that is not an
  * integer/boolean/string column.
@@ -29,14 +29,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include "cli/cli.h"
 #include "cli/text_out.h"
-#include "query/group_by.h"
 #include "query/profile_table.h"
+#include "query/system_summary.h"
+#include "query/top.h"
 #include "schema/schema.h"
 
-#define TOP_MAX_KEYS 16
+#define TOP_MAX_KEYS NX_TOP_MAX_KEYS
 
 static void top_help(FILE *out)
 {
@@ -47,9 +47,13 @@ static void top_help(FILE *out)
             "Group a profile table by columns and show, per group, the number of rows and the\n"
             "sum of duration_ns, largest first (ties by the group columns ascending). Reads\n"
             "T.parquet or all of T_0.parquet, T_1.parquet, ... in PROFILE_DIR.\n"
+            "SystemProfileEvents also gets each group's self time (its events' durations less\n"
+            "their children's on the same thread), ordered by it, as a percent of wall time.\n"
             "\n"
-            "  -t, --table T        table to read (default Instruction)\n"
-            "  -b, --by COLS        comma-separated integer or string columns (default engine,opcode)\n"
+            "  -t, --table T        table to read (default Instruction; SystemProfileEvents on a\n"
+            "                       system profile, one without Instruction)\n"
+            "  -b, --by COLS        comma-separated integer or string columns (default engine,opcode;\n"
+            "                       name for SystemProfileEvents, which also takes cat and thread)\n"
             "  -l, --limit N        show the first N groups, 0 for all (default 10)\n"
             "  -f, --format F       text (default), csv or json\n"
             "  -h, --help           show this help\n"
@@ -59,7 +63,6 @@ static void top_help(FILE *out)
 }
 
 typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } top_format;
-typedef enum { VAL_DURATION, VAL_SPAN, VAL_NONE } value_kind;
 
 typedef struct top_query {
     const char *dir;
@@ -69,7 +72,7 @@ typedef struct top_query {
     size_t n_by;
     unsigned long long limit;
     top_format format;
-    value_kind value;
+    const nx_top *r;                    /* the answer */
 } top_query;
 
 /* Splits "a,b,c" in place into q->by. Returns 0 or a usage error. */
@@ -139,17 +142,33 @@ static double pct(int64_t part, int64_t total)
     return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
-static const char *sum_header(const top_query *q)
+static bool sums(const top_query *q) { return q->r->value != NX_TOP_COUNT; }
+
+/* What the percent column divides: for nesting tables the group's self time
+ * over the wall time, else its sum (or count) over the total. */
+static double group_pct(const top_query *q, const nx_group_stats *st, const nx_group_stats *tot)
 {
-    return q->value == VAL_NONE ? NULL : "sum_duration_ns";
+    if (q->r->self) {
+        int64_t wall = q->r->have_wall ? q->r->last_ts - q->r->first_ts : 0;
+        return pct(st->sum[1], wall);
+    }
+    return sums(q) ? pct(st->sum[0], tot->sum[0]) : pct(st->count, tot->count);
 }
 
-static void top_text(const top_query *q, const nx_group_by *g, const nx_profile_table *t, size_t shown)
+static void text_sum(bool have, int64_t v, int w)
 {
+    if (have)
+        printf("  %*" PRId64, w, v);
+    else
+        printf("  %*s", w, "(null)");
+}
+
+static void top_text(const top_query *q, size_t shown)
+{
+    const nx_top *r = q->r;
+    const nx_group_by *g = r->g;
     size_t n_groups = nx_group_by_count(g);
     nx_group_stats tot = nx_group_by_totals(g);
-    bool sums = q->value != VAL_NONE;
-    int64_t total = sums ? tot.sum : tot.count;
     size_t w[TOP_MAX_KEYS];
     for (size_t k = 0; k < q->n_by; k++) {
         w[k] = strlen(q->by[k]);
@@ -171,22 +190,30 @@ static void top_text(const top_query *q, const nx_group_by *g, const nx_profile_
         w[0] += need + 2 - label_w;
         label_w = need + 2;
     }
-    int wc = ndigits(tot.count), ws = sums ? ndigits(tot.sum) : 0;
+    int wc = ndigits(tot.count), ws = sums(q) ? ndigits(tot.sum[0]) : 0, wf = r->self ? ndigits(tot.sum[1]) : 0;
     if (wc < 5)
         wc = 5;
-    if (sums && ws < 15)
+    if (sums(q) && ws < 15)
         ws = 15;
+    if (r->self && wf < 11)
+        wf = 11;
 
-    const char *what = q->value == VAL_DURATION ? "sum of duration_ns"
-                       : q->value == VAL_SPAN   ? "sum of end_ts - start_ts (no duration_ns column)"
-                                                : "row counts (no duration_ns or start_ts/end_ts to sum)";
-    printf("%s: %" PRId64 " rows in %zu file%s, %zu groups; %s\n\n", q->table, nx_profile_table_num_rows(t),
-           nx_profile_table_file_count(t), nx_profile_table_file_count(t) == 1 ? "" : "s", n_groups, what);
+    const char *what = r->value == NX_TOP_DURATION ? "sum of duration_ns"
+                       : r->value == NX_TOP_SPAN   ? "sum of end_ts - start_ts (no duration_ns column)"
+                                                   : "row counts (no duration_ns or start_ts/end_ts to sum)";
+    printf("%s: %" PRId64 " rows in %zu file%s, %zu groups; %s", q->table, r->rows, r->files,
+           r->files == 1 ? "" : "s", n_groups, what);
+    if (r->self)
+        printf(" and of self time (less the children's, per thread); percent of wall time %" PRId64 " ns",
+               r->have_wall ? r->last_ts - r->first_ts : 0);
+    printf("\n\n");
     for (size_t k = 0; k < q->n_by; k++)
         printf("%-*s  ", (int)w[k], q->by[k]);
     printf("%*s", wc, "count");
-    if (sums)
+    if (sums(q))
         printf("  %*s", ws, "sum_duration_ns");
+    if (r->self)
+        printf("  %*s", wf, "sum_self_ns");
     printf("  %7s\n", "percent");
     for (size_t i = 0; i < shown; i++) {
         const nx_group_stats *st = nx_group_by_stats(g, i);
@@ -197,40 +224,49 @@ static void top_text(const top_query *q, const nx_group_by *g, const nx_profile_
             fputs("  ", stdout);
         }
         printf("%*" PRId64, wc, st->count);
-        if (sums) {
-            if (st->n_values)
-                printf("  %*" PRId64, ws, st->sum);
-            else
-                printf("  %*s", ws, "(null)");
-        }
-        printf("  %6.2f%%\n", pct(sums ? st->sum : st->count, total));
+        if (sums(q))
+            text_sum(st->n_values[0] > 0, st->sum[0], ws);
+        if (r->self)
+            text_sum(st->n_values[1] > 0, st->sum[1], wf);
+        printf("  %6.2f%%\n", group_pct(q, st, &tot));
     }
     if (shown < n_groups) {
-        int64_t oc = 0, os = 0;
+        nx_group_stats o = {0};
         for (size_t i = shown; i < n_groups; i++) {
-            oc += nx_group_by_stats(g, i)->count;
-            os += nx_group_by_stats(g, i)->sum;
+            const nx_group_stats *st = nx_group_by_stats(g, i);
+            o.count += st->count;
+            for (int j = 0; j < NX_GROUP_SUMS; j++) {
+                o.sum[j] += st->sum[j];
+                o.n_values[j] += st->n_values[j];
+            }
         }
-        printf("%-*s%*" PRId64, (int)label_w, other, wc, oc);
-        if (sums)
-            printf("  %*" PRId64, ws, os);
-        printf("  %6.2f%%\n", pct(sums ? os : oc, total));
+        printf("%-*s%*" PRId64, (int)label_w, other, wc, o.count);
+        if (sums(q))
+            printf("  %*" PRId64, ws, o.sum[0]);
+        if (r->self)
+            printf("  %*" PRId64, wf, o.sum[1]);
+        printf("  %6.2f%%\n", group_pct(q, &o, &tot));
     }
     printf("%-*s%*" PRId64, (int)label_w, "total", wc, tot.count);
-    if (sums)
-        printf("  %*" PRId64, ws, tot.sum);
-    printf("  %6.2f%%\n", total ? 100.0 : 0.0);
+    if (sums(q))
+        printf("  %*" PRId64, ws, tot.sum[0]);
+    if (r->self)
+        printf("  %*" PRId64, wf, tot.sum[1]);
+    printf("  %6.2f%%\n", group_pct(q, &tot, &tot));
 }
 
-static void top_csv(const top_query *q, const nx_group_by *g, size_t shown)
+static void top_csv(const top_query *q, size_t shown)
 {
+    const nx_group_by *g = q->r->g;
     for (size_t k = 0; k < q->n_by; k++) {
         nx_out_csv_field(stdout, q->by[k], strlen(q->by[k]));
         putchar(',');
     }
     fputs("count", stdout);
-    if (sum_header(q))
-        printf(",%s", sum_header(q));
+    if (sums(q))
+        fputs(",sum_duration_ns", stdout);
+    if (q->r->self)
+        fputs(",sum_self_ns", stdout);
     putchar('\n');
     for (size_t i = 0; i < shown; i++) {
         const nx_group_stats *st = nx_group_by_stats(g, i);
@@ -246,36 +282,55 @@ static void top_csv(const top_query *q, const nx_group_by *g, size_t shown)
             putchar(',');
         }
         printf("%" PRId64, st->count);
-        if (q->value != VAL_NONE) {
+        for (int j = 0; j < NX_GROUP_SUMS; j++) {
+            if (j == 0 ? !sums(q) : !q->r->self)
+                continue;
             putchar(',');
-            if (st->n_values)
-                printf("%" PRId64, st->sum);
+            if (st->n_values[j])
+                printf("%" PRId64, st->sum[j]);
         }
         putchar('\n');
     }
 }
 
+static void json_sum(const char *name, bool have, int64_t v)
+{
+    if (have)
+        printf(",\"%s\":%" PRId64, name, v);
+    else
+        printf(",\"%s\":null", name);
+}
+
 /* {"table": T, "files": n, "by": [...], "value": "duration_ns" | "end_ts - start_ts" | null,
  *  "rows": total rows, "sum_duration_ns": total sum (absent when nothing is summed),
+ *  nesting tables: "sum_self_ns": total self time, "wall_ns", "first_ts", "last_ts" (null when no row has both),
  *  "groups": number of groups, "shown": groups listed,
- *  "top": [{<by col>: value|null, ..., "count": n, "sum_duration_ns": s|null, "percent": p}, ...]} */
-static void top_json(const top_query *q, const nx_group_by *g, const nx_profile_table *t, size_t shown)
+ *  "top": [{<by col>: value|null, ..., "count": n, "sum_duration_ns": s|null,
+ *           nesting tables: "sum_self_ns": s|null, "percent_of_wall": p; else "percent": p}, ...]} */
+static void top_json(const top_query *q, size_t shown)
 {
+    const nx_top *r = q->r;
+    const nx_group_by *g = r->g;
     nx_group_stats tot = nx_group_by_totals(g);
-    bool sums = q->value != VAL_NONE;
     printf("{\"table\":");
     nx_out_json_string(stdout, q->table, strlen(q->table));
-    printf(",\"files\":%zu,\"by\":[", nx_profile_table_file_count(t));
+    printf(",\"files\":%zu,\"by\":[", r->files);
     for (size_t k = 0; k < q->n_by; k++) {
         if (k)
             putchar(',');
         nx_out_json_string(stdout, q->by[k], strlen(q->by[k]));
     }
     printf("],\"value\":%s,\"rows\":%" PRId64,
-           q->value == VAL_DURATION ? "\"duration_ns\"" : q->value == VAL_SPAN ? "\"end_ts - start_ts\"" : "null",
+           r->value == NX_TOP_DURATION ? "\"duration_ns\"" : r->value == NX_TOP_SPAN ? "\"end_ts - start_ts\"" : "null",
            tot.count);
-    if (sums)
-        printf(",\"sum_duration_ns\":%" PRId64, tot.sum);
+    if (sums(q))
+        printf(",\"sum_duration_ns\":%" PRId64, tot.sum[0]);
+    if (r->self) {
+        printf(",\"sum_self_ns\":%" PRId64, tot.sum[1]);
+        json_sum("wall_ns", r->have_wall, r->last_ts - r->first_ts);
+        json_sum("first_ts", r->have_wall, r->first_ts);
+        json_sum("last_ts", r->have_wall, r->last_ts);
+    }
     printf(",\"groups\":%zu,\"shown\":%zu,\"top\":[", nx_group_by_count(g), shown);
     for (size_t i = 0; i < shown; i++) {
         const nx_group_stats *st = nx_group_by_stats(g, i);
@@ -296,104 +351,13 @@ static void top_json(const top_query *q, const nx_group_by *g, const nx_profile_
             putchar(',');
         }
         printf("\"count\":%" PRId64, st->count);
-        if (sums) {
-            if (st->n_values)
-                printf(",\"sum_duration_ns\":%" PRId64, st->sum);
-            else
-                fputs(",\"sum_duration_ns\":null", stdout);
-        }
-        printf(",\"percent\":%.6f}", pct(sums ? st->sum : st->count, sums ? tot.sum : tot.count));
+        if (sums(q))
+            json_sum("sum_duration_ns", st->n_values[0] > 0, st->sum[0]);
+        if (r->self)
+            json_sum("sum_self_ns", st->n_values[1] > 0, st->sum[1]);
+        printf(",\"%s\":%.6f}", r->self ? "percent_of_wall" : "percent", group_pct(q, st, &tot));
     }
     printf("]}\n");
-}
-
-/* Scans the table into g. Projection: the --by columns, then the value column(s). */
-static int top_aggregate(top_query *q, nx_profile_table *t, nx_group_by *g, nxpq_error *err)
-{
-    const char *cols[TOP_MAX_KEYS + 2];
-    size_t n = 0, key_at[TOP_MAX_KEYS], val_at[2] = {0, 0};
-    /* A column may be both a key and the value (--by duration_ns): project it once. */
-    const char *vals[2] = {NULL, NULL};
-    size_t n_vals = q->value == VAL_DURATION ? 1 : q->value == VAL_SPAN ? 2 : 0;
-    if (q->value == VAL_DURATION)
-        vals[0] = "duration_ns";
-    else if (q->value == VAL_SPAN) {
-        vals[0] = "start_ts";
-        vals[1] = "end_ts";
-    }
-    for (size_t k = 0; k < q->n_by; k++) {
-        key_at[k] = n;
-        cols[n++] = q->by[k];
-    }
-    for (size_t v = 0; v < n_vals; v++) {
-        size_t at = n;
-        for (size_t j = 0; j < n; j++)
-            if (strcmp(cols[j], vals[v]) == 0)
-                at = j;
-        if (at == n)
-            cols[n++] = vals[v];
-        val_at[v] = at;
-    }
-    nx_profile_scan_options so = {.columns = cols, .n_columns = n};
-    nx_profile_scan *s = nx_profile_scan_open(t, &so, err);
-    if (!s)
-        return -1;
-    int64_t *span = NULL;
-    uint8_t *span_valid = NULL;
-    size_t span_cap = 0;
-    int rc = -1;
-    const nxpq_batch *b;
-    int more;
-    while ((more = nx_profile_scan_next(s, &b, err)) > 0) {
-        const nxpq_column_data *keys[TOP_MAX_KEYS];
-        for (size_t k = 0; k < q->n_by; k++)
-            keys[k] = &b->columns[key_at[k]];
-        const int64_t *values = NULL;
-        const uint8_t *valid = NULL;
-        if (q->value == VAL_DURATION) {
-            values = b->columns[val_at[0]].values.i64;
-            valid = b->columns[val_at[0]].valid;
-        } else if (q->value == VAL_SPAN) {
-            if (b->n_rows > span_cap) {
-                free(span);
-                free(span_valid);
-                span_cap = b->n_rows;
-                span = malloc(span_cap * sizeof *span);
-                span_valid = malloc(span_cap);
-                if (!span || !span_valid) {
-                    snprintf(err->msg, sizeof err->msg, "%s: out of memory", q->table);
-                    goto done;
-                }
-            }
-            const nxpq_column_data *st = &b->columns[val_at[0]], *en = &b->columns[val_at[1]];
-            for (size_t r = 0; r < b->n_rows; r++) {
-                bool ok = (!st->valid || st->valid[r]) && (!en->valid || en->valid[r]);
-                int64_t a = st->type == NXPQ_INT32 ? st->values.i32[r] : st->values.i64[r];
-                int64_t e = en->type == NXPQ_INT32 ? en->values.i32[r] : en->values.i64[r];
-                span_valid[r] = ok;
-                span[r] = ok ? e - a : 0;
-            }
-            values = span;
-            valid = span_valid;
-        }
-        if (nx_group_by_add(g, keys, values, valid, b->n_rows, err) != 0)
-            goto done;
-    }
-    rc = more < 0 ? -1 : 0;
-done:
-    free(span);
-    free(span_valid);
-    nx_profile_scan_close(s);
-    return rc;
-}
-
-static bool is_int_column(const nx_profile_table *t, const char *name)
-{
-    int c = nx_profile_table_find_column(t, name);
-    if (c < 0)
-        return false;
-    nxpq_type ty = nx_profile_table_column(t, (size_t)c)->type;
-    return ty == NXPQ_INT64 || ty == NXPQ_INT32;
 }
 
 static int top_run(int argc, char **argv)
@@ -406,9 +370,9 @@ static int top_run(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    top_query q = {.table = "Instruction", .limit = 10, .format = FMT_TEXT};
+    top_query q = {.table = NULL, .limit = 10, .format = FMT_TEXT};
     int rc = NX_EXIT_ERROR;
-    const char *by_arg = "engine,opcode";
+    const char *by_arg = NULL;
     int c;
     while ((c = getopt_long(argc, argv, ":t:b:l:f:h", opts, NULL)) != -1) {
         switch (c) {
@@ -451,71 +415,50 @@ static int top_run(int argc, char **argv)
     q.dir = argv[optind];
     if (!*q.dir)
         return nx_usage_error("top", "PROFILE_DIR must not be empty");
+    if (!q.table)
+        q.table = nx_profile_is_system(q.dir) ? "SystemProfileEvents" : "Instruction";
     const nx_schema_table *st = nx_schema_table_find(q.table);
     if (!st || st->transient)
         return nx_usage_error("top", "unknown table '%s' (see 'nxprof schema' for the table names)", q.table);
+    if (!by_arg)
+        by_arg = strcmp(q.table, "SystemProfileEvents") == 0 ? "name" : "engine,opcode";
     if ((rc = parse_by(&q, by_arg)) != 0) {
         free(q.by_buf);
         return rc;
     }
-    rc = NX_EXIT_ERROR;
 
-    nx_profile_table *t = NULL;
-    nx_group_by *g = NULL;
+    nx_top r = {0};
     nxpq_error err = {{0}};
-    int orc = nx_profile_table_open(q.dir, q.table, &t, &err);
-    if (orc == NX_PROFILE_TABLE_ABSENT) {
+    nx_top_options o = {.table = q.table, .by = q.by, .n_by = q.n_by};
+    int qrc = nx_top_run(q.dir, &o, &r, &err);
+    q.r = &r;
+    if (qrc == NX_PROFILE_TABLE_ABSENT) {
         fprintf(stderr, "nxprof top: profile %s has no %s table (%s)\n", q.dir, q.table, err.msg);
-        goto done;
-    }
-    if (orc != 0) {
-        fprintf(stderr, "nxprof top: %s\n", err.msg);
-        goto done;
-    }
-    nxpq_type types[TOP_MAX_KEYS];
-    for (size_t k = 0; k < q.n_by; k++) {
-        int col = nx_profile_table_find_column(t, q.by[k]);
-        if (col < 0) {
-            rc = nx_usage_error("top", "table %s has no column '%s'", q.table, q.by[k]);
-            goto done;
-        }
-        types[k] = nx_profile_table_column(t, (size_t)col)->type;
-        if (types[k] != NXPQ_INT32 && types[k] != NXPQ_INT64 && types[k] != NXPQ_STRING &&
-            types[k] != NXPQ_BOOLEAN) {
-            rc = nx_usage_error("top", "--by column '%s' of %s is %s; use integer or string columns", q.by[k],
-                                q.table, nxpq_type_name(types[k]));
-            goto done;
-        }
-    }
-    int dcol = nx_profile_table_find_column(t, "duration_ns");
-    if (dcol >= 0 && nx_profile_table_column(t, (size_t)dcol)->type == NXPQ_INT64)
-        q.value = VAL_DURATION;
-    else if (is_int_column(t, "start_ts") && is_int_column(t, "end_ts"))
-        q.value = VAL_SPAN;
-    else
-        q.value = VAL_NONE;
-
-    if (!(g = nx_group_by_new(types, q.n_by, &err)) || top_aggregate(&q, t, g, &err) != 0 ||
-        nx_group_by_sort(g, false, &err) != 0) {
+        rc = NX_EXIT_ERROR;
+    } else if (qrc == NX_TOP_BAD_KEY) {
+        rc = nx_usage_error("top", "%s", err.msg);
+    } else if (qrc != 0) {
         fprintf(stderr, "nxprof top: %s: %s\n", q.table, err.msg);
-        goto done;
+        rc = NX_EXIT_ERROR;
+    } else {
+        if (r.note[0])
+            fprintf(stderr, "nxprof top: note: %s: depth and self time computed from the table; its timeline index "
+                            "was not used (%s)\n", q.table, r.note);
+        size_t n_groups = nx_group_by_count(r.g);
+        size_t shown = q.limit == 0 || q.limit > n_groups ? n_groups : (size_t)q.limit;
+        if (q.format == FMT_TEXT)
+            top_text(&q, shown);
+        else if (q.format == FMT_CSV)
+            top_csv(&q, shown);
+        else
+            top_json(&q, shown);
+        rc = NX_EXIT_OK;
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "nxprof top: writing the output failed\n");
+            rc = NX_EXIT_ERROR;
+        }
     }
-    size_t n_groups = nx_group_by_count(g);
-    size_t shown = q.limit == 0 || q.limit > n_groups ? n_groups : (size_t)q.limit;
-    if (q.format == FMT_TEXT)
-        top_text(&q, g, t, shown);
-    else if (q.format == FMT_CSV)
-        top_csv(&q, g, shown);
-    else
-        top_json(&q, g, t, shown);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "nxprof top: writing the output failed\n");
-        goto done;
-    }
-    rc = NX_EXIT_OK;
-done:
-    nx_group_by_free(g);
-    nx_profile_table_close(t);
+    nx_top_free(&r);
     free(q.by_buf);
     return rc;
 }

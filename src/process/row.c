@@ -565,10 +565,11 @@ static bool index_reads(const nx_schema_table *s, const char *field)
     const nx_timeline_info *info = nx_timeline_find(s->name);
     if (!info)
         return false;
+    if (strcmp(info->start_column, field) == 0 || (info->end_column && strcmp(info->end_column, field) == 0))
+        return true;
     nx_track_source src = nx_track_sources(info->track);
-    const char *const fixed[] = {info->start_column, info->end_column, src.a, src.b};
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (fixed[i] && strcmp(fixed[i], field) == 0)
+    for (size_t k = 0; k < src.n; k++)
+        if (strcmp(src.col[k], field) == 0)
             return true;
     const char *const *labels = nx_timeline_labels(s->name);
     for (size_t l = 0; labels && labels[l]; l++)

@@ -8,6 +8,7 @@
  */
 #include "process/timeline_index_writer.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,20 +71,26 @@ int nx_tlx_build(const char *profile_dir, const char *table, uint64_t *rows_out,
     if (rc != 0)
         return rc;
     /* The columns the writer reads: timing, track sources, labels; those the files have. */
+    enum { MAX_WANT = 2 + NX_TRACK_MAX_SOURCES + NX_TLX_MAX_LABELS };
     nx_track_source src = nx_track_sources(info->track);
-    const char *want[4 + NX_TLX_MAX_LABELS + 1] = {info->start_column, info->end_column, src.a, src.b};
-    size_t n_want = 4;
+    const char *want[MAX_WANT] = {info->start_column, info->end_column};
+    size_t n_want = 2;
+    for (size_t k = 0; k < src.n; k++)
+        want[n_want++] = src.col[k];
     const char *const *labels = nx_timeline_labels(table);
-    for (size_t l = 0; labels && labels[l]; l++)
+    for (size_t l = 0; labels && labels[l] && l < NX_TLX_MAX_LABELS; l++)
         want[n_want++] = labels[l];
-    const char *proj[4 + NX_TLX_MAX_LABELS + 1];
-    conv cv[4 + NX_TLX_MAX_LABELS + 1];
+    const char *proj[MAX_WANT];
+    conv cv[MAX_WANT];
     size_t n_proj = 0;
     memset(cv, 0, sizeof cv);
     for (size_t i = 0; i < n_want; i++) {
         int f = want[i] ? nx_schema_field_index(s, want[i]) : -1;
         int c = want[i] ? nx_profile_table_find_column(t, want[i]) : -1;
-        if (f < 0 || c < 0)
+        bool again = false;   /* a label that is also a track source is projected once */
+        for (size_t j = 0; j < n_proj && !again; j++)
+            again = cv[j].field == f;
+        if (f < 0 || c < 0 || again)
             continue;
         const nxpq_column_info *ci = nx_profile_table_column(t, (size_t)c);
         if (ci->type != NXPQ_INT64 && ci->type != NXPQ_INT32 && ci->type != NXPQ_STRING) {

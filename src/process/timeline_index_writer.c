@@ -2,12 +2,14 @@
  * timeline_index_writer.h; the format is query/timeline_index.h). */
 #include "process/timeline_index_writer.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "query/nesting.h"
 #include "query/timeline_index.h"
 #include "query/window.h"
 #include "util/bytes.h"
@@ -19,6 +21,7 @@
 
 typedef struct wtrack {
     uint32_t name;                   /* string id */
+    uint32_t id;                     /* its place in the writer's tracks (the nesting pass's track) */
     int64_t max_dur, max_end;
     uint64_t n_events;
     nx_tlx_block cur;                /* the block being filled */
@@ -52,12 +55,20 @@ typedef struct strtab {              /* interned strings, ids dense from 0 */
 
 struct nx_tlx_writer {
     char path[4096], tmp[4200], dir[4096];   /* written as tmp, renamed to path when finished */
+    /* Tables whose events nest: the nesting pass (query/nesting.h) hands each
+     * row's depth and self time over out of order, so they go to a side file
+     * at row x 16, copied into the index when it is finished. */
+    nx_nesting *nest;
+    char nest_tmp[4300];
+    int nest_fd;                     /* -1: none */
+    bool nest_failed;                /* a write to the side file failed */
     const nx_schema_table *s;
     FILE *f;
     uint64_t data_len, rows, rows_per_file;
     bool broken;                     /* events out of start order: no index */
     nx_track_kind kind;
-    int start_f, end_f, a_f, b_f;    /* field indices; -1 none */
+    int start_f, end_f;              /* field indices; -1 none */
+    int src_f[NX_TRACK_MAX_SOURCES]; /* the track sources' field indices; -1 none */
     nx_track_source src;
     int label_f[NX_TLX_MAX_LABELS];
     uint32_t label_name[NX_TLX_MAX_LABELS], label_str[NX_TLX_MAX_LABELS];
@@ -359,6 +370,20 @@ static int event_add(nx_tlx_writer *w, wtrack *t, int64_t start, int64_t end, ui
     return 0;
 }
 
+/* An event of the table: into its track's blocks and, for events that nest, the
+ * nesting pass. */
+static int event_put(nx_tlx_writer *w, wtrack *t, int64_t start, int64_t end, uint64_t row, uint32_t tuple)
+{
+    if (event_add(w, t, start, end, row, tuple) != 0)
+        return -1;
+    if (!w->nest || w->broken)
+        return 0;
+    int rc = nx_nesting_add(w->nest, t->id, start, end, row);
+    if (rc > 0)
+        w->broken = true;   /* out of start order: event_add has said so already */
+    return rc < 0 || w->nest_failed ? -1 : 0;
+}
+
 /* The track of a name (string id), created when new; NULL out of memory. */
 static wtrack *track_of(nx_tlx_writer *w, const char *name, size_t len)
 {
@@ -373,6 +398,7 @@ static wtrack *track_of(nx_tlx_writer *w, const char *name, size_t len)
     if (!t)
         return NULL;
     t->name = (uint32_t)id;
+    t->id = (uint32_t)w->n_tracks;
     w->tracks[w->n_tracks++] = t;
     w->st.track[id] = (uint32_t)w->n_tracks;
     return t;
@@ -453,12 +479,12 @@ int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxp
         } else {
             end = start;
         }
-        nx_track_values v = {0};
-        if (w->a_f >= 0)
-            v.a_ok = w->src.a_int ? get_int(&cols[w->a_f], i, &v.a_int) : get_str(&cols[w->a_f], i, &v.a, &v.a_len);
-        if (w->b_f >= 0)
-            v.b_ok = w->src.b_int ? get_int(&cols[w->b_f], i, &v.b_int) : get_str(&cols[w->b_f], i, &v.b, &v.b_len);
-        char buf[48];
+        nx_track_values v;
+        for (size_t k = 0; k < w->src.n; k++) {
+            const nx_tlx_column *c = w->src_f[k] >= 0 ? &cols[w->src_f[k]] : NULL;
+            v.ok[k] = c && (w->src.is_int[k] ? get_int(c, i, &v.i[k]) : get_str(c, i, &v.s[k], &v.len[k]));
+        }
+        char buf[NX_TRACK_BUF];
         size_t len;
         const char *name = nx_track_name(w->kind, &v, buf, &len);
         wtrack *t = last_t;
@@ -471,7 +497,7 @@ int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxp
         }
         uint32_t *memo = keys && key_valid[i] && keys[i] < w->n_key_tuple ? &w->key_tuple[keys[i]] : NULL;
         if (memo && *memo) {
-            if (event_add(w, t, start, end, row, *memo - 1) != 0)
+            if (event_put(w, t, start, end, row, *memo - 1) != 0)
                 goto oom;
             continue;
         }
@@ -502,7 +528,7 @@ int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxp
                 tuple[0] |= (int64_t)1 << l;
         }
         int64_t id = tuple_id(w, tuple);
-        if (id < 0 || event_add(w, t, start, end, row, (uint32_t)id) != 0)
+        if (id < 0 || event_put(w, t, start, end, row, (uint32_t)id) != 0)
             goto oom;
         if (memo)
             *memo = (uint32_t)id + 1;
@@ -515,6 +541,19 @@ oom:
 }
 
 /* ------------------------------------------------------------ open/close -- */
+
+/* The nesting pass's output: the row's record at row x 16 of the side file. */
+static int nest_emit(void *ctx, uint64_t row, uint32_t depth, int64_t self_ns)
+{
+    nx_tlx_writer *w = ctx;
+    nx_tlx_nest rec = {self_ns, depth, 1};
+    if (row > (uint64_t)INT64_MAX / sizeof rec ||
+        pwrite(w->nest_fd, &rec, sizeof rec, (off_t)(row * sizeof rec)) != (ssize_t)sizeof rec) {
+        w->nest_failed = true;
+        return -1;
+    }
+    return 0;
+}
 
 int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_per_file, nx_tlx_writer **out,
                        nxpq_error *err)
@@ -534,8 +573,9 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
     w->src = nx_track_sources(info->track);
     w->start_f = nx_schema_field_index(s, info->start_column);
     w->end_f = info->end_column ? nx_schema_field_index(s, info->end_column) : -1;
-    w->a_f = nx_schema_field_index(s, w->src.a);
-    w->b_f = w->src.b ? nx_schema_field_index(s, w->src.b) : -1;
+    for (size_t k = 0; k < w->src.n; k++)
+        w->src_f[k] = nx_schema_field_index(s, w->src.col[k]);
+    w->nest_fd = -1;
     snprintf(w->dir, sizeof w->dir, "%s", dir);
     if (w->start_f < 0 || (info->end_column && w->end_f < 0)) {
         free(w);
@@ -563,6 +603,16 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
         nxpq_error_set(err, "%s: cannot create its timeline index in %s", s->name, dir);
         nx_tlx_writer_close(w, false, NULL, 0, err);
         return -1;
+    }
+    if (info->nested) {
+        snprintf(w->nest_tmp, sizeof w->nest_tmp, "%s.nest", w->tmp);
+        if (!(w->nest = nx_nesting_new(nest_emit, w)))
+            goto oom;
+        if ((w->nest_fd = open(w->nest_tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+            nxpq_error_set(err, "%s: cannot create %s", s->name, w->nest_tmp);
+            nx_tlx_writer_close(w, false, NULL, 0, err);
+            return -1;
+        }
     }
     static const unsigned char zero[NX_TLX_HEADER_BYTES];
     if (fwrite(zero, 1, sizeof zero, w->f) != sizeof zero)
@@ -628,6 +678,30 @@ static bool write_files(nx_tlx_writer *w, uint32_t n_files, const uint64_t *file
     return true;
 }
 
+/* The nesting section: the side file's records, then zeros up to one record
+ * per row (rows the pass never saw: no start or end). */
+static bool write_nesting(nx_tlx_writer *w)
+{
+    if (nx_nesting_finish(w->nest) != 0)
+        return false;
+    uint64_t need = w->rows * sizeof(nx_tlx_nest), done = 0;
+    unsigned char buf[1 << 16];
+    while (done < need) {
+        size_t want = need - done < sizeof buf ? (size_t)(need - done) : sizeof buf;
+        ssize_t got = pread(w->nest_fd, buf, want, (off_t)done);
+        if (got < 0)
+            return false;
+        if (got == 0) {   /* past the side file's end: rows without values */
+            memset(buf, 0, want);
+            got = (ssize_t)want;
+        }
+        if (!write_all(w->f, buf, (size_t)got))
+            return false;
+        done += (uint64_t)got;
+    }
+    return true;
+}
+
 static bool finish_file(nx_tlx_writer *w, const uint64_t *file_rows, size_t n_file_rows)
 {
     bool ok = true;
@@ -672,6 +746,8 @@ static bool finish_file(nx_tlx_writer *w, const uint64_t *file_rows, size_t n_fi
     }
     uint64_t tuples_off = align8(w->f, &ok);
     ok = ok && write_all(w->f, w->tuples, w->n_tuples * (1 + w->n_labels) * sizeof *w->tuples);
+    uint64_t nest_off = w->nest ? align8(w->f, &ok) : 0;
+    ok = ok && (!w->nest || write_nesting(w));
     uint64_t strings_off = align8(w->f, &ok);
     ok = ok && write_all(w->f, w->st.ent, w->st.n * 2 * sizeof *w->st.ent) && write_all(w->f, w->st.bytes, w->st.len);
     long size = ftell(w->f);
@@ -698,6 +774,8 @@ static bool finish_file(nx_tlx_writer *w, const uint64_t *file_rows, size_t n_fi
     nx_put_u64(h + 104, tuples_off);
     nx_put_u64(h + 112, strings_off);
     nx_put_u64(h + 120, (uint64_t)size);
+    nx_put_u64(h + 128, nest_off);
+    nx_put_u64(h + 136, w->nest ? w->rows : 0);
     return fseek(w->f, 0, SEEK_SET) == 0 && write_all(w->f, h, sizeof h);
 }
 
@@ -724,6 +802,11 @@ int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, si
     }
     if (!keep && w->tmp[0])
         unlink(w->tmp);
+    if (w->nest_fd >= 0) {
+        close(w->nest_fd);
+        unlink(w->nest_tmp);
+    }
+    nx_nesting_free(w->nest);
     for (size_t t = 0; t < w->n_tracks; t++) {
         free(w->tracks[t]->blocks);
         free(w->tracks[t]->supers);

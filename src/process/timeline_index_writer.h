@@ -6,7 +6,11 @@
  * before the codec gets it, and nx_tlx_writer_close() runs after the table's
  * Parquet files are closed, because the index records their sizes and footers.
  * Memory: one block of encoded events per track plus 80 bytes per block of
- * NX_TLX_BLOCK_EVENTS events; event data streams to the file.
+ * NX_TLX_BLOCK_EVENTS events; event data streams to the file. A table whose
+ * events nest (SystemProfileEvents) also runs query/nesting.h's pass over its
+ * tracks (a stack per track) and writes each row's depth and self time to a
+ * side file (`<index>.tmp-<pid>.nest`, 16 bytes per row) that is copied into
+ * the index when it is finished and then removed.
  *
  * The index is an accelerator, never the truth: when a track's events are not in
  * start order (a table written unsorted) or one ends before it starts, the writer

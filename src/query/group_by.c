@@ -37,7 +37,7 @@ struct nx_group_by {
     size_t scratch_cap;
     size_t *order;           /* rank -> group index, after sort */
     nx_group_stats totals;
-    bool has_values;         /* some add() passed a value column */
+    size_t n_sums;           /* value columns the add() calls passed */
 };
 
 nx_group_by *nx_group_by_new(const nxpq_type *key_types, size_t n_keys, nxpq_error *err)
@@ -165,11 +165,15 @@ static uint64_t get_u64(const char *p)
     return v;
 }
 
-int nx_group_by_add(nx_group_by *g, const nxpq_column_data *const *keys, const int64_t *values,
-                    const uint8_t *values_valid, size_t n_rows, nxpq_error *err)
+int nx_group_by_add(nx_group_by *g, const nxpq_column_data *const *keys, const nx_group_values *values,
+                    size_t n_sums, size_t n_rows, nxpq_error *err)
 {
-    if (values)
-        g->has_values = true;
+    if (n_sums > NX_GROUP_SUMS) {
+        nxpq_error_set(err, "group by: %zu sums, at most %d", n_sums, NX_GROUP_SUMS);
+        return -1;
+    }
+    if (n_sums > g->n_sums)
+        g->n_sums = n_sums;
     long last = -1;
     for (size_t r = 0; r < n_rows; r++) {
         size_t len = 0;
@@ -220,14 +224,17 @@ int nx_group_by_add(nx_group_by *g, const nxpq_column_data *const *keys, const i
         nx_group_stats *st = &g->groups[gi].st;
         st->count++;
         g->totals.count++;
-        if (values && (!values_valid || values_valid[r])) {
-            if (__builtin_add_overflow(st->sum, values[r], &st->sum) ||
-                __builtin_add_overflow(g->totals.sum, values[r], &g->totals.sum)) {
-                nxpq_error_set(err, "group by: the sum overflows a 64-bit integer");
+        for (size_t j = 0; j < n_sums; j++) {
+            const nx_group_values *vj = &values[j];
+            if (vj->valid && !vj->valid[r])
+                continue;
+            if (__builtin_add_overflow(st->sum[j], vj->v[r], &st->sum[j]) ||
+                __builtin_add_overflow(g->totals.sum[j], vj->v[r], &g->totals.sum[j])) {
+                nxpq_error_set(err, "group by: sum %zu overflows a 64-bit integer", j + 1);
                 return -1;
             }
-            st->n_values++;
-            g->totals.n_values++;
+            st->n_values[j]++;
+            g->totals.n_values[j]++;
         }
     }
     return 0;
@@ -274,7 +281,7 @@ const nx_group_stats *nx_group_by_stats(const nx_group_by *g, size_t i)
 typedef struct sort_entry {
     size_t idx;
     const nx_group_by *g;
-    bool by_count;
+    int by;                  /* the sum sorted by, or -1: count */
 } sort_entry;
 
 static int cmp_entry(const void *pa, const void *pb)
@@ -282,15 +289,16 @@ static int cmp_entry(const void *pa, const void *pb)
     const sort_entry *a = pa, *b = pb;
     const nx_group_by *g = a->g;
     const nx_group_stats *x = &g->groups[a->idx].st, *y = &g->groups[b->idx].st;
-    if (a->by_count) {
+    if (a->by < 0) {
         if (x->count != y->count)
             return x->count > y->count ? -1 : 1;
     } else {
-        bool xn = x->n_values == 0, yn = y->n_values == 0;
+        int j = a->by;
+        bool xn = x->n_values[j] == 0, yn = y->n_values[j] == 0;
         if (xn != yn)
             return xn ? 1 : -1;
-        if (x->sum != y->sum)
-            return x->sum > y->sum ? -1 : 1;
+        if (x->sum[j] != y->sum[j])
+            return x->sum[j] > y->sum[j] ? -1 : 1;
     }
     for (size_t k = 0; k < g->n_keys; k++) {
         nx_group_key ka, kb;
@@ -314,9 +322,9 @@ static int cmp_entry(const void *pa, const void *pb)
     return 0;
 }
 
-int nx_group_by_sort(nx_group_by *g, bool by_count, nxpq_error *err)
+int nx_group_by_sort(nx_group_by *g, int by, nxpq_error *err)
 {
-    bool counts = by_count || !g->has_values;
+    int key = by >= 0 && (size_t)by < g->n_sums ? by : -1;
     size_t n = g->n_groups;
     sort_entry *e = malloc((n ? n : 1) * sizeof *e);
     size_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -327,7 +335,7 @@ int nx_group_by_sort(nx_group_by *g, bool by_count, nxpq_error *err)
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        e[i] = (sort_entry){.idx = i, .g = g, .by_count = counts};
+        e[i] = (sort_entry){.idx = i, .g = g, .by = key};
     qsort(e, n, sizeof *e, cmp_entry);
     for (size_t i = 0; i < n; i++)
         order[i] = e[i].idx;

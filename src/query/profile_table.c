@@ -22,6 +22,7 @@ struct nx_profile_table {
      * row counts and kept, so a scan does not parse those footers again (a
      * 10M-row file's footer is ~5 ms). Reader 0 holds the table's schema. */
     nxpq_reader **readers;
+    int64_t *file_rows;              /* per file */
     int64_t num_rows;
 };
 
@@ -78,6 +79,7 @@ void nx_profile_table_close(nx_profile_table *t)
         free(t->paths[i]);
     }
     free(t->readers);
+    free(t->file_rows);
     free(t->paths);
     free(t->name);
     free(t);
@@ -146,7 +148,7 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
     t = calloc(1, sizeof *t);
     size_t n_files = single ? 1 : n_idx;
     if (!t || !(t->name = strdup(table)) || !(t->paths = calloc(n_files, sizeof *t->paths)) ||
-        !(t->readers = calloc(n_files, sizeof *t->readers))) {
+        !(t->readers = calloc(n_files, sizeof *t->readers)) || !(t->file_rows = calloc(n_files, sizeof *t->file_rows))) {
         nxpq_error_set(err, "%s: out of memory", table);
         goto done;
     }
@@ -167,7 +169,8 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
         nxpq_reader *r = nxpq_reader_open(t->paths[i], err);
         if (!r)
             goto done;
-        t->num_rows += nxpq_reader_num_rows(r);
+        t->file_rows[i] = nxpq_reader_num_rows(r);
+        t->num_rows += t->file_rows[i];
         if (i < KEPT_READERS)
             t->readers[i] = r;
         else
@@ -187,6 +190,7 @@ const char *nx_profile_table_name(const nx_profile_table *t) { return t->name; }
 size_t nx_profile_table_file_count(const nx_profile_table *t) { return t->n_files; }
 const char *nx_profile_table_file_path(const nx_profile_table *t, size_t i) { return i < t->n_files ? t->paths[i] : NULL; }
 int64_t nx_profile_table_num_rows(const nx_profile_table *t) { return t->num_rows; }
+int64_t nx_profile_table_file_rows(const nx_profile_table *t, size_t i) { return i < t->n_files ? t->file_rows[i] : 0; }
 size_t nx_profile_table_num_columns(const nx_profile_table *t) { return nxpq_reader_num_columns(t->readers[0]); }
 
 const nxpq_column_info *nx_profile_table_column(const nx_profile_table *t, size_t i)

@@ -45,6 +45,8 @@ size_t nx_profile_table_file_count(const nx_profile_table *t);
 const char *nx_profile_table_file_path(const nx_profile_table *t, size_t i);
 /* Sum of the files' row counts (from their footers). */
 int64_t nx_profile_table_num_rows(const nx_profile_table *t);
+/* Row count of file i (from its footer); 0 past the last file. */
+int64_t nx_profile_table_file_rows(const nx_profile_table *t, size_t i);
 
 /* Columns of the first file. */
 size_t nx_profile_table_num_columns(const nx_profile_table *t);

@@ -24,6 +24,7 @@ static const struct {
     {"CcInstruction", {"description", NULL}},
     {"CcOp", {"operation", NULL}},
     {"SemaphoreUpdate", {"value", NULL}},
+    {"SystemProfileEvents", {"name", "trace_event_source", NULL}},
 };
 
 const char *const *nx_timeline_labels(const char *table)
@@ -68,6 +69,7 @@ struct nx_tlx {
     const uint64_t *strings;        /* per string: offset, length into string_bytes */
     const char *string_bytes;
     uint64_t string_bytes_len;
+    const nx_tlx_nest *nest;        /* per table row, or NULL */
 };
 
 /* Whether [off, off + len) lies inside the file after the header, 8-aligned. */
@@ -97,8 +99,11 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
 #define BAD(...) (snprintf(why, why_len, __VA_ARGS__), false)
     if (x->size < NX_TLX_HEADER_BYTES || memcmp(h, NX_TLX_MAGIC, 8) != 0)
         return BAD("not a timeline index (size %zu or magic)", x->size);
-    if (nx_get_u32(h + 8) != NX_TLX_VERSION || nx_get_u32(h + 12) != NX_TLX_BLOCK_EVENTS)
-        return BAD("unknown version %u or block size %u", nx_get_u32(h + 8), nx_get_u32(h + 12));
+    if (nx_get_u32(h + 8) != NX_TLX_VERSION)
+        return BAD("version %u, this nxprof reads version %u (`nxprof index PROFILE_DIR` rebuilds it)",
+                   nx_get_u32(h + 8), NX_TLX_VERSION);
+    if (nx_get_u32(h + 12) != NX_TLX_BLOCK_EVENTS)
+        return BAD("block size %u, expected %u", nx_get_u32(h + 12), NX_TLX_BLOCK_EVENTS);
     x->rows = nx_get_u64(h + 16);
     x->n_files = nx_get_u32(h + 32);
     x->n_tracks = nx_get_u32(h + 36);
@@ -135,6 +140,14 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
     x->strings = (const uint64_t *)(h + strings_off);
     x->string_bytes = (const char *)h + strings_off + (uint64_t)x->n_strings * 16;
     x->string_bytes_len = x->size - (strings_off + (uint64_t)x->n_strings * 16);
+    uint64_t nest_off = nx_get_u64(h + 128), nest_n = nx_get_u64(h + 136);
+    if (nest_off) {
+        if (nest_n != x->rows || nest_n > UINT64_MAX / sizeof(nx_tlx_nest) ||
+            !section_ok(x, nest_off, nest_n * sizeof(nx_tlx_nest)))
+            return BAD("nesting section of %llu records lies outside the file or does not match %llu rows",
+                       (unsigned long long)nest_n, (unsigned long long)x->rows);
+        x->nest = (const nx_tlx_nest *)(h + nest_off);
+    }
     for (uint32_t t = 0; t < x->n_tracks; t++) {
         const tlx_track *tr = &x->tracks[t];
         const char *s;
@@ -738,5 +751,25 @@ bool nx_tlx_label_value(const nx_tlx *x, uint32_t tuple, int label, int64_t *iv,
     if (nx_tlx_label_is_string(x, label))
         return v >= 0 && string_at(x, (uint64_t)v, s, len);
     *iv = v;
+    return true;
+}
+
+/* -------------------------------------------------------------- nesting -- */
+
+bool nx_tlx_has_nesting(const nx_tlx *x)
+{
+    return x->nest != NULL;
+}
+
+bool nx_tlx_nesting(const nx_tlx *x, int64_t ordinal, uint32_t *depth, int64_t *self_ns)
+{
+    uint64_t file = (uint64_t)ordinal >> 40, row = (uint64_t)ordinal & ((UINT64_C(1) << 40) - 1);
+    if (!x->nest || ordinal < 0 || file >= x->n_files || row >= x->file_first[file + 1] - x->file_first[file])
+        return false;
+    const nx_tlx_nest *e = &x->nest[x->file_first[file] + row];
+    if (e->set != 1)
+        return false;
+    *depth = e->depth;
+    *self_ns = e->self_ns;
     return true;
 }

@@ -19,9 +19,9 @@
  * and DuckDB globs never see it). Little-endian, written by
  * src/process/timeline_index_writer.c while the table is written:
  *
- *   header (128 bytes)
+ *   header (144 bytes)
  *     0   magic "NXTLIDX1"
- *     8   u32 version (3)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
+ *     8   u32 version (4)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
  *     16  u64 table rows (all files)
  *     24  u64 rows per file (the split limit it was written with; 0 unknown)
  *     32  u32 files                36  u32 tracks
@@ -32,7 +32,8 @@
  *     88  u64 blocks offset        96  u64 labels offset
  *     104 u64 tuples offset        112 u64 strings offset
  *     120 u64 file size
- *   data: per block, its mini-blocks of NX_TLX_MINI_EVENTS events (the last may
+ *     128 u64 nesting offset (0: none)  136 u64 nesting records
+ *   data (from byte 144): per block, its mini-blocks of NX_TLX_MINI_EVENTS events (the last may
  *     hold fewer): first every mini-block's summary, then every mini-block's
  *     events, all as LEB128 varints. Summary: first start - the block's
  *     first_start, last start - first start, first row - the block's first_row,
@@ -57,11 +58,26 @@
  *   labels (8 bytes each): u32 name string, u32 kind (0 int, 1 string).
  *   tuples: per tuple, u64 null mask then one i64 per label (the value, or a
  *     string id for string labels).
- *   strings: u32 count x (u64 offset, u64 length) then the bytes.
+ *   nesting (tables whose events nest, window.h nx_timeline_info.nested; else
+ *     absent, offset 0): one nx_tlx_nest (16 bytes: i64 self time in ns, u32
+ *     depth, u32 1 when set) per table row, rows numbered across the files as
+ *     above; a row without a start or an end has set 0. Depth and self time
+ *     are query/nesting.h's rule, computed per track while the table is
+ *     written (the values of an event are final only once the events it may
+ *     enclose have passed, so they go to a side file at row x 16 and are copied
+ *     in here when the index is finished).
+ *   strings: u32 count x (u64 offset, u64 length) then the bytes (to the end
+ *     of the file).
  * Point events (SemaphoreUpdate) have end == start.
  *
+ * Versions: 4 added the nesting section (and the 16 header bytes before the
+ * data). An index of another version is refused like a malformed one (its
+ * `why` says which version it is and that `nxprof index` rebuilds it), so a
+ * profile indexed by an older nxprof is scanned until it is re-indexed.
+ *
  * A missing, stale or malformed index is never an error for the query: the
- * caller falls back to the scan (sampled_pass.c does).
+ * caller falls back to the scan (sampled_pass.c does; query/nesting.h
+ * computes depth and self time from the table).
  */
 #ifndef NX_QUERY_TIMELINE_INDEX_H
 #define NX_QUERY_TIMELINE_INDEX_H
@@ -74,11 +90,11 @@
 #include "query/sampled_pass.h"
 
 #define NX_TLX_MAGIC "NXTLIDX1"
-#define NX_TLX_VERSION 3u
+#define NX_TLX_VERSION 4u
 #define NX_TLX_BLOCK_EVENTS 128u
 #define NX_TLX_MINI_EVENTS 16u
 #define NX_TLX_SUPER_BLOCKS 16u
-#define NX_TLX_HEADER_BYTES 128u
+#define NX_TLX_HEADER_BYTES 144u
 #define NX_TLX_MAX_LABELS 4
 
 /* What a query needs of a run of events in start order (a block or a superblock). */
@@ -94,6 +110,13 @@ typedef struct nx_tlx_block {
     uint64_t data_off;                /* from the data section's start */
     uint32_t data_len, reserved;
 } nx_tlx_block;
+
+/* One row's entry of the nesting section. */
+typedef struct nx_tlx_nest {
+    int64_t self_ns;
+    uint32_t depth;
+    uint32_t set;                     /* 1: the row has values */
+} nx_tlx_nest;
 
 typedef struct nx_tlx_super {         /* NX_TLX_SUPER_BLOCKS consecutive blocks of a track */
     nx_tlx_summary s;
@@ -140,5 +163,11 @@ bool nx_tlx_label_is_string(const nx_tlx *x, int label);
 /* Value of label `label` in tuple `tuple`: false when null. Strings point into
  * the index (valid until nx_tlx_close) and are not NUL-terminated. */
 bool nx_tlx_label_value(const nx_tlx *x, uint32_t tuple, int label, int64_t *iv, const char **s, size_t *len);
+
+/* Whether the index holds the nesting section (a table whose events nest). */
+bool nx_tlx_has_nesting(const nx_tlx *x);
+/* The depth and self time of the row at `ordinal` (window.h nx_row_ordinal):
+ * false when the index has no nesting section, no such row, or none for it. */
+bool nx_tlx_nesting(const nx_tlx *x, int64_t ordinal, uint32_t *depth, int64_t *self_ns);
 
 #endif

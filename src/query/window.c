@@ -25,14 +25,16 @@
 #include <string.h>
 
 static const nx_timeline_info TIMELINES[] = {
-    {"Instruction", "start_ts", "end_ts", NX_TRACK_INSTRUCTION},
-    {"DmaPacketAggregated", "start_ts", "end_ts", NX_TRACK_DMA},
-    {"DmaPacket", "start_ts", "end_ts", NX_TRACK_DMA},
-    {"CcInstruction", "start_ts", "end_ts", NX_TRACK_CC_CORE},
-    {"SemaphoreUpdate", "timestamp", NULL, NX_TRACK_SEMAPHORE},
-    {"CcOp", "start_ts", "end_ts", NX_TRACK_CC_STREAM},
+    {"Instruction", "start_ts", "end_ts", NX_TRACK_INSTRUCTION, false},
+    {"DmaPacketAggregated", "start_ts", "end_ts", NX_TRACK_DMA, false},
+    {"DmaPacket", "start_ts", "end_ts", NX_TRACK_DMA, false},
+    {"CcInstruction", "start_ts", "end_ts", NX_TRACK_CC_CORE, false},
+    {"SemaphoreUpdate", "timestamp", NULL, NX_TRACK_SEMAPHORE, false},
+    {"CcOp", "start_ts", "end_ts", NX_TRACK_CC_STREAM, false},
+    {"SystemProfileEvents", "start_ts", "end_ts", NX_TRACK_SYSTEM, true},
 };
 #define N_TIMELINES (sizeof TIMELINES / sizeof TIMELINES[0])
+_Static_assert(N_TIMELINES == NX_TIMELINE_TABLES, "NX_TIMELINE_TABLES must count TIMELINES");
 
 size_t nx_timeline_count(void) { return N_TIMELINES; }
 const nx_timeline_info *nx_timeline_at(size_t i) { return i < N_TIMELINES ? &TIMELINES[i] : NULL; }
@@ -144,7 +146,7 @@ static int64_t track_intern(track_set *t, const char *s, size_t len)
 
 /* ------------------------------------------------------------------ query -- */
 
-enum { MAX_EXTRA = 4, TRACK_CACHE_BITS = 4 };
+enum { MAX_EXTRA = 2 + NX_TRACK_MAX_SOURCES, TRACK_CACHE_BITS = 4 };
 
 /* A cached short track name: its short_key() words, len + 1 (0 = empty slot), id. */
 typedef struct track_cache_entry {
@@ -161,7 +163,7 @@ struct nx_window {
     size_t n_cols;
     int start_i, end_i;     /* batch column indices (end_i < 0: point table) */
     nx_track_source source;  /* the track rule's columns */
-    int track_a, track_b;   /* track source columns (-1: absent), meaning per info->track */
+    int track_col[NX_TRACK_MAX_SOURCES];   /* batch column of each source (-1: absent) */
     track_set tracks;
     track_cache_entry cache[1 << TRACK_CACHE_BITS];
     uint32_t *rows, *track_ids;
@@ -235,7 +237,6 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
     w->info = info;
     w->start = o->start;
     w->end = o->end;
-    w->track_a = w->track_b = -1;
     for (size_t i = 0; i < o->n_columns; i++)
         w->cols[w->n_cols++] = o->columns[i];
 
@@ -253,25 +254,19 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
     w->start_i = want_column(w, info->start_column);
     w->end_i = info->end_column ? want_column(w, info->end_column) : -1;
 
-    /* Track source columns (window.h); a missing primary source is an error unless
-     * the rule has a fallback. */
+    /* Track source columns (window.h); a missing required one is an error, the
+     * others fall back as the rule says. */
     w->source = nx_track_sources(info->track);
-    const char *a = w->source.a, *b = w->source.b;
-    bool a_int = w->source.a_int, b_int = w->source.b_int, a_required = w->source.a_required;
-    int ra = check_column(w, a, a_int, err);
-    if (ra < 0)
-        goto fail;
-    int rb = b ? check_column(w, b, b_int, err) : 0;
-    if (rb < 0)
-        goto fail;
-    if ((ra == 0 && a_required) || (info->track == NX_TRACK_INSTRUCTION && rb == 0)) {
-        nxpq_error_set(err, "%s: has no '%s' column for its track", tname, ra == 0 && a_required ? a : b);
-        goto fail;
+    for (size_t k = 0; k < w->source.n; k++) {
+        int rc = check_column(w, w->source.col[k], w->source.is_int[k], err);
+        if (rc < 0)
+            goto fail;
+        if (rc == 0 && w->source.required[k]) {
+            nxpq_error_set(err, "%s: has no '%s' column for its track", tname, w->source.col[k]);
+            goto fail;
+        }
+        w->track_col[k] = rc ? want_column(w, w->source.col[k]) : -1;
     }
-    if (ra)
-        w->track_a = want_column(w, a);
-    if (rb)
-        w->track_b = want_column(w, b);
 
     nx_profile_range more = {info->end_column, o->start, INT64_MAX};
     nx_profile_scan_options so = {
@@ -357,12 +352,9 @@ static inline bool col_str(const nxpq_column_data *c, size_t i, const char **s, 
     return true;
 }
 
-/* The track name of an integer key: prefix + decimal v into buf; returns the length. */
-size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf)
+/* Appends the decimal text of v at buf + n; returns the new length. */
+static size_t put_decimal(char *buf, size_t n, int64_t v)
 {
-    const char *prefix = kind == NX_TRACK_DMA ? "queue" : kind == NX_TRACK_CC_CORE ? "CC" : "stream";
-    size_t n = strlen(prefix);
-    memcpy(buf, prefix, n);
     char tmp[24];
     size_t k = 0;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
@@ -377,57 +369,98 @@ size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf)
     return n;
 }
 
-/* Track name of row i of batch b (window.h rules), into s and len (may point into buf). */
-static void row_track(const nx_window *w, const nxpq_batch *b, size_t i, char *buf, const char **s, size_t *len)
+/* The track name of an integer key: prefix + decimal v into buf; returns the length. */
+size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf)
 {
-    nx_track_values v = {0};
-    if (w->track_a >= 0) {
-        const nxpq_column_data *c = &b->columns[w->track_a];
-        v.a_ok = w->source.a_int ? col_int(c, i, &v.a_int) : col_str(c, i, &v.a, &v.a_len);
+    const char *prefix = kind == NX_TRACK_DMA        ? "queue"
+                         : kind == NX_TRACK_CC_CORE  ? "CC"
+                         : kind == NX_TRACK_SYSTEM   ? "nc"
+                                                     : "stream";
+    size_t n = strlen(prefix);
+    memcpy(buf, prefix, n);
+    return put_decimal(buf, n, v);
+}
+
+const char *nx_track_of_row(nx_track_kind kind, const nx_track_source *src, const nxpq_batch *b, const int *cols,
+                            size_t i, char *buf, size_t *len)
+{
+    nx_track_values v;
+    for (size_t k = 0; k < src->n; k++) {
+        v.ok[k] = false;
+        if (cols[k] < 0)
+            continue;
+        const nxpq_column_data *c = &b->columns[cols[k]];
+        v.ok[k] = src->is_int[k] ? col_int(c, i, &v.i[k]) : col_str(c, i, &v.s[k], &v.len[k]);
     }
-    if (w->track_b >= 0 && !(w->info->track == NX_TRACK_INSTRUCTION && v.a_ok && v.a_len > 0)) {
-        const nxpq_column_data *c = &b->columns[w->track_b];
-        v.b_ok = w->source.b_int ? col_int(c, i, &v.b_int) : col_str(c, i, &v.b, &v.b_len);
-    }
-    *s = nx_track_name(w->info->track, &v, buf, len);
+    return nx_track_name(kind, &v, buf, len);
 }
 
 nx_track_source nx_track_sources(nx_track_kind kind)
 {
     switch (kind) {
-    case NX_TRACK_INSTRUCTION: return (nx_track_source){"timeline_track", "engine", false, false, false};
-    case NX_TRACK_DMA: return (nx_track_source){"queue_name", "queue_idx", false, true, false};
-    case NX_TRACK_SEMAPHORE: return (nx_track_source){"id", NULL, false, false, true};
-    case NX_TRACK_CC_CORE: return (nx_track_source){"core_idx", NULL, true, false, true};
-    case NX_TRACK_CC_STREAM: return (nx_track_source){"stream_id", NULL, true, false, true};
+    case NX_TRACK_INSTRUCTION:
+        return (nx_track_source){{"timeline_track", "engine"}, {false, false}, {false, true}, 2};
+    case NX_TRACK_DMA: return (nx_track_source){{"queue_name", "queue_idx"}, {false, true}, {false, false}, 2};
+    case NX_TRACK_SEMAPHORE: return (nx_track_source){{"id"}, {false}, {true}, 1};
+    case NX_TRACK_CC_CORE: return (nx_track_source){{"core_idx"}, {true}, {true}, 1};
+    case NX_TRACK_CC_STREAM: return (nx_track_source){{"stream_id"}, {true}, {true}, 1};
+    case NX_TRACK_SYSTEM:
+        return (nx_track_source){{"trace_event_source", "nc_idx", "instance_id", "process_id", "thread_id"},
+                                 {false, true, false, true, true},
+                                 {true, false, false, true, true},
+                                 5};
     }
-    return (nx_track_source){0};
+    return (nx_track_source){{NULL}, {false}, {false}, 0};
+}
+
+/* "<instance_id>/<process_id>/<thread_id>" of SystemProfileEvents' sources
+ * 2, 3, 4 into buf (a null part is empty). */
+static size_t thread_name(const nx_track_values *v, char *buf)
+{
+    size_t n = 0;
+    if (v->ok[2]) {
+        n = v->len[2] < NX_TRACK_INSTANCE_MAX ? v->len[2] : NX_TRACK_INSTANCE_MAX;
+        memcpy(buf, v->s[2], n);
+    }
+    buf[n++] = '/';
+    if (v->ok[3])
+        n = put_decimal(buf, n, v->i[3]);
+    buf[n++] = '/';
+    if (v->ok[4])
+        n = put_decimal(buf, n, v->i[4]);
+    return n;
 }
 
 const char *nx_track_name(nx_track_kind kind, const nx_track_values *v, char *buf, size_t *len)
 {
     switch (kind) {
     case NX_TRACK_INSTRUCTION:
-        if (v->a_ok && v->a_len > 0)
-            return *len = v->a_len, v->a;
-        if (v->b_ok)
-            return *len = v->b_len, v->b;
+        if (v->ok[0] && v->len[0] > 0)
+            return *len = v->len[0], v->s[0];
+        if (v->ok[1])
+            return *len = v->len[1], v->s[1];
         break;
     case NX_TRACK_DMA:
-        if (v->a_ok)
-            return *len = v->a_len, v->a;
-        if (v->b_ok)
-            return *len = nx_track_int_name(NX_TRACK_DMA, v->b_int, buf), buf;
+        if (v->ok[0])
+            return *len = v->len[0], v->s[0];
+        if (v->ok[1])
+            return *len = nx_track_int_name(NX_TRACK_DMA, v->i[1], buf), buf;
         break;
     case NX_TRACK_SEMAPHORE:
-        if (v->a_ok)
-            return *len = v->a_len, v->a;
+        if (v->ok[0])
+            return *len = v->len[0], v->s[0];
         break;
     case NX_TRACK_CC_CORE:
     case NX_TRACK_CC_STREAM:
-        if (v->a_ok)
-            return *len = nx_track_int_name(kind, v->a_int, buf), buf;
+        if (v->ok[0])
+            return *len = nx_track_int_name(kind, v->i[0], buf), buf;
         break;
+    case NX_TRACK_SYSTEM: {
+        bool framework = v->ok[0] && v->len[0] == 9 && memcmp(v->s[0], "framework", 9) == 0;
+        if (!framework && v->ok[1])
+            return *len = nx_track_int_name(NX_TRACK_SYSTEM, v->i[1], buf), buf;
+        return *len = thread_name(v, buf), buf;
+    }
     }
     *len = 0;
     return "";
@@ -474,7 +507,7 @@ int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
     const nxpq_column_data *cs = &b->columns[w->start_i];
     const nxpq_column_data *ce = w->end_i >= 0 ? &b->columns[w->end_i] : NULL;
     size_t n = 0;
-    char buf[48];
+    char buf[NX_TRACK_BUF];
     for (size_t i = 0; i < b->n_rows; i++) {
         int64_t s, e;
         if (!col_int(cs, i, &s))
@@ -487,9 +520,8 @@ int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
                 continue;
             e = s;
         }
-        const char *ts;
         size_t tlen;
-        row_track(w, b, i, buf, &ts, &tlen);
+        const char *ts = nx_track_of_row(w->info->track, &w->source, b, w->track_col, i, buf, &tlen);
         uint32_t id;
         /* Track names are few and short: a name of <= 16 bytes is looked up in a
          * small direct-mapped cache by its exact-bytes key (no hashing, no memcmp);

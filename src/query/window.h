@@ -4,10 +4,14 @@
  * viewer, so an export and the screen always agree.
  *
  * Timeline tables and their timing (nx_timeline_find):
- *   Instruction, DmaPacket, DmaPacketAggregated, CcInstruction, CcOp
+ *   Instruction, DmaPacket, DmaPacketAggregated, CcInstruction, CcOp,
+ *   SystemProfileEvents
  *       interval events: start_ts, end_ts (INT64 ns);
  *   SemaphoreUpdate
  *       point events: timestamp (INT64 ns); start == end == timestamp below.
+ * SystemProfileEvents is the one table whose events nest (nx_timeline_info.nested):
+ * a track of it is a call stack, and the timeline index stores each event's
+ * depth and self time (query/nesting.h has the rule).
  *
  * Window rule, for a window [start, end] in ns, both ends inclusive:
  *   interval events: kept when end_ts >= start AND start_ts <= end (overlap);
@@ -32,6 +36,15 @@
  *   SemaphoreUpdate      -> id (the semaphore, e.g. "S[3]");
  *   CcInstruction        -> "CC<core_idx>" (e.g. "CC8");
  *   CcOp                 -> "stream<stream_id>" (e.g. "stream0");
+ *   SystemProfileEvents  -> framework events (trace_event_source "framework"):
+ *                           "<instance_id>/<process_id>/<thread_id>", one track per
+ *                           thread (e.g. "i-0b1e/4121/4121"); runtime and hardware
+ *                           events (any other source): "nc<nc_idx>" (e.g. "nc0")
+ *                           when nc_idx is non-null, else
+ *                           "<instance_id>/<process_id>/<thread_id>". A null part
+ *                           is empty text ("//7"); an instance id is cut to its
+ *                           first NX_TRACK_INSTANCE_MAX bytes (so a name fits
+ *                           NX_TRACK_BUF);
  *   any null source value that has no fallback above -> "" (the empty track).
  * Track names are interned per query: ids are dense, 0, 1, ... in order of first
  * appearance in the scan, and valid for the life of the query.
@@ -61,7 +74,8 @@ typedef enum nx_track_kind {
     NX_TRACK_DMA,
     NX_TRACK_SEMAPHORE,
     NX_TRACK_CC_CORE,
-    NX_TRACK_CC_STREAM
+    NX_TRACK_CC_STREAM,
+    NX_TRACK_SYSTEM
 } nx_track_kind;
 
 typedef struct nx_timeline_info {
@@ -69,12 +83,16 @@ typedef struct nx_timeline_info {
     const char *start_column;   /* start_ts, or timestamp for point tables */
     const char *end_column;     /* end_ts, or NULL for point tables */
     nx_track_kind track;
+    bool nested;                /* events nest per track (query/nesting.h) */
 } nx_timeline_info;
+
+/* How many timeline tables there are (nx_timeline_count()), for arrays sized at compile time. */
+#define NX_TIMELINE_TABLES 7
 
 /* The timing and track rule of a timeline table, or NULL when `table` has none. */
 const nx_timeline_info *nx_timeline_find(const char *table);
 /* All timeline tables with a track rule (Instruction, DmaPacketAggregated,
- * DmaPacket, CcInstruction, SemaphoreUpdate, CcOp). */
+ * DmaPacket, CcInstruction, SemaphoreUpdate, CcOp, SystemProfileEvents). */
 size_t nx_timeline_count(void);
 const nx_timeline_info *nx_timeline_at(size_t i);
 
@@ -114,28 +132,46 @@ void nx_window_close(nx_window *w);
 /* Pages/row groups read vs total so far (profile_table.h nx_profile_scan_get_stats). */
 void nx_window_stats(const nx_window *w, nxpq_scan_stats *out);
 
-/* The columns a track is named from: a, with b as the fallback (NULL: none);
- * *_int: an integer column (else a string); a_required: a table without a fails. */
+/* Most columns a track name is made of (SystemProfileEvents: trace_event_source,
+ * nc_idx, instance_id, process_id, thread_id). */
+#define NX_TRACK_MAX_SOURCES 5
+/* Bytes of the buffer nx_track_name may write a name into; an instance id is
+ * cut to NX_TRACK_INSTANCE_MAX bytes so that the longest name fits. */
+#define NX_TRACK_BUF 320
+#define NX_TRACK_INSTANCE_MAX 255
+
+/* The columns a track is named from, in the rule's order: col[k] (NULL past the
+ * n-th); is_int[k]: an integer column (else a string); required[k]: a table
+ * without it cannot be read as a timeline (window queries fail naming it). */
 typedef struct nx_track_source {
-    const char *a, *b;
-    bool a_int, b_int, a_required;
+    const char *col[NX_TRACK_MAX_SOURCES];
+    bool is_int[NX_TRACK_MAX_SOURCES], required[NX_TRACK_MAX_SOURCES];
+    size_t n;
 } nx_track_source;
 nx_track_source nx_track_sources(nx_track_kind kind);
 
-/* One row's source values (ok false: null or no such column; a string or an
- * integer per nx_track_source) and the track name they give by the rules above:
- * a pointer to a value's bytes or to buf (>= 32 bytes); *len gets its length. */
+/* One row's source values, indexed like nx_track_source.col (ok[k] false: null
+ * or no such column; s/len for string columns, i for integer ones), and the
+ * track name they give by the rules above: a pointer to a value's bytes or to
+ * buf (NX_TRACK_BUF bytes); *len gets its length. */
 typedef struct nx_track_values {
-    const char *a, *b;
-    size_t a_len, b_len;
-    int64_t a_int, b_int;
-    bool a_ok, b_ok;
+    const char *s[NX_TRACK_MAX_SOURCES];
+    size_t len[NX_TRACK_MAX_SOURCES];
+    int64_t i[NX_TRACK_MAX_SOURCES];
+    bool ok[NX_TRACK_MAX_SOURCES];
 } nx_track_values;
 const char *nx_track_name(nx_track_kind kind, const nx_track_values *v, char *buf, size_t *len);
 
-/* The name of an integer-keyed track ("queue7", "CC8", "stream0") into buf (at
- * least 32 bytes): kind NX_TRACK_DMA (the queue_idx fallback), NX_TRACK_CC_CORE or
- * NX_TRACK_CC_STREAM. Returns its length. */
+/* The track name of row i of batch b, whose column cols[k] holds source k of
+ * src (-1: the batch lacks it); plain or dictionary-form columns. Same result
+ * and buffer rule as nx_track_name. */
+const char *nx_track_of_row(nx_track_kind kind, const nx_track_source *src, const nxpq_batch *b, const int *cols,
+                            size_t i, char *buf, size_t *len);
+
+/* The name of an integer-keyed track ("queue7", "CC8", "stream0", "nc0") into
+ * buf (at least 32 bytes): kind NX_TRACK_DMA (the queue_idx fallback),
+ * NX_TRACK_CC_CORE, NX_TRACK_CC_STREAM or NX_TRACK_SYSTEM (nc_idx). Returns its
+ * length. */
 size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf);
 
 size_t nx_window_track_count(const nx_window *w);

@@ -30,7 +30,7 @@
 #include "server/api_internal.h"
 #include "server/response_cache.h"
 
-#define MAX_TABLES 6
+#define MAX_TABLES NX_TIMELINE_TABLES
 #define MAX_LABELS NX_TLX_MAX_LABELS
 
 /* ---- string interning (open addressing over offsets into one buffer) ---- */

@@ -64,14 +64,42 @@ function benchPath(prof, table, start, end, width, scan = false) {
   return JSON.parse(r.stdout);
 }
 
-test('one device profile per core in both runs; the system profiles hold no index', () => {
+test('one device profile per core in both runs; the system profiles index SystemProfileEvents only', () => {
   assert.equal(DEVICES.length, 2);
   assert.equal(SPLIT_DEVICES.length, 2);
   for (const sys of [PROF, SPLIT]) {
     const files = readdirSync(sys);
     assert.ok(files.includes('SystemProfileEvents.parquet'), `${sys} is the system profile`);
-    assert.ok(!files.some((f) => f.endsWith('.nxtl')), `${sys}: no timeline index in a system profile`);
+    assert.deepEqual(files.filter((f) => f.endsWith('.nxtl')), ['.SystemProfileEvents.nxtl'], `${sys}: its one index`);
   }
+});
+
+test('SystemProfileEvents: sampled exports and the sampled pass from the index equal the scan', async () => {
+  const [LO, HI] = (await duck.runAndReadAll(
+    `SELECT min(start_ts)::VARCHAR, max(end_ts)::VARCHAR FROM read_parquet('${PROF}/SystemProfileEvents.parquet')`))
+    .getRows()[0].map(BigInt);
+  const windows = [[LO, HI], [LO - 1000n, HI + 1000n], [HI + 10n, HI + 1000n]];
+  for (let i = 0; i < 6; i++) {
+    const a = randTs(LO, HI), b = randTs(LO, HI);
+    windows.push(a <= b ? [a, b] : [b, a]);
+  }
+  const exp = (start, end, width, scan) => {
+    const out = join(DIR, `sys-${scan ? 'scan' : 'index'}`);
+    rmSync(out, { recursive: true, force: true });
+    const r = spawnSync(BIN, ['export-csv', PROF, '--start', String(start), '--end', String(end), '--width', String(width),
+                              '--tables', 'SystemProfileEvents', '--out', out],
+                        { env: { ...process.env, NXPROF_NO_TIMELINE_INDEX: scan ? '1' : '0' }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return readFileSync(join(out, 'SystemProfileEvents.csv'), 'utf8');
+  };
+  for (const [k, [s, e]] of windows.entries()) {
+    const width = [1, 3, 640, 1920, 100000][k % 5];
+    assert.ok(exp(s, e, width, false) === exp(s, e, width, true), `[${s}, ${e}] width ${width}: index and scan differ`);
+  }
+  const a = benchPath(PROF, 'SystemProfileEvents', LO, HI, 1920);
+  const b = benchPath(PROF, 'SystemProfileEvents', LO, HI, 1920, true);
+  assert.equal(a.index, true);
+  assert.equal(a.checksum, b.checksum);
 });
 
 test('every timeline table gets a hidden index beside its Parquet files', () => {

@@ -191,13 +191,19 @@ static void test_winners(void **state)
 static void test_timelines(void **state)
 {
     (void)state;
-    assert_int_equal(nx_timeline_count(), 6);
+    assert_int_equal(nx_timeline_count(), NX_TIMELINE_TABLES);
+    assert_int_equal(nx_timeline_count(), 7);
     const nx_timeline_info *i = nx_timeline_find("SemaphoreUpdate");
     assert_non_null(i);
     assert_string_equal(i->start_column, "timestamp");
     assert_null(i->end_column);
     assert_null(nx_timeline_find("Summary"));
     assert_int_equal(nx_timeline_find("DmaPacket")->track, NX_TRACK_DMA);
+    const nx_timeline_info *sys = nx_timeline_find("SystemProfileEvents");
+    assert_non_null(sys);
+    assert_int_equal(sys->track, NX_TRACK_SYSTEM);
+    assert_true(sys->nested);
+    assert_false(nx_timeline_find("Instruction")->nested);
 }
 
 int main(void)

@@ -1,5 +1,5 @@
 /* test_query.c — src/query: split-file discovery and ordering of profile tables, and the
- * streaming group-by's SQL semantics (null keys, null values, ordering, overflow). */
+ * streaming group-by's SQL semantics (null keys, null values, ordering, overflow, two sums). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,6 +83,9 @@ static void split_files_in_numeric_order(void **state)
         for (int j = 0; j < i % 3 + 1; j++, want_rows++)
             want[nw++] = i * 10 + j;
     assert_int_equal(nx_profile_table_num_rows(t), want_rows);
+    for (int i = 0; i < N_FILES; i++)
+        assert_int_equal(nx_profile_table_file_rows(t, (size_t)i), i % 3 + 1);
+    assert_int_equal(nx_profile_table_file_rows(t, N_FILES), 0);
     for (int pass = 0; pass < 2; pass++) { /* the second scan reuses the kept readers */
         int64_t got[64];
         assert_int_equal(scan_all(t, got, 64), nw);
@@ -129,10 +132,11 @@ static void group_by_sql_semantics(void **state)
     nxpq_error err;
     nx_group_by *g = nx_group_by_new(types, 2, &err);
     assert_non_null(g);
-    assert_int_equal(nx_group_by_add(g, keys, v, vvalid, 7, &err), 0);
+    nx_group_values vals[] = {{v, vvalid}};
+    assert_int_equal(nx_group_by_add(g, keys, vals, 1, 7, &err), 0);
     /* groups: (b,1): 3 rows, sum 17 (100 is null) ; (a,1): 5 ; (a,2): 15 ; (null,0): 3 ; (null,null): 4 */
     assert_int_equal(nx_group_by_count(g), 5);
-    assert_int_equal(nx_group_by_sort(g, false, &err), 0);
+    assert_int_equal(nx_group_by_sort(g, 0, &err), 0);
     static const struct { const char *k1; int64_t k2; bool k2null; int64_t count, sum; } want[] = {
         {"b", 1, false, 3, 17}, {"a", 2, false, 1, 15}, {"a", 1, false, 1, 5},
         {NULL, 0, true, 1, 4}, {NULL, 0, false, 1, 3},
@@ -153,12 +157,12 @@ static void group_by_sql_semantics(void **state)
         if (!b.null)
             assert_int_equal(b.i, want[i].k2);
         assert_int_equal(st->count, want[i].count);
-        assert_int_equal(st->sum, want[i].sum);
+        assert_int_equal(st->sum[0], want[i].sum);
     }
     nx_group_stats tot = nx_group_by_totals(g);
     assert_int_equal(tot.count, 7);
-    assert_int_equal(tot.sum, 44);
-    assert_int_equal(tot.n_values, 6);
+    assert_int_equal(tot.sum[0], 44);
+    assert_int_equal(tot.n_values[0], 6);
     nx_group_by_free(g);
 }
 
@@ -175,8 +179,9 @@ static void group_by_ties_nulls_and_overflow(void **state)
     nxpq_type ty = NXPQ_STRING;
     nxpq_error err;
     nx_group_by *g = nx_group_by_new(&ty, 1, &err);
-    assert_int_equal(nx_group_by_add(g, keys, v, NULL, 4, &err), 0);
-    assert_int_equal(nx_group_by_sort(g, false, &err), 0);
+    nx_group_values vals[] = {{v, NULL}};
+    assert_int_equal(nx_group_by_add(g, keys, vals, 1, 4, &err), 0);
+    assert_int_equal(nx_group_by_sort(g, 0, &err), 0);
     const char *order[] = {"a", "ab", "bZ", NULL};
     for (size_t i = 0; i < 4; i++) {
         nx_group_key k;
@@ -196,8 +201,8 @@ static void group_by_ties_nulls_and_overflow(void **state)
     static const char d2[] = "xyyz";
     nxpq_column_data c2 = {.type = NXPQ_STRING, .offsets = offs2, .data = d2};
     const nxpq_column_data *keys2[] = {&c2};
-    assert_int_equal(nx_group_by_add(g, keys2, NULL, NULL, 4, &err), 0);
-    assert_int_equal(nx_group_by_sort(g, false, &err), 0);
+    assert_int_equal(nx_group_by_add(g, keys2, NULL, 0, 4, &err), 0);
+    assert_int_equal(nx_group_by_sort(g, 0, &err), 0);   /* no sums: by count */
     nx_group_key k;
     nx_group_by_key(g, 0, 0, &k);
     assert_memory_equal(k.s, "y", 1);
@@ -210,7 +215,8 @@ static void group_by_ties_nulls_and_overflow(void **state)
     const nxpq_column_data *keys3[] = {&ci};
     nxpq_type ti = NXPQ_INT64;
     g = nx_group_by_new(&ti, 1, &err);
-    assert_int_equal(nx_group_by_add(g, keys3, big, NULL, 2, &err), -1);
+    nx_group_values bigv[] = {{big, NULL}};
+    assert_int_equal(nx_group_by_add(g, keys3, bigv, 1, 2, &err), -1);
     assert_non_null(strstr(err.msg, "overflow"));
     nx_group_by_free(g);
     /* Unsupported key types are refused. */
@@ -235,19 +241,56 @@ static void group_by_many_groups(void **state)
     nxpq_type ty = NXPQ_INT64;
     nxpq_error err;
     nx_group_by *g = nx_group_by_new(&ty, 1, &err);
-    assert_int_equal(nx_group_by_add(g, keys, v, NULL, N, &err), 0);
+    nx_group_values vals[] = {{v, NULL}};
+    assert_int_equal(nx_group_by_add(g, keys, vals, 1, N, &err), 0);
     assert_int_equal(nx_group_by_count(g), G);
-    assert_int_equal(nx_group_by_sort(g, false, &err), 0);
+    assert_int_equal(nx_group_by_sort(g, 0, &err), 0);
     for (size_t i = 0; i < G; i++) {
         nx_group_key key;
         nx_group_by_key(g, i, 0, &key);
         assert_int_equal(key.i, G - 1 - (int64_t)i);   /* sum = 5 * key: descending keys */
         assert_int_equal(nx_group_by_stats(g, i)->count, N / G);
-        assert_int_equal(nx_group_by_stats(g, i)->sum, key.i * (N / G));
+        assert_int_equal(nx_group_by_stats(g, i)->sum[0], key.i * (N / G));
     }
     nx_group_by_free(g);
     free(k);
     free(v);
+}
+
+static void group_by_two_sums(void **state)
+{
+    (void)state;
+    /* Two value columns: each sums its own non-null values; the order follows the
+     * sum asked for (the second here), ties by key. */
+    int64_t k[] = {1, 2, 1, 3, 2};
+    int64_t a[] = {10, 1, 10, 5, 1};
+    int64_t b[] = {1, 9, 1, 2, 0};
+    uint8_t bvalid[] = {1, 1, 1, 0, 1};
+    nxpq_column_data c = {.type = NXPQ_INT64, .values.i64 = k};
+    const nxpq_column_data *keys[] = {&c};
+    nxpq_type ty = NXPQ_INT64;
+    nxpq_error err;
+    nx_group_by *g = nx_group_by_new(&ty, 1, &err);
+    nx_group_values vals[] = {{a, NULL}, {b, bvalid}};
+    assert_int_equal(nx_group_by_add(g, keys, vals, 2, 5, &err), 0);
+    assert_int_equal(nx_group_by_sort(g, 1, &err), 0);
+    static const struct { int64_t key, s0, s1, n1; } want[] = {{2, 2, 9, 2}, {1, 20, 2, 2}, {3, 5, 0, 0}};
+    for (size_t i = 0; i < 3; i++) {
+        nx_group_key key;
+        nx_group_by_key(g, i, 0, &key);
+        const nx_group_stats *st = nx_group_by_stats(g, i);
+        assert_int_equal(key.i, want[i].key);
+        assert_int_equal(st->sum[0], want[i].s0);
+        assert_int_equal(st->sum[1], want[i].s1);
+        assert_int_equal(st->n_values[1], want[i].n1);   /* key 3: a null second sum, sorted last */
+    }
+    assert_int_equal(nx_group_by_totals(g).sum[1], 11);
+    assert_int_equal(nx_group_by_sort(g, 0, &err), 0);
+    nx_group_key key;
+    nx_group_by_key(g, 0, 0, &key);
+    assert_int_equal(key.i, 1);
+    assert_int_equal(nx_group_by_add(g, keys, vals, NX_GROUP_SUMS + 1, 5, &err), -1);
+    nx_group_by_free(g);
 }
 
 int main(void)
@@ -257,6 +300,7 @@ int main(void)
         cmocka_unit_test(group_by_sql_semantics),
         cmocka_unit_test(group_by_ties_nulls_and_overflow),
         cmocka_unit_test(group_by_many_groups),
+        cmocka_unit_test(group_by_two_sums),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,86 @@
+/*
+ * nesting.h — the depth and self time of events that nest: the call stacks of
+ * SystemProfileEvents (window.h nx_timeline_info.nested), one per track (per
+ * thread for framework events, per NeuronCore or thread for runtime events).
+ *
+ * Rule, per track:
+ *   - event A encloses event B when A.start <= B.start and B.end <= A.end; of
+ *     two events with equal intervals the earlier row encloses the later (and
+ *     not the reverse);
+ *   - depth(B) = the number of events of its track that enclose B (0: a
+ *     top-level event);
+ *   - the parent of B is its innermost encloser: the last of them in the
+ *     order start ascending, end descending, row ascending (the latest start;
+ *     of equal starts the shorter, then the later row). B is a child of its
+ *     parent only;
+ *   - self(B) = B.end - B.start minus the sum of its children's durations,
+ *     never below 0 (children that overlap one another each count whole).
+ * In a well-formed call stack every event's enclosers are its ancestors, so
+ * depth is the stack depth and the children are the direct callees. Events
+ * that overlap without nesting (A = [0, 10], B = [5, 15]) do not enclose each
+ * other; an event inside both (C = [6, 8]) has depth 2 and parent B.
+ *
+ * Computation (nx_nesting): one streaming pass over each track's events in
+ * start order, ties in row order (the order timeline tables are written in).
+ * Per track a stack holds the events that may still enclose a later one (those
+ * whose end is not before the latest start), and the events sharing the
+ * latest start wait in a group until a later start arrives, since an event
+ * starting at the same time but ending later encloses them whatever the row
+ * order. An event's values are final, and handed to the caller, when the
+ * stack drops it (a later event starts after its end) or at nx_nesting_finish.
+ * Memory per track: the stack (the track's nesting depth, plus events that
+ * overlap without nesting) and one group of equal starts; nothing per row.
+ * On a well-formed stack each event costs O(1); overlaps that do not nest cost
+ * a walk of the stack.
+ *
+ * Reading (nx_nesting_open): from the table's timeline index when it is usable
+ * (timeline_index.h stores every row's values, written by the same pass), else
+ * computed from the table with one scan of its timing and track columns
+ * (16 bytes per row in memory), so an index that is missing, stale or of an
+ * older version only costs time; the caller is told why it was not used.
+ */
+#ifndef NX_QUERY_NESTING_H
+#define NX_QUERY_NESTING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+
+/* ------------------------------------------------------------ the pass -- */
+
+typedef struct nx_nesting nx_nesting;
+
+/* Receives one event's final values (row as given to nx_nesting_add); returns
+ * 0, or -1 to stop the pass (nx_nesting_add / _finish then return -1). */
+typedef int (*nx_nesting_emit)(void *ctx, uint64_t row, uint32_t depth, int64_t self_ns);
+
+/* NULL when out of memory. */
+nx_nesting *nx_nesting_new(nx_nesting_emit emit, void *ctx);
+/* The next event of `track` (a small id: memory is per id up to the largest).
+ * 0; 1 when it starts before the track's previous event or ends before it
+ * starts (nothing more is accepted: the caller's rows are not in start order);
+ * -1 when out of memory or emit failed. */
+int nx_nesting_add(nx_nesting *n, uint32_t track, int64_t start, int64_t end, uint64_t row);
+/* Emits every event still held. 0, or -1 (out of memory, emit failed). */
+int nx_nesting_finish(nx_nesting *n);
+void nx_nesting_free(nx_nesting *n);
+
+/* ------------------------------------------------------------- reading -- */
+
+typedef struct nx_nesting_values nx_nesting_values;
+
+/* The values of every event of `table` of profile_dir (a timeline table whose
+ * events nest). 0 (*out set), NX_PROFILE_TABLE_ABSENT, or -1 with err naming
+ * the table (unreadable, rows not in start order per track, out of memory).
+ * note (note_len bytes, may be NULL) gets why the timeline index was not used,
+ * or "" when it was. */
+int nx_nesting_open(const char *profile_dir, const char *table, nx_nesting_values **out, char *note,
+                    size_t note_len, nxpq_error *err);
+/* Depth and self time of the row at `ordinal` (window.h nx_row_ordinal); false
+ * for a row without them (null start or end) or no such row. */
+bool nx_nesting_get(const nx_nesting_values *v, int64_t ordinal, uint32_t *depth, int64_t *self_ns);
+void nx_nesting_close(nx_nesting_values *v);
+
+#endif

@@ -1,0 +1,426 @@
+/*
+ * system_summary.c — the summary of a system profile (see system_summary.h):
+ * top.h for the wall time and the operators, one window pass over
+ * SystemProfileEvents for the busy time per track, and a few first rows of
+ * each device profile's tables.
+ */
+#include "query/system_summary.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "query/nesting.h"
+#include "query/profile_table.h"
+#include "query/top.h"
+#include "query/window.h"
+
+#define EVENTS "SystemProfileEvents"
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* Whether dir holds `table` (either file layout). */
+static bool has_table(const char *dir, const char *table)
+{
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s.parquet", dir, table);
+    if (stat(path, &st) == 0)
+        return true;
+    snprintf(path, sizeof path, "%s/%s_0.parquet", dir, table);
+    return stat(path, &st) == 0;
+}
+
+bool nx_profile_is_system(const char *dir)
+{
+    return !has_table(dir, "Instruction") && has_table(dir, EVENTS);
+}
+
+char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error *err)
+{
+    if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strchr(name, '/')) {
+        nxpq_error_set(err, "device profile name '%s' is not a plain directory name", name);
+        return NULL;
+    }
+    size_t dl = strlen(system_dir);
+    while (dl > 1 && system_dir[dl - 1] == '/')
+        dl--;
+    size_t cap = dl + strlen(name) + 32;
+    char *p = malloc(cap);
+    if (!p) {
+        nxpq_error_set(err, "out of memory");
+        return NULL;
+    }
+    snprintf(p, cap, "%.*s/devices/%s", (int)dl, system_dir, name);
+    struct stat st;
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+        return p;
+    /* The parent: system_dir without its last component ("." when it has one only). */
+    size_t pl = dl;
+    while (pl > 0 && system_dir[pl - 1] != '/')
+        pl--;
+    while (pl > 1 && system_dir[pl - 1] == '/')
+        pl--;
+    if (pl == 0)
+        snprintf(p, cap, "./%s@latest", name);
+    else if (pl == 1 && system_dir[0] == '/')
+        snprintf(p, cap, "/%s@latest", name);
+    else
+        snprintf(p, cap, "%.*s/%s@latest", (int)pl, system_dir, name);
+    return p;
+}
+
+/* ----------------------------------------------------------- busy time -- */
+
+typedef struct busy_acc {
+    bool open;
+    int64_t start, end;              /* the union's current interval */
+    int64_t busy, top_level;
+} busy_acc;
+
+static int cmp_busy(const void *pa, const void *pb)
+{
+    const nx_system_busy *a = pa, *b = pb;
+    if (a->busy_ns != b->busy_ns)
+        return a->busy_ns > b->busy_ns ? -1 : 1;
+    return strcmp(a->track, b->track);
+}
+
+static void busy_close(busy_acc *a)
+{
+    if (a->open) {
+        int64_t d = a->end - a->start;
+        a->busy = a->busy > INT64_MAX - d ? INT64_MAX : a->busy + d;
+    }
+    a->open = false;
+}
+
+/* Top-level events arrive per track in start order: an interval that starts
+ * after the current one ends closes it. */
+static void busy_add(busy_acc *a, int64_t start, int64_t end)
+{
+    a->top_level++;
+    if (a->open && start <= a->end) {
+        if (end > a->end)
+            a->end = end;
+        return;
+    }
+    busy_close(a);
+    *a = (busy_acc){true, start, end, a->busy, a->top_level};
+}
+
+static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_summary *out, nxpq_error *err)
+{
+    nx_profile_table *t = NULL;
+    int rc = nx_profile_table_open(dir, EVENTS, &t, err);
+    if (rc != 0)
+        return rc;
+    rc = -1;
+    busy_acc *acc = NULL;
+    size_t n_acc = 0;
+    nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX};
+    nx_window *w = nx_window_open(t, &wo, err);
+    if (!w)
+        goto done;
+    nx_window_batch b;
+    int more;
+    while ((more = nx_window_next(w, &b, err)) > 0) {
+        int64_t base = nx_row_ordinal(b.file, b.batch->first_row);
+        for (size_t k = 0; k < b.n_rows; k++) {
+            uint32_t depth;
+            int64_t self;
+            if (!nx_nesting_get(nest, base + b.rows[k], &depth, &self) || depth != 0)
+                continue;
+            uint32_t tr = b.track[k];
+            if (tr >= n_acc) {
+                size_t n = (size_t)tr + 1;
+                busy_acc *g = realloc(acc, n * sizeof *g);
+                if (!g)
+                    goto oom;
+                memset(g + n_acc, 0, (n - n_acc) * sizeof *g);
+                acc = g;
+                n_acc = n;
+            }
+            busy_add(&acc[tr], b.start[k], b.end[k]);
+        }
+    }
+    if (more < 0)
+        goto done;
+    if (!(out->busy = calloc(n_acc + 1, sizeof *out->busy)))
+        goto oom;
+    for (size_t i = 0; i < n_acc; i++) {
+        if (!acc[i].top_level)
+            continue;
+        busy_close(&acc[i]);
+        size_t len;
+        const char *name = nx_window_track_name(w, (uint32_t)i, &len);
+        nx_system_busy *x = &out->busy[out->n_busy];
+        if (!(x->track = dup_n(name, len)))
+            goto oom;
+        x->busy_ns = acc[i].busy;
+        x->top_level = acc[i].top_level;
+        out->n_busy++;
+    }
+    qsort(out->busy, out->n_busy, sizeof *out->busy, cmp_busy);
+    rc = 0;
+    goto done;
+oom:
+    nxpq_error_set(err, "%s: out of memory", EVENTS);
+done:
+    free(acc);
+    nx_window_close(w);
+    nx_profile_table_close(t);
+    return rc;
+}
+
+/* ----------------------------------------------------------- operators -- */
+
+static int read_top(const char *dir, const nx_nesting_values *nest, nx_system_summary *out, nxpq_error *err)
+{
+    static const char *const by[] = {"name"};
+    nx_top_options o = {.table = EVENTS, .by = by, .n_by = 1, .nesting = nest};
+    nx_top r;
+    int rc = nx_top_run(dir, &o, &r, err);
+    if (rc == NX_TOP_BAD_KEY)
+        rc = -1;   /* SystemProfileEvents without a usable name column */
+    if (rc != 0)
+        return rc;
+    out->events = r.rows;
+    out->have_wall = r.have_wall;
+    out->first_ts = r.first_ts;
+    out->last_ts = r.last_ts;
+    size_t n = nx_group_by_count(r.g);
+    for (size_t i = 0; i < n && i < NX_SYSTEM_TOP_OPERATORS; i++) {
+        const nx_group_stats *st = nx_group_by_stats(r.g, i);
+        nx_group_key key;
+        nx_group_by_key(r.g, i, 0, &key);
+        nx_system_operator *x = &out->top[out->n_top];
+        *x = (nx_system_operator){.count = st->count,
+                                  .sum_ns = st->sum[0],
+                                  .self_ns = st->sum[1],
+                                  .sum_null = st->n_values[0] == 0,
+                                  .self_null = st->n_values[1] == 0};
+        if (!key.null && !(x->name = dup_n(key.s, key.len))) {
+            nx_top_free(&r);
+            return nxpq_error_set(err, "%s: out of memory", EVENTS);
+        }
+        out->n_top++;
+    }
+    nx_top_free(&r);
+    return 0;
+}
+
+/* ----------------------------------------------------- device profiles -- */
+
+/* One named column of the first row of a table: an integer or a float. */
+typedef struct row0_cell {
+    const char *name;
+    bool ok, is_double;
+    int64_t i;
+    double f;
+} row0_cell;
+
+/* Reads cells of the first row of `table`: each present numeric column's value
+ * (ok false when the column is missing, null or of another type). 0,
+ * NX_PROFILE_TABLE_ABSENT, or -1 with err. */
+static int read_row0(const char *dir, const char *table, row0_cell *cells, size_t n, nxpq_error *err)
+{
+    nx_profile_table *t = NULL;
+    int rc = nx_profile_table_open(dir, table, &t, err);
+    if (rc != 0)
+        return rc;
+    const char *cols[8];
+    size_t at[8], n_cols = 0;
+    for (size_t i = 0; i < n && n_cols < 8; i++) {
+        int c = nx_profile_table_find_column(t, cells[i].name);
+        nxpq_type ty = c < 0 ? NXPQ_UNSUPPORTED : nx_profile_table_column(t, (size_t)c)->type;
+        cells[i].ok = false;
+        if (ty != NXPQ_INT32 && ty != NXPQ_INT64 && ty != NXPQ_FLOAT && ty != NXPQ_DOUBLE)
+            continue;
+        at[n_cols] = i;
+        cols[n_cols++] = cells[i].name;
+    }
+    rc = 0;
+    if (n_cols == 0)
+        goto done;
+    nx_profile_scan_options so = {.columns = cols, .n_columns = n_cols, .batch_rows = 16};
+    nx_profile_scan *s = nx_profile_scan_open(t, &so, err);
+    const nxpq_batch *b;
+    int more = s ? nx_profile_scan_next(s, &b, err) : -1;
+    for (size_t j = 0; more > 0 && j < n_cols; j++) {
+        const nxpq_column_data *c = &b->columns[j];
+        row0_cell *x = &cells[at[j]];
+        if (c->valid && !c->valid[0])
+            continue;
+        x->ok = true;
+        switch (c->type) {
+        case NXPQ_INT32: x->i = c->values.i32[0]; x->f = (double)x->i; break;
+        case NXPQ_INT64: x->i = c->values.i64[0]; x->f = (double)x->i; break;
+        case NXPQ_FLOAT: x->f = c->values.f32[0]; break;
+        default: x->f = c->values.f64[0]; x->is_double = true; break;
+        }
+    }
+    nx_profile_scan_close(s);
+    rc = more < 0 ? -1 : 0;
+done:
+    nx_profile_table_close(t);
+    return rc;
+}
+
+static nx_opt_f64 opt(const row0_cell *c) { return (nx_opt_f64){c->ok, c->is_double, c->f}; }
+
+/* Fills d from its device profile's tables; a problem becomes d->error. -1 only
+ * when out of memory. */
+static int read_device(nx_system_device *d)
+{
+    nxpq_error err = {{0}};
+    char why[700] = "";
+    struct stat st;
+    if (stat(d->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(why, sizeof why, "no device profile directory %s", d->dir);
+        goto fail;
+    }
+    row0_cell meta[] = {{"num_physical_cores", false, false, 0, 0}};
+    int rc = read_row0(d->dir, "Metadata", meta, 1, &err);
+    if (rc != 0) {
+        snprintf(why, sizeof why, "%s: %s", d->dir, rc > 0 ? "no Metadata table" : err.msg);
+        goto fail;
+    }
+    d->cores_ok = meta[0].ok;
+    d->physical_cores = meta[0].i;
+    row0_cell sum[] = {{"total_time", false, false, 0, 0},
+                       {"mfu_estimated_percent", false, false, 0, 0},
+                       {"hfu_estimated_percent", false, false, 0, 0},
+                       {"mbu_estimated_percent", false, false, 0, 0},
+                       {"cc_op_active_time", false, false, 0, 0}};
+    rc = read_row0(d->dir, "Summary", sum, 5, &err);
+    if (rc < 0) {
+        snprintf(why, sizeof why, "%s: %s", d->dir, err.msg);
+        goto fail;
+    }
+    d->total_time_s = opt(&sum[0]);
+    d->mfu = opt(&sum[1]);
+    d->hfu = opt(&sum[2]);
+    d->mbu = opt(&sum[3]);
+    d->cc_active_s = opt(&sum[4]);
+    nx_profile_table *t = NULL;
+    rc = nx_profile_table_open(d->dir, "ExecutionInfo", &t, &err);
+    if (rc < 0) {
+        snprintf(why, sizeof why, "%s: %s", d->dir, err.msg);
+        goto fail;
+    }
+    d->executions = t ? nx_profile_table_num_rows(t) : 0;
+    nx_profile_table_close(t);
+    return 0;
+fail:
+    d->cores_ok = false;
+    d->executions = 0;
+    d->total_time_s = d->mfu = d->hfu = d->mbu = d->cc_active_s = (nx_opt_f64){false, false, 0};
+    return (d->error = strdup(why)) ? 0 : -1;
+}
+
+static int read_devices(const char *dir, nx_system_summary *out, nxpq_error *err)
+{
+    nx_profile_table *t = NULL;
+    int rc = nx_profile_table_open(dir, "DeviceProfileList", &t, err);
+    if (rc == NX_PROFILE_TABLE_ABSENT)
+        return 0;
+    if (rc != 0)
+        return -1;
+    out->have_device_list = true;
+    rc = -1;
+    int64_t rows = nx_profile_table_num_rows(t);
+    nx_profile_scan *s = NULL;
+    if (nx_profile_table_find_column(t, "device_profile_name") < 0 ||
+        nx_profile_table_column(t, (size_t)nx_profile_table_find_column(t, "device_profile_name"))->type !=
+            NXPQ_STRING) {
+        nxpq_error_set(err, "DeviceProfileList: no device_profile_name string column");
+        goto done;
+    }
+    int nc = nx_profile_table_find_column(t, "nc_id");
+    nxpq_type nct = nc < 0 ? NXPQ_UNSUPPORTED : nx_profile_table_column(t, (size_t)nc)->type;
+    bool have_nc = nct == NXPQ_INT64 || nct == NXPQ_INT32;
+    if (!(out->devices = calloc(rows > 0 ? (size_t)rows : 1, sizeof *out->devices)))
+        goto oom;
+    const char *cols[] = {"device_profile_name", "nc_id"};
+    nx_profile_scan_options so = {.columns = cols, .n_columns = have_nc ? 2 : 1};
+    if (!(s = nx_profile_scan_open(t, &so, err)))
+        goto done;
+    const nxpq_batch *b;
+    int more;
+    while ((more = nx_profile_scan_next(s, &b, err)) > 0) {
+        const nxpq_column_data *cn = &b->columns[0];
+        for (size_t r = 0; r < b->n_rows && out->n_devices < (size_t)rows; r++) {
+            nx_system_device *d = &out->devices[out->n_devices++];
+            bool named = !cn->valid || cn->valid[r];
+            d->name = named ? dup_n(cn->data + cn->offsets[r], (size_t)(cn->offsets[r + 1] - cn->offsets[r]))
+                            : strdup("");
+            if (!d->name)
+                goto oom;
+            if (have_nc) {
+                const nxpq_column_data *ci = &b->columns[1];
+                d->nc_id_ok = !ci->valid || ci->valid[r];
+                d->nc_id = ci->type == NXPQ_INT32 ? ci->values.i32[r] : ci->values.i64[r];
+            }
+            nxpq_error derr = {{0}};
+            if (!(d->dir = nx_device_profile_dir(dir, d->name, &derr))) {
+                if (!(d->error = strdup(derr.msg)))
+                    goto oom;
+                continue;
+            }
+            if (read_device(d) != 0)
+                goto oom;
+        }
+    }
+    rc = more < 0 ? -1 : 0;
+    goto done;
+oom:
+    nxpq_error_set(err, "DeviceProfileList: out of memory");
+done:
+    nx_profile_scan_close(s);
+    nx_profile_table_close(t);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- read -- */
+
+int nx_system_summary_read(const char *dir, nx_system_summary *out, nxpq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    nx_nesting_values *nest = NULL;
+    int rc = nx_nesting_open(dir, EVENTS, &nest, out->note, sizeof out->note, err);
+    if (rc != 0)
+        return rc;
+    if ((rc = read_top(dir, nest, out, err)) != 0 || (rc = read_busy(dir, nest, out, err)) != 0 ||
+        (rc = read_devices(dir, out, err)) != 0)
+        rc = rc > 0 ? -1 : rc;   /* the table was there a moment ago */
+    nx_nesting_close(nest);
+    if (rc != 0)
+        nx_system_summary_free(out);
+    return rc;
+}
+
+void nx_system_summary_free(nx_system_summary *s)
+{
+    for (size_t i = 0; i < s->n_busy; i++)
+        free(s->busy[i].track);
+    free(s->busy);
+    for (size_t i = 0; i < s->n_top; i++)
+        free(s->top[i].name);
+    for (size_t i = 0; i < s->n_devices; i++) {
+        free(s->devices[i].name);
+        free(s->devices[i].dir);
+        free(s->devices[i].error);
+    }
+    free(s->devices);
+    memset(s, 0, sizeof *s);
+}

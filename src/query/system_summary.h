@@ -1,0 +1,100 @@
+/*
+ * system_summary.h — what `nxprof summary` says about a system profile (a
+ * profile with SystemProfileEvents and no Instruction: runtime and framework
+ * events, CPU and memory samples, a DeviceProfileList naming its device
+ * profiles).
+ *
+ * The answers (nx_system_summary):
+ *   - wall time: the first start, the last end and their difference over
+ *     SystemProfileEvents (rows with a start and an end);
+ *   - busy time per track (window.h's track rule: a framework event's thread,
+ *     a runtime event's NeuronCore or thread): the length of the union of the
+ *     track's top-level (depth 0, nesting.h) events' intervals, with their
+ *     count; ordered by busy time descending, ties by track name (bytewise);
+ *   - the NX_SYSTEM_TOP_OPERATORS event names with the most self time
+ *     (top.h grouped by name: count, inclusive and self sums, same order);
+ *   - one entry per DeviceProfileList row, in table order: its name, nc_id
+ *     (the LNC), and from the device profile's own tables (found by
+ *     nx_device_profile_dir) Metadata.num_physical_cores (first row),
+ *     ExecutionInfo's row count (0 without the table), and Summary's first
+ *     row: total_time, mfu_estimated_percent, hfu_estimated_percent,
+ *     mbu_estimated_percent, cc_op_active_time (each null when the table or
+ *     the value is missing). A device profile that cannot be read (no such
+ *     directory, no Metadata, an unreadable table, a name that is not a plain
+ *     directory name) gives its entry with `error` set and no values; the
+ *     summary itself still succeeds.
+ * Memory: the tracks and device profiles, plus what top.h and nesting.h need.
+ */
+#ifndef NX_QUERY_SYSTEM_SUMMARY_H
+#define NX_QUERY_SYSTEM_SUMMARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+
+#define NX_SYSTEM_TOP_OPERATORS 10
+
+/* Whether dir is a system profile: it holds SystemProfileEvents and no
+ * Instruction (as T.parquet or T_0.parquet). */
+bool nx_profile_is_system(const char *dir);
+
+/* The directory of device profile `name` of the system profile system_dir:
+ * <system_dir>/devices/<name>/ when that directory exists (what `process
+ * --output-file` writes), else <parent of system_dir>/<name>@latest/ (a data
+ * path's profiles/global/, where every profile of a run sits side by side).
+ * The parent of "prof" is ".". A name that is empty, ".", "..", or holds a '/'
+ * is refused (it would lead out of those folders). Returns a malloc'd path (it
+ * may not exist), or NULL with err. */
+char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error *err);
+
+typedef struct nx_system_busy {
+    char *track;                     /* NUL-terminated */
+    int64_t busy_ns;                 /* union of its top-level events */
+    int64_t top_level;               /* its top-level events */
+} nx_system_busy;
+
+typedef struct nx_system_operator {
+    char *name;                      /* NULL for a null name */
+    int64_t count, sum_ns, self_ns;
+    bool sum_null, self_null;
+} nx_system_operator;
+
+typedef struct nx_opt_f64 {          /* a value that may be missing */
+    bool ok;
+    bool is_double;                  /* read from a DOUBLE (else FLOAT or integer) column */
+    double v;
+} nx_opt_f64;
+
+typedef struct nx_system_device {
+    char *name, *dir;                /* dir NULL when the name was refused */
+    int64_t nc_id;
+    bool nc_id_ok;
+    char *error;                     /* NULL, or why the device profile was not read */
+    bool cores_ok;
+    int64_t physical_cores;
+    int64_t executions;
+    nx_opt_f64 total_time_s, mfu, hfu, mbu, cc_active_s;
+} nx_system_device;
+
+typedef struct nx_system_summary {
+    int64_t events;                  /* SystemProfileEvents rows */
+    bool have_wall;
+    int64_t first_ts, last_ts;
+    nx_system_busy *busy;
+    size_t n_busy;
+    nx_system_operator top[NX_SYSTEM_TOP_OPERATORS];
+    size_t n_top;
+    bool have_device_list;           /* the profile has DeviceProfileList */
+    nx_system_device *devices;
+    size_t n_devices;
+    char note[600];                  /* why SystemProfileEvents' timeline index was not used, or "" */
+} nx_system_summary;
+
+/* Reads the summary of the system profile `dir`. 0, NX_PROFILE_TABLE_ABSENT (no
+ * SystemProfileEvents), or -1 with err naming the table or file. */
+int nx_system_summary_read(const char *dir, nx_system_summary *out, nxpq_error *err);
+void nx_system_summary_free(nx_system_summary *s);
+
+#endif

@@ -1,0 +1,492 @@
+/*
+ * top.c — `nxprof top`'s query (see top.h): one scan of the keys and the value
+ * columns into group_by.h; for a table whose events nest, also the self time
+ * of each row (nesting.h, by its ordinal) and the virtual keys, built per batch
+ * as string columns of their own so the group-by sees them like real ones.
+ */
+#include "query/top.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query/profile_table.h"
+#include "query/window.h"
+
+/* --------------------------------------------------------------- JSON -- */
+
+static const char *skip_ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* Past the string literal at p (on its opening quote); NULL when unterminated. */
+static const char *skip_string(const char *p, const char *e)
+{
+    for (p++; p < e; p++) {
+        if (*p == '\\')
+            p++;
+        else if (*p == '"')
+            return p + 1;
+    }
+    return NULL;
+}
+
+/* Past the value at p: a string, or anything up to the ',', '}' or ']' that
+ * ends it at depth 0 (objects and arrays nested, their strings skipped). */
+static const char *skip_value(const char *p, const char *e)
+{
+    int depth = 0;
+    while (p < e) {
+        char c = *p;
+        if (c == '"') {
+            if (!(p = skip_string(p, e)))
+                return NULL;
+            if (depth == 0)
+                return p;
+            continue;
+        }
+        if (c == '{' || c == '[')
+            depth++;
+        else if (c == '}' || c == ']') {
+            if (depth == 0)
+                return p;
+            depth--;
+        } else if (c == ',' && depth == 0)
+            return p;
+        p++;
+    }
+    return depth == 0 ? p : NULL;
+}
+
+static int hex4(const char *p)
+{
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+static size_t put_utf8(char *o, unsigned cp)
+{
+    if (cp < 0x80)
+        return o[0] = (char)cp, 1;
+    if (cp < 0x800)
+        return o[0] = (char)(0xC0 | cp >> 6), o[1] = (char)(0x80 | (cp & 0x3F)), 2;
+    if (cp < 0x10000)
+        return o[0] = (char)(0xE0 | cp >> 12), o[1] = (char)(0x80 | (cp >> 6 & 0x3F)), o[2] = (char)(0x80 | (cp & 0x3F)), 3;
+    o[0] = (char)(0xF0 | cp >> 18);
+    o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+    o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Decodes the string literal p[0..e) (quotes excluded) into out; false on a bad
+ * escape. The result is never longer than the literal. A lone surrogate
+ * becomes U+FFFD. */
+static bool decode_string(const char *p, const char *e, char *out, size_t *n)
+{
+    size_t k = 0;
+    while (p < e) {
+        if (*p != '\\') {
+            out[k++] = *p++;
+            continue;
+        }
+        if (++p >= e)
+            return false;
+        char c = *p++;
+        switch (c) {
+        case '"': case '\\': case '/': out[k++] = c; break;
+        case 'b': out[k++] = '\b'; break;
+        case 'f': out[k++] = '\f'; break;
+        case 'n': out[k++] = '\n'; break;
+        case 'r': out[k++] = '\r'; break;
+        case 't': out[k++] = '\t'; break;
+        case 'u': {
+            int u = e - p >= 4 ? hex4(p) : -1;
+            if (u < 0)
+                return false;
+            p += 4;
+            unsigned cp = (unsigned)u;
+            if (cp >= 0xD800 && cp < 0xDC00 && e - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+                int lo = hex4(p + 2);
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (unsigned)(lo - 0xDC00);
+                    p += 6;
+                }
+            }
+            if (cp >= 0xD800 && cp < 0xE000)
+                cp = 0xFFFD;
+            k += put_utf8(out + k, cp);
+            break;
+        }
+        default: return false;
+        }
+    }
+    *n = k;
+    return true;
+}
+
+bool nx_json_string_member(const char *js, size_t len, const char *key, char *out, size_t cap, size_t *n)
+{
+    const char *p = skip_ws(js, js + len), *e = js + len;
+    size_t klen = strlen(key);
+    if (p >= e || *p != '{')
+        return false;
+    p = skip_ws(p + 1, e);
+    while (p < e && *p == '"') {
+        const char *k = p + 1, *ke = skip_string(p, e);
+        if (!ke)
+            return false;
+        bool hit = (size_t)(ke - 1 - k) == klen && memcmp(k, key, klen) == 0;
+        p = skip_ws(ke, e);
+        if (p >= e || *p != ':')
+            return false;
+        p = skip_ws(p + 1, e);
+        const char *v = p;
+        if (!(p = skip_value(p, e)))
+            return false;
+        if (hit) {
+            size_t got;
+            if (*v != '"' || (size_t)(p - v - 2) > cap - *n || !decode_string(v + 1, p - 1, out + *n, &got))
+                return false;
+            *n += got;
+            return true;
+        }
+        p = skip_ws(p, e);
+        if (p < e && *p == ',')
+            p = skip_ws(p + 1, e);
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------- scan -- */
+
+enum { VIRT_NONE, VIRT_CAT, VIRT_THREAD };
+
+/* A virtual key's column for the current batch, built row by row. */
+typedef struct virt_col {
+    int kind;
+    char *data;
+    size_t cap;
+    uint64_t *offsets;
+    uint8_t *valid;
+    nxpq_column_data col;
+} virt_col;
+
+typedef struct scan_plan {
+    const char *cols[NX_TOP_MAX_KEYS + 4 + NX_TRACK_MAX_SOURCES];
+    size_t n_cols;
+    int key_at[NX_TOP_MAX_KEYS];             /* batch column of each real key, or -1 */
+    virt_col virt[NX_TOP_MAX_KEYS];
+    int dur_at, start_at, end_at, json_at;   /* -1: not projected */
+    int track_at[NX_TRACK_MAX_SOURCES];
+    nx_track_source src;
+    nx_track_kind kind;
+} scan_plan;
+
+/* Index of `name` in the projection, added when missing. */
+static int want(scan_plan *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_cols; i++)
+        if (strcmp(p->cols[i], name) == 0)
+            return (int)i;
+    p->cols[p->n_cols] = name;
+    return (int)p->n_cols++;
+}
+
+static nxpq_type column_type(const nx_profile_table *t, const char *name)
+{
+    int c = nx_profile_table_find_column(t, name);
+    return c < 0 ? NXPQ_UNSUPPORTED : nx_profile_table_column(t, (size_t)c)->type;
+}
+
+static bool is_int(nxpq_type ty) { return ty == NXPQ_INT32 || ty == NXPQ_INT64; }
+
+static int64_t int_at(const nxpq_column_data *c, size_t r)
+{
+    return c->type == NXPQ_INT32 ? c->values.i32[r] : c->values.i64[r];
+}
+
+static bool present(const nxpq_column_data *c, size_t r) { return !c->valid || c->valid[r]; }
+
+/* Room for `more` bytes after `at` in v's data; -1 when out of memory. */
+static int virt_room(virt_col *v, size_t at, size_t more)
+{
+    if (at + more <= v->cap)
+        return 0;
+    size_t c = v->cap ? v->cap : 4096;
+    while (c < at + more)
+        c *= 2;
+    char *d = realloc(v->data, c);
+    if (!d)
+        return -1;
+    v->data = d;
+    v->cap = c;
+    return 0;
+}
+
+/* Fills virtual column v for the rows of b. -1 when out of memory. */
+static int virt_fill(virt_col *v, const scan_plan *p, const nxpq_batch *b)
+{
+    size_t n = b->n_rows;
+    const nxpq_column_data *js = p->json_at >= 0 ? &b->columns[p->json_at] : NULL;
+    uint64_t *o = realloc(v->offsets, (n + 1) * sizeof *o);
+    if (o)
+        v->offsets = o;
+    uint8_t *va = realloc(v->valid, n ? n : 1);
+    if (va)
+        v->valid = va;
+    if (!o || !va)
+        return -1;
+    size_t at = 0;
+    for (size_t r = 0; r < n; r++) {
+        v->offsets[r] = at;
+        bool ok = false;
+        if (v->kind == VIRT_CAT) {
+            size_t len = js && present(js, r) ? (size_t)(js->offsets[r + 1] - js->offsets[r]) : 0;
+            if (virt_room(v, at, len) != 0)
+                return -1;
+            ok = js && present(js, r) && nx_json_string_member(js->data + js->offsets[r], len, "cat", v->data, v->cap, &at);
+        } else {
+            char buf[NX_TRACK_BUF];
+            size_t len;
+            const char *name = nx_track_of_row(p->kind, &p->src, b, p->track_at, r, buf, &len);
+            if (virt_room(v, at, len) != 0)
+                return -1;
+            memcpy(v->data + at, name, len);
+            at += len;
+            ok = true;
+        }
+        v->valid[r] = ok;
+    }
+    v->offsets[n] = at;
+    if (virt_room(v, at, 1) != 0)   /* data is never NULL, even for empty names */
+        return -1;
+    v->col = (nxpq_column_data){.type = NXPQ_STRING, .valid = v->valid, .offsets = v->offsets, .data = v->data};
+    return 0;
+}
+
+/* Checks the keys against the table and lays out the projection. */
+static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o, const nx_top *out,
+                nxpq_type *types, nxpq_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->dur_at = p->start_at = p->end_at = p->json_at = -1;
+    const nx_timeline_info *info = nx_timeline_find(o->table);
+    for (size_t k = 0; k < o->n_by; k++) {
+        const char *name = o->by[k];
+        p->key_at[k] = -1;
+        if (nx_profile_table_find_column(t, name) >= 0) {
+            types[k] = column_type(t, name);
+            if (types[k] != NXPQ_INT32 && types[k] != NXPQ_INT64 && types[k] != NXPQ_STRING &&
+                types[k] != NXPQ_BOOLEAN) {
+                nxpq_error_set(err, "--by column '%s' of %s is %s; use integer or string columns", name, o->table,
+                               nxpq_type_name(types[k]));
+                return NX_TOP_BAD_KEY;
+            }
+            p->key_at[k] = want(p, name);
+            continue;
+        }
+        p->virt[k].kind = !out->self ? VIRT_NONE : strcmp(name, "cat") == 0 ? VIRT_CAT
+                                               : strcmp(name, "thread") == 0 ? VIRT_THREAD
+                                                                            : VIRT_NONE;
+        if (p->virt[k].kind == VIRT_NONE) {
+            nxpq_error_set(err, "table %s has no column '%s'%s", o->table, name,
+                           out->self ? " (nor is it one of the virtual keys cat, thread)" : "");
+            return NX_TOP_BAD_KEY;
+        }
+        types[k] = NXPQ_STRING;
+        if (p->virt[k].kind == VIRT_CAT && column_type(t, "extra_attributes_json") == NXPQ_STRING)
+            p->json_at = want(p, "extra_attributes_json");
+        if (p->virt[k].kind == VIRT_THREAD) {
+            p->kind = info->track;
+            p->src = nx_track_sources(info->track);
+            for (size_t s = 0; s < p->src.n; s++) {
+                nxpq_type ty = column_type(t, p->src.col[s]);
+                p->track_at[s] = (p->src.is_int[s] ? is_int(ty) : ty == NXPQ_STRING) ? want(p, p->src.col[s]) : -1;
+            }
+        }
+    }
+    if (out->value == NX_TOP_DURATION)
+        p->dur_at = want(p, "duration_ns");
+    if (out->value == NX_TOP_SPAN || (out->self && is_int(column_type(t, "start_ts")) && is_int(column_type(t, "end_ts")))) {
+        p->start_at = want(p, "start_ts");
+        p->end_at = want(p, "end_ts");
+    }
+    return 0;
+}
+
+/* Per-batch value arrays: the span (NX_TOP_SPAN) and the self times. */
+typedef struct value_bufs {
+    int64_t *span, *self;
+    uint8_t *span_ok, *self_ok;
+    size_t cap;
+} value_bufs;
+
+static int bufs_reserve(value_bufs *v, size_t n)
+{
+    if (n <= v->cap)
+        return 0;
+    int64_t *a = realloc(v->span, n * sizeof *a);
+    if (a)
+        v->span = a;
+    int64_t *b = realloc(v->self, n * sizeof *b);
+    if (b)
+        v->self = b;
+    uint8_t *c = realloc(v->span_ok, n);
+    if (c)
+        v->span_ok = c;
+    uint8_t *d = realloc(v->self_ok, n);
+    if (d)
+        v->self_ok = d;
+    if (!a || !b || !c || !d)
+        return -1;
+    v->cap = n;
+    return 0;
+}
+
+static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_nesting_values *nest, size_t n_by,
+                     const char *table, nxpq_error *err)
+{
+    nx_profile_scan_options so = {.columns = p->cols, .n_columns = p->n_cols};
+    nx_profile_scan *s = nx_profile_scan_open(t, &so, err);
+    if (!s)
+        return -1;
+    value_bufs vb = {0};
+    int rc = -1;
+    const nxpq_batch *b;
+    int more;
+    while ((more = nx_profile_scan_next(s, &b, err)) > 0) {
+        size_t n = b->n_rows;
+        const nxpq_column_data *keys[NX_TOP_MAX_KEYS];
+        for (size_t k = 0; k < n_by; k++) {
+            if (p->key_at[k] >= 0) {
+                keys[k] = &b->columns[p->key_at[k]];
+                continue;
+            }
+            if (virt_fill(&p->virt[k], p, b) != 0)
+                goto oom;
+            keys[k] = &p->virt[k].col;
+        }
+        if (bufs_reserve(&vb, n) != 0)
+            goto oom;
+        nx_group_values vals[NX_GROUP_SUMS];
+        size_t n_sums = 0;
+        const nxpq_column_data *st = p->start_at >= 0 ? &b->columns[p->start_at] : NULL;
+        const nxpq_column_data *en = p->end_at >= 0 ? &b->columns[p->end_at] : NULL;
+        if (out->value == NX_TOP_DURATION) {
+            vals[n_sums++] = (nx_group_values){b->columns[p->dur_at].values.i64, b->columns[p->dur_at].valid};
+        } else if (out->value == NX_TOP_SPAN) {
+            for (size_t r = 0; r < n; r++) {
+                vb.span_ok[r] = present(st, r) && present(en, r);
+                vb.span[r] = vb.span_ok[r] ? int_at(en, r) - int_at(st, r) : 0;
+            }
+            vals[n_sums++] = (nx_group_values){vb.span, vb.span_ok};
+        } else if (out->self) {
+            memset(vb.span_ok, 0, n);   /* nothing summed: sum[0] is null, self time stays sum[1] */
+            vals[n_sums++] = (nx_group_values){vb.span, vb.span_ok};
+        }
+        if (out->self) {
+            int64_t base = nx_row_ordinal(nx_profile_scan_file(s), b->first_row);
+            for (size_t r = 0; r < n; r++) {
+                uint32_t depth;
+                vb.self_ok[r] = nx_nesting_get(nest, base + (int64_t)r, &depth, &vb.self[r]);
+            }
+            vals[n_sums++] = (nx_group_values){vb.self, vb.self_ok};
+        }
+        if (nx_group_by_add(out->g, keys, vals, n_sums, n, err) != 0)
+            goto done;
+        for (size_t r = 0; out->self && st && en && r < n; r++) {
+            if (!present(st, r) || !present(en, r))
+                continue;
+            int64_t a = int_at(st, r), e = int_at(en, r);
+            if (!out->have_wall || a < out->first_ts)
+                out->first_ts = a;
+            if (!out->have_wall || e > out->last_ts)
+                out->last_ts = e;
+            out->have_wall = true;
+        }
+    }
+    rc = more < 0 ? -1 : 0;
+    goto done;
+oom:
+    nxpq_error_set(err, "%s: out of memory", table);
+done:
+    free(vb.span);
+    free(vb.self);
+    free(vb.span_ok);
+    free(vb.self_ok);
+    nx_profile_scan_close(s);
+    return rc;
+}
+
+int nx_top_run(const char *profile_dir, const nx_top_options *o, nx_top *out, nxpq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (o->n_by == 0 || o->n_by > NX_TOP_MAX_KEYS)
+        return nxpq_error_set(err, "top: 1 to %d key columns, not %zu", NX_TOP_MAX_KEYS, o->n_by);
+    nx_profile_table *t = NULL;
+    int rc = nx_profile_table_open(profile_dir, o->table, &t, err);
+    if (rc != 0)
+        return rc;
+    const nx_timeline_info *info = nx_timeline_find(o->table);
+    out->self = info && info->nested;
+    out->rows = nx_profile_table_num_rows(t);
+    out->files = nx_profile_table_file_count(t);
+    out->value = column_type(t, "duration_ns") == NXPQ_INT64                           ? NX_TOP_DURATION
+                 : is_int(column_type(t, "start_ts")) && is_int(column_type(t, "end_ts")) ? NX_TOP_SPAN
+                                                                                          : NX_TOP_COUNT;
+    scan_plan *p = calloc(1, sizeof *p);
+    nxpq_type types[NX_TOP_MAX_KEYS];
+    nx_nesting_values *own = NULL;
+    const nx_nesting_values *nest = o->nesting;
+    if (!p) {
+        rc = nxpq_error_set(err, "%s: out of memory", o->table);
+        goto done;
+    }
+    if ((rc = plan(p, t, o, out, types, err)) != 0)
+        goto done;
+    if (out->self && !nest) {
+        rc = nx_nesting_open(profile_dir, o->table, &own, out->note, sizeof out->note, err);
+        if (rc != 0) {
+            rc = -1;
+            goto done;
+        }
+        nest = own;
+    }
+    rc = -1;
+    if (!(out->g = nx_group_by_new(types, o->n_by, err)) || aggregate(out, t, p, nest, o->n_by, o->table, err) != 0)
+        goto done;
+    int by = out->self ? 1 : out->value == NX_TOP_COUNT ? -1 : 0;
+    rc = nx_group_by_sort(out->g, by, err);
+done:
+    if (p)
+        for (size_t k = 0; k < NX_TOP_MAX_KEYS; k++) {
+            free(p->virt[k].data);
+            free(p->virt[k].offsets);
+            free(p->virt[k].valid);
+        }
+    free(p);
+    nx_nesting_close(own);
+    nx_profile_table_close(t);
+    if (rc != 0) {
+        nx_group_by_free(out->g);
+        out->g = NULL;
+    }
+    return rc;
+}
+
+void nx_top_free(nx_top *t)
+{
+    nx_group_by_free(t->g);
+    t->g = NULL;
+}

@@ -1,0 +1,76 @@
+/*
+ * top.h — the answer behind `nxprof top`: one table of a profile, across all
+ * its split files, grouped by some of its columns (group_by.h), with per group
+ * the row count, the summed time and, for a table whose events nest
+ * (SystemProfileEvents, window.h nx_timeline_info.nested), the summed self time.
+ *
+ * Summed value (sum[0] of the groups, nx_top.value):
+ *   NX_TOP_DURATION  duration_ns, when the table has it as an INT64 column;
+ *   NX_TOP_SPAN      else end_ts - start_ts per row, when both are integer
+ *                    columns (null when either is null): the IR roll-up tables;
+ *   NX_TOP_COUNT     else nothing is summed; groups are ordered by count.
+ * Tables whose events nest (nx_top.self):
+ *   - sum[1] is each row's self time (query/nesting.h: duration minus its
+ *     children's, per track), and groups are ordered by it;
+ *   - wall = the table's last end - first start (max end_ts - min start_ts over
+ *     its rows), for "percent of wall time" (one group's self time over it);
+ *   - two virtual keys, for names the table has no column of:
+ *       "cat"    the string member "cat" of extra_attributes_json (PyTorch's
+ *                category: "cpu_op", "kernel", ...; JSON escapes decoded), null
+ *                when absent, not a string, or the text is not a JSON object;
+ *       "thread" the row's track (window.h: "<instance>/<pid>/<tid>" of a
+ *                framework event's thread, "nc<i>" or a thread for runtime events).
+ * Order: group_by.h's, on the self sum, else the summed value, else the count:
+ * descending, ties by the keys ascending (strings bytewise, nulls last).
+ * Memory: the groups, plus the depth and self time of every row when the table
+ * has no usable timeline index (nesting.h).
+ */
+#ifndef NX_QUERY_TOP_H
+#define NX_QUERY_TOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+#include "query/group_by.h"
+#include "query/nesting.h"
+
+#define NX_TOP_MAX_KEYS 16
+
+/* nx_top_run: a key is not a column of the table (nor a virtual one) or not
+ * an integer, boolean or string column; err says which. */
+enum { NX_TOP_BAD_KEY = 2 };
+
+typedef enum nx_top_value { NX_TOP_DURATION, NX_TOP_SPAN, NX_TOP_COUNT } nx_top_value;
+
+typedef struct nx_top_options {
+    const char *table;
+    const char *const *by;             /* 1..NX_TOP_MAX_KEYS names, no repeats */
+    size_t n_by;
+    const nx_nesting_values *nesting;  /* self time of the table's rows; NULL: opened when needed */
+} nx_top_options;
+
+typedef struct nx_top {
+    nx_group_by *g;                    /* sum[0]: the summed value; sum[1]: self time (self) */
+    nx_top_value value;
+    bool self;                         /* the table's events nest */
+    int64_t rows;
+    size_t files;
+    bool have_wall;                    /* self, and some row has a start and an end */
+    int64_t first_ts, last_ts;         /* the wall: min start_ts, max end_ts */
+    char note[600];                    /* self: why the timeline index was not used, or "" */
+} nx_top;
+
+/* Runs the query. 0 (*out filled; nx_top_free it), NX_PROFILE_TABLE_ABSENT,
+ * NX_TOP_BAD_KEY, or -1 with err naming the table. */
+int nx_top_run(const char *profile_dir, const nx_top_options *o, nx_top *out, nxpq_error *err);
+void nx_top_free(nx_top *t);
+
+/* The string value of top-level member `key` of the JSON object js[0..len),
+ * JSON escapes decoded, appended to out (which holds cap bytes from *n on;
+ * *n grows by the value's length). false when js is not an object, the member
+ * is absent or not a string, or out is too small. Exposed for its tests. */
+bool nx_json_string_member(const char *js, size_t len, const char *key, char *out, size_t cap, size_t *n);
+
+#endif

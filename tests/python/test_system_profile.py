@@ -1,0 +1,193 @@
+"""The system profile of each real PyTorch trace in tests/data/chrome-traces, checked against
+depth and self time worked out here from the trace's JSON alone.
+
+From the JSON (json with exact decimals, gzip): the framework events nxprof keeps (docs/
+processing.md, "System tables"): complete "X" events (a missing dur is 0, a negative one is
+dropped) and B/E pairs matched per (pid, tid) as a stack; times are the microsecond text
+turned into ns exactly (halves away from zero), plus baseTimeNanoseconds. Each thread is a
+track; events are ordered by start, ties in file order. Then, by the rule of
+src/query/nesting.h but computed another way: an event's depth is the number of earlier
+events in (start, -end, position) order that end no earlier than it (a Fenwick tree over
+the ends), its parent the nearest such event (a monotonic stack over the ends), and its
+self time its duration less its children's, at least 0.
+
+Checked against nxprof: `top --by name --format json` (count, inclusive and self sums per
+name, and the wall time), `summary --format json` (busy time = union of depth-0 events per
+thread, with their count), and that top and summary exit 0 in text form too.
+"""
+import gzip
+import json
+import re
+from bisect import bisect_left
+from collections import defaultdict
+from decimal import ROUND_HALF_UP, Decimal
+
+import pytest
+
+from conftest import CHROME_TRACES, nx
+
+_INT64 = re.compile(r"-?\d+\Z")
+
+
+def us_to_ns(v):
+    """Microseconds (an exact Decimal or int) to ns, halves away from zero."""
+    d = Decimal(v) * 1000
+    return int(d.copy_abs().quantize(Decimal(1), rounding=ROUND_HALF_UP)) * (-1 if d < 0 else 1)
+
+
+def thread_id(v):
+    """A pid/tid as nxprof keys it: a number, a decimal string as that number, any other
+    string by itself (nxprof hashes it; equal strings give equal ids), absent: 0."""
+    if v is None:
+        return 0
+    if isinstance(v, str):
+        return int(v) if _INT64.match(v) and -2**63 <= int(v) < 2**63 else ("str", v)
+    return int(v)
+
+
+def framework_events(path):
+    """[(thread, position, start, end, name)] of one trace file."""
+    doc = json.loads(gzip.open(path).read(), parse_float=Decimal)
+    events = doc if isinstance(doc, list) else doc["traceEvents"]
+    base = int(doc.get("baseTimeNanoseconds", 0)) if isinstance(doc, dict) else 0
+    out, stacks = [], defaultdict(list)
+    for pos, e in enumerate(events):
+        ph = e.get("ph")
+        if ph not in ("X", "B", "E") or "ts" not in e:
+            continue
+        thread = (thread_id(e.get("pid")), thread_id(e.get("tid")))
+        start = us_to_ns(e["ts"]) + base
+        if ph == "X":
+            dur = us_to_ns(e["dur"]) if "dur" in e else 0
+            if dur >= 0:
+                out.append((thread, pos, start, start + dur, e.get("name", "")))
+        elif ph == "B":
+            stacks[thread].append((pos, start, e.get("name", "")))
+        elif stacks[thread]:
+            bpos, bstart, name = stacks[thread].pop()
+            if start >= bstart:
+                out.append((thread, bpos, bstart, start, name))
+    return out
+
+
+class Fenwick:
+    def __init__(self, n):
+        self.t = [0] * (n + 1)
+
+    def add(self, i):
+        i += 1
+        while i < len(self.t):
+            self.t[i] += 1
+            i += i & -i
+
+    def prefix(self, i):
+        """How many of positions [0, i) were added."""
+        s = 0
+        while i > 0:
+            s += self.t[i]
+            i -= i & -i
+        return s
+
+
+def nest(track):
+    """depth and self time of each event of one track: {position: (depth, self, start, end)}."""
+    order = sorted(track, key=lambda e: (e[2], -e[3], e[1]))
+    ends = sorted({e[3] for e in order})
+    fw = Fenwick(len(ends))
+    seen = 0
+    stack, selfs, depth = [], [e[3] - e[2] for e in order], [0] * len(order)
+    for i, (_, _, start, end, _) in enumerate(order):
+        k = bisect_left(ends, end)
+        depth[i] = seen - fw.prefix(k)      # earlier events ending at or after this end
+        fw.add(k)
+        seen += 1
+        while stack and order[stack[-1]][3] < end:
+            stack.pop()
+        if stack:
+            selfs[stack[-1]] -= end - start
+        stack.append(i)
+    return {e[1]: (depth[i], max(selfs[i], 0), e[2], e[3]) for i, e in enumerate(order)}
+
+
+def expected(path):
+    events = framework_events(path)
+    by_thread = defaultdict(list)
+    for e in events:
+        by_thread[e[0]].append(e)
+    values = {}
+    busy = {}
+    for thread, track in by_thread.items():
+        v = nest(track)
+        values.update(v)
+        # Union of the depth-0 intervals, in start order.
+        tops = sorted((s, e) for d, _, s, e in v.values() if d == 0)
+        total, cur = 0, None
+        for s, e in tops:
+            if cur and s <= cur[1]:
+                cur[1] = max(cur[1], e)
+                continue
+            if cur:
+                total += cur[1] - cur[0]
+            cur = [s, e]
+        if cur:
+            total += cur[1] - cur[0]
+        busy[thread] = (total, len(tops))
+    names = defaultdict(lambda: [0, 0, 0])
+    for thread, pos, start, end, name in events:
+        g = names[name]
+        g[0] += 1
+        g[1] += end - start
+        g[2] += values[pos][1]
+    first = min(e[2] for e in events)
+    last = max(e[3] for e in events)
+    return names, busy, (first, last)
+
+
+@pytest.mark.parametrize("trace", [t.name for t in CHROME_TRACES])
+def test_self_time_and_busy_time_match_the_json(trace, framework_profiles):
+    prof = framework_profiles[trace]
+    path = next(t for t in CHROME_TRACES if t.name == trace)
+    names, busy, (first, last) = expected(path)
+
+    top = json.loads(nx("top", prof, "--by", "name", "--format", "json", "--limit", "0").stdout)
+    assert top["table"] == "SystemProfileEvents"
+    assert (top["first_ts"], top["last_ts"], top["wall_ns"]) == (first, last, last - first)
+    got = {g["name"]: [g["count"], g["sum_duration_ns"], g["sum_self_ns"]] for g in top["top"]}
+    assert got == {k: v for k, v in names.items()}
+    selfs = [g["sum_self_ns"] for g in top["top"]]
+    assert selfs == sorted(selfs, reverse=True), "ordered by self time"
+
+    summary = json.loads(nx("summary", prof, "--format", "json").stdout)
+    assert summary["kind"] == "system"
+    assert summary["wall"] == {"first_ts": first, "last_ts": last, "duration_ns": last - first}
+    got_busy = summary["threads"]
+    # Numeric threads are named <instance>/<pid>/<tid>; string ones by a hash of the text:
+    # compare those as a multiset of (busy, top-level events).
+    numeric = {f"unknown/{p}/{t}": v for (p, t), v in busy.items() if isinstance(p, int) and isinstance(t, int)}
+    for th in got_busy:
+        if th["thread"] in numeric:
+            assert (th["busy_ns"], th["top_level_events"]) == numeric[th["thread"]], th["thread"]
+    assert sorted((t["busy_ns"], t["top_level_events"]) for t in got_busy) == sorted(busy.values())
+    assert [t["name"] for t in summary["top_operators"]] == [g["name"] for g in top["top"][:10]]
+
+    text = nx("top", prof).stdout
+    assert "sum_self_ns" in text
+    text = nx("summary", prof).stdout
+    assert "Top 10 operators by self time" in text or "operators by self time" in text
+
+
+@pytest.mark.parametrize("trace", [t.name for t in CHROME_TRACES])
+def test_without_the_index_the_same_answers(trace, framework_profiles, tmp_path):
+    """A copy of the profile without its timeline index: depth and self time are
+    computed from the table, with a note on stderr, and every answer stays the same."""
+    import shutil
+
+    prof = framework_profiles[trace]
+    copy = tmp_path / "copy"
+    shutil.copytree(prof, copy)
+    (copy / ".SystemProfileEvents.nxtl").unlink()
+    for args in (["top", "--by", "cat", "--format", "csv", "--limit", "0"], ["summary", "--format", "json"]):
+        a = nx(args[0], prof, *args[1:])
+        b = nx(args[0], copy, *args[1:])
+        assert b.stdout.replace(str(copy), str(prof)) == a.stdout
+        assert "note:" in b.stderr and "note:" not in a.stderr
