@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "query/profile_table.h"
+#include "profile/profile_table.h"
 #include "query/sampled_pass.h"
 #include "query/window.h"
 

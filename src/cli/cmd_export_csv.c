@@ -45,8 +45,8 @@
 #include "cli/cli.h"
 #include "query/csv.h"
 #include "query/export.h"
-#include "query/profile_table.h"
-#include "query/window.h"
+#include "profile/profile_table.h"
+#include "profile/timeline_rules.h"
 
 #define CMD "export-csv"
 

@@ -10,7 +10,7 @@
  *     DmaPacket, CcInstruction, SemaphoreUpdate, CcOp, SystemProfileEvents; default
  *     all); an unknown or repeated name is a usage error. Tables the profile lacks
  *     are skipped. SystemProfileEvents' index also holds each event's depth and
- *     self time (query/nesting.h), so rebuilding it replaces an index of an older
+ *     self time (profile/nesting.h), so rebuilding it replaces an index of an older
  *     version that lacked them.
  *   - Each index is written under a temporary name and renamed over the old one,
  *     so an interrupted run leaves the previous index (or none); the Parquet files
@@ -27,10 +27,10 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "process/timeline_index_writer.h"
-#include "query/profile_table.h"
-#include "query/timeline_index.h"
-#include "query/window.h"
+#include "profile/timeline_index_writer.h"
+#include "profile/profile_table.h"
+#include "profile/timeline_index.h"
+#include "profile/timeline_rules.h"
 
 static void index_help(FILE *out)
 {

@@ -59,7 +59,7 @@
 
 #include "cli/cli.h"
 #include "cli/text_out.h"
-#include "query/profile_table.h"
+#include "profile/profile_table.h"
 #include "query/system_summary.h"
 #include "schema/schema.h"
 

@@ -31,7 +31,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/text_out.h"
-#include "query/profile_table.h"
+#include "profile/profile_table.h"
 #include "query/system_summary.h"
 #include "query/top.h"
 #include "schema/schema.h"

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "process/profile_output.h"
-#include "process/table_writer.h"
+#include "profile/profile_output.h"
+#include "profile/table_writer.h"
 
 void nx_process_cli_help(FILE *out)
 {

@@ -21,12 +21,12 @@
 
 #include "capture/capture.h"
 #include "process/device_pipeline.h"
-#include "process/profile_output.h"
+#include "profile/profile_output.h"
 #include "process/profile_plan.h"
 #include "process/row.h"
 #include "process/summary_table.h"
 #include "process/system_tables.h"
-#include "process/table_writer.h"
+#include "profile/table_writer.h"
 
 /* Warning rows kept; beyond this only a count (a broken capture can warn per record). */
 #define MAX_WARNING_ROWS 100000u

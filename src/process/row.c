@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "capture/program_file.h"
-#include "process/timeline_index_writer.h"
-#include "query/timeline_index.h"
-#include "query/window.h"
+#include "profile/timeline_index_writer.h"
+#include "profile/timeline_index.h"
+#include "profile/timeline_rules.h"
 #include "util/handoff.h"
 
 /* KIND_KEYED: a column whose value is a function of the row key (nx_row_keyed_*):

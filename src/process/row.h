@@ -42,7 +42,7 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
-#include "process/table_writer.h"
+#include "profile/table_writer.h"
 #include "schema/schema.h"
 
 #define NX_ROW_BATCH 4096

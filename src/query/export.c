@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/profile_table.h"
+#include "profile/profile_table.h"
 #include "query/sampled_pass.h"
 #include "query/window.h"
 #include "schema/schema.h"

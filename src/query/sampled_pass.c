@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/profile_table.h"
-#include "query/timeline_index.h"
+#include "profile/profile_table.h"
+#include "profile/timeline_index.h"
+#include "query/index_sample.h"
 
 typedef struct half_pass {
     const char *dir, *table;

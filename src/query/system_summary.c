@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "query/nesting.h"
-#include "query/profile_table.h"
+#include "query/nesting_values.h"
+#include "profile/profile_table.h"
 #include "query/top.h"
 #include "query/window.h"
 

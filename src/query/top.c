@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/profile_table.h"
-#include "query/window.h"
+#include "profile/profile_table.h"
+#include "profile/timeline_rules.h"
 
 /* --------------------------------------------------------------- JSON -- */
 

@@ -10,7 +10,7 @@
  *                    columns (null when either is null): the IR roll-up tables;
  *   NX_TOP_COUNT     else nothing is summed; groups are ordered by count.
  * Tables whose events nest (nx_top.self):
- *   - sum[1] is each row's self time (query/nesting.h: duration minus its
+ *   - sum[1] is each row's self time (profile/nesting.h: duration minus its
  *     children's, per track), and groups are ordered by it;
  *   - wall = the table's last end - first start (max end_ts - min start_ts over
  *     its rows), for "percent of wall time" (one group's self time over it);
@@ -34,7 +34,7 @@
 
 #include "parquet/parquet.h"
 #include "query/group_by.h"
-#include "query/nesting.h"
+#include "query/nesting_values.h"
 
 #define NX_TOP_MAX_KEYS 16
 

@@ -1,17 +1,8 @@
 /*
- * window.h — time-window queries over a timeline table of a profile, the track
- * function, and pixel sampling. One engine for `nxprof export-csv` and the
- * viewer, so an export and the screen always agree.
- *
- * Timeline tables and their timing (nx_timeline_find):
- *   Instruction, DmaPacket, DmaPacketAggregated, CcInstruction, CcOp,
- *   SystemProfileEvents
- *       interval events: start_ts, end_ts (INT64 ns);
- *   SemaphoreUpdate
- *       point events: timestamp (INT64 ns); start == end == timestamp below.
- * SystemProfileEvents is the one table whose events nest (nx_timeline_info.nested):
- * a track of it is a call stack, and the timeline index stores each event's
- * depth and self time (query/nesting.h has the rule).
+ * window.h — time-window queries over a timeline table of a profile and pixel
+ * sampling. One engine for `nxprof export-csv` and the viewer, so an export and
+ * the screen always agree. Which tables are timelines, their timing columns and
+ * their tracks are the timeline rules (profile/timeline_rules.h).
  *
  * Window rule, for a window [start, end] in ns, both ends inclusive:
  *   interval events: kept when end_ts >= start AND start_ts <= end (overlap);
@@ -26,28 +17,6 @@
  * window can be pruned, whatever the durations (no maximum duration is needed).
  * Rows are returned in file order: tables are written sorted by start time,
  * so this is start-time order (ties in file order).
- *
- * Track function (nx_track_kind), the one the viewer draws with:
- *   Instruction          -> timeline_track when non-null and non-empty, else engine
- *                           (a file without a timeline_track column uses engine);
- *   DmaPacket,
- *   DmaPacketAggregated  -> queue_name when non-null, else "queue<queue_idx>"
- *                           (e.g. "queue7"), else "";
- *   SemaphoreUpdate      -> id (the semaphore, e.g. "S[3]");
- *   CcInstruction        -> "CC<core_idx>" (e.g. "CC8");
- *   CcOp                 -> "stream<stream_id>" (e.g. "stream0");
- *   SystemProfileEvents  -> framework events (trace_event_source "framework"):
- *                           "<instance_id>/<process_id>/<thread_id>", one track per
- *                           thread (e.g. "i-0b1e/4121/4121"); runtime and hardware
- *                           events (any other source): "nc<nc_idx>" (e.g. "nc0")
- *                           when nc_idx is non-null, else
- *                           "<instance_id>/<process_id>/<thread_id>". A null part
- *                           is empty text ("//7"); an instance id is cut to its
- *                           first NX_TRACK_INSTANCE_MAX bytes (so a name fits
- *                           NX_TRACK_BUF);
- *   any null source value that has no fallback above -> "" (the empty track).
- * Track names are interned per query: ids are dense, 0, 1, ... in order of first
- * appearance in the scan, and valid for the life of the query.
  *
  * Sampling (nx_sampler): the window [start, end] is divided into `width` equal
  * buckets per track: with L = end - start + 1, the bucket of an event is
@@ -67,37 +36,8 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
-#include "query/profile_table.h"
-
-typedef enum nx_track_kind {
-    NX_TRACK_INSTRUCTION,
-    NX_TRACK_DMA,
-    NX_TRACK_SEMAPHORE,
-    NX_TRACK_CC_CORE,
-    NX_TRACK_CC_STREAM,
-    NX_TRACK_SYSTEM
-} nx_track_kind;
-
-typedef struct nx_timeline_info {
-    const char *table;
-    const char *start_column;   /* start_ts, or timestamp for point tables */
-    const char *end_column;     /* end_ts, or NULL for point tables */
-    nx_track_kind track;
-    bool nested;                /* events nest per track (query/nesting.h) */
-} nx_timeline_info;
-
-/* How many timeline tables there are (nx_timeline_count()), for arrays sized at compile time. */
-#define NX_TIMELINE_TABLES 7
-
-/* The timing and track rule of a timeline table, or NULL when `table` has none. */
-const nx_timeline_info *nx_timeline_find(const char *table);
-/* All timeline tables with a track rule (Instruction, DmaPacketAggregated,
- * DmaPacket, CcInstruction, SemaphoreUpdate, CcOp, SystemProfileEvents). */
-size_t nx_timeline_count(void);
-const nx_timeline_info *nx_timeline_at(size_t i);
-
-/* A row's identity across a split table: (file << 40) | row within the file. */
-static inline int64_t nx_row_ordinal(size_t file, int64_t row) { return ((int64_t)file << 40) | row; }
+#include "profile/profile_table.h"
+#include "profile/timeline_rules.h"
 
 typedef struct nx_window_options {
     int64_t start, end;           /* inclusive, ns; start <= end */
@@ -131,48 +71,6 @@ int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err);
 void nx_window_close(nx_window *w);
 /* Pages/row groups read vs total so far (profile_table.h nx_profile_scan_get_stats). */
 void nx_window_stats(const nx_window *w, nxpq_scan_stats *out);
-
-/* Most columns a track name is made of (SystemProfileEvents: trace_event_source,
- * nc_idx, instance_id, process_id, thread_id). */
-#define NX_TRACK_MAX_SOURCES 5
-/* Bytes of the buffer nx_track_name may write a name into; an instance id is
- * cut to NX_TRACK_INSTANCE_MAX bytes so that the longest name fits. */
-#define NX_TRACK_BUF 320
-#define NX_TRACK_INSTANCE_MAX 255
-
-/* The columns a track is named from, in the rule's order: col[k] (NULL past the
- * n-th); is_int[k]: an integer column (else a string); required[k]: a table
- * without it cannot be read as a timeline (window queries fail naming it). */
-typedef struct nx_track_source {
-    const char *col[NX_TRACK_MAX_SOURCES];
-    bool is_int[NX_TRACK_MAX_SOURCES], required[NX_TRACK_MAX_SOURCES];
-    size_t n;
-} nx_track_source;
-nx_track_source nx_track_sources(nx_track_kind kind);
-
-/* One row's source values, indexed like nx_track_source.col (ok[k] false: null
- * or no such column; s/len for string columns, i for integer ones), and the
- * track name they give by the rules above: a pointer to a value's bytes or to
- * buf (NX_TRACK_BUF bytes); *len gets its length. */
-typedef struct nx_track_values {
-    const char *s[NX_TRACK_MAX_SOURCES];
-    size_t len[NX_TRACK_MAX_SOURCES];
-    int64_t i[NX_TRACK_MAX_SOURCES];
-    bool ok[NX_TRACK_MAX_SOURCES];
-} nx_track_values;
-const char *nx_track_name(nx_track_kind kind, const nx_track_values *v, char *buf, size_t *len);
-
-/* The track name of row i of batch b, whose column cols[k] holds source k of
- * src (-1: the batch lacks it); plain or dictionary-form columns. Same result
- * and buffer rule as nx_track_name. */
-const char *nx_track_of_row(nx_track_kind kind, const nx_track_source *src, const nxpq_batch *b, const int *cols,
-                            size_t i, char *buf, size_t *len);
-
-/* The name of an integer-keyed track ("queue7", "CC8", "stream0", "nc0") into
- * buf (at least 32 bytes): kind NX_TRACK_DMA (the queue_idx fallback),
- * NX_TRACK_CC_CORE, NX_TRACK_CC_STREAM or NX_TRACK_SYSTEM (nc_idx). Returns its
- * length. */
-size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf);
 
 size_t nx_window_track_count(const nx_window *w);
 /* Name of track `id` (NUL-terminated, valid while w lives); *len gets its length. */

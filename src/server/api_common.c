@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "process/profile_output.h"
+#include "profile/profile_output.h"
 #include "query/csv.h"
 #include "server/api_internal.h"
 

@@ -24,8 +24,8 @@
 
 #include "query/csv.h"
 #include "query/export.h"
-#include "query/profile_table.h"
-#include "query/window.h"
+#include "profile/profile_table.h"
+#include "profile/timeline_rules.h"
 #include "server/api_internal.h"
 
 #define MAX_ROWS_LIMIT 10000000

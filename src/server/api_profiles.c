@@ -15,7 +15,7 @@
  *   - kind: "device" when a timeline table with a track rule (window.h) is present,
  *     else "framework";
  *   - first_ts/last_ts: the smallest Metadata.first_hw_timestamp and the largest
- *     last_hw_timestamp over its rows (query/profile_table.h nx_profile_span), null
+ *     last_hw_timestamp over its rows (profile/profile_table.h nx_profile_span), null
  *     when missing;
  *   - tracks: one scan per timeline table over all time (timing and track columns
  *     only), per track: rows, min start, max end; groups and order as docs/api.md;
@@ -37,9 +37,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "process/profile_output.h"
-#include "query/profile_table.h"
-#include "query/timeline_index.h"
+#include "profile/profile_output.h"
+#include "profile/profile_table.h"
+#include "profile/timeline_index.h"
 #include "query/window.h"
 #include "schema/schema.h"
 #include "schema/schema_emit.h"
@@ -140,7 +140,7 @@ done:
     return result;
 }
 
-/* The profile's span (query/profile_table.h); *have false when unavailable. */
+/* The profile's span (profile/profile_table.h); *have false when unavailable. */
 static void metadata_span(const char *dir, bool *have_first, int64_t *first, bool *have_last, int64_t *last)
 {
     nxpq_error err = {{0}};

@@ -23,9 +23,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "query/profile_table.h"
+#include "profile/profile_table.h"
 #include "query/sampled_pass.h"
-#include "query/timeline_index.h"
+#include "profile/timeline_index.h"
 #include "query/window.h"
 #include "server/api_internal.h"
 #include "server/response_cache.h"

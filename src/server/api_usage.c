@@ -59,7 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/profile_table.h"
+#include "profile/profile_table.h"
 #include "server/api_internal.h"
 
 #define MAX_SERIES 256

@@ -1,4 +1,4 @@
-// timeline_index.test.mjs — the timeline index (src/query/timeline_index.h) gives exactly
+// timeline_index.test.mjs — the timeline index (src/profile/timeline_index.h) gives exactly
 // what a scan of the Parquet files gives, and is never used when it does not match them.
 //
 // A llama-layer capture (200K records, two NeuronCores, several tracks per table) is

@@ -6,7 +6,7 @@ processing.md, "System tables"): complete "X" events (a missing dur is 0, a nega
 dropped) and B/E pairs matched per (pid, tid) as a stack; times are the microsecond text
 turned into ns exactly (halves away from zero), plus baseTimeNanoseconds. Each thread is a
 track; events are ordered by start, ties in file order. Then, by the rule of
-src/query/nesting.h but computed another way: an event's depth is the number of earlier
+src/profile/nesting.h but computed another way: an event's depth is the number of earlier
 events in (start, -end, position) order that end no earlier than it (a Fenwick tree over
 the ends), its parent the nearest such event (a monotonic stack over the ends), and its
 self time its duration less its children's, at least 0.

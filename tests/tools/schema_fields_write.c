@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include "process/table_writer.h"
+#include "profile/table_writer.h"
 
 int main(int argc, char **argv)
 {

@@ -1,5 +1,5 @@
 /*
- * test_nesting.c — depth and self time (query/nesting.h) and the SystemProfileEvents
+ * test_nesting.c — depth and self time (profile/nesting.h) and the SystemProfileEvents
  * track rule (query/window.h).
  *
  * The streaming pass is checked on hand-made call stacks (ties of every kind: equal
@@ -22,8 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "query/nesting.h"
-#include "query/timeline_index.h"
+#include "profile/nesting.h"
+#include "query/nesting_values.h"
+#include "profile/timeline_index.h"
 #include "query/window.h"
 #include "system_fixture.h"
 #include "test_rand.h"

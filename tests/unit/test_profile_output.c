@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "parquet/parquet.h"
-#include "process/profile_output.h"
-#include "process/table_writer.h"
+#include "profile/profile_output.h"
+#include "profile/table_writer.h"
 #include "schema/schema.h"
 
 /* A fresh scratch directory per test, removed afterwards. */

@@ -13,7 +13,7 @@
 
 #include "parquet/parquet.h"
 #include "query/group_by.h"
-#include "query/profile_table.h"
+#include "profile/profile_table.h"
 
 /* Writes dir/name with one INT64 column "v" holding rows [first, first + n). */
 static void write_file(const char *dir, const char *name, int64_t first, int n)

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "query/csv.h"
-#include "query/profile_table.h"
+#include "profile/profile_table.h"
 #include "query/window.h"
 
 #include "csv_memory.h"

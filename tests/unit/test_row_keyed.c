@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "capture/program_file.h"
-#include "process/profile_output.h"
+#include "profile/profile_output.h"
 #include "process/row.h"
 
 #define N_QUEUES 7

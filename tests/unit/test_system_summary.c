@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "query/profile_table.h"
+#include "profile/profile_table.h"
 #include "query/system_summary.h"
 #include "query/top.h"
 #include "system_fixture.h"

@@ -1,5 +1,5 @@
 /*
- * test_timeline_index.c — the timeline index (query/timeline_index.h) on
+ * test_timeline_index.c — the timeline index (profile/timeline_index.h) on
  * adversarial data: its sampled pass must equal the scan's, event for event.
  *
  * An Instruction table is written through process/row.h (which writes the
@@ -31,10 +31,10 @@
 #include <unistd.h>
 
 #include "capture/program_file.h"
-#include "process/profile_output.h"
+#include "profile/profile_output.h"
 #include "process/row.h"
 #include "query/sampled_pass.h"
-#include "query/timeline_index.h"
+#include "profile/timeline_index.h"
 #include "test_rand.h"
 
 #define N_ROWS 6000

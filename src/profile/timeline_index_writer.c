@@ -1,6 +1,6 @@
 /* timeline_index_writer.c — the timeline index, written beside its table (see
- * timeline_index_writer.h; the format is query/timeline_index.h). */
-#include "process/timeline_index_writer.h"
+ * timeline_index_writer.h; the format is profile/timeline_index.h). */
+#include "profile/timeline_index_writer.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "query/nesting.h"
-#include "query/timeline_index.h"
-#include "query/window.h"
+#include "profile/nesting.h"
+#include "profile/timeline_index.h"
+#include "profile/timeline_rules.h"
 #include "util/bytes.h"
 
 /* Label tuples kept before the labels are declared incomplete (flag 1): a label
@@ -55,7 +55,7 @@ typedef struct strtab {              /* interned strings, ids dense from 0 */
 
 struct nx_tlx_writer {
     char path[4096], tmp[4200], dir[4096];   /* written as tmp, renamed to path when finished */
-    /* Tables whose events nest: the nesting pass (query/nesting.h) hands each
+    /* Tables whose events nest: the nesting pass (profile/nesting.h) hands each
      * row's depth and self time over out of order, so they go to a side file
      * at row x 16, copied into the index when it is finished. */
     nx_nesting *nest;

@@ -1,6 +1,6 @@
 /*
  * timeline_index.h — the timeline index: a per-table sidecar written at processing
- * time that answers a sampled window query (window.h's rule) without reading the
+ * time that answers a sampled window query (query/window.h's rule) without reading the
  * Parquet files, so a whole-profile timeline costs milliseconds at any size.
  *
  * Why: at full zoom-out every page of a table holds a bucket's winner, so a scan
@@ -17,7 +17,7 @@
  *
  * File: <profile>/.<Table>.nxtl (hidden: `glob("Table*.parquet")`, pyarrow, Spark
  * and DuckDB globs never see it). Little-endian, written by
- * src/process/timeline_index_writer.c while the table is written:
+ * src/profile/timeline_index_writer.c while the table is written:
  *
  *   header (144 bytes)
  *     0   magic "NXTLIDX1"
@@ -58,11 +58,11 @@
  *   labels (8 bytes each): u32 name string, u32 kind (0 int, 1 string).
  *   tuples: per tuple, u64 null mask then one i64 per label (the value, or a
  *     string id for string labels).
- *   nesting (tables whose events nest, window.h nx_timeline_info.nested; else
+ *   nesting (tables whose events nest, timeline_rules.h nx_timeline_info.nested; else
  *     absent, offset 0): one nx_tlx_nest (16 bytes: i64 self time in ns, u32
  *     depth, u32 1 when set) per table row, rows numbered across the files as
  *     above; a row without a start or an end has set 0. Depth and self time
- *     are query/nesting.h's rule, computed per track while the table is
+ *     are profile/nesting.h's rule, computed per track while the table is
  *     written (the values of an event are final only once the events it may
  *     enclose have passed, so they go to a side file at row x 16 and are copied
  *     in here when the index is finished).
@@ -76,7 +76,7 @@
  * profile indexed by an older nxprof is scanned until it is re-indexed.
  *
  * A missing, stale or malformed index is never an error for the query: the
- * caller falls back to the scan (sampled_pass.c does; query/nesting.h
+ * caller falls back to the scan (sampled_pass.c does; query/nesting_values.h
  * computes depth and self time from the table).
  */
 #ifndef NX_QUERY_TIMELINE_INDEX_H
@@ -87,7 +87,7 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
-#include "query/sampled_pass.h"
+#include "profile/timeline_rules.h"
 
 #define NX_TLX_MAGIC "NXTLIDX1"
 #define NX_TLX_VERSION 4u
@@ -95,7 +95,6 @@
 #define NX_TLX_MINI_EVENTS 16u
 #define NX_TLX_SUPER_BLOCKS 16u
 #define NX_TLX_HEADER_BYTES 144u
-#define NX_TLX_MAX_LABELS 4
 
 /* What a query needs of a run of events in start order (a block or a superblock). */
 typedef struct nx_tlx_summary {
@@ -124,11 +123,6 @@ typedef struct nx_tlx_super {         /* NX_TLX_SUPER_BLOCKS consecutive blocks 
     uint32_t n_blocks, reserved;
 } nx_tlx_super;
 
-/* The label fields the viewer shows per event of a timeline table (NULL-ended,
- * at most NX_TLX_MAX_LABELS), or NULL for other tables. "framework_name" is
- * derived by the server from raw_framework_id, not stored. */
-const char *const *nx_timeline_labels(const char *table);
-
 /* <dir>/.<table>.nxtl into buf; -1 when it does not fit. */
 int nx_tlx_path(const char *dir, const char *table, char *buf, size_t cap);
 
@@ -143,11 +137,6 @@ typedef struct nx_tlx nx_tlx;
  * nx_tlx_close releases it. */
 int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *why, size_t why_len);
 void nx_tlx_close(nx_tlx *x);
-
-/* The sampled pass of sampled_pass.h from the index; samples' tags are label
- * tuple ids. 0, or -1 with err (out of memory, or an event block found malformed
- * while decoding: the caller then falls back to the scan). */
-int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, nx_sampled *out, nxpq_error *err);
 
 /* Whether every event's labels are stored (false when the table had more than
  * 2^20 distinct label tuples: the caller then reads labels from the table). */
@@ -166,7 +155,7 @@ bool nx_tlx_label_value(const nx_tlx *x, uint32_t tuple, int label, int64_t *iv,
 
 /* Whether the index holds the nesting section (a table whose events nest). */
 bool nx_tlx_has_nesting(const nx_tlx *x);
-/* The depth and self time of the row at `ordinal` (window.h nx_row_ordinal):
+/* The depth and self time of the row at `ordinal` (timeline_rules.h nx_row_ordinal):
  * false when the index has no nesting section, no such row, or none for it. */
 bool nx_tlx_nesting(const nx_tlx *x, int64_t ordinal, uint32_t *depth, int64_t *self_ns);
 

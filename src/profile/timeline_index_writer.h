@@ -1,5 +1,5 @@
 /*
- * timeline_index_writer.h — writes a timeline table's index (query/timeline_index.h,
+ * timeline_index_writer.h — writes a timeline table's index (profile/timeline_index.h,
  * which documents the file) while the table itself is written.
  *
  * row.c drives it: every batch of rows goes to nx_tlx_writer_add() in table order
@@ -7,7 +7,7 @@
  * Parquet files are closed, because the index records their sizes and footers.
  * Memory: one block of encoded events per track plus 80 bytes per block of
  * NX_TLX_BLOCK_EVENTS events; event data streams to the file. A table whose
- * events nest (SystemProfileEvents) also runs query/nesting.h's pass over its
+ * events nest (SystemProfileEvents) also runs profile/nesting.h's pass over its
  * tracks (a stack per track) and writes each row's depth and self time to a
  * side file (`<index>.tmp-<pid>.nest`, 16 bytes per row) that is copied into
  * the index when it is finished and then removed.
@@ -42,7 +42,7 @@ typedef struct nx_tlx_column {
 typedef struct nx_tlx_writer nx_tlx_writer;
 
 /* Starts the index of table s in directory dir (rows_per_file: the table's split
- * limit). 0 with *out NULL when the table is not a timeline table (window.h), 0
+ * limit). 0 with *out NULL when the table is not a timeline table (timeline_rules.h), 0
  * and *out, or -1 and err. */
 int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_per_file, nx_tlx_writer **out,
                        nxpq_error *err);

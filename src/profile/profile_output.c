@@ -3,7 +3,7 @@
  * build-in-a-sibling / rename-into-place publish described in profile_output.h.
  */
 #define _GNU_SOURCE   /* renameat2 */
-#include "process/profile_output.h"
+#include "profile/profile_output.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * from the catalogue, per-file row limit with T.parquet -> T_0, T_1, ... rolling,
  * and the SchemaFields table, which is the catalogue itself written as rows.
  */
-#include "process/table_writer.h"
+#include "profile/table_writer.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
  * nesting.h — the depth and self time of events that nest: the call stacks of
- * SystemProfileEvents (window.h nx_timeline_info.nested), one per track (per
+ * SystemProfileEvents (timeline_rules.h nx_timeline_info.nested), one per track (per
  * thread for framework events, per NeuronCore or thread for runtime events).
  *
  * Rule, per track:
@@ -33,20 +33,13 @@
  * On a well-formed stack each event costs O(1); overlaps that do not nest cost
  * a walk of the stack.
  *
- * Reading (nx_nesting_open): from the table's timeline index when it is usable
- * (timeline_index.h stores every row's values, written by the same pass), else
- * computed from the table with one scan of its timing and track columns
- * (16 bytes per row in memory), so an index that is missing, stale or of an
- * older version only costs time; the caller is told why it was not used.
+ * Reading the values back (from the timeline index, or computed from the
+ * table when the index cannot be used) is query/nesting_values.h.
  */
-#ifndef NX_QUERY_NESTING_H
-#define NX_QUERY_NESTING_H
+#ifndef NX_PROFILE_NESTING_H
+#define NX_PROFILE_NESTING_H
 
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-
-#include "parquet/parquet.h"
 
 /* ------------------------------------------------------------ the pass -- */
 
@@ -66,21 +59,5 @@ int nx_nesting_add(nx_nesting *n, uint32_t track, int64_t start, int64_t end, ui
 /* Emits every event still held. 0, or -1 (out of memory, emit failed). */
 int nx_nesting_finish(nx_nesting *n);
 void nx_nesting_free(nx_nesting *n);
-
-/* ------------------------------------------------------------- reading -- */
-
-typedef struct nx_nesting_values nx_nesting_values;
-
-/* The values of every event of `table` of profile_dir (a timeline table whose
- * events nest). 0 (*out set), NX_PROFILE_TABLE_ABSENT, or -1 with err naming
- * the table (unreadable, rows not in start order per track, out of memory).
- * note (note_len bytes, may be NULL) gets why the timeline index was not used,
- * or "" when it was. */
-int nx_nesting_open(const char *profile_dir, const char *table, nx_nesting_values **out, char *note,
-                    size_t note_len, nxpq_error *err);
-/* Depth and self time of the row at `ordinal` (window.h nx_row_ordinal); false
- * for a row without them (null start or end) or no such row. */
-bool nx_nesting_get(const nx_nesting_values *v, int64_t ordinal, uint32_t *depth, int64_t *self_ns);
-void nx_nesting_close(nx_nesting_values *v);
 
 #endif

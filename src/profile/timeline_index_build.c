@@ -1,20 +1,20 @@
 /*
- * timeline_index_build.c — a timeline index (query/timeline_index.h) built from
+ * timeline_index_build.c — a timeline index (profile/timeline_index.h) built from
  * a table's Parquet files, for profiles `nxprof process` did not write: those of
  * the reference tool or of other writers, and profiles processed before nxprof
  * wrote indexes. The table is scanned once in file order (the timing, track and
  * label columns only) and fed to the same writer `process` uses, so the index
  * is the one processing would have written for the same rows.
  */
-#include "process/timeline_index_writer.h"
+#include "profile/timeline_index_writer.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/profile_table.h"
-#include "query/timeline_index.h"
-#include "query/window.h"
+#include "profile/profile_table.h"
+#include "profile/timeline_index.h"
+#include "profile/timeline_rules.h"
 
 /* One projected column's values in the writer's form (timeline_index_writer.h). */
 typedef struct conv {

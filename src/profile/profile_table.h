@@ -4,7 +4,7 @@
  *
  * A profile directory holds each table either as <Table>.parquet or, above the
  * per-file row limit, as the series <Table>_0.parquet, <Table>_1.parquet, ...,
- * <Table>_k.parquet (src/process/table_writer.h). nx_profile_table_open() finds
+ * <Table>_k.parquet (src/profile/table_writer.h). nx_profile_table_open() finds
  * which, with these rules:
  *   - <Table>.parquet alone                      -> that one file;
  *   - <Table>_<n>.parquet files (n decimal, no sign, no leading zeros except "0")

@@ -4,7 +4,7 @@
  * and a scan that walks the files one after the other, resolving the projection
  * by column name in each file.
  */
-#include "query/profile_table.h"
+#include "profile/profile_table.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,0 +1,369 @@
+/* timeline_index.c — opening and reading the timeline index (format in timeline_index.h). */
+#include "profile/timeline_index.h"
+#include "profile/timeline_index_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profile/timeline_rules.h"
+#include "util/bytes.h"
+
+int nx_tlx_path(const char *dir, const char *table, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%s/.%s.nxtl", dir, table);
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* Whether [off, off + len) lies inside the file after the header, 8-aligned. */
+static bool section_ok(const nx_tlx *x, uint64_t off, uint64_t len)
+{
+    return off >= NX_TLX_HEADER_BYTES && off % 8 == 0 && off <= x->size && len <= x->size - off;
+}
+
+bool nx_tlx_string_at(const nx_tlx *x, uint64_t id, const char **s, size_t *len)
+{
+    if (id >= x->n_strings)
+        return false;
+    uint64_t off = x->strings[2 * id], n = x->strings[2 * id + 1];
+    if (off > x->string_bytes_len || n > x->string_bytes_len - off)
+        return false;
+    *s = x->string_bytes + off;
+    *len = (size_t)n;
+    return true;
+}
+
+/* The header's sections, each bounds-checked; false (and *why) when malformed.
+ * Blocks are checked where a query decodes them (opening touches no block, so it
+ * costs the same at any profile size). */
+static bool parse(nx_tlx *x, char *why, size_t why_len)
+{
+    const unsigned char *h = x->map;
+#define BAD(...) (snprintf(why, why_len, __VA_ARGS__), false)
+    if (x->size < NX_TLX_HEADER_BYTES || memcmp(h, NX_TLX_MAGIC, 8) != 0)
+        return BAD("not a timeline index (size %zu or magic)", x->size);
+    if (nx_get_u32(h + 8) != NX_TLX_VERSION)
+        return BAD("version %u, this nxprof reads version %u (`nxprof index PROFILE_DIR` rebuilds it)",
+                   nx_get_u32(h + 8), NX_TLX_VERSION);
+    if (nx_get_u32(h + 12) != NX_TLX_BLOCK_EVENTS)
+        return BAD("block size %u, expected %u", nx_get_u32(h + 12), NX_TLX_BLOCK_EVENTS);
+    x->rows = nx_get_u64(h + 16);
+    x->n_files = nx_get_u32(h + 32);
+    x->n_tracks = nx_get_u32(h + 36);
+    x->n_labels = nx_get_u32(h + 40);
+    x->n_tuples = nx_get_u32(h + 44);
+    uint64_t data_off = NX_TLX_HEADER_BYTES, supers_off = nx_get_u64(h + 56), files_off = nx_get_u64(h + 72),
+             tracks_off = nx_get_u64(h + 80), blocks_off = nx_get_u64(h + 88), labels_off = nx_get_u64(h + 96), tuples_off = nx_get_u64(h + 104),
+             strings_off = nx_get_u64(h + 112);
+    x->n_strings = nx_get_u32(h + 48);
+    x->flags = nx_get_u32(h + 52);
+    x->data_len = nx_get_u64(h + 64);
+    if (nx_get_u64(h + 120) != x->size)
+        return BAD("size %zu, header says %llu (truncated?)", x->size, (unsigned long long)nx_get_u64(h + 120));
+    if (x->n_files == 0 || x->n_labels > NX_TLX_MAX_LABELS)
+        return BAD("header: %u files, %u labels", x->n_files, x->n_labels);
+    if (!section_ok(x, data_off, x->data_len) || !section_ok(x, files_off, (uint64_t)x->n_files * 24) ||
+        !section_ok(x, tracks_off, (uint64_t)x->n_tracks * sizeof(tlx_track)) || blocks_off > supers_off ||
+        !section_ok(x, blocks_off, supers_off - blocks_off) || (supers_off - blocks_off) % sizeof(nx_tlx_block) ||
+        supers_off > labels_off || !section_ok(x, supers_off, labels_off - supers_off) ||
+        (labels_off - supers_off) % sizeof(nx_tlx_super) ||
+        !section_ok(x, labels_off, (uint64_t)x->n_labels * 8) ||
+        !section_ok(x, tuples_off, (uint64_t)x->n_tuples * (1 + x->n_labels) * 8) ||
+        !section_ok(x, strings_off, (uint64_t)x->n_strings * 16))
+        return BAD("a section lies outside the file");
+    x->data = h + data_off;
+    x->files = h + files_off;
+    x->tracks = (const tlx_track *)(h + tracks_off);
+    x->blocks = (const nx_tlx_block *)(h + blocks_off);
+    x->n_blocks = (supers_off - blocks_off) / sizeof(nx_tlx_block);
+    x->supers = (const nx_tlx_super *)(h + supers_off);
+    x->n_supers = (labels_off - supers_off) / sizeof(nx_tlx_super);
+    x->labels = (const uint32_t *)(h + labels_off);
+    x->tuples = (const int64_t *)(h + tuples_off);
+    x->strings = (const uint64_t *)(h + strings_off);
+    x->string_bytes = (const char *)h + strings_off + (uint64_t)x->n_strings * 16;
+    x->string_bytes_len = x->size - (strings_off + (uint64_t)x->n_strings * 16);
+    uint64_t nest_off = nx_get_u64(h + 128), nest_n = nx_get_u64(h + 136);
+    if (nest_off) {
+        if (nest_n != x->rows || nest_n > UINT64_MAX / sizeof(nx_tlx_nest) ||
+            !section_ok(x, nest_off, nest_n * sizeof(nx_tlx_nest)))
+            return BAD("nesting section of %llu records lies outside the file or does not match %llu rows",
+                       (unsigned long long)nest_n, (unsigned long long)x->rows);
+        x->nest = (const nx_tlx_nest *)(h + nest_off);
+    }
+    for (uint32_t t = 0; t < x->n_tracks; t++) {
+        const tlx_track *tr = &x->tracks[t];
+        const char *s;
+        size_t len;
+        if (tr->first_block > x->n_blocks || tr->n_blocks > x->n_blocks - tr->first_block ||
+            !nx_tlx_string_at(x, tr->name, &s, &len) || tr->max_dur < 0 || tr->n_blocks == 0 || tr->events == 0 ||
+            tr->first_super > x->n_supers || tr->n_supers > x->n_supers - tr->first_super || tr->n_supers == 0)
+            return BAD("track %u: blocks or name out of range", t);
+    }
+    for (uint32_t l = 0; l < x->n_labels; l++) {
+        const char *s;
+        size_t len;
+        if (!nx_tlx_string_at(x, x->labels[2 * l], &s, &len) || x->labels[2 * l + 1] > 1)
+            return BAD("label %u malformed", l);
+    }
+    return true;
+#undef BAD
+}
+
+/* Whether the table's Parquet files are the ones the index was written for:
+ * same names, sizes, footer lengths and row counts. */
+static bool matches_files(const nx_tlx *x, const char *dir, const char *table, char *why,
+                          size_t why_len)
+{
+    char path[4096];
+    struct stat st;
+    uint64_t rows = 0;
+    for (uint32_t i = 0; i <= x->n_files; i++) {
+        bool one = x->n_files == 1;
+        if (i == x->n_files) {   /* no further file of the table */
+            snprintf(path, sizeof path, "%s/%s_%u.parquet", dir, table, one ? 0u : i);
+            if (stat(path, &st) == 0 || (!one && (snprintf(path, sizeof path, "%s/%s.parquet", dir, table),
+                                                   stat(path, &st) == 0)))
+                return snprintf(why, why_len, "stale: %s exists", path), false;
+            break;
+        }
+        if (one)
+            snprintf(path, sizeof path, "%s/%s.parquet", dir, table);
+        else
+            snprintf(path, sizeof path, "%s/%s_%u.parquet", dir, table, i);
+        const unsigned char *f = x->files + (size_t)i * 24;
+        uint64_t size = nx_get_u64(f), n = nx_get_u64(f + 8);
+        unsigned char tail[8];
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        bool ok = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size == size && size >= 8 &&
+                  pread(fd, tail, 8, (off_t)(size - 8)) == 8 && nx_get_u32(tail) == nx_get_u32(f + 16) &&
+                  memcmp(tail + 4, "PAR1", 4) == 0;
+        if (fd >= 0)
+            close(fd);
+        if (!ok)
+            return snprintf(why, why_len, "stale: %s differs from the indexed file", path), false;
+        rows += n;
+    }
+    if (rows != x->rows)
+        return snprintf(why, why_len, "files hold %llu rows, the index %llu", (unsigned long long)rows,
+                        (unsigned long long)x->rows),
+               false;
+    return true;
+}
+
+static void tlx_unmap(nx_tlx *x)
+{
+    if (x->map)
+        munmap((void *)x->map, x->size);
+    free(x->file_first);
+    free(x);
+}
+
+/* Open indexes are shared (a server queries the same profile again and again):
+ * each maps once, its pages stay mapped between queries, and only the check of
+ * the Parquet files is repeated. An entry is the index file's identity; a
+ * re-published profile has new files, so new identities. */
+#define CACHE_SLOTS 16
+static struct cached {
+    nx_tlx *x;
+    char path[4096];
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    unsigned refs;
+    uint64_t used;
+} cache[CACHE_SLOTS];
+static uint64_t cache_clock;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool same_file(const struct cached *c, const char *path, const struct stat *st)
+{
+    return c->x && c->dev == st->st_dev && c->ino == st->st_ino && c->size == st->st_size &&
+           c->mtime.tv_sec == st->st_mtim.tv_sec && c->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+           strcmp(c->path, path) == 0;
+}
+
+/* Maps and checks the index file open at fd. */
+static int tlx_map(int fd, const struct stat *st, const char *path, nx_tlx **out, char *why, size_t why_len)
+{
+    if (st->st_size < (off_t)NX_TLX_HEADER_BYTES)
+        return snprintf(why, why_len, "%s: too short", path), 1;
+    nx_tlx *x = calloc(1, sizeof *x);
+    if (!x)
+        return -1;
+    x->size = (size_t)st->st_size;
+    void *m = mmap(NULL, x->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) {
+        free(x);
+        return snprintf(why, why_len, "%s: cannot map: %s", path, strerror(errno)), 1;
+    }
+    x->map = m;
+    if (!parse(x, why, why_len)) {
+        tlx_unmap(x);
+        return 1;
+    }
+    if (!(x->file_first = calloc((size_t)x->n_files + 1, sizeof *x->file_first))) {
+        tlx_unmap(x);
+        return -1;
+    }
+    for (uint32_t i = 0; i < x->n_files; i++)   /* sums past the table's rows fail matches_files */
+        x->file_first[i + 1] = x->file_first[i] + nx_get_u64(x->files + (size_t)i * 24 + 8);
+    *out = x;
+    return 0;
+}
+
+int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *why, size_t why_len)
+{
+    char path[4096], scratch[256];
+    if (!why) {
+        why = scratch;
+        why_len = sizeof scratch;
+    }
+    *out = NULL;
+    if (nx_tlx_path(profile_dir, table, path, sizeof path) != 0)
+        return snprintf(why, why_len, "path too long"), 1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return snprintf(why, why_len, "%s: %s", path, strerror(errno)), 1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return snprintf(why, why_len, "%s: %s", path, strerror(errno)), 1;
+    }
+    nx_tlx *x = NULL;
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0; i < CACHE_SLOTS && !x; i++)
+        if (same_file(&cache[i], path, &st)) {
+            x = cache[i].x;
+            cache[i].refs++;
+            cache[i].used = ++cache_clock;
+        }
+    pthread_mutex_unlock(&cache_lock);
+    if (!x) {
+        int rc = tlx_map(fd, &st, path, &x, why, why_len);
+        if (rc != 0) {
+            close(fd);
+            return rc;
+        }
+        pthread_mutex_lock(&cache_lock);
+        int victim = -1;
+        for (int i = 0; i < CACHE_SLOTS; i++) {
+            if (!cache[i].x) {
+                victim = i;
+                break;
+            }
+            if (cache[i].refs == 0 && (victim < 0 || cache[i].used < cache[victim].used))
+                victim = i;   /* the least recently used of those nobody holds */
+        }
+        if (victim >= 0) {   /* else every slot is in use: x stays private */
+            if (cache[victim].x)
+                tlx_unmap(cache[victim].x);
+            cache[victim] = (struct cached){.x = x, .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+                                            .mtime = st.st_mtim, .refs = 1, .used = ++cache_clock};
+            snprintf(cache[victim].path, sizeof cache[victim].path, "%s", path);
+        }
+        pthread_mutex_unlock(&cache_lock);
+    }
+    close(fd);
+    /* The table's files are checked on every open: another tool may have rewritten them. */
+    if (!matches_files(x, profile_dir, table, why, why_len)) {
+        nx_tlx_close(x);
+        return 1;
+    }
+    *out = x;
+    return 0;
+}
+
+void nx_tlx_close(nx_tlx *x)
+{
+    if (!x)
+        return;
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cache[i].x == x) {
+            cache[i].refs--;
+            pthread_mutex_unlock(&cache_lock);
+            return;
+        }
+    pthread_mutex_unlock(&cache_lock);
+    tlx_unmap(x);
+}
+
+size_t nx_tlx_track_count(const nx_tlx *x)
+{
+    return x->n_tracks;
+}
+
+void nx_tlx_track_info(const nx_tlx *x, size_t i, const char **name, size_t *len, uint64_t *events, int64_t *first,
+                       int64_t *last)
+{
+    const tlx_track *tr = &x->tracks[i];
+    *name = "";
+    *len = 0;
+    nx_tlx_string_at(x, tr->name, name, len);   /* checked at open */
+    *events = tr->events;
+    *first = x->blocks[tr->first_block].s.first_start;
+    *last = tr->max_end;
+}
+
+bool nx_tlx_labels_complete(const nx_tlx *x)
+{
+    return !(x->flags & 1u);
+}
+
+int nx_tlx_label_find(const nx_tlx *x, const char *name)
+{
+    for (uint32_t l = 0; l < x->n_labels; l++) {
+        const char *s;
+        size_t len;
+        if (nx_tlx_string_at(x, x->labels[2 * l], &s, &len) && len == strlen(name) && memcmp(s, name, len) == 0)
+            return (int)l;
+    }
+    return -1;
+}
+
+bool nx_tlx_label_is_string(const nx_tlx *x, int label)
+{
+    return x->labels[2 * label + 1] == 1;
+}
+
+bool nx_tlx_label_value(const nx_tlx *x, uint32_t tuple, int label, int64_t *iv, const char **s, size_t *len)
+{
+    if (tuple >= x->n_tuples)
+        return false;
+    const int64_t *t = x->tuples + (size_t)tuple * (1 + x->n_labels);
+    if ((uint64_t)t[0] >> label & 1)
+        return false;
+    int64_t v = t[1 + label];
+    if (nx_tlx_label_is_string(x, label))
+        return v >= 0 && nx_tlx_string_at(x, (uint64_t)v, s, len);
+    *iv = v;
+    return true;
+}
+
+/* -------------------------------------------------------------- nesting -- */
+
+bool nx_tlx_has_nesting(const nx_tlx *x)
+{
+    return x->nest != NULL;
+}
+
+bool nx_tlx_nesting(const nx_tlx *x, int64_t ordinal, uint32_t *depth, int64_t *self_ns)
+{
+    uint64_t file = (uint64_t)ordinal >> 40, row = (uint64_t)ordinal & ((UINT64_C(1) << 40) - 1);
+    if (!x->nest || ordinal < 0 || file >= x->n_files || row >= x->file_first[file + 1] - x->file_first[file])
+        return false;
+    const nx_tlx_nest *e = &x->nest[x->file_first[file] + row];
+    if (e->set != 1)
+        return false;
+    *depth = e->depth;
+    *self_ns = e->self_ns;
+    return true;
+}

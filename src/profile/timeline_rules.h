@@ -1,0 +1,161 @@
+/*
+ * timeline_rules.h — the timeline rules of a profile: which tables are
+ * timelines, their timing columns, their tracks and the labels the viewer shows
+ * per event. Used by the table writer's timeline indexes (process), by window
+ * queries and sampling (query), by the server and, through /api/schema, by the
+ * web UI, so every part of nxprof draws and counts the same tracks.
+ *
+ * Timeline tables and their timing (nx_timeline_find):
+ *   Instruction, DmaPacket, DmaPacketAggregated, CcInstruction, CcOp,
+ *   SystemProfileEvents
+ *       interval events: start_ts, end_ts (INT64 ns);
+ *   SemaphoreUpdate
+ *       point events: timestamp (INT64 ns); start == end == timestamp below.
+ * SystemProfileEvents is the one table whose events nest (nx_timeline_info.nested):
+ * a track of it is a call stack, and the timeline index stores each event's
+ * depth and self time (profile/nesting.h has the rule).
+ *
+ *
+ * Track function (nx_track_kind), the one the viewer draws with:
+ *   Instruction          -> timeline_track when non-null and non-empty, else engine
+ *                           (a file without a timeline_track column uses engine);
+ *   DmaPacket,
+ *   DmaPacketAggregated  -> queue_name when non-null, else "queue<queue_idx>"
+ *                           (e.g. "queue7"), else "";
+ *   SemaphoreUpdate      -> id (the semaphore, e.g. "S[3]");
+ *   CcInstruction        -> "CC<core_idx>" (e.g. "CC8");
+ *   CcOp                 -> "stream<stream_id>" (e.g. "stream0");
+ *   SystemProfileEvents  -> framework events (trace_event_source "framework"):
+ *                           "<instance_id>/<process_id>/<thread_id>", one track per
+ *                           thread (e.g. "i-0b1e/4121/4121"); runtime and hardware
+ *                           events (any other source): "nc<nc_idx>" (e.g. "nc0")
+ *                           when nc_idx is non-null, else
+ *                           "<instance_id>/<process_id>/<thread_id>". A null part
+ *                           is empty text ("//7"); an instance id is cut to its
+ *                           first NX_TRACK_INSTANCE_MAX bytes (so a name fits
+ *                           NX_TRACK_BUF);
+ *   any null source value that has no fallback above -> "" (the empty track).
+ * Track names are interned per query: ids are dense, 0, 1, ... in order of first
+ * appearance in the scan, and valid for the life of the query.
+ *
+ */
+#ifndef NX_PROFILE_TIMELINE_RULES_H
+#define NX_PROFILE_TIMELINE_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+
+typedef enum nx_track_kind {
+    NX_TRACK_INSTRUCTION,
+    NX_TRACK_DMA,
+    NX_TRACK_SEMAPHORE,
+    NX_TRACK_CC_CORE,
+    NX_TRACK_CC_STREAM,
+    NX_TRACK_SYSTEM
+} nx_track_kind;
+
+typedef struct nx_timeline_info {
+    const char *table;
+    const char *start_column;   /* start_ts, or timestamp for point tables */
+    const char *end_column;     /* end_ts, or NULL for point tables */
+    nx_track_kind track;
+    bool nested;                /* events nest per track (profile/nesting.h) */
+} nx_timeline_info;
+
+/* How many timeline tables there are (nx_timeline_count()), for arrays sized at compile time. */
+#define NX_TIMELINE_TABLES 7
+
+/* The timing and track rule of a timeline table, or NULL when `table` has none. */
+const nx_timeline_info *nx_timeline_find(const char *table);
+/* All timeline tables with a track rule (Instruction, DmaPacketAggregated,
+ * DmaPacket, CcInstruction, SemaphoreUpdate, CcOp, SystemProfileEvents). */
+size_t nx_timeline_count(void);
+const nx_timeline_info *nx_timeline_at(size_t i);
+
+/* A row's identity across a split table: (file << 40) | row within the file. */
+static inline int64_t nx_row_ordinal(size_t file, int64_t row) { return ((int64_t)file << 40) | row; }
+
+/* Most columns a track name is made of (SystemProfileEvents: trace_event_source,
+ * nc_idx, instance_id, process_id, thread_id). */
+#define NX_TRACK_MAX_SOURCES 5
+/* Bytes of the buffer nx_track_name may write a name into; an instance id is
+ * cut to NX_TRACK_INSTANCE_MAX bytes so that the longest name fits. */
+#define NX_TRACK_BUF 320
+#define NX_TRACK_INSTANCE_MAX 255
+
+/* The columns a track is named from, in the rule's order: col[k] (NULL past the
+ * n-th); is_int[k]: an integer column (else a string); required[k]: a table
+ * without it cannot be read as a timeline (window queries fail naming it). */
+typedef struct nx_track_source {
+    const char *col[NX_TRACK_MAX_SOURCES];
+    bool is_int[NX_TRACK_MAX_SOURCES], required[NX_TRACK_MAX_SOURCES];
+    size_t n;
+} nx_track_source;
+nx_track_source nx_track_sources(nx_track_kind kind);
+
+/* One row's source values, indexed like nx_track_source.col (ok[k] false: null
+ * or no such column; s/len for string columns, i for integer ones), and the
+ * track name they give by the rules above: a pointer to a value's bytes or to
+ * buf (NX_TRACK_BUF bytes); *len gets its length. */
+typedef struct nx_track_values {
+    const char *s[NX_TRACK_MAX_SOURCES];
+    size_t len[NX_TRACK_MAX_SOURCES];
+    int64_t i[NX_TRACK_MAX_SOURCES];
+    bool ok[NX_TRACK_MAX_SOURCES];
+} nx_track_values;
+const char *nx_track_name(nx_track_kind kind, const nx_track_values *v, char *buf, size_t *len);
+
+/* The track name of row i of batch b, whose column cols[k] holds source k of
+ * src (-1: the batch lacks it); plain or dictionary-form columns. Same result
+ * and buffer rule as nx_track_name. */
+const char *nx_track_of_row(nx_track_kind kind, const nx_track_source *src, const nxpq_batch *b, const int *cols,
+                            size_t i, char *buf, size_t *len);
+
+/* The name of an integer-keyed track ("queue7", "CC8", "stream0", "nc0") into
+ * buf (at least 32 bytes): kind NX_TRACK_DMA (the queue_idx fallback),
+ * NX_TRACK_CC_CORE, NX_TRACK_CC_STREAM or NX_TRACK_SYSTEM (nc_idx). Returns its
+ * length. */
+size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf);
+
+/* Most label fields of a timeline table (nx_timeline_labels). */
+#define NX_TLX_MAX_LABELS 4
+
+/* The label fields the viewer shows per event of a timeline table (NULL-ended,
+ * at most NX_TLX_MAX_LABELS), or NULL for other tables. "framework_name" is
+ * derived by the server from raw_framework_id, not stored. */
+const char *const *nx_timeline_labels(const char *table);
+
+/* Row i of a batch column as an integer (INT32/INT64, plain or dictionary
+ * form) or a string; false when null. */
+static inline bool nx_column_int(const nxpq_column_data *c, size_t i, int64_t *v)
+{
+    if (c->valid && !c->valid[i])
+        return false;
+    if (c->dict_index) { /* a dictionary-form batch */
+        uint32_t d = c->dict_index[i];
+        *v = c->type == NXPQ_INT64 ? c->dict_values.i64[d] : c->dict_values.i32[d];
+        return true;
+    }
+    *v = c->type == NXPQ_INT64 ? c->values.i64[i] : c->values.i32[i];
+    return true;
+}
+
+static inline bool nx_column_str(const nxpq_column_data *c, size_t i, const char **s, size_t *len)
+{
+    if (c->valid && !c->valid[i])
+        return false;
+    if (c->dict_index) {
+        const nxpq_str *e = &c->dict_strs[c->dict_index[i]];
+        *s = e->ptr;
+        *len = e->len;
+        return true;
+    }
+    *s = c->data + c->offsets[i];
+    *len = (size_t)(c->offsets[i + 1] - c->offsets[i]);
+    return true;
+}
+
+#endif
