@@ -7,8 +7,11 @@ cli_answers(profile, scratch, span)
                                 JSON), export-csv of the whole profile and of a window,
                                 sampled and complete: {name: text or {file: bytes}}
 Server(data_path)               `nxprof serve --port 0` on a data path, as a context manager;
-                                .answers(name) gives the profile's entry, tracks, sampled
-                                timeline (whole and zoomed), summary and a few events
+                                .answers(name) gives a device profile's entry, tracks,
+                                sampled timeline (whole and zoomed), summary and a few events;
+                                .system_answers(name) a system profile's entry and its
+                                usage lanes (CpuUsage, HostMemUsage, SystemProfileHbmUsage),
+                                whole and zoomed
 install(profile, data_path, name)
                                 a profile's Parquet files and timeline indexes copied to
                                 data_path's profiles/global/<name>@latest/ (what `serve` lists)
@@ -26,6 +29,7 @@ import pyarrow.parquet as pq
 from conftest import BIN, nx, profile_files
 
 TIMELINE_TABLES = "Instruction,DmaPacketAggregated,DmaPacket,CcInstruction,SemaphoreUpdate,CcOp"
+SYSTEM_USAGE_TABLES = "CpuUsage,HostMemUsage,SystemProfileHbmUsage"
 
 
 def span_of(profile):
@@ -129,4 +133,18 @@ class Server:
         a["summary"].pop("profile", None)
         for ordinal in (0, 1, 777, 5000):
             a[f"event_{ordinal}"] = self.get(f"/api/profiles/{name}/event?table=Instruction&ordinal={ordinal}")
+        return a
+
+    def system_answers(self, name):
+        entry = self.get(f"/api/profiles/{name}")
+        entry.pop("size_bytes")
+        entry.pop("name")
+        first, last = int(entry["first_ts"]), int(entry["last_ts"])
+        span = last - first
+        a = {"entry": entry}
+        a["usage_whole"] = self.get(
+            f"/api/profiles/{name}/usage?tables={SYSTEM_USAGE_TABLES}&start={first}&end={last}&width=800")
+        lo, hi = first + span // 3, first + span // 3 + span // 20
+        a["usage_zoom"] = self.get(
+            f"/api/profiles/{name}/usage?tables={SYSTEM_USAGE_TABLES}&start={lo}&end={hi}&width=300")
         return a

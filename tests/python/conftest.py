@@ -7,12 +7,23 @@ What every module gets:
   REFERENCE              the reference schema from tests/data/reference (table -> fields),
                          the independent expectation for names, order, types, required
   arrow_type(field)      the Arrow type the reference type/format maps to
-  llama_profile          a llama-layer capture (2 NeuronCores, ~300K device records)
-                         processed by nxprof: a device profile with system tables
-  split_profile          the same capture with --max-rows-per-file 40000
+  llama_profiles         a llama-layer capture (2 NeuronCores, ~300K device records)
+                         processed by nxprof --output-file: its set of profiles,
+                         {"system": the system profile, "nd0-nc0": the device profile
+                         of NeuronCore 0, "nd0-nc1": ... of NeuronCore 1} (profile_set)
+  llama_profile          llama_profiles["nd0-nc0"]: one device profile (~170K records)
+  llama_devices          [the device profiles of llama_profiles], in DeviceProfileList order
+  split_profiles, split_profile, split_devices
+                         the same capture with --max-rows-per-file 40000
   framework_profiles     each real PyTorch trace of tests/data/chrome-traces alone in a
-                         capture, processed: {trace file name: profile dir}
+                         capture, processed: {trace file name: profile dir} (each a
+                         system profile without device profiles)
   profile_files(dir)     the Parquet files of a profile, {table: [files in split order]}
+  profile_set(dir)       the profiles of one run's output (a system profile and the device
+                         profiles its DeviceProfileList names): {key: dir}
+  SYSTEM_TABLES          the tables a system profile may hold (Metadata, SchemaFields and
+                         Warning are in device profiles too; every other table is a
+                         device profile's)
   spark                  a local[2] SparkSession for the test module
 """
 import os
@@ -22,6 +33,7 @@ import subprocess
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,6 +121,40 @@ def profile_files(directory):
     return {t: [p for _, p in sorted(v)] for t, v in out.items()}
 
 
+# The tables a system profile may hold (docs/architecture.md, "Output layout").
+SYSTEM_TABLES = {"SystemProfileEvents", "CpuUsage", "HostMemUsage", "SystemProfileHbmUsage",
+                 "SystemProfileMetadata", "DeviceProfileList", "Metadata", "SchemaFields", "Warning"}
+
+
+def device_profile_dir(system_dir, name):
+    """Where the device profile `name` of a system profile lies: DIR/devices/<name>/ (an
+    --output-file run), else the sibling <name>@latest/ (a --data-path run)."""
+    system_dir = Path(system_dir)
+    nested = system_dir / "devices" / name
+    if nested.is_dir():
+        return nested
+    return system_dir.parent / f"{name}@latest"
+
+
+def profile_set(system_dir):
+    """{"system": system_dir, "<nd..-nc..>": device profile dir, ...}: the profiles of a
+    system profile, found through its DeviceProfileList (keys are the device profile names
+    less the system profile's name and '-'), in DeviceProfileList order."""
+    system_dir = Path(system_dir)
+    out = {"system": system_dir}
+    dpl = system_dir / "DeviceProfileList.parquet"
+    if not dpl.exists():
+        return out
+    name = pq.read_table(system_dir / "Metadata.parquet").column("profile_name")[0].as_py()
+    for dev in pq.read_table(dpl).column("device_profile_name").to_pylist():
+        d = device_profile_dir(system_dir, dev)
+        assert d.is_dir(), f"{system_dir}: DeviceProfileList names {dev}, which is neither {system_dir}/devices/{dev} nor {d}"
+        key = dev[len(name) + 1:] if dev.startswith(name + "-") else dev
+        assert key not in out, f"{system_dir}: device profile {dev} listed twice"
+        out[key] = d
+    return out
+
+
 @pytest.fixture(scope="session")
 def workdir(tmp_path_factory):
     return tmp_path_factory.mktemp("nxprof-py")
@@ -121,18 +167,41 @@ def llama_capture(workdir):
     return cap
 
 
-@pytest.fixture(scope="session")
-def llama_profile(workdir, llama_capture):
-    prof = workdir / "llama"
-    nx("process", llama_capture, "--output-file", prof)
-    return prof
+def _processed_set(llama_capture, prof, *extra):
+    nx("process", llama_capture, "--output-file", prof, *extra)
+    profiles = profile_set(prof)
+    assert list(profiles) == ["system", "nd0-nc0", "nd0-nc1"], profiles
+    return profiles
 
 
 @pytest.fixture(scope="session")
-def split_profile(workdir, llama_capture):
-    prof = workdir / "llama-split"
-    nx("process", llama_capture, "--output-file", prof, "--max-rows-per-file", "40000")
-    return prof
+def llama_profiles(workdir, llama_capture):
+    return _processed_set(llama_capture, workdir / "llama")
+
+
+@pytest.fixture(scope="session")
+def llama_profile(llama_profiles):
+    return llama_profiles["nd0-nc0"]
+
+
+@pytest.fixture(scope="session")
+def llama_devices(llama_profiles):
+    return [d for k, d in llama_profiles.items() if k != "system"]
+
+
+@pytest.fixture(scope="session")
+def split_profiles(workdir, llama_capture):
+    return _processed_set(llama_capture, workdir / "llama-split", "--max-rows-per-file", "40000")
+
+
+@pytest.fixture(scope="session")
+def split_profile(split_profiles):
+    return split_profiles["nd0-nc0"]
+
+
+@pytest.fixture(scope="session")
+def split_devices(split_profiles):
+    return [d for k, d in split_profiles.items() if k != "system"]
 
 
 @pytest.fixture(scope="session")

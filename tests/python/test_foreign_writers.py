@@ -1,15 +1,17 @@
 """Profiles written by other Parquet writers, which nxprof's reader must take.
 
-The llama-layer profile (and its split copy) is re-written table by table, file by file:
+The llama-layer capture's profiles (its system profile and both device profiles, and the
+device profiles of its split copy) are re-written table by table, file by file:
 - by pyarrow with its defaults, and again with data page v2, without dictionaries, with
   each compression it offers (snappy, gzip, brotli, lz4, zstd) and with row groups of
   65,536 rows;
 - by a Go program (tests/go, apache/arrow-go's pqarrow), with its defaults and with zstd
   and 65,536-row row groups.
 Each copy holds only the Parquet files (no timeline index), so `nxprof index` builds one
-first; then `top`, `summary`, `export-csv` (whole profile and a window, sampled and
-complete) and `serve`'s profile entry, tracks, timelines, summary and events must answer
-exactly as on nxprof's own files.
+first; then, on each device profile, `top`, `summary`, `export-csv` (whole profile and a
+window, sampled and complete) and `serve`'s profile entry, tracks, timelines, summary and
+events must answer exactly as on nxprof's own files, and on the system profile `serve`'s
+profile entry and its CpuUsage, HostMemUsage and SystemProfileHbmUsage lanes.
 """
 import subprocess
 from pathlib import Path
@@ -57,9 +59,21 @@ GO = {
     "go-zstd-row-groups-65536": ["-compression", "zstd", "-row-group", "65536"],
 }
 ALL_VARIANTS = list(PYARROW) + [ARROW_SPELLINGS] + list(GO)
-# The split profile is re-written by one writer of each kind: what is checked there is
+# The split profiles are re-written by one writer of each kind: what is checked there is
 # that T_0.parquet, T_1.parquet, ... from a foreign writer read as one table.
 SPLIT_VARIANTS = ["pyarrow-default", "go-default"]
+# The profiles re-written ("<set>:<profile>"): every profile of the llama set, the device
+# profiles of the split set (its system profile is the llama set's: nothing splits there).
+ORIGINALS = ["llama:system", "llama:nd0-nc0", "llama:nd0-nc1", "split:nd0-nc0", "split:nd0-nc1"]
+DEVICE_ORIGINALS = [o for o in ORIGINALS if not o.endswith(":system")]
+
+
+def variants_of(original):
+    return ALL_VARIANTS if original.startswith("llama:") else SPLIT_VARIANTS
+
+
+def served_name(original, variant=None):
+    return original.replace(":", "-") + (f"-{variant}" if variant else "")
 
 
 @pytest.fixture(scope="module")
@@ -84,57 +98,68 @@ def rewrite(variant, src, dst, nxgo):
 
 
 @pytest.fixture(scope="module")
-def copies(workdir, llama_profile, split_profile, nxgo):
+def originals(llama_profiles, split_profiles):
+    """{ORIGINALS name: profile dir}."""
+    sets = {"llama": llama_profiles, "split": split_profiles}
+    return {o: sets[o.split(":")[0]][o.split(":")[1]] for o in ORIGINALS}
+
+
+@pytest.fixture(scope="module")
+def copies(workdir, originals, nxgo):
     """{(original, variant): copy dir}, each already indexed."""
     out = {}
-    for original, prof in (("llama", llama_profile), ("split", split_profile)):
-        variants = ALL_VARIANTS if original == "llama" else SPLIT_VARIANTS
-        for v in variants:
-            dst = workdir / f"copy-{original}-{v}"
+    for original, prof in originals.items():
+        for v in variants_of(original):
+            dst = workdir / f"copy-{served_name(original, v)}"
             rewrite(v, prof, dst, nxgo)
             out[(original, v)] = dst
     return out
 
 
 @pytest.fixture(scope="module")
-def originals(llama_profile, split_profile):
-    return {"llama": llama_profile, "split": split_profile}
-
-
-@pytest.fixture(scope="module")
 def expected_cli(workdir, originals):
-    return {k: answers.cli_answers(p, workdir / f"scratch-{k}", answers.span_of(p)) for k, p in originals.items()}
+    return {k: answers.cli_answers(originals[k], workdir / f"scratch-{served_name(k)}", answers.span_of(originals[k]))
+            for k in DEVICE_ORIGINALS}
 
 
 def test_copies_differ_from_ours_in_bytes(copies, originals):
     """The copies really are another writer's files (not byte copies of ours)."""
     for (original, v), copy in copies.items():
-        ours = pq.ParquetFile(Path(originals[original]) / "SchemaFields.parquet").metadata.created_by
-        theirs = pq.ParquetFile(copy / "SchemaFields.parquet").metadata.created_by
-        assert ours.startswith("nxprof") and not theirs.startswith("nxprof"), (v, theirs)
+        for f in sorted(Path(copy).glob("*.parquet")):
+            ours = pq.ParquetFile(Path(originals[original]) / f.name).metadata.created_by
+            theirs = pq.ParquetFile(f).metadata.created_by
+            assert ours.startswith("nxprof") and not theirs.startswith("nxprof"), (original, v, f.name, theirs)
 
 
 @pytest.mark.parametrize("variant", ALL_VARIANTS)
 def test_cli_answers_equal_on_foreign_copy(variant, copies, originals, expected_cli, workdir):
-    for original in originals:
+    checked = 0
+    for original in DEVICE_ORIGINALS:
         if (original, variant) not in copies:
             continue
         copy = copies[(original, variant)]
-        got = answers.cli_answers(copy, workdir / f"scratch-{original}-{variant}", answers.span_of(originals[original]))
+        got = answers.cli_answers(copy, workdir / f"scratch-{served_name(original, variant)}",
+                                  answers.span_of(originals[original]))
         for key, want in expected_cli[original].items():
             assert got[key] == want, f"{original} rewritten by {variant}: `{key}` differs"
+        checked += 1
+    assert checked >= 2, f"{variant}: no device profile re-written"
 
 
 def test_server_answers_equal_on_foreign_copies(copies, originals, workdir):
     data = workdir / "serve-data"
-    for name, prof in originals.items():
-        answers.install(prof, data, name)
+    for original, prof in originals.items():
+        answers.install(prof, data, served_name(original))
     for (original, v), copy in copies.items():
-        answers.install(copy, data, f"{original}-{v}")
+        answers.install(copy, data, served_name(original, v))
     with answers.Server(data) as server:
-        want = {name: server.answers(name) for name in originals}
+        def ask(original, variant=None):
+            name = served_name(original, variant)
+            return server.system_answers(name) if original.endswith(":system") else server.answers(name)
+        want = {original: ask(original) for original in originals}
+        assert want["llama:system"]["usage_whole"]["series"], "the server gives no usage lane of the system profile"
         for (original, v) in copies:
-            got = server.answers(f"{original}-{v}")
+            got = ask(original, v)
             for key in want[original]:
                 assert got[key] == want[original][key], f"{original} rewritten by {v}: server `{key}` differs"
 

@@ -1,5 +1,7 @@
 """A Go Parquet library (apache/arrow-go's pqarrow, in tests/go) reads every file of every
-kind of profile nxprof writes, as the reference tool (a Go program) would.
+kind of profile nxprof writes, as the reference tool (a Go program) would: the system
+profile and both device profiles of the llama-layer capture, the same set split with
+--max-rows-per-file, and the framework-only (system) profile of each real PyTorch trace.
 
 For each file, `nxgo dump` prints what arrow-go reads: the Arrow schema, each column
 chunk's statistics, every row. Checked against the reference schema (names, order, Arrow
@@ -55,11 +57,14 @@ def same_value(go, py, typ):
 
 
 @pytest.fixture(scope="module")
-def all_files(llama_profile, split_profile, framework_profiles):
+def all_files(llama_profiles, split_profiles, framework_profiles):
     out = []
-    for prof in [llama_profile, split_profile, *framework_profiles.values()]:
-        for table, files in profile_files(prof).items():
-            out += [(table, f) for f in files]
+    profiles = [*llama_profiles.values(), *split_profiles.values(), *framework_profiles.values()]
+    for prof in profiles:
+        files = profile_files(prof)
+        assert files, f"no Parquet files in {prof}"
+        for table, fs in files.items():
+            out += [(table, f) for f in fs]
     return out
 
 

@@ -1,6 +1,7 @@
-"""pyarrow (Arrow C++) reads every file of every kind of profile nxprof writes: a device
-profile with system tables (llama-layer, 2 NeuronCores), the same split with
---max-rows-per-file, and a framework-only profile of each real PyTorch trace.
+"""pyarrow (Arrow C++) reads every file of every kind of profile nxprof writes: the set of
+profiles of a llama-layer capture (2 NeuronCores: its system profile and both device
+profiles), the same set split with --max-rows-per-file, and the framework-only (system)
+profile of each real PyTorch trace.
 
 - pq.read_table and pq.ParquetFile(...).metadata on every file; row counts agree.
 - Each table's Arrow schema equals the reference schema (tests/data/reference): names,
@@ -10,7 +11,8 @@ profile with system tables (llama-layer, 2 NeuronCores), the same split with
   pyarrow from the data of that row group (lists: over their leaf values; null_count counts
   leaf slots without a value: null lists, empty lists and null elements).
 - A start_ts filter pushed into pq.read_table gives exactly the rows `nxprof export-csv
-  --no-sample` writes for the same window whose start is inside it, value for value.
+  --no-sample` writes for the same window whose start is inside it, value for value, in
+  each device profile.
 - Every value pyarrow reads equals what DuckDB reads from the same file.
 """
 import json
@@ -24,12 +26,14 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import REFERENCE, arrow_type, nx, profile_files, written_tables
+from conftest import REFERENCE, SYSTEM_TABLES, arrow_type, nx, profile_files, written_tables
 
 
 @pytest.fixture(scope="module")
-def all_profiles(llama_profile, split_profile, framework_profiles):
-    out = {"llama": llama_profile, "split": split_profile}
+def all_profiles(llama_profiles, split_profiles, framework_profiles):
+    """{"<kind>:<profile>": dir}: kind llama, split or framework."""
+    out = {f"llama:{k}": v for k, v in llama_profiles.items()}
+    out.update({f"split:{k}": v for k, v in split_profiles.items()})
     out.update({f"framework:{k}": v for k, v in framework_profiles.items()})
     return out
 
@@ -43,10 +47,14 @@ def all_files(all_profiles):
 
 def test_every_file_reads_and_has_the_reference_schema(all_profiles):
     tables = written_tables()
-    seen_kinds = set()
+    seen_kinds, seen_profiles = set(), set()
     for kind, table, f in all_files(all_profiles):
         seen_kinds.add(kind.split(":")[0])
+        seen_profiles.add(kind)
         assert table in tables, f"{f}: {table} is not a table of the reference schema"
+        system = kind.startswith("framework:") or kind.endswith(":system")
+        assert (table in SYSTEM_TABLES) if system else (table not in SYSTEM_TABLES - {"Metadata", "SchemaFields", "Warning"}), \
+            f"{f}: {table} in a {'system' if system else 'device'} profile"
         meta = pq.ParquetFile(f).metadata
         t = pq.read_table(f)
         assert t.num_rows == meta.num_rows == sum(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
@@ -57,6 +65,7 @@ def test_every_file_reads_and_has_the_reference_schema(all_profiles):
             if r["required"] == "Yes":
                 assert t.column(r["field"]).null_count == 0, f"{f}: required {r['field']} holds nulls"
     assert seen_kinds == {"llama", "split", "framework"}
+    assert seen_profiles == set(all_profiles)
 
 
 def _leaf_values(col):
@@ -166,8 +175,10 @@ EXPORT_TABLES = {"Instruction": "start_ts", "DmaPacket": "start_ts", "DmaPacketA
                  "CcInstruction": "start_ts", "SemaphoreUpdate": "timestamp"}
 
 
+@pytest.mark.parametrize("core", ["nd0-nc0", "nd0-nc1"])
 @pytest.mark.parametrize("table", sorted(EXPORT_TABLES))
-def test_filter_pushdown_equals_export_csv(llama_profile, workdir, table):
+def test_filter_pushdown_equals_export_csv(llama_profiles, workdir, table, core):
+    llama_profile = llama_profiles[core]
     path = llama_profile / f"{table}.parquet"
     ts = EXPORT_TABLES[table]
     whole = pq.read_table(path, columns=[ts])
@@ -176,7 +187,7 @@ def test_filter_pushdown_equals_export_csv(llama_profile, workdir, table):
     e = s + (last.as_py() - first.as_py()) // 7
     filtered = pq.read_table(path, filters=[(ts, ">=", s), (ts, "<=", e)])
     assert 0 < filtered.num_rows < whole.num_rows
-    out = workdir / f"export-{table}"
+    out = workdir / f"export-{core}-{table}"
     nx("export-csv", llama_profile, "--start", s, "--end", e, "--no-sample", "--tables", table, "--out", out)
     rows = parse_csv((out / f"{table}.csv").read_text())
     header = [c for c, _ in rows[0]]

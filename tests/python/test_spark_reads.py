@@ -1,7 +1,9 @@
 """Spark reads nxprof's Parquet files (PySpark, local[2], one SparkSession for the module).
 
-Profiles: llama_profile, split_profile (--max-rows-per-file 40000) and every framework
-profile (each real PyTorch trace of tests/data/chrome-traces alone in a capture).
+Profiles: the llama set (llama_profiles: the system profile and the device profile of each
+of the two NeuronCores), the split set (split_profiles, --max-rows-per-file 40000) and every
+framework profile (each real PyTorch trace of tests/data/chrome-traces alone in a capture:
+a system profile). Each set is scanned as a whole: every file of every profile in it.
 
   a. `spark.read.parquet` of every file of every table: the rows Spark decodes (a count
      over a scan that decodes every column) equal the file's footer num_rows as pyarrow
@@ -15,18 +17,21 @@ profile (each real PyTorch trace of tests/data/chrome-traces alone in a capture)
      Spark reads every Parquet column as nullable, so its schema cannot tell).
   c. Spark SQL's engine/opcode grouping of Instruction (count, sum of duration_ns, largest
      sum first, ties by engine then opcode) equals `nxprof top PROFILE --format csv
-     --limit 0` row for row, for the whole and the split profile.
-  d. each table split_profile splits, read by Spark through the glob T_*.parquet, holds
-     the same multiset of rows as llama_profile's T.parquet (exceptAll both ways, counts).
+     --limit 0` row for row, for each device profile of the whole and the split set.
+  d. each table a profile of split_profiles splits, read by Spark through the glob
+     T_*.parquet, holds the same multiset of rows as the same profile's T.parquet in
+     llama_profiles (exceptAll both ways, counts).
 """
 import csv
 import functools
 import io
+import urllib.parse
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from conftest import CHROME_TRACES, REFERENCE, arrow_type, nx, profile_files
@@ -56,44 +61,51 @@ def quote(column):
     return "`" + column.replace("`", "``") + "`"
 
 
-def sql_string(value):
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 @pytest.fixture(scope="module")
 def profiles(request):
-    """{PROFILES name: profile dir}, made on first use (session fixtures)."""
+    """PROFILES name -> {profile key: profile dir} (the set), made on first use (session
+    fixtures)."""
     def get(name):
         if name == "llama":
-            return request.getfixturevalue("llama_profile")
+            return request.getfixturevalue("llama_profiles")
         if name == "split":
-            return request.getfixturevalue("split_profile")
-        return request.getfixturevalue("framework_profiles")[name]
+            return request.getfixturevalue("split_profiles")
+        return {"system": request.getfixturevalue("framework_profiles")[name]}
     return get
 
 
 @pytest.fixture(scope="module")
 def scans(spark, profiles):
     """scans(name) -> {file: (table, Spark schema, rows, {column: nulls})}: every file of
-    the profile read by Spark on its own, all of them aggregated in one Spark job."""
+    every profile of the set read by Spark on its own (the schema Spark infers for it), and
+    decoded in one Spark job: the files of each table (of every profile of the set) read
+    together with that schema, rows and nulls counted per input file."""
     @functools.lru_cache(maxsize=None)
     def scan(name):
-        parts, meta = [], {}
-        for table, files in sorted(profile_files(profiles(name)).items()):
-            for f in files:
-                df = spark.read.parquet(str(f))
-                meta[str(f)] = (table, df.schema, df.columns)
-                # count(col) for every column makes Spark decode every column's values
-                nulls = ", ".join(f"count(*) - count({quote(c)})" for c in df.columns)
-                parts.append(df.selectExpr(f"{sql_string(f)} AS file", "count(*) AS rows",
-                                           f"CAST(array({nulls}) AS array<bigint>) AS nulls"))
-        assert parts, f"no Parquet files in profile {name}"
+        meta, by_table = {}, {}
+        for prof in profiles(name).values():
+            for table, files in sorted(profile_files(prof).items()):
+                for f in files:
+                    df = spark.read.parquet(str(f))
+                    meta[str(f)] = (table, df.schema)
+                    by_table.setdefault(table, []).append(str(f))
+        assert meta, f"no Parquet files in profile {name}"
+        parts, columns = [], {}
+        for table, files in sorted(by_table.items()):
+            df = spark.read.schema(meta[files[0]][1]).parquet(*files)
+            columns[table] = df.columns
+            # count(col) for every column makes Spark decode every column's values
+            nulls = ", ".join(f"count(*) - count({quote(c)})" for c in df.columns)
+            parts.append(df.groupBy(F.input_file_name().alias("file"))
+                         .agg(F.expr("count(*) AS rows"), F.expr(f"CAST(array({nulls}) AS array<bigint>) AS nulls")))
         rows = functools.reduce(DataFrame.unionAll, parts).collect()
         out = {}
         for r in rows:
-            table, schema, cols = meta[r["file"]]
-            out[r["file"]] = (table, schema, r["rows"], dict(zip(cols, r["nulls"])))
-        assert set(out) == set(meta)
+            path = urllib.parse.unquote(urllib.parse.urlparse(r["file"]).path)
+            assert path in meta and path not in out, f"Spark read {r['file']}"
+            table, schema = meta[path]
+            out[path] = (table, schema, r["rows"], dict(zip(columns[table], r["nulls"])))
+        assert set(out) == set(meta), f"files Spark decoded no row of: {sorted(set(meta) - set(out))}"
         return out
     return scan
 
@@ -139,9 +151,10 @@ TOP_SQL = """SELECT engine, opcode, count(*) AS count, sum(duration_ns) AS sum
              FROM Instruction GROUP BY engine, opcode ORDER BY sum DESC, engine, opcode"""
 
 
+@pytest.mark.parametrize("core", ["nd0-nc0", "nd0-nc1"])
 @pytest.mark.parametrize("name", ["llama", "split"])
-def test_top_matches_spark_sql(spark, profiles, name):
-    prof = profiles(name)
+def test_top_matches_spark_sql(spark, profiles, name, core):
+    prof = profiles(name)[core]
     files = profile_files(prof)["Instruction"]
     spark.read.parquet(*map(str, files)).createOrReplaceTempView("Instruction")
     want = [(r["engine"], r["opcode"], r["count"], r["sum"]) for r in spark.sql(TOP_SQL).collect()]
@@ -156,10 +169,14 @@ def test_top_matches_spark_sql(spark, profiles, name):
     assert got == want
 
 
-def test_split_tables_read_by_glob_equal_unsplit(spark, llama_profile, split_profile):
+@pytest.mark.parametrize("key", ["system", "nd0-nc0", "nd0-nc1"])
+def test_split_tables_read_by_glob_equal_unsplit(spark, llama_profiles, split_profiles, key):
+    llama_profile, split_profile = llama_profiles[key], split_profiles[key]
     whole, split = profile_files(llama_profile), profile_files(split_profile)
+    assert whole.keys() == split.keys(), key
     split_tables = sorted(t for t, fs in split.items() if len(fs) > 1)
-    assert "Instruction" in split_tables, f"split_profile splits only {split_tables}"
+    if key != "system":
+        assert "Instruction" in split_tables, f"split_profiles[{key}] splits only {split_tables}"
     for table in split_tables:
         assert len(whole[table]) == 1, f"llama_profile splits {table}: {whole[table]}"
         a = spark.read.parquet(str(split_profile / f"{table}_*.parquet"))

@@ -1,7 +1,8 @@
 """Spark as a foreign writer: nxprof must take Parquet files Spark wrote and answer from them
 exactly as from its own.
 
-Each table of llama_profile, and of split_profile keeping its split, is read by Spark
+Each table of the system profile and of NeuronCore 0's device profile of llama_profiles,
+and of NeuronCore 1's device profile of split_profiles keeping its split, is read by Spark
 (PySpark, local[2], one SparkSession for the module) and written back with
 `df.coalesce(1).write.parquet(dir)` and Spark's defaults (snappy, parquet-java's writer,
 every column optional, lists in the 3-level form), one output file per input file; the
@@ -13,11 +14,13 @@ T_1.parquet, ... in the split copy) in a new profile directory.
     every column optional (the case this module exists for: our schema requires some);
   - `nxprof index COPY` builds the timeline index of each copy (copies have none) for
     the timeline tables the original has indexed;
-  - answers.cli_answers(copy) equals answers.cli_answers(original) exactly (top, summary,
-    export-csv whole and windowed, sampled and complete), over the original's span (min
-    start_ts, max end_ts of its Instruction table, computed with pyarrow);
-  - one `nxprof serve` over a data path holding both originals and both copies gives the
-    same answers (answers.Server.answers) for each copy as for its original.
+  - for each device profile, answers.cli_answers(copy) equals answers.cli_answers(original)
+    exactly (top, summary, export-csv whole and windowed, sampled and complete), over the
+    original's span (min start_ts, max end_ts of its Instruction table, computed with
+    pyarrow);
+  - one `nxprof serve` over a data path holding every original and every copy gives the
+    same answers for each copy as for its original (answers.Server.answers for a device
+    profile, .system_answers for the system profile).
 """
 import difflib
 import json
@@ -29,24 +32,35 @@ import pytest
 import answers
 from conftest import nx, profile_files
 
-COPIES = ["llama", "split"]
+# "<set>:<profile>": the system profile, one device profile whole and the other core's split
+# (a Spark write per file: the two device profiles of a set hold the same tables, so each
+# kind of file is written once whole and once split; the split set's system profile is the
+# llama set's, nothing splits there).
+COPIES = ["llama:system", "llama:nd0-nc0", "split:nd0-nc1"]
+DEVICE_COPIES = [c for c in COPIES if not c.endswith(":system")]
+
+
+def served_name(name):
+    return name.replace(":", "-")
 
 
 @pytest.fixture(scope="module")
-def copies(spark, workdir, llama_profile, split_profile):
+def copies(spark, workdir, llama_profiles, split_profiles):
     """{name: (original, copy, {written file: input file})}, copies not yet indexed."""
     root = workdir / "spark-writes"
     root.mkdir()
     spark_out = root / "spark-out"
+    sets = {"llama": llama_profiles, "split": split_profiles}
     out = {}
-    for name, original in (("llama", llama_profile), ("split", split_profile)):
-        copy = root / name
+    for name in COPIES:
+        original = sets[name.split(":")[0]][name.split(":")[1]]
+        copy = root / served_name(name)
         copy.mkdir()
         pairs = {}
         for table, files in sorted(profile_files(original).items()):
             for i, f in enumerate(files):
                 dest = copy / (f"{table}.parquet" if len(files) == 1 else f"{table}_{i}.parquet")
-                tmp = spark_out / f"{name}-{dest.stem}"
+                tmp = spark_out / f"{served_name(name)}-{dest.stem}"
                 spark.read.parquet(str(f)).coalesce(1).write.parquet(str(tmp))
                 parts = sorted(tmp.glob("part-*.parquet"))
                 assert len(parts) == 1, f"Spark wrote {parts} for {f}"
@@ -121,19 +135,20 @@ def test_spark_wrote_the_rows_in_order(copies, name):
 def test_index_builds_the_timeline_index_of_the_copy(indexed, name):
     original, copy, _ = indexed[name]
     want = sorted(p.name for p in original.glob(".*.nxtl"))
-    assert want, f"the original {original} has no timeline index"
+    if not name.endswith(":system"):   # a system profile has no timeline table that is indexed
+        assert want, f"the original {original} has no timeline index"
     assert sorted(p.name for p in copy.glob(".*.nxtl")) == want
 
 
-@pytest.mark.parametrize("name", COPIES)
+@pytest.mark.parametrize("name", DEVICE_COPIES)
 def test_cli_answers_equal(indexed, workdir, name):
     original, copy, _ = indexed[name]
     span = answers.span_of(original)
     scratch = workdir / "spark-writes" / "scratch"
     for d in ("original", "copy"):
-        (scratch / f"{name}-{d}").mkdir(parents=True)
-    want = answers.cli_answers(original, scratch / f"{name}-original", span)
-    got = answers.cli_answers(copy, scratch / f"{name}-copy", span)
+        (scratch / f"{served_name(name)}-{d}").mkdir(parents=True)
+    want = answers.cli_answers(original, scratch / f"{served_name(name)}-original", span)
+    got = answers.cli_answers(copy, scratch / f"{served_name(name)}-copy", span)
     assert want["top"].count("\n") > 1 and want["export_whole_all"], "the original answers nothing"
     assert differences(want, got) == {}
 
@@ -141,12 +156,16 @@ def test_cli_answers_equal(indexed, workdir, name):
 def test_server_answers_equal(indexed, workdir):
     data = workdir / "spark-writes" / "data"
     for name, (original, copy, _) in indexed.items():
-        answers.install(original, data, name)
-        answers.install(copy, data, f"{name}-spark")
+        answers.install(original, data, served_name(name))
+        answers.install(copy, data, f"{served_name(name)}-spark")
     diffs = {}
     with answers.Server(data) as server:
         for name in indexed:
-            want, got = server.answers(name), server.answers(f"{name}-spark")
-            assert want["tracks"] and want["timeline_whole"], f"the server answers nothing for {name}"
+            if name.endswith(":system"):
+                want, got = (server.system_answers(n) for n in (served_name(name), f"{served_name(name)}-spark"))
+                assert want["usage_whole"]["series"], f"the server gives no usage lane for {name}"
+            else:
+                want, got = (server.answers(n) for n in (served_name(name), f"{served_name(name)}-spark"))
+                assert want["tracks"] and want["timeline_whole"], f"the server answers nothing for {name}"
             diffs.update({f"{name}: {k}": v for k, v in differences(want, got).items()})
     assert diffs == {}
