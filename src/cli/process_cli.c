@@ -23,7 +23,8 @@ void nx_process_cli_help(FILE *out)
             "                             N rows per file (default %u)\n"
             "      --ignore-device-profile  skip program files and device traces\n"
             "      --ignore-system-profile  skip runtime events, host samples and Chrome traces\n"
-            "      --jobs N               profiles (device traces) built at once (default: one per CPU)\n"
+            "      --jobs N               profiles (device traces) built at once (default: one\n"
+            "                             per two CPUs)\n"
             "A progress line is shown on stderr when it is a terminal.\n",
             NX_TABLE_MAX_ROWS_DEFAULT);
 }

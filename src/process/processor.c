@@ -465,10 +465,13 @@ fail:
 
 /* ------------------------------------------------------------ the run -- */
 
+/* Profiles built at once: --jobs, else one per two CPUs. A device pipeline keeps
+ * about two CPUs busy by itself (its reader, the sinks' threads and the page
+ * encoders), so more jobs than that add memory, not speed (docs/benchmarks.md). */
 static int worker_count(const nx_process_options *o, size_t n_jobs)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t n = o->jobs > 0 ? (size_t)o->jobs : (size_t)(cpus > 0 ? cpus : 1);
+    size_t n = o->jobs > 0 ? (size_t)o->jobs : (size_t)(cpus > 3 ? cpus / 2 : 1);
     return (int)(n < n_jobs ? n : n_jobs);
 }
 
@@ -589,9 +592,11 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
     r.wopts.threads = cpus > workers ? (int)(cpus / workers) : 1;
     /* A profile has dozens of tables open at once, each holding its current row
      * group's encoded pages: 256Ki-row groups bound that (about 1/4 of the codec
-     * default) and still give readers large, prunable groups. */
-    r.wopts.row_group_rows = 262144;
-    r.wopts.row_group_bytes = 32u << 20;
+     * default) and still give readers large, prunable groups. Profiles built at
+     * once share that budget (at least 64Ki rows a group), so peak memory stays
+     * about that of one profile however many traces run in parallel. */
+    r.wopts.row_group_rows = 262144 / (size_t)workers < 65536 ? 65536 : 262144 / (size_t)workers;
+    r.wopts.row_group_bytes = (32u << 20) / (unsigned)workers < (8u << 20) ? 8u << 20 : (32u << 20) / (unsigned)workers;
     /* ZSTD's fastest regular setting: on a 10M-record profile 3-5% less CPU than
      * level 1 for 2% more bytes (docs/benchmarks.md). */
     r.wopts.compression_level = -1;
