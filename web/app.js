@@ -1,8 +1,15 @@
-// nxprof web viewer: the profile list and the Device Trace Viewer (Canvas 2D, no framework).
+// nxprof web viewer: the profile list, a system profile's page and the Device Trace Viewer (Canvas 2D, no framework).
 //
 // Talks only to the JSON API of `nxprof serve` (docs/api.md). Rules it implements:
-// - Routes: "/" (and "/index.html") is the profile list; "/view/<name>" (or
-//   "/profile/<name>") opens the viewer on profile <name> (URL-encoded).
+// - Routes: "/" (and "/index.html") is the profile list: each system profile with its
+//   device profiles (its DeviceProfileList, from /api/profiles) indented under it, then
+//   the device profiles no system profile names. "/view/<name>" (or "/profile/<name>")
+//   opens profile <name> (URL-encoded): a system profile shows its summary (wall time,
+//   busy time per thread, top operators) and its Device Profiles table, one link per
+//   device profile; a device profile opens the Device Trace Viewer, with a link back to
+//   its system profile. A device profile nested in its system profile's folder (as
+//   `process --output-file` writes them) is named "<system>/devices/<device>" and
+//   opened at /view/<system>/devices/<device> (docs/api.md).
 // - URL of a view: /view/<name>?start=<ns>&end=<ns>[&event=<Table>:<ordinal>]; start and end
 //   are absolute profile timestamps in ns (inclusive window), event the selected row. The URL
 //   is rewritten (history.replaceState) after every pan, zoom or selection, so a copied link
@@ -154,29 +161,150 @@ function notice(text) {
   $('#notices').append(div);
 }
 
+// Counts, percentages and seconds as text with their units (durations: fmtNs).
+const fmtCount = (n) => (n === null || n === undefined ? '' : Number(n).toLocaleString('en-US'));
+// Percent: 2 decimals below 10, else 1 ("0.97 %", "42.5 %").
+const fmtPct = (x) => (x === null || x === undefined ? '' : `${Number(x).toFixed(Math.abs(x) < 10 ? 2 : 1)} %`);
+const fmtSec = (x) => (x === null || x === undefined ? '' : fmtNs(Number(x) * 1e9));
+// A cell whose text is cut with an ellipsis when too long, the whole text on hover.
+const cut = (text, cls = '') => `<span class="cut ${cls}" title="${esc(text)}">${esc(text)}</span>`;
+
 // ---------- routing ----------
 
+// A profile name as a URL path: "<S>" or "<S>/devices/<D>", each segment percent-encoded.
+const namePath = (name) => name.split('/').map(encodeURIComponent).join('/');
+const viewHref = (name) => `/view/${namePath(name)}`;
+const leafName = (name) => name.slice(name.lastIndexOf('/') + 1);
+
 function route() {
-  const m = location.pathname.match(/^\/(?:view|profile)\/([^/]+)\/?$/);
-  if (m) startViewer(decodeURIComponent(m[1])).catch((e) => { setStatus(`Error: ${e.message}`); });
-  else showProfiles().catch((e) => { setStatus(`Error: ${e.message}`); });
+  const fail = (e) => { setStatus(`Error: ${e.message}`); };
+  const m = location.pathname.match(/^\/(?:view|profile)\/([^/]+(?:\/devices\/[^/]+)?)\/?$/);
+  if (m) openProfile(m[1].split('/').map(decodeURIComponent).join('/')).catch(fail);
+  else showProfiles().catch(fail);
+}
+
+// The header's trail: Profiles › [its system profile ›] profile `name`.
+function setCrumb(name, system) {
+  const sep = ' <span class="sep">›</span> ';
+  let html = '<a href="/">Profiles</a>';
+  if (system) html += `${sep}<a id="crumb-system" href="${viewHref(system)}" title="system profile ${esc(system)}">${esc(system)}</a>`;
+  html += `${sep}<span class="here" title="${esc(name)}">${esc(leafName(name))}</span>`;
+  $('#crumb').innerHTML = html;
+}
+
+// The system profile device profile `name` belongs to: the one it is nested in, else the
+// listing's system_profile (docs/api.md), or null.
+async function systemOf(name) {
+  const nest = name.indexOf('/');
+  if (nest >= 0) return name.slice(0, nest);
+  const { profiles } = await api('/api/profiles');
+  const p = profiles.find((x) => x.name === name);
+  return p ? p.system_profile : null;
+}
+
+async function openProfile(name) {
+  setStatus('Loading…');
+  const info = await api(`/api/profiles/${namePath(name)}`);
+  setCrumb(name, null);
+  document.title = `nxprof — ${leafName(name)}`;
+  if (info.kind === 'system') {
+    await showSystem(info);
+  } else {
+    systemOf(name).then((system) => setCrumb(name, system), () => {});
+    await startViewer(name, info);
+  }
 }
 
 async function showProfiles() {
   $('#list-view').hidden = false;
   document.title = 'nxprof — profiles';
   const { profiles } = await api('/api/profiles');
+  const byName = new Map(profiles.map((p) => [p.name, p]));
+  // Device profiles nested in their system profile's folder are not in the listing.
+  const nested = profiles.flatMap((p) => (p.device_profiles || []).filter((d) => d.open && !byName.has(d.open)));
+  await Promise.all(nested.map((d) => api(`/api/profiles/${namePath(d.open)}`).then((x) => byName.set(d.open, x), () => {})));
   const tbody = $('#profiles tbody');
   tbody.innerHTML = '';
   $('#profiles-empty').hidden = profiles.length > 0;
   for (const p of profiles) {
+    if (p.system_profile && byName.has(p.system_profile)) continue;   // listed under its system profile
+    tbody.append(profileRow(p, null));
+    for (const d of p.device_profiles || []) tbody.append(profileRow(byName.get(d.open) || null, d));
+  }
+}
+
+// One row of the profile list: profile p (null when unknown), or device profile ref (a
+// DeviceProfileList entry of the row above) indented under its system profile.
+function profileRow(p, ref) {
+  const tr = document.createElement('tr');
+  tr.className = ref ? 'child' : p.kind === 'system' ? 'system' : '';
+  const name = ref ? ref.name : p.name;
+  const open = ref ? ref.open : p.name;
+  const link = open ? `<a href="${viewHref(open)}" title="${esc(name)}">${esc(name)}</a>` : `<span title="${esc(name)}">${esc(name)}</span>`;
+  const kind = ref && !ref.exists ? '<span class="warn">missing</span>' : esc(p ? p.kind ?? '' : '');
+  const nc = ref && ref.nc_id !== null ? `NC ${esc(ref.nc_id)}` : '';
+  const span = p && p.first_ts !== null && p.last_ts !== null;
+  const dur = span ? fmtNs(Number(big(p.last_ts) - big(p.first_ts))) : '';
+  const err = p && p.error ? `${cut(`⚠ ${p.error}`, 'warn')}<br>` : '';
+  tr.innerHTML = `<td class="name"><span class="cut">${ref ? '<span class="tree">└</span>' : ''}${link}</span></td><td>${kind}</td><td>${nc}</td>` +
+    `<td class="num">${p ? fmtBytes(p.size_bytes) : ''}</td><td>${esc(span ? p.first_ts : '')}</td><td class="num">${dur}</td>` +
+    `<td class="tables">${p ? err + cut(p.tables.join(', ')) : ''}</td>`;
+  return tr;
+}
+
+// ---------- system profile ----------
+
+// The summary of system profile `info` (/summary) and its Device Profiles table: one row
+// per DeviceProfileList entry (/api/profiles), with the facts the summary read from that
+// device profile's tables, and a link to it.
+async function showSystem(info) {
+  $('#system-view').hidden = false;
+  $('#system-name').textContent = info.name;
+  $('#system-name').title = info.name;
+  let s = null, failed = null;
+  try { s = await api(`/api/profiles/${namePath(info.name)}/summary`); } catch (e) { failed = e.message; }
+  const facts = [];
+  if (s && s.wall) facts.push(`wall time <b>${esc(fmtNs(Number(s.wall.duration_ns)))}</b>`);
+  if (s) facts.push(`${esc(fmtCount(s.events))} events`);
+  if (info.first_ts !== null) facts.push(`first timestamp ${esc(info.first_ts)} ns`);
+  facts.push(`${esc(fmtCount((info.device_profiles || []).length))} device profiles`);
+  facts.push(esc(fmtBytes(info.size_bytes)));
+  if (info.error) facts.push(`<span class="warn" title="${esc(info.error)}">⚠ ${esc(info.error)}</span>`);
+  if (failed && failed !== info.error) facts.push(`<span class="warn">summary unavailable: ${esc(failed)}</span>`);
+  $('#system-facts').innerHTML = facts.join(' · ');
+
+  const wall = s && s.wall ? Number(s.wall.duration_ns) : 0;
+  const busy = (s && s.threads) || [];
+  $('#system-busy .content').innerHTML = busy.length ? '<table class="bars"><tr><th>Thread or NeuronCore</th><th class="num">Busy</th><th class="num">of wall time</th><th></th><th class="num">Events</th></tr>' +
+    busy.map((b) => {
+      const frac = wall > 0 ? Number(b.busy_ns) / wall : 0;
+      return `<tr><td>${cut(b.thread || '(none)')}</td><td class="num">${esc(fmtNs(Number(b.busy_ns)))}</td><td class="num">${esc(fmtPct(100 * frac))}</td>` +
+        `<td class="barcell"><div class="gauge"><div class="bar" style="width:${(100 * Math.min(1, frac)).toFixed(1)}%"></div></div></td><td class="num">${esc(fmtCount(b.top_level_events))}</td></tr>`;
+    }).join('') + '</table>' : '<p class="muted">No events.</p>';
+
+  const ops = (s && s.top_operators) || [];
+  const maxSelf = Math.max(1, ...ops.map((o) => Number(o.sum_self_ns ?? 0)));
+  $('#system-ops .content').innerHTML = ops.length ? '<table class="bars"><tr><th>Operator</th><th class="num">Count</th><th class="num">Self time</th><th></th><th class="num">Total time</th></tr>' +
+    ops.map((o) => `<tr><td>${cut(o.name ?? '(null)')}</td><td class="num">${esc(fmtCount(o.count))}</td><td class="num">${esc(o.sum_self_ns === null ? '' : fmtNs(Number(o.sum_self_ns)))}</td>` +
+      `<td class="barcell"><div class="bar" style="width:${(100 * Number(o.sum_self_ns ?? 0) / maxSelf).toFixed(1)}%"></div></td><td class="num">${esc(o.sum_duration_ns === null ? '' : fmtNs(Number(o.sum_duration_ns)))}</td></tr>`).join('') +
+    '</table>' : '<p class="muted">No operators.</p>';
+
+  const facts2 = new Map(((s && s.device_profiles) || []).map((d) => [d.name, d]));
+  const tbody = $('#device-profiles tbody');
+  tbody.innerHTML = '';
+  for (const ref of info.device_profiles || []) {
+    const d = facts2.get(ref.name) || {};
     const tr = document.createElement('tr');
-    const dur = p.first_ts !== null && p.last_ts !== null ? fmtNs(Number(big(p.last_ts) - big(p.first_ts))) : '';
-    tr.innerHTML = `<td><a href="/view/${encodeURIComponent(p.name)}">${esc(p.name)}</a></td><td>${esc(p.kind)}</td>` +
-      `<td>${fmtBytes(p.size_bytes)}</td><td>${esc(p.first_ts ?? '')}</td><td>${dur}</td>` +
-      `<td class="tables">${esc(p.tables.join(', '))}</td>`;
+    const name = ref.open ? `<a href="${viewHref(ref.open)}" title="${esc(ref.name)}">${esc(ref.name)}</a>` : `<span title="${esc(ref.name)}">${esc(ref.name)}</span> <span class="warn">missing</span>`;
+    const err = d.error ? ` <span class="warn" title="${esc(d.error)}">⚠</span>` : '';
+    tr.innerHTML = `<td class="name"><span class="cut">${name}</span>${err}</td><td class="num">${esc(ref.nc_id ?? '')}</td><td class="num">${esc(fmtCount(d.physical_cores))}</td>` +
+      `<td class="num">${esc(fmtSec(d.total_time_s))}</td><td class="num">${esc(fmtCount(d.executions))}</td><td class="num">${esc(fmtPct(d.mfu_estimated_percent))}</td>` +
+      `<td class="num">${esc(fmtPct(d.hfu_estimated_percent))}</td><td class="num">${esc(fmtPct(d.mbu_estimated_percent))}</td>` +
+      `<td class="num">${esc(fmtSec(d.cc_op_active_time_s))}</td>`;
     tbody.append(tr);
   }
+  if (!tbody.children.length) tbody.innerHTML = '<tr><td colspan="9" class="muted">This system profile names no device profiles.</td></tr>';
+  setStatus('');
 }
 
 // ---------- viewer state ----------
@@ -214,14 +342,11 @@ window.nxViewer = {
   exports: [],
 };
 
-async function startViewer(name) {
+async function startViewer(name, info) {
   V.name = name;
-  V.enc = encodeURIComponent(name);
+  V.enc = namePath(name);
   $('#viewer').hidden = false;
-  $('#crumb').textContent = name;
-  document.title = `nxprof — ${name}`;
-  setStatus('Loading…');
-  const [info, tracks] = await Promise.all([api(`/api/profiles/${V.enc}`), api(`/api/profiles/${V.enc}/tracks`)]);
+  const tracks = await api(`/api/profiles/${V.enc}/tracks`);
   V.tables = new Set(info.tables);
   const first = big(tracks.first_ts ?? info.first_ts) ?? 0n;
   const lastTs = big(tracks.last_ts ?? info.last_ts) ?? first + 1000n;
@@ -541,7 +666,6 @@ function paintTrack(r, k) {
 // shows the fraction of DMA queues busy per pixel, from the DMA transfers on screen. The
 // per-pixel arrays are kept between frames (reallocated only when the plot width changes).
 const USAGE_HOLD_NS = 10000;
-const fmtPct = (x) => `${x < 10 ? x.toFixed(2) : x.toFixed(1)} %`;
 // A value of a /usage series by its unit (bytes: B/KiB/MiB/GiB).
 const fmtUsage = (v, unit) => (unit === 'percent' ? fmtPct(v) : unit === 'bytes' ? fmtBytes(v) : `${fmtBytes(v)}/s`);
 const holdNs = (def) => (def && def.gauge ? Infinity : USAGE_HOLD_NS);

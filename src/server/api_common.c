@@ -4,10 +4,11 @@
  * docs/api.md).
  *
  * Profile resolution is the one place a request string becomes a file-system path:
- * the name must pass nx_display_name_validate (no '/', no "..", no control bytes,
- * <= 200 bytes; the server's unescape turns %00 into a control byte so it is refused
- * here), then realpath(<root>/<name>@latest) must be a directory whose parent is
- * exactly the realpath of <data-path>/profiles/global.
+ * a name is <S> or <S>/devices/<D>; S and D must pass nx_display_name_validate (no
+ * '/', no "..", no control bytes, <= 200 bytes; the server's unescape turns %00 into
+ * a control byte so it is refused here), then realpath(<root>/<S>@latest) must be a
+ * directory whose parent is exactly the realpath of <data-path>/profiles/global, and
+ * <that>/devices/<D> a directory reached without any symlink.
  */
 #define _DEFAULT_SOURCE /* realpath, strndup, dirfd */
 #include <errno.h>
@@ -136,43 +137,88 @@ int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def
     return 0;
 }
 
-int nx_api_profile_dir(nx_api_req *r, const char *name, char **dir, enum MHD_Result *result)
+/* *out = realpath(<parent>/<component>) when that is a directory directly inside
+ * `parent` (itself a realpath); with exact, only when the path is already real (no
+ * symlink in the component). 0 found, 1 not, -1 out of memory. */
+static int dir_inside(const char *parent, const char *component, bool exact, char **out)
+{
+    *out = NULL;
+    size_t pl = strlen(parent), n = pl + strlen(component) + 2;
+    char *path = malloc(n);
+    if (!path)
+        return -1;
+    snprintf(path, n, "%s/%s", parent, component);
+    errno = 0;
+    char *real = realpath(path, NULL);
+    int rc = !real && errno == ENOMEM ? -1 : 1;
+    struct stat st;
+    if (real && strncmp(real, parent, pl) == 0 && real[pl] == '/' && !strchr(real + pl + 1, '/') &&
+        (!exact || strcmp(real, path) == 0) && stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
+        *out = real;
+        real = NULL;
+        rc = 0;
+    }
+    free(real);
+    free(path);
+    return rc;
+}
+
+unsigned nx_api_resolve_profile(const nx_server_ctx *srv, const char *name, char **dir, char *msg, size_t cap)
 {
     *dir = NULL;
+    const char *sep = strstr(name, "/" NX_API_NESTED_DIR "/");
+    const char *dev = sep ? sep + sizeof NX_API_NESTED_DIR + 1 : NULL;
+    size_t sl = sep ? (size_t)(sep - name) : strlen(name);
+    char *comp = malloc(sl + sizeof "@latest");
+    if (!comp) {
+        snprintf(msg, cap, "out of memory");
+        return MHD_HTTP_INTERNAL_SERVER_ERROR;
+    }
+    memcpy(comp, name, sl);
+    comp[sl] = '\0';
     nxpq_error err = {{0}};
-    if (nx_display_name_validate(name, &err) < 0) {
-        /* The message may quote the name; it is JSON-escaped on the way out. */
-        *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "invalid profile name: %s", err.msg);
-        return -1;
+    if (nx_display_name_validate(comp, &err) < 0 || (dev && nx_display_name_validate(dev, &err) < 0)) {
+        free(comp);
+        snprintf(msg, cap, "invalid profile name: %s", err.msg);
+        return MHD_HTTP_BAD_REQUEST;
     }
+    strcat(comp, "@latest");
     /* Resolved per request: the data path may be created or moved while serving. */
-    char *root = realpath(r->srv->root, NULL);
-    if (!root) {
-        *result = nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such profile");
-        return -1;
-    }
-    size_t n = strlen(root) + strlen(name) + 16;
-    char *path = malloc(n);
-    if (!path) {
-        free(root);
-        *result = nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-        return -1;
-    }
-    snprintf(path, n, "%s/%s@latest", root, name);
-    char *real = realpath(path, NULL);
-    free(path);
-    struct stat st;
-    size_t rl = strlen(root);
-    if (!real || strncmp(real, root, rl) != 0 || real[rl] != '/' || strchr(real + rl + 1, '/') ||
-        stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        free(real);
-        free(root);
-        *result = nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such profile");
-        return -1;
-    }
+    char *root = realpath(srv->root, NULL), *real = NULL;
+    int rc = root ? dir_inside(root, comp, false, &real) : 1;
     free(root);
+    free(comp);
+    if (rc == 0 && dev) {
+        /* <system>/devices/<device>: no symlink on the way, so it cannot lead elsewhere. */
+        size_t n = strlen(real) + sizeof NX_API_NESTED_DIR + 1;
+        char *nest = malloc(n), *d = NULL;
+        if (nest) {
+            snprintf(nest, n, "%s/%s", real, NX_API_NESTED_DIR);
+            rc = dir_inside(nest, dev, true, &d);
+        } else {
+            rc = -1;
+        }
+        free(nest);
+        free(real);
+        real = d;
+    }
+    if (rc != 0) {
+        snprintf(msg, cap, rc < 0 ? "out of memory" : "no such profile");
+        return rc < 0 ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_NOT_FOUND;
+    }
     *dir = real;
     return 0;
+}
+
+int nx_api_profile_dir(nx_api_req *r, const char *name, char **dir, enum MHD_Result *result)
+{
+    char msg[400];
+    unsigned status = nx_api_resolve_profile(r->srv, name, dir, msg, sizeof msg);
+    if (status == 0)
+        return 0;
+    /* The message may quote the name; it is JSON-escaped on the way out. */
+    *result = nx_api_error(r, status, "%s", msg);
+    return -1;
 }
 
 /* ------------------------------------------------------------------ JSON -- */
@@ -259,7 +305,7 @@ void nx_json_f64(nx_strbuf *b, double v)
     nx_strbuf_append(b, buf, n);
 }
 
-static void json_f32(nx_strbuf *b, float v)
+void nx_json_f32(nx_strbuf *b, float v)
 {
     if (isnan(v) || isinf(v)) {
         nx_json_f64(b, (double)v);
@@ -280,7 +326,7 @@ void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i)
     case NXPQ_BOOLEAN: nx_strbuf_puts(b, col->values.b[i] ? "true" : "false"); break;
     case NXPQ_INT32: nx_json_i64(b, col->values.i32[i]); break;
     case NXPQ_INT64: nx_json_i64(b, col->values.i64[i]); break;
-    case NXPQ_FLOAT: json_f32(b, col->values.f32[i]); break;
+    case NXPQ_FLOAT: nx_json_f32(b, col->values.f32[i]); break;
     case NXPQ_DOUBLE: nx_json_f64(b, col->values.f64[i]); break;
     case NXPQ_STRING:
         nx_json_str(b, col->data + col->offsets[i], (size_t)(col->offsets[i + 1] - col->offsets[i]));

@@ -188,7 +188,8 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
     if (!resp)
         return MHD_NO;
     char fname[512], safe[256], hdr[600], num[32];
-    safe_name(safe, sizeof safe, name);
+    const char *leaf = strrchr(name, '/'); /* a nested device profile: its own name */
+    safe_name(safe, sizeof safe, leaf ? leaf + 1 : name);
     snprintf(fname, sizeof fname, "%s_%s_%" PRId64 "_%" PRId64 ".csv", safe, table, start, end);
     snprintf(hdr, sizeof hdr, "attachment; filename=\"%s\"", fname);
     MHD_add_response_header(resp, "Content-Type", "text/csv; charset=utf-8");

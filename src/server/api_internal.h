@@ -6,10 +6,14 @@
  * Rules implemented here and relied on by every handler (docs/api.md):
  *   - integer parameters: optional '-', then decimal digits, no leading zeros beyond
  *     "0" (so "007" and "-0" are refused), within int64; anything else is a 400;
- *   - a profile name is resolved only when nx_display_name_validate accepts it and
- *     realpath(<root>/<name>@latest) is a directory directly inside the realpath of
- *     <data-path>/profiles/global (a symlink pointing elsewhere is a 404, exactly as
- *     a missing profile, so nothing about the outside is revealed);
+ *   - a profile name is <S> (the profile <root>/<S>@latest) or <S>/devices/<D> (a
+ *     device profile nested in system profile S, as `process --output-file` writes
+ *     them: process/profile_plan.h NX_NESTED_DEVICE_DIR); it is resolved only when
+ *     nx_display_name_validate accepts S (and D) and realpath(<root>/<S>@latest) is a
+ *     directory directly inside the realpath of <data-path>/profiles/global (a
+ *     symlink pointing elsewhere is a 404, exactly as a missing profile, so nothing
+ *     about the outside is revealed), and <that>/devices/<D> is a directory reached
+ *     without a symlink;
  *   - errors are {"error": "..."} JSON bodies with a 4xx/5xx status.
  */
 #ifndef NX_SERVER_API_INTERNAL_H
@@ -67,9 +71,23 @@ int nx_api_tables_param(nx_api_req *r, const char *dflt, bool (*known)(const cha
                         enum MHD_Result *result);
 
 /* ---- profiles ---- */
-/* Resolves a profile name to its real directory (malloc'd into *dir). 0, or -1 after
- * queueing a 400 (invalid name) or 404 (no such profile) with *result set. */
+/* The folder of a system profile holding its device profiles (the value of
+ * process/profile_plan.h NX_NESTED_DEVICE_DIR, which the server does not include). */
+#define NX_API_NESTED_DIR "devices"
+/* Resolves a profile name (rule above) to its real directory (malloc'd into *dir):
+ * 0, or the HTTP status to answer (400 invalid name, 404 no such profile, 500 out of
+ * memory) with the message in msg. Queues nothing. */
+unsigned nx_api_resolve_profile(const nx_server_ctx *srv, const char *name, char **dir, char *msg, size_t cap);
+/* nx_api_resolve_profile, answering its errors: 0, or -1 after queueing the 400, 404
+ * or 500 with *result set. */
 int nx_api_profile_dir(nx_api_req *r, const char *name, char **dir, enum MHD_Result *result);
+/* *open = the name device profile `dev` of system profile `sys` (directory sys_dir)
+ * is served under, given the directory query/system_summary.h nx_device_profile_dir
+ * found for it (dev_dir, NULL when it refused the name): "<sys>/devices/<dev>" when
+ * dev_dir lies in sys_dir, else "<dev>"; NULL when that name does not resolve (rules
+ * above). malloc'd. 0, or -1 when out of memory. */
+int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const char *sys_dir, const char *dev,
+                            const char *dev_dir, char **open);
 
 /* ---- JSON ---- */
 /* A JSON string literal of `len` bytes (NUL and control bytes escaped as \u00XX;
@@ -78,6 +96,8 @@ void nx_json_str(nx_strbuf *b, const char *s, size_t len);
 void nx_json_i64(nx_strbuf *b, int64_t v);
 /* A double: shortest round-trip text; NaN and infinities as the strings "nan", "inf", "-inf". */
 void nx_json_f64(nx_strbuf *b, double v);
+/* A float: shortest text that reads back as the same float; NaN and infinities as above. */
+void nx_json_f32(nx_strbuf *b, float v);
 /* Row i of a batch column as a JSON value (null for nulls, lists as arrays). */
 void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i);
 
@@ -89,10 +109,11 @@ enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_event(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_summary(nx_api_req *r, const char *name);
+/* The summary of system profile `name` in `dir` (api_system.c; nx_api_summary hands
+ * system profiles to it). */
+enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir);
 enum MHD_Result nx_api_usage(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_schema(nx_api_req *r);
 enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file);
-
-/* Frees the tracks cache (server shutdown). */
 
 #endif

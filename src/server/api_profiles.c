@@ -1,19 +1,28 @@
 /*
  * api_profiles.c — the profile endpoints of the HTTP API (docs/api.md): the list,
- * one profile, its tracks (cached), one event's row, Summary/OpcodeSummary, schema.
+ * one profile, its tracks (cached), one event's row, Summary/OpcodeSummary (a system
+ * profile's summary: api_system.c), schema.
  *
  * Rules:
  *   - listing: directories named "<name>@latest" directly in <data-path>/profiles/
- *     global whose name passes nx_display_name_validate and whose realpath stays in
- *     that directory (a symlinked profile pointing outside is not listed), sorted by
- *     name (strcmp);
+ *     global that resolve (nx_api_resolve_profile: a valid name whose realpath stays
+ *     in that directory; a symlinked profile pointing outside is not listed), sorted
+ *     by name (strcmp);
  *   - size_bytes: sum of st_size of the regular files (lstat; symlinks not followed)
- *     directly in the profile directory;
+ *     directly in the profile directory (a system profile's devices/ not included);
  *   - tables: every "*.parquet" file name without the extension, and without a
  *     "_<digits>" suffix when the rest names a schema table (split tables), sorted,
  *     unique;
- *   - kind: "device" when a timeline table with a track rule (window.h) is present,
- *     else "framework";
+ *   - kind: "device" when a device timeline table (TRACK_TABLES) is present, else
+ *     "system"; null when the directory cannot be listed;
+ *   - device_profiles (system profiles): the DeviceProfileList rows in table order,
+ *     each with the name it is served under: where query/system_summary.h
+ *     nx_device_profile_dir finds it (nested in the system profile's devices/ folder
+ *     first, else the sibling <name>@latest), named as nx_api_device_open_name says;
+ *   - system_profile (device profiles, listing only): the first system profile, in
+ *     name order, whose device_profiles open it;
+ *   - error: what could not be read (the directory, Metadata, DeviceProfileList),
+ *     naming the file; the profile is listed all the same;
  *   - first_ts/last_ts: the smallest Metadata.first_hw_timestamp and the largest
  *     last_hw_timestamp over its rows (profile/profile_table.h nx_profile_span), null
  *     when missing;
@@ -30,6 +39,7 @@
  */
 #define _DEFAULT_SOURCE /* realpath, strndup, dirfd */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <inttypes.h>
@@ -40,6 +50,7 @@
 #include "profile/profile_output.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_index.h"
+#include "query/system_summary.h"
 #include "query/window.h"
 #include "schema/schema.h"
 #include "schema/schema_emit.h"
@@ -74,9 +85,22 @@ static size_t table_of_file(const char *fname, char *out, size_t cap)
     return n;
 }
 
+/* The device timeline tables: their presence makes a profile a device profile. */
+static const struct {
+    const char *table;
+    int group;
+} TRACK_TABLES[] = {
+    {"Instruction", 0}, {"DmaPacketAggregated", 1}, {"DmaPacket", 1},
+    {"SemaphoreUpdate", 2}, {"CcInstruction", 3}, {"CcOp", 3},
+};
+#define N_TRACK_TABLES (sizeof TRACK_TABLES / sizeof TRACK_TABLES[0])
+
 static bool is_device_table(const char *t)
 {
-    return nx_timeline_find(t) != NULL;
+    for (size_t i = 0; i < N_TRACK_TABLES; i++)
+        if (strcmp(TRACK_TABLES[i].table, t) == 0)
+            return true;
+    return false;
 }
 
 /* Reads columns of row 0 of `table`: appends a JSON object {field: value} in schema
@@ -140,170 +164,359 @@ done:
     return result;
 }
 
-/* The profile's span (profile/profile_table.h); *have false when unavailable. */
-static void metadata_span(const char *dir, bool *have_first, int64_t *first, bool *have_last, int64_t *last)
+/* ---------------------------------------------------------------- listing -- */
+/* One row of a system profile's DeviceProfileList. */
+typedef struct device_ref {
+    char *name;     /* device_profile_name */
+    bool has_nc;
+    int64_t nc_id;
+    char *open;     /* the name it is served under (api_internal.h), NULL when absent */
+} device_ref;
+
+/* What the listing says of one profile (docs/api.md "GET /api/profiles"). */
+typedef struct profile_info {
+    char *name;
+    bool readable, device;   /* the directory was listed; a device timeline table is in it */
+    uint64_t size;
+    char **tables;           /* sorted, unique */
+    size_t n_tables;
+    bool has_span;
+    int64_t first, last;
+    device_ref *devs;        /* system profiles: their DeviceProfileList rows */
+    size_t n_devs;
+    const char *system;      /* device profiles in the listing: the system profile naming it, or NULL */
+    nx_strbuf error;         /* what could not be read ("; " between messages) */
+} profile_info;
+
+static void devices_free(device_ref *d, size_t n)
 {
-    nxpq_error err = {{0}};
-    *have_first = *have_last = nx_profile_span(dir, first, last, &err) == 0;
+    for (size_t i = 0; i < n; i++) {
+        free(d[i].name);
+        free(d[i].open);
+    }
+    free(d);
 }
 
-/* Appends one profile object (list entry). -1 when the directory cannot be read. */
-static int profile_object(const char *dir, const char *name, bool with_metadata, nx_strbuf *b)
+static void info_free(profile_info *p)
 {
-    DIR *d = opendir(dir);
-    if (!d)
+    free(p->name);
+    for (size_t i = 0; i < p->n_tables; i++)
+        free(p->tables[i]);
+    free(p->tables);
+    devices_free(p->devs, p->n_devs);
+    nx_strbuf_free(&p->error);
+}
+
+static void info_error(profile_info *p, const char *msg)
+{
+    if (p->error.len)
+        nx_strbuf_puts(&p->error, "; ");
+    nx_strbuf_puts(&p->error, msg);
+}
+
+int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const char *sys_dir, const char *dev,
+                            const char *dev_dir, char **open)
+{
+    *open = NULL;
+    if (!dev_dir)
+        return 0;
+    size_t sl = strlen(sys_dir);
+    bool nested = strncmp(dev_dir, sys_dir, sl) == 0 && dev_dir[sl] == '/';
+    size_t n = strlen(sys) + strlen(dev) + sizeof NX_API_NESTED_DIR + 2;
+    char *name = malloc(n), *dir = NULL, msg[64];
+    if (!name)
         return -1;
-    char **tables = NULL;
-    size_t n = 0, cap = 0;
-    uint64_t size = 0;
-    bool device = false, oom = false;
+    if (nested)
+        snprintf(name, n, "%s/%s/%s", sys, NX_API_NESTED_DIR, dev);
+    else
+        snprintf(name, n, "%s", dev);
+    unsigned st = nx_api_resolve_profile(srv, name, &dir, msg, sizeof msg);
+    free(dir);
+    if (st == 0)
+        *open = name;
+    else
+        free(name);
+    return st == MHD_HTTP_INTERNAL_SERVER_ERROR ? -1 : 0;
+}
+
+/* Reads the DeviceProfileList of system profile `sys` (directory `dir`) into
+ * devs and n, each row resolved to the name it is served under. 0; 1 when the
+ * profile has no DeviceProfileList; -1 with err (naming the file). */
+static int device_list_read(const nx_server_ctx *srv, const char *sys, const char *dir, device_ref **devs, size_t *n,
+                            nxpq_error *err)
+{
+    *devs = NULL;
+    *n = 0;
+    nx_profile_table *t = NULL;
+    int rc = nx_profile_table_open(dir, "DeviceProfileList", &t, err);
+    if (rc != 0)
+        return rc == NX_PROFILE_TABLE_ABSENT ? 1 : -1;
+    const char *file = nx_profile_table_file_path(t, 0);
+    int ci_name = nx_profile_table_find_column(t, "device_profile_name");
+    int ci_nc = nx_profile_table_find_column(t, "nc_id");
+    if (ci_name < 0 || nx_profile_table_column(t, (size_t)ci_name)->type != NXPQ_STRING) {
+        snprintf(err->msg, sizeof err->msg, "%s: no string column device_profile_name", file);
+        nx_profile_table_close(t);
+        return -1;
+    }
+    nxpq_type nc_type = ci_nc < 0 ? NXPQ_UNSUPPORTED : nx_profile_table_column(t, (size_t)ci_nc)->type;
+    bool with_nc = nc_type == NXPQ_INT64 || nc_type == NXPQ_INT32;
+    const char *cols[] = {"device_profile_name", "nc_id"};
+    nx_profile_scan_options so = {.columns = cols, .n_columns = with_nc ? 2 : 1};
+    nx_profile_scan *s = nx_profile_scan_open(t, &so, err);
+    size_t rows = (size_t)nx_profile_table_num_rows(t), k = 0;
+    device_ref *d = s && rows > 0 ? calloc(rows, sizeof *d) : NULL;
+    int result = s ? 0 : -1;
+    if (s && rows > 0 && !d) {
+        snprintf(err->msg, sizeof err->msg, "%s: out of memory", file);
+        result = -1;
+    }
+    const nxpq_batch *b;
+    while (result == 0 && (rc = nx_profile_scan_next(s, &b, err)) != 0) {
+        if (rc < 0) {
+            result = -1;
+            break;
+        }
+        const nxpq_column_data *cn = &b->columns[0], *cc = with_nc ? &b->columns[1] : NULL;
+        for (size_t i = 0; i < b->n_rows && k < rows; i++) {
+            if (cn->valid && !cn->valid[i])
+                continue;
+            device_ref *x = &d[k++];
+            x->name = strndup(cn->data + cn->offsets[i], (size_t)(cn->offsets[i + 1] - cn->offsets[i]));
+            x->has_nc = cc && (!cc->valid || cc->valid[i]);
+            if (x->has_nc)
+                x->nc_id = cc->type == NXPQ_INT64 ? cc->values.i64[i] : cc->values.i32[i];
+            bool oom = !x->name;
+            if (!oom) {
+                /* Where the summary looks for it; NULL (a name it refuses): nowhere. */
+                nxpq_error e = {{0}};
+                char *dd = nx_device_profile_dir(dir, x->name, &e);
+                oom = nx_api_device_open_name(srv, sys, dir, x->name, dd, &x->open) < 0;
+                free(dd);
+            }
+            if (oom) {
+                snprintf(err->msg, sizeof err->msg, "%s: out of memory", file);
+                result = -1;
+                break;
+            }
+        }
+    }
+    nx_profile_scan_close(s);
+    nx_profile_table_close(t);
+    *devs = d;
+    *n = k;
+    return result;
+}
+
+/* Fills *p for profile `name` in directory `dir`. Problems reading a file go to
+ * p->error; -1 only when out of memory. */
+static int info_read(const nx_server_ctx *srv, const char *name, const char *dir, profile_info *p)
+{
+    memset(p, 0, sizeof *p);
+    if (!(p->name = strdup(name)))
+        return -1;
+    DIR *d = opendir(dir);
+    if (!d) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s: %s", dir, strerror(errno));
+        info_error(p, msg);
+        return nx_strbuf_failed(&p->error) ? -1 : 0;
+    }
+    p->readable = true;
+    size_t cap = 0;
+    bool oom = false;
     struct dirent *e;
     int dfd = dirfd(d);
-    while ((e = readdir(d)) != NULL) {
+    while (!oom && (e = readdir(d)) != NULL) {
         struct stat st;
         if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
-        size += (uint64_t)st.st_size;
+        p->size += (uint64_t)st.st_size;
         char tn[256];
         if (!table_of_file(e->d_name, tn, sizeof tn))
             continue;
-        if (n == cap) {
+        if (p->n_tables == cap) {
             size_t nc = cap ? cap * 2 : 64;
-            char **g = realloc(tables, nc * sizeof *g);
+            char **g = realloc(p->tables, nc * sizeof *g);
             if (!g) {
                 oom = true;
                 break;
             }
-            tables = g;
+            p->tables = g;
             cap = nc;
         }
-        if (!(tables[n] = strdup(tn))) {
+        if (!(p->tables[p->n_tables] = strdup(tn)))
             oom = true;
-            break;
-        }
-        n++;
-        device |= is_device_table(tn);
+        else
+            p->device |= is_device_table(p->tables[p->n_tables++]);
     }
     closedir(d);
-    if (oom) {
-        for (size_t i = 0; i < n; i++)
-            free(tables[i]);
-        free(tables);
+    if (oom)
         return -1;
+    qsort(p->tables, p->n_tables, sizeof *p->tables, cmp_str);
+    size_t u = 0;
+    for (size_t i = 0; i < p->n_tables; i++) {
+        if (u && strcmp(p->tables[i], p->tables[u - 1]) == 0)
+            free(p->tables[i]);
+        else
+            p->tables[u++] = p->tables[i];
     }
-    qsort(tables, n, sizeof *tables, cmp_str);
-    bool hf, hl;
-    int64_t first = 0, last = 0;
-    metadata_span(dir, &hf, &first, &hl, &last);
+    p->n_tables = u;
+    nxpq_error err = {{0}};
+    int rc = nx_profile_span(dir, &p->first, &p->last, &err);
+    p->has_span = rc == 0;
+    if (rc < 0)
+        info_error(p, err.msg);
+    if (!p->device && device_list_read(srv, name, dir, &p->devs, &p->n_devs, &err) < 0)
+        info_error(p, err.msg);
+    return nx_strbuf_failed(&p->error) ? -1 : 0;
+}
+
+/* Appends the profile's JSON object, without its closing brace; with_system: a device
+ * profile's system_profile too (the listing's relation between profiles). */
+static void info_json(const profile_info *p, bool with_system, nx_strbuf *b)
+{
     nx_strbuf_puts(b, "{\"name\":");
-    nx_json_str(b, name, strlen(name));
-    nx_strbuf_printf(b, ",\"kind\":\"%s\",\"size_bytes\":%" PRIu64 ",\"first_ts\":", device ? "device" : "framework",
-                     size);
-    if (hf)
-        nx_json_i64(b, first);
+    nx_json_str(b, p->name, strlen(p->name));
+    nx_strbuf_printf(b, ",\"kind\":%s,\"size_bytes\":%" PRIu64 ",\"first_ts\":",
+                     !p->readable ? "null" : p->device ? "\"device\"" : "\"system\"", p->size);
+    if (p->has_span)
+        nx_json_i64(b, p->first);
     else
         nx_strbuf_puts(b, "null");
     nx_strbuf_puts(b, ",\"last_ts\":");
-    if (hl)
-        nx_json_i64(b, last);
+    if (p->has_span)
+        nx_json_i64(b, p->last);
     else
         nx_strbuf_puts(b, "null");
     nx_strbuf_puts(b, ",\"tables\":[");
-    size_t out = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || strcmp(tables[i], tables[i - 1]) != 0) {
-            if (out++)
-                nx_strbuf_putc(b, ',');
-            nx_json_str(b, tables[i], strlen(tables[i]));
-        }
+    for (size_t i = 0; i < p->n_tables; i++) {
+        if (i)
+            nx_strbuf_putc(b, ',');
+        nx_json_str(b, p->tables[i], strlen(p->tables[i]));
     }
-    for (size_t i = 0; i < n; i++)
-        free(tables[i]);
-    free(tables);
     nx_strbuf_putc(b, ']');
-    int rc = 0;
-    if (with_metadata) {
-        nx_strbuf_puts(b, ",\"metadata\":");
-        rc = row0_object(dir, "Metadata", b);
+    if (p->readable && !p->device) {
+        nx_strbuf_puts(b, ",\"device_profiles\":[");
+        for (size_t i = 0; i < p->n_devs; i++) {
+            const device_ref *x = &p->devs[i];
+            nx_strbuf_puts(b, i ? ",{\"name\":" : "{\"name\":");
+            nx_json_str(b, x->name, strlen(x->name));
+            nx_strbuf_puts(b, ",\"nc_id\":");
+            if (x->has_nc)
+                nx_json_i64(b, x->nc_id);
+            else
+                nx_strbuf_puts(b, "null");
+            nx_strbuf_printf(b, ",\"exists\":%s,\"open\":", x->open ? "true" : "false");
+            if (x->open)
+                nx_json_str(b, x->open, strlen(x->open));
+            else
+                nx_strbuf_puts(b, "null");
+            nx_strbuf_putc(b, '}');
+        }
+        nx_strbuf_putc(b, ']');
     }
-    nx_strbuf_putc(b, '}');
+    if (p->device && with_system) {
+        nx_strbuf_puts(b, ",\"system_profile\":");
+        if (p->system)
+            nx_json_str(b, p->system, strlen(p->system));
+        else
+            nx_strbuf_puts(b, "null");
+    }
+    if (p->error.len) {
+        nx_strbuf_puts(b, ",\"error\":");
+        nx_json_str(b, p->error.data, p->error.len);
+    }
+}
+
+static int info_cmp(const void *a, const void *b)
+{
+    return strcmp(((const profile_info *)a)->name, ((const profile_info *)b)->name);
+}
+
+/* Every profile of the data path ("<name>@latest" directly in the root that
+ * resolves), read and sorted by name, device profiles marked with the first system
+ * profile (in name order) whose DeviceProfileList names them. 0, or -1 when out of
+ * memory. */
+static int list_all(const nx_server_ctx *srv, profile_info **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    char *root = realpath(srv->root, NULL);
+    DIR *d = root ? opendir(root) : NULL;
+    free(root);
+    if (!d)
+        return 0; /* no data path yet: an empty listing */
+    profile_info *ps = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len <= 7 || strcmp(e->d_name + len - 7, "@latest") != 0)
+            continue;
+        char *name = strndup(e->d_name, len - 7), *dir = NULL, msg[400];
+        unsigned st = name ? nx_api_resolve_profile(srv, name, &dir, msg, sizeof msg) : MHD_HTTP_INTERNAL_SERVER_ERROR;
+        if (st == 0 && n == cap) {
+            size_t nc = cap ? cap * 2 : 32;
+            profile_info *g = realloc(ps, nc * sizeof *g);
+            if (g) {
+                ps = g;
+                cap = nc;
+            } else {
+                st = MHD_HTTP_INTERNAL_SERVER_ERROR;
+            }
+        }
+        if (st == 0) {
+            rc = info_read(srv, name, dir, &ps[n]);
+            n++;
+        } else if (st == MHD_HTTP_INTERNAL_SERVER_ERROR) {
+            rc = -1;
+        } /* else an invalid name or one resolving outside the data path: not listed */
+        free(name);
+        free(dir);
+    }
+    closedir(d);
+    if (rc == 0) {
+        qsort(ps, n, sizeof *ps, info_cmp);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < ps[i].n_devs; j++) {
+                profile_info key = {.name = ps[i].devs[j].open};
+                profile_info *dev = key.name ? bsearch(&key, ps, n, sizeof *ps, info_cmp) : NULL;
+                if (dev && dev->device && !dev->system)
+                    dev->system = ps[i].name;
+            }
+    }
+    *out = ps;
+    *count = n;
     return rc;
+}
+
+static void list_free(profile_info *ps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        info_free(&ps[i]);
+    free(ps);
 }
 
 enum MHD_Result nx_api_profiles(nx_api_req *r)
 {
+    profile_info *ps;
+    size_t n;
+    if (list_all(r->srv, &ps, &n) < 0) {
+        list_free(ps, n);
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    }
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"profiles\":[");
-    char *root = realpath(r->srv->root, NULL);
-    DIR *d = root ? opendir(root) : NULL;
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            size_t len = strlen(e->d_name);
-            if (len <= 7 || strcmp(e->d_name + len - 7, "@latest") != 0)
-                continue;
-            if (n == cap) {
-                size_t nc = cap ? cap * 2 : 32;
-                char **g = realloc(names, nc * sizeof *g);
-                if (!g)
-                    break;
-                names = g;
-                cap = nc;
-            }
-            if (!(names[n] = strndup(e->d_name, len - 7)))
-                break;
-            n++;
-        }
-        closedir(d);
-    }
-    free(root);
-    qsort(names, n, sizeof *names, cmp_str);
-    size_t out = 0;
     for (size_t i = 0; i < n; i++) {
-        nxpq_error err;
-        if (nx_display_name_validate(names[i], &err) < 0)
-            continue;
-        /* The same containment rule as nx_api_profile_dir, without queueing errors:
-         * an entry that fails it (e.g. a symlink out of the data path) is skipped. */
-        char *dir = NULL;
-        char *rr = realpath(r->srv->root, NULL);
-        if (rr) {
-            size_t pl = strlen(rr) + strlen(names[i]) + 16;
-            char *p = malloc(pl);
-            if (p) {
-                snprintf(p, pl, "%s/%s@latest", rr, names[i]);
-                dir = realpath(p, NULL);
-                free(p);
-            }
-            size_t rl = strlen(rr);
-            struct stat st;
-            if (dir && (strncmp(dir, rr, rl) != 0 || dir[rl] != '/' || strchr(dir + rl + 1, '/') ||
-                        stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-                free(dir);
-                dir = NULL;
-            }
-            free(rr);
-        }
-        if (dir) {
-            size_t mark = b.len;
-            if (out)
-                nx_strbuf_putc(&b, ',');
-            if (profile_object(dir, names[i], false, &b) < 0) {
-                b.len = mark; /* unreadable: leave it out */
-                if (b.data)
-                    b.data[mark] = '\0';
-            } else {
-                out++;
-            }
-            free(dir);
-        }
+        if (i)
+            nx_strbuf_putc(&b, ',');
+        info_json(&ps[i], true, &b);
+        nx_strbuf_putc(&b, '}');
     }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
     nx_strbuf_puts(&b, "]}");
+    list_free(ps, n);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
 
@@ -313,12 +526,22 @@ enum MHD_Result nx_api_profile(nx_api_req *r, const char *name)
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
+    profile_info p;
+    int rc = info_read(r->srv, name, dir, &p);
     nx_strbuf b = NX_STRBUF_INIT;
-    int rc = profile_object(dir, name, true, &b);
+    if (rc == 0) {
+        info_json(&p, false, &b);
+        nx_strbuf_puts(&b, ",\"metadata\":");
+        if (row0_object(dir, "Metadata", &b) < 0)
+            rc = 1;
+        nx_strbuf_putc(&b, '}');
+    }
+    info_free(&p);
     free(dir);
-    if (rc < 0) {
+    if (rc != 0) {
         nx_strbuf_free(&b);
-        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read profile '%s'", name);
+        return rc < 0 ? nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory")
+                      : nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the Metadata table of '%s'", name);
     }
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
@@ -347,14 +570,6 @@ typedef struct track_out {
     int group, table_rank;
 } track_out;
 
-static const struct {
-    const char *table;
-    int group;
-} TRACK_TABLES[] = {
-    {"Instruction", 0}, {"DmaPacketAggregated", 1}, {"DmaPacket", 1},
-    {"SemaphoreUpdate", 2}, {"CcInstruction", 3}, {"CcOp", 3},
-};
-#define N_TRACK_TABLES (sizeof TRACK_TABLES / sizeof TRACK_TABLES[0])
 static const char *const GROUP_ID[] = {"compute", "dma", "semaphore", "cc"};
 static const char *const GROUP_LABEL[] = {"Compute engines", "DMA queues", "Semaphores", "Collectives (CC)"};
 
@@ -776,8 +991,21 @@ enum MHD_Result nx_api_summary(nx_api_req *r, const char *name)
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
+    profile_info p;
+    if (info_read(r->srv, name, dir, &p) < 0) {
+        info_free(&p);
+        free(dir);
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    }
+    bool device = p.device;
+    info_free(&p);
+    if (!device) {
+        res = nx_api_system_summary(r, name, dir);
+        free(dir);
+        return res;
+    }
     nx_strbuf b = NX_STRBUF_INIT;
-    nx_strbuf_puts(&b, "{\"summary\":");
+    nx_strbuf_puts(&b, "{\"kind\":\"device\",\"summary\":");
     if (row0_object(dir, "Summary", &b) < 0) {
         nx_strbuf_free(&b);
         free(dir);

@@ -14,7 +14,8 @@
  *     other '%' is kept literally; '+' is kept (not a space).
  * Routing on the decoded path, split at '/':
  *   /api/health, /api/profiles, /api/schema, /api/profiles/<name>[/tracks|/timeline|
- *   /event|/summary|/usage|/export/<Table>.csv]; other /api/... -> 404.
+ *   /event|/summary|/usage|/export/<Table>.csv]; other /api/... -> 404. <name> may be
+ *   <S>/devices/<D> (three segments, a device profile nested in system profile S).
  *   Anything else is a static file: "/" -> /index.html, "/static/<f>" -> asset "/<f>",
  *   "/<f>" -> asset "/<f>" (exact match in the embedded table, web_assets.h),
  *   "/profile/..." and "/view/..." -> /index.html (client-side routes); otherwise 404.
@@ -130,6 +131,14 @@ static enum MHD_Result route_api(nx_api_req *r, char **seg, size_t n)
     if (n >= 2 && strcmp(seg[1], "profiles") == 0) {
         if (n == 2)
             return nx_api_profiles(r);
+        if (n >= 5 && strcmp(seg[3], NX_API_NESTED_DIR) == 0) {
+            /* A nested device profile: "<S>/devices/<D>" is one name (api_internal.h).
+             * The segments lie in one buffer; restoring their two slashes joins them. */
+            seg[3][-1] = '/';
+            seg[4][-1] = '/';
+            memmove(&seg[3], &seg[5], (n - 5) * sizeof *seg);
+            n -= 2;
+        }
         const char *name = seg[2];
         if (n == 3)
             return nx_api_profile(r, name);

@@ -1,14 +1,26 @@
 // server_api.test.mjs — `nxprof serve` and its JSON API (docs/api.md) against independent
 // computations.
 //
-// A tiny synth capture (seed 5) is processed twice into one data path (`tiny`, and `split`
-// with 7 rows per file so ordinals span files); a symlinked profile pointing outside the
-// data path is planted. The server runs with --port 0 (the printed URL is parsed). Checks:
+// A tiny synth capture (seed 5, two NeuronCores) is processed twice into one data path
+// (`tiny`, and `split` with 7 rows per file so ordinals span files): each run is a system
+// profile (`tiny`) and a device profile per core (`tiny-nd0-nc0`, `tiny-nd0-nc1`); the
+// device checks use `tiny-nd0-nc0`. The same capture goes once more with --output-file
+// into `nested@latest` (device profiles in its devices/ folder); a symlinked profile
+// pointing outside the data path is planted, and a copy of the system profile with a
+// damaged DeviceProfileList. The server runs with --port 0 (the printed URL is parsed).
+// Checks:
+//  - listing: kinds, the system profile's device_profiles equal its DeviceProfileList
+//    (DuckDB), each device profile names its system profile, nested device profiles open
+//    by "<system>/devices/<name>", a damaged profile still listed with an error naming the
+//    file;
 //  - listing/profile/tracks/summary/event values equal DuckDB queries over the Parquet
 //    files (track rule of docs/query.md in SQL, schema field order from catalogue.tsv);
-//  - usage: every /usage table (DmaUsage ... SystemProfileHbmUsage) recomputed per bucket,
-//    with "before", from the Parquet rows (also on a copy of the capture without CpuUsage's
-//    "average" rows, processed as `noavg`);
+//  - the system profile's summary: wall time, operators and the Device Profiles facts
+//    (Summary, ExecutionInfo, Metadata of each device profile) from DuckDB;
+//  - usage: every /usage table recomputed per bucket, with "before", from the Parquet rows
+//    (DmaUsage ... PsumUsage on the device profile, CpuUsage, HostMemUsage and
+//    SystemProfileHbmUsage on the system profile; also on a copy of the capture without
+//    CpuUsage's "average" rows, processed as `noavg`);
 //  - timeline: rows_in_window equals DuckDB's window count, at most one event per
 //    (track, pixel bucket), every (track, start, ordinal) points at the right row, and the
 //    kept events equal `nxprof export-csv --width W`'s rows;
@@ -36,11 +48,22 @@ const DIR = mkdtempSync(join(tmpdir(), 'nxprof-server-'));
 const CAP = join(DIR, 'cap');
 const DP = join(DIR, 'dp');
 const GLOBAL = join(DP, 'profiles', 'global');
-const PROF = join(GLOBAL, 'tiny@latest');
-const SPLIT = join(GLOBAL, 'split@latest');
+// The device profile of NeuronCore 0 and the system profile of each run.
+const D = 'tiny-nd0-nc0', DS = 'split-nd0-nc0';
+const PROF = join(GLOBAL, `${D}@latest`);
+const SPLIT = join(GLOBAL, `${DS}@latest`);
+const SYSP = join(GLOBAL, 'tiny@latest');
+const SPLIT_SYS = join(GLOBAL, 'split@latest');
 execFileSync(BIN, ['synth', '--preset', 'tiny', '--out', CAP, '--seed', '5']);
 execFileSync(BIN, ['process', CAP, '--data-path', DP, '--display-name', 'tiny']);
 execFileSync(BIN, ['process', CAP, '--data-path', DP, '--display-name', 'split', '--max-rows-per-file', '7']);
+// --output-file layout inside the data path: the device profiles lie in nested@latest/devices/.
+const NESTED = join(GLOBAL, 'nested@latest');
+execFileSync(BIN, ['process', CAP, '--output-file', NESTED]);
+// A system profile whose DeviceProfileList is damaged: still listed, with the error.
+const BROKEN = join(GLOBAL, 'broken@latest');
+cpSync(SYSP, BROKEN, { recursive: true });
+writeFileSync(join(BROKEN, 'DeviceProfileList.parquet'), 'PAR1 not a parquet file');
 // The same capture without CpuUsage's "average" rows: /usage then serves one series per CPU.
 const NOAVG_CAP = join(DIR, 'cap-noavg');
 cpSync(CAP, NOAVG_CAP, { recursive: true });
@@ -49,7 +72,7 @@ for (const f of execFileSync('find', [NOAVG_CAP, '-name', 'cpu_usage.tsv'], { en
   writeFileSync(f, kept.join('\n'));
 }
 execFileSync(BIN, ['process', NOAVG_CAP, '--data-path', DP, '--display-name', 'noavg']);
-const NOAVG = join(GLOBAL, 'noavg@latest');
+const NOAVG = join(GLOBAL, 'noavg@latest');   // its system profile
 // A profile outside the data path, reachable only through a symlink: must stay invisible.
 const OUTSIDE = join(DIR, 'outside', 'secret@latest');
 mkdirSync(dirname(OUTSIDE), { recursive: true });
@@ -152,8 +175,10 @@ const S = BigInt(meta.f), E = BigInt(meta.l);
 
 test('listing: names, kind, tables, sizes, Metadata span; the symlinked profile is not listed', async () => {
   const { profiles } = await json('/api/profiles');
-  assert.deepEqual(profiles.map((p) => p.name), ['noavg', 'split', 'tiny']);
-  const p = profiles.find((x) => x.name === 'tiny');
+  const dirs = readdirSync(GLOBAL).filter((n) => n.endsWith('@latest') && n !== 'evil@latest').map((n) => n.slice(0, -7)).sort();
+  assert.deepEqual(profiles.map((p) => p.name), dirs);
+  assert.ok(dirs.includes(D) && dirs.includes('tiny') && dirs.includes('nested'), `${dirs}`);
+  const p = profiles.find((x) => x.name === D);
   assert.equal(p.kind, 'device');
   assert.equal(big(p.first_ts), S);
   assert.equal(big(p.last_ts), E);
@@ -162,18 +187,141 @@ test('listing: names, kind, tables, sizes, Metadata span; the symlinked profile 
   assert.deepEqual(p.tables, tables);
   const size = Number(execFileSync('du', ['-b', '-s', '--apparent-size', PROF], { encoding: 'utf8' }).split('\t')[0]);
   assert.ok(p.size_bytes > 0 && p.size_bytes <= size, `${p.size_bytes} vs du ${size}`);
-  const sp = profiles.find((x) => x.name === 'split');
+  const sp = profiles.find((x) => x.name === DS);
   assert.ok(sp.tables.includes('Instruction') && !sp.tables.some((t) => /_\d+$/.test(t)), 'split names folded');
-  const one = await json('/api/profiles/tiny');
-  assert.equal(one.name, 'tiny');
+  const one = await json(`/api/profiles/${D}`);
+  assert.equal(one.name, D);
   assert.deepEqual(Object.keys(one.metadata), FIELDS.Metadata);
   assert.equal((await req('/api/profiles/evil')).status, 404);
   assert.equal((await req('/api/profiles/evil/tracks')).status, 404);
   assert.equal((await req('/api/profiles/secret')).status, 404);
 });
 
+// DeviceProfileList rows of a system profile, in file order (DuckDB).
+const deviceList = (dir) => rows(`SELECT device_profile_name AS name, nc_id FROM read_parquet(${pq(dir, 'DeviceProfileList')}, file_row_number=true)
+                                  ORDER BY file_row_number`);
+
+test('listing: a system profile lists its device profiles (DeviceProfileList), each device profile names it', async () => {
+  const { profiles } = await json('/api/profiles');
+  const byName = new Map(profiles.map((p) => [p.name, p]));
+  for (const [sys, dir] of [['tiny', SYSP], ['split', SPLIT_SYS], ['noavg', NOAVG]]) {
+    const p = byName.get(sys);
+    assert.equal(p.kind, 'system', sys);
+    assert.equal(p.error, undefined, `${sys}: ${p.error}`);
+    assert.ok(p.tables.includes('DeviceProfileList') && !p.tables.includes('Instruction'), `${sys} tables`);
+    const want = await deviceList(dir);
+    assert.equal(want.length, 2, `${sys}: two NeuronCores`);
+    assert.deepEqual(p.device_profiles, want.map((r) => ({ name: r.name, nc_id: Number(r.nc_id), exists: true, open: r.name })));
+    for (const r of want) {
+      const d = byName.get(r.name);
+      assert.ok(d, `${r.name} is listed`);
+      assert.equal(d.kind, 'device');
+      assert.equal(d.system_profile, sys, `${r.name} belongs to ${sys}`);
+      assert.equal('device_profiles' in d, false);
+    }
+    const one = await json(`/api/profiles/${sys}`);
+    assert.deepEqual(one.device_profiles, p.device_profiles);
+    assert.equal('system_profile' in (await json(`/api/profiles/${want[1].name}`)), false, 'a relation of the listing only');
+  }
+  assert.equal(byName.get(D).system_profile, 'tiny');
+});
+
+test('nested device profiles (--output-file layout) open as <system>/devices/<name>', async () => {
+  const { profiles } = await json('/api/profiles');
+  const p = profiles.find((x) => x.name === 'nested');
+  assert.equal(p.kind, 'system');
+  const want = await deviceList(NESTED);
+  assert.deepEqual(p.device_profiles, want.map((r) => ({ name: r.name, nc_id: Number(r.nc_id), exists: true, open: `nested/devices/${r.name}` })));
+  assert.ok(!profiles.some((x) => want.some((r) => r.name === x.name)), 'nested device profiles are not listed at the top');
+  for (const r of want) {
+    const dir = join(NESTED, 'devices', r.name);
+    const enc = encodeURIComponent(r.name);
+    const one = await json(`/api/profiles/nested/devices/${enc}`);
+    assert.equal(one.kind, 'device');
+    assert.equal(one.name, `nested/devices/${r.name}`);
+    assert.deepEqual(await json(`/api/profiles/nested%2Fdevices%2F${enc}`), one, 'the name percent-encoded as one segment');
+    const t = await json(`/api/profiles/nested/devices/${enc}/tracks`);
+    const n = (await rows(`SELECT count(*)::BIGINT AS n FROM read_parquet(${pq(dir, 'Instruction')})`))[0].n;
+    const got = t.groups.find((g) => g.group === 'compute').tracks.reduce((a, x) => a + BigInt(x.count), 0n);
+    assert.equal(got, BigInt(n), `${r.name}: Instruction rows over its tracks`);
+    const m = (await rows(`SELECT min(first_hw_timestamp) AS f, max(last_hw_timestamp) AS l FROM read_parquet(${pq(dir, 'Metadata')})`))[0];
+    const ex = await req(`/api/profiles/nested/devices/${enc}/export/Instruction.csv?start=${m.f}&end=${m.l}&sampled=0`);
+    assert.equal(ex.status, 200);
+    assert.equal(ex.headers['content-disposition'], `attachment; filename="${r.name.replace('@', '_')}_Instruction_${m.f}_${m.l}.csv"`);
+    assert.equal(csvRecords(ex.body) - 1, Number(n), 'every Instruction row exported');
+  }
+  // A symlink in devices/ pointing elsewhere is not followed; no other way out either.
+  symlinkSync(PROF, join(NESTED, 'devices', 'sneaky'));
+  for (const bad of ['nested/devices/sneaky', 'nested/devices/..%2f..%2ftiny%40latest', 'nested/devices/%2e%2e', 'nested/devices/',
+    'nested/devices/a/devices/b', 'nope/devices/tiny-nd0-nc0', `tiny/devices/${D}`, 'evil/devices/x'])
+    assert.ok([400, 404].includes((await req(`/api/profiles/${bad}/tracks`)).status), bad);
+});
+
+test('a profile whose DeviceProfileList cannot be read is listed with an error naming the file', async () => {
+  const { profiles } = await json('/api/profiles');
+  const p = profiles.find((x) => x.name === 'broken');
+  assert.ok(p, 'listed');
+  assert.equal(p.kind, 'system');
+  assert.deepEqual(p.device_profiles, []);
+  assert.match(p.error, /DeviceProfileList\.parquet/);
+  assert.match((await json('/api/profiles/broken')).error, /DeviceProfileList\.parquet/);
+  // the device profiles of tiny still belong to tiny (the damaged copy names none)
+  assert.equal(profiles.find((x) => x.name === D).system_profile, 'tiny');
+});
+
+test("a system profile's summary: wall time, operators, Device Profiles facts from each device profile's tables", async () => {
+  const sm = await json('/api/profiles/tiny/summary');
+  assert.equal(sm.kind, 'system');
+  const ev = pq(SYSP, 'SystemProfileEvents');
+  const w = (await rows(`SELECT count(*)::BIGINT AS n, min(start_ts) AS f, max(end_ts) AS l FROM read_parquet(${ev})`))[0];
+  assert.equal(BigInt(sm.events), BigInt(w.n));
+  assert.deepEqual(Object.keys(sm.wall), ['first_ts', 'last_ts', 'duration_ns']);
+  assert.equal(big(sm.wall.first_ts), BigInt(w.f));
+  assert.equal(big(sm.wall.last_ts), BigInt(w.l));
+  assert.equal(BigInt(sm.wall.duration_ns), BigInt(w.l) - BigInt(w.f));
+  assert.ok(sm.threads.length >= 2, 'busy tracks');
+  for (let i = 0; i < sm.threads.length; i++) {
+    const b = sm.threads[i];
+    assert.ok(b.busy_ns > 0 && BigInt(b.busy_ns) <= BigInt(sm.wall.duration_ns) && b.top_level_events > 0, JSON.stringify(b));
+    if (i) assert.ok(sm.threads[i - 1].busy_ns >= b.busy_ns, 'busiest first');
+  }
+  assert.ok(sm.top_operators.length > 0 && sm.top_operators.length <= 10);
+  for (const o of sm.top_operators) {
+    const x = (await rows(`SELECT count(*)::BIGINT AS n, sum(end_ts - start_ts)::BIGINT AS t FROM read_parquet(${ev}) WHERE name = ${q(o.name)}`))[0];
+    assert.equal(BigInt(o.count), BigInt(x.n), o.name);
+    assert.equal(BigInt(o.sum_duration_ns), BigInt(x.t), o.name);
+    assert.ok(o.sum_self_ns >= 0 && o.sum_self_ns <= o.sum_duration_ns, o.name);
+  }
+  // The same answers as `nxprof summary --format json`, less its paths and percentages.
+  const cli = JSON.parse(execFileSync(BIN, ['summary', SYSP, '--format', 'json'], { encoding: 'utf8' }));
+  assert.deepEqual(sm.threads, cli.threads.map(({ percent_of_wall, ...t }) => t));
+  assert.deepEqual(sm.top_operators, cli.top_operators);
+  const exact = (d) => [d.name, d.nc_id, d.physical_cores, d.executions, d.error];
+  assert.deepEqual(sm.device_profiles.map(exact), cli.device_profiles.map(exact));
+  const want = await deviceList(SYSP);
+  assert.deepEqual(sm.device_profiles.map((d) => [d.name, d.open, d.nc_id]), want.map((r) => [r.name, r.name, Number(r.nc_id)]));
+  const near = (a, b, what) => assert.ok(Math.abs(a - b) <= Math.abs(b) * 1e-6, `${what}: ${a} vs ${b}`);
+  for (const d of sm.device_profiles) {
+    const dir = join(GLOBAL, `${d.name}@latest`);
+    const s = (await rows(`SELECT * FROM read_parquet(${pq(dir, 'Summary')})`))[0];
+    const m = (await rows(`SELECT num_physical_cores AS c FROM read_parquet(${pq(dir, 'Metadata')})`))[0];
+    const x = (await rows(`SELECT count(*)::BIGINT AS n FROM read_parquet(${pq(dir, 'ExecutionInfo')})`))[0];
+    assert.equal(d.error, null);
+    assert.equal(d.physical_cores, Number(m.c));
+    assert.equal(BigInt(d.executions), BigInt(x.n));
+    near(d.total_time_s, s.total_time, 'total_time');
+    near(d.mfu_estimated_percent, s.mfu_estimated_percent, 'mfu');
+    near(d.hfu_estimated_percent, s.hfu_estimated_percent, 'hfu');
+    near(d.mbu_estimated_percent, s.mbu_estimated_percent, 'mbu');
+    near(d.cc_op_active_time_s, s.cc_op_active_time, 'cc_op_active_time');
+  }
+  const nested = await json('/api/profiles/nested/summary');
+  assert.deepEqual(nested.device_profiles.map((d) => [d.open, d.error]),
+    (await deviceList(NESTED)).map((r) => [`nested/devices/${r.name}`, null]));
+});
+
 test('tracks equal per-track counts and spans from DuckDB', async () => {
-  const t = await json('/api/profiles/tiny/tracks');
+  const t = await json(`/api/profiles/${D}/tracks`);
   assert.deepEqual(t.groups.map((g) => g.group), ['compute', 'dma', 'semaphore', 'cc']);
   const groupOf = { Instruction: 'compute', DmaPacketAggregated: 'dma', DmaPacket: 'dma', SemaphoreUpdate: 'semaphore', CcInstruction: 'cc', CcOp: 'cc' };
   for (const table of Object.keys(TRACK)) {
@@ -190,13 +338,13 @@ test('tracks equal per-track counts and spans from DuckDB', async () => {
     }
   }
   // A second request (cached) is identical.
-  assert.deepEqual(await json('/api/profiles/tiny/tracks'), t);
+  assert.deepEqual(await json(`/api/profiles/${D}/tracks`), t);
 });
 
 test('timeline: window counts, one event per (track, bucket), ordinals point at their rows, equals export-csv', async () => {
   const W = 37n;
   const s = S + 100000n, e = E - 200000n;
-  const tl = await json(`/api/profiles/tiny/timeline?tables=Instruction,DmaPacketAggregated,SemaphoreUpdate&start=${s}&end=${e}&width=${W}`);
+  const tl = await json(`/api/profiles/${D}/timeline?tables=Instruction,DmaPacketAggregated,SemaphoreUpdate&start=${s}&end=${e}&width=${W}`);
   assert.equal(big(tl.start), s);
   assert.equal(tl.tables.length, 3);
   const L = e - s + 1n;
@@ -260,9 +408,9 @@ test('timeline: window counts, one event per (track, bucket), ordinals point at 
 });
 
 test('event: every field in schema order equals the row, across split files', async () => {
-  for (const [name, dir] of [['tiny', PROF], ['split', SPLIT]]) {
+  for (const [name, dir] of [[D, PROF], [DS, SPLIT]]) {
     const files = execFileSync('ls', [dir], { encoding: 'utf8' }).trim().split('\n').filter((f) => /^Instruction(_\d+)?\.parquet$/.test(f));
-    const pick = name === 'split' ? ['Instruction_3.parquet', 'Instruction_0.parquet'] : ['Instruction.parquet'];
+    const pick = name === DS ? ['Instruction_3.parquet', 'Instruction_0.parquet'] : ['Instruction.parquet'];
     for (const f of pick) {
       assert.ok(files.includes(f), f);
       const fileIdx = f === 'Instruction.parquet' ? 0 : Number(f.match(/_(\d+)/)[1]);
@@ -285,13 +433,13 @@ test('event: every field in schema order equals the row, across split files', as
       }
     }
   }
-  assert.equal((await req('/api/profiles/tiny/event?table=Instruction&ordinal=999999')).status, 404);
-  assert.equal((await req(`/api/profiles/tiny/event?table=Instruction&ordinal=${2 ** 40}`)).status, 404);
-  assert.equal((await req('/api/profiles/tiny/event?table=Nope&ordinal=0')).status, 400);
+  assert.equal((await req(`/api/profiles/${D}/event?table=Instruction&ordinal=999999`)).status, 404);
+  assert.equal((await req(`/api/profiles/${D}/event?table=Instruction&ordinal=${2 ** 40}`)).status, 404);
+  assert.equal((await req(`/api/profiles/${D}/event?table=Nope&ordinal=0`)).status, 400);
 });
 
 test('summary and OpcodeSummary equal DuckDB', async () => {
-  const sm = await json('/api/profiles/tiny/summary?top=4');
+  const sm = await json(`/api/profiles/${D}/summary?top=4`);
   const want = (await rows(`SELECT * FROM read_parquet(${pq(PROF, 'Summary')})`))[0];
   assert.deepEqual(Object.keys(sm.summary), FIELDS.Summary);
   for (const k of FIELDS.Summary) {
@@ -316,7 +464,7 @@ test('schema equals `nxprof schema --format json`', async () => {
 
 test('usage lanes: at most width points per series, max per bucket', async () => {
   const W = 10n;
-  const u = await json(`/api/profiles/tiny/usage?start=${S}&end=${E}&width=${W}`);
+  const u = await json(`/api/profiles/${D}/usage?start=${S}&end=${E}&width=${W}`);
   assert.ok(u.series.length >= 1);
   for (const sr of u.series) {
     const all = await rows(`SELECT timestamp AS t, current_throughput AS v FROM read_parquet(${pq(PROF, sr.table)})
@@ -342,7 +490,7 @@ test('usage lanes: SbufUsage and PsumUsage percent series with the same bucket r
   const fileIdx = (f) => { const m = String(f).match(/_(\d+)\.parquet$/); return m ? Number(m[1]) : 0; };
   const W = 10n;
   let sawEmptyWithBefore = false;
-  for (const [name, dir] of [['tiny', PROF], ['split', SPLIT]]) {
+  for (const [name, dir] of [[D, PROF], [DS, SPLIT]]) {
     const byTable = {};
     for (const table of ['SbufUsage', 'PsumUsage']) {
       const all = await rows(`SELECT timestamp AS t, avg_util_percent AS v, pcore_idx AS c, filename AS f, file_row_number AS fr
@@ -401,9 +549,9 @@ test('usage lanes: SbufUsage and PsumUsage percent series with the same bucket r
   }
   assert.ok(sawEmptyWithBefore, 'a window inside a steady stretch reports the series with its before sample');
   // unknown tables still 400; the memory tables are accepted alone
-  assert.equal((await req(`/api/profiles/tiny/usage?tables=SbufUsage,Bogus&start=${S}&end=${E}&width=5`)).status, 400);
-  assert.equal((await req(`/api/profiles/tiny/usage?tables=PsumUsage,PsumUsage&start=${S}&end=${E}&width=5`)).status, 400);
-  const only = await json(`/api/profiles/tiny/usage?tables=SbufUsage&start=${S}&end=${E}&width=5`);
+  assert.equal((await req(`/api/profiles/${D}/usage?tables=SbufUsage,Bogus&start=${S}&end=${E}&width=5`)).status, 400);
+  assert.equal((await req(`/api/profiles/${D}/usage?tables=PsumUsage,PsumUsage&start=${S}&end=${E}&width=5`)).status, 400);
+  const only = await json(`/api/profiles/${D}/usage?tables=SbufUsage&start=${S}&end=${E}&width=5`);
   assert.ok(only.series.length >= 1 && only.series.every((x) => x.table === 'SbufUsage'));
 });
 
@@ -413,8 +561,8 @@ test('usage lanes: SbufUsage and PsumUsage percent series with the same bucket r
 // (device_idx, hbm_idx) for SystemProfileHbmUsage; the max per bucket (ties: earliest in file
 // order) over rows in [s, e] and "before" = the latest row before s (ties: the last in file
 // order); series in order of first appearance among the rows used. Recomputed from DuckDB
-// rows in file order on the unsplit, split (7 rows per file) and no-"average" profiles, for
-// the device span (narrower than the 10 ms sampling period: only "before"), the system span,
+// rows in file order on the unsplit, split (7 rows per file) and no-"average" system profiles,
+// for the device span (narrower than the 10 ms sampling period: only "before"), the system span,
 // an inner window, a window between two samples and one before every sample.
 test('usage lanes: CpuUsage, HostMemUsage, SystemProfileHbmUsage recomputed from the Parquet files', async () => {
   const fileIdx = (f) => { const m = String(f).match(/_(\d+)\.parquet$/); return m ? Number(m[1]) : 0; };
@@ -427,7 +575,7 @@ test('usage lanes: CpuUsage, HostMemUsage, SystemProfileHbmUsage recomputed from
   };
   const order = Object.keys(SYS);
   let sawBeforeOnly = false, sawPerCpu = false, sawAverage = false, sawCollision = false;
-  for (const [name, dir] of [['tiny', PROF], ['split', SPLIT], ['noavg', NOAVG]]) {
+  for (const [name, dir] of [['tiny', SYSP], ['split', SPLIT_SYS], ['noavg', NOAVG]]) {
     const byTable = {};
     for (const table of order) {
       const all = await rows(`SELECT timestamp AS t, ${SYS[table].value} AS v, ${SYS[table].cols}, filename AS f, file_row_number AS fr
@@ -486,14 +634,17 @@ test('usage lanes: CpuUsage, HostMemUsage, SystemProfileHbmUsage recomputed from
     }
   }
   assert.ok(sawBeforeOnly && sawPerCpu && sawAverage && sawCollision, 'cases covered');
-  // The seven tables in any order come back in the fixed order; bad names still 400.
-  const all7 = await json(`/api/profiles/tiny/usage?tables=SystemProfileHbmUsage,HostMemUsage,CpuUsage,PsumUsage,SbufUsage,HbmUsage,DmaUsage&start=${S}&end=${E}&width=5`);
-  assert.deepEqual([...new Set(all7.series.map((x) => x.table))],
-    ['DmaUsage', 'HbmUsage', 'SbufUsage', 'PsumUsage', 'CpuUsage', 'HostMemUsage', 'SystemProfileHbmUsage']);
-  for (const x of all7.series.filter((sr) => ['DmaUsage', 'HbmUsage', 'SbufUsage', 'PsumUsage'].includes(sr.table)))
+  // The seven tables in any order come back in the fixed order (the device profile has
+  // the first four, the system profile the other three); bad names still 400.
+  const seven = 'SystemProfileHbmUsage,HostMemUsage,CpuUsage,PsumUsage,SbufUsage,HbmUsage,DmaUsage';
+  const all7 = await json(`/api/profiles/${D}/usage?tables=${seven}&start=${S}&end=${E}&width=5`);
+  assert.deepEqual([...new Set(all7.series.map((x) => x.table))], ['DmaUsage', 'HbmUsage', 'SbufUsage', 'PsumUsage']);
+  for (const x of all7.series)
     assert.equal('key' in x, false, 'device-table series are as before (pcore_idx, no key)');
+  const sys7 = await json(`/api/profiles/tiny/usage?tables=${seven}&start=${S}&end=${E}&width=5`);
+  assert.deepEqual([...new Set(sys7.series.map((x) => x.table))], ['CpuUsage', 'HostMemUsage', 'SystemProfileHbmUsage']);
   for (const bad of ['CpuUsage,Bogus', 'cpuusage', 'HostMemUsage,HostMemUsage', 'SystemProfileHbmUsage,', 'SystemProfileEvents'])
-    assert.equal((await req(`/api/profiles/tiny/usage?tables=${bad}&start=${S}&end=${E}&width=5`)).status, 400, bad);
+    assert.equal((await req(`/api/profiles/${D}/usage?tables=${bad}&start=${S}&end=${E}&width=5`)).status, 400, bad);
 });
 
 test('CSV export equals `nxprof export-csv` (sampled and complete), truncation header', async () => {
@@ -504,18 +655,18 @@ test('CSV export equals `nxprof export-csv` (sampled and complete), truncation h
       execFileSync(BIN, ['export-csv', PROF, '--start', `${s}`, '--end', `${e}`, '--tables', table, '--out', out, ...mode]);
       const want = readFileSync(join(out, `${table}.csv`), 'utf8');
       const qs = mode[0] === '--width' ? `sampled=1&width=53` : 'sampled=0';
-      const r = await req(`/api/profiles/tiny/export/${table}.csv?start=${s}&end=${e}&${qs}`);
+      const r = await req(`/api/profiles/${D}/export/${table}.csv?start=${s}&end=${e}&${qs}`);
       assert.equal(r.status, 200, r.body);
       assert.equal(r.body, want, `${table} ${mode[0]}`);
       assert.match(r.headers['content-type'], /^text\/csv/);
-      assert.equal(r.headers['content-disposition'], `attachment; filename="tiny_${table}_${s}_${e}.csv"`);
+      assert.equal(r.headers['content-disposition'], `attachment; filename="${D}_${table}_${s}_${e}.csv"`);
       assert.equal(r.headers['x-nxprof-truncated'], undefined);
       assert.equal(Number(r.headers['x-nxprof-rows']), csvRecords(want) - 1, `${table} rows header`);
     }
   }
   // Truncated: header line + max_rows rows, same as export-csv --max-rows.
   for (const qs of ['sampled=0', 'sampled=1&width=1920']) {
-    const r = await req(`/api/profiles/tiny/export/Instruction.csv?start=${S}&end=${E}&${qs}&max_rows=3`);
+    const r = await req(`/api/profiles/${D}/export/Instruction.csv?start=${S}&end=${E}&${qs}&max_rows=3`);
     assert.equal(r.status, 200);
     assert.equal(r.headers['x-nxprof-truncated'], 'true');
     assert.equal(r.headers['x-nxprof-rows'], '3');
@@ -530,45 +681,45 @@ test('CSV export equals `nxprof export-csv` (sampled and complete), truncation h
     assert.equal(r.body, readFileSync(join(out, 'Instruction.csv'), 'utf8'));
   }
   // HEAD: headers, no body.
-  const h = await req(`/api/profiles/tiny/export/Instruction.csv?start=${S}&end=${E}&sampled=0&max_rows=3`, { method: 'HEAD' });
+  const h = await req(`/api/profiles/${D}/export/Instruction.csv?start=${S}&end=${E}&sampled=0&max_rows=3`, { method: 'HEAD' });
   assert.equal(h.status, 200);
   assert.equal(h.headers['x-nxprof-truncated'], 'true');
   assert.equal(h.body, '');
   // An empty window: header only.
-  const em = await req(`/api/profiles/tiny/export/Instruction.csv?start=0&end=5`);
+  const em = await req(`/api/profiles/${D}/export/Instruction.csv?start=0&end=5`);
   assert.equal(em.body.split('\n').filter(Boolean).length, 1);
-  assert.equal((await req(`/api/profiles/tiny/export/Summary.csv?start=0&end=5`)).status, 400);
-  assert.equal((await req(`/api/profiles/tiny/export/CcOp.csv?start=0&end=5`)).status, 200);
-  assert.equal((await req(`/api/profiles/tiny/export/Instruction.txt?start=0&end=5`)).status, 404);
-  assert.equal((await req(`/api/profiles/tiny/export/Instruction.csv?start=0&end=5&sampled=0&width=5`)).status, 400);
+  assert.equal((await req(`/api/profiles/${D}/export/Summary.csv?start=0&end=5`)).status, 400);
+  assert.equal((await req(`/api/profiles/${D}/export/CcOp.csv?start=0&end=5`)).status, 200);
+  assert.equal((await req(`/api/profiles/${D}/export/Instruction.txt?start=0&end=5`)).status, 404);
+  assert.equal((await req(`/api/profiles/${D}/export/Instruction.csv?start=0&end=5&sampled=0&width=5`)).status, 400);
 });
 
 test('parameter validation: 400 with a JSON error', async () => {
-  const T = '/api/profiles/tiny/timeline?tables=Instruction';
+  const TL = `/api/profiles/${D}/timeline?tables=Instruction`;
   const bad = [
-    `${T}&start=1e3&end=5&width=5`, `${T}&start=+5&end=9&width=5`, `${T}&start=007&end=9&width=5`,
-    `${T}&start=%205&end=9&width=5`, `${T}&start=-0&end=9&width=5`, `${T}&start=5&end=4&width=5`,
-    `${T}&start=0&end=9&width=0`, `${T}&start=0&end=9&width=10001`, `${T}&start=0&end=9&width=abc`,
-    `${T}&start=0&end=99999999999999999999&width=5`, `${T}&end=9&width=5`, `${T}&start=0&end=9`,
-    `/api/profiles/tiny/timeline?tables=Instruction,Instruction&start=0&end=9&width=5`,
-    `/api/profiles/tiny/timeline?tables=Nope&start=0&end=9&width=5`,
-    `/api/profiles/tiny/timeline?tables=&start=0&end=9&width=5`,
-    `/api/profiles/tiny/export/Instruction.csv?start=0&end=9&sampled=2`,
-    `/api/profiles/tiny/export/Instruction.csv?start=0&end=9&max_rows=0`,
-    `/api/profiles/tiny/summary?top=0`, `/api/profiles/tiny/event?table=Instruction&ordinal=-1`,
-    `/api/profiles/tiny/event?table=Instruction&ordinal=1%00`, `/api/profiles/tiny/usage?tables=Instruction&start=0&end=9&width=5`,
+    `${TL}&start=1e3&end=5&width=5`, `${TL}&start=+5&end=9&width=5`, `${TL}&start=007&end=9&width=5`,
+    `${TL}&start=%205&end=9&width=5`, `${TL}&start=-0&end=9&width=5`, `${TL}&start=5&end=4&width=5`,
+    `${TL}&start=0&end=9&width=0`, `${TL}&start=0&end=9&width=10001`, `${TL}&start=0&end=9&width=abc`,
+    `${TL}&start=0&end=99999999999999999999&width=5`, `${TL}&end=9&width=5`, `${TL}&start=0&end=9`,
+    `/api/profiles/${D}/timeline?tables=Instruction,Instruction&start=0&end=9&width=5`,
+    `/api/profiles/${D}/timeline?tables=Nope&start=0&end=9&width=5`,
+    `/api/profiles/${D}/timeline?tables=&start=0&end=9&width=5`,
+    `/api/profiles/${D}/export/Instruction.csv?start=0&end=9&sampled=2`,
+    `/api/profiles/${D}/export/Instruction.csv?start=0&end=9&max_rows=0`,
+    `/api/profiles/${D}/summary?top=0`, `/api/profiles/${D}/event?table=Instruction&ordinal=-1`,
+    `/api/profiles/${D}/event?table=Instruction&ordinal=1%00`, `/api/profiles/${D}/usage?tables=Instruction&start=0&end=9&width=5`,
   ];
   for (const p of bad) {
     const r = await req(p);
     assert.equal(r.status, 400, `${p}: ${r.status} ${r.body}`);
     assert.equal(typeof JSON.parse(r.body).error, 'string');
   }
-  assert.equal((await req(`${T}&start=-9223372036854775808&end=9223372036854775807&width=5`)).status, 400);
-  assert.equal((await req(`${T}&start=-9223372036854775808&end=0&width=5`)).status, 200);
+  assert.equal((await req(`${TL}&start=-9223372036854775808&end=9223372036854775807&width=5`)).status, 400);
+  assert.equal((await req(`${TL}&start=-9223372036854775808&end=0&width=5`)).status, 200);
 });
 
 test('404, 405, traversal attempts and oversize requests', async () => {
-  for (const p of ['/api/profiles/nope', '/api/profiles/nope/tracks', '/api/nope', '/api/profiles/tiny/nope',
+  for (const p of ['/api/profiles/nope', '/api/profiles/nope/tracks', '/api/nope', `/api/profiles/${D}/nope`,
     '/nope.html', '/static/nope.js'])
     assert.equal((await req(p)).status, 404, p);
   for (const m of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
@@ -579,13 +730,13 @@ test('404, 405, traversal attempts and oversize requests', async () => {
   const traversal = [
     '/api/profiles/../../../../etc/passwd', '/api/profiles/..', '/api/profiles/../tracks',
     '/api/profiles/%2e%2e/tracks', '/api/profiles/%2E%2E%2F%2E%2E%2Fetc/tracks', '/api/profiles/..%2f..%2fetc%2fpasswd',
-    '/api/profiles/%2fetc%2fpasswd/tracks', '/api/profiles//etc/passwd', '/api/profiles/tiny%00/tracks',
-    '/api/profiles/tiny%00evil', '/api/profiles/tiny@latest/tracks', '/api/profiles/evil/summary',
+    '/api/profiles/%2fetc%2fpasswd/tracks', '/api/profiles//etc/passwd', `/api/profiles/${D}%00/tracks`,
+    `/api/profiles/${D}%00evil`, `/api/profiles/${D}@latest/tracks`, '/api/profiles/evil/summary',
     '/api/profiles/%2e%2e%2foutside%2fsecret/tracks', '/static/../../../etc/passwd', '/static/%2e%2e/%2e%2e/etc/passwd',
     '/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/static/%2fetc%2fpasswd', '/index.html%00.js',
     `/api/profiles/${'a'.repeat(300)}/tracks`,
-    '/api/profiles/tiny/event?table=../../etc/passwd&ordinal=0',
-    '/api/profiles/tiny/export/..%2f..%2fInstruction.csv?start=0&end=1',
+    `/api/profiles/${D}/event?table=../../etc/passwd&ordinal=0`,
+    `/api/profiles/${D}/export/..%2f..%2fInstruction.csv?start=0&end=1`,
   ];
   for (const p of traversal) {
     const r = await req(p);
@@ -616,6 +767,7 @@ test('static files: index at / and client routes, assets under / and /static/', 
   assert.equal(root.status, 200);
   assert.match(root.headers['content-type'], /^text\/html/);
   assert.equal((await req('/profile/tiny')).body, root.body);
+  assert.equal((await req('/view/nested/devices/nested%40latest-nd0-nc0')).body, root.body);
   const idx = readFileSync(join(SRC, 'web', 'index.html'), 'utf8');
   assert.equal(root.body, idx);
   for (const f of ['app.js', 'style.css']) {

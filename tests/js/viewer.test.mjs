@@ -1,10 +1,16 @@
-// js.viewer: the Device Trace Viewer (web/) in Debian's chromium, driven by playwright-core,
-// against the real `nxprof serve` on a processed small llama-layer capture.
+// js.viewer: the web viewer (web/) in Debian's chromium, driven by playwright-core, against
+// the real `nxprof serve` on a processed small llama-layer capture: a system profile `demo`
+// and a device profile per NeuronCore (`demo-nd0-nc0`, `demo-nd0-nc1`).
 //
 // Checks, each against facts found without the viewer's code:
-// - the profile list links the profile; opening it paints tracks: every Instruction track
-//   (engine) that DuckDB finds in Instruction.parquet has a labelled row whose plot area has
-//   coloured pixels (read from the canvas with getImageData);
+// - the profile list shows the system profile with the device profiles its
+//   DeviceProfileList names (DuckDB) indented under it, each with its NeuronCore; opening
+//   the system profile shows its summary and a Device Profiles table with one row per
+//   DeviceProfileList row; the row's link opens that core's Device Trace Viewer, which links
+//   back to the system profile;
+// - the Device Trace Viewer paints tracks: every Instruction track (engine) that DuckDB
+//   finds in the device profile's Instruction.parquet has a labelled row whose plot area
+//   has coloured pixels (read from the canvas with getImageData);
 // - D / ArrowRight / dragging the axis pan (URL start and end move by the same amount),
 //   W / the wheel zoom in (URL span shrinks), S zooms out;
 // - hovering a painted pixel of an Instruction row shows a tooltip with the table, opcode
@@ -15,15 +21,16 @@
 //   `nxprof export-csv --start S --end E --width W` for the viewer's window and width;
 //   a response marked X-Nxprof-Truncated shows a notice;
 // - SBUF usage and PSUM usage lanes are laid out (labels from nxViewer.state.rows) and
-//   painted for the profile (its SbufUsage/PsumUsage files exist), hovering them shows a
-//   percent readout, and the one /usage request per window names every usage table the
-//   profile has; a copy of the profile without those files gets neither lane;
-// - CPU (host), Host memory and Device HBM lanes are laid out and painted for the profile
-//   (its CpuUsage/HostMemUsage/SystemProfileHbmUsage files exist; the device span, ~3 ms,
-//   is narrower than the 10 ms sampling period, so they show the sample before the window),
-//   hovering the CPU lane at the window's left edge shows the "average" util_percent in
-//   force there (from DuckDB), the Device HBM lane a per-HBM byte readout; a copy of the
-//   profile without those three files gets none of them and /usage is not asked for them.
+//   painted for the device profile (its SbufUsage/PsumUsage files exist), hovering them
+//   shows a percent readout, and the one /usage request per window names every usage table
+//   the profile has (a device profile has no system tables, so no CPU, host memory or
+//   device HBM lane); a copy of the profile without those files gets neither lane;
+// - CPU (host), Host memory and Device HBM lanes are laid out and painted for a copy of the
+//   device profile given the system profile's CpuUsage/HostMemUsage/SystemProfileHbmUsage
+//   files (the device span, ~3 ms, is narrower than the 10 ms sampling period, so they
+//   show the sample before the window); hovering the CPU lane at the window's left edge
+//   shows the "average" util_percent in force there (from DuckDB), the Device HBM lane a
+//   per-HBM byte readout.
 // Skipped (with a message) only when /usr/bin/chromium is missing; CI installs it
 // (scripts/bootstrap).
 import { test } from 'node:test';
@@ -124,9 +131,19 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   // llama-layer, small: enough events that sampling at the screen's width drops rows.
   execFileSync(BIN, ['synth', '--preset', 'llama-layer', '--events', '40000', '--seed', '7', '--out', cap], { stdio: 'ignore' });
   execFileSync(BIN, ['process', cap, '--data-path', data, '--display-name', 'demo'], { stdio: 'ignore' });
-  const profileDir = path.join(data, 'profiles', 'global', 'demo@latest');
+  const globalDir = path.join(data, 'profiles', 'global');
+  const systemDir = path.join(globalDir, 'demo@latest');
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const duck = await (await DuckDBInstance.create(':memory:')).connect();
+  const devices = (await duck.runAndReadAll(`SELECT device_profile_name AS name, nc_id FROM read_parquet('${path.join(systemDir, 'DeviceProfileList.parquet')}', file_row_number = true)
+                                               ORDER BY file_row_number`)).getRowObjects().map((r) => ({ name: r.name, nc: Number(r.nc_id) }));
+  assert.ok(devices.length >= 2, 'the capture has several NeuronCores');
+  // The Device Trace Viewer checks run on the last core's device profile (reached by its link).
+  const DEV = devices[devices.length - 1].name;
+  const profileDir = path.join(globalDir, `${DEV}@latest`);
   const expectedTracks = await instructionTracks(profileDir);
   assert.ok(expectedTracks.length >= 2, 'the tiny capture has several engines');
+  const SHOTS = process.env.NXPROF_SCREENSHOTS || tmp;
 
   const { child, url } = await startServer(data);
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
@@ -137,13 +154,44 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
 
-  await t.test('profile list links the profile', async () => {
+  await t.test('the profile list shows the system profile with its device profiles under it', async () => {
     await page.goto(`${url}/`);
-    const link = page.locator('#profiles a', { hasText: 'demo' });
-    await link.waitFor({ timeout: 10000 });
-    await link.click();
-    await page.waitForURL(/\/view\/demo/);
+    await page.locator('#profiles tbody tr').first().waitFor({ timeout: 10000 });
+    const rows = await page.locator('#profiles tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+      name: tr.querySelector('td.name').innerText.replace(/^└\s*/, '').trim(), child: tr.classList.contains('child'),
+      kind: tr.children[1].innerText, nc: tr.children[2].innerText, href: tr.querySelector('a') && tr.querySelector('a').getAttribute('href'),
+      indent: tr.querySelector('td.name a').getBoundingClientRect().left })));
+    assert.deepEqual(rows.map((r) => [r.name, r.child]), [['demo', false], ...devices.map((d) => [d.name, true])], 'system row, then one indented row per device profile');
+    assert.equal(rows[0].kind, 'system');
+    rows.slice(1).forEach((r, i) => {
+      assert.equal(r.kind, 'device');
+      assert.equal(r.nc, `NC ${devices[i].nc}`);
+      assert.equal(r.href, `/view/${devices[i].name}`);
+      assert.ok(r.indent > rows[0].indent + 8, 'indented under the system profile');
+    });
+    await page.screenshot({ path: path.join(SHOTS, 'viewer-profile-list.png') });
+    await page.locator('#profiles a', { hasText: /^demo$/ }).click();
+    await page.waitForURL(/\/view\/demo$/);
+  });
+
+  await t.test('the system profile shows its summary and a Device Profiles table; a link opens that device profile', async () => {
+    await page.locator('#device-profiles tbody tr a').first().waitFor({ timeout: 15000 });
+    await page.waitForFunction(() => !/Loading/.test(document.querySelector('#system-ops').innerText), null, { timeout: 15000 });
+    assert.match(await page.locator('#system-facts').innerText(), /wall time \d+(\.\d+)? (ns|us|ms|s)/);
+    assert.ok(await page.locator('#system-busy tr').count() > 1, 'busy time rows');
+    assert.ok(await page.locator('#system-ops tr').count() > 1, 'operator rows');
+    const table = await page.locator('#device-profiles tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.innerText.trim())));
+    assert.deepEqual(table.map((r) => [r[0], r[1]]), devices.map((d) => [d.name, String(d.nc)]), 'one row per device profile: name, LNC');
+    for (const r of table) {
+      assert.match(r[3], /^\d+(\.\d+)? (ns|us|ms|s)$/, `total duration ${r[3]}`);
+      assert.match(r[5], /^\d+(\.\d+)? %$/, `MFU ${r[5]}`);
+    }
+    await page.screenshot({ path: path.join(SHOTS, 'viewer-system-profile.png'), fullPage: true });
+    await page.locator('#device-profiles a', { hasText: DEV }).click();
+    await page.waitForURL(new RegExp(`/view/${DEV}`));
     await waitLoaded(page);
+    assert.equal(await page.locator('#crumb-system').innerText(), 'demo', 'a link back to the system profile');
+    assert.equal(await page.locator('#crumb-system').getAttribute('href'), '/view/demo');
   });
 
   await t.test('the timeline canvas painted every instruction track', async () => {
@@ -160,24 +208,29 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   });
 
   await t.test('keys, drag and wheel pan and zoom, and the URL follows', async () => {
+    // Each step starts from the settled window: under load the previous step's URL may
+    // still be on its way, and would pass for this step's change.
     let r0 = urlRange(page);
     await page.keyboard.press('w');
     let r1 = await waitUrlChange(page, r0);
     assert.ok(r1.end - r1.start < r0.end - r0.start, 'W zooms in');
     await waitLoaded(page);
 
-    r0 = r1;
+    await waitLoaded(page);
+    r0 = urlRange(page);
     await page.keyboard.press('d');
     r1 = await waitUrlChange(page, r0);
     assert.ok(r1.start > r0.start, 'D pans right');
     assert.ok(Math.abs(Number((r1.end - r1.start) - (r0.end - r0.start))) <= 2, 'panning keeps the span');
 
-    r0 = r1;
+    await waitLoaded(page);
+    r0 = urlRange(page);
     await page.keyboard.press('ArrowLeft');
     r1 = await waitUrlChange(page, r0);
     assert.ok(r1.start < r0.start, 'ArrowLeft pans left');
 
-    r0 = r1;
+    await waitLoaded(page);
+    r0 = urlRange(page);
     const box = await page.locator('#timeline').boundingBox();
     await page.mouse.move(box.x + 800, box.y + 12);      // on the axis
     await page.mouse.down();
@@ -186,20 +239,23 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     r1 = await waitUrlChange(page, r0);
     assert.ok(r1.start > r0.start, 'dragging the axis left moves the window later');
 
-    r0 = r1;
+    await waitLoaded(page);
+    r0 = urlRange(page);
     await page.mouse.move(box.x + 700, box.y + 200);
     await page.mouse.wheel(0, -400);
     r1 = await waitUrlChange(page, r0);
     assert.ok(r1.end - r1.start < r0.end - r0.start, 'wheel up zooms in');
 
-    r0 = r1;
+    await waitLoaded(page);
+    r0 = urlRange(page);
     await page.keyboard.down('Shift');
     await page.mouse.wheel(0, 300);
     await page.keyboard.up('Shift');
     r1 = await waitUrlChange(page, r0);
     assert.ok(r1.start > r0.start && Math.abs(Number((r1.end - r1.start) - (r0.end - r0.start))) <= 2, 'Shift+wheel pans');
 
-    r0 = r1;
+    await waitLoaded(page);
+    r0 = urlRange(page);
     await page.keyboard.press('s');
     r1 = await waitUrlChange(page, r0);
     assert.ok(r1.end - r1.start > r0.end - r0.start, 'S zooms out');
@@ -260,7 +316,7 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
       '--tables', 'Instruction,DmaPacketAggregated', '--out', outDir]);
     for (const d of downloads) {
       const name = d.suggestedFilename();
-      const m = name.match(/^demo_(\w+)_(\d+)_(\d+)\.csv$/);
+      const m = name.match(new RegExp(`^${DEV}_(\\w+)_(\\d+)_(\\d+)\\.csv$`));
       assert.ok(m, `file name ${name}`);
       assert.equal(m[2], st.start); assert.equal(m[3], st.end);
       const file = path.join(tmp, name);
@@ -294,14 +350,20 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     await page.unroute('**/export/*.csv*');
   });
 
-  // SBUF/PSUM lanes: the demo profile has SbufUsage and PsumUsage (synth writes
+  // SBUF/PSUM lanes: the device profile has SbufUsage and PsumUsage (synth writes
   // MEMORY_ALLOCATIONS), so both lanes are laid out, labelled, painted, and one /usage
-  // request per window asks for every usage table the profile has; a copy of the profile
-  // without those two files has the DMA/HBM lanes but neither memory lane.
+  // request per window asks for every usage table the profile has (and no system table:
+  // those are in the system profile); a copy of the profile without those two files has
+  // the DMA/HBM lanes but neither memory lane.
   const usageRequests = [];
   const SYS_LANES = ['CPU (host)', 'Host memory', 'Device HBM'];
   const SYS_TABLES = 'CpuUsage,HostMemUsage,SystemProfileHbmUsage';
-  page.on('request', (r) => { if (/\/usage\?/.test(r.url())) usageRequests.push(new URL(r.url()).searchParams.get('tables')); });
+  // The tables each /usage request of profile `name` asked for.
+  page.on('request', (r) => {
+    const u = new URL(r.url()), m = u.pathname.match(/^\/api\/profiles\/(.+)\/usage$/);
+    if (m) usageRequests.push({ profile: decodeURIComponent(m[1]), tables: u.searchParams.get('tables') });
+  });
+  const usageOf = (name) => usageRequests.filter((r) => r.profile === name).map((r) => r.tables);
   const laneRows = async () => (await viewState(page)).rows.filter((r) => r.kind === 'lane');
   // Per lane row, the plot pixels of its bottom line that are painted (not grey).
   const paintedPixels = (rows) => page.evaluate((lanes) => {
@@ -319,16 +381,16 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   await t.test('SBUF and PSUM usage lanes: labelled, painted, a percent readout on hover', async () => {
     const files = fs.readdirSync(profileDir);
     assert.ok(files.some((f) => /^SbufUsage(_\d+)?\.parquet$/.test(f)) && files.some((f) => /^PsumUsage(_\d+)?\.parquet$/.test(f)),
-      'the demo profile has SbufUsage and PsumUsage');
+      'the device profile has SbufUsage and PsumUsage');
     usageRequests.length = 0;
-    await page.goto(`${url}/view/demo`);
+    await page.goto(`${url}/view/${DEV}`);
     await waitLoaded(page);
     await page.waitForFunction(() => window.nxViewer.state.rows.some((r) => r.label === 'SBUF usage'), null, { timeout: 15000 });
     await waitLoaded(page);
     const lanes = await laneRows();
-    assert.deepEqual(lanes.map((r) => r.label), ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage', ...SYS_LANES]);
-    assert.ok(usageRequests.length >= 1);
-    for (const q of usageRequests) assert.equal(q, `DmaUsage,HbmUsage,SbufUsage,PsumUsage,${SYS_TABLES}`, 'one /usage request with every usage table');
+    assert.deepEqual(lanes.map((r) => r.label), ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage']);
+    assert.ok(usageOf(DEV).length >= 1);
+    for (const q of usageOf(DEV)) assert.equal(q, 'DmaUsage,HbmUsage,SbufUsage,PsumUsage', 'one /usage request with every usage table');
     // painted: the lane's fill reaches its bottom line wherever the series has samples
     const painted = await paintedPixels(lanes);
     lanes.forEach((r, i) => assert.ok(painted[i] > 0, `${r.label} lane painted`));
@@ -345,13 +407,15 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     }
   });
 
-  // The profile copied as `name` without the tables whose file names match `drop`, opened in
-  // the viewer until the lane `waitLabel` is there: its lane labels (usageRequests then holds
-  // what the page asked /usage for).
-  const laneLabelsWithout = async (name, drop, waitLabel) => {
-    const bare = path.join(data, 'profiles', 'global', `${name}@latest`);
+  // The device profile copied as `name`, without the tables whose file names match `drop` and
+  // with the system profile's files whose names match `add`, opened in the viewer until the
+  // lane `waitLabel` is there: its lane labels (usageOf(name) then gives what the page asked
+  // /usage for).
+  const laneLabelsOf = async (name, drop, add, waitLabel) => {
+    const bare = path.join(globalDir, `${name}@latest`);
     fs.cpSync(profileDir, bare, { recursive: true });
-    for (const f of fs.readdirSync(bare)) if (drop.test(f)) fs.rmSync(path.join(bare, f));
+    for (const f of fs.readdirSync(bare)) if (drop && drop.test(f)) fs.rmSync(path.join(bare, f));
+    for (const f of fs.readdirSync(systemDir)) if (add && add.test(f)) fs.copyFileSync(path.join(systemDir, f), path.join(bare, f));
     usageRequests.length = 0;
     await page.goto(`${url}/view/${name}`);
     await waitLoaded(page);
@@ -361,21 +425,22 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   };
 
   await t.test('a profile without SbufUsage/PsumUsage has no memory lanes', async () => {
-    const labels = await laneLabelsWithout('nomem', /^(SbufUsage|PsumUsage)(_\d+)?\.parquet$/, 'HBM usage');
-    assert.deepEqual(labels, ['DMA throughput', 'HBM usage', ...SYS_LANES]);
-    assert.ok(usageRequests.length >= 1);
-    for (const q of usageRequests) assert.equal(q, `DmaUsage,HbmUsage,${SYS_TABLES}`);
+    const labels = await laneLabelsOf('nomem', /^(SbufUsage|PsumUsage)(_\d+)?\.parquet$/, null, 'HBM usage');
+    assert.deepEqual(labels, ['DMA throughput', 'HBM usage']);
+    assert.ok(usageOf('nomem').length >= 1);
+    for (const q of usageOf('nomem')) assert.equal(q, 'DmaUsage,HbmUsage');
   });
 
-  // CPU (host), Host memory, Device HBM: the hover readout of the CPU lane at the plot's
-  // left edge (pixel 0, whose window starts at the view's start S) is the largest "average"
+  // CPU (host), Host memory, Device HBM, on a copy of the device profile given the system
+  // profile's three usage tables: the hover readout of the CPU lane at the plot's left edge
+  // (pixel 0, whose window starts at the view's start S) is the largest "average"
   // util_percent among the sample in force at S (the latest at or before it) and any sample
   // inside that pixel, formatted as the viewer's percent rule (2 decimals below 10, else 1).
   await t.test('CPU (host), Host memory and Device HBM lanes: labelled, painted, readouts on hover', async () => {
-    await page.goto(`${url}/view/demo`);
-    await waitLoaded(page);
-    await page.waitForFunction(() => window.nxViewer.state.rows.some((r) => r.label === 'Device HBM'), null, { timeout: 15000 });
-    await waitLoaded(page);
+    const labels = await laneLabelsOf('withsys', null, /^(CpuUsage|HostMemUsage|SystemProfileHbmUsage)(_\d+)?\.parquet$/, 'Device HBM');
+    assert.deepEqual(labels, ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage', ...SYS_LANES]);
+    assert.ok(usageOf('withsys').length >= 1);
+    for (const q of usageOf('withsys')) assert.equal(q, `DmaUsage,HbmUsage,SbufUsage,PsumUsage,${SYS_TABLES}`);
     const lanes = (await laneRows()).filter((r) => SYS_LANES.includes(r.label));
     assert.deepEqual(lanes.map((r) => r.label), SYS_LANES);
     const painted = await paintedPixels(lanes);
@@ -383,10 +448,8 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     const st = await viewState(page);
     lanes.forEach((r, i) => assert.ok(painted[i] > st.width * 0.9, `${r.label} lane painted (${painted[i]} of ${st.width} px)`));
 
-    const { DuckDBInstance } = await import('@duckdb/node-api');
-    const con = await (await DuckDBInstance.create(':memory:')).connect();
     const S = BigInt(st.start), E = BigInt(st.end), pxNs = Number(E - S) / st.width;
-    const cpu = (await con.runAndReadAll(`SELECT timestamp AS t, util_percent AS v FROM read_parquet('${path.join(profileDir, 'CpuUsage*.parquet')}')
+    const cpu = (await duck.runAndReadAll(`SELECT timestamp AS t, util_percent AS v FROM read_parquet('${path.join(systemDir, 'CpuUsage*.parquet')}')
                                             WHERE cpu_id = 'average' ORDER BY timestamp`)).getRowObjects();
     const atS = cpu.filter((r) => BigInt(r.t) <= S).pop();
     const inPx = cpu.filter((r) => BigInt(r.t) > S && Number(BigInt(r.t) - S) < pxNs);
@@ -409,14 +472,6 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     assert.match(text, /Device HBM at \d/, text);
     assert.match(text, /device 0 hbm 0: \d+(\.\d)? (B|KiB|MiB|GiB)/, text);
     await page.mouse.move(box.x + 5, box.y + 5);
-  });
-
-  await t.test('a profile without system tables has no CPU, host memory or device HBM lanes', async () => {
-    const labels = await laneLabelsWithout('nosys', /^(CpuUsage|HostMemUsage|SystemProfileHbmUsage)(_\d+)?\.parquet$/,
-      'PSUM usage');
-    assert.deepEqual(labels, ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage']);
-    assert.ok(usageRequests.length >= 1);
-    for (const q of usageRequests) assert.equal(q, 'DmaUsage,HbmUsage,SbufUsage,PsumUsage');
   });
 
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
