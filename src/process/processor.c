@@ -259,6 +259,11 @@ static int run_device_job(job *j)
     j->any = ctx.traces[0].any;
     j->first_ns = ctx.traces[0].first_ns;
     j->last_ns = ctx.traces[0].last_ns;
+    /* Done with the trace: its reorder heap and buffers go before the next job
+     * starts (ctx's program and traces are not used past this point). */
+    nx_device_pipeline_close(j->dev);
+    j->dev = NULL;
+    ctx.progs = NULL, ctx.n_progs = 0, ctx.traces = NULL, ctx.n_traces = 0;
     if (write_common_tables(j, &ctx) != 0)
         return -1;
     /* Summary last: its total_row_count counts every other table's rows. */
