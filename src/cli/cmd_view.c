@@ -159,8 +159,17 @@ static int view_run(int argc, char **argv)
             fprintf(stderr, "nxprof view: HOME is not set: give --data-path\n");
             rc = NX_EXIT_ERROR;
         } else {
+            /* The first profile published (the system profile, or a lone device
+             * profile; with several sessions N-s1): its directory's name less "@latest". */
+            const char *base = strrchr(profile_dir, '/');
+            base = base ? base + 1 : profile_dir;
+            size_t len = strlen(base);
+            if (len > 7 && strcmp(base + len - 7, "@latest") == 0)
+                len -= 7;
+            char open_name[256];
+            snprintf(open_name, sizeof open_name, "%.*s", (int)len, base);
             nx_server_options so = {.data_path = o.data_path ? o.data_path : dp, .bind = bind, .port = port,
-                                    .open_profile = o.display_name};
+                                    .open_profile = open_name};
             fflush(stdout);
             rc = nx_server_run(&so, stdout) == 0 ? NX_EXIT_OK : NX_EXIT_ERROR;
         }
