@@ -75,25 +75,6 @@ int nx_process_cli_option(const char *cmd, int id, const char *arg, nx_process_o
     }
 }
 
-/* The last path component of `dir`, trailing slashes ignored, malloc'd; NULL when none. */
-static char *base_name(const char *dir)
-{
-    size_t len = strlen(dir);
-    while (len > 1 && dir[len - 1] == '/')
-        len--;
-    size_t start = len;
-    while (start > 0 && dir[start - 1] != '/')
-        start--;
-    if (start == len)
-        return NULL;
-    char *s = malloc(len - start + 1);
-    if (!s)
-        return NULL;
-    memcpy(s, dir + start, len - start);
-    s[len - start] = '\0';
-    return s;
-}
-
 int nx_process_cli_validate(const char *cmd, nx_process_options *o, bool default_data_path, char **owned)
 {
     *owned = NULL;
@@ -108,7 +89,7 @@ int nx_process_cli_validate(const char *cmd, nx_process_options *o, bool default
     if (o->ignore_device_profile && o->ignore_system_profile)
         return nx_usage_error(cmd, "--ignore-device-profile with --ignore-system-profile leaves nothing to process");
     if (!o->output_file && !o->display_name) {
-        *owned = base_name(o->capture_dir);
+        *owned = nx_path_last_component(o->capture_dir);
         if (!*owned)
             return nx_usage_error(cmd, "no display name in '%s'; give --display-name", o->capture_dir);
         o->display_name = *owned;

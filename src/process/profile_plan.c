@@ -5,7 +5,6 @@
 #include "process/profile_plan.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,35 +16,6 @@
 nx_capture nx_capture_session_view(const nx_capture *cap, size_t k)
 {
     return (nx_capture){.root = cap->root, .sessions = &cap->sessions[k], .n_sessions = 1};
-}
-
-static char *str_printf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return NULL;
-    char *s = malloc((size_t)n + 1);
-    if (!s)
-        return NULL;
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-/* The last path component of dir (trailing slashes ignored), malloc'd; NULL when none. */
-static char *last_component(const char *dir)
-{
-    size_t len = strlen(dir);
-    while (len > 1 && dir[len - 1] == '/')
-        len--;
-    size_t start = len;
-    while (start > 0 && dir[start - 1] != '/')
-        start--;
-    return start < len ? strndup(dir + start, len - start) : NULL;
 }
 
 static nx_planned_profile *add(nx_profile_plan *plan, size_t *cap)
@@ -93,7 +63,7 @@ static int place(const nx_process_options *o, nx_planned_profile *pp, char *name
     }
     if (o->output_file && system_dir) {
         pp->nested = true;
-        pp->dir = str_printf("%s/%s/%s", system_dir, NX_NESTED_DEVICE_DIR, name);
+        pp->dir = nx_path_printf("%s/%s/%s", system_dir, NX_NESTED_DEVICE_DIR, name);
     } else if (o->output_file) {
         pp->dir = strdup(o->output_file);
     } else if (nx_profile_dir_resolve(o->data_path, name, NULL, &pp->dir, &perr) != 0) {
@@ -125,7 +95,7 @@ static int plan_session(const nx_process_options *o, const nx_capture *cap, size
     size_t n_dev = device_traces(o, s);
     if (n_dev == 0 && !system_data)
         return 0;
-    char *session_name = cap->n_sessions == 1 ? strdup(display) : str_printf("%s-s%zu", display, k + 1);
+    char *session_name = cap->n_sessions == 1 ? strdup(display) : nx_path_printf("%s-s%zu", display, k + 1);
     if (n_dev == 1 && !system_data) {
         nx_planned_profile *pp = add(plan, cap_n);
         if (!pp) {
@@ -172,7 +142,7 @@ static int plan_session(const nx_process_options *o, const nx_capture *cap, size
             char hash[24] = "";
             if (core_shared(s, j, pp->trace))
                 snprintf(hash, sizeof hash, "-%016" PRIx64, pf->hash);
-            char *name = str_printf("%s-nd%" PRIu32 "-nc%" PRIu32 "%s", system->name, pp->trace->device,
+            char *name = nx_path_printf("%s-nd%" PRIu32 "-nc%" PRIu32 "%s", system->name, pp->trace->device,
                                     pp->trace->core, hash);
             if (place(o, pp, name, plan->p[sys].dir, err, errlen) != 0)
                 return -1;
@@ -196,7 +166,7 @@ int nx_profile_plan_make(const nx_process_options *o, const nx_capture *cap, nx_
         return -1;
     }
     if (!display) {
-        owned = o->output_file ? last_component(o->output_file) : NULL;
+        owned = o->output_file ? nx_path_last_component(o->output_file) : NULL;
         if (!owned) {
             snprintf(err, errlen, "no display name: give --display-name");
             return -1;

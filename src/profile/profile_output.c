@@ -17,8 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* printf into a fresh heap string; NULL when memory runs out. */
-static char *str_printf(const char *fmt, ...)
+char *nx_path_printf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -33,6 +32,17 @@ static char *str_printf(const char *fmt, ...)
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return s;
+}
+
+char *nx_path_last_component(const char *dir)
+{
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    size_t start = len;
+    while (start > 0 && dir[start - 1] != '/')
+        start--;
+    return start < len ? strndup(dir + start, len - start) : NULL;
 }
 
 int nx_display_name_validate(const char *name, nxpq_error *err)
@@ -71,12 +81,12 @@ int nx_profile_dir_resolve(const char *data_path, const char *display_name, cons
     if (data_path) {
         if (!*data_path)
             return nxpq_error_set(err, "data path is empty");
-        *out = str_printf("%s/profiles/global/%s@latest", data_path, display_name);
+        *out = nx_path_printf("%s/profiles/global/%s@latest", data_path, display_name);
     } else {
         const char *home = getenv("HOME");
         if (!home || !*home)
             return nxpq_error_set(err, "HOME is not set: give --data-path or --output-file");
-        *out = str_printf("%s/.nxprof/profiles/global/%s@latest", home, display_name);
+        *out = nx_path_printf("%s/.nxprof/profiles/global/%s@latest", home, display_name);
     }
     return *out ? 0 : nxpq_error_set(err, "out of memory");
 }
@@ -128,7 +138,7 @@ static char *make_sibling(const char *final_dir, const char *tag, nxpq_error *er
         nxpq_error_set(err, "out of memory");
         return NULL;
     }
-    char *dir = str_printf("%s/.%s.%s-%ld-XXXXXX", parent, base, tag, (long)getpid());
+    char *dir = nx_path_printf("%s/.%s.%s-%ld-XXXXXX", parent, base, tag, (long)getpid());
     free(parent);
     if (!dir) {
         nxpq_error_set(err, "out of memory");
@@ -175,7 +185,7 @@ static void sweep_stale(const char *parent, const char *base)
             continue;
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;
-        char *path = str_printf("%s/%s", parent, n);
+        char *path = nx_path_printf("%s/%s", parent, n);
         if (path)
             nx_remove_tree(path);
         free(path);
@@ -214,7 +224,7 @@ static int check_replaceable(const char *final_dir, nxpq_error *err)
     if (!S_ISDIR(st.st_mode))
         return nxpq_error_set(err, "%s exists and is not a directory; nxprof replaces only profiles it wrote",
                               final_dir);
-    char *marker = str_printf("%s/%s", final_dir, NX_PROFILE_MARKER);
+    char *marker = nx_path_printf("%s/%s", final_dir, NX_PROFILE_MARKER);
     if (!marker)
         return nxpq_error_set(err, "out of memory");
     bool marked = lstat(marker, &st) == 0 && S_ISREG(st.st_mode);
@@ -228,7 +238,7 @@ static int check_replaceable(const char *final_dir, nxpq_error *err)
     for (struct dirent *e; rc == 0 && (e = readdir(d));) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        char *path = str_printf("%s/%s", final_dir, e->d_name);
+        char *path = nx_path_printf("%s/%s", final_dir, e->d_name);
         if (!path) {
             rc = nxpq_error_set(err, "out of memory");
             break;
@@ -247,7 +257,7 @@ static int check_replaceable(const char *final_dir, nxpq_error *err)
 /* Writes the marker into the profile being built. */
 static int write_marker(const char *tmp_dir, nxpq_error *err)
 {
-    char *path = str_printf("%s/%s", tmp_dir, NX_PROFILE_MARKER);
+    char *path = nx_path_printf("%s/%s", tmp_dir, NX_PROFILE_MARKER);
     if (!path)
         return nxpq_error_set(err, "out of memory");
     FILE *f = fopen(path, "wx");
@@ -440,7 +450,7 @@ int nx_remove_tree(const char *path)
     while ((e = readdir(d))) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        char *child = str_printf("%s/%s", path, e->d_name);
+        char *child = nx_path_printf("%s/%s", path, e->d_name);
         if (!child || nx_remove_tree(child) < 0) {
             if (!saved)
                 saved = child ? errno : ENOMEM;

@@ -49,6 +49,12 @@ int nx_display_name_validate(const char *name, nxpq_error *err);
 int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
                            char **out, nxpq_error *err);
 
+/* printf into a fresh heap string (a path); NULL when memory runs out. */
+char *nx_path_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The last component of the path dir, trailing slashes ignored, malloc'd; NULL
+ * when it has none ("/", "") or memory runs out. */
+char *nx_path_last_component(const char *dir);
+
 /* The file that marks a directory as a profile nxprof wrote (see Ownership above). */
 #define NX_PROFILE_MARKER ".nxprof-profile"
 
