@@ -109,3 +109,23 @@ def test_epoch_at_int64_max(capture, tmp_path):
     out.parent.mkdir()
     r, elapsed = run_process(cap, out)
     assert_refused(r, elapsed, out, trace, at, ["past the largest Unix ns time"])
+
+
+@pytest.mark.parametrize("suffix", [".json", ".json.gz"])
+def test_one_huge_json_token_is_read_in_linear_time(tmp_path, suffix):
+    """A 128 MiB string in one event's args: its args are kept truncated (a Warning), and
+    reading it takes about as long as reading 128 MiB (yajl re-lexes a token that spans
+    chunks; fixed 64 KiB chunks made this take minutes). The limit only catches a hang."""
+    import gzip
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    text = ('{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2,"args":{"x":"'
+            + "y" * (128 << 20) + '"}}]}').encode()
+    path = cap / ("trace" + suffix)
+    path.write_bytes(gzip.compress(text, 1) if suffix.endswith(".gz") else text)
+    del text
+    out = tmp_path / "out"
+    r, elapsed = run_process(cap, out, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "args larger than 64 KiB" in r.stderr, r.stderr
+    assert elapsed < 30, f"took {elapsed:.1f} s"
