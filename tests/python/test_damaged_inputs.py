@@ -129,3 +129,39 @@ def test_one_huge_json_token_is_read_in_linear_time(tmp_path, suffix):
     assert r.returncode == 0, r.stderr
     assert "args larger than 64 KiB" in r.stderr, r.stderr
     assert elapsed < 30, f"took {elapsed:.1f} s"
+
+
+def test_symlinked_table_file_is_not_followed(capture, tmp_path):
+    """Only regular files inside a profile directory are opened: a table file (or its
+    timeline index) that is a symbolic link to a file elsewhere is refused, naming it."""
+    prof = tmp_path / "p"
+    nx("process", str(capture), "--output-file", str(prof))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    table = prof / "Instruction.parquet"
+    shutil.move(table, outside / "Instruction.parquet")
+    table.symlink_to(outside / "Instruction.parquet")
+    r = subprocess.run([str(BIN), "export-csv", str(prof), "--start", "+0", "--end", "+1s",
+                        "--tables", "Instruction", "--out", str(tmp_path / "csv")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0, r.stdout
+    assert "Instruction.parquet" in r.stderr and "symbolic link" in r.stderr, r.stderr
+    # The index alone as a link: not used (the sampling pass scans the table: it reads
+    # row groups, which answering from the index does not), the rows unchanged.
+    table.unlink()
+    shutil.move(outside / "Instruction.parquet", table)
+
+    def export(out):
+        r = subprocess.run([str(BIN), "export-csv", str(prof), "--start", "+0", "--end", "+1s",
+                            "--tables", "Instruction", "--out", str(out), "--debug-pages"],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        return r.stderr, (out / "Instruction.csv").read_bytes()
+    log_index, rows_index = export(tmp_path / "a")
+    assert "sampling pass): row groups read 0 of 0" in log_index, log_index
+    index = prof / ".Instruction.nxtl"
+    shutil.move(index, outside / "idx")
+    index.symlink_to(outside / "idx")
+    log_link, rows_link = export(tmp_path / "b")
+    assert "sampling pass): row groups read 0 of 0" not in log_link, log_link
+    assert rows_link == rows_index
