@@ -5,8 +5,8 @@
  * Rules enforced before any handler runs (every one answers JSON {"error": ...}):
  *   - methods: GET and HEAD only; anything else -> 405 with "Allow: GET, HEAD";
  *   - a request with a body (Content-Length > 0 or chunked) -> 413;
- *   - the decoded URL path longer than 4096 bytes -> 414; more than 32 query
- *     parameters -> 414; MHD itself answers requests whose header block exceeds the
+ *   - the decoded URL (path plus query parameters) longer than 8192 bytes -> 414;
+ *     more than 32 query parameters -> 414; MHD itself answers requests whose header block exceeds the
  *     per-connection memory limit (64 KiB) with 431/413;
  *   - percent-decoding (our MHD unescape callback): "%XX" with two hex digits becomes
  *     that byte, except that %00 becomes 0x01 so a NUL can never silently cut a name
@@ -56,7 +56,7 @@
 #define MAX_CONNECTIONS 8192u
 #define FD_RESERVE 256u
 #define CONNECTION_IDLE_S 60
-#define MAX_URL 4096
+#define MAX_URL 8192
 #define MAX_PARAMS 32
 #define MAX_SEGMENTS 8
 
@@ -88,12 +88,18 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
     return (size_t)(w - s);
 }
 
+/* The query's parameters and their decoded bytes (a key, '=', a value, '&'). */
+typedef struct query_size {
+    unsigned n;
+    size_t bytes;
+} query_size;
+
 static enum MHD_Result count_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
     (void)kind;
-    (void)key;
-    (void)value;
-    (*(unsigned *)cls)++;
+    query_size *q = cls;
+    q->n++;
+    q->bytes += strlen(key) + 2 + (value ? strlen(value) : 0);
     return MHD_YES;
 }
 
@@ -215,11 +221,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         if ((cl && strcmp(cl, "0") != 0) || te)
             return nx_api_error(&r, MHD_HTTP_CONTENT_TOO_LARGE, "requests must not have a body");
         size_t ulen = strlen(url);
-        if (ulen > MAX_URL)
-            return nx_api_error(&r, MHD_HTTP_URI_TOO_LONG, "URL too long (%d bytes at most)", MAX_URL);
-        unsigned n_args = 0;
-        MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, count_arg, &n_args);
-        if (n_args > MAX_PARAMS)
+        query_size q = {0, 0};
+        MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, count_arg, &q);
+        if (ulen + q.bytes > MAX_URL)
+            return nx_api_error(&r, MHD_HTTP_URI_TOO_LONG, "URL too long (%d bytes at most, path and query)", MAX_URL);
+        if (q.n > MAX_PARAMS)
             return nx_api_error(&r, MHD_HTTP_URI_TOO_LONG, "too many query parameters (%d at most)", MAX_PARAMS);
         if (url[0] != '/')
             return nx_api_error(&r, MHD_HTTP_BAD_REQUEST, "bad request path");

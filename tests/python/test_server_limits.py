@@ -72,3 +72,49 @@ def test_health_answers_while_a_thousand_slow_clients_are_connected(server):
     finally:
         for s in slow:
             s.close()
+
+
+def get(port, path):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    c.request("GET", path)
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, body
+
+
+def test_whole_url_is_bounded(server):
+    port = server
+    status, body = get(port, "/api/health?x=" + "a" * 10000)
+    assert status == 414, body
+    status, _ = get(port, "/api/health?x=" + "a" * 100)
+    assert status == 200
+
+
+def test_errors_do_not_show_absolute_paths(tmp_path):
+    from conftest import nx
+    data = tmp_path / "data"
+    nx("synth", "--preset", "tiny", "--cores", "1", "--no-system", "--seed", "3", "--out", str(tmp_path / "cap"))
+    nx("process", str(tmp_path / "cap"), "--data-path", str(data), "--display-name", "p")
+    (prof,) = list((data / "profiles" / "global").iterdir())
+    table = prof / "Instruction.parquet"
+    table.write_bytes(table.read_bytes()[:200])  # truncated in place
+    (prof / ".Instruction.nxtl").unlink()
+    port = free_port()
+    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(data), "--port", str(port)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        status, body = get(port, "/api/profiles/p/event?table=Instruction&ordinal=0")
+        text = body.decode()
+        assert status == 500, text
+        assert "Instruction.parquet" in text, text
+        assert str(tmp_path) not in text and str(tmp_path.resolve()) not in text, text
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
