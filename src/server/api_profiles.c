@@ -13,7 +13,7 @@
  *   - tables: every "*.parquet" file name without the extension, and without a
  *     "_<digits>" suffix when the rest names a schema table (split tables), sorted,
  *     unique;
- *   - kind: "device" when a device timeline table (TRACK_TABLES) is present, else
+ *   - kind: "device" when a device timeline table (DEVICE_TABLES) is present, else
  *     "system"; null when the directory cannot be listed;
  *   - device_profiles (system profiles): the DeviceProfileList rows in table order,
  *     each with the name it is served under: where query/system_summary.h
@@ -26,14 +26,10 @@
  *   - first_ts/last_ts: the smallest Metadata.first_hw_timestamp and the largest
  *     last_hw_timestamp over its rows (profile/profile_table.h nx_profile_span), null
  *     when missing;
- *   - tracks: one scan per timeline table over all time (timing and track columns
- *     only), per track: rows, min start, max end; groups and order as docs/api.md;
- *     the JSON is cached (server/response_cache.h) per (realpath, inode, mtime) of the
- *     profile directory;
- *   - event: the row with the given ordinal ((file << 40) | row); an optional `start`
- *     parameter (the event's start, as the timeline gave it) lets the reader skip
- *     pages by statistics; without it, or when it does not find the row, the file is
- *     read from the start;
+ *   - tracks: query/tracks.h's answer written as docs/api.md says; the JSON is cached
+ *     (server/response_cache.h) per (realpath, inode, mtime) of the profile directory;
+ *   - event: query/event.h's row (the `start` parameter is its start hint), every
+ *     schema field in order;
  *   - summary: OpcodeSummary sorted by instruction_time_ns descending (null last),
  *     then engine, then opcode (strcmp), `top` rows (default 50, 1..10000).
  */
@@ -49,15 +45,13 @@
 
 #include "profile/profile_output.h"
 #include "profile/profile_table.h"
-#include "profile/timeline_index.h"
+#include "query/event.h"
 #include "query/system_summary.h"
-#include "query/window.h"
+#include "query/tracks.h"
 #include "schema/schema.h"
 #include "schema/schema_emit.h"
 #include "server/api_internal.h"
 #include "server/response_cache.h"
-
-#define ORD_ROW_MASK ((INT64_C(1) << 40) - 1)
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -86,19 +80,13 @@ static size_t table_of_file(const char *fname, char *out, size_t cap)
 }
 
 /* The device timeline tables: their presence makes a profile a device profile. */
-static const struct {
-    const char *table;
-    int group;
-} TRACK_TABLES[] = {
-    {"Instruction", 0}, {"DmaPacketAggregated", 1}, {"DmaPacket", 1},
-    {"SemaphoreUpdate", 2}, {"CcInstruction", 3}, {"CcOp", 3},
-};
-#define N_TRACK_TABLES (sizeof TRACK_TABLES / sizeof TRACK_TABLES[0])
+static const char *const DEVICE_TABLES[] = {"Instruction", "DmaPacketAggregated", "DmaPacket",
+                                            "SemaphoreUpdate", "CcInstruction", "CcOp"};
 
 static bool is_device_table(const char *t)
 {
-    for (size_t i = 0; i < N_TRACK_TABLES; i++)
-        if (strcmp(TRACK_TABLES[i].table, t) == 0)
+    for (size_t i = 0; i < sizeof DEVICE_TABLES / sizeof DEVICE_TABLES[0]; i++)
+        if (strcmp(DEVICE_TABLES[i], t) == 0)
             return true;
     return false;
 }
@@ -558,208 +546,76 @@ enum MHD_Result nx_api_schema(nx_api_req *r)
 }
 
 /* ---------------------------------------------------------------- tracks -- */
-typedef struct track_acc {
-    int64_t count, first, last;
-} track_acc;
-
-typedef struct track_out {
-    const char *table;
-    const char *name;
-    size_t name_len;
-    track_acc acc;
-    int group, table_rank;
-} track_out;
-
-static const char *const GROUP_ID[] = {"compute", "dma", "semaphore", "cc"};
-static const char *const GROUP_LABEL[] = {"Compute engines", "DMA queues", "Semaphores", "Collectives (CC)"};
-
-/* Natural order: runs of digits compare by value, the rest bytewise. */
-static int natural_cmp(const char *a, size_t la, const char *b, size_t lb)
+static void json_part(nx_strbuf *b, const char *key, const nx_track_part *p, bool text)
 {
-    size_t i = 0, j = 0;
-    while (i < la && j < lb) {
-        bool da = a[i] >= '0' && a[i] <= '9', db = b[j] >= '0' && b[j] <= '9';
-        if (da && db) {
-            size_t si = i, sj = j;
-            while (si < la && a[si] == '0')
-                si++;
-            while (sj < lb && b[sj] == '0')
-                sj++;
-            size_t ei = si, ej = sj;
-            while (ei < la && a[ei] >= '0' && a[ei] <= '9')
-                ei++;
-            while (ej < lb && b[ej] >= '0' && b[ej] <= '9')
-                ej++;
-            if (ei - si != ej - sj)
-                return ei - si < ej - sj ? -1 : 1;
-            int c = memcmp(a + si, b + sj, ei - si);
-            if (c)
-                return c;
-            i = ei;
-            j = ej;
-        } else {
-            if (a[i] != b[j])
-                return (unsigned char)a[i] < (unsigned char)b[j] ? -1 : 1;
-            i++;
-            j++;
-        }
+    nx_strbuf_printf(b, ",\"%s\":", key);
+    if (!p->ok)
+        nx_strbuf_puts(b, "null");
+    else if (text)
+        nx_json_str(b, p->s, p->len);
+    else
+        nx_json_i64(b, p->i);
+}
+
+static void json_track(nx_strbuf *b, const nx_track_entry *t)
+{
+    nx_strbuf_puts(b, "{\"table\":");
+    nx_json_str(b, t->view->table, strlen(t->view->table));
+    nx_strbuf_puts(b, ",\"track\":");
+    nx_json_str(b, t->name, t->name_len);
+    nx_strbuf_printf(b, ",\"count\":%" PRId64 ",\"first_ts\":", t->count);
+    nx_json_i64(b, t->first_ts);
+    nx_strbuf_puts(b, ",\"last_ts\":");
+    nx_json_i64(b, t->last_ts);
+    nx_strbuf_printf(b, ",\"max_depth\":%" PRIu32, t->max_depth);
+    if (t->has_parts) {
+        json_part(b, "source", &t->source, true);
+        json_part(b, "instance", &t->instance, true);
+        json_part(b, "pid", &t->pid, false);
+        json_part(b, "tid", &t->tid, false);
+        json_part(b, "nc", &t->nc, false);
     }
-    return i < la ? 1 : j < lb ? -1 : 0;
+    nx_strbuf_putc(b, '}');
 }
 
-static int track_cmp(const void *pa, const void *pb)
-{
-    const track_out *a = pa, *b = pb;
-    if (a->group != b->group)
-        return a->group - b->group;
-    if (a->table_rank != b->table_rank)
-        return a->table_rank - b->table_rank;
-    int c = natural_cmp(a->name, a->name_len, b->name, b->name_len);
-    if (c)
-        return c;
-    if (a->name_len != b->name_len)
-        return a->name_len < b->name_len ? -1 : 1;
-    return memcmp(a->name, b->name, a->name_len);
-}
-
-/* Builds the tracks JSON of a profile directory. NULL (err set) on failure. */
+/* The tracks JSON of a profile directory (query/tracks.h). NULL (err set) on failure. */
 static char *tracks_json(const char *dir, const char *name, nxpq_error *err)
 {
-    nx_window *wins[N_TRACK_TABLES] = {0};
-    track_acc *accs[N_TRACK_TABLES] = {0};
-    size_t n_acc[N_TRACK_TABLES] = {0};
-    nx_profile_table *tabs[N_TRACK_TABLES] = {0};
-    nx_tlx *idx[N_TRACK_TABLES] = {0};
-    track_out *all = NULL;
-    char *result = NULL;
-    size_t total = 0;
-    for (size_t ti = 0; ti < N_TRACK_TABLES; ti++) {
-        /* The timeline index holds every track's count and extent: no scan. */
-        int xrc = nx_tlx_open(dir, TRACK_TABLES[ti].table, &idx[ti], NULL, 0);
-        if (xrc < 0) {
-            snprintf(err->msg, sizeof err->msg, "%s: out of memory", TRACK_TABLES[ti].table);
-            goto done;
-        }
-        if (xrc == 0) {
-            n_acc[ti] = nx_tlx_track_count(idx[ti]);
-            total += n_acc[ti];
-            continue;
-        }
-        int rc = nx_profile_table_open(dir, TRACK_TABLES[ti].table, &tabs[ti], err);
-        if (rc == NX_PROFILE_TABLE_ABSENT)
-            continue;
-        if (rc != 0)
-            goto done;
-        nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX};
-        if (!(wins[ti] = nx_window_open(tabs[ti], &wo, err)))
-            goto done;
-        size_t cap = 0;
-        nx_window_batch wb;
-        while ((rc = nx_window_next(wins[ti], &wb, err)) > 0) {
-            size_t nt = nx_window_track_count(wins[ti]);
-            if (nt > cap) {
-                size_t nc = nt + 64;
-                track_acc *g = realloc(accs[ti], nc * sizeof *g);
-                if (!g) {
-                    snprintf(err->msg, sizeof err->msg, "%s: out of memory", TRACK_TABLES[ti].table);
-                    goto done;
-                }
-                for (size_t k = cap; k < nc; k++)
-                    g[k] = (track_acc){0, INT64_MAX, INT64_MIN};
-                accs[ti] = g;
-                cap = nc;
-            }
-            track_acc *acc = accs[ti];
-            for (size_t k = 0; k < wb.n_rows; k++) {
-                track_acc *a = &acc[wb.track[k]];
-                a->count++;
-                if (wb.start[k] < a->first)
-                    a->first = wb.start[k];
-                if (wb.end[k] > a->last)
-                    a->last = wb.end[k];
-            }
-        }
-        if (rc < 0)
-            goto done;
-        n_acc[ti] = nx_window_track_count(wins[ti]);
-        total += n_acc[ti];
-    }
-    if (!(all = calloc(total + 1, sizeof *all))) {
-        snprintf(err->msg, sizeof err->msg, "tracks: out of memory");
-        goto done;
-    }
-    size_t k = 0;
-    int64_t gfirst = INT64_MAX, glast = INT64_MIN;
-    for (size_t ti = 0; ti < N_TRACK_TABLES; ti++)
-        for (uint32_t id = 0; id < n_acc[ti]; id++) {
-            track_out *t = &all[k++];
-            t->table = TRACK_TABLES[ti].table;
-            if (idx[ti]) {
-                uint64_t events;
-                nx_tlx_track_info(idx[ti], id, &t->name, &t->name_len, &events, &t->acc.first, &t->acc.last);
-                t->acc.count = (int64_t)events;
-            } else {
-                t->name = nx_window_track_name(wins[ti], id, &t->name_len);
-                t->acc = accs[ti][id];
-            }
-            t->group = TRACK_TABLES[ti].group;
-            t->table_rank = (int)ti;
-            if (t->acc.count) {
-                if (t->acc.first < gfirst)
-                    gfirst = t->acc.first;
-                if (t->acc.last > glast)
-                    glast = t->acc.last;
-            }
-        }
-    qsort(all, total, sizeof *all, track_cmp);
+    nx_tracks t;
+    if (nx_tracks_read(dir, &t, err) != 0)
+        return NULL;
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"profile\":");
     nx_json_str(&b, name, strlen(name));
     nx_strbuf_puts(&b, ",\"first_ts\":");
-    if (gfirst <= glast)
-        nx_json_i64(&b, gfirst);
+    if (t.have_span)
+        nx_json_i64(&b, t.first_ts);
     else
         nx_strbuf_puts(&b, "null");
     nx_strbuf_puts(&b, ",\"last_ts\":");
-    if (gfirst <= glast)
-        nx_json_i64(&b, glast);
+    if (t.have_span)
+        nx_json_i64(&b, t.last_ts);
     else
         nx_strbuf_puts(&b, "null");
     nx_strbuf_puts(&b, ",\"groups\":[");
-    size_t i = 0;
-    for (int g = 0; g < 4; g++) {
-        nx_strbuf_printf(&b, "%s{\"group\":\"%s\",\"label\":\"%s\",\"tracks\":[", g ? "," : "", GROUP_ID[g],
-                         GROUP_LABEL[g]);
-        for (size_t first = i; i < total && all[i].group == g; i++) {
-            track_out *t = &all[i];
-            if (i > first)
+    for (size_t g = 0; g < NX_TIMELINE_GROUPS; g++) {
+        const nx_timeline_group *gr = nx_timeline_group_at(g);
+        nx_strbuf_printf(&b, "%s{\"group\":\"%s\",\"label\":\"%s\",\"tracks\":[", g ? "," : "", gr->id, gr->label);
+        for (size_t i = t.group_first[g]; i < t.group_first[g + 1]; i++) {
+            if (i > t.group_first[g])
                 nx_strbuf_putc(&b, ',');
-            nx_strbuf_printf(&b, "{\"table\":\"%s\",\"track\":", t->table);
-            nx_json_str(&b, t->name, t->name_len);
-            nx_strbuf_printf(&b, ",\"count\":%" PRId64 ",\"first_ts\":", t->acc.count);
-            nx_json_i64(&b, t->acc.first);
-            nx_strbuf_puts(&b, ",\"last_ts\":");
-            nx_json_i64(&b, t->acc.last);
-            nx_strbuf_putc(&b, '}');
+            json_track(&b, &t.tracks[i]);
         }
         nx_strbuf_puts(&b, "]}");
     }
     nx_strbuf_puts(&b, "]}");
+    nx_tracks_free(&t);
     if (nx_strbuf_failed(&b)) {
         nx_strbuf_free(&b);
-        snprintf(err->msg, sizeof err->msg, "tracks: out of memory");
-        goto done;
+        nxpq_error_set(err, "tracks: out of memory");
+        return NULL;
     }
-    result = nx_strbuf_detach(&b);
-done:
-    for (size_t ti = 0; ti < N_TRACK_TABLES; ti++) {
-        nx_window_close(wins[ti]);
-        nx_profile_table_close(tabs[ti]);
-        nx_tlx_close(idx[ti]);
-        free(accs[ti]);
-    }
-    free(all);
-    return result;
+    return nx_strbuf_detach(&b);
 }
 
 enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name)
@@ -790,89 +646,6 @@ enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name)
 }
 
 /* ----------------------------------------------------------------- event -- */
-/* Finds row `row` of `path` (projected schema columns) and appends the "fields"
- * array. 1 found, 0 not found, -1 error. */
-static int event_fields(const char *path, const nx_schema_table *st, int64_t row, const char *hint_col,
-                        const int64_t *hint, nx_strbuf *b, int64_t *start_out, bool *have_start, nxpq_error *err)
-{
-    nxpq_reader *rd = nxpq_reader_open(path, err);
-    if (!rd)
-        return -1;
-    int result = -1;
-    size_t *proj = calloc(st->n_fields + 1, sizeof *proj);
-    int *where = calloc(st->n_fields + 1, sizeof *where);
-    nxpq_scan *s = NULL;
-    if (!proj || !where) {
-        snprintf(err->msg, sizeof err->msg, "%s: out of memory", st->name);
-        goto done;
-    }
-    size_t np = 0;
-    for (size_t i = 0; i < st->n_fields; i++) {
-        int c = nxpq_reader_find_column(rd, st->fields[i].name);
-        if (c < 0 || nxpq_reader_column(rd, (size_t)c)->type == NXPQ_UNSUPPORTED) {
-            where[i] = -1;
-            continue;
-        }
-        where[i] = (int)np;
-        proj[np++] = (size_t)c;
-    }
-    nxpq_range range;
-    nxpq_scan_options so = {.columns = proj, .n_columns = np, .batch_rows = 4096};
-    if (hint && hint_col) {
-        int c = nxpq_reader_find_column(rd, hint_col);
-        if (c >= 0) {
-            range = (nxpq_range){(size_t)c, *hint, *hint};
-            so.ranges = &range;
-            so.n_ranges = 1;
-        }
-    }
-    if (row >= nxpq_reader_num_rows(rd) || np == 0) {
-        result = 0;
-        goto done;
-    }
-    if (!(s = nxpq_scan_open(rd, &so, err)))
-        goto done;
-    const nxpq_batch *batch;
-    int rc;
-    while ((rc = nxpq_scan_next(s, &batch, err)) > 0) {
-        if (batch->first_row > row)
-            break;
-        if (row >= batch->first_row + (int64_t)batch->n_rows)
-            continue;
-        size_t i = (size_t)(row - batch->first_row);
-        nx_strbuf_puts(b, "\"fields\":[");
-        for (size_t f = 0; f < st->n_fields; f++) {
-            nx_strbuf_puts(b, f ? ",{\"name\":" : "{\"name\":");
-            nx_json_str(b, st->fields[f].name, strlen(st->fields[f].name));
-            nx_strbuf_puts(b, ",\"type\":");
-            nx_json_str(b, st->fields[f].type, strlen(st->fields[f].type));
-            nx_strbuf_puts(b, ",\"value\":");
-            if (where[f] < 0)
-                nx_strbuf_puts(b, "null");
-            else
-                nx_json_cell(b, &batch->columns[where[f]], i);
-            nx_strbuf_putc(b, '}');
-            if (hint_col && strcmp(st->fields[f].name, hint_col) == 0 && where[f] >= 0) {
-                const nxpq_column_data *c = &batch->columns[where[f]];
-                if ((!c->valid || c->valid[i]) && c->type == NXPQ_INT64) {
-                    *have_start = true;
-                    *start_out = c->values.i64[i];
-                }
-            }
-        }
-        nx_strbuf_putc(b, ']');
-        result = 1;
-        goto done;
-    }
-    result = rc < 0 ? -1 : 0;
-done:
-    nxpq_scan_close(s);
-    nxpq_reader_close(rd);
-    free(proj);
-    free(where);
-    return result;
-}
-
 enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
 {
     enum MHD_Result res;
@@ -891,66 +664,42 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
-    nx_profile_table *t = NULL;
+    nx_event ev;
     nxpq_error err = {{0}};
-    int rc = nx_profile_table_open(dir, table, &t, &err);
-    if (rc != 0) {
-        free(dir);
-        return rc == NX_PROFILE_TABLE_ABSENT ? nx_api_error(r, MHD_HTTP_NOT_FOUND, "the profile has no %s table", table)
-                                             : nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
-    }
-    size_t file = (size_t)(ord >> 40);
-    int64_t row = ord & ORD_ROW_MASK;
-    const nx_timeline_info *ti = nx_timeline_find(table);
+    int rc = nx_event_read(dir, table, ord, have_hint ? &hint : NULL, &ev, &err);
+    free(dir);
+    if (rc == NX_PROFILE_TABLE_ABSENT)
+        return nx_api_error(r, MHD_HTTP_NOT_FOUND, "the profile has no %s table", table);
+    if (rc == NX_EVENT_NONE)
+        return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such event");
+    if (rc != 0)
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"table\":");
     nx_json_str(&b, table, strlen(table));
     nx_strbuf_puts(&b, ",\"ordinal\":");
     nx_json_i64(&b, ord);
-    nx_strbuf_putc(&b, ',');
-    size_t mark = b.len;
-    int found = 0;
-    int64_t start = 0;
-    bool have_start = false;
-    if (file < nx_profile_table_file_count(t)) {
-        const char *path = nx_profile_table_file_path(t, file);
-        const char *col = ti ? ti->start_column : NULL;
-        found = event_fields(path, st, row, col, have_hint ? &hint : NULL, &b, &start, &have_start, &err);
-        if (found == 0 && have_hint) {
-            b.len = mark;
-            found = event_fields(path, st, row, col, NULL, &b, &start, &have_start, &err);
-        }
+    nx_strbuf_puts(&b, ",\"fields\":[");
+    for (size_t f = 0; f < st->n_fields; f++) {
+        nx_strbuf_puts(&b, f ? ",{\"name\":" : "{\"name\":");
+        nx_json_str(&b, st->fields[f].name, strlen(st->fields[f].name));
+        nx_strbuf_puts(&b, ",\"type\":");
+        nx_json_str(&b, st->fields[f].type, strlen(st->fields[f].type));
+        nx_strbuf_puts(&b, ",\"value\":");
+        const nxpq_column_data *c = nx_event_field(&ev, f);
+        if (c)
+            nx_json_cell(&b, c, ev.row);
+        else
+            nx_strbuf_puts(&b, "null");
+        nx_strbuf_putc(&b, '}');
     }
-    if (found <= 0) {
-        nx_strbuf_free(&b);
-        nx_profile_table_close(t);
-        free(dir);
-        return found < 0 ? nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg)
-                         : nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such event");
-    }
-    if (ti && have_start) {
-        /* The track: a one-instant window at the event's start holds the event. */
-        nx_window_options wo = {.start = start, .end = start};
-        nx_window *w = nx_window_open(t, &wo, &err);
-        nx_window_batch wb;
-        bool done = false;
-        while (w && !done && nx_window_next(w, &wb, &err) > 0) {
-            int64_t base = nx_row_ordinal(wb.file, wb.batch->first_row);
-            for (size_t k = 0; k < wb.n_rows; k++)
-                if (base + wb.rows[k] == ord) {
-                    size_t len;
-                    const char *tn = nx_window_track_name(w, wb.track[k], &len);
-                    nx_strbuf_puts(&b, ",\"track\":");
-                    nx_json_str(&b, tn, len);
-                    done = true;
-                    break;
-                }
-        }
-        nx_window_close(w);
+    nx_strbuf_putc(&b, ']');
+    if (ev.has_track) {
+        nx_strbuf_puts(&b, ",\"track\":");
+        nx_json_str(&b, ev.track, ev.track_len);
     }
     nx_strbuf_putc(&b, '}');
-    nx_profile_table_close(t);
-    free(dir);
+    nx_event_free(&ev);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
 
