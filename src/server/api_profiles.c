@@ -30,8 +30,8 @@
  *     (server/response_cache.h) per (realpath, inode, mtime) of the profile directory;
  *   - event: query/event.h's row (the `start` parameter is its start hint), every
  *     schema field in order;
- *   - summary: OpcodeSummary sorted by instruction_time_ns descending (null last),
- *     then engine, then opcode (strcmp), `top` rows (default 50, 1..10000).
+ *   - summary: a device profile's from query/device_summary.h (`top` OpcodeSummary
+ *     rows, default 50, 1..10000), a system profile's from api_system.c.
  */
 #define _DEFAULT_SOURCE /* realpath, strndup, dirfd */
 #include <dirent.h>
@@ -45,6 +45,7 @@
 
 #include "profile/profile_output.h"
 #include "profile/profile_table.h"
+#include "query/device_summary.h"
 #include "query/event.h"
 #include "query/system_summary.h"
 #include "query/tracks.h"
@@ -704,31 +705,71 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
 }
 
 /* --------------------------------------------------------------- summary -- */
-typedef struct op_row {
-    bool has_time;
-    int64_t time;
-    char *engine, *opcode;
-    char *json; /* the row as a JSON array */
-} op_row;
-
-static int op_cmp(const void *pa, const void *pb)
+static void json_value(nx_strbuf *b, const nx_cell *c)
 {
-    const op_row *a = pa, *b = pb;
-    if (a->has_time != b->has_time)
-        return a->has_time ? -1 : 1;
-    if (a->has_time && a->time != b->time)
-        return a->time > b->time ? -1 : 1;
-    int c = strcmp(a->engine ? a->engine : "", b->engine ? b->engine : "");
-    if (c)
-        return c;
-    return strcmp(a->opcode ? a->opcode : "", b->opcode ? b->opcode : "");
+    if (!c || c->null) {
+        nx_strbuf_puts(b, "null");
+        return;
+    }
+    switch (c->type) {
+    case NXPQ_BOOLEAN: nx_strbuf_puts(b, c->i ? "true" : "false"); break;
+    case NXPQ_INT32:
+    case NXPQ_INT64: nx_json_i64(b, c->i); break;
+    case NXPQ_FLOAT: nx_json_f32(b, (float)c->f); break;
+    case NXPQ_DOUBLE: nx_json_f64(b, c->f); break;
+    case NXPQ_STRING: nx_json_str(b, c->s, c->len); break;
+    default: nx_strbuf_puts(b, "null"); break;
+    }
 }
 
-static char *cell_str(const nxpq_column_data *c, size_t i)
+/* A JSON array of the names of st's fields, in schema order. */
+static void json_names(nx_strbuf *b, const nx_schema_table *st)
 {
-    if (c->type != NXPQ_STRING || (c->valid && !c->valid[i]))
-        return NULL;
-    return strndup(c->data + c->offsets[i], (size_t)(c->offsets[i + 1] - c->offsets[i]));
+    nx_strbuf_putc(b, '[');
+    for (size_t f = 0; f < st->n_fields; f++) {
+        if (f)
+            nx_strbuf_putc(b, ',');
+        nx_json_str(b, st->fields[f].name, strlen(st->fields[f].name));
+    }
+    nx_strbuf_putc(b, ']');
+}
+
+/* The device profile's summary (query/device_summary.h) as docs/api.md says. */
+static enum MHD_Result device_summary(nx_api_req *r, const char *dir, int64_t top)
+{
+    nx_device_summary d;
+    nxpq_error err = {{0}};
+    if (nx_device_summary_read(dir, (size_t)top, &d, &err) < 0)
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+    const nx_schema_table *ss = nx_schema_table_find("Summary"), *os = nx_schema_table_find("OpcodeSummary");
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"kind\":\"device\",\"summary\":");
+    if (d.has_row) {
+        for (size_t f = 0; f < ss->n_fields; f++) {
+            nx_strbuf_putc(&b, f ? ',' : '{');
+            nx_json_str(&b, ss->fields[f].name, strlen(ss->fields[f].name));
+            nx_strbuf_putc(&b, ':');
+            json_value(&b, nx_device_summary_field(&d, ss->fields[f].name));
+        }
+        nx_strbuf_putc(&b, '}');
+    } else {
+        nx_strbuf_puts(&b, "null");
+    }
+    nx_strbuf_puts(&b, ",\"opcode_summary\":{\"columns\":");
+    json_names(&b, os);
+    nx_strbuf_puts(&b, ",\"rows\":[");
+    for (size_t i = 0; i < d.n_opcodes; i++) {
+        nx_strbuf_puts(&b, i ? ",[" : "[");
+        for (size_t f = 0; f < NX_OPCODE_FIELDS; f++) {
+            if (f)
+                nx_strbuf_putc(&b, ',');
+            json_value(&b, &d.opcodes[i][f]);
+        }
+        nx_strbuf_putc(&b, ']');
+    }
+    nx_strbuf_printf(&b, "],\"total_rows\":%" PRId64 "}}", d.have_opcodes ? d.opcode_rows : 0);
+    nx_device_summary_free(&d);
+    return nx_api_json(r, MHD_HTTP_OK, &b);
 }
 
 enum MHD_Result nx_api_summary(nx_api_req *r, const char *name)
@@ -748,133 +789,7 @@ enum MHD_Result nx_api_summary(nx_api_req *r, const char *name)
     }
     bool device = p.device;
     info_free(&p);
-    if (!device) {
-        res = nx_api_system_summary(r, name, dir);
-        free(dir);
-        return res;
-    }
-    nx_strbuf b = NX_STRBUF_INIT;
-    nx_strbuf_puts(&b, "{\"kind\":\"device\",\"summary\":");
-    if (row0_object(dir, "Summary", &b) < 0) {
-        nx_strbuf_free(&b);
-        free(dir);
-        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the Summary table");
-    }
-    const nx_schema_table *st = nx_schema_table_find("OpcodeSummary");
-    nx_strbuf_puts(&b, ",\"opcode_summary\":{\"columns\":[");
-    for (size_t f = 0; st && f < st->n_fields; f++) {
-        if (f)
-            nx_strbuf_putc(&b, ',');
-        nx_json_str(&b, st->fields[f].name, strlen(st->fields[f].name));
-    }
-    nx_strbuf_puts(&b, "],\"rows\":[");
-    op_row *rows = NULL;
-    size_t n = 0, cap = 0;
-    int64_t total = 0;
-    bool fail = false;
-    nx_profile_table *t = NULL;
-    nxpq_error err = {{0}};
-    int rc = st ? nx_profile_table_open(dir, "OpcodeSummary", &t, &err) : NX_PROFILE_TABLE_ABSENT;
-    if (rc < 0)
-        fail = true;
-    const char **cols = NULL;
-    int *where = NULL;
-    nx_profile_scan *s = NULL;
-    if (rc == 0) {
-        total = nx_profile_table_num_rows(t);
-        cols = calloc(st->n_fields + 1, sizeof *cols);
-        where = calloc(st->n_fields + 1, sizeof *where);
-        if (!cols || !where)
-            fail = true;
-        size_t nc = 0;
-        int ci_time = -1, ci_eng = -1, ci_op = -1;
-        for (size_t i = 0; !fail && i < st->n_fields; i++) {
-            int c = nx_profile_table_find_column(t, st->fields[i].name);
-            if (c < 0 || nx_profile_table_column(t, (size_t)c)->type == NXPQ_UNSUPPORTED) {
-                where[i] = -1;
-                continue;
-            }
-            if (strcmp(st->fields[i].name, "instruction_time_ns") == 0)
-                ci_time = (int)nc;
-            else if (strcmp(st->fields[i].name, "engine") == 0)
-                ci_eng = (int)nc;
-            else if (strcmp(st->fields[i].name, "opcode") == 0)
-                ci_op = (int)nc;
-            where[i] = (int)nc;
-            cols[nc++] = st->fields[i].name;
-        }
-        nx_profile_scan_options so = {.columns = cols, .n_columns = nc};
-        if (!fail && nc > 0 && !(s = nx_profile_scan_open(t, &so, &err)))
-            fail = true;
-        const nxpq_batch *batch;
-        while (!fail && s && (rc = nx_profile_scan_next(s, &batch, &err)) != 0) {
-            if (rc < 0) {
-                fail = true;
-                break;
-            }
-            for (size_t i = 0; i < batch->n_rows && !fail; i++) {
-                if (n == cap) {
-                    size_t ncap = cap ? cap * 2 : 256;
-                    op_row *g = realloc(rows, ncap * sizeof *g);
-                    if (!g) {
-                        fail = true;
-                        break;
-                    }
-                    rows = g;
-                    cap = ncap;
-                }
-                op_row *o = &rows[n++];
-                memset(o, 0, sizeof *o);
-                if (ci_time >= 0) {
-                    const nxpq_column_data *c = &batch->columns[ci_time];
-                    if ((!c->valid || c->valid[i]) && c->type == NXPQ_INT64) {
-                        o->has_time = true;
-                        o->time = c->values.i64[i];
-                    }
-                }
-                if (ci_eng >= 0)
-                    o->engine = cell_str(&batch->columns[ci_eng], i);
-                if (ci_op >= 0)
-                    o->opcode = cell_str(&batch->columns[ci_op], i);
-                nx_strbuf rb = NX_STRBUF_INIT;
-                nx_strbuf_putc(&rb, '[');
-                for (size_t f = 0; f < st->n_fields; f++) {
-                    if (f)
-                        nx_strbuf_putc(&rb, ',');
-                    if (where[f] < 0)
-                        nx_strbuf_puts(&rb, "null");
-                    else
-                        nx_json_cell(&rb, &batch->columns[where[f]], i);
-                }
-                nx_strbuf_putc(&rb, ']');
-                if (!(o->json = nx_strbuf_detach(&rb)))
-                    fail = true;
-            }
-        }
-    }
-    if (!fail) {
-        qsort(rows, n, sizeof *rows, op_cmp);
-        for (size_t i = 0; i < n && (int64_t)i < top; i++) {
-            if (i)
-                nx_strbuf_putc(&b, ',');
-            nx_strbuf_puts(&b, rows[i].json);
-        }
-        nx_strbuf_printf(&b, "],\"total_rows\":%" PRId64 "}}", total);
-    }
-    for (size_t i = 0; i < n; i++) {
-        free(rows[i].engine);
-        free(rows[i].opcode);
-        free(rows[i].json);
-    }
-    free(rows);
-    free(cols);
-    free(where);
-    nx_profile_scan_close(s);
-    nx_profile_table_close(t);
+    res = device ? device_summary(r, dir, top) : nx_api_system_summary(r, name, dir);
     free(dir);
-    if (fail) {
-        nx_strbuf_free(&b);
-        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the OpcodeSummary table");
-    }
-    return nx_api_json(r, MHD_HTTP_OK, &b);
+    return res;
 }
