@@ -357,11 +357,10 @@ static void opt_text(char *out, size_t cap, nx_opt_f64 v, bool seconds)
 static int print_system_text(const char *dir, const nx_system_summary *s)
 {
     char a[64];
-    int64_t wall = s->have_wall ? s->last_ts - s->first_ts : 0;
     printf("System profile %s\n\n", dir);
     printf("  events     %" PRId64 "\n", s->events);
     if (s->have_wall)
-        printf("  wall time  %s (first %" PRId64 " ns, last %" PRId64 " ns)\n", seconds_text((double)wall / 1e9, a, sizeof a),
+        printf("  wall time  %s (first %" PRId64 " ns, last %" PRId64 " ns)\n", seconds_text((double)s->wall_ns / 1e9, a, sizeof a),
                s->first_ts, s->last_ts);
     else
         printf("  wall time  - (no event has a start and an end)\n");
@@ -380,7 +379,7 @@ static int print_system_text(const char *dir, const nx_system_summary *s)
             goto oom;
         plain(row[0], 96, s->busy[i].track);
         seconds_text((double)s->busy[i].busy_ns / 1e9, row[1], 96);
-        snprintf(row[2], 96, "%.2f %%", wall ? 100.0 * (double)s->busy[i].busy_ns / (double)wall : 0.0);
+        snprintf(row[2], 96, "%.2f %%", s->busy[i].percent_of_wall);
         snprintf(row[3], 96, "%" PRId64, s->busy[i].top_level);
     }
     table_print(&t);
@@ -472,13 +471,12 @@ static void json_opt(const char *name, nx_opt_f64 v)
 
 static void print_system_json(const char *dir, const nx_system_summary *s)
 {
-    int64_t wall = s->have_wall ? s->last_ts - s->first_ts : 0;
     printf("{\"profile\":");
     nx_out_json_string(stdout, dir, strlen(dir));
     printf(",\"kind\":\"system\",\"events\":%" PRId64 ",\"wall\":", s->events);
     if (s->have_wall)
         printf("{\"first_ts\":%" PRId64 ",\"last_ts\":%" PRId64 ",\"duration_ns\":%" PRId64 "}", s->first_ts,
-               s->last_ts, wall);
+               s->last_ts, s->wall_ns);
     else
         fputs("null", stdout);
     printf(",\"threads\":[");
@@ -487,7 +485,7 @@ static void print_system_json(const char *dir, const nx_system_summary *s)
         nx_out_json_string(stdout, s->busy[i].track, strlen(s->busy[i].track));
         printf(",\"busy_ns\":%" PRId64 ",\"top_level_events\":%" PRId64 ",\"percent_of_wall\":", s->busy[i].busy_ns,
                s->busy[i].top_level);
-        nx_out_json_real(stdout, wall ? 100.0 * (double)s->busy[i].busy_ns / (double)wall : 0.0, true);
+        nx_out_json_real(stdout, s->busy[i].percent_of_wall, true);
         putchar('}');
     }
     printf("],\"top_operators\":[");
