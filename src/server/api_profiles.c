@@ -1,7 +1,7 @@
 /*
  * api_profiles.c — the profile endpoints of the HTTP API (docs/api.md): the list,
  * one profile, its tracks (cached), one event's row, Summary/OpcodeSummary (a system
- * profile's summary: api_system.c), schema.
+ * profile's summary: api_system.c).
  *
  * Rules:
  *   - listing: directories named "<name>@latest" directly in <data-path>/profiles/
@@ -50,7 +50,6 @@
 #include "query/system_summary.h"
 #include "query/tracks.h"
 #include "schema/schema.h"
-#include "schema/schema_emit.h"
 #include "server/api_internal.h"
 #include "server/response_cache.h"
 
@@ -532,17 +531,6 @@ enum MHD_Result nx_api_profile(nx_api_req *r, const char *name)
         return rc < 0 ? nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory")
                       : nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the Metadata table of '%s'", name);
     }
-    return nx_api_json(r, MHD_HTTP_OK, &b);
-}
-
-enum MHD_Result nx_api_schema(nx_api_req *r)
-{
-    char *doc = nx_schema_to_json();
-    if (!doc)
-        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-    nx_strbuf b = NX_STRBUF_INIT;
-    nx_strbuf_puts(&b, doc);
-    free(doc);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
 
