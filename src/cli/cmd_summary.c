@@ -190,17 +190,17 @@ static void print_value(const nx_cell *c, const char *unit)
 static void print_text(const char *dir, const nx_device_summary *d)
 {
     printf("Profile %s\n", dir);
-    if (d->have_summary) {
+    if (d->summary.present) {
         const nx_schema_table *st = nx_schema_table_find("Summary");
         size_t w = 0;
-        for (size_t i = 0; i < d->n_summary; i++)
-            if (!d->summary[i].null && strlen(d->summary[i].name) > w)
-                w = strlen(d->summary[i].name);
+        for (size_t i = 0; i < d->summary.n; i++)
+            if (!d->summary.cells[i].null && strlen(d->summary.cells[i].name) > w)
+                w = strlen(d->summary.cells[i].name);
         bool any = false;
         for (int sec = 0; sec < N_SECTIONS; sec++) {
             bool header = false;
-            for (size_t i = 0; i < d->n_summary; i++) {
-                const nx_cell *c = &d->summary[i];
+            for (size_t i = 0; i < d->summary.n; i++) {
+                const nx_cell *c = &d->summary.cells[i];
                 if (c->null || section_of(c->name) != sec)
                     continue;
                 if (!header) {
@@ -247,13 +247,13 @@ static void print_json(const char *dir, const nx_device_summary *d)
     printf("{\"profile\":");
     nx_out_json_string(stdout, dir, strlen(dir));
     printf(",\"summary\":");
-    if (!d->have_summary) {
+    if (!d->summary.present) {
         printf("null");
     } else {
         putchar('{');
         bool first = true;
-        for (size_t i = 0; i < d->n_summary; i++) {
-            const nx_cell *c = &d->summary[i];
+        for (size_t i = 0; i < d->summary.n; i++) {
+            const nx_cell *c = &d->summary.cells[i];
             if (c->null)
                 continue;
             printf(first ? "\n" : ",\n");
@@ -584,8 +584,8 @@ int nx_summary_print(const char *profile_dir, bool json)
         fprintf(stderr, "nxprof summary: %s\n", err.msg);
         return NX_EXIT_ERROR;
     }
-    int rc = d.have_summary && d.have_opcodes ? NX_EXIT_OK : NX_EXIT_ERROR;
-    if (d.have_summary || d.have_opcodes) {
+    int rc = d.summary.present && d.have_opcodes ? NX_EXIT_OK : NX_EXIT_ERROR;
+    if (d.summary.present || d.have_opcodes) {
         if (json)
             print_json(profile_dir, &d);
         else
@@ -596,9 +596,9 @@ int nx_summary_print(const char *profile_dir, bool json)
             return NX_EXIT_ERROR;
         }
     }
-    if (d.summary_rows > 1)
-        fprintf(stderr, "nxprof summary: Summary has %" PRId64 " rows; showing the first\n", d.summary_rows);
-    if (!d.have_summary)
+    if (d.summary.rows > 1)
+        fprintf(stderr, "nxprof summary: Summary has %" PRId64 " rows; showing the first\n", d.summary.rows);
+    if (!d.summary.present)
         fprintf(stderr, "nxprof summary: profile %s has no Summary table (no Summary.parquet)\n", profile_dir);
     if (!d.have_opcodes)
         fprintf(stderr, "nxprof summary: profile %s has no OpcodeSummary table (no OpcodeSummary.parquet)\n",

@@ -7,101 +7,6 @@
 #include "profile/profile_table.h"
 #include "schema/schema.h"
 
-static bool is_scalar(nxpq_type t)
-{
-    return t == NXPQ_INT32 || t == NXPQ_INT64 || t == NXPQ_BOOLEAN || t == NXPQ_FLOAT || t == NXPQ_DOUBLE ||
-           t == NXPQ_STRING;
-}
-
-static void cell_free(nx_cell *c)
-{
-    free(c->name);
-    free(c->s);
-}
-
-/* Row r of col into x (its name kept). false when out of memory. */
-static bool cell_set(nx_cell *x, const nxpq_column_data *col, size_t r)
-{
-    x->type = col->type;
-    x->null = col->valid && !col->valid[r];
-    if (x->null)
-        return true;
-    switch (col->type) {
-    case NXPQ_INT32: x->i = col->values.i32[r]; break;
-    case NXPQ_INT64: x->i = col->values.i64[r]; break;
-    case NXPQ_BOOLEAN: x->i = col->values.b[r] != 0; break;
-    case NXPQ_FLOAT: x->f = col->values.f32[r]; break;
-    case NXPQ_DOUBLE: x->f = col->values.f64[r]; break;
-    case NXPQ_STRING:
-        x->len = (size_t)(col->offsets[r + 1] - col->offsets[r]);
-        if (!(x->s = malloc(x->len + 1)))
-            return false;
-        memcpy(x->s, col->data + col->offsets[r], x->len);
-        x->s[x->len] = '\0';
-        break;
-    default: x->null = true; break;
-    }
-    return true;
-}
-
-/* ------------------------------------------------------------- Summary -- */
-
-static int read_summary(const char *dir, nx_device_summary *d, nxpq_error *err)
-{
-    nx_profile_table *t;
-    int rc = nx_profile_table_open(dir, "Summary", &t, err);
-    if (rc != 0)
-        return rc == NX_PROFILE_TABLE_ABSENT ? 0 : -1;
-    d->have_summary = true;
-    d->summary_rows = nx_profile_table_num_rows(t);
-    size_t nc = nx_profile_table_num_columns(t);
-    const char **names = calloc(nc + 1, sizeof *names);
-    nx_profile_scan *s = NULL;
-    rc = -1;
-    if (!names || !(d->summary = calloc(nc + 1, sizeof *d->summary)))
-        goto oom;
-    for (size_t c = 0; c < nc; c++) {
-        const nxpq_column_info *ci = nx_profile_table_column(t, c);
-        if (!is_scalar(ci->type))
-            continue;
-        nx_cell *x = &d->summary[d->n_summary];
-        *x = (nx_cell){.type = ci->type, .null = true, .name = strdup(ci->name)};
-        if (!x->name)
-            goto oom;
-        names[d->n_summary++] = ci->name;
-    }
-    if (d->n_summary == 0 || d->summary_rows == 0) {
-        rc = 0;
-        goto done;
-    }
-    nx_profile_scan_options so = {.columns = names, .n_columns = d->n_summary, .batch_rows = 16};
-    const nxpq_batch *b;
-    int more = (s = nx_profile_scan_open(t, &so, err)) ? nx_profile_scan_next(s, &b, err) : -1;
-    if (more < 0)
-        goto done;
-    d->has_row = more > 0 && b->n_rows > 0;
-    for (size_t c = 0; d->has_row && c < d->n_summary; c++)
-        if (!cell_set(&d->summary[c], &b->columns[c], 0))
-            goto oom;
-    rc = 0;
-    goto done;
-oom:
-    nxpq_error_set(err, "Summary: out of memory");
-done:
-    nx_profile_scan_close(s);
-    nx_profile_table_close(t);
-    free(names);
-    return rc;
-}
-
-const nx_cell *nx_device_summary_field(const nx_device_summary *s, const char *name)
-{
-    for (size_t i = 0; i < s->n_summary; i++)
-        if (strcmp(s->summary[i].name, name) == 0)
-            return &s->summary[i];
-    return NULL;
-}
-
 /* ------------------------------------------------------- OpcodeSummary -- */
 
 typedef struct op_row {
@@ -162,7 +67,7 @@ static int read_op_rows(nx_profile_scan *s, const int *where, op_row **rows, siz
             o->seq = *n;
             for (size_t f = 0; f < NX_OPCODE_FIELDS; f++) {
                 o->c[f] = (nx_cell){.type = NXPQ_UNSUPPORTED, .null = true};
-                if (where[f] >= 0 && !cell_set(&o->c[f], &b->columns[where[f]], r))
+                if (where[f] >= 0 && !nx_cell_set(&o->c[f], &b->columns[where[f]], r))
                     return nxpq_error_set(err, "OpcodeSummary: out of memory");
             }
         }
@@ -189,7 +94,7 @@ static int read_opcodes(const char *dir, size_t top, nx_device_summary *d, nxpq_
     for (size_t f = 0; f < NX_OPCODE_FIELDS; f++) {
         int c = nx_profile_table_find_column(t, st->fields[f].name);
         where[f] = -1;
-        if (c >= 0 && is_scalar(nx_profile_table_column(t, (size_t)c)->type)) {
+        if (c >= 0 && nx_cell_type_ok(nx_profile_table_column(t, (size_t)c)->type)) {
             where[f] = (int)nc;
             cols[nc++] = st->fields[f].name;
         }
@@ -214,7 +119,7 @@ static int read_opcodes(const char *dir, size_t top, nx_device_summary *d, nxpq_
             memcpy(d->opcodes[d->n_opcodes++], rows[i].c, sizeof rows[i].c);
         else
             for (size_t f = 0; f < NX_OPCODE_FIELDS; f++)
-                cell_free(&rows[i].c[f]);
+                nx_cell_free(&rows[i].c[f]);
     }
     free(rows);
     return rc;
@@ -224,12 +129,10 @@ static int read_opcodes(const char *dir, size_t top, nx_device_summary *d, nxpq_
 
 void nx_device_summary_free(nx_device_summary *s)
 {
-    for (size_t i = 0; i < s->n_summary; i++)
-        cell_free(&s->summary[i]);
-    free(s->summary);
+    nx_row0_free(&s->summary);
     for (size_t i = 0; i < s->n_opcodes; i++)
         for (size_t f = 0; f < NX_OPCODE_FIELDS; f++)
-            cell_free(&s->opcodes[i][f]);
+            nx_cell_free(&s->opcodes[i][f]);
     free(s->opcodes);
     memset(s, 0, sizeof *s);
 }
@@ -237,7 +140,7 @@ void nx_device_summary_free(nx_device_summary *s)
 int nx_device_summary_read(const char *dir, size_t top, nx_device_summary *out, nxpq_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (read_summary(dir, out, err) < 0 || read_opcodes(dir, top, out, err) < 0) {
+    if (nx_row0_read(dir, "Summary", &out->summary, err) < 0 || read_opcodes(dir, top, out, err) < 0) {
         nx_device_summary_free(out);
         return -1;
     }

@@ -4,17 +4,13 @@
  * its OpcodeSummary with the most instruction time. (A system profile's
  * summary is system_summary.h.)
  *
- * Summary (nx_device_summary.summary): one cell per column of the table that
- * holds a scalar (integer, boolean, float, double or string; lists and types
- * nxprof does not read are left out), in the table's column order, with the
- * value of its first row; has_row false (and every cell null) when the table
- * has no rows. summary_rows: the table's row count (the schema describes one
- * row; only the first is read).
+ * Summary (nx_device_summary.summary): the table's first row (row0.h: every
+ * scalar column in the table's order; the schema describes one row).
  * OpcodeSummary (opcodes): per row, one cell per field of the catalogue's
  * OpcodeSummary in schema order (engine, opcode, instruction_count,
  * instruction_time_ns, active_time_ns, active_time_percent: NX_OP_*); a
  * field the file lacks or holds as a non-scalar is a null cell of type
- * NXPQ_UNSUPPORTED. Rows are ordered by instruction_time_ns descending (an
+ * NXPQ_UNSUPPORTED; the cells carry no names. Rows are ordered by instruction_time_ns descending (an
  * integer; a null or non-integer time after every time), then engine, then
  * opcode (bytewise; a null or non-string cell as ""), then file order; the
  * first `top` rows are kept. opcode_rows: the table's row count.
@@ -28,6 +24,7 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
+#include "query/row0.h"
 
 /* OpcodeSummary's fields, in catalogue order (an opcode row's cell indices). */
 enum {
@@ -40,23 +37,8 @@ enum {
     NX_OPCODE_FIELDS
 };
 
-/* One value of a row read back, in its column's type. */
-typedef struct nx_cell {
-    char *name;         /* Summary cells: the column's name (malloc'd); NULL for OpcodeSummary's */
-    nxpq_type type;     /* NXPQ_UNSUPPORTED: no such column (always null) */
-    bool null;
-    int64_t i;          /* INT32, INT64; BOOLEAN as 0/1 */
-    double f;           /* FLOAT (exactly), DOUBLE */
-    char *s;            /* STRING: malloc'd, NUL-terminated (s[len]) */
-    size_t len;
-} nx_cell;
-
 typedef struct nx_device_summary {
-    bool have_summary;                   /* the profile has a Summary table */
-    bool has_row;                        /* ... with at least one row */
-    int64_t summary_rows;
-    nx_cell *summary;
-    size_t n_summary;
+    nx_row0 summary;                     /* Summary's first row (row0.h) */
     bool have_opcodes;                   /* the profile has an OpcodeSummary table */
     int64_t opcode_rows;
     nx_cell (*opcodes)[NX_OPCODE_FIELDS]; /* the first `top` rows in order */
@@ -64,11 +46,9 @@ typedef struct nx_device_summary {
 } nx_device_summary;
 
 /* Reads the summary of device profile `dir`, keeping `top` OpcodeSummary rows.
- * 0 (*out filled, a missing table flagged by have_summary / have_opcodes;
+ * 0 (*out filled, a missing table flagged by summary.present / have_opcodes;
  * nx_device_summary_free it) or -1 with err naming the table or file. */
 int nx_device_summary_read(const char *dir, size_t top, nx_device_summary *out, nxpq_error *err);
-/* The Summary cell of column `name`, or NULL when the table has no such scalar column. */
-const nx_cell *nx_device_summary_field(const nx_device_summary *s, const char *name);
 void nx_device_summary_free(nx_device_summary *s);
 
 #endif

@@ -61,24 +61,24 @@ static void summary_row(void **state)
     nx_device_summary d;
     nxpq_error err = {{0}};
     assert_int_equal(nx_device_summary_read(dir, 10, &d, &err), 0);
-    assert_true(d.have_summary && d.has_row);
-    assert_int_equal(d.summary_rows, 2);
-    assert_int_equal(d.n_summary, 4);
+    assert_true(d.summary.present && d.summary.has_row);
+    assert_int_equal(d.summary.rows, 2);
+    assert_int_equal(d.summary.n, 4);
     static const char *const names[] = {"total_time", "neuroncore_cycle_count", "not_in_schema", "cc_op_count"};
     for (size_t i = 0; i < 4; i++)
-        assert_string_equal(d.summary[i].name, names[i]);
-    const nx_cell *c = nx_device_summary_field(&d, "total_time");
+        assert_string_equal(d.summary.cells[i].name, names[i]);
+    const nx_cell *c = nx_row0_field(&d.summary, "total_time");
     assert_int_equal(c->type, NXPQ_FLOAT);
     assert_true(c->f == 0.5);
-    c = nx_device_summary_field(&d, "neuroncore_cycle_count");
+    c = nx_row0_field(&d.summary, "neuroncore_cycle_count");
     assert_int_equal(c->i, 1234);
-    c = nx_device_summary_field(&d, "not_in_schema");
+    c = nx_row0_field(&d.summary, "not_in_schema");
     assert_string_equal(c->s, "x");
     assert_int_equal(c->len, 1);
-    c = nx_device_summary_field(&d, "cc_op_count");
+    c = nx_row0_field(&d.summary, "cc_op_count");
     assert_int_equal(c->type, NXPQ_INT32);
     assert_true(c->null);
-    assert_null(nx_device_summary_field(&d, "mfu_estimated_percent"));
+    assert_null(nx_row0_field(&d.summary, "mfu_estimated_percent"));
     nx_device_summary_free(&d);
 }
 
@@ -156,15 +156,15 @@ static void without_tables(void **state)
     nx_device_summary d;
     nxpq_error err = {{0}};
     assert_int_equal(nx_device_summary_read(empty, 10, &d, &err), 0);
-    assert_false(d.have_summary || d.has_row || d.have_opcodes);
-    assert_int_equal(d.n_summary + d.n_opcodes, 0);
+    assert_false(d.summary.present || d.summary.has_row || d.have_opcodes);
+    assert_int_equal(d.summary.n + d.n_opcodes, 0);
     nx_device_summary_free(&d);
     /* An empty Summary: the table, no row. */
     fx_write(empty, "Summary.parquet", (fx_col[]){{"total_time", NXPQ_DOUBLE}}, 1, NULL, 0);
     assert_int_equal(nx_device_summary_read(empty, 10, &d, &err), 0);
-    assert_true(d.have_summary);
-    assert_false(d.has_row);
-    assert_true(d.summary[0].null);
+    assert_true(d.summary.present);
+    assert_false(d.summary.has_row);
+    assert_true(d.summary.cells[0].null);
     nx_device_summary_free(&d);
     fixture_rmrf(empty);
 }
