@@ -10,10 +10,11 @@
  * OpcodeSummary in schema order (engine, opcode, instruction_count,
  * instruction_time_ns, active_time_ns, active_time_percent: NX_OP_*); a
  * field the file lacks or holds as a non-scalar is a null cell of type
- * NXPQ_UNSUPPORTED; the cells carry no names. Rows are ordered by instruction_time_ns descending (an
- * integer; a null or non-integer time after every time), then engine, then
- * opcode (bytewise; a null or non-string cell as ""), then file order; the
- * first `top` rows are kept. opcode_rows: the table's row count.
+ * NXPQ_UNSUPPORTED; the cells carry no names. Rows are ordered by
+ * instruction_time_ns descending (an integer; a null or non-integer time after
+ * every time), then engine, then opcode (bytewise; a null or non-string cell as
+ * ""), then file order; the first `top` rows are kept. opcode_rows: the
+ * table's row count.
  * Memory: every OpcodeSummary row while sorting (one per engine and opcode).
  */
 #ifndef NX_QUERY_DEVICE_SUMMARY_H
