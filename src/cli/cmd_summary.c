@@ -59,7 +59,6 @@
 
 #include "cli/cli.h"
 #include "cli/text_out.h"
-#include "profile/profile_table.h"
 #include "query/device_summary.h"
 #include "query/system_summary.h"
 #include "schema/schema.h"
