@@ -490,7 +490,7 @@ static int table_answer(const char *dir, nx_timeline *tl, size_t k, strtab *strs
     }
     if (rc < 0) {
         table_clear(t);
-        t->present = true;
+        t->present = false;
         t->rows_in_window = 0;
         if (!(t->error = strdup(terr.msg[0] ? terr.msg : "unreadable")))
             result = nxpq_error_set(err, "timeline: out of memory");

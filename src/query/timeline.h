@@ -56,8 +56,9 @@ typedef struct nx_timeline_track {
 
 typedef struct nx_timeline_table {
     const char *table;               /* the name asked for (the caller's string) */
-    char *error;                     /* NULL, or why the table could not be read: then nothing below is set */
-    bool present;                    /* false: the profile has no such table (no events) */
+    char *error;                     /* NULL, or why the table could not be read (it then has no
+                                        events and no tracks, rows_in_window 0, present false) */
+    bool present;                    /* false: the profile has no such table, or it failed (no events) */
     bool nested;                     /* its events nest: depth is set */
     uint64_t rows_in_window;
     size_t n_labels;

@@ -18,8 +18,9 @@
  * events in ordinal order, labels resolved through the answer's strings
  * (interned once, ids in order of first use). Both from the timeline index and
  * with NXPROF_NO_TIMELINE_INDEX=1, whole and split into files of 2,500 rows.
- * A track's place is its first row in the window at any depth. A damaged table
- * gets its error while the others answer; an absent one has no tracks.
+ * A track's place is its first row in the window at any depth. A damaged table,
+ * or a nested one whose rows are not in start order per track, gets its error
+ * while the others answer; an absent one has no tracks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -411,6 +412,7 @@ static void check_window(const char *dir, int64_t start, int64_t end, uint32_t w
     assert_non_null(tl.tables[1].error);
     assert_non_null(strstr(tl.tables[1].error, "DmaPacket.parquet"));
     assert_int_equal(tl.tables[1].n_tracks, 0);
+    assert_false(tl.tables[1].present);
     /* Instruction: per (track, bucket), no depth. */
     n = 0;
     for (size_t i = 0; i < N_INS; i++) {
@@ -525,6 +527,30 @@ static void test_track_order_by_any_depth(void **state)
     nx_remove_tree(dir);
 }
 
+/* SystemProfileEvents whose rows are not in start order on a track have no
+ * depths: the table's entry is an error naming it (no index was written, the
+ * scan finds the order), and the other tables still answer. */
+static void test_unsorted_nested_table(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/nxprof-test-tlq-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const sys_event ev[] = {{.start = 50, .end = 60, .nc = NX_ABSENT, .pid = 1, .tid = 1},
+                            {.start = 10, .end = 20, .nc = NX_ABSENT, .pid = 1, .tid = 1}};
+    write_events(dir, ev, 2, 0);
+    write_ins(dir, 0);
+    static const char *const tables[] = {"SystemProfileEvents", "Instruction"};
+    nx_timeline tl;
+    nxpq_error err = {{0}};
+    assert_int_equal(nx_timeline_query(dir, tables, 2, 0, INT64_C(1) << 40, 100, &tl, &err), 0);
+    assert_non_null(tl.tables[0].error);
+    assert_non_null(strstr(tl.tables[0].error, "SystemProfileEvents"));
+    assert_null(tl.tables[1].error);
+    assert_int_equal(tl.tables[1].rows_in_window, N_INS);
+    nx_timeline_free(&tl);
+    nx_remove_tree(dir);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -545,6 +571,7 @@ int main(void)
         cmocka_unit_test(test_answer_whole),
         cmocka_unit_test(test_answer_split),
         cmocka_unit_test(test_track_order_by_any_depth),
+        cmocka_unit_test(test_unsorted_nested_table),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
