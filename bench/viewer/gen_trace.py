@@ -4,7 +4,7 @@ profiler writes them) of nested complete ("X") events, for benchmarking the Syst
 Trace Viewer on a system profile of millions of framework events.
 
     python3 bench/viewer/gen_trace.py --events 10000000 --out DIR/trace.json
-                                      [--threads 8] [--depth 8] [--seed 7]
+                                      [--threads 8] [--depth 8] [--seed 7] [--args]
 
 Then `nxprof process DIR --data-path P --display-name big` gives the system profile
 `big` (DIR holding only the trace). The file is {"traceEvents": [...]}: per thread a
@@ -15,7 +15,12 @@ gaps), until the thread has its share of --events. Threads are written one after
 other, each over the same time span, so the file is not in time order (as real traces
 are not). Times are microseconds with three decimals (whole nanoseconds). The output is
 written as it is generated: memory stays a few MB at any --events. Deterministic for a
-given --seed. A name ending in .gz is written gzip-compressed (slower).
+given --seed (--args does not change the events). A name ending in .gz is written
+gzip-compressed (slower).
+
+--args gives every X event PyTorch's {"External id": N} args, which become
+extra_attributes_json. `nxprof process` holds a trace's framework events in memory to
+sort them, capped at 2 GiB: 10M events fit without args, not with them.
 """
 import argparse
 import gzip
@@ -54,15 +59,16 @@ class Writer:
         self.buf.clear()
 
 
-def thread_events(w, rng, pid, tid, quota, max_depth, t0, ext):
+def thread_events(w, rng, pid, tid, quota, max_depth, t0, ext, args):
     """Writes `quota` X events of one thread; returns the next external id."""
     left = [quota]
 
     def emit(name, start, end, cat):
         nonlocal ext
         ext += 1
-        w.event('{"ph":"X","cat":"%s","name":"%s","pid":%d,"tid":%d,"ts":%s,"dur":%s,'
-                '"args":{"External id":%d}}' % (cat, name, pid, tid, us(start), us(end - start), ext))
+        tail = ',"args":{"External id":%d}}' % ext if args else "}"
+        w.event('{"ph":"X","cat":"%s","name":"%s","pid":%d,"tid":%d,"ts":%s,"dur":%s%s'
+                % (cat, name, pid, tid, us(start), us(end - start), tail))
         left[0] -= 1
 
     def tree(lo, hi, depth):
@@ -96,6 +102,7 @@ def main():
     ap.add_argument("--depth", type=int, default=8, help="deepest operator level under a step (default 8)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", default="trace.json", help="output file (.gz: gzip-compressed); - for stdout")
+    ap.add_argument("--args", action="store_true", help='give each event {"External id": N} args')
     a = ap.parse_args()
     if a.events < 1 or a.threads < 1 or a.depth < 1:
         ap.error("--events, --threads and --depth must be at least 1")
@@ -114,7 +121,7 @@ def main():
         tid = pid + k
         quota = a.events // a.threads + (1 if k < a.events % a.threads else 0)
         w.event('{"ph":"M","name":"thread_name","pid":%d,"tid":%d,"args":{"name":"thread %d"}}' % (pid, tid, k))
-        ext = thread_events(w, rng, pid, tid, quota, a.depth, t0, ext)
+        ext = thread_events(w, rng, pid, tid, quota, a.depth, t0, ext, a.args)
     w.flush()
     out.write("\n]}\n")
     if out is not sys.stdout:

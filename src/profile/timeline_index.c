@@ -423,20 +423,6 @@ bool nx_tlx_nesting(const nx_tlx *x, int64_t ordinal, uint32_t *depth, int64_t *
 
 /* ------------------------------------------------------- block decoding -- */
 
-bool nx_tlx_varint_slow(const unsigned char **p, const unsigned char *end, uint64_t *v)
-{
-    uint64_t r = 0;
-    for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
-        unsigned char c = *(*p)++;
-        r |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *v = r;
-            return true;
-        }
-    }
-    return false;
-}
-
 uint32_t nx_tlx_block_minis(const unsigned char *data, uint64_t data_len, const nx_tlx_block *k, nx_tlx_mini *m)
 {
     if (k->data_off > data_len || k->data_len > data_len - k->data_off || k->s.n_events > NX_TLX_BLOCK_EVENTS ||

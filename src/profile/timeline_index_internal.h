@@ -85,15 +85,24 @@ typedef struct nx_tlx_mini {
  * lengths). Rows and tuple ids are not checked against the index's counts. */
 uint32_t nx_tlx_block_minis(const unsigned char *data, uint64_t data_len, const nx_tlx_block *k, nx_tlx_mini *m);
 
-/* Most deltas fit one byte. */
-bool nx_tlx_varint_slow(const unsigned char **p, const unsigned char *end, uint64_t *v);
+/* A LEB128 varint at *p (before end) into *v; false when it runs past end or
+ * beyond 64 bits. Inline: block decoding is the hot loop of a query. */
 static inline bool nx_tlx_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
-    if (*p < end && **p < 0x80) {
+    if (*p < end && **p < 0x80) {   /* most deltas fit one byte */
         *v = *(*p)++;
         return true;
     }
-    return nx_tlx_varint_slow(p, end, v);
+    uint64_t r = 0;
+    for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
+        unsigned char c = *(*p)++;
+        r |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *v = r;
+            return true;
+        }
+    }
+    return false;
 }
 
 static inline int64_t nx_tlx_unzigzag(uint64_t z)

@@ -3,12 +3,15 @@
  * timeline index: per track (per depth track for a table whose events nest),
  * superblocks, blocks and mini-blocks that lie wholly in the window and in one
  * pixel bucket are offered as their stored best event; only the others are
- * decoded (the format is in profile/timeline_index.h).
+ * decoded (the format is in profile/timeline_index.h). A large table's runs
+ * are sampled on up to MAX_GROUPS threads.
  */
 #include "query/index_sample.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile/timeline_index_internal.h"
 #include "query/window.h"
@@ -274,34 +277,148 @@ static int name_tracks(const nx_tlx *x, const track_seen *seen, size_t used, uin
     return 0;
 }
 
+/* ---------------------------------------------------------- on threads -- */
+
+/* The runs (tracks, or depth tracks) are dealt out in contiguous groups of
+ * about equal events, each sampled on its own thread with its own sampler;
+ * runs are independent (a run's winners depend on its events alone), so the
+ * union of the groups' winners is the one-pass result. */
+#define MAX_GROUPS 4
+#define GROUP_MIN_EVENTS 250000   /* fewer events per group do not pay for a thread */
+
+typedef struct sample_group {
+    const nx_tlx *x;
+    bool by_depth;
+    int64_t start, end;
+    uint32_t width;
+    uint64_t lo, hi;                 /* its runs */
+    nx_sampler *sm;
+    uint64_t in_window;
+    uint64_t *first_row;             /* per track: its least in-window row in these runs */
+    const nx_sample *res;            /* kept events by ordinal; .track is the run */
+    size_t n;
+    int rc;
+    nxpq_error err;
+} sample_group;
+
+static const tlx_run *run_at(const nx_tlx *x, bool by_depth, uint64_t r, uint32_t *track)
+{
+    *track = by_depth ? x->depth_tracks[r].track : (uint32_t)r;
+    return by_depth ? &x->depth_tracks[r].r : &x->tracks[r].r;
+}
+
+static void *group_run(void *arg)
+{
+    sample_group *g = arg;
+    g->rc = -1;
+    g->sm = nx_sampler_new(g->start, g->end, g->width, &g->err);
+    g->first_row = malloc(((size_t)g->x->n_tracks + 1) * sizeof *g->first_row);
+    if (!g->sm || !g->first_row) {
+        nxpq_error_set(&g->err, "out of memory sampling from the timeline index");
+        return NULL;
+    }
+    memset(g->first_row, 0xff, ((size_t)g->x->n_tracks + 1) * sizeof *g->first_row);
+    for (uint64_t r = g->lo; r < g->hi; r++) {
+        uint32_t t;
+        const tlx_run *run = run_at(g->x, g->by_depth, r, &t);
+        track_pass tp = {g->x, g->sm, (uint32_t)r, g->start, g->end, &g->in_window, &g->first_row[t], &g->err, 1, 0, 0};
+        if (run_pass(&tp, run) != 0)
+            return NULL;
+    }
+    g->res = nx_sampler_result(g->sm, &g->n, &g->err);
+    g->rc = g->n == SIZE_MAX ? -1 : 0;
+    return NULL;
+}
+
+/* Splits the n_runs runs into groups of about equal events; their count. */
+static int make_groups(const nx_tlx *x, bool by_depth, uint64_t n_runs, sample_group *g)
+{
+    uint64_t total = 0;
+    uint32_t t;
+    for (uint64_t r = 0; r < n_runs; r++)
+        total += run_at(x, by_depth, r, &t)->events;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t want = total / GROUP_MIN_EVENTS;
+    int n = (int)(want < 1 ? 1 : want > MAX_GROUPS ? MAX_GROUPS : want);
+    if (cpus > 0 && n > cpus)
+        n = (int)cpus;
+    int k = 0;
+    uint64_t acc = 0, r = 0;
+    for (; k < n && r < n_runs; k++) {
+        g[k].lo = r;
+        uint64_t target = total / (uint64_t)n * (uint64_t)(k + 1);
+        while (r < n_runs && (k == n - 1 || acc < target))
+            acc += run_at(x, by_depth, r++, &t)->events;
+        g[k].hi = r;
+    }
+    return k ? k : 1;   /* no runs: one empty group */
+}
+
+/* The groups' kept events merged by ordinal into out (tracks mapped, depths set). */
+static void merge_groups(const nx_tlx *x, bool by_depth, const sample_group *g, int n_groups, const uint32_t *map,
+                         nx_sampled *out)
+{
+    size_t at[MAX_GROUPS] = {0};
+    for (;;) {
+        int best = -1;
+        for (int k = 0; k < n_groups; k++)
+            if (at[k] < g[k].n && (best < 0 || g[k].res[at[k]].ordinal < g[best].res[at[best]].ordinal))
+                best = k;
+        if (best < 0)
+            break;
+        nx_sample s = g[best].res[at[best]++];
+        uint32_t t;
+        run_at(x, by_depth, s.track, &t);
+        if (by_depth)
+            out->depth[out->n] = x->depth_tracks[s.track].depth;
+        s.track = map[t];
+        out->samples[out->n++] = s;
+    }
+}
+
 int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, bool by_depth, nx_sampled *out,
                   nxpq_error *err)
 {
     memset(out, 0, sizeof *out);
     if (by_depth && !x->has_depth)
         return nxpq_error_set(err, "timeline index: no depth tracks");
-    nx_sampler *sm = nx_sampler_new(start, end, width, err);
+    sample_group g[MAX_GROUPS];
+    memset(g, 0, sizeof g);
+    int n_groups = make_groups(x, by_depth, by_depth ? x->n_depth_tracks : x->n_tracks, g);
+    pthread_t th[MAX_GROUPS];
+    bool threaded[MAX_GROUPS] = {false};
+    for (int k = 0; k < n_groups; k++) {
+        g[k] = (sample_group){.x = x, .by_depth = by_depth, .start = start, .end = end, .width = width,
+                              .lo = g[k].lo, .hi = g[k].hi};
+        threaded[k] = k > 0 && pthread_create(&th[k], NULL, group_run, &g[k]) == 0;
+    }
+    for (int k = 0; k < n_groups; k++) {
+        if (threaded[k])
+            pthread_join(th[k], NULL);
+        else
+            group_run(&g[k]);
+    }
     track_seen *seen = calloc(x->n_tracks + 1, sizeof *seen);
     uint32_t *map = calloc(x->n_tracks + 1, sizeof *map);
+    size_t n = 0;
     int rc = -1;
-    if (!sm || !seen || !map)
+    for (int k = 0; k < n_groups; k++) {
+        if (g[k].rc != 0) {
+            *err = g[k].err;
+            goto fail;
+        }
+        n += g[k].n;
+        out->in_window += g[k].in_window;
+    }
+    if (!seen || !map)
         goto oom;
+    /* Track ids in order of first appearance in the file, as a scan numbers them. */
     for (uint32_t t = 0; t < x->n_tracks; t++) {
         seen[t] = (track_seen){UINT64_MAX, t};
-        track_pass tp = {x, sm, t, start, end, &out->in_window, &seen[t].first_row, err, 1, 0, 0};
-        if (!by_depth && run_pass(&tp, &x->tracks[t].r) != 0)
-            goto fail;
-        for (uint64_t d = by_depth ? x->depth_first[t] : 0; by_depth && d < x->depth_first[t + 1]; d++) {
-            tp.t = (uint32_t)d;
-            if (run_pass(&tp, &x->depth_tracks[d].r) != 0)
-                goto fail;
-        }
+        for (int k = 0; k < n_groups; k++)
+            if (g[k].first_row[t] < seen[t].first_row)
+                seen[t].first_row = g[k].first_row[t];
     }
-    size_t n;
-    const nx_sample *r = nx_sampler_result(sm, &n, err);
-    if (n == SIZE_MAX)
-        goto fail;
-    /* Track ids in order of first appearance in the file, as a scan numbers them. */
     qsort(seen, x->n_tracks, sizeof *seen, cmp_seen);
     size_t used = 0;
     while (used < x->n_tracks && seen[used].first_row != UINT64_MAX)
@@ -311,14 +428,7 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, b
         out->depth = malloc((n + 1) * sizeof *out->depth);
     if (!out->samples || (by_depth && !out->depth) || name_tracks(x, seen, used, map, out) != 0)
         goto oom;
-    for (size_t i = 0; i < n; i++) {
-        out->samples[i] = r[i];
-        const tlx_depth_track *d = by_depth ? &x->depth_tracks[r[i].track] : NULL;
-        out->samples[i].track = map[d ? d->track : r[i].track];
-        if (d)
-            out->depth[i] = d->depth;
-    }
-    out->n = n;
+    merge_groups(x, by_depth, g, n_groups, map, out);
     rc = 0;
     goto done;
 oom:
@@ -326,8 +436,11 @@ oom:
 fail:
     nx_sampled_free(out);
 done:
+    for (int k = 0; k < n_groups; k++) {
+        nx_sampler_free(g[k].sm);
+        free(g[k].first_row);
+    }
     free(map);
     free(seen);
-    nx_sampler_free(sm);
     return rc;
 }

@@ -136,7 +136,9 @@ static void put_int(part *p, size_t i, size_t l, int64_t v)
 }
 
 /* The labels from the timeline index that answered the sampling (the tags are
- * its label tuples). */
+ * its label tuples). Consecutive kept events mostly share a few tuples: a small
+ * direct-mapped memo of tuple -> labels saves looking their strings up again. */
+#define TUPLE_MEMO 1024
 static void labels_from_index(part *p, const nx_tlx *x)
 {
     int idx[NX_TLX_MAX_LABELS];
@@ -145,18 +147,34 @@ static void labels_from_index(part *p, const nx_tlx *x)
         if (idx[l] >= 0 && nx_tlx_label_is_string(x, idx[l]) != p->is_str[l])
             idx[l] = -1;   /* stored in another kind: null */
     }
-    for (size_t i = 0; i < p->sp.n; i++)
+    static const uint32_t none = UINT32_MAX;
+    struct {
+        uint32_t tuple;
+        size_t from;                 /* the sample whose labels it has */
+    } memo[TUPLE_MEMO];
+    for (size_t m = 0; m < TUPLE_MEMO; m++)
+        memo[m].tuple = none;
+    for (size_t i = 0; i < p->sp.n; i++) {
+        uint32_t tag = p->sp.samples[i].tag, slot = tag % TUPLE_MEMO;
+        if (memo[slot].tuple == tag) {
+            memcpy(&p->lab[i * p->nl], &p->lab[memo[slot].from * p->nl], p->nl * sizeof *p->lab);
+            memcpy(&p->ok[i * p->nl], &p->ok[memo[slot].from * p->nl], p->nl);
+            continue;
+        }
         for (size_t l = 0; l < p->n_labels; l++) {
             int64_t v;
             const char *s;
             size_t len;
-            if (idx[l] < 0 || !nx_tlx_label_value(x, p->sp.samples[i].tag, idx[l], &v, &s, &len))
+            if (idx[l] < 0 || !nx_tlx_label_value(x, tag, idx[l], &v, &s, &len))
                 continue;
             if (p->is_str[l])
                 put_str(p, i, l, s, len);
             else
                 put_int(p, i, l, v);
         }
+        memo[slot].tuple = tag;
+        memo[slot].from = i;
+    }
 }
 
 /* The labels from a second pass over the window, reading the label columns the

@@ -42,8 +42,11 @@ static void json_track(nx_strbuf *b, const nx_timeline *tl, const nx_timeline_ta
     json_i64_array(b, "ord", t->ordinal, tr->first, tr->n, 0);
     if (t->depth) {
         nx_strbuf_puts(b, ",\"depth\":[");
-        for (size_t i = tr->first; i < tr->first + tr->n; i++)
-            nx_strbuf_printf(b, i > tr->first ? ",%u" : "%u", t->depth[i]);
+        for (size_t i = tr->first; i < tr->first + tr->n; i++) {
+            if (i > tr->first)
+                nx_strbuf_putc(b, ',');
+            nx_json_i64(b, t->depth[i]);
+        }
         nx_strbuf_putc(b, ']');
     }
     nx_strbuf_puts(b, ",\"labels\":{");
