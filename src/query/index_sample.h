@@ -2,7 +2,12 @@
  * index_sample.h — the sampled pass of sampled_pass.h from a table's timeline
  * index (profile/timeline_index.h): the same winners, in-window count, track
  * order and depths as the scan, reading only the index's summaries and the
- * blocks a window edge or a bucket edge cuts.
+ * blocks a window edge or a bucket edge cuts. The runs (tracks, or depth
+ * tracks) are independent: a table of more than 500,000 events has them dealt
+ * out in contiguous groups of about equal events, one thread each (at most 4,
+ * and no more than the CPUs online), each with its own sampler; the groups'
+ * winners are merged by ordinal. Memory: width sampler slots (24 bytes) per run
+ * that has events in the window.
  */
 #ifndef NX_QUERY_INDEX_SAMPLE_H
 #define NX_QUERY_INDEX_SAMPLE_H

@@ -19,7 +19,8 @@
  * one pass, whatever the thread timing. Each half opens the table on its own.
  *
  * When the table has a usable timeline index (timeline_index.h) the pass reads
- * the index instead, with the same result; NXPROF_NO_TIMELINE_INDEX=1 in the
+ * the index instead (query/index_sample.h; a large table's tracks on up to four
+ * threads), with the same result; NXPROF_NO_TIMELINE_INDEX=1 in the
  * environment forces the scan (for comparisons and benchmarks).
  *
  * Tracks are numbered in order of first appearance in file order (the first

@@ -18,7 +18,9 @@
  * events in ordinal order, labels resolved through the answer's strings
  * (interned once, ids in order of first use). Both from the timeline index and
  * with NXPROF_NO_TIMELINE_INDEX=1, whole and split into files of 2,500 rows.
- * A track's place is its first row in the window at any depth. A damaged table,
+ * Tables of over 500,000 events (sampled from the index on several threads)
+ * answer as the scan does. A track's place is its first row in the window at
+ * any depth. A damaged table,
  * or a nested one whose rows are not in start order per track, gets its error
  * while the others answer; an absent one has no tracks.
  */
@@ -551,6 +553,107 @@ static void test_unsorted_nested_table(void **state)
     nx_remove_tree(dir);
 }
 
+/* Two answers are the same, event for event and string for string. */
+static void assert_same_answer(const nx_timeline *a, const nx_timeline *b)
+{
+    assert_int_equal(a->n_strings, b->n_strings);
+    for (size_t i = 0; i < a->n_strings; i++) {
+        assert_int_equal(a->string_len[i], b->string_len[i]);
+        assert_memory_equal(a->strings[i], b->strings[i], a->string_len[i]);
+    }
+    assert_int_equal(a->n_tables, b->n_tables);
+    for (size_t k = 0; k < a->n_tables; k++) {
+        const nx_timeline_table *x = &a->tables[k], *y = &b->tables[k];
+        assert_null(x->error);
+        assert_null(y->error);
+        assert_int_equal(x->rows_in_window, y->rows_in_window);
+        assert_int_equal(x->n_events, y->n_events);
+        assert_int_equal(x->n_tracks, y->n_tracks);
+        for (size_t t = 0; t < x->n_tracks; t++) {
+            assert_string_equal(x->tracks[t].name, y->tracks[t].name);
+            assert_int_equal(x->tracks[t].n, y->tracks[t].n);
+        }
+        assert_memory_equal(x->start, y->start, x->n_events * sizeof *x->start);
+        assert_memory_equal(x->end, y->end, x->n_events * sizeof *x->end);
+        assert_memory_equal(x->ordinal, y->ordinal, x->n_events * sizeof *x->ordinal);
+        assert_int_equal(x->depth != NULL, y->depth != NULL);
+        if (x->depth)
+            assert_memory_equal(x->depth, y->depth, x->n_events * sizeof *x->depth);
+        assert_memory_equal(x->label_set, y->label_set, x->n_events * x->n_labels);
+        for (size_t i = 0; i < x->n_events * x->n_labels; i++)
+            if (x->label_set[i])
+                assert_int_equal(x->label[i], y->label[i]);
+    }
+}
+
+/* Tables large enough for the index to sample their tracks on several threads
+ * (more than 500,000 events): the generated rows repeated 25 times one after
+ * another in time (SystemProfileEvents, 600,000+ events) and Instruction's 200
+ * times; the index's answer equals the scan's. */
+static void test_large_tables_on_threads(void **state)
+{
+    (void)state;
+    enum { COPIES = 25, INS_COPIES = 200 };
+    int64_t span = 0;
+    for (size_t i = 0; i < n_rows; i++)
+        span = rows[i].e.end - rows[0].e.start > span ? rows[i].e.end - rows[0].e.start : span;
+    span += 1000;
+    sys_event *ev = malloc(COPIES * n_rows * sizeof *ev);
+    assert_non_null(ev);
+    for (size_t c = 0; c < COPIES; c++)
+        for (size_t i = 0; i < n_rows; i++) {
+            ev[c * n_rows + i] = rows[i].e;
+            ev[c * n_rows + i].start += (int64_t)c * span;
+            ev[c * n_rows + i].end += (int64_t)c * span;
+        }
+    char dir[] = "/tmp/nxprof-test-tlq-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_events(dir, ev, COPIES * n_rows, 0);
+    free(ev);
+    static ins saved[N_INS];
+    memcpy(saved, ins_rows, sizeof saved);
+    int64_t ins_span = ins_rows[N_INS - 1].end - ins_rows[0].start + 3000;
+    nx_table_dest dest = {.dir = dir};
+    nx_row r;
+    nxpq_error err = {{0}};
+    unsigned tables_written = 0;
+    assert_int_equal(nx_row_open(&r, &dest, "Instruction", &err), 0);
+    size_t c_start = nx_row_col(&r, "start_ts"), c_end = nx_row_col(&r, "end_ts"), c_eng = nx_row_col(&r, "engine"),
+           c_op = nx_row_col(&r, "opcode"), c_ops = nx_row_col(&r, "operands"), c_id = nx_row_col(&r, "id"),
+           c_pc = nx_row_col(&r, "pc"), c_bir = nx_row_col(&r, "bir_id"), c_dur = nx_row_col(&r, "duration_ns");
+    for (int c = 0; c < INS_COPIES; c++)
+        for (int i = 0; i < N_INS; i++) {
+            const ins *g = &saved[i];
+            assert_int_equal(nx_row_begin(&r, &err), 0);
+            nx_row_i64(&r, c_start, g->start + c * ins_span);
+            nx_row_i64(&r, c_end, g->end + c * ins_span);
+            nx_row_i64(&r, c_dur, g->end - g->start);
+            nx_row_str(&r, c_eng, g->engine);
+            nx_row_str(&r, c_op, g->opcode);
+            nx_row_str(&r, c_ops, "");
+            nx_row_i64(&r, c_id, i);
+            nx_row_i64(&r, c_pc, 0);
+            nx_row_str(&r, c_bir, "sg:1");
+            assert_int_equal(nx_row_end(&r, &err), 0);
+        }
+    assert_int_equal(nx_row_close(&r, true, &tables_written, &err), 0);
+    static const char *const tables[] = {"SystemProfileEvents", "Instruction"};
+    int64_t lo = rows[0].e.start, hi = lo + COPIES * span;
+    const int64_t windows[][3] = {{lo, hi, 1920}, {lo, hi, 7}, {lo + span / 3, lo + 5 * span, 640}};
+    for (size_t w = 0; w < 3; w++) {
+        nx_timeline a, b;
+        assert_int_equal(nx_timeline_query(dir, tables, 2, windows[w][0], windows[w][1], (uint32_t)windows[w][2], &a, &err), 0);
+        setenv("NXPROF_NO_TIMELINE_INDEX", "1", 1);
+        assert_int_equal(nx_timeline_query(dir, tables, 2, windows[w][0], windows[w][1], (uint32_t)windows[w][2], &b, &err), 0);
+        unsetenv("NXPROF_NO_TIMELINE_INDEX");
+        assert_int_equal(a.tables[0].rows_in_window, w < 2 ? COPIES * n_rows : a.tables[0].rows_in_window);
+        assert_same_answer(&a, &b);
+        nx_timeline_free(&a);
+        nx_timeline_free(&b);
+    }
+    nx_remove_tree(dir);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -572,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_answer_split),
         cmocka_unit_test(test_track_order_by_any_depth),
         cmocka_unit_test(test_unsorted_nested_table),
+        cmocka_unit_test(test_large_tables_on_threads),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
