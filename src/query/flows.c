@@ -412,7 +412,8 @@ int nx_flows_run(const char *profile_dir, const char *table, int64_t ordinal, co
 {
     *out = (nx_flows){0};
     nx_event ev;
-    int rc = nx_event_read(profile_dir, table, ordinal, start_hint, &ev, err);
+    static const char *const own[] = {"id", "flow_id"};
+    int rc = nx_event_read_fields(profile_dir, table, ordinal, start_hint, own, 2, &ev, err);
     if (rc == NX_EVENT_NONE)
         return NX_FLOWS_NO_EVENT;
     if (rc != 0)
