@@ -447,7 +447,7 @@ function ingest(tl, S) {
   const strings = tl.strings || [];
   V.data = new Map();
   for (const t of tl.tables) {
-    for (const tr of t.tracks) {
+    for (const tr of t.tracks || []) {   // a table that failed to read has only "error"
       const n = tr.start.length;
       const start = new Float64Array(n), dur = new Float64Array(n);
       for (let i = 0; i < n; i++) { start[i] = off + Number(tr.start[i]); dur[i] = Number(tr.dur[i]); }

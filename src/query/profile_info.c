@@ -109,7 +109,8 @@ static int list_dir(const char *dir, nx_profile_info *p)
     closedir(d);
     if (rc < 0)
         return -1;
-    qsort(p->tables, p->n_tables, sizeof *p->tables, cmp_str);
+    if (p->n_tables > 1) /* (an empty directory has no array: qsort(NULL, 0) is undefined) */
+        qsort(p->tables, p->n_tables, sizeof *p->tables, cmp_str);
     size_t u = 0;
     for (size_t i = 0; i < p->n_tables; i++) {
         if (u && strcmp(p->tables[i], p->tables[u - 1]) == 0)

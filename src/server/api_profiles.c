@@ -225,7 +225,8 @@ static int list_all(const nx_server_ctx *srv, profile_info **out, size_t *count)
     }
     closedir(d);
     if (rc == 0) {
-        qsort(ps, n, sizeof *ps, info_cmp);
+        if (n > 1)
+            qsort(ps, n, sizeof *ps, info_cmp);
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < ps[i].info.n_devices; j++) {
                 profile_info key = {.name = ps[i].open[j]};
