@@ -227,38 +227,44 @@ static int learn_tracks(agg *a, const nx_window *w, nxpq_error *err)
     return 0;
 }
 
-/* The group of row i of key column c (NULL: the files lack it). */
+/* Readies dict_gid for dictionary-form column c (all unknown for a new dictionary). 0, or -1. */
+static int dict_ready(agg *a, const nxpq_column_data *c)
+{
+    if (a->have_dict && a->dict_id == c->dict_id)
+        return 0;
+    if (c->dict_n + 1 > a->dict_cap) {
+        int64_t *d = realloc(a->dict_gid, (c->dict_n + 1) * sizeof *d);
+        if (!d)
+            return -1;
+        a->dict_gid = d;
+        a->dict_cap = c->dict_n + 1;
+    }
+    for (size_t d = 0; d <= c->dict_n; d++)
+        a->dict_gid[d] = -1;
+    a->dict_id = c->dict_id;
+    a->have_dict = true;
+    return 0;
+}
+
+/* The group of entry d of dictionary-form column c (after dict_ready). */
+static int64_t entry_group(agg *a, const nxpq_column_data *c, uint32_t d)
+{
+    int64_t g;
+    if (d == c->dict_n)
+        g = key_group(&a->ks, true, false, 0, NULL, 0);
+    else if (c->type == NXPQ_STRING)
+        g = key_group(&a->ks, false, false, 0, c->dict_strs[d].ptr, c->dict_strs[d].len);
+    else
+        g = key_group(&a->ks, false, true, c->type == NXPQ_INT64 ? c->dict_values.i64[d] : c->dict_values.i32[d],
+                      NULL, 0);
+    return a->dict_gid[d] = g;
+}
+
+/* The group of row i of key column c: NULL (the files lack it) or plain values. */
 static int64_t row_group(agg *a, const nxpq_column_data *c, size_t i)
 {
     if (!c)
         return key_group(&a->ks, true, false, 0, NULL, 0);
-    if (c->dict_index) {
-        if (!a->have_dict || a->dict_id != c->dict_id) {
-            if (c->dict_n + 1 > a->dict_cap) {
-                int64_t *d = realloc(a->dict_gid, (c->dict_n + 1) * sizeof *d);
-                if (!d)
-                    return -1;
-                a->dict_gid = d;
-                a->dict_cap = c->dict_n + 1;
-            }
-            for (size_t d = 0; d <= c->dict_n; d++)
-                a->dict_gid[d] = -1;
-            a->dict_id = c->dict_id;
-            a->have_dict = true;
-        }
-        uint32_t d = c->dict_index[i];
-        if (a->dict_gid[d] >= 0)
-            return a->dict_gid[d];
-        int64_t g;
-        if (d == c->dict_n)
-            g = key_group(&a->ks, true, false, 0, NULL, 0);
-        else if (c->type == NXPQ_STRING)
-            g = key_group(&a->ks, false, false, 0, c->dict_strs[d].ptr, c->dict_strs[d].len);
-        else
-            g = key_group(&a->ks, false, true, c->type == NXPQ_INT64 ? c->dict_values.i64[d] : c->dict_values.i32[d],
-                          NULL, 0);
-        return a->dict_gid[d] = g;
-    }
     if (c->type == NXPQ_STRING) {
         const char *s;
         size_t len;
@@ -276,11 +282,20 @@ static int add_batch(agg *a, nx_window *w, const nx_window_batch *b, nxpq_error 
     if (rc != 0)
         return rc;
     const nxpq_column_data *c = a->have_key ? &b->batch->columns[0] : NULL;
+    const uint32_t *dict = c && c->dict_index ? c->dict_index : NULL;
+    if (dict && !a->by_track && dict_ready(a, c) < 0)
+        return nxpq_error_set(err, "%s: out of memory aggregating", a->table);
     for (size_t k = 0; k < b->n_rows; k++) {
         uint32_t tid = b->track[k];
         if (!a->track_sel[tid])
             continue;
-        int64_t gid = a->by_track ? a->track_gid[tid] : row_group(a, c, b->rows[k]);
+        int64_t gid;
+        if (a->by_track)
+            gid = a->track_gid[tid];
+        else if (dict)
+            gid = a->dict_gid[dict[b->rows[k]]] >= 0 ? a->dict_gid[dict[b->rows[k]]] : entry_group(a, c, dict[b->rows[k]]);
+        else
+            gid = row_group(a, c, b->rows[k]);
         if (gid < 0)
             return gid == -2 ? NX_AGGREGATE_TOO_MANY : nxpq_error_set(err, "%s: out of memory aggregating", a->table);
         nx_aggregate_group *g = &a->ks.g[gid];
