@@ -227,8 +227,10 @@ static int scan_table(nx_profile_table *t, size_t ti, matcher *m, const skey *po
     const nx_search_options *o = m->o;
     const char *cols[1] = {o->field};
     bool column = m->kind == M_STRING || m->kind == M_INT;
+    /* An integer is looked for only in pages whose statistics admit it. */
+    nx_profile_range eq = {o->field, m->qi, m->qi};
     nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX, .columns = cols, .n_columns = column,
-                            .dictionary = true};
+                            .dictionary = true, .ranges = &eq, .n_ranges = m->kind == M_INT};
     nx_window *w = nx_window_open(t, &wo, err);
     if (!w)
         return -1;

@@ -35,7 +35,9 @@
  * Cost: one pass over each table's timing, track and field columns, in
  * dictionary form where the file has it: a string or integer value is
  * compared once per dictionary entry, and a batch whose dictionary has no
- * matching entry is passed over without looking at its rows. The event found
+ * matching entry is passed over without looking at its rows; an integer
+ * field is read only in the pages whose statistics admit q (the others hold
+ * no match, so the total stays exact). The event found
  * is read again (its value, for `label`) through a one-instant window at its
  * start, so only the pages that can hold it are read. Memory: one batch per
  * table and a flag per dictionary entry or track; nothing per match.

@@ -261,7 +261,16 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
         w->track_col[k] = rc ? want_column(w, w->source.col[k]) : -1;
     }
 
-    nx_profile_range more = {info->end_column, o->start, INT64_MAX};
+    if (o->n_ranges > NX_WINDOW_MAX_RANGES) {
+        nxpq_error_set(err, "%s: a window query takes at most %d more ranges", tname, NX_WINDOW_MAX_RANGES);
+        goto fail;
+    }
+    nx_profile_range more[NX_PROFILE_MAX_MORE_RANGES];
+    size_t n_more = 0;
+    if (info->end_column)
+        more[n_more++] = (nx_profile_range){info->end_column, o->start, INT64_MAX};
+    for (size_t i = 0; i < o->n_ranges; i++)
+        more[n_more++] = o->ranges[i];
     nx_profile_scan_options so = {
         .columns = w->cols,
         .n_columns = w->n_cols,
@@ -271,8 +280,8 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
         .batch_rows = o->batch_rows,
         .threads = o->threads,
         .dictionary = o->dictionary,
-        .more_ranges = info->end_column ? &more : NULL,
-        .n_more_ranges = info->end_column ? 1 : 0,
+        .more_ranges = n_more ? more : NULL,
+        .n_more_ranges = n_more,
     };
     w->scan = nx_profile_scan_open(t, &so, err);
     if (!w->scan)
