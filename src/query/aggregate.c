@@ -293,7 +293,8 @@ static int add_batch(agg *a, nx_window *w, const nx_window_batch *b, nxpq_error 
         if (a->by_track)
             gid = a->track_gid[tid];
         else if (dict)
-            gid = a->dict_gid[dict[b->rows[k]]] >= 0 ? a->dict_gid[dict[b->rows[k]]] : entry_group(a, c, dict[b->rows[k]]);
+            gid = a->dict_gid[dict[b->rows[k]]] >= 0 ? a->dict_gid[dict[b->rows[k]]]
+                                                      : entry_group(a, c, dict[b->rows[k]]);
         else
             gid = row_group(a, c, b->rows[k]);
         if (gid < 0)

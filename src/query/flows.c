@@ -181,7 +181,8 @@ static int flow_side(nx_profile_table *flow, const char *self, int64_t x, bool p
                 e->linked = linked_by_flow_name(on, ol);
             const char *dep;
             size_t dl;
-            if (at[C_DEP] >= 0 && nx_column_str(&c[at[C_DEP]], i, &dep, &dl) && !(e->ref.dependency_type = dup_text(dep, dl)))
+            if (at[C_DEP] >= 0 && nx_column_str(&c[at[C_DEP]], i, &dep, &dl) &&
+                !(e->ref.dependency_type = dup_text(dep, dl)))
                 goto oom;
             e->ref.has_gap = at[C_GAP] >= 0 && nx_column_int(&c[at[C_GAP]], i, &e->ref.gap_time);
             out->n++;
@@ -371,7 +372,8 @@ static int system_flows(const char *dir, const char *table, int64_t ordinal, int
         for (size_t k = 0; k < b.n_rows && rc == 0; k++) {
             size_t i = b.rows[k];
             int64_t ord = base + (int64_t)i;
-            int m = c->list_offsets[i] == c->list_offsets[i + 1] || ord == ordinal ? -1 : shared_value(c, i, mine, n_mine);
+            bool none = c->list_offsets[i] == c->list_offsets[i + 1] || ord == ordinal;
+            int m = none ? -1 : shared_value(c, i, mine, n_mine);
             if (m < 0)
                 continue;
             size_t len;

@@ -30,8 +30,9 @@
  * are kept and `truncated` is set.
  *
  * Cost: E's id, flow_id and start columns are read as query/event.h reads a
- * row (nx_event_read_fields; a start hint makes it one page); a device event's Flow rows are found with two scans pruned by page
- * statistics on out_id and on in_id ([x, x]); each linked table is scanned
+ * row (nx_event_read_fields; a start hint makes it one page); a device
+ * event's Flow rows are found with two scans pruned by page statistics on
+ * out_id and on in_id ([x, x]); each linked table is scanned
  * over its id and start columns pruned to [least, greatest] wanted id (ids
  * grow with the rows in nxprof's tables), then each ref's end and track come
  * from a one-instant window at its start. A SystemProfileEvents event with

@@ -59,7 +59,7 @@ bool nx_search_contains(const char *hay, size_t len, const char *needle, size_t 
 
 /* ---------------------------------------------------------------- matcher -- */
 
-typedef enum mkind { M_TRACK, M_STRING, M_INT, M_NOTHING } mkind;
+typedef enum mkind { M_TRACK, M_STRING, M_INT, M_NOTHING /* an integer column, q no integer */ } mkind;
 
 typedef struct matcher {
     mkind kind;
@@ -238,7 +238,7 @@ static int scan_table(nx_profile_table *t, size_t ti, matcher *m, const skey *po
     int more;
     while ((more = nx_window_next(w, &b, err)) > 0) {
         const nxpq_column_data *c = column ? &b.batch->columns[0] : NULL;
-        if (m->kind == M_NOTHING || b.n_rows == 0)
+        if (b.n_rows == 0)
             continue;
         int rc = 0;
         if (m->kind == M_TRACK)
@@ -356,7 +356,7 @@ int nx_search_run(const char *profile_dir, const nx_search_options *o, nx_search
             continue;
         }
         table_pass p = {0};
-        rc = scan_table(t, i, &m, &pos, &p, err);
+        rc = m.kind == M_NOTHING ? 0 : scan_table(t, i, &m, &pos, &p, err);
         free(m.hit);
         m.hit = NULL;
         nx_profile_table_close(t);

@@ -161,8 +161,8 @@ enum MHD_Result nx_api_search(nx_api_req *r, const char *name)
     if (!o.field || !*o.field)
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter 'field' is required");
     if (!field_known(o.field, tables, o.n_tables))
-        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter 'field': no listed table has a field '%s' (or use 'track')",
-                            o.field);
+        return nx_api_error(r, MHD_HTTP_BAD_REQUEST,
+                            "parameter 'field': no listed table has a field '%s' (or use 'track')", o.field);
     if (!o.q || !*o.q)
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter 'q' is required and must not be empty");
     o.q_len = strlen(o.q);
