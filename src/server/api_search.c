@@ -7,7 +7,6 @@
  * Here only the parameters are checked (a 400 names the parameter) and the
  * results formatted. An event ref is {"table","ordinal","start","end","track"}.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
