@@ -42,6 +42,7 @@ struct nx_tlx {
     const char *string_bytes;
     uint64_t string_bytes_len;
     const nx_tlx_nest *nest;        /* per table row, or NULL */
+    bool borrowed;                  /* map is the caller's buffer (nx_tlx_open_buffer), not mapped */
 };
 
 /* String `id` of the index; false when out of range (the file is checked at open). */

@@ -38,6 +38,8 @@ enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
     }
     size_t len = body->len;
+    if (!r->conn && r->body)
+        nx_strbuf_append(r->body, body->data ? body->data : "", len);
     char *data = nx_strbuf_detach(body);
     if (!data) { /* empty buffer never appended to */
         data = strdup("");
@@ -52,7 +54,7 @@ enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
     }
     MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
     nx_api_common_headers(resp);
-    enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
+    enum MHD_Result ret = nx_api_queue(r, status, resp);
     MHD_destroy_response(resp);
     return ret;
 }
@@ -109,16 +111,41 @@ enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ..
         if (!resp)
             return MHD_NO;
         MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
-        enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_INTERNAL_SERVER_ERROR, resp);
+        enum MHD_Result ret = nx_api_queue(r, MHD_HTTP_INTERNAL_SERVER_ERROR, resp);
         MHD_destroy_response(resp);
         return ret;
     }
     return nx_api_json(r, status, &b);
 }
 
+enum MHD_Result nx_api_queue(nx_api_req *r, unsigned status, struct MHD_Response *resp)
+{
+    if (r->conn)
+        return MHD_queue_response(r->conn, status, resp);
+    if (r->status)
+        return MHD_NO; /* a second response: MHD refuses it too */
+    r->status = status;
+    return MHD_YES;
+}
+
+static bool same_key(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a | 32) : *a, y = *b >= 'A' && *b <= 'Z' ? (char)(*b | 32) : *b;
+        if (x != y)
+            return false;
+    }
+    return *a == *b;
+}
+
 const char *nx_api_param(nx_api_req *r, const char *name)
 {
-    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+    if (r->conn)
+        return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+    for (size_t i = 0; i < r->n_params; i++)
+        if (same_key(r->params[i].key, name))
+            return r->params[i].value;
+    return NULL;
 }
 
 int nx_api_parse_i64(const char *s, int64_t *out)
