@@ -350,6 +350,28 @@ void nx_json_i64(nx_strbuf *b, int64_t v)
     nx_strbuf_commit(b, n);
 }
 
+void nx_json_i128(nx_strbuf *b, __int128 v)
+{
+    if (v >= INT64_MIN && v <= INT64_MAX) {
+        nx_json_i64(b, (int64_t)v);
+        return;
+    }
+    /* Beyond int64, so beyond 2^53: a decimal string, as nx_json_i64 writes large values. */
+    char tmp[48];
+    size_t k = 0;
+    unsigned __int128 u = v < 0 ? 0 - (unsigned __int128)v : (unsigned __int128)v;
+    do {
+        tmp[k++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    nx_strbuf_putc(b, '"');
+    if (v < 0)
+        nx_strbuf_putc(b, '-');
+    while (k)
+        nx_strbuf_putc(b, tmp[--k]);
+    nx_strbuf_putc(b, '"');
+}
+
 void nx_json_f64(nx_strbuf *b, double v)
 {
     if (isnan(v)) {

@@ -121,6 +121,9 @@ int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const cha
  * bytes >= 0x80 are passed through, the files hold UTF-8). */
 void nx_json_str(nx_strbuf *b, const char *s, size_t len);
 void nx_json_i64(nx_strbuf *b, int64_t v);
+/* The same for a difference of two int64 values, which may lie beyond int64 (a
+ * window's start far from an event's): a decimal string beyond +-2^53. */
+void nx_json_i128(nx_strbuf *b, __int128 v);
 /* A double: shortest round-trip text; NaN and infinities as the strings "nan", "inf", "-inf". */
 void nx_json_f64(nx_strbuf *b, double v);
 /* A float: shortest text that reads back as the same float; NaN and infinities as above. */

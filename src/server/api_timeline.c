@@ -380,13 +380,13 @@ static int table_part(const char *dir, const char *table, int64_t start, int64_t
         for (size_t i = a; i < z; i++) {
             if (i > a)
                 nx_strbuf_putc(b, ',');
-            nx_json_i64(b, samples[order[i]].start - start);
+            nx_json_i128(b, (__int128)samples[order[i]].start - start);
         }
         nx_strbuf_puts(b, "],\"dur\":[");
         for (size_t i = a; i < z; i++) {
             if (i > a)
                 nx_strbuf_putc(b, ',');
-            nx_json_i64(b, samples[order[i]].end - samples[order[i]].start);
+            nx_json_i128(b, (__int128)samples[order[i]].end - samples[order[i]].start);
         }
         nx_strbuf_puts(b, "],\"ord\":[");
         for (size_t i = a; i < z; i++) {

@@ -25,8 +25,10 @@
  * Invariants: exactly one response, its status one of those docs/api.md lists
  * (200, 400, 404, 405, 413, 414; 500 only from the damaged profile); every API
  * response body (except a CSV export's) is valid JSON (yajl's tree parser), an
- * error body an object with a string "error"; no body names the fixture's
- * absolute directory.
+ * error body an object with a string "error"; in timeline and usage responses
+ * every event or sample time (the window's start plus its offset) is a time of the
+ * fixture and every duration fits within it (so an offset that wrapped is caught
+ * even without UBSan); no body names the fixture's absolute directory.
  *
  * NXFUZZ_VERBOSE=1 in the environment prints each request's status and the start
  * of its body on stderr (replay_http FILE... shows what an input does).
@@ -51,6 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static nx_server_ctx ctx;
 static char root[4096];
+static __int128 t_lo, t_hi;
+static bool json_int(yajl_val v, __int128 *out);
+static yajl_val member(yajl_val obj, const char *key);
 static bool verbose;   /* NXFUZZ_VERBOSE=1: each request's status and the start of its body on stderr */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -61,6 +66,30 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     ctx.data_path = (char *)nxfuzz_data_path();
     ctx.root = root;
     verbose = getenv("NXFUZZ_VERBOSE") != NULL;
+    /* The fixture's time bounds, from its own listing. */
+    nx_strbuf body = NX_STRBUF_INIT;
+    nx_api_req r = {.srv = &ctx, .body = &body};
+    nx_server_answer(&r, "GET", "/api/profiles", NULL, NULL);
+    char errbuf[256];
+    nx_strbuf_putc(&body, '\0');
+    yajl_val doc = r.status == 200 ? yajl_tree_parse(body.data, errbuf, sizeof errbuf) : NULL;
+    yajl_val list = member(doc, "profiles");
+    t_lo = (__int128)1 << 100;
+    t_hi = -t_lo;
+    for (size_t i = 0; list && YAJL_IS_ARRAY(list) && i < list->u.array.len; i++) {
+        __int128 a, b;
+        if (json_int(member(list->u.array.values[i], "first_ts"), &a) &&
+            json_int(member(list->u.array.values[i], "last_ts"), &b)) {
+            t_lo = a < t_lo ? a : t_lo;
+            t_hi = b > t_hi ? b : t_hi;
+        }
+    }
+    NXFUZZ_CHECK(t_lo <= t_hi);
+    t_lo -= (__int128)60 * 1000000000;
+    t_hi += (__int128)60 * 1000000000;
+    yajl_tree_free(doc);
+    nx_strbuf_free(&body);
+    nx_response_cache_clear();
     return 0;
 }
 
@@ -108,6 +137,65 @@ static size_t parse_query(char *q, nx_api_kv *params)
     return n;
 }
 
+/* The earliest and latest timestamps of the fixture's profiles (from /api/profiles),
+ * widened by a minute (t_lo, t_hi): every event and sample time a response implies
+ * lies inside. */
+
+/* An integer of a response (a JSON number, or a decimal string beyond 2^53). */
+static bool json_int(yajl_val v, __int128 *out)
+{
+    const char *s = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : YAJL_IS_NUMBER(v) ? YAJL_GET_NUMBER(v) : NULL;
+    if (!s || !*s)
+        return false;
+    bool neg = *s == '-';
+    __int128 r = 0;
+    for (s += neg; *s; s++) {
+        if (*s < '0' || *s > '9' || r > ((__int128)1 << 100))
+            return false;
+        r = r * 10 + (*s - '0');
+    }
+    *out = neg ? -r : r;
+    return true;
+}
+
+static yajl_val member(yajl_val obj, const char *key)
+{
+    const char *path[] = {key, NULL};
+    return obj && YAJL_IS_OBJECT(obj) ? yajl_tree_get(obj, path, yajl_t_any) : NULL;
+}
+
+/* Every time offset in a timeline or usage response, added to the window's start,
+ * is a time of the fixture; every duration fits between its first and last. */
+static void check_times(yajl_val doc)
+{
+    __int128 start, t, d;
+    if (!json_int(member(doc, "start"), &start))
+        return;
+    yajl_val tables = member(doc, "tables"), series = member(doc, "series");
+    for (size_t i = 0; tables && YAJL_IS_ARRAY(tables) && i < tables->u.array.len; i++) {
+        yajl_val tracks = member(tables->u.array.values[i], "tracks");
+        for (size_t j = 0; tracks && YAJL_IS_ARRAY(tracks) && j < tracks->u.array.len; j++) {
+            yajl_val st = member(tracks->u.array.values[j], "start"), du = member(tracks->u.array.values[j], "dur");
+            NXFUZZ_CHECK(st && du && YAJL_IS_ARRAY(st) && YAJL_IS_ARRAY(du) && st->u.array.len == du->u.array.len);
+            for (size_t k = 0; k < st->u.array.len; k++) {
+                NXFUZZ_CHECK(json_int(st->u.array.values[k], &t) && json_int(du->u.array.values[k], &d));
+                NXFUZZ_CHECK(start + t >= t_lo && start + t <= t_hi && d >= 0 && d <= t_hi - t_lo);
+            }
+        }
+    }
+    for (size_t i = 0; series && YAJL_IS_ARRAY(series) && i < series->u.array.len; i++) {
+        yajl_val ts = member(series->u.array.values[i], "t"), before = member(series->u.array.values[i], "before");
+        for (size_t k = 0; ts && YAJL_IS_ARRAY(ts) && k < ts->u.array.len; k++) {
+            NXFUZZ_CHECK(json_int(ts->u.array.values[k], &t));
+            NXFUZZ_CHECK(start + t >= t_lo && start + t <= t_hi);
+        }
+        if (before && YAJL_IS_OBJECT(before)) {
+            NXFUZZ_CHECK(json_int(member(before, "t"), &t));
+            NXFUZZ_CHECK(start + t >= t_lo && start + t <= t_hi);
+        }
+    }
+}
+
 static void check_json(const char *body, size_t len, bool error)
 {
     char *copy = malloc(len + 1);
@@ -123,6 +211,8 @@ static void check_json(const char *body, size_t len, bool error)
     if (error) {
         const char *path[] = {"error", NULL};
         NXFUZZ_CHECK(YAJL_IS_OBJECT(v) && YAJL_IS_STRING(yajl_tree_get(v, path, yajl_t_string)));
+    } else {
+        check_times(v);
     }
     yajl_tree_free(v);
     free(copy);
