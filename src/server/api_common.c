@@ -282,6 +282,23 @@ int nx_api_profile_dir(nx_api_req *r, const char *name, char **dir, enum MHD_Res
 }
 
 /* ------------------------------------------------------------------ JSON -- */
+/* The length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 when p does not start one. */
+static size_t utf8_len(const unsigned char *p, size_t avail)
+{
+    unsigned c = p[0];
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n == 0 || n > avail)
+        return 0;
+    for (size_t j = 1; j < n; j++)
+        if ((p[j] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) || (c == 0xf0 && p[1] < 0x90) ||
+        (c == 0xf4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
 void nx_json_str(nx_strbuf *b, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
@@ -311,8 +328,18 @@ void nx_json_str(nx_strbuf *b, const char *s, size_t len)
             out[k++] = '0';
             out[k++] = hex[c >> 4];
             out[k++] = hex[c & 15];
-        } else {
+        } else if (c < 0x80) {
             out[k++] = (char)c;
+        } else {
+            size_t n = utf8_len((const unsigned char *)s + i, len - i);
+            if (n == 0) { /* not UTF-8: U+FFFD, so the response stays valid JSON */
+                memcpy(out + k, "\\ufffd", 6);
+                k += 6;
+            } else {
+                memcpy(out + k, s + i, n);
+                k += n;
+                i += n - 1;
+            }
         }
     }
     out[k++] = '"';

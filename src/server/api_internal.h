@@ -118,7 +118,8 @@ int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const cha
 
 /* ---- JSON ---- */
 /* A JSON string literal of `len` bytes (NUL and control bytes escaped as \u00XX;
- * bytes >= 0x80 are passed through, the files hold UTF-8). */
+ * UTF-8 sequences passed through, each byte that is not part of one (a request's
+ * raw bytes, a damaged file) written as \ufffd, so the text is always valid JSON). */
 void nx_json_str(nx_strbuf *b, const char *s, size_t len);
 void nx_json_i64(nx_strbuf *b, int64_t v);
 /* The same for a difference of two int64 values, which may lie beyond int64 (a
