@@ -46,7 +46,9 @@ FUZZ_SECONDS ?= 60
 FUZZ_HARNESSES ?=
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 fuzz:
-	@command -v clang >/dev/null || { echo "make fuzz: clang is missing (scripts/bootstrap installs it)" >&2; exit 1; }
+	@echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+	  clang -x c -fsanitize=fuzzer,address,undefined -o /dev/null - 2>/dev/null || \
+	  { echo "make fuzz: clang with libFuzzer and the sanitizers is missing (scripts/bootstrap installs it)" >&2; exit 1; }
 	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNXPROF_FUZZ=ON \
 	  -DCMAKE_C_FLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" >/dev/null
 	@cmake --build build-fuzz --target fuzz_all -j $(JOBS)
