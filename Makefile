@@ -5,8 +5,8 @@
 #   make check      bootstrap, build, run the whole test suite (what CI runs)
 #   make asan       build an ASan+UBSan variant in build-asan/ and run its tests
 #   make bench      run the benchmarks under bench/ (prints ratios against peers)
-#   make fuzz       build the Parquet reader's libFuzzer harness with clang in build-fuzz/ and
-#                   run it for FUZZ_SECONDS (default 60) on a copy of its seed corpus
+#   make fuzz       build every libFuzzer harness (tests/fuzz/) with clang in build-fuzz/ and
+#                   run each for FUZZ_SECONDS (default 60) on a copy of its seed corpus
 #   make clean
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
@@ -37,19 +37,22 @@ asan:
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ctest --output-on-failure -j $(JOBS)
 
-# The core library is built by CMake with clang and coverage instrumentation
-# (fuzzer-no-link); only the harness is linked with libFuzzer's main.
+# Every harness of tests/fuzz/ built with clang in build-fuzz/ (the core library with
+# coverage instrumentation, -fsanitize=fuzzer-no-link; each harness linked with
+# libFuzzer's main), then each run for FUZZ_SECONDS on a copy of its seed corpus by
+# tests/fuzz/run.sh, which exits non-zero naming the harness and the input of any
+# crash, leak, hang, out-of-memory or ASan/UBSan report. FUZZ_HARNESSES picks some.
 FUZZ_SECONDS ?= 60
+FUZZ_HARNESSES ?=
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 fuzz:
-	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	@echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+	  clang -x c -fsanitize=fuzzer,address,undefined -o /dev/null - 2>/dev/null || \
+	  { echo "make fuzz: clang with libFuzzer and the sanitizers is missing (scripts/bootstrap installs it)" >&2; exit 1; }
+	@cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNXPROF_FUZZ=ON \
 	  -DCMAKE_C_FLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" >/dev/null
-	@cmake --build build-fuzz --target nxcore -j $(JOBS)
-	@clang -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Isrc tests/fuzz/fuzz_parquet_reader.c \
-	  build-fuzz/libnxcore.a $$(pkg-config --libs libzstd liblz4 libbrotlidec zlib libxxhash yajl) -lsnappy -lm -lpthread -o build-fuzz/fuzz_parquet_reader
-	@rm -rf build-fuzz/corpus && cp -r tests/fuzz/corpus/parquet build-fuzz/corpus
-	@build-fuzz/fuzz_parquet_reader -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=20 \
-	  -artifact_prefix=build-fuzz/ build-fuzz/corpus
+	@cmake --build build-fuzz --target fuzz_all -j $(JOBS)
+	@tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
 bench: bootstrap build
 	@node bench/parquet_write/run.mjs --rows $${BENCH_ROWS:-10000000} --runs $${BENCH_RUNS:-3}

@@ -211,7 +211,7 @@ static bool matches_files(const nx_tlx *x, const char *dir, const char *table, c
 
 static void tlx_unmap(nx_tlx *x)
 {
-    if (x->map)
+    if (x->map && !x->borrowed)
         munmap((void *)x->map, x->size);
     free(x->file_first);
     free(x->depth_first);
@@ -243,6 +243,24 @@ static bool same_file(const struct cached *c, const char *path, const struct sta
            strcmp(c->path, path) == 0;
 }
 
+/* Checks the index x maps (parse) and fills file_first: 0 (*out = x), else x is
+ * released and 1 (malformed, *why) or -1 (out of memory). */
+static int tlx_check(nx_tlx *x, nx_tlx **out, char *why, size_t why_len)
+{
+    if (!parse(x, why, why_len)) {
+        tlx_unmap(x);
+        return 1;
+    }
+    if (!(x->file_first = calloc((size_t)x->n_files + 1, sizeof *x->file_first)) || !depth_index(x)) {
+        tlx_unmap(x);
+        return -1;
+    }
+    for (uint32_t i = 0; i < x->n_files; i++)   /* sums past the table's rows fail matches_files */
+        x->file_first[i + 1] = x->file_first[i] + nx_get_u64(x->files + (size_t)i * 24 + 8);
+    *out = x;
+    return 0;
+}
+
 /* Maps and checks the index file open at fd. */
 static int tlx_map(int fd, const struct stat *st, const char *path, nx_tlx **out, char *why, size_t why_len)
 {
@@ -258,18 +276,7 @@ static int tlx_map(int fd, const struct stat *st, const char *path, nx_tlx **out
         return snprintf(why, why_len, "%s: cannot map: %s", path, strerror(errno)), 1;
     }
     x->map = m;
-    if (!parse(x, why, why_len)) {
-        tlx_unmap(x);
-        return 1;
-    }
-    if (!(x->file_first = calloc((size_t)x->n_files + 1, sizeof *x->file_first)) || !depth_index(x)) {
-        tlx_unmap(x);
-        return -1;
-    }
-    for (uint32_t i = 0; i < x->n_files; i++)   /* sums past the table's rows fail matches_files */
-        x->file_first[i + 1] = x->file_first[i] + nx_get_u64(x->files + (size_t)i * 24 + 8);
-    *out = x;
-    return 0;
+    return tlx_check(x, out, why, why_len);
 }
 
 int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *why, size_t why_len)
@@ -329,6 +336,34 @@ int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *
     /* The table's files are checked on every open: another tool may have rewritten them. */
     if (!matches_files(x, profile_dir, table, why, why_len)) {
         nx_tlx_close(x);
+        return 1;
+    }
+    *out = x;
+    return 0;
+}
+
+int nx_tlx_open_buffer(const void *data, size_t size, const char *profile_dir, const char *table, nx_tlx **out,
+                       char *why, size_t why_len)
+{
+    char scratch[256];
+    if (!why) {
+        why = scratch;
+        why_len = sizeof scratch;
+    }
+    *out = NULL;
+    if ((uintptr_t)data % 8 != 0)
+        return snprintf(why, why_len, "buffer not 8-byte aligned"), 1;
+    nx_tlx *x = calloc(1, sizeof *x);
+    if (!x)
+        return -1;
+    x->map = data;
+    x->size = size;
+    x->borrowed = true;
+    int rc = tlx_check(x, &x, why, why_len);
+    if (rc != 0)
+        return rc;
+    if (profile_dir && !matches_files(x, profile_dir, table, why, why_len)) {
+        tlx_unmap(x);
         return 1;
     }
     *out = x;

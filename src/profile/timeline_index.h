@@ -151,6 +151,13 @@ typedef struct nx_tlx nx_tlx;
  * nx_tlx_close releases it. */
 int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *why, size_t why_len);
 void nx_tlx_close(nx_tlx *x);
+/* The same checks over an index held in memory (tests, the fuzz harness): `data`
+ * (8-byte aligned, caller-owned, outliving the handle) of `size` bytes; when
+ * profile_dir is not NULL it must also match `table`'s files there, as nx_tlx_open
+ * requires. Never shared or cached; nx_tlx_close releases the handle, not data.
+ * Returns as nx_tlx_open. */
+int nx_tlx_open_buffer(const void *data, size_t size, const char *profile_dir, const char *table, nx_tlx **out,
+                       char *why, size_t why_len);
 
 /* Whether every event's labels are stored (false when the table had more than
  * 2^20 distinct label tuples: the caller then reads labels from the table). */

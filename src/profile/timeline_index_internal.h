@@ -62,6 +62,7 @@ struct nx_tlx {
     const tlx_depth_track *depth_tracks;
     uint64_t n_depth_tracks;
     uint64_t *depth_first;          /* n_tracks + 1, or NULL */
+    bool borrowed;                  /* map is the caller's buffer (nx_tlx_open_buffer), not mapped */
 };
 
 /* String `id` of the index; false when out of range (the file is checked at open). */

@@ -188,6 +188,10 @@ static int take_whole(track_pass *tp, const nx_tlx_summary *k)
         nxpq_error_set(tp->err, "timeline index: track %u: row out of range", tp->t);
         return -1;
     }
+    if (k->n_events == 0 || k->n_events > tp->x->rows) {   /* a run holds 1.. events, each a row */
+        nxpq_error_set(tp->err, "timeline index: track %u: a run of %u events", tp->t, k->n_events);
+        return -1;
+    }
     if (!run_whole(tp, k->first_start, k->last_start))
         return 0;
     run_seen(tp, k->first_row, k->n_events);

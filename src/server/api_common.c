@@ -39,6 +39,8 @@ enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
     }
     size_t len = body->len;
+    if (!r->conn && r->body)
+        nx_strbuf_append(r->body, body->data ? body->data : "", len);
     char *data = nx_strbuf_detach(body);
     if (!data) { /* empty buffer never appended to */
         data = strdup("");
@@ -53,7 +55,7 @@ enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
     }
     MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
     nx_api_common_headers(resp);
-    enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
+    enum MHD_Result ret = nx_api_queue(r, status, resp);
     MHD_destroy_response(resp);
     return ret;
 }
@@ -110,16 +112,41 @@ enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ..
         if (!resp)
             return MHD_NO;
         MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
-        enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_INTERNAL_SERVER_ERROR, resp);
+        enum MHD_Result ret = nx_api_queue(r, MHD_HTTP_INTERNAL_SERVER_ERROR, resp);
         MHD_destroy_response(resp);
         return ret;
     }
     return nx_api_json(r, status, &b);
 }
 
+enum MHD_Result nx_api_queue(nx_api_req *r, unsigned status, struct MHD_Response *resp)
+{
+    if (r->conn)
+        return MHD_queue_response(r->conn, status, resp);
+    if (r->status)
+        return MHD_NO; /* a second response: MHD refuses it too */
+    r->status = status;
+    return MHD_YES;
+}
+
+static bool same_key(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a | 32) : *a, y = *b >= 'A' && *b <= 'Z' ? (char)(*b | 32) : *b;
+        if (x != y)
+            return false;
+    }
+    return *a == *b;
+}
+
 const char *nx_api_param(nx_api_req *r, const char *name)
 {
-    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+    if (r->conn)
+        return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+    for (size_t i = 0; i < r->n_params; i++)
+        if (same_key(r->params[i].key, name))
+            return r->params[i].value;
+    return NULL;
 }
 
 int nx_api_parse_i64(const char *s, int64_t *out)
@@ -256,6 +283,23 @@ int nx_api_profile_dir(nx_api_req *r, const char *name, char **dir, enum MHD_Res
 }
 
 /* ------------------------------------------------------------------ JSON -- */
+/* The length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 when p does not start one. */
+static size_t utf8_len(const unsigned char *p, size_t avail)
+{
+    unsigned c = p[0];
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n == 0 || n > avail)
+        return 0;
+    for (size_t j = 1; j < n; j++)
+        if ((p[j] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) || (c == 0xf0 && p[1] < 0x90) ||
+        (c == 0xf4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
 void nx_json_str(nx_strbuf *b, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
@@ -285,8 +329,18 @@ void nx_json_str(nx_strbuf *b, const char *s, size_t len)
             out[k++] = '0';
             out[k++] = hex[c >> 4];
             out[k++] = hex[c & 15];
-        } else {
+        } else if (c < 0x80) {
             out[k++] = (char)c;
+        } else {
+            size_t n = utf8_len((const unsigned char *)s + i, len - i);
+            if (n == 0) { /* not UTF-8: U+FFFD, so the response stays valid JSON */
+                memcpy(out + k, "\\ufffd", 6);
+                k += 6;
+            } else {
+                memcpy(out + k, s + i, n);
+                k += n;
+                i += n - 1;
+            }
         }
     }
     out[k++] = '"';
@@ -313,6 +367,28 @@ void nx_json_i64(nx_strbuf *b, int64_t v)
         out[n++] = '"';
     out[n] = '\0';
     nx_strbuf_commit(b, n);
+}
+
+void nx_json_i128(nx_strbuf *b, __int128 v)
+{
+    if (v >= INT64_MIN && v <= INT64_MAX) {
+        nx_json_i64(b, (int64_t)v);
+        return;
+    }
+    /* Beyond int64, so beyond 2^53: a decimal string, as nx_json_i64 writes large values. */
+    char tmp[48];
+    size_t k = 0;
+    unsigned __int128 u = v < 0 ? 0 - (unsigned __int128)v : (unsigned __int128)v;
+    do {
+        tmp[k++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    nx_strbuf_putc(b, '"');
+    if (v < 0)
+        nx_strbuf_putc(b, '-');
+    while (k)
+        nx_strbuf_putc(b, tmp[--k]);
+    nx_strbuf_putc(b, '"');
 }
 
 void nx_json_f64(nx_strbuf *b, double v)

@@ -177,6 +177,20 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
      * chunked terminator of a callback response, which HTTP clients reject, so HEAD
      * gets an empty buffer response instead. */
     struct MHD_Response *resp;
+    if (!r->conn && !r->head) {
+        /* Without a connection (api_internal.h) the body is produced here, in full,
+         * through the same content reader MHD would call. */
+        char chunk[4096];
+        uint64_t pos = 0;
+        for (;;) {
+            ssize_t n = reader(s, pos, chunk, sizeof chunk);
+            if (n == MHD_CONTENT_READER_END_OF_STREAM || n == MHD_CONTENT_READER_END_WITH_ERROR)
+                break;
+            if (r->body)
+                nx_strbuf_append(r->body, chunk, (size_t)n);
+            pos += (uint64_t)n;
+        }
+    }
     if (r->head) {
         state_free(s);
         resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
@@ -201,7 +215,7 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
     MHD_add_response_header(resp, "Access-Control-Expose-Headers",
                             "X-Nxprof-Truncated, X-Nxprof-Rows, Content-Disposition");
     nx_api_common_headers(resp);
-    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_OK, resp);
+    enum MHD_Result ret = nx_api_queue(r, MHD_HTTP_OK, resp);
     MHD_destroy_response(resp);
     return ret;
 oom:

@@ -32,13 +32,40 @@ typedef struct nx_server_ctx {
     char *root;           /* <data-path>/profiles/global as given (realpath'd per request) */
 } nx_server_ctx;
 
+/* A query parameter of a request answered without a connection (value NULL: the
+ * key had no '='). */
+typedef struct nx_api_kv {
+    const char *key, *value;
+} nx_api_kv;
+
 typedef struct nx_api_req {
-    struct MHD_Connection *conn;
+    struct MHD_Connection *conn;   /* NULL: answered without a connection (below) */
     const nx_server_ctx *srv;
     bool head;            /* HEAD request: headers only (MHD drops the body) */
+    /* Without a connection (tests and the fuzz harness, tests/fuzz/fuzz_http.c):
+     * the decoded query parameters stand in for MHD's (looked up as MHD does: the
+     * first whose key matches ignoring ASCII case), the status of the response is
+     * recorded instead of queued, and the body is appended to `body` when that is
+     * not NULL (an export's CSV is produced in full). */
+    const nx_api_kv *params;
+    size_t n_params;
+    unsigned status;      /* the status of the response (0: none was queued) */
+    nx_strbuf *body;
 } nx_api_req;
 
+/* ---- requests ---- */
+/* The server's percent-decoding (the rule in server.c's header), in place; returns
+ * the new length. */
+size_t nx_server_unescape(char *s);
+/* Answers one request whose headers are in: the limits, then routing on the decoded
+ * path `url` (rules in server.c's header). content_length and transfer_encoding are
+ * those headers' values (NULL when absent). Queues exactly one response. */
+enum MHD_Result nx_server_answer(nx_api_req *r, const char *method, const char *url, const char *content_length,
+                                 const char *transfer_encoding);
+
 /* ---- responses (each queues exactly one response and returns MHD's result) ---- */
+/* Queues resp with `status` on r's connection (or records the status, without one). */
+enum MHD_Result nx_api_queue(nx_api_req *r, unsigned status, struct MHD_Response *resp);
 enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body);
 enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Adds the headers every API response carries (no-store, nosniff). */
@@ -91,9 +118,13 @@ int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const cha
 
 /* ---- JSON ---- */
 /* A JSON string literal of `len` bytes (NUL and control bytes escaped as \u00XX;
- * bytes >= 0x80 are passed through, the files hold UTF-8). */
+ * UTF-8 sequences passed through, each byte that is not part of one (a request's
+ * raw bytes, a damaged file) written as \ufffd, so the text is always valid JSON). */
 void nx_json_str(nx_strbuf *b, const char *s, size_t len);
 void nx_json_i64(nx_strbuf *b, int64_t v);
+/* The same for a difference of two int64 values, which may lie beyond int64 (a
+ * window's start far from an event's): a decimal string beyond +-2^53. */
+void nx_json_i128(nx_strbuf *b, __int128 v);
 /* A double: shortest round-trip text; NaN and infinities as the strings "nan", "inf", "-inf". */
 void nx_json_f64(nx_strbuf *b, double v);
 /* A float: shortest text that reads back as the same float; NaN and infinities as above. */

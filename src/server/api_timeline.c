@@ -22,7 +22,7 @@ static void json_i64_array(nx_strbuf *b, const char *key, const int64_t *v, size
     for (size_t i = first; i < first + n; i++) {
         if (i > first)
             nx_strbuf_putc(b, ',');
-        nx_json_i64(b, v[i] - base);
+        nx_json_i128(b, (__int128)v[i] - base);   /* an offset beyond int64 is a decimal string */
     }
     nx_strbuf_putc(b, ']');
 }
@@ -36,7 +36,7 @@ static void json_track(nx_strbuf *b, const nx_timeline *tl, const nx_timeline_ta
     for (size_t i = tr->first; i < tr->first + tr->n; i++) {
         if (i > tr->first)
             nx_strbuf_putc(b, ',');
-        nx_json_i64(b, t->end[i] - t->start[i]);
+        nx_json_i128(b, (__int128)t->end[i] - t->start[i]);
     }
     nx_strbuf_putc(b, ']');
     json_i64_array(b, "ord", t->ordinal, tr->first, tr->n, 0);

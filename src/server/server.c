@@ -21,6 +21,9 @@
  *   "/<f>" -> asset "/<f>" (exact match in the embedded table, web_assets.h),
  *   "/profile/..." and "/view/..." -> /index.html (client-side routes); otherwise 404.
  *   Without an embedded /index.html, "/" serves a placeholder page.
+ * The limits and the routing are nx_server_answer (api_internal.h), which MHD's
+ * request callback calls with the connection and which tests and the fuzz harness
+ * (tests/fuzz/fuzz_http.c) call without one.
  * Threads: MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL with MHD_OPTION_THREAD_POOL_SIZE; handlers
  * share only read-only server state and the mutex-protected tracks cache.
  * Shutdown: SIGINT/SIGTERM are blocked before the daemon starts (so pool threads
@@ -67,10 +70,8 @@ static const char PLACEHOLDER[] =
     "<a href=\"/api/profiles\">/api/profiles</a>.</p></body></html>";
 
 /* %XX decoding; %00 -> 0x01 (see the header comment). Never lengthens s. */
-static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+size_t nx_server_unescape(char *s)
 {
-    (void)cls;
-    (void)c;
     char *w = s;
     for (const char *p = s; *p; p++) {
         if (*p == '%' && p[1] && p[2]) {
@@ -87,6 +88,13 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
     }
     *w = '\0';
     return (size_t)(w - s);
+}
+
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    return nx_server_unescape(s);
 }
 
 /* The query's parameters and their decoded bytes (a key, '=', a value, '&'). */
@@ -113,7 +121,7 @@ static enum MHD_Result send_asset(nx_api_req *r, const nx_web_asset *a)
     MHD_add_response_header(resp, "Content-Type", a->content_type);
     MHD_add_response_header(resp, "Cache-Control", "no-cache");
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-    enum MHD_Result ret = MHD_queue_response(r->conn, MHD_HTTP_OK, resp);
+    enum MHD_Result ret = nx_api_queue(r, MHD_HTTP_OK, resp);
     MHD_destroy_response(resp);
     return ret;
 }
@@ -200,62 +208,81 @@ static enum MHD_Result route_api(nx_api_req *r, char **seg, size_t n)
     return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such API endpoint");
 }
 
+/* The query's size (rule above), from the connection or the request's own list. */
+static void query_size_of(nx_api_req *r, query_size *q)
+{
+    if (r->conn) {
+        MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, count_arg, q);
+        return;
+    }
+    for (size_t i = 0; i < r->n_params; i++)
+        count_arg(q, MHD_GET_ARGUMENT_KIND, r->params[i].key, r->params[i].value);
+}
+
+enum MHD_Result nx_server_answer(nx_api_req *r, const char *method, const char *url, const char *content_length,
+                                 const char *transfer_encoding)
+{
+    r->head = strcmp(method, "HEAD") == 0;
+    if (strcmp(method, "GET") != 0 && !r->head) {
+        struct MHD_Response *resp;
+        static const char msg[] = "{\"error\":\"method not allowed (GET and HEAD only)\"}";
+        resp = MHD_create_response_from_buffer(sizeof msg - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+        if (!resp)
+            return MHD_NO;
+        MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
+        MHD_add_response_header(resp, "Allow", "GET, HEAD");
+        if (!r->conn && r->body)
+            nx_strbuf_append(r->body, msg, sizeof msg - 1);
+        enum MHD_Result ret = nx_api_queue(r, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
+        MHD_destroy_response(resp);
+        return ret;
+    }
+    if ((content_length && strcmp(content_length, "0") != 0) || transfer_encoding)
+        return nx_api_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "requests must not have a body");
+    size_t ulen = strlen(url);
+    query_size q = {0, 0};
+    query_size_of(r, &q);
+    if (ulen + q.bytes > MAX_URL)
+        return nx_api_error(r, MHD_HTTP_URI_TOO_LONG, "URL too long (%d bytes at most, path and query)", MAX_URL);
+    if (q.n > MAX_PARAMS)
+        return nx_api_error(r, MHD_HTTP_URI_TOO_LONG, "too many query parameters (%d at most)", MAX_PARAMS);
+    if (url[0] != '/')
+        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "bad request path");
+    if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/api") != 0)
+        return serve_static(r, url);
+    /* Split a copy at '/'; empty segments (//, trailing /) are kept so
+     * "/api/profiles//tracks" does not route as something else. */
+    char path[MAX_URL + 1];
+    memcpy(path, url, ulen + 1);
+    char *seg[MAX_SEGMENTS];
+    size_t n = 0;
+    char *p = path + 1;
+    for (;;) {
+        if (n == MAX_SEGMENTS)
+            return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such API endpoint");
+        seg[n++] = p;
+        char *slash = strchr(p, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+        p = slash + 1;
+    }
+    return route_api(r, seg, n);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                               const char *version, const char *upload_data, size_t *upload_data_size,
                               void **con_cls)
 {
     (void)version;
     (void)upload_data;
-    nx_api_req r = {.conn = conn, .srv = cls, .head = strcmp(method, "HEAD") == 0};
     if (*con_cls == NULL) {
         /* First call: headers only. Answer limits now, before any body is read. */
         static int marker;
         *con_cls = &marker;
-        if (strcmp(method, "GET") != 0 && !r.head) {
-            struct MHD_Response *resp;
-            static const char msg[] = "{\"error\":\"method not allowed (GET and HEAD only)\"}";
-            resp = MHD_create_response_from_buffer(sizeof msg - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
-            if (!resp)
-                return MHD_NO;
-            MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
-            MHD_add_response_header(resp, "Allow", "GET, HEAD");
-            enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
-            MHD_destroy_response(resp);
-            return ret;
-        }
-        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-        const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
-        if ((cl && strcmp(cl, "0") != 0) || te)
-            return nx_api_error(&r, MHD_HTTP_CONTENT_TOO_LARGE, "requests must not have a body");
-        size_t ulen = strlen(url);
-        query_size q = {0, 0};
-        MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, count_arg, &q);
-        if (ulen + q.bytes > MAX_URL)
-            return nx_api_error(&r, MHD_HTTP_URI_TOO_LONG, "URL too long (%d bytes at most, path and query)", MAX_URL);
-        if (q.n > MAX_PARAMS)
-            return nx_api_error(&r, MHD_HTTP_URI_TOO_LONG, "too many query parameters (%d at most)", MAX_PARAMS);
-        if (url[0] != '/')
-            return nx_api_error(&r, MHD_HTTP_BAD_REQUEST, "bad request path");
-        if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/api") != 0)
-            return serve_static(&r, url);
-        /* Split a copy at '/'; empty segments (//, trailing /) are kept so
-         * "/api/profiles//tracks" does not route as something else. */
-        char path[MAX_URL + 1];
-        memcpy(path, url, ulen + 1);
-        char *seg[MAX_SEGMENTS];
-        size_t n = 0;
-        char *p = path + 1;
-        for (;;) {
-            if (n == MAX_SEGMENTS)
-                return nx_api_error(&r, MHD_HTTP_NOT_FOUND, "no such API endpoint");
-            seg[n++] = p;
-            char *slash = strchr(p, '/');
-            if (!slash)
-                break;
-            *slash = '\0';
-            p = slash + 1;
-        }
-        return route_api(&r, seg, n);
+        nx_api_req r = {.conn = conn, .srv = cls};
+        return nx_server_answer(&r, method, url, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length"),
+                                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"));
     }
     /* Later calls only happen with a body, which the first call refused. */
     *upload_data_size = 0;

@@ -1,5 +1,5 @@
 /*
- * fuzz_parquet_reader.c — libFuzzer harness for nxprof's Parquet reader.
+ * fuzz_parquet.c — libFuzzer harness for nxprof's Parquet reader.
  *
  * Each input is opened as a Parquet file with nxpq_reader_open_memory; every
  * accessor is exercised, then all supported columns are scanned twice: whole,
@@ -9,7 +9,7 @@
  * never go backwards or past their arrays), and every byte of it is read so
  * AddressSanitizer sees any out-of-bounds array. A violated invariant aborts.
  *
- * Built and run by `make fuzz` (see the Makefile); seeds in tests/fuzz/corpus/parquet/.
+ * Built and run by `make fuzz` (tests/fuzz/run.sh); seeds in tests/fuzz/corpus/parquet/.
  */
 #include <stdint.h>
 #include <stdlib.h>
