@@ -92,6 +92,20 @@ static void redact_paths(const nx_server_ctx *srv, char *msg)
     }
 }
 
+void nx_api_json_message(const nx_server_ctx *srv, nx_strbuf *b, const char *msg)
+{
+    size_t n = strlen(msg);
+    char *copy = malloc(n + 1);
+    if (!copy) {
+        nx_json_str(b, "out of memory", 13);
+        return;
+    }
+    memcpy(copy, msg, n + 1);
+    redact_paths(srv, copy);
+    nx_json_str(b, copy, strlen(copy));
+    free(copy);
+}
+
 enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ...)
 {
     char msg[512];

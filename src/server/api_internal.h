@@ -121,6 +121,9 @@ int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const cha
  * UTF-8 sequences passed through, each byte that is not part of one (a request's
  * raw bytes, a damaged file) written as \ufffd, so the text is always valid JSON). */
 void nx_json_str(nx_strbuf *b, const char *s, size_t len);
+/* An error message for a client as a JSON string: files named relative to the
+ * profiles root (or the data path), never by their absolute path (as nx_api_error). */
+void nx_api_json_message(const nx_server_ctx *srv, nx_strbuf *b, const char *msg);
 void nx_json_i64(nx_strbuf *b, int64_t v);
 /* The same for a difference of two int64 values, which may lie beyond int64 (a
  * window's start far from an event's): a decimal string beyond +-2^53. */

@@ -70,13 +70,13 @@ static void json_track(nx_strbuf *b, const nx_timeline *tl, const nx_timeline_ta
 }
 
 /* One table's part of the response (docs/api.md). */
-static void json_table(nx_strbuf *b, const nx_timeline *tl, const nx_timeline_table *t)
+static void json_table(nx_strbuf *b, const nx_server_ctx *srv, const nx_timeline *tl, const nx_timeline_table *t)
 {
     nx_strbuf_puts(b, "{\"table\":");
     nx_json_str(b, t->table, strlen(t->table));
     if (t->error) {
         nx_strbuf_puts(b, ",\"error\":");
-        nx_json_str(b, t->error, strlen(t->error));
+        nx_api_json_message(srv, b, t->error);
         nx_strbuf_putc(b, '}');
         return;
     }
@@ -100,7 +100,7 @@ static void json_table(nx_strbuf *b, const nx_timeline *tl, const nx_timeline_ta
 }
 
 /* The response body; *errors: whether some table failed. */
-static void json_timeline(nx_strbuf *b, const nx_timeline *tl, bool *errors)
+static void json_timeline(nx_strbuf *b, const nx_server_ctx *srv, const nx_timeline *tl, bool *errors)
 {
     nx_strbuf_puts(b, "{\"start\":");
     nx_json_i64(b, tl->start);
@@ -117,7 +117,7 @@ static void json_timeline(nx_strbuf *b, const nx_timeline *tl, bool *errors)
     for (size_t i = 0; i < tl->n_tables; i++) {
         if (i)
             nx_strbuf_putc(b, ',');
-        json_table(b, tl, &tl->tables[i]);
+        json_table(b, srv, tl, &tl->tables[i]);
         *errors |= tl->tables[i].error != NULL;
     }
     nx_strbuf_puts(b, "]}");
@@ -166,7 +166,7 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     }
     bool errors;
-    json_timeline(&b, &tl, &errors);
+    json_timeline(&b, r->srv, &tl, &errors);
     nx_timeline_free(&tl);
     /* An answer with a failed table is not kept: the table may be readable next time. */
     if (cacheable && !errors && !b.failed)
