@@ -54,16 +54,17 @@ static nx_track_part int_part(const char *p, size_t n)
 {
     nx_track_part r = {0};
     size_t i = n && p[0] == '-';
-    if (n == i || n - i > 18)
+    if (n == i || n - i > 19)
         return r;
-    int64_t v = 0;
+    int64_t v = 0;   /* built negative: INT64_MIN has no positive twin */
     for (size_t k = i; k < n; k++) {
-        if (p[k] < '0' || p[k] > '9')
+        if (p[k] < '0' || p[k] > '9' || __builtin_mul_overflow(v, 10, &v) || __builtin_sub_overflow(v, p[k] - '0', &v))
             return r;
-        v = v * 10 + (p[k] - '0');
     }
+    if (!i && v == INT64_MIN)
+        return r;
     r.ok = true;
-    r.i = i ? -v : v;
+    r.i = i ? v : -v;
     return r;
 }
 

@@ -52,11 +52,12 @@ static const sys_event EVENTS[] = {
     {45, 60, "neuron_hw", 0, "i-1", 7, 3, "device_execution", NULL},
     {70, 80, "neuron_rt", 0, "i-1", 7, 4, "nrt_tensor_write", NULL},
     {90, 95, "framework", NX_ABSENT, "i-2", 8, 2, "x", NULL},
+    {96, 97, "framework", NX_ABSENT, "i-2", -1325480811370686157, INT64_MIN, "y", NULL},   /* hashed string ids */
     {300, 310, "neuron_rt", 10, "i-1", 7, 5, "nrt_load", NULL},
 };
 #define N_EVENTS (sizeof EVENTS / sizeof EVENTS[0])
 static const char *const EVENT_TRACK[] = {"i-1/7/1", "i-1/7/1", "i-1/7/1", "i-1/7/1", "nc0",
-                                          "nc0",     "nc0",     "i-2/8/2", "nc10"};
+                                          "nc0",     "nc0",     "i-2/8/2", "i-2/-1325480811370686157/-9223372036854775808", "nc10"};
 
 /* The expected tracks, in the order the rules give (group, table, natural name). */
 typedef struct want_track {
@@ -69,6 +70,7 @@ static const want_track WANT[] = {
     {"Instruction", "tensor", 0}, {"Instruction", "vector", 0}, {"DmaPacket", "", 1},
     {"DmaPacket", "qSync", 1},    {"DmaPacket", "queue7", 1},   {"DmaPacket", "queue12", 1},
     {"SemaphoreUpdate", "S[3]", 2}, {"SemaphoreUpdate", "S[10]", 2}, {"SystemProfileEvents", "i-1/7/1", 4},
+    {"SystemProfileEvents", "i-2/-1325480811370686157/-9223372036854775808", 4},
     {"SystemProfileEvents", "i-2/8/2", 4}, {"SystemProfileEvents", "nc0", 4}, {"SystemProfileEvents", "nc10", 4},
 };
 #define N_WANT (sizeof WANT / sizeof WANT[0])
@@ -151,6 +153,7 @@ static const struct {
 } PARTS[] = {
     {"i-1/7/1", "i-1", 7, 1, NX_ABSENT},
     {"i-2/8/2", "i-2", 8, 2, NX_ABSENT},
+    {"i-2/-1325480811370686157/-9223372036854775808", "i-2", -1325480811370686157, INT64_MIN, NX_ABSENT},
     {"nc0", NULL, NX_ABSENT, NX_ABSENT, 0},
     {"nc10", NULL, NX_ABSENT, NX_ABSENT, 10},
 };
@@ -225,8 +228,8 @@ static void check_tracks(const nx_tracks *t)
         assert_int_equal(e->max_depth, 0);
         assert_false(e->has_parts);
     }
-    /* Groups: compute 0..5, dma 5..9, semaphore 9..11, cc empty, system 11..15. */
-    static const size_t first[NX_TIMELINE_GROUPS + 1] = {0, 5, 9, 11, 11, 15};
+    /* Groups: compute 0..5, dma 5..9, semaphore 9..11, cc empty, system 11..16. */
+    static const size_t first[NX_TIMELINE_GROUPS + 1] = {0, 5, 9, 11, 11, 16};
     for (size_t g = 0; g <= NX_TIMELINE_GROUPS; g++)
         assert_int_equal(t->group_first[g], first[g]);
     assert_true(t->have_span);
