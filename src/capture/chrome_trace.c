@@ -98,6 +98,8 @@ struct nx_chrome_reader {
     gzFile gz;
     unsigned char *buf;
     size_t chunk_size, max_args, max_toplevel;
+    size_t buf_size;      /* bytes of buf: chunk_size, more while a token outgrows it */
+    uint64_t tokens;      /* tokens seen so far (to tell a chunk that ends none) */
     bool used;            /* nx_chrome_read() runs once */
     bool bare_array;
 
@@ -576,6 +578,7 @@ static int event_end(nx_chrome_reader *r)
 
 static int on_token(nx_chrome_reader *r, tok_kind k, const char *s, size_t len, int b)
 {
+    r->tokens++;
     if (k == T_START_MAP || k == T_START_ARRAY) {
         if (++r->depth > MAX_DEPTH)
             return fail(r, "JSON nested deeper than %d levels", MAX_DEPTH);
@@ -692,6 +695,7 @@ nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts
     r->max_toplevel = o.max_toplevel_bytes ? o.max_toplevel_bytes : 4 * 1024 * 1024;
     r->path = strdup(path);
     r->buf = malloc(r->chunk_size);
+    r->buf_size = r->chunk_size;
     if (!r->path || !r->buf) {
         snprintf(err->msg, sizeof err->msg, "%s: out of memory", path);
         nx_chrome_close(r);
@@ -744,10 +748,30 @@ static int parse_fail(nx_chrome_reader *r, yajl_status st, const unsigned char *
     return -1;
 }
 
+/* Bytes to read next. yajl lexes a token that spans chunks again from its
+ * first byte with every chunk, so a token of L bytes fed in fixed chunks costs
+ * O(L^2): while chunks end no token, each read is twice the last (up to 1 GiB),
+ * which keeps the cost O(L); the first chunk that ends a token returns to
+ * chunk_size. 0, or -1 when out of memory. */
+static int next_read_size(nx_chrome_reader *r, bool token_ended, size_t last, size_t *size)
+{
+    size_t want = token_ended || last >= (1u << 30) ? r->chunk_size : last * 2;
+    if (want > r->buf_size) {
+        unsigned char *b = realloc(r->buf, want);
+        if (!b)
+            return fail(r, "out of memory for a JSON token longer than %zu bytes", last);
+        r->buf = b;
+        r->buf_size = want;
+    }
+    *size = want;
+    return 0;
+}
+
 static int read_all(nx_chrome_reader *r)
 {
+    size_t size = r->chunk_size;
     for (;;) {
-        int n = gzread(r->gz, r->buf, (unsigned)r->chunk_size);
+        int n = gzread(r->gz, r->buf, (unsigned)size);
         if (n < 0)
             return gz_fail(r);
         if (n == 0) {
@@ -759,9 +783,12 @@ static int read_all(nx_chrome_reader *r)
         }
         r->chunk_start = r->total;
         r->total += (uint64_t)n;
+        uint64_t tokens = r->tokens;
         yajl_status st = yajl_parse(r->yh, r->buf, (size_t)n);
         if (st != yajl_status_ok)
             return parse_fail(r, st, r->buf, (size_t)n);
+        if (next_read_size(r, r->tokens != tokens, size, &size) != 0)
+            return -1;
     }
     r->finishing = true;
     yajl_status st = yajl_complete_parse(r->yh);

@@ -91,11 +91,25 @@ static inline uint64_t nx_trace_clock_div(const nx_trace_clock *c, uint64_t x)
     return q;
 }
 
-/* Ticks -> nanoseconds since tick 0, exactly as nx_trace_ticks_to_ns(). */
+/* Ticks -> nanoseconds since tick 0, exactly as nx_trace_ticks_to_ns(). The
+ * result wraps when it exceeds 2^64 - 1: nx_trace_clock_unix_ns checks. */
 static inline uint64_t nx_trace_clock_ns(const nx_trace_clock *c, uint64_t ticks)
 {
     uint64_t q = nx_trace_clock_div(c, ticks), r = ticks - q * c->num;
     return q * c->den + nx_trace_clock_div(c, r * c->den);
+}
+
+/* epoch_ns + ticks in ns as Unix ns: true and *out, or false when the sum does
+ * not fit an int64 (a damaged tick or epoch value; never a silent wrap). */
+static inline bool nx_trace_clock_unix_ns(const nx_trace_clock *c, int64_t epoch_ns, uint64_t ticks, int64_t *out)
+{
+    uint64_t q = nx_trace_clock_div(c, ticks), r = ticks - q * c->num, hi;
+    if (__builtin_mul_overflow(q, c->den, &hi))
+        return false;
+    uint64_t ns = hi + nx_trace_clock_div(c, r * c->den);
+    if (ns < hi || ns > (uint64_t)INT64_MAX)
+        return false;
+    return !__builtin_add_overflow(epoch_ns, (int64_t)ns, out);
 }
 
 typedef enum nx_rec_kind {

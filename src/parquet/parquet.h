@@ -234,6 +234,9 @@ typedef struct nxpq_column_info {
 
 /* Opens and validates the footer. */
 nxpq_reader *nxpq_reader_open(const char *path, nxpq_error *err);
+/* Same, for files of a profile: a path whose last component is a symbolic link
+ * (not followed), or that is not a regular file (a FIFO, a device), is refused. */
+nxpq_reader *nxpq_reader_open_regular(const char *path, nxpq_error *err);
 /* Same over a caller-owned buffer that must outlive the reader (fuzzing, tests). */
 nxpq_reader *nxpq_reader_open_memory(const void *data, size_t len, const char *name, nxpq_error *err);
 void nxpq_reader_close(nxpq_reader *r);

@@ -426,17 +426,26 @@ static int read_all(int fd, nxpq_reader *r)
     return 0;
 }
 
-nxpq_reader *nxpq_reader_open(const char *path, nxpq_error *err)
+static nxpq_reader *reader_open_file(const char *path, bool regular_only, nxpq_error *err)
 {
     nxpq_reader *r = reader_new(path, err);
     if (!r)
         return NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | (regular_only ? O_NOFOLLOW | O_NONBLOCK : 0));
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
-        pq_set_error(err, r, NULL, -1, -1, "cannot open: %s", strerror(errno));
+        if (regular_only && errno == ELOOP)
+            pq_set_error(err, r, NULL, -1, -1, "cannot open: a symbolic link (not followed)");
+        else
+            pq_set_error(err, r, NULL, -1, -1, "cannot open: %s", strerror(errno));
         if (fd >= 0)
             close(fd);
+        nxpq_reader_close(r);
+        return NULL;
+    }
+    if (regular_only && !S_ISREG(st.st_mode)) {
+        pq_set_error(err, r, NULL, -1, -1, "cannot open: not a regular file");
+        close(fd);
         nxpq_reader_close(r);
         return NULL;
     }
@@ -457,6 +466,10 @@ nxpq_reader *nxpq_reader_open(const char *path, nxpq_error *err)
     close(fd);
     return reader_finish(r, err);
 }
+
+nxpq_reader *nxpq_reader_open(const char *path, nxpq_error *err) { return reader_open_file(path, false, err); }
+
+nxpq_reader *nxpq_reader_open_regular(const char *path, nxpq_error *err) { return reader_open_file(path, true, err); }
 
 void nxpq_reader_close(nxpq_reader *r)
 {

@@ -253,6 +253,34 @@ static bool has_end(unsigned kind)
            kind == NX_REC_CC_INSTR || kind == NX_REC_THROTTLE || kind == NX_REC_EXECUTION;
 }
 
+/* A record's start and end in Unix ns. A time that does not fit an int64, or a
+ * DMA packet lasting longer than NX_MAX_DMA_PACKET_NS, is an error naming the
+ * file and the record's offset: such values come from a damaged record, and a
+ * packet's DMA usage costs one step per 10 us bucket it covers. */
+static int record_times(const trace_stream *s, pending *x, nx_cap_error *err)
+{
+    const nx_device_trace *t = s->t;
+    uint64_t at = nx_trace_reader_offset(s->rd);
+    if (!nx_trace_clock_unix_ns(&t->clock, t->hdr.epoch_ns, x->rec.ts, &x->start_ns) ||
+        (has_end(x->rec.kind) && !nx_trace_clock_unix_ns(&t->clock, t->hdr.epoch_ns, x->rec.end, &x->end_ns))) {
+        snprintf(err->msg, sizeof err->msg,
+                 "%s (record at %" PRIu64 "): epoch_ns %" PRId64 " plus the record's ticks (ts %" PRIu64
+                 ", end %" PRIu64 ") is past the largest Unix ns time (int64)",
+                 t->path, at, t->hdr.epoch_ns, x->rec.ts, has_end(x->rec.kind) ? x->rec.end : x->rec.ts);
+        return -1;
+    }
+    if (!has_end(x->rec.kind))
+        x->end_ns = x->start_ns;
+    if (x->rec.kind == NX_REC_DMA_PACKET && x->end_ns - x->start_ns > NX_MAX_DMA_PACKET_NS) {
+        snprintf(err->msg, sizeof err->msg,
+                 "%s (record at %" PRIu64 "): dma_packet lasts %" PRId64 " ns, more than the %lld ns a DMA packet may "
+                 "last (a damaged end?)",
+                 t->path, at, x->end_ns - x->start_ns, (long long)NX_MAX_DMA_PACKET_NS);
+        return -1;
+    }
+    return 0;
+}
+
 /* Gives the trace its final span and record count, for the sinks' finish(). */
 static void trace_publish(const trace_stream *s)
 {
@@ -276,11 +304,10 @@ static int stream_fill(nx_device_pipeline *p, trace_stream *s, nx_cap_error *err
             s->eof = true;
             break;
         }
-        x.start_ns = t->hdr.epoch_ns + (int64_t)nx_trace_clock_ns(&t->clock, x.rec.ts);
+        if (record_times(s, &x, err) != 0)
+            return -1;
         x.seq = s->seq++;
         x.block_id = -1;
-        x.end_ns = has_end(x.rec.kind) ? t->hdr.epoch_ns + (int64_t)nx_trace_clock_ns(&t->clock, x.rec.end)
-                                       : x.start_ns;
         if (!s->any || x.start_ns < s->first_ns)
             s->first_ns = x.start_ns;
         if (!s->any || x.end_ns > s->last_ns)

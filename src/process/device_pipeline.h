@@ -16,6 +16,11 @@
 #include "capture/capture.h"
 #include "process/device_sink.h"
 
+/* The longest a dma_packet record may last (1 s; real packets last
+ * microseconds): a longer one is refused as damaged, since its DMA usage
+ * (dma_usage.h) would cost one step per 10 us bucket it covers. */
+#define NX_MAX_DMA_PACKET_NS 1000000000LL
+
 typedef struct nx_device_pipeline nx_device_pipeline;
 
 /* Called about every million records and once at the end. */

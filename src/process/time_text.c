@@ -27,7 +27,8 @@ void nx_go_utc_text(int64_t ns, char out[64])
 
 void nx_utc_text(int64_t ns, char out[40])
 {
-    time_t sec = (time_t)(ns >= 0 ? ns / 1000000000 : (ns - 999999999) / 1000000000);
+    int64_t q = ns / 1000000000;
+    time_t sec = (time_t)(ns % 1000000000 < 0 ? q - 1 : q); /* floor, without overflow near INT64_MIN */
     struct tm tm;
     if (!gmtime_r(&sec, &tm) || strftime(out, 40, "%Y-%m-%d %H:%M:%S+00:00", &tm) == 0)
         snprintf(out, 40, "1970-01-01 00:00:00+00:00");

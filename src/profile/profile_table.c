@@ -166,7 +166,7 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
     }
     /* Row counts come from each footer; the first KEPT_READERS files stay open. */
     for (size_t i = 0; i < n_files; i++) {
-        nxpq_reader *r = nxpq_reader_open(t->paths[i], err);
+        nxpq_reader *r = nxpq_reader_open_regular(t->paths[i], err);
         if (!r)
             goto done;
         t->file_rows[i] = nxpq_reader_num_rows(r);
@@ -243,7 +243,7 @@ static void scan_close_file(nx_profile_scan *s)
 static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
 {
     const char *path = s->t->paths[s->file];
-    s->reader = s->t->readers[s->file] ? s->t->readers[s->file] : nxpq_reader_open(path, err);
+    s->reader = s->t->readers[s->file] ? s->t->readers[s->file] : nxpq_reader_open_regular(path, err);
     if (!s->reader)
         return -1;
     for (size_t i = 0; i < s->o.n_columns; i++) {

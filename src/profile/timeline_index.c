@@ -140,8 +140,8 @@ static bool matches_files(const nx_tlx *x, const char *dir, const char *table, c
         const unsigned char *f = x->files + (size_t)i * 24;
         uint64_t size = nx_get_u64(f), n = nx_get_u64(f + 8);
         unsigned char tail[8];
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        bool ok = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size == size && size >= 8 &&
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size && size >= 8 &&
                   pread(fd, tail, 8, (off_t)(size - 8)) == 8 && nx_get_u32(tail) == nx_get_u32(f + 16) &&
                   memcmp(tail + 4, "PAR1", 4) == 0;
         if (fd >= 0)
@@ -229,13 +229,14 @@ int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *
     *out = NULL;
     if (nx_tlx_path(profile_dir, table, path, sizeof path) != 0)
         return snprintf(why, why_len, "path too long"), 1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
-        return snprintf(why, why_len, "%s: %s", path, strerror(errno)), 1;
+        return snprintf(why, why_len, "%s: %s", path, errno == ELOOP ? "a symbolic link (not followed)" : strerror(errno)), 1;
     struct stat st;
-    if (fstat(fd, &st) != 0) {
+    const char *bad = fstat(fd, &st) != 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "not a regular file" : NULL;
+    if (bad) {
         close(fd);
-        return snprintf(why, why_len, "%s: %s", path, strerror(errno)), 1;
+        return snprintf(why, why_len, "%s: %s", path, bad), 1;
     }
     nx_tlx *x = NULL;
     pthread_mutex_lock(&cache_lock);

@@ -57,6 +57,38 @@ enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
     return ret;
 }
 
+/* Removes every "<prefix>/" from msg (in place). */
+static void cut_prefix(char *msg, const char *prefix)
+{
+    size_t n = prefix ? strlen(prefix) : 0;
+    while (n > 1 && prefix[n - 1] == '/')
+        n--;
+    if (n < 2)
+        return;
+    for (char *p = msg; (p = strstr(p, prefix)) != NULL;) {
+        if (p[n] != '/') {
+            p += n;
+            continue;
+        }
+        memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+    }
+}
+
+/* Error messages name files relative to the profiles root (or the data path):
+ * the absolute location of the data is not the client's business. */
+static void redact_paths(const nx_server_ctx *srv, char *msg)
+{
+    if (!srv)
+        return;
+    const char *given[2] = {srv->root, srv->data_path};
+    for (int i = 0; i < 2; i++) {
+        char *real = given[i] ? realpath(given[i], NULL) : NULL;
+        cut_prefix(msg, real);
+        free(real);
+        cut_prefix(msg, given[i]);
+    }
+}
+
 enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ...)
 {
     char msg[512];
@@ -64,6 +96,7 @@ enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    redact_paths(r->srv, msg);
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"error\":");
     nx_json_str(&b, msg, strlen(msg));

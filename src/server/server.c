@@ -5,8 +5,8 @@
  * Rules enforced before any handler runs (every one answers JSON {"error": ...}):
  *   - methods: GET and HEAD only; anything else -> 405 with "Allow: GET, HEAD";
  *   - a request with a body (Content-Length > 0 or chunked) -> 413;
- *   - the decoded URL path longer than 4096 bytes -> 414; more than 32 query
- *     parameters -> 414; MHD itself answers requests whose header block exceeds the
+ *   - the decoded URL (path plus query parameters) longer than 8192 bytes -> 414;
+ *     more than 32 query parameters -> 414; MHD itself answers requests whose header block exceeds the
  *     per-connection memory limit (64 KiB) with 431/413;
  *   - percent-decoding (our MHD unescape callback): "%XX" with two hex digits becomes
  *     that byte, except that %00 becomes 0x01 so a NUL can never silently cut a name
@@ -20,7 +20,7 @@
  *   "/<f>" -> asset "/<f>" (exact match in the embedded table, web_assets.h),
  *   "/profile/..." and "/view/..." -> /index.html (client-side routes); otherwise 404.
  *   Without an embedded /index.html, "/" serves a placeholder page.
- * Threads: MHD_USE_INTERNAL_POLLING_THREAD with MHD_OPTION_THREAD_POOL_SIZE; handlers
+ * Threads: MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL with MHD_OPTION_THREAD_POOL_SIZE; handlers
  * share only read-only server state and the mutex-protected tracks cache.
  * Shutdown: SIGINT/SIGTERM are blocked before the daemon starts (so pool threads
  * inherit the mask) and taken with sigwait() in the calling thread, which then stops
@@ -36,8 +36,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "nxprof_version.h"
 #include "server/api_internal.h"
@@ -45,7 +47,16 @@
 #include "server/server.h"
 #include "server/web_assets.h"
 
-#define MAX_URL 4096
+/* Connections: epoll, so that open connections cost a socket and 64 KiB at most,
+ * never a thread. The limit is the file-descriptor limit (raised to its hard
+ * maximum) less a reserve for the files requests open, at most MAX_CONNECTIONS;
+ * one client address may hold three quarters of it (with the default 127.0.0.1
+ * binding every client is one address: the limit then is what keeps the server
+ * answering); a connection idle for CONNECTION_IDLE_S is closed. */
+#define MAX_CONNECTIONS 8192u
+#define FD_RESERVE 256u
+#define CONNECTION_IDLE_S 60
+#define MAX_URL 8192
 #define MAX_PARAMS 32
 #define MAX_SEGMENTS 8
 
@@ -77,12 +88,18 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
     return (size_t)(w - s);
 }
 
+/* The query's parameters and their decoded bytes (a key, '=', a value, '&'). */
+typedef struct query_size {
+    unsigned n;
+    size_t bytes;
+} query_size;
+
 static enum MHD_Result count_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
     (void)kind;
-    (void)key;
-    (void)value;
-    (*(unsigned *)cls)++;
+    query_size *q = cls;
+    q->n++;
+    q->bytes += strlen(key) + 2 + (value ? strlen(value) : 0);
     return MHD_YES;
 }
 
@@ -119,6 +136,24 @@ static enum MHD_Result serve_static(nx_api_req *r, const char *url)
     if (!a)
         return nx_api_error(r, MHD_HTTP_NOT_FOUND, "not found");
     return send_asset(r, a);
+}
+
+/* The connection limit (rule above); raises the soft file-descriptor limit. */
+static unsigned connection_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 256;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit up = {rl.rlim_max == RLIM_INFINITY ? MAX_CONNECTIONS + FD_RESERVE : rl.rlim_max, rl.rlim_max};
+        if (up.rlim_cur > MAX_CONNECTIONS + FD_RESERVE)
+            up.rlim_cur = MAX_CONNECTIONS + FD_RESERVE;
+        if (up.rlim_cur > rl.rlim_cur && setrlimit(RLIMIT_NOFILE, &up) == 0)
+            rl.rlim_cur = up.rlim_cur;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= MAX_CONNECTIONS + FD_RESERVE)
+        return MAX_CONNECTIONS;
+    return rl.rlim_cur > 2 * FD_RESERVE ? (unsigned)rl.rlim_cur - FD_RESERVE : (unsigned)rl.rlim_cur / 2;
 }
 
 static enum MHD_Result route_api(nx_api_req *r, char **seg, size_t n)
@@ -186,11 +221,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         if ((cl && strcmp(cl, "0") != 0) || te)
             return nx_api_error(&r, MHD_HTTP_CONTENT_TOO_LARGE, "requests must not have a body");
         size_t ulen = strlen(url);
-        if (ulen > MAX_URL)
-            return nx_api_error(&r, MHD_HTTP_URI_TOO_LONG, "URL too long (%d bytes at most)", MAX_URL);
-        unsigned n_args = 0;
-        MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, count_arg, &n_args);
-        if (n_args > MAX_PARAMS)
+        query_size q = {0, 0};
+        MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, count_arg, &q);
+        if (ulen + q.bytes > MAX_URL)
+            return nx_api_error(&r, MHD_HTTP_URI_TOO_LONG, "URL too long (%d bytes at most, path and query)", MAX_URL);
+        if (q.n > MAX_PARAMS)
             return nx_api_error(&r, MHD_HTTP_URI_TOO_LONG, "too many query parameters (%d at most)", MAX_PARAMS);
         if (url[0] != '/')
             return nx_api_error(&r, MHD_HTTP_BAD_REQUEST, "bad request path");
@@ -220,11 +255,36 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     return MHD_YES;
 }
 
+/* libmicrohttpd's messages, at most LOG_BURST per LOG_PERIOD_S seconds: clients
+ * that hang up mid-request each cause one, and a flood of them must neither fill
+ * the log nor block the server on a full stderr pipe. The count of the messages
+ * left out is printed with the next one let through. */
+#define LOG_BURST 20
+#define LOG_PERIOD_S 10
 static void log_error(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
-    fputs("nxprof serve: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static time_t period;
+    static unsigned shown;
+    static unsigned long dropped;
+    pthread_mutex_lock(&lock);
+    time_t now = time(NULL);
+    if (now - period >= LOG_PERIOD_S) {
+        period = now;
+        shown = 0;
+    }
+    if (shown < LOG_BURST) {
+        shown++;
+        if (dropped)
+            fprintf(stderr, "nxprof serve: (%lu messages left out)\n", dropped);
+        dropped = 0;
+        fputs("nxprof serve: ", stderr);
+        vfprintf(stderr, fmt, ap);
+    } else {
+        dropped++;
+    }
+    pthread_mutex_unlock(&lock);
 }
 
 int nx_server_run(const nx_server_options *o, FILE *out)
@@ -272,12 +332,14 @@ int nx_server_run(const nx_server_options *o, FILE *out)
     signal(SIGPIPE, SIG_IGN);
 
     unsigned threads = o->threads ? o->threads : 4;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
+    unsigned conns = connection_limit();
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, (uint16_t)o->port, NULL, NULL, handle, &ctx, MHD_OPTION_EXTERNAL_LOGGER, log_error, NULL,
         MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
-        threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)256, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+        threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)CONNECTION_IDLE_S, MHD_OPTION_CONNECTION_LIMIT, conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        conns - conns / 4, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_END);
     int rc = 0;
     if (!d) {
