@@ -298,6 +298,7 @@ function paintEmpty(ctx, rows, W, H) {
   if (!V.timelineTables.length) msg = 'This profile has no timeline tables.';
   else if (!V.rows.length) msg = 'This profile\'s timeline tables hold no events.';
   else if (V.lastTables && V.lastTables.every((t) => !t.error && Number(t.rows_in_window) === 0)) msg = 'No events in this window — press 0 to see the whole profile.';
+  V.emptyMessage = msg;
   if (!msg) return;
   const y = V.headerH + Math.max(40, Math.min(120, (H - V.headerH) / 2));
   ctx.font = '13px system-ui, sans-serif';

@@ -47,8 +47,12 @@ export function setArea(area) {
   loadAggregate();
 }
 
+// The /aggregate request for `table`: its selected tracks, or none (all of them) when the
+// area holds every track of the table (which keeps the URL short).
 function requestFor(table, area, S, E) {
-  const tracks = area.all ? null : area.ids.filter((id) => id.startsWith(`${table}\0`)).map((id) => encodeURIComponent(id.replace('\0', ':')));
+  const mine = area.ids.filter((id) => id.startsWith(`${table}\0`));
+  const every = (V.tracksDoc.groups || []).reduce((n, g) => n + g.tracks.filter((t) => t.table === table).length, 0);
+  const tracks = area.all || mine.length >= every ? null : mine.map((id) => encodeURIComponent(id.replace('\0', ':')));
   const by = V.aggBy.get(table);
   return `/api/profiles/${V.enc}/aggregate?tables=${table}&start=${S}&end=${E}` +
     `${tracks ? `&tracks=${tracks.join(',')}` : ''}${by ? `&by=${encodeURIComponent(by)}` : ''}`;

@@ -197,7 +197,7 @@ function exposeState() {
         fetching: V.inFlight, group: V.mode, colourMode: V.colourMode, names: V.names, errors: Object.fromEntries(V.errors),
         markers: V.markers.map((m) => absOf(m).toString()), search: { ...V.search },
         area: V.area && { start: absOf(V.area.t0).toString(), end: absOf(V.area.t1).toString(), tracks: V.area.ids.map((id) => id.replace('\0', ':')) },
-        aggregate: V.aggregate || null, flows: V.flows, tables: V.lastTables };
+        aggregate: V.aggregate || null, flows: V.flows, tables: V.lastTables, empty: V.emptyMessage || null };
     },
     // Boxes (canvas CSS px) of the loaded events passing filter({table, track, ordinal, depth, name}).
     events(filter) { return drawnEvents(filter); },
