@@ -41,7 +41,10 @@ export function clearArea() {
 
 export function selectWindow() { setArea({ t0: V.viewS, t1: V.viewE, ids: leavesUnder(null), all: true }); }
 
+// Select `area` {t0, t1 (ns offsets from t0), ids, all}: S and E are the absolute window
+// asked for (t0 rounded down, t1 up), the one nxViewer.state reports.
 export function setArea(area) {
+  area.S = absOf(Math.floor(area.t0)); area.E = absOf(Math.ceil(area.t1));
   V.area = area;
   draw();
   loadAggregate();
@@ -59,8 +62,7 @@ function requestFor(table, area, S, E) {
 }
 
 async function loadAggregate() {
-  const area = V.area, my = ++seq;
-  const S = absOf(Math.floor(area.t0)), E = absOf(Math.ceil(area.t1));
+  const area = V.area, my = ++seq, { S, E } = area;
   const tables = V.timelineTables.filter((t) => area.all || area.ids.some((id) => id.startsWith(`${t}\0`)));
   const box = $('#selection .content');
   box.innerHTML = `<p class="muted">Aggregating ${esc(fmtCount(area.ids.length))} tracks over ${esc(fmtNs(area.t1 - area.t0))}…</p>`;

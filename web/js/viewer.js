@@ -196,7 +196,7 @@ function exposeState() {
         lastWindow: V.lastWindow && { start: V.lastWindow.S.toString(), end: V.lastWindow.E.toString(), width: V.lastWindow.width },
         fetching: V.inFlight, group: V.mode, colourMode: V.colourMode, names: V.names, errors: Object.fromEntries(V.errors),
         markers: V.markers.map((m) => absOf(m).toString()), search: { ...V.search },
-        area: V.area && { start: absOf(V.area.t0).toString(), end: absOf(V.area.t1).toString(), tracks: V.area.ids.map((id) => id.replace('\0', ':')) },
+        area: V.area && V.area.S !== undefined && { start: V.area.S.toString(), end: V.area.E.toString(), tracks: V.area.ids.map((id) => id.replace('\0', ':')) },
         aggregate: V.aggregate || null, flows: V.flows, tables: V.lastTables, empty: V.emptyMessage || null };
     },
     // Boxes (canvas CSS px) of the loaded events passing filter({table, track, ordinal, depth, name}).
