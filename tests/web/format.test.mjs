@@ -1,7 +1,7 @@
 // js.web_modules: web/js/format.js — units, ellipsis, field values by catalogue unit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fmtNs, fmtTick, niceStep, fmtBytes, fmtPct, fmtCount, fmtUsage, ellipsize, fmtField, prettyJSON, esc, cut } from '../../web/js/format.js';
+import { fmtNs, fmtTick, niceStep, fmtBytes, fmtPct, fmtCount, fmtUsage, ellipsize, middleCut, fmtField, prettyJSON, esc, cut } from '../../web/js/format.js';
 
 test('fmtNs picks ns/us/ms/s by magnitude', () => {
   assert.equal(fmtNs(950), '950 ns');
@@ -40,6 +40,13 @@ test('ellipsize keeps what fits, never cuts without the ellipsis', () => {
   assert.equal(ellipsize('TENSOR_TENSOR', 48, m), 'TENSOR_…');
   assert.equal(m(ellipsize('aten::convolution_backward', 100, m)) <= 100, true);
   assert.equal(ellipsize('abc', 5, m), '');
+});
+
+test('middleCut keeps both ends', () => {
+  assert.equal(middleCut('short', 10), 'short');
+  const s = middleCut('NeuronLlamaDecoderLayer[0]/NeuronLlamaMLP/aten.mm', 20);
+  assert.equal(s.length, 20);
+  assert.ok(s.startsWith('NeuronLl') && s.endsWith('aten.mm') && s.includes('…'), s);
 });
 
 test('fmtField formats by catalogue unit', () => {

@@ -68,6 +68,14 @@ export function ellipsize(text, maxW, measure) {
   return lo ? `${text.slice(0, lo)}…` : '';
 }
 
+// `text` cut in the middle to at most `n` characters ("NeuronLlamaDe…MLP/aten.mm"), so
+// names that share a long prefix stay apart; shorter text as it is.
+export function middleCut(text, n) {
+  if (text.length <= n) return text;
+  const head = Math.ceil((n - 1) * 0.4), tail = n - 1 - head;
+  return `${text.slice(0, head)}…${text.slice(text.length - tail)}`;
+}
+
 // JSON text pretty-printed (2-space indent), or null when it is not a JSON object/array.
 export function prettyJSON(text) {
   if (typeof text !== 'string' || !/^\s*[[{]/.test(text)) return null;

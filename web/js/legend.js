@@ -3,13 +3,14 @@
 // The modes are the colour_by fields of the profile's timeline tables (colour.js has the
 // rule). The legend lists, per table, the colour keys of the events in the last response
 // (the keys, by name, not weighted: how much time each takes is the area selection's
-// job), each with its swatch; long keys are ellipsised with the whole key on hover.
+// job), each with its swatch; long keys are cut in the middle (keys often share a long
+// prefix, e.g. "NeuronLlamaDecoderLayer[0]/...") with the whole key on hover.
 import { V, setColourMode } from './viewer.js';
 import { colourModes, colourOf } from './colour.js';
 import { $ } from './dom.js';
-import { esc, cut } from './format.js';
+import { esc, middleCut } from './format.js';
 
-const MAX_KEYS = 24;
+const MAX_KEYS = 24, KEY_CHARS = 46;
 
 export function installLegend() {
   const sel = $('#colour-mode');
@@ -36,7 +37,7 @@ export function updateLegend() {
     if (!keys || !keys.size) continue;
     const list = [...keys].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
     html += `<h3>${esc(table)} <span class="muted">(${list.length})</span></h3><ul class="legend-keys">` +
-      list.slice(0, MAX_KEYS).map((k) => `<li><span class="swatch" style="background:${colourOf(k)}"></span>${cut(shown(k, table))}</li>`).join('') +
+      list.slice(0, MAX_KEYS).map((k) => `<li><span class="swatch" style="background:${colourOf(k)}"></span><span class="key" title="${esc(shown(k, table))}">${esc(middleCut(shown(k, table), KEY_CHARS))}</span></li>`).join('') +
       (list.length > MAX_KEYS ? `<li class="muted">+${list.length - MAX_KEYS} more</li>` : '') + '</ul>';
   }
   $('#legend .keys').innerHTML = html || '<p class="muted">Nothing drawn.</p>';
