@@ -13,6 +13,7 @@
 //   Esc clears it;
 // - the time axis stays on top while the tracks scroll; group headers collapse and expand;
 // - the side panel never breaks a word (TENSOR_TENSOR stays whole);
+// - Export is disabled with no table chosen and confirms the file it downloaded;
 // - a copy of the profile with a damaged DmaPacket file draws every other table and shows
 //   the error on the DmaPacket rows.
 // Skipped (with a message) only when /usr/bin/chromium is missing.
@@ -48,7 +49,7 @@ test('Device Trace Viewer tools in chromium against nxprof serve', { skip: SKIP,
   const { child, url } = await startServer(BIN, data);
   const browser = await launch();
   t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
-  const page = await (await browser.newContext({ viewport: { width: 1500, height: 950 } })).newPage();
+  const page = await (await browser.newContext({ acceptDownloads: true, viewport: { width: 1500, height: 950 } })).newPage();
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   const box = () => page.locator('#timeline').boundingBox();
@@ -196,6 +197,25 @@ test('Device Trace Viewer tools in chromium against nxprof serve', { skip: SKIP,
       assert.equal(c.ow, 'normal', c.text);
       assert.ok(c.lines <= 1, `${c.text} on one line`);
     }
+  });
+
+  await t.test('Export: Export disabled with nothing chosen, a confirmation names the file', async () => {
+    await open();
+    await page.click('#export-open');
+    await page.locator('#export-dialog').waitFor({ state: 'visible' });
+    for (const cb of await page.locator('#export-dialog input[name=table]:checked').all()) await cb.click();
+    assert.ok(await page.locator('#export-go').isDisabled(), 'nothing chosen: Export disabled');
+    await page.locator('#export-dialog input[value=Instruction]').click();
+    assert.ok(!(await page.locator('#export-go').isDisabled()));
+    const dl = page.waitForEvent('download');
+    await page.click('#export-go');
+    const d = await dl;
+    const note = page.locator('.notice.ok', { hasText: 'Downloaded' });
+    await note.waitFor({ timeout: 15000 });
+    const rows = (await sql(`SELECT count(*) AS n FROM ${T('Instruction')}`))[0].n;
+    assert.ok((await note.innerText()).includes(d.suggestedFilename()), 'the confirmation names the file');
+    assert.match(await note.innerText(), /\(\d[\d,]* rows\)/);
+    assert.ok(Number(rows) > 0);
   });
 
   await t.test('a damaged table: its rows show the error, the others draw', async () => {

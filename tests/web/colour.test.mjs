@@ -1,7 +1,7 @@
 // js.web_modules: web/js/colour.js — colour keys by colour_by and mode, stable colours.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fnv1a32, colourOf, colourFields, colourKey, colourModes, PALETTE } from '../../web/js/colour.js';
+import { fnv1a32, colourOf, colourFields, colourKey, colourModes, PALETTE, NEUTRAL } from '../../web/js/colour.js';
 
 const INSTR = { table: 'Instruction', group: 'compute', colour_by: ['framework_name', 'raw_framework_id', 'hlo_name', 'opcode'] };
 const types = { framework_name: 'string', raw_framework_id: 'integer', hlo_name: 'string', opcode: 'string' };
@@ -27,7 +27,8 @@ test('keys: first non-null field; integers named; the track when all are null', 
   assert.equal(colourKey(f, labels, types, 1, 'compute', 'qPE0'), 'raw_framework_id 43');
   assert.equal(colourKey(f, labels, types, 2, 'compute', 'qPE0'), 'compute:qPE0');
   assert.equal(colourKey(colourFields(INSTR, 'opcode'), labels, types, 1, 'compute', 'q'), 'ADD');
-  assert.equal(colourKey([], {}, {}, 0, 'dma', 'q3'), 'dma:q3');
+  assert.equal(colourKey([], {}, {}, 0, 'semaphore', 'S[1]'), null, 'an empty list: one colour');
+  assert.equal(colourOf(null), NEUTRAL);
   assert.equal(colourKey(['track'], {}, {}, 0, 'dma', 'q3'), 'dma:q3');
 });
 

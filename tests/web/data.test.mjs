@@ -6,7 +6,7 @@ import { ingestTimeline, ingestUsage, seriesName } from '../../web/js/data.js';
 const defs = new Map([
   ['SystemProfileEvents', { table: 'SystemProfileEvents', kind: 'interval', nested: true, group: 'system',
     labels: [{ name: 'name', type: 'string' }, { name: 'trace_event_source', type: 'string' }], colour_by: ['name'] }],
-  ['DmaPacket', { table: 'DmaPacket', kind: 'interval', group: 'dma', labels: [{ name: 'transfer_bytes', type: 'integer' }], colour_by: [] }],
+  ['DmaPacket', { table: 'DmaPacket', kind: 'interval', group: 'dma', labels: [{ name: 'transfer_bytes', type: 'integer' }], colour_by: ['track'] }],
   ['SemaphoreUpdate', { table: 'SemaphoreUpdate', kind: 'point', group: 'semaphore', labels: [{ name: 'value', type: 'integer' }], colour_by: [] }],
 ]);
 

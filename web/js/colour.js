@@ -6,9 +6,10 @@
 // instructions by opcode, mode "framework_name" (the default, the list's first) by
 // framework operator, falling back along the list when an event's value is null; a table
 // whose list lacks the mode uses its own first field. The key is the value itself for a
-// string label, "<field> <value>" for an integer one, and "<group>:<track>" when every
-// field is null (or the list is empty), so the events of one queue share a colour across
-// the tables of its group. colour = PALETTE[fnv1a32(key) % PALETTE.length]: the same key
+// string label, "<field> <value>" for an integer one, "<group>:<track>" for the field
+// "track" or when every field is null, so the events of one queue share a colour across
+// the tables of its group. An empty list (SemaphoreUpdate) means one colour for the table:
+// key null, colour NEUTRAL. colour = PALETTE[fnv1a32(key) % PALETTE.length]: the same key
 // always gets the same colour, on every screen and every zoom.
 
 export const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7',
@@ -24,7 +25,8 @@ export function fnv1a32(s) {
   return h >>> 0;
 }
 
-export const colourOf = (key) => PALETTE[fnv1a32(String(key)) % PALETTE.length];
+export const NEUTRAL = '#4b5563';
+export const colourOf = (key) => (key === null ? NEUTRAL : PALETTE[fnv1a32(String(key)) % PALETTE.length]);
 
 // The fields to try, in order, for table definition `def` under colour mode `mode`.
 export function colourFields(def, mode) {
@@ -36,6 +38,7 @@ export function colourFields(def, mode) {
 // The colour key of event i: labels maps field -> decoded values (strings or numbers, null
 // when null); types maps field -> "string" | "integer".
 export function colourKey(fields, labels, types, i, group, track) {
+  if (!fields.length) return null;
   for (const f of fields) {
     if (f === 'track') return `${group}:${track}`;
     const arr = labels[f];

@@ -29,12 +29,16 @@ export function updateLegend() {
   for (const d of V.data.values()) {
     if (!byTable.has(d.table)) byTable.set(d.table, new Set());
     const s = byTable.get(d.table);
-    for (const k of d.keys) s.add(k);
+    for (const k of d.keys) if (k !== null) s.add(k);
   }
   let html = '';
   for (const table of V.timelineTables) {
     const keys = byTable.get(table);
-    if (!keys || !keys.size) continue;
+    if (!keys) continue;
+    if (!keys.size) {   // colour_by [] : one colour for the table
+      html += `<h3>${esc(table)}</h3><ul class="legend-keys"><li><span class="swatch" style="background:${colourOf(null)}"></span><span class="key">every event</span></li></ul>`;
+      continue;
+    }
     const list = [...keys].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
     html += `<h3>${esc(table)} <span class="muted">(${list.length})</span></h3><ul class="legend-keys">` +
       list.slice(0, MAX_KEYS).map((k) => `<li><span class="swatch" style="background:${colourOf(k)}"></span><span class="key" title="${esc(shown(k, table))}">${esc(middleCut(shown(k, table), KEY_CHARS))}</span></li>`).join('') +
