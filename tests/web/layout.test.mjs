@@ -29,6 +29,16 @@ test('device groups: one level, empty groups skipped, suffixes, counts', () => {
   assert.equal(hasGroupings(DOC), true);
 });
 
+test('a table /tracks could not read gets one row in its group', () => {
+  const doc = { groups: [{ group: 'dma', label: 'DMA queues', tracks: [{ table: 'DmaPacket', track: 'q1', count: 2 }] },
+    { group: 'compute', label: 'Compute engines', tracks: [] }],
+  errors: [{ table: 'Instruction', error: 'Instruction.parquet: truncated' }] };
+  const d = new Map([...defs, ['Instruction', { table: 'Instruction', group: 'compute' }], ['DmaPacket', { table: 'DmaPacket', group: 'dma', track_suffix: ' · packets' }]]);
+  const t = buildTree(doc, d);
+  assert.deepEqual(shape(t), [['DMA queues', 2, ['q1 · packets']], ['Compute engines', 0, ['Instruction']]]);
+  assert.equal(t[1].children[0].id, 'Instruction\0');
+});
+
 test('system grouping modes', () => {
   const sys = (mode) => shape(buildTree({ groups: [DOC.groups[3]] }, defs, mode))[0][2];
   assert.deepEqual(sys('default'), [

@@ -11,7 +11,9 @@
 // A track with a non-null nc is a NeuronCore's track (its runtime events), any other one a
 // thread's. Tracks keep /tracks' order inside a group, NeuronCores go by index.
 // Every group node has an id (stable for a mode), its label and the sum of its tracks'
-// event counts; collapsing a group hides what is under it.
+// event counts; collapsing a group hides what is under it. A table /tracks could not read
+// (its "errors": [{table, error}]) gets one row of its own, track "", at the end of its
+// group (the schema's group of the table), where the viewer writes the error.
 // Rows: a group header of GROUP_H, then its children indented one level; a track of a
 // nested table (max_depth known) is (max_depth + 1) levels of LEVEL_H plus 2 px padding
 // above and below, any other one TRACK_H. y is in content coordinates from `top`.
@@ -61,12 +63,15 @@ export function systemTree(id, tracks, mode) {
 // The track tree of a /tracks document: defs maps table -> its viewer.timelines entry.
 export function buildTree(tracksDoc, defs, mode = 'default') {
   const out = [];
+  const failed = tracksDoc.errors || [];
   for (const g of tracksDoc.groups || []) {
-    if (!g.tracks.length) continue;
+    const bad = failed.filter((e) => (defs.get(e.table) || {}).group === g.group)
+      .map((e) => leaf({ table: e.table, track: '', count: 0 }, e.table));
+    if (!g.tracks.length && !bad.length) continue;
     const id = `g:${g.group}`;
     const children = hasParts(g) ? systemTree(`${id}:${mode}`, g.tracks, mode)
       : g.tracks.map((t) => leaf(t, txt(t.track, '(none)'), (defs.get(t.table) || {}).track_suffix || ''));
-    out.push(node(id, g.label, children));
+    out.push(node(id, g.label, [...children, ...bad]));
   }
   return out;
 }

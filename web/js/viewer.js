@@ -50,6 +50,9 @@ export const absOf = (t) => V.origin + BigInt(Math.round(t));
 export const relOf = (abs) => Number(big(abs) - V.origin);
 export const trackDef = (table) => V.defs.get(table);
 
+// Tables /tracks could not read: table -> message.
+const tracksErrors = () => new Map((V.tracksDoc.errors || []).map((e) => [e.table, e.error]));
+
 // Rows as drawn now: the pinned header at its place, the track rows shifted by the scroll.
 export function screenRows() {
   return [...V.header, ...V.rows.map((r) => ({ ...r, y: r.y - V.scrollTop, visible: r.y - V.scrollTop + r.h > V.headerH && r.y - V.scrollTop < V.viewH }))];
@@ -170,7 +173,8 @@ async function fetchWindow() {
     if (seq !== V.fetchSeq) return; // a newer window was asked for
     const off = Number(S - V.origin);
     const got = ingestTimeline(tl, off, V.defs, V.colourMode);
-    V.data = got.tracks; V.errors = got.errors; V.lastTables = got.tables;
+    V.data = got.tracks; V.lastTables = got.tables;
+    V.errors = new Map([...tracksErrors(), ...got.errors]);
     V.usage = usage ? ingestUsage(usage, off, V.laneDefs) : null;
     V.lastWindow = { S, E, width };
     showWindowSummary();
@@ -261,6 +265,7 @@ export async function startViewer(name, info, host, opts = {}) {
   V.span = Math.max(1, Number(lastTs - first));
   V.viewS = 0; V.viewE = V.span;
   V.tracksDoc = tracks;
+  V.errors = tracksErrors();
   readURL();
   installGrouping(tracks);
   installCanvas();
