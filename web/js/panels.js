@@ -11,6 +11,7 @@
 import { api, namePath, viewHref, big } from './api.js';
 import { V, select, draw, relOf } from './viewer.js';
 import { $ } from './dom.js';
+import { selectWindow } from './selection.js';
 import { esc, cut, fmtNs, fmtCount, fmtField, prettyJSON } from './format.js';
 
 export async function fetchEvent(table, ordinal) {
@@ -132,7 +133,7 @@ export function showWindowSummary() {
   }
   html += '<p class="muted hint">Shift-drag (or Ctrl-drag) over tracks for exact totals of that area. <button id="area-window" type="button">Whole window</button></p>';
   box.innerHTML = html;
-  $('#area-window').onclick = () => import('./selection.js').then((m) => m.selectWindow());
+  $('#area-window').onclick = selectWindow;
 }
 
 // A device profile's Summary row and top OpcodeSummary rows (/summary).

@@ -25,7 +25,7 @@ import { installInput, hideTooltip } from './input.js';
 import { showDetails, showWindowSummary, loadDeviceSummary } from './panels.js';
 import { installLegend, updateLegend } from './legend.js';
 import { installSearch } from './search.js';
-import { installSelection, clearArea } from './selection.js';
+import { installSelection } from './selection.js';
 import { installExport } from './export.js';
 import { installHelp } from './help.js';
 
@@ -48,7 +48,6 @@ export const geom = () => ({ gutter: GUTTER, viewS: V.viewS, k: nsPerPx(), pad: 
 export const windowAbs = () => ({ S: V.origin + BigInt(Math.floor(V.viewS)), E: V.origin + BigInt(Math.ceil(V.viewE)) });
 export const absOf = (t) => V.origin + BigInt(Math.round(t));
 export const relOf = (abs) => Number(big(abs) - V.origin);
-export const trackDef = (table) => V.defs.get(table);
 
 // Tables /tracks could not read: table -> message.
 const tracksErrors = () => new Map((V.tracksDoc.errors || []).map((e) => [e.table, e.error]));
@@ -74,8 +73,6 @@ export function changed() {
   draw();
   scheduleFetch();
 }
-
-export function setWindow(s, e) { V.viewS = s; V.viewE = e; changed(); }
 
 export function updateURL() {
   if (!V.tracksDoc) return;
@@ -315,4 +312,3 @@ function installCanvas() {
   resize();
 }
 
-export { clearArea };
