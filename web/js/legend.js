@@ -10,7 +10,7 @@ import { colourModes, colourOf } from './colour.js';
 import { $ } from './dom.js';
 import { esc, middleCut } from './format.js';
 
-const MAX_KEYS = 24, KEY_CHARS = 46;
+const MAX_KEYS = 24, KEY_CHARS = 40;
 
 export function installLegend() {
   const sel = $('#colour-mode');

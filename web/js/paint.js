@@ -51,10 +51,12 @@ export function paintFrame() {
   const g = geom();
   const rows = screenRows().filter((r) => r.kind !== 'axis' && r.kind !== 'lane' && r.visible);
   V.selBox = null; V.names = []; V.boxes = new Map();
+  // the boxes the flow arrows need, found while painting
+  const want = new Set(V.flows ? [...V.flows.predecessors, ...V.flows.successors].map((r) => `${r.table}:${r.ordinal}`) : []);
   let drawn = 0;
   ctx.save();
   ctx.beginPath(); ctx.rect(0, V.headerH, W, H - V.headerH); ctx.clip();
-  for (const r of rows) drawn += r.kind === 'group' ? (paintGroup(ctx, r, W), 0) : paintTrack(ctx, r, g, W);
+  for (const r of rows) drawn += r.kind === 'group' ? (paintGroup(ctx, r, W), 0) : paintTrack(ctx, r, g, W, want);
   paintGrid(ctx, V.headerH, H);
   paintArea(ctx, rows, g);
   paintMarkerLines(ctx, V.headerH, H);
@@ -69,7 +71,9 @@ export function paintFrame() {
   for (const r of V.header) r.kind === 'axis' ? paintAxis(ctx, r, W) : paintLaneRow(ctx, r, g, W);
   paintEmpty(ctx, rows, W, H);
   V.drawnEvents = drawn;
-  $('#range-label').textContent = `${fmtNs(V.viewS)} – ${fmtNs(V.viewE)} (${fmtNs(V.viewE - V.viewS)} visible) · t0 = ${V.origin} ns`;
+  const label = $('#range-label');
+  label.firstChild.textContent = `${fmtNs(V.viewS)} – ${fmtNs(V.viewE)} (${fmtNs(V.viewE - V.viewS)} visible)`;
+  label.lastChild.textContent = `t0 = ${V.origin} ns`;
 }
 
 function gutterLabel(ctx, r, text, x, font, colour) {
@@ -98,7 +102,7 @@ function paintGroup(ctx, r, W) {
 }
 
 // Track data d's events on row r; returns how many were on screen.
-function paintTrack(ctx, r, g, W) {
+function paintTrack(ctx, r, g, W, want) {
   rowBase(ctx, r, W, '#f6f7f9');
   gutterLabel(ctx, r, r.label, 8 + r.depth * 12, FONT, '#374151');
   const err = V.errors.get(r.table);
@@ -111,12 +115,12 @@ function paintTrack(ctx, r, g, W) {
     return 0;
   }
   const d = V.data.get(r.id);
-  const n = d ? paintEvents(ctx, r, d, g, W) : 0;
+  const n = d ? paintEvents(ctx, r, d, g, W, want) : 0;
   ctx.restore();
   return n;
 }
 
-function paintEvents(ctx, r, d, g, W) {
+function paintEvents(ctx, r, d, g, W, want) {
   const selOrd = V.sel && V.sel.table === d.table ? V.sel.ordinal : null;
   const runs = new Map();   // level -> {c, x0, x1, y, h}
   let fill = null, n = 0;
@@ -131,8 +135,8 @@ function paintEvents(ctx, r, d, g, W) {
     const b = eventBox(d, i, r, g);
     if (b.x + b.w < GUTTER || b.x > W) continue;
     n++;
-    if (selOrd !== null && d.ord[i] === selOrd) V.selBox = b;
-    V.boxes.set(`${d.table}:${d.ord[i]}`, b);
+    if (selOrd !== null && d.ord[i] === selOrd) { V.selBox = b; V.boxes.set(`${d.table}:${selOrd}`, b); }
+    if (want.size && want.has(`${d.table}:${d.ord[i]}`)) V.boxes.set(`${d.table}:${d.ord[i]}`, b);
     const lvl = b.y, c = d.colour[i];
     let run = runs.get(lvl);
     if (!run) { run = { c: null }; runs.set(lvl, run); }
