@@ -20,10 +20,9 @@
  * "error"}] | null (no DeviceProfileList)}; unknown values are null. Exit 0
  * unless the profile cannot be read; a device profile's error is not a failure.
  *
- * Device profile rules:
- *   - Summary is read from Summary.parquet (or its split files) with every column
- *     this reader decodes; the schema describes it as one row, and only the first
- *     row is shown (a note on stderr says when there are more).
+ * Device profile rules (the reading is query/device_summary.h's):
+ *   - Summary's first row, every scalar column; a note on stderr says when the
+ *     table has more rows.
  *   - Text: non-null fields only, in table column order within five sections,
  *     chosen by field name, first rule that matches:
  *       Flops and utilisation: name contains "flops", starts with mfu_/hfu_/mbu_,
@@ -38,9 +37,10 @@
  *     catalogue: seconds scaled to s/ms/us/ns, bytes shown exactly plus a KiB/MiB/GiB
  *     figure, percent with two decimals, flops exactly plus a k/M/G/T/P figure,
  *     cycles exactly.
- *   - Top opcodes: the 10 OpcodeSummary rows with the largest instruction_time_ns
- *     (ties: engine, then opcode, ascending bytewise), shown with instruction_count,
- *     instruction_time_ns, active_time_ns and active_time_percent. Memory: 10 rows.
+ *   - Top opcodes: the first 10 OpcodeSummary rows in device_summary.h's order
+ *     (instruction_time_ns descending, then engine, then opcode), shown with
+ *     instruction_count, instruction_time_ns, active_time_ns (a null or non-integer
+ *     value as 0) and active_time_percent (blank / null when null).
  *   - JSON: {"profile": DIR, "summary": {every non-null Summary field of the first
  *     row: value} | null, "top_opcodes": [{engine, opcode, instruction_count,
  *     instruction_time_ns, active_time_ns, active_time_percent}, ...] | null}.
@@ -59,12 +59,11 @@
 
 #include "cli/cli.h"
 #include "cli/text_out.h"
-#include "profile/profile_table.h"
+#include "query/device_summary.h"
 #include "query/system_summary.h"
 #include "schema/schema.h"
 
 #define TOP_OPCODES 10
-#define MAX_SUMMARY_COLS 512
 
 static void summary_help(FILE *out)
 {
@@ -84,206 +83,21 @@ static void summary_help(FILE *out)
             "Summary/OpcodeSummary, 2 usage error.\n");
 }
 
-/* One scalar cell of the Summary row. */
-typedef struct cell {
-    char *name;            /* malloc'd copy (the reader's column info dies with the reader) */
-    nxpq_type type;
-    bool null;
-    int64_t i;
-    double f;
-    char *s;               /* STRING, malloc'd */
-} cell;
+/* OpcodeSummary cells as the opcode table shows them: text ("" for null), integer (0 for null). */
+static const char *op_text(const nx_cell *row, int f) { return row[f].s ? row[f].s : ""; }
 
-typedef struct opcode_row {
-    char *engine, *opcode;
-    int64_t count, time_ns, active_ns;
-    double active_pct;
-    bool active_pct_null;
-} opcode_row;
-
-typedef struct summary_data {
-    bool have_summary, have_opcodes;
-    cell cells[MAX_SUMMARY_COLS];
-    size_t n_cells;
-    int64_t summary_rows;
-    opcode_row top[TOP_OPCODES];
-    size_t n_top;
-} summary_data;
-
-static void summary_data_free(summary_data *d)
+static int64_t op_int(const nx_cell *row, int f)
 {
-    for (size_t i = 0; i < d->n_cells; i++) {
-        free(d->cells[i].name);
-        free(d->cells[i].s);
-    }
-    for (size_t i = 0; i < d->n_top; i++) {
-        free(d->top[i].engine);
-        free(d->top[i].opcode);
-    }
+    const nx_cell *c = &row[f];
+    return !c->null && (c->type == NXPQ_INT32 || c->type == NXPQ_INT64) ? c->i : 0;
 }
 
-static char *dup_bytes(const char *p, size_t n)
+/* active_time_percent, false when null or not a float/double. */
+static bool op_pct(const nx_cell *row, double *v)
 {
-    char *s = malloc(n + 1);
-    if (s) {
-        memcpy(s, p, n);
-        s[n] = '\0';
-    }
-    return s;
-}
-
-/* Reads the first Summary row. Returns 0, NX_PROFILE_TABLE_ABSENT or -1. */
-static int read_summary(const char *dir, summary_data *d, nxpq_error *err)
-{
-    nx_profile_table *t;
-    int rc = nx_profile_table_open(dir, "Summary", &t, err);
-    if (rc != 0)
-        return rc;
-    rc = -1;
-    d->summary_rows = nx_profile_table_num_rows(t);
-    const char *names[MAX_SUMMARY_COLS];
-    size_t n = 0;
-    for (size_t c = 0; c < nx_profile_table_num_columns(t) && n < MAX_SUMMARY_COLS; c++) {
-        const nxpq_column_info *ci = nx_profile_table_column(t, c);
-        if (ci->type == NXPQ_UNSUPPORTED || ci->type == NXPQ_LIST_INT64 || ci->type == NXPQ_LIST_STRING)
-            continue;
-        names[n] = ci->name;
-        d->cells[n] = (cell){.name = strdup(ci->name), .type = ci->type, .null = true};
-        d->n_cells = ++n;
-        if (!d->cells[n - 1].name) {
-            snprintf(err->msg, sizeof err->msg, "Summary: out of memory");
-            nx_profile_table_close(t);
-            return -1;
-        }
-    }
-    nx_profile_scan *s = NULL;
-    if (n == 0) {
-        rc = 0;
-        goto done;
-    }
-    nx_profile_scan_options so = {.columns = names, .n_columns = n, .batch_rows = 16};
-    if (!(s = nx_profile_scan_open(t, &so, err)))
-        goto done;
-    const nxpq_batch *b;
-    int more = nx_profile_scan_next(s, &b, err);
-    if (more < 0)
-        goto done;
-    if (more > 0) {
-        for (size_t c = 0; c < n; c++) {
-            const nxpq_column_data *col = &b->columns[c];
-            cell *x = &d->cells[c];
-            x->null = col->valid && !col->valid[0];
-            if (x->null)
-                continue;
-            switch (col->type) {
-            case NXPQ_INT32: x->i = col->values.i32[0]; break;
-            case NXPQ_INT64: x->i = col->values.i64[0]; break;
-            case NXPQ_BOOLEAN: x->i = col->values.b[0] != 0; break;
-            case NXPQ_FLOAT: x->f = col->values.f32[0]; break;
-            case NXPQ_DOUBLE: x->f = col->values.f64[0]; break;
-            case NXPQ_STRING:
-                if (!(x->s = dup_bytes(col->data + col->offsets[0], (size_t)(col->offsets[1] - col->offsets[0])))) {
-                    snprintf(err->msg, sizeof err->msg, "Summary: out of memory");
-                    goto done;
-                }
-                break;
-            default: x->null = true; break;
-            }
-        }
-    }
-    rc = 0;
-done:
-    nx_profile_scan_close(s);
-    nx_profile_table_close(t);
-    return rc;
-}
-
-/* True when a ranks before b: larger instruction time, then engine, then opcode. */
-static bool opcode_before(int64_t ta, const char *ea, size_t ela, const char *oa, size_t ola, const opcode_row *b)
-{
-    if (ta != b->time_ns)
-        return ta > b->time_ns;
-    size_t lb = strlen(b->engine), n = ela < lb ? ela : lb;
-    int c = memcmp(ea, b->engine, n);
-    if (c || ela != lb)
-        return c ? c < 0 : ela < lb;
-    lb = strlen(b->opcode);
-    n = ola < lb ? ola : lb;
-    c = memcmp(oa, b->opcode, n);
-    return c ? c < 0 : ola < lb;
-}
-
-static int read_opcodes(const char *dir, summary_data *d, nxpq_error *err)
-{
-    nx_profile_table *t;
-    int rc = nx_profile_table_open(dir, "OpcodeSummary", &t, err);
-    if (rc != 0)
-        return rc;
-    rc = -1;
-    static const char *const cols[] = {"engine",      "opcode",         "instruction_count", "instruction_time_ns",
-                                       "active_time_ns", "active_time_percent"};
-    nx_profile_scan_options so = {.columns = cols, .n_columns = 6};
-    nx_profile_scan *s = nx_profile_scan_open(t, &so, err);
-    if (!s)
-        goto done;
-    for (size_t c = 2; c < 5; c++) {
-        nxpq_type ty = nx_profile_table_column(t, (size_t)nx_profile_table_find_column(t, cols[c]))->type;
-        if (ty != NXPQ_INT64 && ty != NXPQ_INT32) {
-            snprintf(err->msg, sizeof err->msg, "OpcodeSummary: column %s is %s, not an integer", cols[c],
-                     nxpq_type_name(ty));
-            goto done;
-        }
-    }
-    const nxpq_batch *b;
-    int more;
-    while ((more = nx_profile_scan_next(s, &b, err)) > 0) {
-        const nxpq_column_data *c = b->columns;
-        if (c[0].type != NXPQ_STRING || c[1].type != NXPQ_STRING) {
-            snprintf(err->msg, sizeof err->msg, "OpcodeSummary: engine and opcode must be strings");
-            goto done;
-        }
-#define INT_AT(col, r) ((col).type == NXPQ_INT32 ? (int64_t)(col).values.i32[r] : (col).values.i64[r])
-        for (size_t r = 0; r < b->n_rows; r++) {
-            int64_t tns = (c[3].valid && !c[3].valid[r]) ? INT64_MIN : INT_AT(c[3], r);
-            const char *e = c[0].data + c[0].offsets[r], *o = c[1].data + c[1].offsets[r];
-            size_t el = (size_t)(c[0].offsets[r + 1] - c[0].offsets[r]);
-            size_t ol = (size_t)(c[1].offsets[r + 1] - c[1].offsets[r]);
-            /* Insertion into the sorted top list (at most TOP_OPCODES entries). */
-            size_t at = d->n_top;
-            while (at > 0 && opcode_before(tns, e, el, o, ol, &d->top[at - 1]))
-                at--;
-            if (at >= TOP_OPCODES)
-                continue;
-            if (d->n_top == TOP_OPCODES) {
-                free(d->top[TOP_OPCODES - 1].engine);
-                free(d->top[TOP_OPCODES - 1].opcode);
-                d->n_top--;
-            }
-            memmove(&d->top[at + 1], &d->top[at], (d->n_top - at) * sizeof d->top[0]);
-            d->n_top++;
-            opcode_row *x = &d->top[at];
-            bool pct_null = (c[5].valid && !c[5].valid[r]) || (c[5].type != NXPQ_FLOAT && c[5].type != NXPQ_DOUBLE);
-            *x = (opcode_row){
-                .engine = dup_bytes(e, el),
-                .opcode = dup_bytes(o, ol),
-                .count = (c[2].valid && !c[2].valid[r]) ? 0 : INT_AT(c[2], r),
-                .time_ns = tns == INT64_MIN ? 0 : tns,
-                .active_ns = (c[4].valid && !c[4].valid[r]) ? 0 : INT_AT(c[4], r),
-                .active_pct = pct_null ? 0 : c[5].type == NXPQ_FLOAT ? c[5].values.f32[r] : c[5].values.f64[r],
-                .active_pct_null = pct_null,
-            };
-            if (!x->engine || !x->opcode) {
-                snprintf(err->msg, sizeof err->msg, "OpcodeSummary: out of memory");
-                goto done;
-            }
-        }
-#undef INT_AT
-    }
-    rc = more < 0 ? -1 : 0;
-done:
-    nx_profile_scan_close(s);
-    nx_profile_table_close(t);
-    return rc;
+    const nx_cell *c = &row[NX_OP_ACTIVE_PCT];
+    *v = c->f;
+    return !c->null && (c->type == NXPQ_FLOAT || c->type == NXPQ_DOUBLE);
 }
 
 /* ------------------------------------------------------------------ text -- */
@@ -338,7 +152,7 @@ static const char *seconds_text(double v, char *buf, size_t cap)
     return buf;
 }
 
-static void print_value(const cell *c, const char *unit)
+static void print_value(const nx_cell *c, const char *unit)
 {
     bool is_int = c->type == NXPQ_INT32 || c->type == NXPQ_INT64 || c->type == NXPQ_BOOLEAN;
     if (c->type == NXPQ_STRING) {
@@ -372,20 +186,20 @@ static void print_value(const cell *c, const char *unit)
     }
 }
 
-static void print_text(const char *dir, const summary_data *d)
+static void print_text(const char *dir, const nx_device_summary *d)
 {
     printf("Profile %s\n", dir);
-    if (d->have_summary) {
+    if (d->summary.present) {
         const nx_schema_table *st = nx_schema_table_find("Summary");
         size_t w = 0;
-        for (size_t i = 0; i < d->n_cells; i++)
-            if (!d->cells[i].null && strlen(d->cells[i].name) > w)
-                w = strlen(d->cells[i].name);
+        for (size_t i = 0; i < d->summary.n; i++)
+            if (!d->summary.cells[i].null && strlen(d->summary.cells[i].name) > w)
+                w = strlen(d->summary.cells[i].name);
         bool any = false;
         for (int sec = 0; sec < N_SECTIONS; sec++) {
             bool header = false;
-            for (size_t i = 0; i < d->n_cells; i++) {
-                const cell *c = &d->cells[i];
+            for (size_t i = 0; i < d->summary.n; i++) {
+                const nx_cell *c = &d->summary.cells[i];
                 if (c->null || section_of(c->name) != sec)
                     continue;
                 if (!header) {
@@ -403,41 +217,42 @@ static void print_text(const char *dir, const summary_data *d)
     }
     if (d->have_opcodes) {
         size_t we = 6, wo = 6;
-        for (size_t i = 0; i < d->n_top; i++) {
-            if (strlen(d->top[i].engine) > we)
-                we = strlen(d->top[i].engine);
-            if (strlen(d->top[i].opcode) > wo)
-                wo = strlen(d->top[i].opcode);
+        for (size_t i = 0; i < d->n_opcodes; i++) {
+            if (strlen(op_text(d->opcodes[i], NX_OP_ENGINE)) > we)
+                we = strlen(op_text(d->opcodes[i], NX_OP_ENGINE));
+            if (strlen(op_text(d->opcodes[i], NX_OP_OPCODE)) > wo)
+                wo = strlen(op_text(d->opcodes[i], NX_OP_OPCODE));
         }
-        printf("\nTop %zu opcodes by instruction time (OpcodeSummary)\n", d->n_top);
+        printf("\nTop %zu opcodes by instruction time (OpcodeSummary)\n", d->n_opcodes);
         printf("  %-*s  %-*s  %17s  %19s  %14s  %8s\n", (int)we, "engine", (int)wo, "opcode", "instruction_count",
                "instruction_time_ns", "active_time_ns", "active %");
-        for (size_t i = 0; i < d->n_top; i++) {
-            const opcode_row *r = &d->top[i];
-            printf("  %-*s  %-*s  %17" PRId64 "  %19" PRId64 "  %14" PRId64, (int)we, r->engine, (int)wo, r->opcode,
-                   r->count, r->time_ns, r->active_ns);
-            if (r->active_pct_null)
-                printf("  %8s\n", "");
+        for (size_t i = 0; i < d->n_opcodes; i++) {
+            const nx_cell *r = d->opcodes[i];
+            double pct;
+            printf("  %-*s  %-*s  %17" PRId64 "  %19" PRId64 "  %14" PRId64, (int)we, op_text(r, NX_OP_ENGINE), (int)wo,
+                   op_text(r, NX_OP_OPCODE), op_int(r, NX_OP_COUNT), op_int(r, NX_OP_TIME), op_int(r, NX_OP_ACTIVE));
+            if (op_pct(r, &pct))
+                printf("  %7.2f%%\n", pct);
             else
-                printf("  %7.2f%%\n", r->active_pct);
+                printf("  %8s\n", "");
         }
     }
 }
 
 /* ------------------------------------------------------------------ json -- */
 
-static void print_json(const char *dir, const summary_data *d)
+static void print_json(const char *dir, const nx_device_summary *d)
 {
     printf("{\"profile\":");
     nx_out_json_string(stdout, dir, strlen(dir));
     printf(",\"summary\":");
-    if (!d->have_summary) {
+    if (!d->summary.present) {
         printf("null");
     } else {
         putchar('{');
         bool first = true;
-        for (size_t i = 0; i < d->n_cells; i++) {
-            const cell *c = &d->cells[i];
+        for (size_t i = 0; i < d->summary.n; i++) {
+            const nx_cell *c = &d->summary.cells[i];
             if (c->null)
                 continue;
             printf(first ? "\n" : ",\n");
@@ -459,19 +274,20 @@ static void print_json(const char *dir, const summary_data *d)
         printf("null");
     } else {
         putchar('[');
-        for (size_t i = 0; i < d->n_top; i++) {
-            const opcode_row *r = &d->top[i];
+        for (size_t i = 0; i < d->n_opcodes; i++) {
+            const nx_cell *r = d->opcodes[i];
+            double pct;
             printf(i ? ",\n{\"engine\":" : "\n{\"engine\":");
-            nx_out_json_string(stdout, r->engine, strlen(r->engine));
+            nx_out_json_string(stdout, op_text(r, NX_OP_ENGINE), strlen(op_text(r, NX_OP_ENGINE)));
             printf(",\"opcode\":");
-            nx_out_json_string(stdout, r->opcode, strlen(r->opcode));
+            nx_out_json_string(stdout, op_text(r, NX_OP_OPCODE), strlen(op_text(r, NX_OP_OPCODE)));
             printf(",\"instruction_count\":%" PRId64 ",\"instruction_time_ns\":%" PRId64 ",\"active_time_ns\":%" PRId64
                    ",\"active_time_percent\":",
-                   r->count, r->time_ns, r->active_ns);
-            if (r->active_pct_null)
-                fputs("null", stdout);
+                   op_int(r, NX_OP_COUNT), op_int(r, NX_OP_TIME), op_int(r, NX_OP_ACTIVE));
+            if (op_pct(r, &pct))
+                nx_out_json_real(stdout, pct, false);
             else
-                nx_out_json_real(stdout, r->active_pct, false);
+                fputs("null", stdout);
             putchar('}');
         }
         putchar(']');
@@ -540,11 +356,10 @@ static void opt_text(char *out, size_t cap, nx_opt_f64 v, bool seconds)
 static int print_system_text(const char *dir, const nx_system_summary *s)
 {
     char a[64];
-    int64_t wall = s->have_wall ? s->last_ts - s->first_ts : 0;
     printf("System profile %s\n\n", dir);
     printf("  events     %" PRId64 "\n", s->events);
     if (s->have_wall)
-        printf("  wall time  %s (first %" PRId64 " ns, last %" PRId64 " ns)\n", seconds_text((double)wall / 1e9, a, sizeof a),
+        printf("  wall time  %s (first %" PRId64 " ns, last %" PRId64 " ns)\n", seconds_text((double)s->wall_ns / 1e9, a, sizeof a),
                s->first_ts, s->last_ts);
     else
         printf("  wall time  - (no event has a start and an end)\n");
@@ -563,7 +378,7 @@ static int print_system_text(const char *dir, const nx_system_summary *s)
             goto oom;
         plain(row[0], 96, s->busy[i].track);
         seconds_text((double)s->busy[i].busy_ns / 1e9, row[1], 96);
-        snprintf(row[2], 96, "%.2f %%", wall ? 100.0 * (double)s->busy[i].busy_ns / (double)wall : 0.0);
+        snprintf(row[2], 96, "%.2f %%", s->busy[i].percent_of_wall);
         snprintf(row[3], 96, "%" PRId64, s->busy[i].top_level);
     }
     table_print(&t);
@@ -655,13 +470,12 @@ static void json_opt(const char *name, nx_opt_f64 v)
 
 static void print_system_json(const char *dir, const nx_system_summary *s)
 {
-    int64_t wall = s->have_wall ? s->last_ts - s->first_ts : 0;
     printf("{\"profile\":");
     nx_out_json_string(stdout, dir, strlen(dir));
     printf(",\"kind\":\"system\",\"events\":%" PRId64 ",\"wall\":", s->events);
     if (s->have_wall)
         printf("{\"first_ts\":%" PRId64 ",\"last_ts\":%" PRId64 ",\"duration_ns\":%" PRId64 "}", s->first_ts,
-               s->last_ts, wall);
+               s->last_ts, s->wall_ns);
     else
         fputs("null", stdout);
     printf(",\"threads\":[");
@@ -670,7 +484,7 @@ static void print_system_json(const char *dir, const nx_system_summary *s)
         nx_out_json_string(stdout, s->busy[i].track, strlen(s->busy[i].track));
         printf(",\"busy_ns\":%" PRId64 ",\"top_level_events\":%" PRId64 ",\"percent_of_wall\":", s->busy[i].busy_ns,
                s->busy[i].top_level);
-        nx_out_json_real(stdout, wall ? 100.0 * (double)s->busy[i].busy_ns / (double)wall : 0.0, true);
+        nx_out_json_real(stdout, s->busy[i].percent_of_wall, true);
         putchar('}');
     }
     printf("],\"top_operators\":[");
@@ -763,46 +577,32 @@ int nx_summary_print(const char *profile_dir, bool json)
     if (nx_profile_is_system(profile_dir))
         return system_summary_print(profile_dir, json);
 
-    summary_data *d = calloc(1, sizeof *d);
-    if (!d) {
-        fprintf(stderr, "nxprof summary: out of memory\n");
+    nx_device_summary d;
+    nxpq_error err = {{0}};
+    if (nx_device_summary_read(profile_dir, TOP_OPCODES, &d, &err) < 0) {
+        fprintf(stderr, "nxprof summary: %s\n", err.msg);
         return NX_EXIT_ERROR;
     }
-    int rc = NX_EXIT_ERROR;
-    nxpq_error err = {{0}};
-    int s = read_summary(profile_dir, d, &err);
-    if (s < 0) {
-        fprintf(stderr, "nxprof summary: %s\n", err.msg);
-        goto done;
-    }
-    d->have_summary = s == 0;
-    int o = read_opcodes(profile_dir, d, &err);
-    if (o < 0) {
-        fprintf(stderr, "nxprof summary: %s\n", err.msg);
-        goto done;
-    }
-    d->have_opcodes = o == 0;
-    if (d->have_summary || d->have_opcodes) {
+    int rc = d.summary.present && d.have_opcodes ? NX_EXIT_OK : NX_EXIT_ERROR;
+    if (d.summary.present || d.have_opcodes) {
         if (json)
-            print_json(profile_dir, d);
+            print_json(profile_dir, &d);
         else
-            print_text(profile_dir, d);
+            print_text(profile_dir, &d);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "nxprof summary: writing the output failed\n");
-            goto done;
+            nx_device_summary_free(&d);
+            return NX_EXIT_ERROR;
         }
     }
-    if (d->summary_rows > 1)
-        fprintf(stderr, "nxprof summary: Summary has %" PRId64 " rows; showing the first\n", d->summary_rows);
-    if (!d->have_summary)
+    if (d.summary.rows > 1)
+        fprintf(stderr, "nxprof summary: Summary has %" PRId64 " rows; showing the first\n", d.summary.rows);
+    if (!d.summary.present)
         fprintf(stderr, "nxprof summary: profile %s has no Summary table (no Summary.parquet)\n", profile_dir);
-    if (!d->have_opcodes)
+    if (!d.have_opcodes)
         fprintf(stderr, "nxprof summary: profile %s has no OpcodeSummary table (no OpcodeSummary.parquet)\n",
                 profile_dir);
-    rc = d->have_summary && d->have_opcodes ? NX_EXIT_OK : NX_EXIT_ERROR;
-done:
-    summary_data_free(d);
-    free(d);
+    nx_device_summary_free(&d);
     return rc;
 }
 

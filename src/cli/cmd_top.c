@@ -3,14 +3,8 @@
  * options, runs src/query/top.h (the grouping, sums and order) and prints its
  * answer as text, CSV or JSON.
  *
- * Rules (the query's are in top.h):
- *   - Default table: Instruction; on a profile without Instruction that has
- *     SystemProfileEvents (a system profile), SystemProfileEvents. Default
- *     --by: name for SystemProfileEvents, engine,opcode otherwise.
+ * Rules (the query's, with the default table and --by and the percentages, are in top.h):
  *   - --limit N keeps the first N groups (0 = all). Totals always cover every row.
- *   - Percent is 100 * group sum / total sum (of counts when nothing is
- *     summed); for a table whose events nest (SystemProfileEvents) it is
- *     100 * group self time / wall time (the table's last end - first start).
  *   - text: aligned table with a header, the kept groups, an "(N other groups)"
  *     line when the limit dropped some, and a "total" line. csv: a header line
  *     (the --by names, count, sum_duration_ns, and sum_self_ns for nesting
@@ -32,7 +26,6 @@
 #include "cli/cli.h"
 #include "cli/text_out.h"
 #include "profile/profile_table.h"
-#include "query/system_summary.h"
 #include "query/top.h"
 #include "schema/schema.h"
 
@@ -137,23 +130,7 @@ static int ndigits(int64_t v)
     return snprintf(buf, sizeof buf, "%" PRId64, v);
 }
 
-static double pct(int64_t part, int64_t total)
-{
-    return total ? 100.0 * (double)part / (double)total : 0.0;
-}
-
 static bool sums(const top_query *q) { return q->r->value != NX_TOP_COUNT; }
-
-/* What the percent column divides: for nesting tables the group's self time
- * over the wall time, else its sum (or count) over the total. */
-static double group_pct(const top_query *q, const nx_group_stats *st, const nx_group_stats *tot)
-{
-    if (q->r->self) {
-        int64_t wall = q->r->have_wall ? q->r->last_ts - q->r->first_ts : 0;
-        return pct(st->sum[1], wall);
-    }
-    return sums(q) ? pct(st->sum[0], tot->sum[0]) : pct(st->count, tot->count);
-}
 
 static void text_sum(bool have, int64_t v, int w)
 {
@@ -205,7 +182,7 @@ static void top_text(const top_query *q, size_t shown)
            r->files == 1 ? "" : "s", n_groups, what);
     if (r->self)
         printf(" and of self time (less the children's, per thread); percent of wall time %" PRId64 " ns",
-               r->have_wall ? r->last_ts - r->first_ts : 0);
+               nx_top_wall(r));
     printf("\n\n");
     for (size_t k = 0; k < q->n_by; k++)
         printf("%-*s  ", (int)w[k], q->by[k]);
@@ -228,31 +205,23 @@ static void top_text(const top_query *q, size_t shown)
             text_sum(st->n_values[0] > 0, st->sum[0], ws);
         if (r->self)
             text_sum(st->n_values[1] > 0, st->sum[1], wf);
-        printf("  %6.2f%%\n", group_pct(q, st, &tot));
+        printf("  %6.2f%%\n", nx_top_percent(r, st));
     }
     if (shown < n_groups) {
-        nx_group_stats o = {0};
-        for (size_t i = shown; i < n_groups; i++) {
-            const nx_group_stats *st = nx_group_by_stats(g, i);
-            o.count += st->count;
-            for (int j = 0; j < NX_GROUP_SUMS; j++) {
-                o.sum[j] += st->sum[j];
-                o.n_values[j] += st->n_values[j];
-            }
-        }
+        nx_group_stats o = nx_top_rest(r, shown);
         printf("%-*s%*" PRId64, (int)label_w, other, wc, o.count);
         if (sums(q))
             printf("  %*" PRId64, ws, o.sum[0]);
         if (r->self)
             printf("  %*" PRId64, wf, o.sum[1]);
-        printf("  %6.2f%%\n", group_pct(q, &o, &tot));
+        printf("  %6.2f%%\n", nx_top_percent(r, &o));
     }
     printf("%-*s%*" PRId64, (int)label_w, "total", wc, tot.count);
     if (sums(q))
         printf("  %*" PRId64, ws, tot.sum[0]);
     if (r->self)
         printf("  %*" PRId64, wf, tot.sum[1]);
-    printf("  %6.2f%%\n", group_pct(q, &tot, &tot));
+    printf("  %6.2f%%\n", nx_top_percent(r, &tot));
 }
 
 static void top_csv(const top_query *q, size_t shown)
@@ -327,7 +296,7 @@ static void top_json(const top_query *q, size_t shown)
         printf(",\"sum_duration_ns\":%" PRId64, tot.sum[0]);
     if (r->self) {
         printf(",\"sum_self_ns\":%" PRId64, tot.sum[1]);
-        json_sum("wall_ns", r->have_wall, r->last_ts - r->first_ts);
+        json_sum("wall_ns", r->have_wall, nx_top_wall(r));
         json_sum("first_ts", r->have_wall, r->first_ts);
         json_sum("last_ts", r->have_wall, r->last_ts);
     }
@@ -355,7 +324,7 @@ static void top_json(const top_query *q, size_t shown)
             json_sum("sum_duration_ns", st->n_values[0] > 0, st->sum[0]);
         if (r->self)
             json_sum("sum_self_ns", st->n_values[1] > 0, st->sum[1]);
-        printf(",\"%s\":%.6f}", r->self ? "percent_of_wall" : "percent", group_pct(q, st, &tot));
+        printf(",\"%s\":%.6f}", r->self ? "percent_of_wall" : "percent", nx_top_percent(r, st));
     }
     printf("]}\n");
 }
@@ -416,12 +385,12 @@ static int top_run(int argc, char **argv)
     if (!*q.dir)
         return nx_usage_error("top", "PROFILE_DIR must not be empty");
     if (!q.table)
-        q.table = nx_profile_is_system(q.dir) ? "SystemProfileEvents" : "Instruction";
+        q.table = nx_top_default_table(q.dir);
     const nx_schema_table *st = nx_schema_table_find(q.table);
     if (!st || st->transient)
         return nx_usage_error("top", "unknown table '%s' (see 'nxprof schema' for the table names)", q.table);
     if (!by_arg)
-        by_arg = strcmp(q.table, "SystemProfileEvents") == 0 ? "name" : "engine,opcode";
+        by_arg = nx_top_default_by(q.table);
     if ((rc = parse_by(&q, by_arg)) != 0) {
         free(q.by_buf);
         return rc;
@@ -444,8 +413,7 @@ static int top_run(int argc, char **argv)
         if (r.note[0])
             fprintf(stderr, "nxprof top: note: %s: depth and self time computed from the table; its timeline index "
                             "was not used (%s)\n", q.table, r.note);
-        size_t n_groups = nx_group_by_count(r.g);
-        size_t shown = q.limit == 0 || q.limit > n_groups ? n_groups : (size_t)q.limit;
+        size_t shown = nx_top_shown(&r, q.limit);
         if (q.format == FMT_TEXT)
             top_text(&q, shown);
         else if (q.format == FMT_CSV)

@@ -50,13 +50,15 @@
  *   events, runtime events in session order then line order, framework events
  *   in file order (session order, then file name, then position in the file).
  *   The runtime TSVs are sorted already (the reader enforces it) and are merged
- *   streaming. Chrome traces are not in time order, so their events are held
- *   in memory (88 bytes plus its name and attribute text per event) and
- *   sorted; that buffer is capped at NX_FRAMEWORK_MEMORY_LIMIT bytes over all
- *   Chrome files of the capture, beyond which processing fails with an error
- *   naming the file (a PyTorch trace of 10 M events stays well below it).
- *   (The buffer also lets baseTimeNanoseconds, which Kineto writes after
- *   traceEvents, apply to events read before it.)
+ *   streaming. Chrome traces are not in time order, so their events are
+ *   buffered (88 bytes plus name and attribute text each) and sorted; above
+ *   NX_FRAMEWORK_SORT_BUDGET bytes the buffer is spilled as a sorted run
+ *   (event_runs.h, fw_spill below) and the runs are merged at the end, so
+ *   memory is bounded whatever the traces' size. B events still open stay in
+ *   the buffer across a spill (capped at NX_FRAMEWORK_MEMORY_LIMIT bytes; above
+ *   it processing fails naming the file). A file's baseTimeNanoseconds, which
+ *   Kineto writes after traceEvents, is added to its events in the buffer at
+ *   the end of the file and to its spilled runs as they are merged.
  *
  * CpuUsage — one row per cpu_usage.tsv line: timestamp, util_percent,
  *   cpu_id = the CPU number in decimal or "average", instance_id.
@@ -103,12 +105,18 @@
 #include "capture/chrome_trace.h"
 #include "capture/system_capture.h"
 #include "nxprof_version.h"
+#include "process/event_runs.h"
 #include "process/row.h"
 #include "process/time_text.h"
 #include "schema/schema.h"
 #include "util/strbuf.h"
 
-/* Cap on the in-memory buffer of framework events (all Chrome files together). */
+/* Framework events buffered before they are sorted and spilled as a run
+ * (event_runs.h); NXPROF_FRAMEWORK_SORT_BYTES in the environment sets another
+ * budget (tests use small ones). */
+#define NX_FRAMEWORK_SORT_BUDGET ((size_t)256 << 20)
+/* Cap on the buffer whatever the budget: only B events still waiting for
+ * their E cannot be spilled. */
 #define NX_FRAMEWORK_MEMORY_LIMIT ((size_t)2 << 30)
 
 static const char *instance_of(const nx_cap_session *s)
@@ -161,7 +169,17 @@ typedef struct fw_buffer {
     char *arena;
     size_t alen, acap;
     bool over_limit, oom;
+    uint64_t next_seq;
+    size_t budget;               /* bytes of v and arena before a spill */
+    const char *run_dir;         /* where runs are written (the profile's temporary directory) */
+    nx_event_runs *runs;         /* NULL until the first spill */
 } fw_buffer;
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
 
 static bool fw_reserve_bytes(fw_buffer *b, size_t ncap, size_t nacap)
 {
@@ -211,15 +229,143 @@ static fw_event *fw_add(fw_buffer *b)
         b->v = v;
         b->cap = nc;
     }
-    fw_event *e = &b->v[b->n];
+    fw_event *e = &b->v[b->n++];
     memset(e, 0, sizeof *e);
-    e->seq = b->n++;
+    e->seq = b->next_seq++;
     return e;
 }
 
 static const char *fw_str(const fw_buffer *b, uint64_t off)
 {
     return off ? b->arena + off : "";
+}
+
+static int fw_cmp(const void *pa, const void *pb)
+{
+    const fw_event *a = pa, *b = pb;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static size_t fw_bytes(const fw_buffer *b) { return b->n * sizeof(fw_event) + b->alen; }
+
+/* Sorts v[0..n) and writes it as one run read from `path`; *run gets its index. */
+static int fw_write_run(fw_buffer *b, fw_event *v, size_t n, const char *path, size_t *run, char *err,
+                        size_t errlen)
+{
+    qsort(v, n, sizeof *v, fw_cmp);
+    *run = nx_event_runs_count(b->runs);
+    if (nx_event_runs_begin(b->runs, path, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const fw_event *e = &v[i];
+        nx_event_record r = {e->start, e->end, e->pid, e->tid, e->seq, e->session, fw_str(b, e->name),
+                             fw_str(b, e->json), e->stream ? fw_str(b, e->stream) : NULL,
+                             e->flow ? fw_str(b, e->flow) : NULL};
+        if (nx_event_runs_add(b->runs, &r, err, errlen) != 0)
+            return -1;
+    }
+    return nx_event_runs_end(b->runs, err, errlen);
+}
+
+/* Copies string `off` of the old arena into b's (new) one. */
+static uint64_t fw_keep_str(fw_buffer *b, const char *old_arena, uint64_t off)
+{
+    return off ? fw_put(b, old_arena + off, strlen(old_arena + off)) : 0;
+}
+
+/*
+ * The spill (event_runs.h): the buffered events that are final go out as sorted
+ * runs -- those before index `first` (earlier Chrome files, times absolute) as
+ * one run, those from `first` on (the file being read, times still relative to
+ * its base) as another, whose index goes to *own_run (SIZE_MAX when it has
+ * none) -- and only the open B events stay, moved to the front with their
+ * strings, their links and the thread stacks' tops (threads[0..tcap)) renumbered.
+ */
+static int fw_spill(fw_buffer *b, size_t first, const char *path, fw_thread *threads, size_t tcap, size_t *own_run,
+                    char *err, size_t errlen)
+{
+    *own_run = SIZE_MAX;
+    if (!b->runs && !(b->runs = nx_event_runs_new(b->run_dir, err, errlen)))
+        return -1;
+    size_t n_open = 0;
+    for (size_t i = first; i < b->n; i++)
+        n_open += b->v[i].open;
+    fw_event *opens = n_open ? malloc(n_open * sizeof *opens) : NULL;
+    uint64_t *old_index = n_open ? malloc(n_open * sizeof *old_index) : NULL;
+    if (n_open && (!opens || !old_index)) {
+        free(opens);
+        free(old_index);
+        snprintf(err, errlen, "%s: SystemProfileEvents: out of memory", path);
+        return -1;
+    }
+    size_t w = 0, k = 0;
+    for (size_t i = 0; i < first; i++)
+        if (!b->v[i].dropped)
+            b->v[w++] = b->v[i];
+    size_t earlier = w;
+    for (size_t i = first; i < b->n; i++) {
+        if (b->v[i].open) {
+            old_index[k] = i;
+            opens[k++] = b->v[i];
+        } else if (!b->v[i].dropped) {
+            b->v[w++] = b->v[i];
+        }
+    }
+    size_t run;
+    int rc = -1;
+    if (earlier && fw_write_run(b, b->v, earlier, path, &run, err, errlen) != 0)
+        goto out;
+    if (w > earlier) {
+        if (fw_write_run(b, b->v + earlier, w - earlier, path, &run, err, errlen) != 0)
+            goto out;
+        *own_run = run;
+    }
+    /* Keep the open events, in their order, with their strings in a new arena. */
+    char *old_arena = b->arena;
+    b->arena = NULL;
+    b->alen = b->acap = 0;
+    b->n = 0;
+    char zero = '\0';
+    if (fw_put(b, &zero, 1) == UINT64_MAX) {
+        free(old_arena);
+        snprintf(err, errlen, "%s: SystemProfileEvents: out of memory", path);
+        goto out;
+    }
+    for (size_t j = 0; j < n_open; j++) {
+        fw_event *e = &b->v[b->n++];
+        *e = opens[j];
+        e->name = fw_keep_str(b, old_arena, e->name);
+        e->json = fw_keep_str(b, old_arena, e->json);
+        e->stream = fw_keep_str(b, old_arena, e->stream);
+        e->flow = fw_keep_str(b, old_arena, e->flow);
+        if (e->name == UINT64_MAX || e->json == UINT64_MAX || e->stream == UINT64_MAX || e->flow == UINT64_MAX) {
+            free(old_arena);
+            snprintf(err, errlen, "%s: SystemProfileEvents: out of memory", path);
+            goto out;
+        }
+    }
+    free(old_arena);
+    /* Links and tops are index+1 of an open event: renumber them to the new places. */
+    for (size_t j = 0; j < n_open; j++) {
+        uint64_t *l = &b->v[j].link;
+        if (*l) {
+            uint64_t *hit = bsearch(&(uint64_t){*l - 1}, old_index, n_open, sizeof *old_index, cmp_u64);
+            *l = hit ? (uint64_t)(hit - old_index) + 1 : 0;
+        }
+    }
+    for (size_t t = 0; t < tcap; t++) {
+        if (!threads[t].used || !threads[t].top)
+            continue;
+        uint64_t *hit = bsearch(&(uint64_t){threads[t].top - 1}, old_index, n_open, sizeof *old_index, cmp_u64);
+        threads[t].top = hit ? (uint64_t)(hit - old_index) + 1 : 0;
+    }
+    rc = 0;
+out:
+    free(opens);
+    free(old_index);
+    return rc;
 }
 
 /* ------------------------------------------------------ args JSON scanning -- */
@@ -311,6 +457,11 @@ typedef struct chrome_file {
     int64_t base_ns;
     uint64_t unmatched_e, e_before_b, negative_dur, args_truncated, bad_base;
     nx_strbuf sb;
+    uint64_t seq0;               /* seq of the file's first event */
+    size_t own_run;              /* its first spilled run (SIZE_MAX: none yet) */
+    char *err;                   /* a spill's error goes here */
+    size_t errlen;
+    bool spill_failed;
 } chrome_file;
 
 /* A pid/tid as an integer: see the header comment. */
@@ -438,6 +589,16 @@ static int chrome_event(void *ctx, const nx_chrome_event *ev)
         return 0;
     if (!ev->has_ts)
         return 0;
+    if (fw_bytes(b) > b->budget) {
+        size_t run;
+        if (fw_spill(b, f->first, f->path, f->threads, f->tcap, &run, f->err, f->errlen) != 0) {
+            f->spill_failed = true;
+            return stop_buffer(f);
+        }
+        if (run != SIZE_MAX && f->own_run == SIZE_MAX)
+            f->own_run = run;
+        f->first = 0;
+    }
     int64_t pid = map_ref(&ev->pid), tid = map_ref(&ev->tid);
     if (ev->ph == 'E') {
         fw_thread *t = thread_slot(f, pid, tid);
@@ -541,7 +702,8 @@ static void warn_count(const nx_cap_warner *warn, const char *path, uint64_t n, 
 static int read_chrome_file(fw_buffer *b, const char *path, uint32_t session, const nx_cap_warner *warn, char *err,
                             size_t errlen)
 {
-    chrome_file f = {.buf = b, .path = path, .session = session, .first = b->n, .sb = NX_STRBUF_INIT};
+    chrome_file f = {.buf = b, .path = path, .session = session, .first = b->n, .sb = NX_STRBUF_INIT,
+                     .seq0 = b->next_seq, .own_run = SIZE_MAX, .err = err, .errlen = errlen};
     nx_chrome_error cerr = {{0}};
     int rc = -1;
     nx_chrome_reader *r = nx_chrome_open(path, NULL, &cerr);
@@ -552,12 +714,14 @@ static int read_chrome_file(fw_buffer *b, const char *path, uint32_t session, co
     nx_chrome_handlers h = {.event = chrome_event, .toplevel = chrome_toplevel, .ctx = &f};
     int got = nx_chrome_read(r, &h, &cerr);
     nx_chrome_close(r);
+    if (f.spill_failed)
+        goto out;
     if (got < 0) {
         snprintf(err, errlen, "%s", cerr.msg);
         goto out;
     }
     if (b->over_limit) {
-        snprintf(err, errlen, "%s: SystemProfileEvents: framework events exceed the %zu MiB in-memory sort buffer",
+        snprintf(err, errlen, "%s: SystemProfileEvents: B events waiting for their E exceed the %zu MiB buffer",
                  path, NX_FRAMEWORK_MEMORY_LIMIT >> 20);
         goto out;
     }
@@ -577,11 +741,13 @@ static int read_chrome_file(fw_buffer *b, const char *path, uint32_t session, co
         if (e->dropped)
             continue;
         if (__builtin_add_overflow(e->start, base, &e->start) || __builtin_add_overflow(e->end, base, &e->end)) {
-            snprintf(err, errlen, "%s: event %zu: time plus baseTimeNanoseconds is beyond the int64 ns range",
-                     path, i - f.first);
+            snprintf(err, errlen, "%s: event %llu: time plus baseTimeNanoseconds is beyond the int64 ns range",
+                     path, (unsigned long long)(e->seq - f.seq0));
             goto out;
         }
     }
+    for (size_t i = f.own_run; b->runs && i < nx_event_runs_count(b->runs); i++)
+        nx_event_runs_offset(b->runs, i, base);
     warn_count(warn, path, unmatched_b, "B (begin) events without a matching E event were dropped");
     warn_count(warn, path, f.unmatched_e, "E (end) events without an open B event on their thread were dropped");
     warn_count(warn, path, f.e_before_b, "B/E pairs whose E is earlier than its B were dropped");
@@ -593,14 +759,6 @@ out:
     free(f.threads);
     nx_strbuf_free(&f.sb);
     return rc;
-}
-
-static int fw_cmp(const void *pa, const void *pb)
-{
-    const fw_event *a = pa, *b = pb;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
-    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 /* --------------------------------------------------------- SystemProfileEvents -- */
@@ -679,6 +837,33 @@ static void put_flow_ids(nx_row *r, size_t c, const char *flows, nx_strbuf *tmp,
     nx_row_list_str(r, c, *ptrs, k);
 }
 
+/* The framework events in (start, seq) order: from the merge of the runs when
+ * the buffer was spilled, else from the sorted buffer (*fi: the next index).
+ * 1 and *out (valid until the next call), 0 at the end, -1 with err. */
+static int fw_next(fw_buffer *b, size_t *fi, nx_event_record *out, char *err, size_t errlen)
+{
+    if (b->runs)
+        return nx_event_runs_next(b->runs, out, err, errlen);
+    while (*fi < b->n && b->v[*fi].dropped)
+        (*fi)++;
+    if (*fi == b->n)
+        return 0;
+    const fw_event *e = &b->v[(*fi)++];
+    *out = (nx_event_record){e->start, e->end, e->pid, e->tid, e->seq, e->session, fw_str(b, e->name),
+                             fw_str(b, e->json), e->stream ? fw_str(b, e->stream) : NULL,
+                             e->flow ? fw_str(b, e->flow) : NULL};
+    return 1;
+}
+
+/* NX_FRAMEWORK_SORT_BUDGET, or NXPROF_FRAMEWORK_SORT_BYTES when it holds a positive integer. */
+static size_t sort_budget(void)
+{
+    const char *v = getenv("NXPROF_FRAMEWORK_SORT_BYTES");
+    char *e;
+    unsigned long long n = v ? strtoull(v, &e, 10) : 0;
+    return v && *e == '\0' && n > 0 && n < NX_FRAMEWORK_MEMORY_LIMIT ? (size_t)n : NX_FRAMEWORK_SORT_BUDGET;
+}
+
 static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const nx_cap_warner *warn,
                         unsigned *tables, nx_system_result *res, char *err, size_t errlen)
 {
@@ -700,14 +885,26 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
         snprintf(err, errlen, "SystemProfileEvents: out of memory");
         goto out;
     }
+    fw.budget = sort_budget();
+    fw.run_dir = ctx->dest.dir;
+    const char *last_path = NULL;
     for (size_t s = 0; s < cap->n_sessions; s++) {
         for (size_t k = 0; k < cap->sessions[s].n_chrome_traces; k++) {
-            if (read_chrome_file(&fw, cap->sessions[s].chrome_traces[k], (uint32_t)s, warn, err, errlen) != 0)
+            last_path = cap->sessions[s].chrome_traces[k];
+            if (read_chrome_file(&fw, last_path, (uint32_t)s, warn, err, errlen) != 0)
                 goto out;
         }
     }
-    if (fw.n > 1)
+    /* Spilled: the rest is one more run, and the framework events come from the
+     * merge of the runs; else from the buffer, sorted. */
+    if (fw.runs) {
+        size_t own;
+        if (fw_spill(&fw, fw.n, last_path, NULL, 0, &own, err, errlen) != 0 ||
+            nx_event_runs_merge(fw.runs, err, errlen) != 0)
+            goto out;
+    } else if (fw.n > 1) {
         qsort(fw.v, fw.n, sizeof *fw.v, fw_cmp);
+    }
 
     src = calloc(cap->n_sessions ? cap->n_sessions : 1, sizeof *src);
     if (!src) {
@@ -732,22 +929,24 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
     };
     size_t fi = 0;
     int64_t id = 0;
+    nx_event_record fe;
+    int fw_has = fw_next(&fw, &fi, &fe, err, errlen);
     for (;;) {
-        while (fi < fw.n && fw.v[fi].dropped)
-            fi++;
+        if (fw_has < 0)
+            goto out;
         rt_source *best = NULL;
         for (size_t i = 0; i < nsrc; i++)
             if (src[i].has && (!best || src[i].rec.u.runtime.start_ns < best->rec.u.runtime.start_ns))
                 best = &src[i];
-        bool take_fw = fi < fw.n && (!best || fw.v[fi].start < best->rec.u.runtime.start_ns);
+        bool take_fw = fw_has && (!best || fe.start < best->rec.u.runtime.start_ns);
         if (!best && !take_fw)
             break;
         if (nx_row_begin(&r, &perr) != 0)
             goto row_fail;
         nx_row_i64(&r, c.id, id++);
         if (take_fw) {
-            const fw_event *e = &fw.v[fi++];
-            nx_row_str(&r, c.name, fw_str(&fw, e->name));
+            const nx_event_record *e = &fe;
+            nx_row_str(&r, c.name, e->name);
             nx_row_i64(&r, c.start, e->start);
             nx_row_i64(&r, c.end, e->end);
             nx_row_i64(&r, c.dur, e->end - e->start);
@@ -755,13 +954,11 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
             nx_row_str(&r, c.instance, instance_of(&cap->sessions[e->session]));
             nx_row_i64(&r, c.pid, e->pid);
             nx_row_i64(&r, c.tid, e->tid);
-            if (e->flow) {
-                const char *one = fw_str(&fw, e->flow);
-                nx_row_list_str(&r, c.flow, &one, 1);
-            }
+            if (e->flow)
+                nx_row_list_str(&r, c.flow, &e->flow, 1);
             if (e->stream)
-                nx_row_str(&r, c.stream, fw_str(&fw, e->stream));
-            nx_row_str(&r, c.extra, fw_str(&fw, e->json));
+                nx_row_str(&r, c.stream, e->stream);
+            nx_row_str(&r, c.extra, e->json);
             span_add(res, e->start, e->end);
         } else {
             const nx_sys_runtime_event *e = &best->rec.u.runtime;
@@ -789,6 +986,8 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
         }
         if (nx_row_end(&r, &perr) != 0)
             goto row_fail;
+        if (take_fw)
+            fw_has = fw_next(&fw, &fi, &fe, err, errlen);
         if (!take_fw) {
             int got = nx_sys_reader_next(best->r, &best->rec, &cerr);
             if (got < 0) {
@@ -816,6 +1015,7 @@ out:
     free(src);
     free(fw.v);
     free(fw.arena);
+    nx_event_runs_free(fw.runs);
     free(ptrs);
     nx_strbuf_free(&tmp);
     nx_strbuf_free(&attrs);

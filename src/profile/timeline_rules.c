@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "schema/schema.h"
+
 static const nx_timeline_info TIMELINES[] = {
     {"Instruction", "start_ts", "end_ts", NX_TRACK_INSTRUCTION, false},
     {"DmaPacketAggregated", "start_ts", "end_ts", NX_TRACK_DMA, false},
@@ -45,6 +47,97 @@ const char *const *nx_timeline_labels(const char *table)
         if (strcmp(LABELS[i].table, table) == 0)
             return LABELS[i].labels;
     return NULL;
+}
+
+enum { G_COMPUTE, G_DMA, G_SEMAPHORE, G_CC, G_SYSTEM };
+
+static const nx_timeline_group GROUPS[] = {
+    [G_COMPUTE] = {"compute", "Compute engines"}, [G_DMA] = {"dma", "DMA queues"},
+    [G_SEMAPHORE] = {"semaphore", "Semaphores"},  [G_CC] = {"cc", "Collectives (CC)"},
+    [G_SYSTEM] = {"system", "System events"},
+};
+_Static_assert(sizeof GROUPS / sizeof GROUPS[0] == NX_TIMELINE_GROUPS, "NX_TIMELINE_GROUPS must count GROUPS");
+
+const nx_timeline_group *nx_timeline_group_at(size_t i) { return i < NX_TIMELINE_GROUPS ? &GROUPS[i] : NULL; }
+
+#define MIDDOT "\xc2\xb7" /* U+00B7 in UTF-8 */
+
+static const nx_timeline_view VIEWS[] = {
+    {"Instruction", G_COMPUTE, "", "Instructions", {"framework_name", "raw_framework_id", "hlo_name", "opcode", NULL},
+     "opcode", "opcode"},
+    {"DmaPacketAggregated", G_DMA, "", "DMA transfers (aggregated by queue)", {"track", NULL}, "variable", "track"},
+    {"DmaPacket", G_DMA, " " MIDDOT " packets", "DMA packets (individual)", {"track", NULL}, "variable", "track"},
+    {"SemaphoreUpdate", G_SEMAPHORE, "", "Semaphore updates", {NULL}, "id", "track"},
+    {"CcInstruction", G_CC, "", "Collective (CC) ops", {"description", NULL}, "description", "description"},
+    {"CcOp", G_CC, " " MIDDOT " ops", NULL, {"operation", NULL}, "operation", "operation"},
+    {"SystemProfileEvents", G_SYSTEM, "", NULL, {"name", NULL}, "name", "name"},
+};
+_Static_assert(sizeof VIEWS / sizeof VIEWS[0] == NX_TIMELINE_TABLES, "one view per timeline table");
+
+const nx_timeline_view *nx_timeline_view_at(size_t i) { return i < NX_TIMELINE_TABLES ? &VIEWS[i] : NULL; }
+
+const nx_timeline_view *nx_timeline_view_find(const char *table)
+{
+    for (size_t i = 0; i < NX_TIMELINE_TABLES; i++)
+        if (strcmp(VIEWS[i].table, table) == 0)
+            return &VIEWS[i];
+    return NULL;
+}
+
+/* The label the server derives instead of reading it (nx_timeline_labels). */
+static bool is_derived(const char *table, const char *label)
+{
+    return strcmp(table, "Instruction") == 0 && strcmp(label, "framework_name") == 0;
+}
+
+static bool field_is(const nx_schema_field *f, const char *type) { return f && strcmp(f->type, type) == 0; }
+
+bool nx_timeline_label_is_string(const char *table, const char *label)
+{
+    if (is_derived(table, label))
+        return true;
+    const nx_schema_table *st = nx_schema_table_find(table);
+    return field_is(st ? nx_schema_field_find(st, label) : NULL, "string");
+}
+
+/* Appends name to out[0..*n) unless it is there already or out is full. */
+static void put_once(const char **out, size_t cap, size_t *n, const char *name)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(out[i], name) == 0)
+            return;
+    if (*n < cap)
+        out[(*n)++] = name;
+}
+
+size_t nx_timeline_search_fields(const char *table, const char **out, size_t cap)
+{
+    const nx_timeline_view *v = nx_timeline_view_find(table);
+    const nx_schema_table *st = nx_schema_table_find(table);
+    size_t n = 0;
+    if (!v || !st)
+        return 0;
+    put_once(out, cap, &n, v->search_default);
+    for (size_t i = 0; i < st->n_fields; i++)
+        if (field_is(&st->fields[i], "string") || field_is(&st->fields[i], "integer"))
+            put_once(out, cap, &n, st->fields[i].name);
+    put_once(out, cap, &n, "track");
+    return n;
+}
+
+size_t nx_timeline_aggregate_fields(const char *table, const char **out, size_t cap)
+{
+    const nx_timeline_view *v = nx_timeline_view_find(table);
+    const char *const *labels = nx_timeline_labels(table);
+    size_t n = 0;
+    if (!v || !labels)
+        return 0;
+    put_once(out, cap, &n, v->aggregate_default);
+    put_once(out, cap, &n, "track");
+    for (size_t i = 0; labels[i]; i++)
+        if (!is_derived(table, labels[i]))
+            put_once(out, cap, &n, labels[i]);
+    return n;
 }
 
 /* Appends the decimal text of v at buf + n; returns the new length. */

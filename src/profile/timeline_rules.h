@@ -38,6 +38,26 @@
  * Track names are interned per query: ids are dense, 0, 1, ... in order of first
  * appearance in the scan, and valid for the life of the query.
  *
+ * How the viewer shows them (nx_timeline_view, in drawing order; also served as
+ * /api/schema's "viewer" member, docs/api.md):
+ *   table                group      track suffix   export label (NULL: not offered)
+ *   Instruction          compute    ""             "Instructions"
+ *   DmaPacketAggregated  dma        ""             "DMA transfers (aggregated by queue)"
+ *   DmaPacket            dma        " · packets"   "DMA packets (individual)"
+ *   SemaphoreUpdate      semaphore  ""             "Semaphore updates"
+ *   CcInstruction        cc         ""             "Collective (CC) ops"
+ *   CcOp                 cc         " · ops"       NULL
+ *   SystemProfileEvents  system     ""             NULL
+ * Groups (nx_timeline_group_at, in drawing order): compute "Compute engines", dma
+ * "DMA queues", semaphore "Semaphores", cc "Collectives (CC)", system "System events".
+ * colour_by: the fields whose first non-null value keys an event's colour
+ * (Instruction: framework_name, raw_framework_id, hlo_name, opcode; the DMA tables:
+ * track; CcInstruction: description; CcOp: operation; SystemProfileEvents: name;
+ * SemaphoreUpdate: none, one colour). Default search field: Instruction opcode, the
+ * DMA tables variable, CcInstruction description, CcOp operation, SemaphoreUpdate
+ * id, SystemProfileEvents name. Default aggregate field: Instruction opcode,
+ * SystemProfileEvents name, CcInstruction description, CcOp operation, the DMA
+ * tables and SemaphoreUpdate "track".
  */
 #ifndef NX_PROFILE_TIMELINE_RULES_H
 #define NX_PROFILE_TIMELINE_RULES_H
@@ -127,6 +147,48 @@ size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf);
  * at most NX_TLX_MAX_LABELS), or NULL for other tables. "framework_name" is
  * derived by the server from raw_framework_id, not stored. */
 const char *const *nx_timeline_labels(const char *table);
+
+/* ------------------------------------------------------- the viewer's view -- */
+
+#define NX_TIMELINE_GROUPS 5
+
+typedef struct nx_timeline_group {
+    const char *id, *label;
+} nx_timeline_group;
+
+/* Group i < NX_TIMELINE_GROUPS in drawing order, or NULL. */
+const nx_timeline_group *nx_timeline_group_at(size_t i);
+
+typedef struct nx_timeline_view {
+    const char *table;
+    size_t group;                                   /* nx_timeline_group_at index */
+    const char *track_suffix;                       /* UTF-8, "" for none */
+    const char *export_label;                       /* NULL: not offered by the export dialog */
+    const char *colour_by[NX_TLX_MAX_LABELS + 1];   /* NULL-ended; "track" is the track name */
+    const char *search_default;                     /* a column of the table */
+    const char *aggregate_default;                  /* a column of the table, or "track" */
+} nx_timeline_view;
+
+/* Timeline table i < NX_TIMELINE_TABLES in drawing order (rules above), or NULL. */
+const nx_timeline_view *nx_timeline_view_at(size_t i);
+/* The view of timeline table `table`, or NULL. */
+const nx_timeline_view *nx_timeline_view_find(const char *table);
+
+/* Whether label field `label` of timeline table `table` holds text (its catalogue
+ * type is string; the derived "framework_name" too), else an integer. */
+bool nx_timeline_label_is_string(const char *table, const char *label);
+
+/* Most fields nx_timeline_search_fields / nx_timeline_aggregate_fields give. */
+#define NX_TIMELINE_MAX_FIELDS 80
+
+/* The fields a search of `table` takes, into out (cap entries), returning their
+ * count: the default search field, then every other string or integer column of
+ * the table in catalogue order, then "track". */
+size_t nx_timeline_search_fields(const char *table, const char **out, size_t cap);
+/* The fields an aggregate of `table` groups by, into out, returning their count:
+ * the default aggregate field, then "track", then the label fields that are
+ * columns (nx_timeline_labels less the derived framework_name), each once. */
+size_t nx_timeline_aggregate_fields(const char *table, const char **out, size_t cap);
 
 /* Row i of a batch column as an integer (INT32/INT64, plain or dictionary
  * form) or a string; false when null. */

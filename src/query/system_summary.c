@@ -168,6 +168,7 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
             goto oom;
         x->busy_ns = acc[i].busy;
         x->top_level = acc[i].top_level;
+        x->percent_of_wall = out->wall_ns ? 100.0 * (double)x->busy_ns / (double)out->wall_ns : 0.0;
         out->n_busy++;
     }
     qsort(out->busy, out->n_busy, sizeof *out->busy, cmp_busy);
@@ -198,6 +199,7 @@ static int read_top(const char *dir, const nx_nesting_values *nest, nx_system_su
     out->have_wall = r.have_wall;
     out->first_ts = r.first_ts;
     out->last_ts = r.last_ts;
+    out->wall_ns = nx_top_wall(&r);
     size_t n = nx_group_by_count(r.g);
     for (size_t i = 0; i < n && i < NX_SYSTEM_TOP_OPERATORS; i++) {
         const nx_group_stats *st = nx_group_by_stats(r.g, i);

@@ -6,11 +6,12 @@
  *
  * The answers (nx_system_summary):
  *   - wall time: the first start, the last end and their difference over
- *     SystemProfileEvents (rows with a start and an end);
+ *     SystemProfileEvents (rows with a start and an end; 0 when none has);
  *   - busy time per track (window.h's track rule: a framework event's thread,
  *     a runtime event's NeuronCore or thread): the length of the union of the
  *     track's top-level (depth 0, nesting.h) events' intervals, with their
- *     count; ordered by busy time descending, ties by track name (bytewise);
+ *     count and 100 * busy time / wall time (0 when the wall time is 0);
+ *     ordered by busy time descending, ties by track name (bytewise);
  *   - the NX_SYSTEM_TOP_OPERATORS event names with the most self time
  *     (top.h grouped by name: count, inclusive and self sums, same order);
  *   - one entry per DeviceProfileList row, in table order: its name, nc_id
@@ -53,6 +54,7 @@ typedef struct nx_system_busy {
     char *track;                     /* NUL-terminated */
     int64_t busy_ns;                 /* union of its top-level events */
     int64_t top_level;               /* its top-level events */
+    double percent_of_wall;          /* busy_ns over the wall time, in percent */
 } nx_system_busy;
 
 typedef struct nx_system_operator {
@@ -82,6 +84,7 @@ typedef struct nx_system_summary {
     int64_t events;                  /* SystemProfileEvents rows */
     bool have_wall;
     int64_t first_ts, last_ts;
+    int64_t wall_ns;                 /* last_ts - first_ts, 0 without a wall */
     nx_system_busy *busy;
     size_t n_busy;
     nx_system_operator top[NX_SYSTEM_TOP_OPERATORS];

@@ -12,6 +12,7 @@
 
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
+#include "query/system_summary.h"
 
 /* --------------------------------------------------------------- JSON -- */
 
@@ -489,4 +490,46 @@ void nx_top_free(nx_top *t)
 {
     nx_group_by_free(t->g);
     t->g = NULL;
+}
+
+int64_t nx_top_wall(const nx_top *t) { return t->have_wall ? t->last_ts - t->first_ts : 0; }
+
+static double pct(int64_t part, int64_t total) { return total ? 100.0 * (double)part / (double)total : 0.0; }
+
+double nx_top_percent(const nx_top *t, const nx_group_stats *st)
+{
+    if (t->self)
+        return pct(st->sum[1], nx_top_wall(t));
+    nx_group_stats tot = nx_group_by_totals(t->g);
+    return t->value != NX_TOP_COUNT ? pct(st->sum[0], tot.sum[0]) : pct(st->count, tot.count);
+}
+
+size_t nx_top_shown(const nx_top *t, uint64_t limit)
+{
+    size_t n = nx_group_by_count(t->g);
+    return limit == 0 || limit > n ? n : (size_t)limit;
+}
+
+nx_group_stats nx_top_rest(const nx_top *t, size_t from)
+{
+    nx_group_stats o = {0};
+    for (size_t i = from; i < nx_group_by_count(t->g); i++) {
+        const nx_group_stats *st = nx_group_by_stats(t->g, i);
+        o.count += st->count;
+        for (int j = 0; j < NX_GROUP_SUMS; j++) {
+            o.sum[j] += st->sum[j];
+            o.n_values[j] += st->n_values[j];
+        }
+    }
+    return o;
+}
+
+const char *nx_top_default_table(const char *profile_dir)
+{
+    return nx_profile_is_system(profile_dir) ? "SystemProfileEvents" : "Instruction";
+}
+
+const char *nx_top_default_by(const char *table)
+{
+    return strcmp(table, "SystemProfileEvents") == 0 ? "name" : "engine,opcode";
 }

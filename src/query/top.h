@@ -22,6 +22,13 @@
  *                framework event's thread, "nc<i>" or a thread for runtime events).
  * Order: group_by.h's, on the self sum, else the summed value, else the count:
  * descending, ties by the keys ascending (strings bytewise, nulls last).
+ * Percent (nx_top_percent) of a group, of the other groups past a limit
+ * (nx_top_rest) or of the totals: for a nesting table 100 * self time / wall
+ * time; else 100 * sum / total sum, or 100 * count / total count when nothing
+ * is summed; 0 when the divisor is 0.
+ * Defaults of `nxprof top`: the table Instruction, or SystemProfileEvents on a
+ * system profile (system_summary.h nx_profile_is_system); the keys "name" for
+ * SystemProfileEvents, "engine,opcode" for other tables.
  * Memory: the groups, plus the depth and self time of every row when the table
  * has no usable timeline index (nesting.h).
  */
@@ -66,6 +73,18 @@ typedef struct nx_top {
  * NX_TOP_BAD_KEY, or -1 with err naming the table. */
 int nx_top_run(const char *profile_dir, const nx_top_options *o, nx_top *out, nxpq_error *err);
 void nx_top_free(nx_top *t);
+
+/* The wall time: last_ts - first_ts, 0 without one (have_wall false). */
+int64_t nx_top_wall(const nx_top *t);
+/* The percent of st (a group's stats, nx_top_rest's or the totals; rule above). */
+double nx_top_percent(const nx_top *t, const nx_group_stats *st);
+/* The groups shown under a limit: all when limit is 0 or above their count. */
+size_t nx_top_shown(const nx_top *t, uint64_t limit);
+/* The stats of the groups ranked from `from` on, summed (the groups a limit left out). */
+nx_group_stats nx_top_rest(const nx_top *t, size_t from);
+/* The default table of profile_dir and the default keys of a table (comma-separated). */
+const char *nx_top_default_table(const char *profile_dir);
+const char *nx_top_default_by(const char *table);
 
 /* The string value of top-level member `key` of the JSON object js[0..len),
  * JSON escapes decoded, appended to out (which holds cap bytes from *n on;

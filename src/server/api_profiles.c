@@ -1,217 +1,79 @@
 /*
  * api_profiles.c — the profile endpoints of the HTTP API (docs/api.md): the list,
  * one profile, its tracks (cached), one event's row, Summary/OpcodeSummary (a system
- * profile's summary: api_system.c), schema.
+ * profile's summary: api_system.c).
  *
  * Rules:
  *   - listing: directories named "<name>@latest" directly in <data-path>/profiles/
  *     global that resolve (nx_api_resolve_profile: a valid name whose realpath stays
  *     in that directory; a symlinked profile pointing outside is not listed), sorted
- *     by name (strcmp);
- *   - size_bytes: sum of st_size of the regular files (lstat; symlinks not followed)
- *     directly in the profile directory (a system profile's devices/ not included);
- *   - tables: every "*.parquet" file name without the extension, and without a
- *     "_<digits>" suffix when the rest names a schema table (split tables), sorted,
- *     unique;
- *   - kind: "device" when a device timeline table (TRACK_TABLES) is present, else
- *     "system"; null when the directory cannot be listed;
- *   - device_profiles (system profiles): the DeviceProfileList rows in table order,
- *     each with the name it is served under: where query/system_summary.h
- *     nx_device_profile_dir finds it (nested in the system profile's devices/ folder
- *     first, else the sibling <name>@latest), named as nx_api_device_open_name says;
+ *     by name (strcmp); what each holds (kind, size, tables, span, its device
+ *     profiles, errors) is query/profile_info.h's;
+ *   - device_profiles (system profiles): each with the name it is served under,
+ *     where profile_info found its directory, named as nx_api_device_open_name says;
  *   - system_profile (device profiles, listing only): the first system profile, in
  *     name order, whose device_profiles open it;
- *   - error: what could not be read (the directory, Metadata, DeviceProfileList),
- *     naming the file; the profile is listed all the same;
- *   - first_ts/last_ts: the smallest Metadata.first_hw_timestamp and the largest
- *     last_hw_timestamp over its rows (profile/profile_table.h nx_profile_span), null
- *     when missing;
- *   - tracks: one scan per timeline table over all time (timing and track columns
- *     only), per track: rows, min start, max end; groups and order as docs/api.md;
- *     the JSON is cached (server/response_cache.h) per (realpath, inode, mtime) of the
- *     profile directory;
- *   - event: the row with the given ordinal ((file << 40) | row); an optional `start`
- *     parameter (the event's start, as the timeline gave it) lets the reader skip
- *     pages by statistics; without it, or when it does not find the row, the file is
- *     read from the start;
- *   - summary: OpcodeSummary sorted by instruction_time_ns descending (null last),
- *     then engine, then opcode (strcmp), `top` rows (default 50, 1..10000).
+ *   - metadata (one profile): Metadata's first row (query/row0.h), schema order;
+ *   - tracks: query/tracks.h's answer written as docs/api.md says; the JSON is cached
+ *     (server/response_cache.h) per (realpath, inode, mtime) of the profile directory;
+ *   - event: query/event.h's row (the `start` parameter is its start hint), every
+ *     schema field in order;
+ *   - summary: a device profile's from query/device_summary.h (`top` OpcodeSummary
+ *     rows, default 50, 1..10000), a system profile's from api_system.c.
  */
-#define _DEFAULT_SOURCE /* realpath, strndup, dirfd */
+#define _DEFAULT_SOURCE /* realpath, strndup */
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "profile/profile_output.h"
 #include "profile/profile_table.h"
-#include "profile/timeline_index.h"
+#include "query/device_summary.h"
+#include "query/event.h"
+#include "query/profile_info.h"
+#include "query/row0.h"
 #include "query/system_summary.h"
-#include "query/window.h"
+#include "query/tracks.h"
 #include "schema/schema.h"
-#include "schema/schema_emit.h"
 #include "server/api_internal.h"
 #include "server/response_cache.h"
 
-#define ORD_ROW_MASK ((INT64_C(1) << 40) - 1)
-
-static int cmp_str(const void *a, const void *b)
+/* A cell (query/row0.h) as a JSON value; null for a missing one. */
+static void json_value(nx_strbuf *b, const nx_cell *c)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Table name of a profile file name, or 0 when it is not a .parquet file. */
-static size_t table_of_file(const char *fname, char *out, size_t cap)
-{
-    size_t n = strlen(fname);
-    if (n <= 8 || strcmp(fname + n - 8, ".parquet") != 0 || n - 8 >= cap)
-        return 0;
-    n -= 8;
-    memcpy(out, fname, n);
-    out[n] = '\0';
-    size_t k = n;
-    while (k > 0 && out[k - 1] >= '0' && out[k - 1] <= '9')
-        k--;
-    if (k < n && k > 1 && out[k - 1] == '_') {
-        out[k - 1] = '\0';
-        if (nx_schema_table_find(out))
-            return k - 1;
-        out[k - 1] = '_';
-    }
-    return n;
-}
-
-/* The device timeline tables: their presence makes a profile a device profile. */
-static const struct {
-    const char *table;
-    int group;
-} TRACK_TABLES[] = {
-    {"Instruction", 0}, {"DmaPacketAggregated", 1}, {"DmaPacket", 1},
-    {"SemaphoreUpdate", 2}, {"CcInstruction", 3}, {"CcOp", 3},
-};
-#define N_TRACK_TABLES (sizeof TRACK_TABLES / sizeof TRACK_TABLES[0])
-
-static bool is_device_table(const char *t)
-{
-    for (size_t i = 0; i < N_TRACK_TABLES; i++)
-        if (strcmp(TRACK_TABLES[i].table, t) == 0)
-            return true;
-    return false;
-}
-
-/* Reads columns of row 0 of `table`: appends a JSON object {field: value} in schema
- * order, or "null" when the table is absent/empty. -1 on read errors. */
-static int row0_object(const char *dir, const char *table, nx_strbuf *b)
-{
-    nx_profile_table *t = NULL;
-    nxpq_error err = {{0}};
-    int rc = nx_profile_table_open(dir, table, &t, &err);
-    const nx_schema_table *st = nx_schema_table_find(table);
-    if (rc != 0 || !st) {
+    if (!c || c->null) {
         nx_strbuf_puts(b, "null");
-        return rc < 0 ? -1 : 0;
+        return;
     }
-    const char **cols = calloc(st->n_fields + 1, sizeof *cols);
-    int *where = calloc(st->n_fields + 1, sizeof *where);
-    int result = -1;
-    nx_profile_scan *s = NULL;
-    if (!cols || !where)
-        goto done;
-    size_t nc = 0;
-    for (size_t i = 0; i < st->n_fields; i++) {
-        int c = nx_profile_table_find_column(t, st->fields[i].name);
-        if (c < 0 || nx_profile_table_column(t, (size_t)c)->type == NXPQ_UNSUPPORTED) {
-            where[i] = -1;
-            continue;
-        }
-        where[i] = (int)nc;
-        cols[nc++] = st->fields[i].name;
+    switch (c->type) {
+    case NXPQ_BOOLEAN: nx_strbuf_puts(b, c->i ? "true" : "false"); break;
+    case NXPQ_INT32:
+    case NXPQ_INT64: nx_json_i64(b, c->i); break;
+    case NXPQ_FLOAT: nx_json_f32(b, (float)c->f); break;
+    case NXPQ_DOUBLE: nx_json_f64(b, c->f); break;
+    case NXPQ_STRING: nx_json_str(b, c->s, c->len); break;
+    default: nx_strbuf_puts(b, "null"); break;
     }
-    const nxpq_batch *batch = NULL;
-    if (nc > 0) {
-        nx_profile_scan_options so = {.columns = cols, .n_columns = nc, .batch_rows = 16};
-        if (!(s = nx_profile_scan_open(t, &so, &err)))
-            goto done;
-        if (nx_profile_scan_next(s, &batch, &err) < 0)
-            goto done;
-    }
-    if (!batch || batch->n_rows == 0) {
-        nx_strbuf_puts(b, "null");
-    } else {
-        nx_strbuf_putc(b, '{');
-        for (size_t i = 0; i < st->n_fields; i++) {
-            if (i)
-                nx_strbuf_putc(b, ',');
-            nx_json_str(b, st->fields[i].name, strlen(st->fields[i].name));
-            nx_strbuf_putc(b, ':');
-            if (where[i] < 0)
-                nx_strbuf_puts(b, "null");
-            else
-                nx_json_cell(b, &batch->columns[where[i]], 0);
-        }
-        nx_strbuf_putc(b, '}');
-    }
-    result = 0;
-done:
-    nx_profile_scan_close(s);
-    nx_profile_table_close(t);
-    free(cols);
-    free(where);
-    return result;
 }
 
 /* ---------------------------------------------------------------- listing -- */
-/* One row of a system profile's DeviceProfileList. */
-typedef struct device_ref {
-    char *name;     /* device_profile_name */
-    bool has_nc;
-    int64_t nc_id;
-    char *open;     /* the name it is served under (api_internal.h), NULL when absent */
-} device_ref;
-
 /* What the listing says of one profile (docs/api.md "GET /api/profiles"). */
 typedef struct profile_info {
     char *name;
-    bool readable, device;   /* the directory was listed; a device timeline table is in it */
-    uint64_t size;
-    char **tables;           /* sorted, unique */
-    size_t n_tables;
-    bool has_span;
-    int64_t first, last;
-    device_ref *devs;        /* system profiles: their DeviceProfileList rows */
-    size_t n_devs;
+    nx_profile_info info;    /* query/profile_info.h */
+    char **open;             /* per device profile: the name it is served under, or NULL */
     const char *system;      /* device profiles in the listing: the system profile naming it, or NULL */
-    nx_strbuf error;         /* what could not be read ("; " between messages) */
 } profile_info;
-
-static void devices_free(device_ref *d, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(d[i].name);
-        free(d[i].open);
-    }
-    free(d);
-}
 
 static void info_free(profile_info *p)
 {
+    for (size_t i = 0; p->open && i < p->info.n_devices; i++)
+        free(p->open[i]);
+    free(p->open);
+    nx_profile_info_free(&p->info);
     free(p->name);
-    for (size_t i = 0; i < p->n_tables; i++)
-        free(p->tables[i]);
-    free(p->tables);
-    devices_free(p->devs, p->n_devs);
-    nx_strbuf_free(&p->error);
-}
-
-static void info_error(profile_info *p, const char *msg)
-{
-    if (p->error.len)
-        nx_strbuf_puts(&p->error, "; ");
-    nx_strbuf_puts(&p->error, msg);
 }
 
 int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const char *sys_dir, const char *dev,
@@ -239,193 +101,78 @@ int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const cha
     return st == MHD_HTTP_INTERNAL_SERVER_ERROR ? -1 : 0;
 }
 
-/* Reads the DeviceProfileList of system profile `sys` (directory `dir`) into
- * devs and n, each row resolved to the name it is served under. 0; 1 when the
- * profile has no DeviceProfileList; -1 with err (naming the file). */
-static int device_list_read(const nx_server_ctx *srv, const char *sys, const char *dir, device_ref **devs, size_t *n,
-                            nxpq_error *err)
-{
-    *devs = NULL;
-    *n = 0;
-    nx_profile_table *t = NULL;
-    int rc = nx_profile_table_open(dir, "DeviceProfileList", &t, err);
-    if (rc != 0)
-        return rc == NX_PROFILE_TABLE_ABSENT ? 1 : -1;
-    const char *file = nx_profile_table_file_path(t, 0);
-    int ci_name = nx_profile_table_find_column(t, "device_profile_name");
-    int ci_nc = nx_profile_table_find_column(t, "nc_id");
-    if (ci_name < 0 || nx_profile_table_column(t, (size_t)ci_name)->type != NXPQ_STRING) {
-        snprintf(err->msg, sizeof err->msg, "%s: no string column device_profile_name", file);
-        nx_profile_table_close(t);
-        return -1;
-    }
-    nxpq_type nc_type = ci_nc < 0 ? NXPQ_UNSUPPORTED : nx_profile_table_column(t, (size_t)ci_nc)->type;
-    bool with_nc = nc_type == NXPQ_INT64 || nc_type == NXPQ_INT32;
-    const char *cols[] = {"device_profile_name", "nc_id"};
-    nx_profile_scan_options so = {.columns = cols, .n_columns = with_nc ? 2 : 1};
-    nx_profile_scan *s = nx_profile_scan_open(t, &so, err);
-    size_t rows = (size_t)nx_profile_table_num_rows(t), k = 0;
-    device_ref *d = s && rows > 0 ? calloc(rows, sizeof *d) : NULL;
-    int result = s ? 0 : -1;
-    if (s && rows > 0 && !d) {
-        snprintf(err->msg, sizeof err->msg, "%s: out of memory", file);
-        result = -1;
-    }
-    const nxpq_batch *b;
-    while (result == 0 && (rc = nx_profile_scan_next(s, &b, err)) != 0) {
-        if (rc < 0) {
-            result = -1;
-            break;
-        }
-        const nxpq_column_data *cn = &b->columns[0], *cc = with_nc ? &b->columns[1] : NULL;
-        for (size_t i = 0; i < b->n_rows && k < rows; i++) {
-            if (cn->valid && !cn->valid[i])
-                continue;
-            device_ref *x = &d[k++];
-            x->name = strndup(cn->data + cn->offsets[i], (size_t)(cn->offsets[i + 1] - cn->offsets[i]));
-            x->has_nc = cc && (!cc->valid || cc->valid[i]);
-            if (x->has_nc)
-                x->nc_id = cc->type == NXPQ_INT64 ? cc->values.i64[i] : cc->values.i32[i];
-            bool oom = !x->name;
-            if (!oom) {
-                /* Where the summary looks for it; NULL (a name it refuses): nowhere. */
-                nxpq_error e = {{0}};
-                char *dd = nx_device_profile_dir(dir, x->name, &e);
-                oom = nx_api_device_open_name(srv, sys, dir, x->name, dd, &x->open) < 0;
-                free(dd);
-            }
-            if (oom) {
-                snprintf(err->msg, sizeof err->msg, "%s: out of memory", file);
-                result = -1;
-                break;
-            }
-        }
-    }
-    nx_profile_scan_close(s);
-    nx_profile_table_close(t);
-    *devs = d;
-    *n = k;
-    return result;
-}
-
-/* Fills *p for profile `name` in directory `dir`. Problems reading a file go to
- * p->error; -1 only when out of memory. */
+/* Fills *p for profile `name` in directory `dir`: what it holds, and the name each
+ * of its device profiles is served under. -1 only when out of memory. */
 static int info_read(const nx_server_ctx *srv, const char *name, const char *dir, profile_info *p)
 {
     memset(p, 0, sizeof *p);
-    if (!(p->name = strdup(name)))
+    if (!(p->name = strdup(name)) || nx_profile_info_read(dir, &p->info) < 0)
         return -1;
-    DIR *d = opendir(dir);
-    if (!d) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s: %s", dir, strerror(errno));
-        info_error(p, msg);
-        return nx_strbuf_failed(&p->error) ? -1 : 0;
-    }
-    p->readable = true;
-    size_t cap = 0;
-    bool oom = false;
-    struct dirent *e;
-    int dfd = dirfd(d);
-    while (!oom && (e = readdir(d)) != NULL) {
-        struct stat st;
-        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
-            continue;
-        p->size += (uint64_t)st.st_size;
-        char tn[256];
-        if (!table_of_file(e->d_name, tn, sizeof tn))
-            continue;
-        if (p->n_tables == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            char **g = realloc(p->tables, nc * sizeof *g);
-            if (!g) {
-                oom = true;
-                break;
-            }
-            p->tables = g;
-            cap = nc;
-        }
-        if (!(p->tables[p->n_tables] = strdup(tn)))
-            oom = true;
-        else
-            p->device |= is_device_table(p->tables[p->n_tables++]);
-    }
-    closedir(d);
-    if (oom)
+    if (p->info.n_devices && !(p->open = calloc(p->info.n_devices, sizeof *p->open)))
         return -1;
-    qsort(p->tables, p->n_tables, sizeof *p->tables, cmp_str);
-    size_t u = 0;
-    for (size_t i = 0; i < p->n_tables; i++) {
-        if (u && strcmp(p->tables[i], p->tables[u - 1]) == 0)
-            free(p->tables[i]);
-        else
-            p->tables[u++] = p->tables[i];
+    for (size_t i = 0; i < p->info.n_devices; i++) {
+        const nx_profile_device *x = &p->info.devices[i];
+        if (nx_api_device_open_name(srv, name, dir, x->name, x->dir, &p->open[i]) < 0)
+            return -1;
     }
-    p->n_tables = u;
-    nxpq_error err = {{0}};
-    int rc = nx_profile_span(dir, &p->first, &p->last, &err);
-    p->has_span = rc == 0;
-    if (rc < 0)
-        info_error(p, err.msg);
-    if (!p->device && device_list_read(srv, name, dir, &p->devs, &p->n_devs, &err) < 0)
-        info_error(p, err.msg);
-    return nx_strbuf_failed(&p->error) ? -1 : 0;
+    return 0;
 }
 
 /* Appends the profile's JSON object, without its closing brace; with_system: a device
  * profile's system_profile too (the listing's relation between profiles). */
 static void info_json(const profile_info *p, bool with_system, nx_strbuf *b)
 {
+    const nx_profile_info *x = &p->info;
     nx_strbuf_puts(b, "{\"name\":");
     nx_json_str(b, p->name, strlen(p->name));
     nx_strbuf_printf(b, ",\"kind\":%s,\"size_bytes\":%" PRIu64 ",\"first_ts\":",
-                     !p->readable ? "null" : p->device ? "\"device\"" : "\"system\"", p->size);
-    if (p->has_span)
-        nx_json_i64(b, p->first);
+                     !x->readable ? "null" : x->device ? "\"device\"" : "\"system\"", x->size);
+    if (x->has_span)
+        nx_json_i64(b, x->first_ts);
     else
         nx_strbuf_puts(b, "null");
     nx_strbuf_puts(b, ",\"last_ts\":");
-    if (p->has_span)
-        nx_json_i64(b, p->last);
+    if (x->has_span)
+        nx_json_i64(b, x->last_ts);
     else
         nx_strbuf_puts(b, "null");
     nx_strbuf_puts(b, ",\"tables\":[");
-    for (size_t i = 0; i < p->n_tables; i++) {
+    for (size_t i = 0; i < x->n_tables; i++) {
         if (i)
             nx_strbuf_putc(b, ',');
-        nx_json_str(b, p->tables[i], strlen(p->tables[i]));
+        nx_json_str(b, x->tables[i], strlen(x->tables[i]));
     }
     nx_strbuf_putc(b, ']');
-    if (p->readable && !p->device) {
+    if (x->readable && !x->device) {
         nx_strbuf_puts(b, ",\"device_profiles\":[");
-        for (size_t i = 0; i < p->n_devs; i++) {
-            const device_ref *x = &p->devs[i];
+        for (size_t i = 0; i < x->n_devices; i++) {
+            const nx_profile_device *d = &x->devices[i];
             nx_strbuf_puts(b, i ? ",{\"name\":" : "{\"name\":");
-            nx_json_str(b, x->name, strlen(x->name));
+            nx_json_str(b, d->name, strlen(d->name));
             nx_strbuf_puts(b, ",\"nc_id\":");
-            if (x->has_nc)
-                nx_json_i64(b, x->nc_id);
+            if (d->has_nc)
+                nx_json_i64(b, d->nc_id);
             else
                 nx_strbuf_puts(b, "null");
-            nx_strbuf_printf(b, ",\"exists\":%s,\"open\":", x->open ? "true" : "false");
-            if (x->open)
-                nx_json_str(b, x->open, strlen(x->open));
+            nx_strbuf_printf(b, ",\"exists\":%s,\"open\":", p->open[i] ? "true" : "false");
+            if (p->open[i])
+                nx_json_str(b, p->open[i], strlen(p->open[i]));
             else
                 nx_strbuf_puts(b, "null");
             nx_strbuf_putc(b, '}');
         }
         nx_strbuf_putc(b, ']');
     }
-    if (p->device && with_system) {
+    if (x->device && with_system) {
         nx_strbuf_puts(b, ",\"system_profile\":");
         if (p->system)
             nx_json_str(b, p->system, strlen(p->system));
         else
             nx_strbuf_puts(b, "null");
     }
-    if (p->error.len) {
+    if (x->error) {
         nx_strbuf_puts(b, ",\"error\":");
-        nx_json_str(b, p->error.data, p->error.len);
+        nx_json_str(b, x->error, strlen(x->error));
     }
 }
 
@@ -478,12 +225,13 @@ static int list_all(const nx_server_ctx *srv, profile_info **out, size_t *count)
     }
     closedir(d);
     if (rc == 0) {
-        qsort(ps, n, sizeof *ps, info_cmp);
+        if (n > 1)
+            qsort(ps, n, sizeof *ps, info_cmp);
         for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < ps[i].n_devs; j++) {
-                profile_info key = {.name = ps[i].devs[j].open};
+            for (size_t j = 0; j < ps[i].info.n_devices; j++) {
+                profile_info key = {.name = ps[i].open[j]};
                 profile_info *dev = key.name ? bsearch(&key, ps, n, sizeof *ps, info_cmp) : NULL;
-                if (dev && dev->device && !dev->system)
+                if (dev && dev->info.device && !dev->system)
                     dev->system = ps[i].name;
             }
     }
@@ -520,6 +268,24 @@ enum MHD_Result nx_api_profiles(nx_api_req *r)
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
 
+/* Appends the first row of `table` (query/row0.h) as a JSON object of its schema's
+ * fields in order, or null without the table or a row. */
+static void row0_json(nx_strbuf *b, const char *table, const nx_row0 *r)
+{
+    const nx_schema_table *st = nx_schema_table_find(table);
+    if (!r->has_row || !st) {
+        nx_strbuf_puts(b, "null");
+        return;
+    }
+    for (size_t f = 0; f < st->n_fields; f++) {
+        nx_strbuf_putc(b, f ? ',' : '{');
+        nx_json_str(b, st->fields[f].name, strlen(st->fields[f].name));
+        nx_strbuf_putc(b, ':');
+        json_value(b, nx_row0_field(r, st->fields[f].name));
+    }
+    nx_strbuf_putc(b, '}');
+}
+
 enum MHD_Result nx_api_profile(nx_api_req *r, const char *name)
 {
     enum MHD_Result res;
@@ -527,17 +293,21 @@ enum MHD_Result nx_api_profile(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
     profile_info p;
+    nx_row0 meta = {0};
+    nxpq_error err = {{0}};
     int rc = info_read(r->srv, name, dir, &p);
+    if (rc == 0 && nx_row0_read(dir, "Metadata", &meta, &err) < 0)
+        rc = 1;
+    free(dir);
     nx_strbuf b = NX_STRBUF_INIT;
     if (rc == 0) {
         info_json(&p, false, &b);
         nx_strbuf_puts(&b, ",\"metadata\":");
-        if (row0_object(dir, "Metadata", &b) < 0)
-            rc = 1;
+        row0_json(&b, "Metadata", &meta);
         nx_strbuf_putc(&b, '}');
     }
     info_free(&p);
-    free(dir);
+    nx_row0_free(&meta);
     if (rc != 0) {
         nx_strbuf_free(&b);
         return rc < 0 ? nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory")
@@ -546,220 +316,77 @@ enum MHD_Result nx_api_profile(nx_api_req *r, const char *name)
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
 
-enum MHD_Result nx_api_schema(nx_api_req *r)
-{
-    char *doc = nx_schema_to_json();
-    if (!doc)
-        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-    nx_strbuf b = NX_STRBUF_INIT;
-    nx_strbuf_puts(&b, doc);
-    free(doc);
-    return nx_api_json(r, MHD_HTTP_OK, &b);
-}
-
 /* ---------------------------------------------------------------- tracks -- */
-typedef struct track_acc {
-    int64_t count, first, last;
-} track_acc;
-
-typedef struct track_out {
-    const char *table;
-    const char *name;
-    size_t name_len;
-    track_acc acc;
-    int group, table_rank;
-} track_out;
-
-static const char *const GROUP_ID[] = {"compute", "dma", "semaphore", "cc"};
-static const char *const GROUP_LABEL[] = {"Compute engines", "DMA queues", "Semaphores", "Collectives (CC)"};
-
-/* Natural order: runs of digits compare by value, the rest bytewise. */
-static int natural_cmp(const char *a, size_t la, const char *b, size_t lb)
+static void json_part(nx_strbuf *b, const char *key, const nx_track_part *p, bool text)
 {
-    size_t i = 0, j = 0;
-    while (i < la && j < lb) {
-        bool da = a[i] >= '0' && a[i] <= '9', db = b[j] >= '0' && b[j] <= '9';
-        if (da && db) {
-            size_t si = i, sj = j;
-            while (si < la && a[si] == '0')
-                si++;
-            while (sj < lb && b[sj] == '0')
-                sj++;
-            size_t ei = si, ej = sj;
-            while (ei < la && a[ei] >= '0' && a[ei] <= '9')
-                ei++;
-            while (ej < lb && b[ej] >= '0' && b[ej] <= '9')
-                ej++;
-            if (ei - si != ej - sj)
-                return ei - si < ej - sj ? -1 : 1;
-            int c = memcmp(a + si, b + sj, ei - si);
-            if (c)
-                return c;
-            i = ei;
-            j = ej;
-        } else {
-            if (a[i] != b[j])
-                return (unsigned char)a[i] < (unsigned char)b[j] ? -1 : 1;
-            i++;
-            j++;
-        }
+    nx_strbuf_printf(b, ",\"%s\":", key);
+    if (!p->ok)
+        nx_strbuf_puts(b, "null");
+    else if (text)
+        nx_json_str(b, p->s, p->len);
+    else
+        nx_json_i64(b, p->i);
+}
+
+static void json_track(nx_strbuf *b, const nx_track_entry *t)
+{
+    nx_strbuf_puts(b, "{\"table\":");
+    nx_json_str(b, t->view->table, strlen(t->view->table));
+    nx_strbuf_puts(b, ",\"track\":");
+    nx_json_str(b, t->name, t->name_len);
+    nx_strbuf_printf(b, ",\"count\":%" PRId64 ",\"first_ts\":", t->count);
+    nx_json_i64(b, t->first_ts);
+    nx_strbuf_puts(b, ",\"last_ts\":");
+    nx_json_i64(b, t->last_ts);
+    nx_strbuf_printf(b, ",\"max_depth\":%" PRIu32, t->max_depth);
+    if (t->has_parts) {
+        json_part(b, "source", &t->source, true);
+        json_part(b, "instance", &t->instance, true);
+        json_part(b, "pid", &t->pid, false);
+        json_part(b, "tid", &t->tid, false);
+        json_part(b, "nc", &t->nc, false);
     }
-    return i < la ? 1 : j < lb ? -1 : 0;
+    nx_strbuf_putc(b, '}');
 }
 
-static int track_cmp(const void *pa, const void *pb)
-{
-    const track_out *a = pa, *b = pb;
-    if (a->group != b->group)
-        return a->group - b->group;
-    if (a->table_rank != b->table_rank)
-        return a->table_rank - b->table_rank;
-    int c = natural_cmp(a->name, a->name_len, b->name, b->name_len);
-    if (c)
-        return c;
-    if (a->name_len != b->name_len)
-        return a->name_len < b->name_len ? -1 : 1;
-    return memcmp(a->name, b->name, a->name_len);
-}
-
-/* Builds the tracks JSON of a profile directory. NULL (err set) on failure. */
+/* The tracks JSON of a profile directory (query/tracks.h). NULL (err set) on failure. */
 static char *tracks_json(const char *dir, const char *name, nxpq_error *err)
 {
-    nx_window *wins[N_TRACK_TABLES] = {0};
-    track_acc *accs[N_TRACK_TABLES] = {0};
-    size_t n_acc[N_TRACK_TABLES] = {0};
-    nx_profile_table *tabs[N_TRACK_TABLES] = {0};
-    nx_tlx *idx[N_TRACK_TABLES] = {0};
-    track_out *all = NULL;
-    char *result = NULL;
-    size_t total = 0;
-    for (size_t ti = 0; ti < N_TRACK_TABLES; ti++) {
-        /* The timeline index holds every track's count and extent: no scan. */
-        int xrc = nx_tlx_open(dir, TRACK_TABLES[ti].table, &idx[ti], NULL, 0);
-        if (xrc < 0) {
-            snprintf(err->msg, sizeof err->msg, "%s: out of memory", TRACK_TABLES[ti].table);
-            goto done;
-        }
-        if (xrc == 0) {
-            n_acc[ti] = nx_tlx_track_count(idx[ti]);
-            total += n_acc[ti];
-            continue;
-        }
-        int rc = nx_profile_table_open(dir, TRACK_TABLES[ti].table, &tabs[ti], err);
-        if (rc == NX_PROFILE_TABLE_ABSENT)
-            continue;
-        if (rc != 0)
-            goto done;
-        nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX};
-        if (!(wins[ti] = nx_window_open(tabs[ti], &wo, err)))
-            goto done;
-        size_t cap = 0;
-        nx_window_batch wb;
-        while ((rc = nx_window_next(wins[ti], &wb, err)) > 0) {
-            size_t nt = nx_window_track_count(wins[ti]);
-            if (nt > cap) {
-                size_t nc = nt + 64;
-                track_acc *g = realloc(accs[ti], nc * sizeof *g);
-                if (!g) {
-                    snprintf(err->msg, sizeof err->msg, "%s: out of memory", TRACK_TABLES[ti].table);
-                    goto done;
-                }
-                for (size_t k = cap; k < nc; k++)
-                    g[k] = (track_acc){0, INT64_MAX, INT64_MIN};
-                accs[ti] = g;
-                cap = nc;
-            }
-            track_acc *acc = accs[ti];
-            for (size_t k = 0; k < wb.n_rows; k++) {
-                track_acc *a = &acc[wb.track[k]];
-                a->count++;
-                if (wb.start[k] < a->first)
-                    a->first = wb.start[k];
-                if (wb.end[k] > a->last)
-                    a->last = wb.end[k];
-            }
-        }
-        if (rc < 0)
-            goto done;
-        n_acc[ti] = nx_window_track_count(wins[ti]);
-        total += n_acc[ti];
-    }
-    if (!(all = calloc(total + 1, sizeof *all))) {
-        snprintf(err->msg, sizeof err->msg, "tracks: out of memory");
-        goto done;
-    }
-    size_t k = 0;
-    int64_t gfirst = INT64_MAX, glast = INT64_MIN;
-    for (size_t ti = 0; ti < N_TRACK_TABLES; ti++)
-        for (uint32_t id = 0; id < n_acc[ti]; id++) {
-            track_out *t = &all[k++];
-            t->table = TRACK_TABLES[ti].table;
-            if (idx[ti]) {
-                uint64_t events;
-                nx_tlx_track_info(idx[ti], id, &t->name, &t->name_len, &events, &t->acc.first, &t->acc.last);
-                t->acc.count = (int64_t)events;
-            } else {
-                t->name = nx_window_track_name(wins[ti], id, &t->name_len);
-                t->acc = accs[ti][id];
-            }
-            t->group = TRACK_TABLES[ti].group;
-            t->table_rank = (int)ti;
-            if (t->acc.count) {
-                if (t->acc.first < gfirst)
-                    gfirst = t->acc.first;
-                if (t->acc.last > glast)
-                    glast = t->acc.last;
-            }
-        }
-    qsort(all, total, sizeof *all, track_cmp);
+    nx_tracks t;
+    if (nx_tracks_read(dir, &t, err) != 0)
+        return NULL;
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"profile\":");
     nx_json_str(&b, name, strlen(name));
     nx_strbuf_puts(&b, ",\"first_ts\":");
-    if (gfirst <= glast)
-        nx_json_i64(&b, gfirst);
+    if (t.have_span)
+        nx_json_i64(&b, t.first_ts);
     else
         nx_strbuf_puts(&b, "null");
     nx_strbuf_puts(&b, ",\"last_ts\":");
-    if (gfirst <= glast)
-        nx_json_i64(&b, glast);
+    if (t.have_span)
+        nx_json_i64(&b, t.last_ts);
     else
         nx_strbuf_puts(&b, "null");
     nx_strbuf_puts(&b, ",\"groups\":[");
-    size_t i = 0;
-    for (int g = 0; g < 4; g++) {
-        nx_strbuf_printf(&b, "%s{\"group\":\"%s\",\"label\":\"%s\",\"tracks\":[", g ? "," : "", GROUP_ID[g],
-                         GROUP_LABEL[g]);
-        for (size_t first = i; i < total && all[i].group == g; i++) {
-            track_out *t = &all[i];
-            if (i > first)
+    for (size_t g = 0; g < NX_TIMELINE_GROUPS; g++) {
+        const nx_timeline_group *gr = nx_timeline_group_at(g);
+        nx_strbuf_printf(&b, "%s{\"group\":\"%s\",\"label\":\"%s\",\"tracks\":[", g ? "," : "", gr->id, gr->label);
+        for (size_t i = t.group_first[g]; i < t.group_first[g + 1]; i++) {
+            if (i > t.group_first[g])
                 nx_strbuf_putc(&b, ',');
-            nx_strbuf_printf(&b, "{\"table\":\"%s\",\"track\":", t->table);
-            nx_json_str(&b, t->name, t->name_len);
-            nx_strbuf_printf(&b, ",\"count\":%" PRId64 ",\"first_ts\":", t->acc.count);
-            nx_json_i64(&b, t->acc.first);
-            nx_strbuf_puts(&b, ",\"last_ts\":");
-            nx_json_i64(&b, t->acc.last);
-            nx_strbuf_putc(&b, '}');
+            json_track(&b, &t.tracks[i]);
         }
         nx_strbuf_puts(&b, "]}");
     }
     nx_strbuf_puts(&b, "]}");
+    nx_tracks_free(&t);
     if (nx_strbuf_failed(&b)) {
         nx_strbuf_free(&b);
-        snprintf(err->msg, sizeof err->msg, "tracks: out of memory");
-        goto done;
+        nxpq_error_set(err, "tracks: out of memory");
+        return NULL;
     }
-    result = nx_strbuf_detach(&b);
-done:
-    for (size_t ti = 0; ti < N_TRACK_TABLES; ti++) {
-        nx_window_close(wins[ti]);
-        nx_profile_table_close(tabs[ti]);
-        nx_tlx_close(idx[ti]);
-        free(accs[ti]);
-    }
-    free(all);
-    return result;
+    return nx_strbuf_detach(&b);
 }
 
 enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name)
@@ -790,89 +417,6 @@ enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name)
 }
 
 /* ----------------------------------------------------------------- event -- */
-/* Finds row `row` of `path` (projected schema columns) and appends the "fields"
- * array. 1 found, 0 not found, -1 error. */
-static int event_fields(const char *path, const nx_schema_table *st, int64_t row, const char *hint_col,
-                        const int64_t *hint, nx_strbuf *b, int64_t *start_out, bool *have_start, nxpq_error *err)
-{
-    nxpq_reader *rd = nxpq_reader_open(path, err);
-    if (!rd)
-        return -1;
-    int result = -1;
-    size_t *proj = calloc(st->n_fields + 1, sizeof *proj);
-    int *where = calloc(st->n_fields + 1, sizeof *where);
-    nxpq_scan *s = NULL;
-    if (!proj || !where) {
-        snprintf(err->msg, sizeof err->msg, "%s: out of memory", st->name);
-        goto done;
-    }
-    size_t np = 0;
-    for (size_t i = 0; i < st->n_fields; i++) {
-        int c = nxpq_reader_find_column(rd, st->fields[i].name);
-        if (c < 0 || nxpq_reader_column(rd, (size_t)c)->type == NXPQ_UNSUPPORTED) {
-            where[i] = -1;
-            continue;
-        }
-        where[i] = (int)np;
-        proj[np++] = (size_t)c;
-    }
-    nxpq_range range;
-    nxpq_scan_options so = {.columns = proj, .n_columns = np, .batch_rows = 4096};
-    if (hint && hint_col) {
-        int c = nxpq_reader_find_column(rd, hint_col);
-        if (c >= 0) {
-            range = (nxpq_range){(size_t)c, *hint, *hint};
-            so.ranges = &range;
-            so.n_ranges = 1;
-        }
-    }
-    if (row >= nxpq_reader_num_rows(rd) || np == 0) {
-        result = 0;
-        goto done;
-    }
-    if (!(s = nxpq_scan_open(rd, &so, err)))
-        goto done;
-    const nxpq_batch *batch;
-    int rc;
-    while ((rc = nxpq_scan_next(s, &batch, err)) > 0) {
-        if (batch->first_row > row)
-            break;
-        if (row >= batch->first_row + (int64_t)batch->n_rows)
-            continue;
-        size_t i = (size_t)(row - batch->first_row);
-        nx_strbuf_puts(b, "\"fields\":[");
-        for (size_t f = 0; f < st->n_fields; f++) {
-            nx_strbuf_puts(b, f ? ",{\"name\":" : "{\"name\":");
-            nx_json_str(b, st->fields[f].name, strlen(st->fields[f].name));
-            nx_strbuf_puts(b, ",\"type\":");
-            nx_json_str(b, st->fields[f].type, strlen(st->fields[f].type));
-            nx_strbuf_puts(b, ",\"value\":");
-            if (where[f] < 0)
-                nx_strbuf_puts(b, "null");
-            else
-                nx_json_cell(b, &batch->columns[where[f]], i);
-            nx_strbuf_putc(b, '}');
-            if (hint_col && strcmp(st->fields[f].name, hint_col) == 0 && where[f] >= 0) {
-                const nxpq_column_data *c = &batch->columns[where[f]];
-                if ((!c->valid || c->valid[i]) && c->type == NXPQ_INT64) {
-                    *have_start = true;
-                    *start_out = c->values.i64[i];
-                }
-            }
-        }
-        nx_strbuf_putc(b, ']');
-        result = 1;
-        goto done;
-    }
-    result = rc < 0 ? -1 : 0;
-done:
-    nxpq_scan_close(s);
-    nxpq_reader_close(rd);
-    free(proj);
-    free(where);
-    return result;
-}
-
 enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
 {
     enum MHD_Result res;
@@ -891,95 +435,94 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
-    nx_profile_table *t = NULL;
+    nx_event ev;
     nxpq_error err = {{0}};
-    int rc = nx_profile_table_open(dir, table, &t, &err);
-    if (rc != 0) {
-        free(dir);
-        return rc == NX_PROFILE_TABLE_ABSENT ? nx_api_error(r, MHD_HTTP_NOT_FOUND, "the profile has no %s table", table)
-                                             : nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
-    }
-    size_t file = (size_t)(ord >> 40);
-    int64_t row = ord & ORD_ROW_MASK;
-    const nx_timeline_info *ti = nx_timeline_find(table);
+    int rc = nx_event_read(dir, table, ord, have_hint ? &hint : NULL, &ev, &err);
+    free(dir);
+    if (rc == NX_PROFILE_TABLE_ABSENT)
+        return nx_api_error(r, MHD_HTTP_NOT_FOUND, "the profile has no %s table", table);
+    if (rc == NX_EVENT_NONE)
+        return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such event");
+    if (rc != 0)
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"table\":");
     nx_json_str(&b, table, strlen(table));
     nx_strbuf_puts(&b, ",\"ordinal\":");
     nx_json_i64(&b, ord);
-    nx_strbuf_putc(&b, ',');
-    size_t mark = b.len;
-    int found = 0;
-    int64_t start = 0;
-    bool have_start = false;
-    if (file < nx_profile_table_file_count(t)) {
-        const char *path = nx_profile_table_file_path(t, file);
-        const char *col = ti ? ti->start_column : NULL;
-        found = event_fields(path, st, row, col, have_hint ? &hint : NULL, &b, &start, &have_start, &err);
-        if (found == 0 && have_hint) {
-            b.len = mark;
-            found = event_fields(path, st, row, col, NULL, &b, &start, &have_start, &err);
-        }
+    nx_strbuf_puts(&b, ",\"fields\":[");
+    for (size_t f = 0; f < st->n_fields; f++) {
+        nx_strbuf_puts(&b, f ? ",{\"name\":" : "{\"name\":");
+        nx_json_str(&b, st->fields[f].name, strlen(st->fields[f].name));
+        nx_strbuf_puts(&b, ",\"type\":");
+        nx_json_str(&b, st->fields[f].type, strlen(st->fields[f].type));
+        nx_strbuf_puts(&b, ",\"value\":");
+        const nxpq_column_data *c = nx_event_field(&ev, f);
+        if (c)
+            nx_json_cell(&b, c, ev.row);
+        else
+            nx_strbuf_puts(&b, "null");
+        nx_strbuf_putc(&b, '}');
     }
-    if (found <= 0) {
-        nx_strbuf_free(&b);
-        nx_profile_table_close(t);
-        free(dir);
-        return found < 0 ? nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg)
-                         : nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such event");
-    }
-    if (ti && have_start) {
-        /* The track: a one-instant window at the event's start holds the event. */
-        nx_window_options wo = {.start = start, .end = start};
-        nx_window *w = nx_window_open(t, &wo, &err);
-        nx_window_batch wb;
-        bool done = false;
-        while (w && !done && nx_window_next(w, &wb, &err) > 0) {
-            int64_t base = nx_row_ordinal(wb.file, wb.batch->first_row);
-            for (size_t k = 0; k < wb.n_rows; k++)
-                if (base + wb.rows[k] == ord) {
-                    size_t len;
-                    const char *tn = nx_window_track_name(w, wb.track[k], &len);
-                    nx_strbuf_puts(&b, ",\"track\":");
-                    nx_json_str(&b, tn, len);
-                    done = true;
-                    break;
-                }
-        }
-        nx_window_close(w);
+    nx_strbuf_putc(&b, ']');
+    if (ev.has_track) {
+        nx_strbuf_puts(&b, ",\"track\":");
+        nx_json_str(&b, ev.track, ev.track_len);
     }
     nx_strbuf_putc(&b, '}');
-    nx_profile_table_close(t);
-    free(dir);
+    nx_event_free(&ev);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
 
 /* --------------------------------------------------------------- summary -- */
-typedef struct op_row {
-    bool has_time;
-    int64_t time;
-    char *engine, *opcode;
-    char *json; /* the row as a JSON array */
-} op_row;
-
-static int op_cmp(const void *pa, const void *pb)
+/* A JSON array of the names of st's fields, in schema order. */
+static void json_names(nx_strbuf *b, const nx_schema_table *st)
 {
-    const op_row *a = pa, *b = pb;
-    if (a->has_time != b->has_time)
-        return a->has_time ? -1 : 1;
-    if (a->has_time && a->time != b->time)
-        return a->time > b->time ? -1 : 1;
-    int c = strcmp(a->engine ? a->engine : "", b->engine ? b->engine : "");
-    if (c)
-        return c;
-    return strcmp(a->opcode ? a->opcode : "", b->opcode ? b->opcode : "");
+    nx_strbuf_putc(b, '[');
+    for (size_t f = 0; f < st->n_fields; f++) {
+        if (f)
+            nx_strbuf_putc(b, ',');
+        nx_json_str(b, st->fields[f].name, strlen(st->fields[f].name));
+    }
+    nx_strbuf_putc(b, ']');
 }
 
-static char *cell_str(const nxpq_column_data *c, size_t i)
+/* The device profile's summary (query/device_summary.h) as docs/api.md says. */
+static enum MHD_Result device_summary(nx_api_req *r, const char *dir, int64_t top)
 {
-    if (c->type != NXPQ_STRING || (c->valid && !c->valid[i]))
-        return NULL;
-    return strndup(c->data + c->offsets[i], (size_t)(c->offsets[i + 1] - c->offsets[i]));
+    nx_device_summary d;
+    nxpq_error err = {{0}};
+    if (nx_device_summary_read(dir, (size_t)top, &d, &err) < 0)
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+    const nx_schema_table *ss = nx_schema_table_find("Summary"), *os = nx_schema_table_find("OpcodeSummary");
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"kind\":\"device\",\"summary\":");
+    if (d.summary.has_row) {
+        for (size_t f = 0; f < ss->n_fields; f++) {
+            nx_strbuf_putc(&b, f ? ',' : '{');
+            nx_json_str(&b, ss->fields[f].name, strlen(ss->fields[f].name));
+            nx_strbuf_putc(&b, ':');
+            json_value(&b, nx_row0_field(&d.summary, ss->fields[f].name));
+        }
+        nx_strbuf_putc(&b, '}');
+    } else {
+        nx_strbuf_puts(&b, "null");
+    }
+    nx_strbuf_puts(&b, ",\"opcode_summary\":{\"columns\":");
+    json_names(&b, os);
+    nx_strbuf_puts(&b, ",\"rows\":[");
+    for (size_t i = 0; i < d.n_opcodes; i++) {
+        nx_strbuf_puts(&b, i ? ",[" : "[");
+        for (size_t f = 0; f < NX_OPCODE_FIELDS; f++) {
+            if (f)
+                nx_strbuf_putc(&b, ',');
+            json_value(&b, &d.opcodes[i][f]);
+        }
+        nx_strbuf_putc(&b, ']');
+    }
+    nx_strbuf_printf(&b, "],\"total_rows\":%" PRId64 "}}", d.have_opcodes ? d.opcode_rows : 0);
+    nx_device_summary_free(&d);
+    return nx_api_json(r, MHD_HTTP_OK, &b);
 }
 
 enum MHD_Result nx_api_summary(nx_api_req *r, const char *name)
@@ -997,135 +540,9 @@ enum MHD_Result nx_api_summary(nx_api_req *r, const char *name)
         free(dir);
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
     }
-    bool device = p.device;
+    bool device = p.info.device;
     info_free(&p);
-    if (!device) {
-        res = nx_api_system_summary(r, name, dir);
-        free(dir);
-        return res;
-    }
-    nx_strbuf b = NX_STRBUF_INIT;
-    nx_strbuf_puts(&b, "{\"kind\":\"device\",\"summary\":");
-    if (row0_object(dir, "Summary", &b) < 0) {
-        nx_strbuf_free(&b);
-        free(dir);
-        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the Summary table");
-    }
-    const nx_schema_table *st = nx_schema_table_find("OpcodeSummary");
-    nx_strbuf_puts(&b, ",\"opcode_summary\":{\"columns\":[");
-    for (size_t f = 0; st && f < st->n_fields; f++) {
-        if (f)
-            nx_strbuf_putc(&b, ',');
-        nx_json_str(&b, st->fields[f].name, strlen(st->fields[f].name));
-    }
-    nx_strbuf_puts(&b, "],\"rows\":[");
-    op_row *rows = NULL;
-    size_t n = 0, cap = 0;
-    int64_t total = 0;
-    bool fail = false;
-    nx_profile_table *t = NULL;
-    nxpq_error err = {{0}};
-    int rc = st ? nx_profile_table_open(dir, "OpcodeSummary", &t, &err) : NX_PROFILE_TABLE_ABSENT;
-    if (rc < 0)
-        fail = true;
-    const char **cols = NULL;
-    int *where = NULL;
-    nx_profile_scan *s = NULL;
-    if (rc == 0) {
-        total = nx_profile_table_num_rows(t);
-        cols = calloc(st->n_fields + 1, sizeof *cols);
-        where = calloc(st->n_fields + 1, sizeof *where);
-        if (!cols || !where)
-            fail = true;
-        size_t nc = 0;
-        int ci_time = -1, ci_eng = -1, ci_op = -1;
-        for (size_t i = 0; !fail && i < st->n_fields; i++) {
-            int c = nx_profile_table_find_column(t, st->fields[i].name);
-            if (c < 0 || nx_profile_table_column(t, (size_t)c)->type == NXPQ_UNSUPPORTED) {
-                where[i] = -1;
-                continue;
-            }
-            if (strcmp(st->fields[i].name, "instruction_time_ns") == 0)
-                ci_time = (int)nc;
-            else if (strcmp(st->fields[i].name, "engine") == 0)
-                ci_eng = (int)nc;
-            else if (strcmp(st->fields[i].name, "opcode") == 0)
-                ci_op = (int)nc;
-            where[i] = (int)nc;
-            cols[nc++] = st->fields[i].name;
-        }
-        nx_profile_scan_options so = {.columns = cols, .n_columns = nc};
-        if (!fail && nc > 0 && !(s = nx_profile_scan_open(t, &so, &err)))
-            fail = true;
-        const nxpq_batch *batch;
-        while (!fail && s && (rc = nx_profile_scan_next(s, &batch, &err)) != 0) {
-            if (rc < 0) {
-                fail = true;
-                break;
-            }
-            for (size_t i = 0; i < batch->n_rows && !fail; i++) {
-                if (n == cap) {
-                    size_t ncap = cap ? cap * 2 : 256;
-                    op_row *g = realloc(rows, ncap * sizeof *g);
-                    if (!g) {
-                        fail = true;
-                        break;
-                    }
-                    rows = g;
-                    cap = ncap;
-                }
-                op_row *o = &rows[n++];
-                memset(o, 0, sizeof *o);
-                if (ci_time >= 0) {
-                    const nxpq_column_data *c = &batch->columns[ci_time];
-                    if ((!c->valid || c->valid[i]) && c->type == NXPQ_INT64) {
-                        o->has_time = true;
-                        o->time = c->values.i64[i];
-                    }
-                }
-                if (ci_eng >= 0)
-                    o->engine = cell_str(&batch->columns[ci_eng], i);
-                if (ci_op >= 0)
-                    o->opcode = cell_str(&batch->columns[ci_op], i);
-                nx_strbuf rb = NX_STRBUF_INIT;
-                nx_strbuf_putc(&rb, '[');
-                for (size_t f = 0; f < st->n_fields; f++) {
-                    if (f)
-                        nx_strbuf_putc(&rb, ',');
-                    if (where[f] < 0)
-                        nx_strbuf_puts(&rb, "null");
-                    else
-                        nx_json_cell(&rb, &batch->columns[where[f]], i);
-                }
-                nx_strbuf_putc(&rb, ']');
-                if (!(o->json = nx_strbuf_detach(&rb)))
-                    fail = true;
-            }
-        }
-    }
-    if (!fail) {
-        qsort(rows, n, sizeof *rows, op_cmp);
-        for (size_t i = 0; i < n && (int64_t)i < top; i++) {
-            if (i)
-                nx_strbuf_putc(&b, ',');
-            nx_strbuf_puts(&b, rows[i].json);
-        }
-        nx_strbuf_printf(&b, "],\"total_rows\":%" PRId64 "}}", total);
-    }
-    for (size_t i = 0; i < n; i++) {
-        free(rows[i].engine);
-        free(rows[i].opcode);
-        free(rows[i].json);
-    }
-    free(rows);
-    free(cols);
-    free(where);
-    nx_profile_scan_close(s);
-    nx_profile_table_close(t);
+    res = device ? device_summary(r, dir, top) : nx_api_system_summary(r, name, dir);
     free(dir);
-    if (fail) {
-        nx_strbuf_free(&b);
-        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the OpcodeSummary table");
-    }
-    return nx_api_json(r, MHD_HTTP_OK, &b);
+    return res;
 }

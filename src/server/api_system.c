@@ -104,7 +104,7 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
         nx_strbuf_puts(&b, ",\"last_ts\":");
         nx_json_i64(&b, s.last_ts);
         nx_strbuf_puts(&b, ",\"duration_ns\":");
-        nx_json_i64(&b, s.last_ts - s.first_ts);
+        nx_json_i64(&b, s.wall_ns);
         nx_strbuf_putc(&b, '}');
     } else {
         nx_strbuf_puts(&b, "null");

@@ -322,7 +322,9 @@ test("a system profile's summary: wall time, operators, Device Profiles facts fr
 
 test('tracks equal per-track counts and spans from DuckDB', async () => {
   const t = await json(`/api/profiles/${D}/tracks`);
-  assert.deepEqual(t.groups.map((g) => g.group), ['compute', 'dma', 'semaphore', 'cc']);
+  assert.deepEqual(t.groups.map((g) => g.group), ['compute', 'dma', 'semaphore', 'cc', 'system']);
+  assert.deepEqual(t.groups.find((g) => g.group === 'system').tracks, []);
+  for (const g of t.groups) for (const x of g.tracks) assert.equal(x.max_depth, 0, `${x.table} ${x.track}`);
   const groupOf = { Instruction: 'compute', DmaPacketAggregated: 'dma', DmaPacket: 'dma', SemaphoreUpdate: 'semaphore', CcInstruction: 'cc', CcOp: 'cc' };
   for (const table of Object.keys(TRACK)) {
     const want = await rows(`SELECT ${TRACK[table]} AS track, count(*)::BIGINT AS n, min(${START(table)}) AS f, max(${END(table)}) AS l
@@ -339,6 +341,52 @@ test('tracks equal per-track counts and spans from DuckDB', async () => {
   }
   // A second request (cached) is identical.
   assert.deepEqual(await json(`/api/profiles/${D}/tracks`), t);
+});
+
+test("a system profile's tracks: SystemProfileEvents per track from DuckDB, deepest depth by brute force", async () => {
+  const t = await json('/api/profiles/tiny/tracks');
+  const sys = t.groups.find((g) => g.group === 'system');
+  assert.equal(sys.label, 'System events');
+  for (const g of t.groups) if (g.group !== 'system') assert.deepEqual(g.tracks, [], g.group);
+  const ev = pq(SYSP, 'SystemProfileEvents');
+  const track = `CASE WHEN trace_event_source = 'framework' OR nc_idx IS NULL
+      THEN coalesce(instance_id, '') || '/' || coalesce(CAST(process_id AS VARCHAR), '') || '/' || coalesce(CAST(thread_id AS VARCHAR), '')
+      ELSE 'nc' || nc_idx END`;
+  const shared = (c) => `CASE WHEN count(DISTINCT ${c}) = 1 AND count(${c}) = count(*) THEN min(${c}) END`;
+  const want = await rows(`SELECT ${track} AS track, count(*)::BIGINT AS n, min(start_ts) AS f, max(end_ts) AS l,
+      ${shared('trace_event_source')} AS source, ${shared('instance_id')} AS instance, ${shared('process_id')} AS pid,
+      ${shared('thread_id')} AS tid, ${shared('nc_idx')} AS nc
+      FROM read_parquet(${ev}) GROUP BY 1`);
+  assert.ok(want.length >= 3, 'threads and NeuronCores');
+  assert.equal(sys.tracks.length, want.length);
+  // Depth (docs/query.md): the events of the track that enclose the event (equal intervals: the earlier row).
+  const all = await rows(`SELECT ${track} AS track, start_ts AS s, end_ts AS e, file_row_number AS r FROM read_parquet(${ev}, file_row_number=true)`);
+  const deepest = new Map();
+  for (const b of all) {
+    let d = 0;
+    for (const a of all)
+      if (a !== b && a.track === b.track && a.s <= b.s && b.e <= a.e && !(a.s === b.s && a.e === b.e && a.r > b.r)) d++;
+    deepest.set(b.track, Math.max(deepest.get(b.track) ?? 0, d));
+  }
+  assert.ok([...deepest.values()].some((d) => d > 0), 'some events nest');
+  const num = (v) => (v === null ? null : BigInt(v));
+  for (const w of want) {
+    const g = sys.tracks.find((x) => x.track === w.track);
+    assert.ok(g, `track ${w.track}`);
+    assert.equal(g.table, 'SystemProfileEvents');
+    assert.equal(BigInt(g.count), BigInt(w.n));
+    assert.equal(big(g.first_ts), BigInt(w.f));
+    assert.equal(big(g.last_ts), BigInt(w.l));
+    assert.equal(g.max_depth, deepest.get(w.track), `max_depth of ${w.track}`);
+    assert.equal(g.source, w.source);
+    assert.equal(g.instance, w.instance);
+    assert.deepEqual([g.pid, g.tid, g.nc].map(num), [w.pid, w.tid, w.nc].map(num), w.track);
+  }
+  // Natural order of the names ("nc2" before "nc10").
+  const nat = (a, b) => a.localeCompare(b, 'en', { numeric: true });
+  const names = sys.tracks.map((x) => x.track);
+  assert.deepEqual(names, [...names].sort(nat));
+  assert.equal(big(t.first_ts), sys.tracks.reduce((m, x) => (big(x.first_ts) < m ? big(x.first_ts) : m), big(sys.tracks[0].first_ts)));
 });
 
 test('timeline: window counts, one event per (track, bucket), ordinals point at their rows, equals export-csv', async () => {
@@ -457,9 +505,62 @@ test('summary and OpcodeSummary equal DuckDB', async () => {
   sm.opcode_summary.rows.forEach((r, i) => assert.deepEqual([r[ie], r[io]], [ops[i].engine, ops[i].opcode]));
 });
 
-test('schema equals `nxprof schema --format json`', async () => {
+test('schema equals `nxprof schema --format json` plus the viewer member', async () => {
   const want = JSON.parse(execFileSync(BIN, ['schema', '--format', 'json'], { encoding: 'utf8' }));
-  assert.deepEqual(await json('/api/schema'), want);
+  const got = await json('/api/schema');
+  const { viewer } = got;
+  delete got.viewer;
+  assert.deepEqual(got, want);
+  assert.deepEqual(viewer.groups, [{ id: 'compute', label: 'Compute engines' }, { id: 'dma', label: 'DMA queues' },
+    { id: 'semaphore', label: 'Semaphores' }, { id: 'cc', label: 'Collectives (CC)' }, { id: 'system', label: 'System events' }]);
+  // Drawing order, groups, kinds, suffixes and export labels as the viewer and its export dialog show them.
+  const T = (table, group, kind, suffix, exportLabel, colour, search, aggregate) => ({ table, group, kind, suffix, exportLabel, colour, search, aggregate });
+  const tables = [
+    T('Instruction', 'compute', 'interval', '', 'Instructions', ['framework_name', 'raw_framework_id', 'hlo_name', 'opcode'], 'opcode', 'opcode'),
+    T('DmaPacketAggregated', 'dma', 'interval', '', 'DMA transfers (aggregated by queue)', ['track'], 'variable', 'track'),
+    T('DmaPacket', 'dma', 'interval', ' · packets', 'DMA packets (individual)', ['track'], 'variable', 'track'),
+    T('SemaphoreUpdate', 'semaphore', 'point', '', 'Semaphore updates', [], 'id', 'track'),
+    T('CcInstruction', 'cc', 'interval', '', 'Collective (CC) ops', ['description'], 'description', 'description'),
+    T('CcOp', 'cc', 'interval', ' · ops', null, ['operation'], 'operation', 'operation'),
+    T('SystemProfileEvents', 'system', 'interval', '', null, ['name'], 'name', 'name'),
+  ];
+  assert.deepEqual(viewer.timelines.map((x) => x.table), tables.map((x) => x.table));
+  const types = {};
+  for (const line of readFileSync(join(SRC, 'src/schema/catalogue.tsv'), 'utf8').split('\n')) {
+    const f = line.split('\t');
+    if (f[0] === 'field') types[`${f[1]}.${f[2]}`] = f[3];
+  }
+  for (const [i, w] of tables.entries()) {
+    const x = viewer.timelines[i];
+    assert.equal(x.group, w.group, w.table);
+    assert.equal(x.kind, w.kind, w.table);
+    assert.equal(x.nested, w.table === 'SystemProfileEvents');
+    assert.equal(x.start, w.kind === 'point' ? 'timestamp' : 'start_ts');
+    assert.equal(x.end, w.kind === 'point' ? null : 'end_ts');
+    assert.equal(x.track_suffix, w.suffix);
+    assert.equal(x.export, w.exportLabel !== null);
+    assert.equal(x.export_label, w.exportLabel);
+    assert.deepEqual(x.colour_by, w.colour);
+    // The label fields are the timeline's (its label_fields), typed from the catalogue.
+    const tl = await json(`/api/profiles/${w.table === 'SystemProfileEvents' ? 'tiny' : D}/timeline?tables=${w.table}&start=0&end=1&width=1`);
+    assert.deepEqual(x.labels.map((l) => l.name), tl.tables[0].label_fields, w.table);
+    for (const l of x.labels)
+      assert.equal(l.type, l.name === 'framework_name' || types[`${w.table}.${l.name}`] === 'string' ? 'string' : 'integer', `${w.table}.${l.name}`);
+    // Search: the default, every other string or integer column in catalogue order, then "track".
+    const cols = FIELDS[w.table].filter((f) => ['string', 'integer'].includes(types[`${w.table}.${f}`]) && f !== w.search);
+    assert.deepEqual(x.search_fields, [w.search, ...cols, 'track'], w.table);
+    assert.equal(x.aggregate_by[0], w.aggregate);
+    assert.ok(x.aggregate_by.includes('track'));
+  }
+  assert.deepEqual(viewer.usage, [
+    { table: 'DmaUsage', lane: 'dma', label: 'DMA throughput', unit: 'bytes_per_second', gauge: false, series_what: 'core' },
+    { table: 'HbmUsage', lane: 'hbm', label: 'HBM usage', unit: 'bytes_per_second', gauge: false, series_what: 'core' },
+    { table: 'SbufUsage', lane: 'sbuf', label: 'SBUF usage', unit: 'percent', gauge: false, series_what: 'core' },
+    { table: 'PsumUsage', lane: 'psum', label: 'PSUM usage', unit: 'percent', gauge: false, series_what: 'core' },
+    { table: 'CpuUsage', lane: 'cpu', label: 'CPU (host)', unit: 'percent', gauge: true, series_what: 'CPU' },
+    { table: 'HostMemUsage', lane: 'hostmem', label: 'Host memory', unit: 'percent', gauge: true, series_what: 'host' },
+    { table: 'SystemProfileHbmUsage', lane: 'devhbm', label: 'Device HBM', unit: 'bytes', gauge: true, series_what: 'HBM' },
+  ]);
 });
 
 test('usage lanes: at most width points per series, max per bucket', async () => {
@@ -745,7 +846,8 @@ test('404, 405, traversal attempts and oversize requests', async () => {
     assert.equal(typeof JSON.parse(r.body).error, 'string', p);
   }
   // Oversize: URL, parameter count, header block, request body.
-  assert.equal((await req(`/api/profiles/${'x'.repeat(5000)}`)).status, 414);
+  assert.equal((await req(`/api/profiles/${'x'.repeat(9000)}`)).status, 414);
+  assert.equal((await req(`/api/health?q=${'x'.repeat(9000)}`)).status, 414); // the query counts too
   assert.equal((await req(`/api/profiles?${Array.from({ length: 40 }, (_, i) => `p${i}=1`).join('&')}`)).status, 414);
   const huge = await req('/api/profiles', { headers: { 'X-Big': 'y'.repeat(100000) } }).catch(() => ({ status: 'closed' }));
   assert.ok(huge.status === 'closed' || huge.status >= 400, `huge header: ${huge.status}`);

@@ -232,6 +232,7 @@ static void test_summary(void **state)
     assert_true(s.have_wall);
     assert_int_equal(s.first_ts, 10);
     assert_int_equal(s.last_ts, 500);
+    assert_int_equal(s.wall_ns, 490);
     /* Busy: nc0 [50,500]; i-1/1/1 [10,20] + [100,200] + [300,400]; i-1/1/2 [120,180] u [170,260]. */
     assert_int_equal(s.n_busy, 3);
     static const struct { const char *track; int64_t busy, top; } busy[] = {
@@ -240,6 +241,7 @@ static void test_summary(void **state)
         assert_string_equal(s.busy[i].track, busy[i].track);
         assert_int_equal(s.busy[i].busy_ns, busy[i].busy);
         assert_int_equal(s.busy[i].top_level, busy[i].top);
+        assert_true(s.busy[i].percent_of_wall == 100.0 * (double)busy[i].busy / 490.0);
     }
     assert_int_equal(s.n_top, 6);
     assert_string_equal(s.top[0].name, "nrt_execute");

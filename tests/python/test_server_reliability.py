@@ -1,8 +1,13 @@
-"""`nxprof serve` under slow clients (src/server/server.c, "Connections"): 1,000 connections
-that each sent part of a request header and then trickle a header line now and then must
-not keep /api/health from answering promptly. 127.0.0.1 only; bounded in count and time.
+"""`nxprof serve` under hostile conditions, 127.0.0.1 only, bounded in count and time:
+  - 1,000 connections that each sent part of a request header and trickle a header line now
+    and then do not keep /api/health from answering promptly (src/server/server.c,
+    "Connections");
+  - the whole URL is bounded (414 for a 10,000-byte query string);
+  - a 500 names the file at fault relative to the profiles root, never by absolute path;
+  - an empty profile directory is listed, and the server keeps running.
 """
 import http.client
+import json
 import resource
 import socket
 import subprocess
@@ -115,6 +120,33 @@ def test_errors_do_not_show_absolute_paths(tmp_path):
         assert status == 500, text
         assert "Instruction.parquet" in text, text
         assert str(tmp_path) not in text and str(tmp_path.resolve()) not in text, text
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
+
+
+def test_empty_profile_directory_is_listed(tmp_path):
+    """An empty x@latest directory (a profile being written by hand, or emptied) is listed
+    with no tables; nothing crashes (it used to reach qsort(NULL, 0))."""
+    (tmp_path / "profiles" / "global" / "x@latest").mkdir(parents=True)
+    port = free_port()
+    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(tmp_path), "--port", str(port)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        status, body = get(port, "/api/profiles")
+        assert status == 200, body
+        listed = json.loads(body)
+        (x,) = [e for e in (listed["profiles"] if isinstance(listed, dict) else listed) if e["name"] == "x"]
+        assert x["tables"] == []
+        status, _ = get(port, "/api/profiles/x/tracks")
+        assert status in (200, 404), status
+        assert p.poll() is None, "the server is still running"
     finally:
         p.terminate()
         p.wait(timeout=10)

@@ -1,0 +1,391 @@
+/* tracks.c — the tracks of a profile (rules in tracks.h). */
+#include "query/tracks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/profile_table.h"
+#include "profile/timeline_index.h"
+#include "query/nesting_values.h"
+#include "query/window.h"
+
+/* SystemProfileEvents' track sources (timeline_rules.h nx_track_sources order). */
+enum { P_SOURCE, P_NC, P_INSTANCE, P_PID, P_TID, N_PARTS };
+
+/* What a scan gathers per track id. */
+typedef struct track_acc {
+    int64_t count, first, last;
+    uint32_t max_depth;
+    nx_track_part part[N_PARTS];   /* once count > 0: the shared value, ok false when none */
+} track_acc;
+
+/* A growable list of entries, each with the rank of its table. */
+typedef struct entry_list {
+    nx_track_entry *e;
+    size_t *rank;
+    size_t n, cap;
+} entry_list;
+
+static void part_free(nx_track_part *p) { free(p->s); }
+
+static void entry_free(nx_track_entry *e)
+{
+    free(e->name);
+    nx_track_part *parts[] = {&e->source, &e->instance, &e->pid, &e->tid, &e->nc};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        part_free(parts[i]);
+}
+
+void nx_tracks_free(nx_tracks *t)
+{
+    for (size_t i = 0; t->tracks && i < t->n; i++)
+        entry_free(&t->tracks[i]);
+    free(t->tracks);
+    memset(t, 0, sizeof *t);
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* A new entry of table `v` (rank: its view index) named name[0..len). NULL when out of memory. */
+static nx_track_entry *entry_add(entry_list *l, const nx_timeline_view *v, size_t rank, const char *name, size_t len)
+{
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 64;
+        nx_track_entry *g = realloc(l->e, nc * sizeof *g);
+        if (!g)
+            return NULL;
+        l->e = g;
+        size_t *r = realloc(l->rank, nc * sizeof *r);
+        if (!r)
+            return NULL;
+        l->rank = r;
+        l->cap = nc;
+    }
+    nx_track_entry *e = &l->e[l->n];
+    memset(e, 0, sizeof *e);
+    if (!(e->name = dup_n(name, len)))
+        return NULL;
+    e->view = v;
+    e->name_len = len;
+    l->rank[l->n++] = rank;
+    return e;
+}
+
+/* ------------------------------------------------------------ one table -- */
+
+/* Every track of the table from its timeline index. */
+static int from_index(const nx_tlx *x, const nx_timeline_view *v, size_t rank, entry_list *l, nxpq_error *err)
+{
+    for (size_t id = 0; id < nx_tlx_track_count(x); id++) {
+        const char *name;
+        size_t len;
+        uint64_t events;
+        int64_t first, last;
+        nx_tlx_track_info(x, id, &name, &len, &events, &first, &last);
+        nx_track_entry *e = entry_add(l, v, rank, name, len);
+        if (!e)
+            return nxpq_error_set(err, "%s: out of memory", v->table);
+        e->count = (int64_t)events;
+        e->first_ts = first;
+        e->last_ts = last;
+    }
+    return 0;
+}
+
+/* Merges one event's value into a track's shared part (first: its first event). */
+static bool part_merge(nx_track_part *p, bool first, bool ok, int64_t i, const char *s, size_t len, bool text)
+{
+    if (first) {
+        p->ok = ok;
+        p->i = i;
+        if (ok && text) {
+            if (!(p->s = dup_n(s, len)))
+                return false;
+            p->len = len;
+        }
+        return true;
+    }
+    if (!p->ok)
+        return true;
+    bool same = ok && (text ? p->len == len && memcmp(p->s, s, len) == 0 : p->i == i);
+    if (!same) {
+        p->ok = false;
+        free(p->s);
+        p->s = NULL;
+        p->len = 0;
+    }
+    return true;
+}
+
+/* Row k of a window batch into its track's parts; cols[j]: the batch column of part j (-1: absent). */
+static bool parts_add(track_acc *a, const nx_window_batch *wb, size_t k, const int *cols, const nx_track_source *src)
+{
+    bool first = a->count == 1;
+    for (size_t j = 0; j < N_PARTS; j++) {
+        bool ok = false;
+        int64_t i = 0;
+        const char *s = NULL;
+        size_t len = 0;
+        if (cols[j] >= 0) {
+            const nxpq_column_data *c = &wb->batch->columns[cols[j]];
+            ok = src->is_int[j] ? nx_column_int(c, wb->rows[k], &i) : nx_column_str(c, wb->rows[k], &s, &len);
+        }
+        if (!part_merge(&a->part[j], first, ok, i, s, len, !src->is_int[j]))
+            return false;
+    }
+    return true;
+}
+
+/* The scan's state for one table. */
+typedef struct table_scan {
+    const nx_timeline_view *v;
+    nx_window *w;
+    nx_nesting_values *nest;       /* nested tables */
+    bool parts;                    /* SystemProfileEvents */
+    nx_track_source src;
+    int part_col[N_PARTS];
+    track_acc *acc;
+    size_t n_acc;
+} table_scan;
+
+static bool acc_grow(table_scan *ts, size_t need)
+{
+    if (need <= ts->n_acc)
+        return true;
+    size_t n = need + 64;
+    track_acc *g = realloc(ts->acc, n * sizeof *g);
+    if (!g)
+        return false;
+    memset(g + ts->n_acc, 0, (n - ts->n_acc) * sizeof *g);
+    ts->acc = g;
+    ts->n_acc = n;
+    return true;
+}
+
+static int scan_rows(table_scan *ts, nxpq_error *err)
+{
+    nx_window_batch wb;
+    int rc;
+    while ((rc = nx_window_next(ts->w, &wb, err)) > 0) {
+        if (!acc_grow(ts, nx_window_track_count(ts->w)))
+            return nxpq_error_set(err, "%s: out of memory", ts->v->table);
+        int64_t base = nx_row_ordinal(wb.file, wb.batch->first_row);
+        for (size_t k = 0; k < wb.n_rows; k++) {
+            track_acc *a = &ts->acc[wb.track[k]];
+            if (a->count++ == 0) {
+                a->first = wb.start[k];
+                a->last = wb.end[k];
+            }
+            if (wb.start[k] < a->first)
+                a->first = wb.start[k];
+            if (wb.end[k] > a->last)
+                a->last = wb.end[k];
+            uint32_t depth;
+            int64_t self;
+            if (ts->nest && nx_nesting_get(ts->nest, base + wb.rows[k], &depth, &self) && depth > a->max_depth)
+                a->max_depth = depth;
+            if (ts->parts && !parts_add(a, &wb, k, ts->part_col, &ts->src))
+                return nxpq_error_set(err, "%s: out of memory", ts->v->table);
+        }
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+/* Moves the scan's tracks into the list (the parts change hands). */
+static int scan_entries(table_scan *ts, size_t rank, entry_list *l, nxpq_error *err)
+{
+    for (uint32_t id = 0; id < nx_window_track_count(ts->w); id++) {
+        size_t len;
+        const char *name = nx_window_track_name(ts->w, id, &len);
+        track_acc *a = &ts->acc[id];
+        nx_track_entry *e = entry_add(l, ts->v, rank, name, len);
+        if (!e)
+            return nxpq_error_set(err, "%s: out of memory", ts->v->table);
+        *e = (nx_track_entry){.view = ts->v, .name = e->name, .name_len = len, .count = a->count,
+                              .first_ts = a->first, .last_ts = a->last, .max_depth = a->max_depth,
+                              .has_parts = ts->parts};
+        if (ts->parts) {
+            e->source = a->part[P_SOURCE];
+            e->nc = a->part[P_NC];
+            e->instance = a->part[P_INSTANCE];
+            e->pid = a->part[P_PID];
+            e->tid = a->part[P_TID];
+            memset(a->part, 0, sizeof a->part);
+        }
+    }
+    return 0;
+}
+
+/* Every track of the table by one window scan over all time. */
+static int from_scan(const char *dir, nx_profile_table *t, const nx_timeline_view *v, size_t rank, entry_list *l,
+                     nxpq_error *err)
+{
+    const nx_timeline_info *info = nx_timeline_find(v->table);
+    table_scan ts = {.v = v, .parts = info->track == NX_TRACK_SYSTEM, .src = nx_track_sources(info->track)};
+    const char *cols[N_PARTS];
+    size_t n_cols = 0;
+    for (size_t j = 0; j < N_PARTS; j++) {
+        ts.part_col[j] = -1;
+        if (ts.parts && j < ts.src.n && nx_profile_table_find_column(t, ts.src.col[j]) >= 0) {
+            ts.part_col[j] = (int)n_cols;
+            cols[n_cols++] = ts.src.col[j];
+        }
+    }
+    int rc = -1;
+    if (info->nested && nx_nesting_open(dir, v->table, &ts.nest, NULL, 0, err) != 0)
+        goto done;
+    nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX, .columns = cols, .n_columns = n_cols};
+    if (!(ts.w = nx_window_open(t, &wo, err)) || scan_rows(&ts, err) < 0)
+        goto done;
+    rc = scan_entries(&ts, rank, l, err);
+done:
+    for (size_t i = 0; i < ts.n_acc; i++)
+        for (size_t j = 0; j < N_PARTS; j++)
+            part_free(&ts.acc[i].part[j]);
+    free(ts.acc);
+    nx_window_close(ts.w);
+    nx_nesting_close(ts.nest);
+    return rc;
+}
+
+static int read_table(const char *dir, size_t rank, entry_list *l, nxpq_error *err)
+{
+    const nx_timeline_view *v = nx_timeline_view_at(rank);
+    if (!nx_timeline_find(v->table)->nested) {
+        nx_tlx *x = NULL;
+        int xrc = nx_tlx_open(dir, v->table, &x, NULL, 0);
+        if (xrc < 0)
+            return nxpq_error_set(err, "%s: out of memory", v->table);
+        if (xrc == 0) {
+            int rc = from_index(x, v, rank, l, err);
+            nx_tlx_close(x);
+            return rc;
+        }
+    }
+    nx_profile_table *t = NULL;
+    int rc = nx_profile_table_open(dir, v->table, &t, err);
+    if (rc == NX_PROFILE_TABLE_ABSENT)
+        return 0;
+    if (rc == 0)
+        rc = from_scan(dir, t, v, rank, l, err);
+    nx_profile_table_close(t);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- order -- */
+
+/* Natural order: runs of digits compare by value, the rest bytewise. */
+static int natural_cmp(const char *a, size_t la, const char *b, size_t lb)
+{
+    size_t i = 0, j = 0;
+    while (i < la && j < lb) {
+        bool da = a[i] >= '0' && a[i] <= '9', db = b[j] >= '0' && b[j] <= '9';
+        if (da && db) {
+            size_t si = i, sj = j;
+            while (si < la && a[si] == '0')
+                si++;
+            while (sj < lb && b[sj] == '0')
+                sj++;
+            size_t ei = si, ej = sj;
+            while (ei < la && a[ei] >= '0' && a[ei] <= '9')
+                ei++;
+            while (ej < lb && b[ej] >= '0' && b[ej] <= '9')
+                ej++;
+            if (ei - si != ej - sj)
+                return ei - si < ej - sj ? -1 : 1;
+            int c = memcmp(a + si, b + sj, ei - si);
+            if (c)
+                return c;
+            i = ei;
+            j = ej;
+        } else {
+            if (a[i] != b[j])
+                return (unsigned char)a[i] < (unsigned char)b[j] ? -1 : 1;
+            i++;
+            j++;
+        }
+    }
+    return i < la ? 1 : j < lb ? -1 : 0;
+}
+
+/* What qsort orders: an entry and its table's rank. */
+typedef struct ranked {
+    nx_track_entry e;
+    size_t rank;
+} ranked;
+
+static int ranked_cmp(const void *pa, const void *pb)
+{
+    const ranked *a = pa, *b = pb;
+    if (a->e.view->group != b->e.view->group)
+        return a->e.view->group < b->e.view->group ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    int c = natural_cmp(a->e.name, a->e.name_len, b->e.name, b->e.name_len);
+    if (c)
+        return c;
+    if (a->e.name_len != b->e.name_len)
+        return a->e.name_len < b->e.name_len ? -1 : 1;
+    return memcmp(a->e.name, b->e.name, a->e.name_len);
+}
+
+/* Sorts the list into out (rules in tracks.h) and sets the groups and span. */
+static int finish(entry_list *l, nx_tracks *out, nxpq_error *err)
+{
+    ranked *r = malloc((l->n + 1) * sizeof *r);
+    if (!r)
+        return nxpq_error_set(err, "tracks: out of memory");
+    for (size_t i = 0; i < l->n; i++)
+        r[i] = (ranked){l->e[i], l->rank[i]};
+    qsort(r, l->n, sizeof *r, ranked_cmp);
+    for (size_t i = 0; i < l->n; i++)
+        l->e[i] = r[i].e;
+    free(r);
+    out->tracks = l->e;
+    out->n = l->n;
+    l->e = NULL;
+    l->n = 0;
+    size_t i = 0;
+    for (size_t g = 0; g <= NX_TIMELINE_GROUPS; g++) {
+        while (i < out->n && out->tracks[i].view->group < g)
+            i++;
+        out->group_first[g] = g == NX_TIMELINE_GROUPS ? out->n : i;
+    }
+    for (size_t k = 0; k < out->n; k++) {
+        const nx_track_entry *e = &out->tracks[k];
+        if (e->count == 0)
+            continue;
+        if (!out->have_span || e->first_ts < out->first_ts)
+            out->first_ts = e->first_ts;
+        if (!out->have_span || e->last_ts > out->last_ts)
+            out->last_ts = e->last_ts;
+        out->have_span = true;
+    }
+    return 0;
+}
+
+int nx_tracks_read(const char *profile_dir, nx_tracks *out, nxpq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    entry_list l = {0};
+    int rc = 0;
+    for (size_t rank = 0; rc == 0 && rank < NX_TIMELINE_TABLES; rank++)
+        rc = read_table(profile_dir, rank, &l, err);
+    if (rc == 0)
+        rc = finish(&l, out, err);
+    for (size_t i = 0; i < l.n; i++)
+        entry_free(&l.e[i]);
+    free(l.e);
+    free(l.rank);
+    if (rc != 0)
+        nx_tracks_free(out);
+    return rc;
+}

@@ -1,0 +1,76 @@
+/*
+ * tracks.h — the tracks of a profile: every track of every timeline table it
+ * has (window.h's track rule), grouped and ordered as the viewer lists them,
+ * with per track its event count and extent.
+ *
+ * Per track (nx_track_entry):
+ *   - count: the table's rows on that track; first_ts: their smallest start;
+ *     last_ts: their largest end (point tables: the timestamp); rows with a
+ *     null timing column belong to no track (window.h);
+ *   - max_depth: for a table whose events nest (SystemProfileEvents), the
+ *     deepest depth (profile/nesting.h, read by query/nesting_values.h) of the
+ *     track's events; 0 for other tables and for a track none of whose events
+ *     has a depth;
+ *   - SystemProfileEvents only (has_parts): the parts the track rule names
+ *     tracks from, each the value every event of the track has, or null when
+ *     they differ or one is null: source (trace_event_source), instance
+ *     (instance_id), pid (process_id), tid (thread_id), nc (nc_idx). A thread
+ *     track thus has its instance, pid and tid; a NeuronCore track its nc; a
+ *     track mixing framework and runtime events (one thread) a null source.
+ * Order: by group (profile/timeline_rules.h nx_timeline_group_at), then by
+ * table in the order of nx_timeline_view_at, then by track name in natural
+ * order (runs of ASCII digits compare by value, leading zeros ignored, the rest
+ * bytewise: "q2" before "q10"; names equal so are ordered by length, then
+ * bytewise, so the order is total).
+ * Span: the smallest first_ts and the largest last_ts over the tracks with events
+ * (have_span false when there are none).
+ * Reading: a table of no nesting is answered from its timeline index
+ * (timeline_index.h: every track's count and extent) when it has a usable one,
+ * else by one window scan of its timing and track columns; SystemProfileEvents
+ * always by one scan (its parts are not in the index) with depths from
+ * nesting_values (the index, or computed).
+ * Memory: the tracks, plus SystemProfileEvents' nesting values when they are
+ * computed (nesting_values.h).
+ */
+#ifndef NX_QUERY_TRACKS_H
+#define NX_QUERY_TRACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+#include "profile/timeline_rules.h"
+
+/* A part of a track's name that may be null. */
+typedef struct nx_track_part {
+    bool ok;                     /* false: null (differs between events, or null) */
+    int64_t i;                   /* integer parts */
+    char *s;                     /* text parts: malloc'd, NUL-terminated (s[len]) */
+    size_t len;
+} nx_track_part;
+
+typedef struct nx_track_entry {
+    const nx_timeline_view *view;        /* its table (view->table) and group */
+    char *name;                          /* malloc'd, NUL-terminated (name[name_len]) */
+    size_t name_len;
+    int64_t count, first_ts, last_ts;
+    uint32_t max_depth;
+    bool has_parts;                      /* SystemProfileEvents: the parts below */
+    nx_track_part source, instance, pid, tid, nc;
+} nx_track_entry;
+
+typedef struct nx_tracks {
+    nx_track_entry *tracks;              /* in order (rules above) */
+    size_t n;
+    size_t group_first[NX_TIMELINE_GROUPS + 1]; /* group g: tracks [group_first[g], group_first[g + 1]) */
+    bool have_span;
+    int64_t first_ts, last_ts;
+} nx_tracks;
+
+/* The tracks of profile_dir. 0 (*out filled; nx_tracks_free it) or -1 with err
+ * naming the table. Tables the profile lacks have no tracks. */
+int nx_tracks_read(const char *profile_dir, nx_tracks *out, nxpq_error *err);
+void nx_tracks_free(nx_tracks *t);
+
+#endif
