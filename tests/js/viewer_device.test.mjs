@@ -142,14 +142,14 @@ test('Device Trace Viewer tools in chromium against nxprof serve', { skip: SKIP,
     assert.deepEqual(area.tracks, tracks.map((x) => `Instruction:${x}`));
     const where = `end_ts >= ${area.start} AND start_ts <= ${area.end} AND ${TRACK_SQL.Instruction} IN (${tracks.map((x) => `'${x}'`).join(',')})`;
     const clip = `sum(least(end_ts, ${area.end}) - greatest(start_ts, ${area.start}))::BIGINT`;
-    const want = await sql(`SELECT opcode AS k, count(*) AS c, ${clip} AS tot FROM ${T('Instruction')} WHERE ${where} GROUP BY 1 ORDER BY tot DESC`);
+    const want = await sql(`SELECT opcode AS k, count(*) AS c, ${clip} AS tot FROM ${T('Instruction')} WHERE ${where} GROUP BY 1 ORDER BY tot DESC, c DESC, k ASC NULLS LAST`);
     const got = aggregate.tables.find((x) => x.table === 'Instruction');
     assert.equal(Number(got.events), want.reduce((a, r) => a + Number(r.c), 0));
     assert.deepEqual(got.groups.map((g) => [g.key, Number(g.count), Number(g.total_ns)]), want.slice(0, got.groups.length).map((w) => [w.k, Number(w.c), Number(w.tot)]),
       'per opcode: count and time clipped to the area, busiest first');
     await page.selectOption('#selection select[data-table=Instruction]', 'track');
     await page.waitForFunction(() => window.nxViewer.state.aggregate && window.nxViewer.state.aggregate.tables[0].by === 'track', null, { timeout: 20000 });
-    const byTrack = await sql(`SELECT ${TRACK_SQL.Instruction} AS k, count(*) AS c, ${clip} AS tot FROM ${T('Instruction')} WHERE ${where} GROUP BY 1 ORDER BY tot DESC`);
+    const byTrack = await sql(`SELECT ${TRACK_SQL.Instruction} AS k, count(*) AS c, ${clip} AS tot FROM ${T('Instruction')} WHERE ${where} GROUP BY 1 ORDER BY tot DESC, c DESC, k ASC NULLS LAST`);
     const g2 = (await viewState(page)).aggregate.tables[0].groups;
     assert.deepEqual(g2.map((g) => [g.key, Number(g.total_ns)]), byTrack.map((w) => [w.k, Number(w.tot)]), 'per engine');
     await page.keyboard.press('Escape');

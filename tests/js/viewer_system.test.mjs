@@ -236,7 +236,7 @@ test('System Trace Viewer in chromium against nxprof serve', { skip: SKIP, timeo
     const S = area.start, E = area.end;
     const want = await sql(`SELECT name AS k, count(*) AS c, sum(least(end_ts, ${E}) - greatest(start_ts, ${S}))::BIGINT AS tot
                             FROM ${events('pt')} WHERE end_ts >= ${S} AND start_ts <= ${E} AND ${TRACK_SQL.SystemProfileEvents} = '${busiest.track}'
-                            GROUP BY 1 ORDER BY tot DESC, k`);
+                            GROUP BY 1 ORDER BY tot DESC, c DESC, k ASC NULLS LAST`);
     const got = aggregate.tables.find((x) => x.table === 'SystemProfileEvents');
     assert.equal(Number(got.events), want.reduce((a, r) => a + Number(r.c), 0), 'event count');
     const byKey = new Map(got.groups.map((g) => [g.key, g]));
