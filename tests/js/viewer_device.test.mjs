@@ -223,6 +223,9 @@ test('Device Trace Viewer tools in chromium against nxprof serve', { skip: SKIP,
     fs.cpSync(dir, bad, { recursive: true });
     const f = path.join(bad, 'DmaPacket.parquet');
     fs.truncateSync(f, Math.floor(fs.statSync(f).size / 2));
+    const tr = await (await fetch(`${url}/api/profiles/damaged/tracks`)).json();
+    assert.deepEqual(tr.errors.map((e) => e.table), ['DmaPacket'], '/tracks lists the damaged table');
+    assert.ok(tr.groups.find((g) => g.group === 'compute').tracks.length > 0, '... and answers the others');
     await page.goto(`${url}/view/damaged`);
     await settle(page);
     const st = await viewState(page);
