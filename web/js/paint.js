@@ -2,7 +2,8 @@
 //
 // Order: the track rows under the pinned header (group headers with their event counts,
 // tracks with their events: nested tables as slices by depth, one LEVEL_H band per level;
-// names inside every block wide enough, ellipsised; a table that failed to read shows its
+// names inside every block wide enough, ellipsised, and a light edge where each block at
+// least MIN_EDGE_PX wide starts; a table that failed to read shows its
 // error on its rows), then the overlays (grid, area selection, markers, flow arrows, the
 // selected event's outline), then the header (time axis with marker deltas, usage
 // lanes), and a message when there is nothing to draw. Touching rectangles of one
@@ -18,7 +19,7 @@ import { $ } from './dom.js';
 
 export const GUTTER = 180, AXIS_H = 30;
 const FONT = '11px system-ui, sans-serif', BOLD = 'bold 11px system-ui, sans-serif';
-const MIN_NAME_PX = 28, MAX_NAMES = 4000;
+const MIN_NAME_PX = 28, MIN_EDGE_PX = 4, MAX_NAMES = 4000;
 const MARKER = '#d97706', PRED = '#7c3aed', SUCC = '#db2777';
 
 const widths = new Map();
@@ -130,7 +131,7 @@ function paintEvents(ctx, r, d, g, W, want) {
     ctx.fillRect(run.x0, run.y, run.x1 - run.x0, run.h);
     run.c = null;
   };
-  const texts = [];
+  const texts = [], edges = [];
   for (let i = 0; i < d.start.length; i++) {
     const b = eventBox(d, i, r, g);
     if (b.x + b.w < GUTTER || b.x > W) continue;
@@ -146,15 +147,16 @@ function paintEvents(ctx, r, d, g, W, want) {
       flush(run);
       Object.assign(run, { c, x0: b.x, x1: b.x + b.w, y: b.y, h: b.h });
     }
+    if (b.w >= MIN_EDGE_PX) edges.push(b);
     if (d.name && d.name[i] && b.w >= MIN_NAME_PX) texts.push([i, b, c]);
   }
   for (const run of runs.values()) flush(run);
-  // separators between adjacent same-coloured named blocks, then the names
+  // a light edge where each wide block starts (blocks of one colour touch), then the names
+  ctx.fillStyle = 'rgba(255,255,255,0.6)';
+  for (const b of edges) ctx.fillRect(b.x, b.y, 1, b.h);
   ctx.font = FONT;
   for (const [i, b, c] of texts) {
     const x = Math.max(b.x, GUTTER), w = Math.min(b.x + b.w, W) - x;
-    ctx.fillStyle = 'rgba(255,255,255,0.55)';
-    ctx.fillRect(b.x, b.y, 1, b.h);
     const s = fit(ctx, String(d.name[i]), w - 6);
     if (!s) continue;
     ctx.fillStyle = inkOn(c);

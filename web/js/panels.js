@@ -25,6 +25,7 @@ export async function fetchEvent(table, ordinal) {
   return p;
 }
 
+const LONG_WORD = 24;
 const fieldOf = (ev, name) => { const f = ev.fields.find((x) => x.name === name); return f ? f.value : null; };
 
 function fieldRows(table, fields) {
@@ -32,7 +33,7 @@ function fieldRows(table, fields) {
   return fields.map((f) => {
     const { text, raw } = fmtField(f.name, f.value, units.get(f.name), V.origin);
     const title = raw !== null ? `${text} (${raw})` : text;
-    const tok = !/\s/.test(text) ? ' tok' : '';
+    const tok = text.split(/\s+/).some((w) => w.length > LONG_WORD) ? ' tok' : '';   // a long word: cut, never broken
     return `<tr><td class="k" title="${esc(f.name)}">${esc(f.name)}</td><td class="v${tok}" title="${esc(title)}">${esc(text)}</td></tr>`;
   }).join('');
 }
