@@ -14,7 +14,8 @@
  * and samples the rows, still without CSV.
  * Prints one JSON object: the per-run seconds, the number of samples, rows in
  * the window, tracks, pages read of the last run, whether the index answered,
- * and an FNV-1a checksum over the samples' (track name, start, end, ordinal) so
+ * and an FNV-1a checksum over the samples' (track name, start, end, depth for
+ * a table whose events nest, ordinal) so
  * the caller can see every run (and both paths) returned the same thing.
  */
 #include <inttypes.h>
@@ -37,11 +38,13 @@ static double now(void)
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n);
 
-static uint64_t sample_sum(uint64_t sum, const char *name, size_t len, const nx_sample *r)
+static uint64_t sample_sum(uint64_t sum, const char *name, size_t len, const nx_sample *r, const uint32_t *depth)
 {
     sum = fnv(sum, name, len);
     sum = fnv(sum, &r->start, sizeof r->start);
     sum = fnv(sum, &r->end, sizeof r->end);
+    if (depth)
+        sum = fnv(sum, depth, sizeof *depth);
     return fnv(sum, &r->ordinal, sizeof r->ordinal);
 }
 
@@ -65,7 +68,8 @@ static int run_sampled(const char *dir, const char *table, int64_t start, int64_
     *indexed = sp.index != NULL;
     *sum = 1469598103934665603ull;
     for (size_t i = 0; i < sp.n; i++)
-        *sum = sample_sum(*sum, sp.names[sp.samples[i].track], sp.name_len[sp.samples[i].track], &sp.samples[i]);
+        *sum = sample_sum(*sum, sp.names[sp.samples[i].track], sp.name_len[sp.samples[i].track], &sp.samples[i],
+                          sp.depth ? &sp.depth[i] : NULL);
     nx_sampled_free(&sp);
     return 0;
 }
@@ -149,7 +153,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n_samples; i++) {
             size_t len;
             const char *name = nx_window_track_name(w, res[i].track, &len);
-            sum = sample_sum(sum, name, len, &res[i]);
+            sum = sample_sum(sum, name, len, &res[i], NULL);
         }
         nx_sampler_free(s);
         nx_window_close(w);

@@ -39,6 +39,58 @@ bool nx_tlx_string_at(const nx_tlx *x, uint64_t id, const char **s, size_t *len)
     return true;
 }
 
+/* Whether a run's blocks and superblocks lie in their sections. */
+static bool run_ok(const nx_tlx *x, const tlx_run *r)
+{
+    return r->first_block <= x->n_blocks && r->n_blocks <= x->n_blocks - r->first_block && r->max_dur >= 0 &&
+           r->n_blocks > 0 && r->events > 0 && r->first_super <= x->n_supers &&
+           r->n_supers <= x->n_supers - r->first_super && r->n_supers > 0;
+}
+
+/* The depth-track section (header bytes 144..160), when there is one: each
+ * run in range, grouped by track in the tracks' order, depths ascending, and
+ * each track's events the sum of its depth tracks'. */
+static bool depth_tracks_ok(nx_tlx *x, const unsigned char *h)
+{
+    uint64_t off = nx_get_u64(h + 144), n = nx_get_u64(h + 152);
+    if (off == 0)
+        return n == 0;
+    if (n > UINT64_MAX / sizeof(tlx_depth_track) || !section_ok(x, off, n * sizeof(tlx_depth_track)))
+        return false;
+    x->has_depth = true;
+    x->depth_tracks = (const tlx_depth_track *)(h + off);
+    x->n_depth_tracks = n;
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        const tlx_depth_track *d = &x->depth_tracks[i];
+        const tlx_depth_track *prev = i ? d - 1 : NULL;
+        bool in_order = prev ? (d->track == prev->track ? d->depth > prev->depth : d->track == prev->track + 1)
+                             : d->track == 0;
+        if (!in_order || d->track >= x->n_tracks || !run_ok(x, &d->r))
+            return false;
+        sum = prev && prev->track == d->track ? sum + d->r.events : d->r.events;
+        bool last = i + 1 == n || x->depth_tracks[i + 1].track != d->track;
+        if (last && sum != x->tracks[d->track].r.events)
+            return false;
+    }
+    return n ? x->depth_tracks[n - 1].track + 1 == x->n_tracks : x->n_tracks == 0;   /* every track has some */
+}
+
+/* depth_first: where each track's depth tracks begin (depth_tracks_ok has
+ * checked that every track has some, in order). */
+static bool depth_index(nx_tlx *x)
+{
+    if (!x->has_depth)
+        return true;
+    if (!(x->depth_first = calloc((size_t)x->n_tracks + 1, sizeof *x->depth_first)))
+        return false;
+    for (uint64_t i = 0; i < x->n_depth_tracks; i++)
+        x->depth_first[x->depth_tracks[i].track + 1]++;
+    for (uint32_t t = 0; t < x->n_tracks; t++)
+        x->depth_first[t + 1] += x->depth_first[t];
+    return true;
+}
+
 /* The header's sections, each bounds-checked; false (and *why) when malformed.
  * Blocks are checked where a query decodes them (opening touches no block, so it
  * costs the same at any profile size). */
@@ -101,11 +153,11 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
         const tlx_track *tr = &x->tracks[t];
         const char *s;
         size_t len;
-        if (tr->first_block > x->n_blocks || tr->n_blocks > x->n_blocks - tr->first_block ||
-            !nx_tlx_string_at(x, tr->name, &s, &len) || tr->max_dur < 0 || tr->n_blocks == 0 || tr->events == 0 ||
-            tr->first_super > x->n_supers || tr->n_supers > x->n_supers - tr->first_super || tr->n_supers == 0)
+        if (!run_ok(x, &tr->r) || !nx_tlx_string_at(x, tr->name, &s, &len))
             return BAD("track %u: blocks or name out of range", t);
     }
+    if (!depth_tracks_ok(x, h))
+        return BAD("depth tracks malformed (out of range, out of order, or not adding up to their tracks)");
     for (uint32_t l = 0; l < x->n_labels; l++) {
         const char *s;
         size_t len;
@@ -162,6 +214,7 @@ static void tlx_unmap(nx_tlx *x)
     if (x->map)
         munmap((void *)x->map, x->size);
     free(x->file_first);
+    free(x->depth_first);
     free(x);
 }
 
@@ -209,7 +262,7 @@ static int tlx_map(int fd, const struct stat *st, const char *path, nx_tlx **out
         tlx_unmap(x);
         return 1;
     }
-    if (!(x->file_first = calloc((size_t)x->n_files + 1, sizeof *x->file_first))) {
+    if (!(x->file_first = calloc((size_t)x->n_files + 1, sizeof *x->file_first)) || !depth_index(x)) {
         tlx_unmap(x);
         return -1;
     }
@@ -309,9 +362,9 @@ void nx_tlx_track_info(const nx_tlx *x, size_t i, const char **name, size_t *len
     *name = "";
     *len = 0;
     nx_tlx_string_at(x, tr->name, name, len);   /* checked at open */
-    *events = tr->events;
-    *first = x->blocks[tr->first_block].s.first_start;
-    *last = tr->max_end;
+    *events = tr->r.events;
+    *first = x->blocks[tr->r.first_block].s.first_start;
+    *last = tr->r.max_end;
 }
 
 bool nx_tlx_labels_complete(const nx_tlx *x)
@@ -367,4 +420,38 @@ bool nx_tlx_nesting(const nx_tlx *x, int64_t ordinal, uint32_t *depth, int64_t *
     *depth = e->depth;
     *self_ns = e->self_ns;
     return true;
+}
+
+/* ------------------------------------------------------- block decoding -- */
+
+uint32_t nx_tlx_block_minis(const unsigned char *data, uint64_t data_len, const nx_tlx_block *k, nx_tlx_mini *m)
+{
+    if (k->data_off > data_len || k->data_len > data_len - k->data_off || k->s.n_events > NX_TLX_BLOCK_EVENTS ||
+        k->s.n_events == 0)
+        return 0;
+    const unsigned char *p = data + k->data_off, *e = p + k->data_len;
+    uint32_t n_minis = (k->s.n_events + NX_TLX_MINI_EVENTS - 1) / NX_TLX_MINI_EVENTS;
+    uint64_t len[NX_TLX_BLOCK_MINIS];
+    for (uint32_t j = 0; j < n_minis; j++) {
+        uint64_t v[8];
+        for (int f = 0; f < 8; f++)
+            if (!nx_tlx_varint(&p, e, &v[f]))
+                return 0;
+        m[j].first = (int64_t)((uint64_t)k->s.first_start + v[0]);
+        m[j].last = (int64_t)((uint64_t)m[j].first + v[1]);
+        m[j].first_row = k->s.first_row + v[2];
+        m[j].best_start = (int64_t)((uint64_t)m[j].first + v[3]);
+        m[j].best_end = (int64_t)((uint64_t)m[j].best_start + (uint64_t)nx_tlx_unzigzag(v[4]));
+        m[j].best_row = m[j].first_row + v[5];
+        m[j].best_tuple = v[6];
+        m[j].n = j + 1 < n_minis ? NX_TLX_MINI_EVENTS : k->s.n_events - j * NX_TLX_MINI_EVENTS;
+        len[j] = v[7];
+    }
+    for (uint32_t j = 0; j < n_minis; j++) {
+        if (len[j] > (uint64_t)(e - p))
+            return 0;
+        m[j].events = p;
+        m[j].events_end = p += len[j];
+    }
+    return n_minis;
 }

@@ -19,9 +19,9 @@
  * and DuckDB globs never see it). Little-endian, written by
  * src/profile/timeline_index_writer.c while the table is written:
  *
- *   header (144 bytes)
+ *   header (160 bytes)
  *     0   magic "NXTLIDX1"
- *     8   u32 version (4)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
+ *     8   u32 version (5)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
  *     16  u64 table rows (all files)
  *     24  u64 rows per file (the split limit it was written with; 0 unknown)
  *     32  u32 files                36  u32 tracks
@@ -33,7 +33,8 @@
  *     104 u64 tuples offset        112 u64 strings offset
  *     120 u64 file size
  *     128 u64 nesting offset (0: none)  136 u64 nesting records
- *   data (from byte 144): per block, its mini-blocks of NX_TLX_MINI_EVENTS events (the last may
+ *     144 u64 depth tracks offset (0: none)  152 u64 depth tracks
+ *   data (from byte 160): per block, its mini-blocks of NX_TLX_MINI_EVENTS events (the last may
  *     hold fewer): first every mini-block's summary, then every mini-block's
  *     events, all as LEB128 varints. Summary: first start - the block's
  *     first_start, last start - first start, first row - the block's first_row,
@@ -51,7 +52,20 @@
  *   tracks (64 bytes each, in order of first appearance in the table): u32 name
  *     string, u32 0, u64 first block, u64 blocks, i64 longest duration, u64
  *     events, i64 latest end, u64 first superblock, u64 superblocks.
- *   blocks (nx_tlx_block, 80 bytes each), grouped by track in start order.
+ *   depth tracks (tables whose events nest, else absent, offset 0; 64 bytes
+ *     each): a track's events split by depth (profile/nesting.h), one depth
+ *     track per (track, depth) that has events, grouped by track in the tracks'
+ *     order, depths ascending; every track has at least one and its depth
+ *     tracks' events add up to its own. u32 track (its index in tracks), u32
+ *     depth, then as a track's record from byte 8 (blocks, longest duration,
+ *     events, latest end, superblocks). Their blocks, superblocks and event
+ *     data are encoded exactly like a track's and lie in the same sections,
+ *     after all the tracks' (the writer learns depths only when the table is
+ *     finished, so it then decodes each track's blocks in start order and
+ *     deals the events out by depth). Sampling a nested table walks the depth
+ *     tracks, so each depth of a call stack gets its own pixel buckets.
+ *   blocks (nx_tlx_block, 80 bytes each), grouped by track in start order (the
+ *     tracks', then the depth tracks').
  *   superblocks (nx_tlx_super, 80 bytes each), grouped by track: the summary of
  *     each run of NX_TLX_SUPER_BLOCKS blocks, so a whole-profile query reads a
  *     track's small superblock array and only the blocks a bucket boundary cuts.
@@ -71,7 +85,7 @@
  * Point events (SemaphoreUpdate) have end == start.
  *
  * Versions: 4 added the nesting section (and the 16 header bytes before the
- * data). An index of another version is refused like a malformed one (its
+ * data); 5 the depth tracks (and 16 more header bytes). An index of another version is refused like a malformed one (its
  * `why` says which version it is and that `nxprof index` rebuilds it), so a
  * profile indexed by an older nxprof is scanned until it is re-indexed.
  *
@@ -90,11 +104,11 @@
 #include "profile/timeline_rules.h"
 
 #define NX_TLX_MAGIC "NXTLIDX1"
-#define NX_TLX_VERSION 4u
+#define NX_TLX_VERSION 5u
 #define NX_TLX_BLOCK_EVENTS 128u
 #define NX_TLX_MINI_EVENTS 16u
 #define NX_TLX_SUPER_BLOCKS 16u
-#define NX_TLX_HEADER_BYTES 144u
+#define NX_TLX_HEADER_BYTES 160u
 
 /* What a query needs of a run of events in start order (a block or a superblock). */
 typedef struct nx_tlx_summary {

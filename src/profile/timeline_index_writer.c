@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "profile/nesting.h"
 #include "profile/timeline_index.h"
+#include "profile/timeline_index_internal.h"
 #include "profile/timeline_rules.h"
 #include "util/bytes.h"
 
@@ -19,11 +21,23 @@
 #define MAX_TUPLES (1u << 20)
 #define FLAG_LABELS_INCOMPLETE 1u
 
+/* What a track's or a depth track's record and sections get: its finished
+ * blocks and superblocks (superblocks' first_block counts within the run until
+ * the file is finished). */
+typedef struct wrun {
+    int64_t max_dur, max_end;
+    uint64_t n_events;
+    nx_tlx_block *blocks;
+    size_t n_blocks, cap_blocks;
+    nx_tlx_super *supers;
+    size_t n_supers, cap_supers;
+} wrun;
+
+/* A run being built: a track of the table, or at finish a depth track. */
 typedef struct wtrack {
     uint32_t name;                   /* string id */
     uint32_t id;                     /* its place in the writer's tracks (the nesting pass's track) */
-    int64_t max_dur, max_end;
-    uint64_t n_events;
+    wrun r;
     nx_tlx_block cur;                /* the block being filled */
     int64_t prev_start;
     uint64_t prev_row;
@@ -36,12 +50,13 @@ typedef struct wtrack {
     size_t sum_len, ev_len;
     unsigned char sum[NX_TLX_BLOCK_EVENTS / NX_TLX_MINI_EVENTS * 80];
     unsigned char ev[NX_TLX_BLOCK_EVENTS * 40];
-    nx_tlx_block *blocks;            /* finished blocks */
-    size_t n_blocks, cap_blocks;
-    nx_tlx_super sup;                /* the superblock being filled (first_block: within the track) */
-    nx_tlx_super *supers;
-    size_t n_supers, cap_supers;
+    nx_tlx_super sup;                /* the superblock being filled */
 } wtrack;
+
+typedef struct wdepth {              /* a finished depth track */
+    uint32_t track, depth;
+    wrun r;
+} wdepth;
 
 typedef struct strtab {              /* interned strings, ids dense from 0 */
     char *bytes;
@@ -75,6 +90,8 @@ struct nx_tlx_writer {
     uint32_t n_labels, flags;
     wtrack **tracks;
     size_t n_tracks, cap_tracks;
+    wdepth *depths;                  /* tables whose events nest: the depth tracks, built at finish */
+    size_t n_depths, cap_depths;
     strtab st;
     int64_t *tuples;                 /* per tuple: null mask, n_labels values */
     size_t n_tuples, cap_tuples;
@@ -257,9 +274,9 @@ static int super_finish(wtrack *t)
 {
     if (t->sup.n_blocks == 0)
         return 0;
-    if (grow((void **)&t->supers, &t->cap_supers, t->n_supers + 1, sizeof *t->supers) != 0)
+    if (grow((void **)&t->r.supers, &t->r.cap_supers, t->r.n_supers + 1, sizeof *t->r.supers) != 0)
         return -1;
-    t->supers[t->n_supers++] = t->sup;
+    t->r.supers[t->r.n_supers++] = t->sup;
     t->sup.n_blocks = 0;
     return 0;
 }
@@ -269,7 +286,7 @@ static int super_add(wtrack *t, const nx_tlx_summary *b)
 {
     nx_tlx_summary *s = &t->sup.s;
     if (t->sup.n_blocks == 0) {
-        t->sup = (nx_tlx_super){.s = *b, .first_block = t->n_blocks - 1};
+        t->sup = (nx_tlx_super){.s = *b, .first_block = t->r.n_blocks - 1};
     } else {
         s->last_start = b->last_start;
         if (b->max_end > s->max_end)
@@ -290,17 +307,17 @@ static int block_finish(nx_tlx_writer *w, wtrack *t)
     if (t->cur.s.n_events == 0)
         return 0;
     mini_finish(t);
-    if (grow((void **)&t->blocks, &t->cap_blocks, t->n_blocks + 1, sizeof *t->blocks) != 0)
+    if (grow((void **)&t->r.blocks, &t->r.cap_blocks, t->r.n_blocks + 1, sizeof *t->r.blocks) != 0)
         return -1;
     if (fwrite(t->sum, 1, t->sum_len, w->f) != t->sum_len || (t->ev_len && fwrite(t->ev, 1, t->ev_len, w->f) != t->ev_len))
         return -1;
     t->cur.data_off = w->data_len;
     t->cur.data_len = (uint32_t)(t->sum_len + t->ev_len);
     w->data_len += t->cur.data_len;
-    t->blocks[t->n_blocks++] = t->cur;
+    t->r.blocks[t->r.n_blocks++] = t->cur;
     t->cur.s.n_events = 0;
     t->sum_len = t->ev_len = 0;
-    return super_add(t, &t->blocks[t->n_blocks - 1].s);
+    return super_add(t, &t->r.blocks[t->r.n_blocks - 1].s);
 }
 
 /* Whether event (start, end) beats the incumbent by the sampling rule, given
@@ -318,7 +335,7 @@ static int event_add(nx_tlx_writer *w, wtrack *t, int64_t start, int64_t end, ui
         return 0;
     }
     if (b->n_events == 0) {
-        if (t->n_blocks && start < t->blocks[t->n_blocks - 1].s.last_start) {
+        if (t->r.n_blocks && start < t->r.blocks[t->r.n_blocks - 1].s.last_start) {
             w->broken = true;
             return 0;
         }
@@ -347,10 +364,10 @@ static int event_add(nx_tlx_writer *w, wtrack *t, int64_t start, int64_t end, ui
     }
     t->mini_last = start;
     int64_t dur = (int64_t)((uint64_t)end - (uint64_t)start);
-    if (dur > t->max_dur)
-        t->max_dur = dur;
-    if (t->n_events++ == 0 || end > t->max_end)
-        t->max_end = end;
+    if (dur > t->r.max_dur)
+        t->r.max_dur = dur;
+    if (t->r.n_events++ == 0 || end > t->r.max_end)
+        t->r.max_end = end;
     if (end > b->max_end)
         b->max_end = end;
     b->last_start = start;
@@ -599,7 +616,7 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
     }
     if (nx_tlx_path(dir, s->name, w->path, sizeof w->path) != 0 ||
         snprintf(w->tmp, sizeof w->tmp, "%s.tmp-%ld", w->path, (long)getpid()) >= (int)sizeof w->tmp ||
-        !(w->f = fopen(w->tmp, "wb"))) {
+        !(w->f = fopen(w->tmp, "w+b"))) {
         nxpq_error_set(err, "%s: cannot create its timeline index in %s", s->name, dir);
         nx_tlx_writer_close(w, false, NULL, 0, err);
         return -1;
@@ -682,8 +699,6 @@ static bool write_files(nx_tlx_writer *w, uint32_t n_files, const uint64_t *file
  * per row (rows the pass never saw: no start or end). */
 static bool write_nesting(nx_tlx_writer *w)
 {
-    if (nx_nesting_finish(w->nest) != 0)
-        return false;
     uint64_t need = w->rows * sizeof(nx_tlx_nest), done = 0;
     unsigned char buf[1 << 16];
     while (done < need) {
@@ -702,12 +717,135 @@ static bool write_nesting(nx_tlx_writer *w)
     return true;
 }
 
+/* ---------------------------------------------------------- depth tracks -- */
+
+/* The builder of depth `depth` in pool (grown and allocated when new); NULL out of memory. */
+static wtrack *depth_builder(wtrack ***pool, size_t *n_pool, uint32_t depth)
+{
+    if (depth >= *n_pool) {
+        size_t n = (size_t)depth + 1 > 2 * *n_pool ? (size_t)depth + 1 : 2 * *n_pool;
+        wtrack **p = realloc(*pool, n * sizeof *p);
+        if (!p)
+            return NULL;
+        memset(p + *n_pool, 0, (n - *n_pool) * sizeof *p);
+        *pool = p;
+        *n_pool = n;
+    }
+    if (!(*pool)[depth])
+        (*pool)[depth] = calloc(1, sizeof(wtrack));
+    return (*pool)[depth];
+}
+
+/* Deals track t's events out by depth: decodes its blocks (data: the data
+ * section's first data_len bytes, mapped) in start order, adds each event to the
+ * builder of its depth (nest: the side file's records, n_nest of them), then
+ * finishes the builders, depths ascending, into depth tracks. False on out of
+ * memory, a write error or a record missing. */
+static bool depth_split(nx_tlx_writer *w, uint32_t t, const unsigned char *data, uint64_t data_len,
+                        const nx_tlx_nest *nest, uint64_t n_nest, wtrack ***pool, size_t *n_pool)
+{
+    const wrun *tr = &w->tracks[t]->r;
+    for (size_t b = 0; b < tr->n_blocks; b++) {
+        nx_tlx_mini m[NX_TLX_BLOCK_MINIS];
+        uint32_t n_minis = nx_tlx_block_minis(data, data_len, &tr->blocks[b], m);
+        if (n_minis == 0)
+            return false;
+        for (uint32_t j = 0; j < n_minis; j++) {
+            int64_t start = m[j].first, end;
+            uint64_t row = m[j].first_row, tuple;
+            const unsigned char *q = m[j].events;
+            for (uint32_t i = 0; i < m[j].n; i++) {
+                if (!nx_tlx_event_next(&q, m[j].events_end, &start, &row, &end, &tuple) || row >= n_nest ||
+                    nest[row].set != 1)
+                    return false;
+                wtrack *d = depth_builder(pool, n_pool, nest[row].depth);
+                if (!d || event_add(w, d, start, end, row, (uint32_t)tuple) != 0 || w->broken)
+                    return false;
+            }
+        }
+    }
+    for (size_t depth = 0; depth < *n_pool; depth++) {
+        wtrack *d = (*pool)[depth];
+        if (!d || d->r.n_events == 0)
+            continue;
+        if (block_finish(w, d) != 0 || super_finish(d) != 0 ||
+            grow((void **)&w->depths, &w->cap_depths, w->n_depths + 1, sizeof *w->depths) != 0)
+            return false;
+        w->depths[w->n_depths++] = (wdepth){t, (uint32_t)depth, d->r};
+        memset(d, 0, sizeof *d);   /* its run now belongs to the depth track */
+    }
+    return true;
+}
+
+/* Maps [0, len) of fd read-only (NULL when len is 0 or on failure). */
+static const unsigned char *map_fd(int fd, uint64_t len)
+{
+    if (len == 0 || len > SIZE_MAX)
+        return NULL;
+    void *m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+/* The depth tracks of every track (timeline_index.h), once the nesting pass is
+ * finished and every track's blocks are written: the tracks' data is read back
+ * from the file being written, each row's depth from the side file. */
+static bool build_depth_tracks(nx_tlx_writer *w)
+{
+    struct stat st;
+    if (fflush(w->f) != 0 || fstat(w->nest_fd, &st) != 0)
+        return false;
+    uint64_t data_len = w->data_len, map_len = NX_TLX_HEADER_BYTES + data_len, nest_len = (uint64_t)st.st_size;
+    const unsigned char *file = map_fd(fileno(w->f), map_len);
+    const unsigned char *nest = map_fd(w->nest_fd, nest_len);
+    wtrack **pool = NULL;
+    size_t n_pool = 0;
+    bool ok = w->n_tracks == 0 || (file && nest);
+    for (uint32_t t = 0; t < w->n_tracks && ok; t++)
+        ok = depth_split(w, t, file + NX_TLX_HEADER_BYTES, data_len, (const nx_tlx_nest *)nest,
+                         nest_len / sizeof(nx_tlx_nest), &pool, &n_pool);
+    for (size_t d = 0; d < n_pool; d++) {
+        if (pool[d]) {
+            free(pool[d]->r.blocks);
+            free(pool[d]->r.supers);
+        }
+        free(pool[d]);
+    }
+    free(pool);
+    if (file)
+        munmap((void *)file, (size_t)map_len);
+    if (nest)
+        munmap((void *)nest, (size_t)nest_len);
+    return ok;
+}
+
+/* A run's record (the tracks and depth tracks sections): a and b, then the
+ * run from byte 8. Its superblocks are pointed at its blocks' place in the
+ * blocks section; *first and *first_super advance past its blocks and superblocks. */
+static bool write_run(FILE *f, uint32_t a, uint32_t b, wrun *r, uint64_t *first, uint64_t *first_super)
+{
+    unsigned char rec[64] = {0};
+    nx_put_u32(rec, a);
+    nx_put_u32(rec + 4, b);
+    nx_put_u64(rec + 8, *first);
+    nx_put_u64(rec + 16, r->n_blocks);
+    nx_put_u64(rec + 24, (uint64_t)r->max_dur);
+    nx_put_u64(rec + 32, r->n_events);
+    nx_put_u64(rec + 40, (uint64_t)r->max_end);
+    nx_put_u64(rec + 48, *first_super);
+    nx_put_u64(rec + 56, r->n_supers);
+    for (size_t k = 0; k < r->n_supers; k++)
+        r->supers[k].first_block += *first;
+    *first += r->n_blocks;
+    *first_super += r->n_supers;
+    return write_all(f, rec, sizeof rec);
+}
+
 static bool finish_file(nx_tlx_writer *w, const uint64_t *file_rows, size_t n_file_rows)
 {
     bool ok = true;
     for (size_t t = 0; t < w->n_tracks && ok; t++)
         ok = block_finish(w, w->tracks[t]) == 0 && super_finish(w->tracks[t]) == 0;
-    if (!ok)
+    if (!ok || (w->nest && (nx_nesting_finish(w->nest) != 0 || w->nest_failed || !build_depth_tracks(w))))
         return false;
     uint64_t data_len = w->data_len;
     uint32_t n_files = file_rows ? (uint32_t)n_file_rows
@@ -716,29 +854,21 @@ static bool finish_file(nx_tlx_writer *w, const uint64_t *file_rows, size_t n_fi
     uint64_t files_off = align8(w->f, &ok);
     ok = ok && write_files(w, n_files, file_rows);
     uint64_t tracks_off = align8(w->f, &ok), first = 0, first_super = 0;
-    for (size_t t = 0; t < w->n_tracks && ok; t++) {
-        unsigned char rec[64] = {0};
-        nx_put_u32(rec, w->tracks[t]->name);
-        nx_put_u64(rec + 8, first);
-        nx_put_u64(rec + 16, w->tracks[t]->n_blocks);
-        nx_put_u64(rec + 24, (uint64_t)w->tracks[t]->max_dur);
-        nx_put_u64(rec + 32, w->tracks[t]->n_events);
-        nx_put_u64(rec + 40, (uint64_t)w->tracks[t]->max_end);
-        nx_put_u64(rec + 48, first_super);
-        nx_put_u64(rec + 56, w->tracks[t]->n_supers);
-        /* Superblocks point at blocks by their place in the blocks section. */
-        for (size_t k = 0; k < w->tracks[t]->n_supers; k++)
-            w->tracks[t]->supers[k].first_block += first;
-        first += w->tracks[t]->n_blocks;
-        first_super += w->tracks[t]->n_supers;
-        ok = write_all(w->f, rec, sizeof rec);
-    }
+    for (size_t t = 0; t < w->n_tracks && ok; t++)
+        ok = write_run(w->f, w->tracks[t]->name, 0, &w->tracks[t]->r, &first, &first_super);
+    uint64_t depths_off = w->nest ? align8(w->f, &ok) : 0;
+    for (size_t d = 0; d < w->n_depths && ok; d++)
+        ok = write_run(w->f, w->depths[d].track, w->depths[d].depth, &w->depths[d].r, &first, &first_super);
     uint64_t blocks_off = align8(w->f, &ok);
     for (size_t t = 0; t < w->n_tracks && ok; t++)
-        ok = write_all(w->f, w->tracks[t]->blocks, w->tracks[t]->n_blocks * sizeof(nx_tlx_block));
+        ok = write_all(w->f, w->tracks[t]->r.blocks, w->tracks[t]->r.n_blocks * sizeof(nx_tlx_block));
+    for (size_t d = 0; d < w->n_depths && ok; d++)
+        ok = write_all(w->f, w->depths[d].r.blocks, w->depths[d].r.n_blocks * sizeof(nx_tlx_block));
     uint64_t supers_off = align8(w->f, &ok);
     for (size_t t = 0; t < w->n_tracks && ok; t++)
-        ok = write_all(w->f, w->tracks[t]->supers, w->tracks[t]->n_supers * sizeof(nx_tlx_super));
+        ok = write_all(w->f, w->tracks[t]->r.supers, w->tracks[t]->r.n_supers * sizeof(nx_tlx_super));
+    for (size_t d = 0; d < w->n_depths && ok; d++)
+        ok = write_all(w->f, w->depths[d].r.supers, w->depths[d].r.n_supers * sizeof(nx_tlx_super));
     uint64_t labels_off = align8(w->f, &ok);
     for (uint32_t l = 0; l < w->n_labels && ok; l++) {
         uint32_t rec[2] = {w->label_name[l], w->label_str[l]};
@@ -776,6 +906,8 @@ static bool finish_file(nx_tlx_writer *w, const uint64_t *file_rows, size_t n_fi
     nx_put_u64(h + 120, (uint64_t)size);
     nx_put_u64(h + 128, nest_off);
     nx_put_u64(h + 136, w->nest ? w->rows : 0);
+    nx_put_u64(h + 144, depths_off);
+    nx_put_u64(h + 152, w->n_depths);
     return fseek(w->f, 0, SEEK_SET) == 0 && write_all(w->f, h, sizeof h);
 }
 
@@ -808,11 +940,16 @@ int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, si
     }
     nx_nesting_free(w->nest);
     for (size_t t = 0; t < w->n_tracks; t++) {
-        free(w->tracks[t]->blocks);
-        free(w->tracks[t]->supers);
+        free(w->tracks[t]->r.blocks);
+        free(w->tracks[t]->r.supers);
         free(w->tracks[t]);
     }
     free(w->tracks);
+    for (size_t d = 0; d < w->n_depths; d++) {
+        free(w->depths[d].r.blocks);
+        free(w->depths[d].r.supers);
+    }
+    free(w->depths);
     free(w->st.bytes);
     free(w->st.ent);
     free(w->st.track);

@@ -145,7 +145,7 @@ size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf);
 
 /* The label fields the viewer shows per event of a timeline table (NULL-ended,
  * at most NX_TLX_MAX_LABELS), or NULL for other tables. "framework_name" is
- * derived by the server from raw_framework_id, not stored. */
+ * derived from raw_framework_id (query/timeline.h), not stored. */
 const char *const *nx_timeline_labels(const char *table);
 
 /* ------------------------------------------------------- the viewer's view -- */

@@ -1,41 +1,20 @@
 /*
  * index_sample.c — the sampled pass (sampled_pass.h) answered from a table's
- * timeline index: per track, superblocks, blocks and mini-blocks that lie wholly
- * in the window and in one pixel bucket are offered as their stored best event;
- * only the others are decoded (the format is in profile/timeline_index.h).
+ * timeline index: per track (per depth track for a table whose events nest),
+ * superblocks, blocks and mini-blocks that lie wholly in the window and in one
+ * pixel bucket are offered as their stored best event; only the others are
+ * decoded (the format is in profile/timeline_index.h). A large table's runs
+ * are sampled on up to MAX_GROUPS threads.
  */
 #include "query/index_sample.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile/timeline_index_internal.h"
 #include "query/window.h"
-
-
-static bool varint_slow(const unsigned char **p, const unsigned char *end, uint64_t *v)
-{
-    uint64_t r = 0;
-    for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
-        unsigned char c = *(*p)++;
-        r |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *v = r;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Most deltas fit one byte. */
-static inline bool varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
-{
-    if (*p < end && **p < 0x80) {
-        *v = *(*p)++;
-        return true;
-    }
-    return varint_slow(p, end, v);
-}
 
 static int64_t ordinal_of(const nx_tlx *x, uint64_t row)
 {
@@ -64,10 +43,10 @@ static int cmp_seen(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Index of the first superblock of track tr whose last start is >= from. */
-static uint64_t first_super_from(const nx_tlx *x, const tlx_track *tr, int64_t from)
+/* Index of the first superblock of run r whose last start is >= from. */
+static uint64_t first_super_from(const nx_tlx *x, const tlx_run *r, int64_t from)
 {
-    uint64_t lo = tr->first_super, hi = tr->first_super + tr->n_supers;
+    uint64_t lo = r->first_super, hi = r->first_super + r->n_supers;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (x->supers[mid].s.last_start < from)
@@ -78,12 +57,12 @@ static uint64_t first_super_from(const nx_tlx *x, const tlx_track *tr, int64_t f
     return lo;
 }
 
-/* One track's pass over its superblocks, blocks, mini-blocks and events, all
- * visited in start order. */
+/* One run's pass (a track, or a depth track) over its superblocks, blocks,
+ * mini-blocks and events, all visited in start order. */
 typedef struct track_pass {
     const nx_tlx *x;
     nx_sampler *sm;
-    uint32_t t;
+    uint32_t t;                      /* the sampler's track: the run's index among the tracks or depth tracks */
     int64_t start, end;
     uint64_t *in_window, *first_row;
     nxpq_error *err;
@@ -112,9 +91,11 @@ static bool run_whole(track_pass *tp, int64_t first, int64_t last)
     return last <= tp->hi;
 }
 
+/* A run of n in-window events from first_row on; *first_row keeps the least
+ * (a track's depth tracks are passed one after another). */
 static void run_seen(track_pass *tp, uint64_t first_row, uint64_t n)
 {
-    if (*tp->first_row == UINT64_MAX)
+    if (first_row < *tp->first_row)
         *tp->first_row = first_row;
     *tp->in_window += n;
 }
@@ -155,71 +136,36 @@ static int bucket_add(track_pass *tp, bucket_best *bb, int64_t key, int64_t s, i
     return 0;
 }
 
-typedef struct mini {
-    int64_t first, last, best_start, best_end;
-    uint64_t first_row, best_row, best_tuple, len;
-} mini;
-
-static int64_t unzigzag(uint64_t z)
-{
-    return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
-}
-
 /* Offers the in-window events of cut block k. False when its data is malformed,
  * or (*rc -1) out of memory. */
 static bool block_decode(track_pass *tp, const nx_tlx_block *k, int *rc)
 {
     const nx_tlx *x = tp->x;
-    if (k->data_off > x->data_len || k->data_len > x->data_len - k->data_off || k->s.n_events > NX_TLX_BLOCK_EVENTS ||
-        k->s.n_events == 0)
+    nx_tlx_mini m[NX_TLX_BLOCK_MINIS];
+    uint32_t n_minis = nx_tlx_block_minis(x->data, x->data_len, k, m);
+    uint64_t n_tuples = x->n_tuples ? x->n_tuples : 1;
+    if (n_minis == 0)
         return false;
-    const unsigned char *p = x->data + k->data_off, *e = p + k->data_len;
-    uint32_t n_minis = (k->s.n_events + NX_TLX_MINI_EVENTS - 1) / NX_TLX_MINI_EVENTS;
-    mini m[NX_TLX_BLOCK_EVENTS / NX_TLX_MINI_EVENTS];
-    for (uint32_t j = 0; j < n_minis; j++) {
-        uint64_t v[8];
-        for (int f = 0; f < 8; f++)
-            if (!varint(&p, e, &v[f]))
-                return false;
-        m[j].first = (int64_t)((uint64_t)k->s.first_start + v[0]);
-        m[j].last = (int64_t)((uint64_t)m[j].first + v[1]);
-        m[j].first_row = k->s.first_row + v[2];
-        m[j].best_start = (int64_t)((uint64_t)m[j].first + v[3]);
-        m[j].best_end = (int64_t)((uint64_t)m[j].best_start + (uint64_t)unzigzag(v[4]));
-        m[j].best_row = m[j].first_row + v[5];
-        m[j].best_tuple = v[6];
-        m[j].len = v[7];
-        if (m[j].best_row >= x->rows || v[6] >= (x->n_tuples ? x->n_tuples : 1))
+    for (uint32_t j = 0; j < n_minis; j++)
+        if (m[j].best_row >= x->rows || m[j].best_tuple >= n_tuples)
             return false;
-    }
     bucket_best bb = {0};
     for (uint32_t j = 0; j < n_minis; j++) {
-        const mini *mj = &m[j];
-        uint32_t n = j + 1 < n_minis ? NX_TLX_MINI_EVENTS : k->s.n_events - j * NX_TLX_MINI_EVENTS;
-        if (mj->len > (uint64_t)(e - p))
-            return false;
-        const unsigned char *q = p, *qe = p + mj->len;
-        p = qe;
+        const nx_tlx_mini *mj = &m[j];
         if (mj->first > tp->end)
             break;
         if (run_whole(tp, mj->first, mj->last)) {
-            run_seen(tp, mj->first_row, n);
+            run_seen(tp, mj->first_row, mj->n);
             if (bucket_add(tp, &bb, mj->first, mj->best_start, mj->best_end, mj->best_row, mj->best_tuple) != 0)
                 return *rc = -1, false;
             continue;
         }
-        int64_t s = mj->first;
-        uint64_t row = mj->first_row;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t ds, dz, dr, tuple;
-            if (!varint(&q, qe, &ds) || !varint(&q, qe, &dz) || !varint(&q, qe, &dr) || !varint(&q, qe, &tuple) ||
-                tuple >= (x->n_tuples ? x->n_tuples : 1))
+        int64_t s = mj->first, en;
+        uint64_t row = mj->first_row, tuple;
+        const unsigned char *q = mj->events;
+        for (uint32_t i = 0; i < mj->n; i++) {
+            if (!nx_tlx_event_next(&q, mj->events_end, &s, &row, &en, &tuple) || tuple >= n_tuples || row >= x->rows)
                 return false;
-            s = (int64_t)((uint64_t)s + ds);
-            row += dr;
-            if (row >= x->rows)
-                return false;
-            int64_t en = (int64_t)((uint64_t)s + (uint64_t)unzigzag(dz));
             if (s > tp->end)
                 break;
             if (en < tp->start)
@@ -274,84 +220,215 @@ static int blocks_pass(track_pass *tp, uint64_t b, uint64_t b_end)
     return 0;
 }
 
-int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, nx_sampled *out, nxpq_error *err)
+/* The pass over run r (a track or a depth track): its superblocks in start
+ * order from the first that may reach into the window. 0, or -1 with err. */
+static int run_pass(track_pass *tp, const tlx_run *r)
 {
-    memset(out, 0, sizeof *out);
-    nx_sampler *sm = nx_sampler_new(start, end, width, err);
-    track_seen *seen = calloc(x->n_tracks + 1, sizeof *seen);
-    int rc = -1;
-    if (!sm || !seen)
-        goto oom;
-    for (uint32_t t = 0; t < x->n_tracks; t++) {
-        const tlx_track *tr = &x->tracks[t];
-        seen[t] = (track_seen){UINT64_MAX, t};
-        track_pass tp = {x, sm, t, start, end, &out->in_window, &seen[t].first_row, err, 1, 0, 0};
-        /* Events that start before the window reach into it only within the track's longest duration. */
-        __int128 reach = (__int128)start - tr->max_dur;
-        int64_t from = reach < INT64_MIN ? INT64_MIN : (int64_t)reach;
-        for (uint64_t u = first_super_from(x, tr, from); u < tr->first_super + tr->n_supers; u++) {
-            const nx_tlx_super *sp = &x->supers[u];
-            if (sp->s.first_start > end)
-                break;
-            if (sp->s.max_end < start)
-                continue;
-            int w = take_whole(&tp, &sp->s);
-            if (w < 0)
-                goto fail;
-            if (w)
-                continue;
-            if (sp->first_block < tr->first_block || sp->n_blocks > NX_TLX_SUPER_BLOCKS ||
-                sp->first_block + sp->n_blocks > tr->first_block + tr->n_blocks) {
-                nxpq_error_set(err, "timeline index: track %u superblock %llu: blocks out of range", t,
-                               (unsigned long long)(u - tr->first_super));
-                goto fail;
-            }
-            int brc = blocks_pass(&tp, sp->first_block, sp->first_block + sp->n_blocks);
-            if (brc < 0)
-                goto fail;
-            if (brc > 0)
-                break;
+    const nx_tlx *x = tp->x;
+    /* Events that start before the window reach into it only within the run's longest duration. */
+    __int128 reach = (__int128)tp->start - r->max_dur;
+    int64_t from = reach < INT64_MIN ? INT64_MIN : (int64_t)reach;
+    for (uint64_t u = first_super_from(x, r, from); u < r->first_super + r->n_supers; u++) {
+        const nx_tlx_super *sp = &x->supers[u];
+        if (sp->s.first_start > tp->end)
+            break;
+        if (sp->s.max_end < tp->start)
+            continue;
+        int w = take_whole(tp, &sp->s);
+        if (w < 0)
+            return -1;
+        if (w)
+            continue;
+        if (sp->first_block < r->first_block || sp->n_blocks > NX_TLX_SUPER_BLOCKS ||
+            sp->first_block + sp->n_blocks > r->first_block + r->n_blocks) {
+            nxpq_error_set(tp->err, "timeline index: track %u superblock %llu: blocks out of range", tp->t,
+                           (unsigned long long)(u - r->first_super));
+            return -1;
         }
+        int brc = blocks_pass(tp, sp->first_block, sp->first_block + sp->n_blocks);
+        if (brc < 0)
+            return -1;
+        if (brc > 0)
+            break;
     }
-    size_t n;
-    const nx_sample *r = nx_sampler_result(sm, &n, err);
-    if (n == SIZE_MAX)
-        goto fail;
-    /* Track ids in order of first appearance in the file, as a scan numbers them. */
-    qsort(seen, x->n_tracks, sizeof *seen, cmp_seen);
-    uint32_t *map = calloc(x->n_tracks + 1, sizeof *map);
-    if (!map)
-        goto oom;
-    size_t used = 0;
-    while (used < x->n_tracks && seen[used].first_row != UINT64_MAX)
-        used++;
+    return 0;
+}
+
+/* out's track names, in order of first appearance (seen sorted by first row,
+ * `used` of them seen in the window); map gets each index track's place. */
+static int name_tracks(const nx_tlx *x, const track_seen *seen, size_t used, uint32_t *map, nx_sampled *out)
+{
     out->names = calloc(used + 1, sizeof *out->names);
     out->name_len = calloc(used + 1, sizeof *out->name_len);
-    out->samples = malloc((n + 1) * sizeof *out->samples);
-    if (!out->names || !out->name_len || !out->samples) {
-        free(map);
-        goto oom;
-    }
+    if (!out->names || !out->name_len)
+        return -1;
     for (size_t i = 0; i < used; i++) {
         const char *s = "";
         size_t len = 0;
         nx_tlx_string_at(x, x->tracks[seen[i].track].name, &s, &len);   /* checked at open */
-        if (!(out->names[i] = malloc(len + 1))) {
-            free(map);
-            goto oom;
-        }
+        if (!(out->names[i] = malloc(len + 1)))
+            return -1;
         memcpy(out->names[i], s, len);
         out->names[i][len] = '\0';
         out->name_len[i] = len;
         out->n_tracks++;
         map[seen[i].track] = (uint32_t)i;
     }
-    for (size_t i = 0; i < n; i++) {
-        out->samples[i] = r[i];
-        out->samples[i].track = map[r[i].track];
+    return 0;
+}
+
+/* ---------------------------------------------------------- on threads -- */
+
+/* The runs (tracks, or depth tracks) are dealt out in contiguous groups of
+ * about equal events, each sampled on its own thread with its own sampler;
+ * runs are independent (a run's winners depend on its events alone), so the
+ * union of the groups' winners is the one-pass result. */
+#define MAX_GROUPS 4
+#define GROUP_MIN_EVENTS 250000   /* fewer events per group do not pay for a thread */
+
+typedef struct sample_group {
+    const nx_tlx *x;
+    bool by_depth;
+    int64_t start, end;
+    uint32_t width;
+    uint64_t lo, hi;                 /* its runs */
+    nx_sampler *sm;
+    uint64_t in_window;
+    uint64_t *first_row;             /* per track: its least in-window row in these runs */
+    const nx_sample *res;            /* kept events by ordinal; .track is the run */
+    size_t n;
+    int rc;
+    nxpq_error err;
+} sample_group;
+
+static const tlx_run *run_at(const nx_tlx *x, bool by_depth, uint64_t r, uint32_t *track)
+{
+    *track = by_depth ? x->depth_tracks[r].track : (uint32_t)r;
+    return by_depth ? &x->depth_tracks[r].r : &x->tracks[r].r;
+}
+
+static void *group_run(void *arg)
+{
+    sample_group *g = arg;
+    g->rc = -1;
+    g->sm = nx_sampler_new(g->start, g->end, g->width, &g->err);
+    g->first_row = malloc(((size_t)g->x->n_tracks + 1) * sizeof *g->first_row);
+    if (!g->sm || !g->first_row) {
+        nxpq_error_set(&g->err, "out of memory sampling from the timeline index");
+        return NULL;
     }
-    out->n = n;
-    free(map);
+    memset(g->first_row, 0xff, ((size_t)g->x->n_tracks + 1) * sizeof *g->first_row);
+    for (uint64_t r = g->lo; r < g->hi; r++) {
+        uint32_t t;
+        const tlx_run *run = run_at(g->x, g->by_depth, r, &t);
+        track_pass tp = {g->x, g->sm, (uint32_t)r, g->start, g->end, &g->in_window, &g->first_row[t], &g->err, 1, 0, 0};
+        if (run_pass(&tp, run) != 0)
+            return NULL;
+    }
+    g->res = nx_sampler_result(g->sm, &g->n, &g->err);
+    g->rc = g->n == SIZE_MAX ? -1 : 0;
+    return NULL;
+}
+
+/* Splits the n_runs runs into groups of about equal events; their count. */
+static int make_groups(const nx_tlx *x, bool by_depth, uint64_t n_runs, sample_group *g)
+{
+    uint64_t total = 0;
+    uint32_t t;
+    for (uint64_t r = 0; r < n_runs; r++)
+        total += run_at(x, by_depth, r, &t)->events;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t want = total / GROUP_MIN_EVENTS;
+    int n = (int)(want < 1 ? 1 : want > MAX_GROUPS ? MAX_GROUPS : want);
+    if (cpus > 0 && n > cpus)
+        n = (int)cpus;
+    int k = 0;
+    uint64_t acc = 0, r = 0;
+    for (; k < n && r < n_runs; k++) {
+        g[k].lo = r;
+        uint64_t target = total / (uint64_t)n * (uint64_t)(k + 1);
+        while (r < n_runs && (k == n - 1 || acc < target))
+            acc += run_at(x, by_depth, r++, &t)->events;
+        g[k].hi = r;
+    }
+    return k ? k : 1;   /* no runs: one empty group */
+}
+
+/* The groups' kept events merged by ordinal into out (tracks mapped, depths set). */
+static void merge_groups(const nx_tlx *x, bool by_depth, const sample_group *g, int n_groups, const uint32_t *map,
+                         nx_sampled *out)
+{
+    size_t at[MAX_GROUPS] = {0};
+    for (;;) {
+        int best = -1;
+        for (int k = 0; k < n_groups; k++)
+            if (at[k] < g[k].n && (best < 0 || g[k].res[at[k]].ordinal < g[best].res[at[best]].ordinal))
+                best = k;
+        if (best < 0)
+            break;
+        nx_sample s = g[best].res[at[best]++];
+        uint32_t t;
+        run_at(x, by_depth, s.track, &t);
+        if (by_depth)
+            out->depth[out->n] = x->depth_tracks[s.track].depth;
+        s.track = map[t];
+        out->samples[out->n++] = s;
+    }
+}
+
+int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, bool by_depth, nx_sampled *out,
+                  nxpq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (by_depth && !x->has_depth)
+        return nxpq_error_set(err, "timeline index: no depth tracks");
+    sample_group g[MAX_GROUPS];
+    memset(g, 0, sizeof g);
+    int n_groups = make_groups(x, by_depth, by_depth ? x->n_depth_tracks : x->n_tracks, g);
+    pthread_t th[MAX_GROUPS];
+    bool threaded[MAX_GROUPS] = {false};
+    for (int k = 0; k < n_groups; k++) {
+        g[k] = (sample_group){.x = x, .by_depth = by_depth, .start = start, .end = end, .width = width,
+                              .lo = g[k].lo, .hi = g[k].hi};
+        threaded[k] = k > 0 && pthread_create(&th[k], NULL, group_run, &g[k]) == 0;
+    }
+    for (int k = 0; k < n_groups; k++) {
+        if (threaded[k])
+            pthread_join(th[k], NULL);
+        else
+            group_run(&g[k]);
+    }
+    track_seen *seen = calloc(x->n_tracks + 1, sizeof *seen);
+    uint32_t *map = calloc(x->n_tracks + 1, sizeof *map);
+    size_t n = 0;
+    int rc = -1;
+    for (int k = 0; k < n_groups; k++) {
+        if (g[k].rc != 0) {
+            *err = g[k].err;
+            goto fail;
+        }
+        n += g[k].n;
+        out->in_window += g[k].in_window;
+    }
+    if (!seen || !map)
+        goto oom;
+    /* Track ids in order of first appearance in the file, as a scan numbers them. */
+    for (uint32_t t = 0; t < x->n_tracks; t++) {
+        seen[t] = (track_seen){UINT64_MAX, t};
+        for (int k = 0; k < n_groups; k++)
+            if (g[k].first_row[t] < seen[t].first_row)
+                seen[t].first_row = g[k].first_row[t];
+    }
+    qsort(seen, x->n_tracks, sizeof *seen, cmp_seen);
+    size_t used = 0;
+    while (used < x->n_tracks && seen[used].first_row != UINT64_MAX)
+        used++;
+    out->samples = malloc((n + 1) * sizeof *out->samples);
+    if (by_depth)
+        out->depth = malloc((n + 1) * sizeof *out->depth);
+    if (!out->samples || (by_depth && !out->depth) || name_tracks(x, seen, used, map, out) != 0)
+        goto oom;
+    merge_groups(x, by_depth, g, n_groups, map, out);
     rc = 0;
     goto done;
 oom:
@@ -359,10 +436,11 @@ oom:
 fail:
     nx_sampled_free(out);
 done:
+    for (int k = 0; k < n_groups; k++) {
+        nx_sampler_free(g[k].sm);
+        free(g[k].first_row);
+    }
+    free(map);
     free(seen);
-    nx_sampler_free(sm);
     return rc;
 }
-
-/* --------------------------------------------------------------- labels -- */
-

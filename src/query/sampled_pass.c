@@ -10,9 +10,79 @@
 #include "profile/profile_table.h"
 #include "profile/timeline_index.h"
 #include "query/index_sample.h"
+#include "query/nesting_values.h"
+
+/* A half's sampler tracks for a table whose events nest: one per (window
+ * track, depth) seen, numbered in order of first appearance. */
+typedef struct depth_keys {
+    uint32_t **by_depth;             /* per window track: per depth, its key + 1 (0: none yet) */
+    uint32_t *n_depths;              /* per window track: entries of by_depth */
+    size_t n_tracks;
+    uint32_t *track, *depth;         /* per key */
+    size_t n, cap;
+} depth_keys;
+
+/* The key of (track, depth), added when new; -1 when out of memory. */
+static int64_t depth_key(depth_keys *k, uint32_t track, uint32_t depth)
+{
+    if (track >= k->n_tracks) {
+        size_t n = (size_t)track + 1 > 2 * k->n_tracks ? (size_t)track + 1 : 2 * k->n_tracks;
+        uint32_t **b = realloc(k->by_depth, n * sizeof *b);
+        if (b)
+            k->by_depth = b;
+        uint32_t *c = realloc(k->n_depths, n * sizeof *c);
+        if (c)
+            k->n_depths = c;
+        if (!b || !c)
+            return -1;
+        memset(b + k->n_tracks, 0, (n - k->n_tracks) * sizeof *b);
+        memset(c + k->n_tracks, 0, (n - k->n_tracks) * sizeof *c);
+        k->n_tracks = n;
+    }
+    if (depth >= k->n_depths[track]) {
+        size_t n = (size_t)depth + 1 > 2 * (size_t)k->n_depths[track] ? (size_t)depth + 1 : 2 * (size_t)k->n_depths[track];
+        uint32_t *d = n <= UINT32_MAX ? realloc(k->by_depth[track], n * sizeof *d) : NULL;
+        if (!d)
+            return -1;
+        memset(d + k->n_depths[track], 0, (n - k->n_depths[track]) * sizeof *d);
+        k->by_depth[track] = d;
+        k->n_depths[track] = (uint32_t)n;
+    }
+    uint32_t *slot = &k->by_depth[track][depth];
+    if (*slot)
+        return *slot - 1;
+    if (k->n == k->cap) {
+        size_t c = k->cap ? 2 * k->cap : 64;
+        uint32_t *t = realloc(k->track, c * sizeof *t);
+        if (t)
+            k->track = t;
+        uint32_t *d = realloc(k->depth, c * sizeof *d);
+        if (d)
+            k->depth = d;
+        if (!t || !d)
+            return -1;
+        k->cap = c;
+    }
+    k->track[k->n] = track;
+    k->depth[k->n] = depth;
+    *slot = (uint32_t)++k->n;
+    return (int64_t)k->n - 1;
+}
+
+static void depth_keys_free(depth_keys *k)
+{
+    for (size_t i = 0; i < k->n_tracks; i++)
+        free(k->by_depth[i]);
+    free(k->by_depth);
+    free(k->n_depths);
+    free(k->track);
+    free(k->depth);
+}
 
 typedef struct half_pass {
     const char *dir, *table;
+    const nx_nesting_values *nest;   /* a table whose events nest: each row's depth; else NULL */
+    depth_keys keys;                 /* with nest: the sampler's tracks */
     int64_t w_start, w_end, from;    /* this half's window; events starting before `from` are the other half's */
     int64_t start, end;              /* the whole window */
     uint32_t width;
@@ -26,6 +96,22 @@ typedef struct half_pass {
     int rc;                          /* 0, NX_PROFILE_TABLE_ABSENT or -1 */
     nxpq_error err;
 } half_pass;
+
+/* The sampler's track of the row at `ord` on window track `track`: (track,
+ * depth). -1 and h->err when out of memory or the row has no depth. */
+static int64_t nest_key(half_pass *h, uint32_t track, int64_t ord)
+{
+    uint32_t depth;
+    int64_t self_ns;
+    if (!nx_nesting_get(h->nest, ord, &depth, &self_ns)) {
+        nxpq_error_set(&h->err, "%s: row %lld has no depth", h->table, (long long)ord);
+        return -1;
+    }
+    int64_t key = depth_key(&h->keys, track, depth);
+    if (key < 0)
+        nxpq_error_set(&h->err, "%s: out of memory sampling by depth", h->table);
+    return key;
+}
 
 static void *half_pass_run(void *arg)
 {
@@ -46,7 +132,10 @@ static void *half_pass_run(void *arg)
             if (b.start[k] < h->from)
                 continue;
             h->in_window++;
-            if (nx_sampler_offer(h->sampler, b.track[k], b.start[k], b.end[k], base + b.rows[k], 0, &h->err) < 0)
+            int64_t ord = base + b.rows[k], key = b.track[k];
+            if (h->nest && (key = nest_key(h, b.track[k], ord)) < 0)
+                return NULL;
+            if (nx_sampler_offer(h->sampler, (uint32_t)key, b.start[k], b.end[k], ord, 0, &h->err) < 0)
                 return NULL;
         }
     }
@@ -62,6 +151,7 @@ static void *half_pass_run(void *arg)
 
 static void half_pass_free(half_pass *h)
 {
+    depth_keys_free(&h->keys);
     nx_sampler_free(h->sampler);
     nx_window_close(h->w);
     nx_profile_table_close(h->t);
@@ -116,7 +206,7 @@ static int map_tracks(nx_sampled *s, size_t *cap, const half_pass *h, uint32_t *
 /* The pass from the table's timeline index: 0 and *out, 1 when there is none
  * (absent, stale or malformed: the scan then answers), -1 on out of memory. */
 static int indexed_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
-                        nx_sampled *out, nxpq_error *err)
+                        bool nested, nx_sampled *out, nxpq_error *err)
 {
     const char *off = getenv("NXPROF_NO_TIMELINE_INDEX");
     if (off && strcmp(off, "1") == 0)
@@ -125,7 +215,7 @@ static int indexed_pass(const char *profile_dir, const char *table, int64_t star
     int rc = nx_tlx_open(profile_dir, table, &x, NULL, 0);
     if (rc != 0)
         return rc < 0 ? (nxpq_error_set(err, "%s: out of memory", table), -1) : 1;
-    if (nx_tlx_sample(x, start, end, width, out, err) != 0) {
+    if (nx_tlx_sample(x, start, end, width, nested, out, err) != 0) {
         nx_tlx_close(x);
         return 1;
     }
@@ -137,9 +227,17 @@ int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, i
                     nx_sampled *out, nxpq_error *err)
 {
     memset(out, 0, sizeof *out);
-    int irc = indexed_pass(profile_dir, table, start, end, width, out, err);
+    const nx_timeline_info *info = nx_timeline_find(table);
+    bool nested = info && info->nested;
+    int irc = indexed_pass(profile_dir, table, start, end, width, nested, out, err);
     if (irc <= 0)
         return irc;
+    nx_nesting_values *nest = NULL;
+    if (nested) {
+        int nrc = nx_nesting_open(profile_dir, table, &nest, NULL, 0, err);
+        if (nrc != 0)
+            return nrc;
+    }
     /* Split at the first ns of bucket width/2: the least offset with
      * floor(off * width / len) >= width/2. One half only when there is no room. */
     unsigned __int128 len = (unsigned __int128)((__int128)end - (__int128)start) + 1;
@@ -154,6 +252,7 @@ int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, i
         h[i].start = start;
         h[i].end = end;
         h[i].width = width;
+        h[i].nest = nest;
     }
     pthread_t th;
     bool threaded = split && pthread_create(&th, NULL, half_pass_run, &h[1]) == 0;
@@ -175,13 +274,18 @@ int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, i
         if (map_tracks(out, &cap, &h[i], &map[i]) != 0)
             goto oom;
     size_t na = h[0].n, nb = split ? h[1].n : 0;
-    if (!(out->samples = malloc((na + nb + 1) * sizeof *out->samples)))
+    if (!(out->samples = malloc((na + nb + 1) * sizeof *out->samples)) ||
+        (nest && !(out->depth = malloc((na + nb + 1) * sizeof *out->depth))))
         goto oom;
     size_t a = 0, b = 0;
     while (a < na || b < nb) {
         bool take_a = b == nb || (a < na && h[0].samples[a].ordinal < h[1].samples[b].ordinal);
+        const half_pass *hp = &h[take_a ? 0 : 1];
         nx_sample x = take_a ? h[0].samples[a++] : h[1].samples[b++];
-        x.track = map[take_a ? 0 : 1][x.track];
+        uint32_t wt = nest ? hp->keys.track[x.track] : x.track;   /* the half's window track */
+        if (nest)
+            out->depth[out->n] = hp->keys.depth[x.track];
+        x.track = map[take_a ? 0 : 1][wt];
         out->samples[out->n++] = x;
     }
     out->in_window = h[0].in_window + (split ? h[1].in_window : 0);
@@ -201,6 +305,7 @@ done:
     free(map[1]);
     half_pass_free(&h[0]);
     half_pass_free(&h[1]);
+    nx_nesting_close(nest);
     if (rc != 0)
         nx_sampled_free(out);
     return rc;
@@ -214,5 +319,6 @@ void nx_sampled_free(nx_sampled *s)
     free(s->names);
     free(s->name_len);
     free(s->samples);
+    free(s->depth);
     memset(s, 0, sizeof *s);
 }

@@ -3,6 +3,14 @@
  * which events the viewer draws and a sampled export writes (window.h's rule:
  * per track and bucket the longest, ties by earliest start, then earliest row).
  *
+ * A table whose events nest (timeline_rules.h nx_timeline_info.nested:
+ * SystemProfileEvents) is sampled per (track, depth, bucket) instead, depth by
+ * profile/nesting.h's rule: each depth of a call stack keeps its own winner per
+ * bucket, so the children of an event are drawn however far the view is
+ * zoomed out. The scan takes each row's depth from query/nesting_values.h (the
+ * index's nesting section, or computed from the table), the index from its
+ * depth tracks; both give the same result.
+ *
  * It runs on two threads, one per half of the buckets: the window is split at
  * the first nanosecond of bucket width/2, the first half takes the events that
  * start before it (those starting before the window included, clamped into
@@ -11,12 +19,14 @@
  * one pass, whatever the thread timing. Each half opens the table on its own.
  *
  * When the table has a usable timeline index (timeline_index.h) the pass reads
- * the index instead, with the same result; NXPROF_NO_TIMELINE_INDEX=1 in the
+ * the index instead (query/index_sample.h; a large table's tracks on up to four
+ * threads), with the same result; NXPROF_NO_TIMELINE_INDEX=1 in the
  * environment forces the scan (for comparisons and benchmarks).
  *
  * Tracks are numbered in order of first appearance in file order (the first
  * half's, then the second half's new ones), which for a table sorted by start
- * time is the order one pass over the window would give.
+ * time is the order one pass over the window would give; for a nested table a
+ * track is its thread's (or core's) whole call stack, all depths together.
  */
 #ifndef NX_QUERY_SAMPLED_PASS_H
 #define NX_QUERY_SAMPLED_PASS_H
@@ -29,6 +39,7 @@
 
 typedef struct nx_sampled {
     nx_sample *samples;              /* kept events by ordinal; .track indexes names */
+    uint32_t *depth;                 /* per kept event: its depth on its track (nested tables), else NULL */
     size_t n;
     char **names;                    /* track names, NUL-terminated */
     size_t *name_len;
@@ -40,7 +51,8 @@ typedef struct nx_sampled {
 } nx_sampled;
 
 /* 0 (*out filled; release with nx_sampled_free), NX_PROFILE_TABLE_ABSENT, or -1
- * with err naming the table or file. start <= end, width >= 1. */
+ * with err naming the table or file (for a nested table also: rows not in
+ * start order per track, so no depth). start <= end, width >= 1. */
 int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
                     nx_sampled *out, nxpq_error *err);
 void nx_sampled_free(nx_sampled *s);

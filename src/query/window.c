@@ -424,6 +424,7 @@ struct nx_sampler {
     int64_t start, end;
     uint32_t width;
     unsigned __int128 len; /* end - start + 1 */
+    bool narrow;           /* (len + 1) * width fits 64 bits: the bucket arithmetic needs no 128-bit division */
     /* The last bucket computed and its start times [cache_lo, cache_hi): events come
      * in start order, so consecutive events nearly always share a bucket, and the
      * 128-bit division is done only when a boundary is crossed. */
@@ -449,6 +450,7 @@ nx_sampler *nx_sampler_new(int64_t start, int64_t end, uint32_t width, nxpq_erro
     s->end = end;
     s->width = width;
     s->len = (unsigned __int128)((__int128)end - (__int128)start) + 1;
+    s->narrow = s->len < UINT64_MAX / width;   /* len + 1 <= UINT64_MAX / width */
     s->cache_lo = 1; /* empty cache: lo > hi */
     s->cache_hi = 0;
     return s;
@@ -472,6 +474,8 @@ uint32_t nx_sampler_bucket(const nx_sampler *s, int64_t ts)
     if (ts > s->end)
         ts = s->end;
     unsigned __int128 off = (unsigned __int128)((__int128)ts - (__int128)s->start);
+    if (s->narrow)
+        return (uint32_t)((uint64_t)off * s->width / (uint64_t)s->len);
     return (uint32_t)(off * s->width / s->len);
 }
 
@@ -479,6 +483,8 @@ uint32_t nx_sampler_bucket(const nx_sampler *s, int64_t ts)
  * floor(off * width / len) >= b, i.e. ceil(b * len / width). */
 static unsigned __int128 bucket_first(const nx_sampler *s, uint64_t b)
 {
+    if (s->narrow)   /* b <= width: b * len + width - 1 < (len + 1) * width */
+        return ((uint64_t)b * (uint64_t)s->len + s->width - 1) / s->width;
     return ((unsigned __int128)b * s->len + s->width - 1) / s->width;
 }
 

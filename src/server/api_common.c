@@ -24,6 +24,7 @@
 #include "profile/profile_output.h"
 #include "query/csv.h"
 #include "server/api_internal.h"
+#include "util/decimal.h"
 
 void nx_api_common_headers(struct MHD_Response *resp)
 {
@@ -302,21 +303,12 @@ void nx_json_i64(nx_strbuf *b, int64_t v)
     char *out = nx_strbuf_reserve(b, 26);
     if (!out)
         return;
-    /* By hand: the timeline writes hundreds of thousands of these per response. */
+    /* Without printf: the timeline writes hundreds of thousands of these per response. */
     bool big = v > JSON_SAFE_INT || v < -JSON_SAFE_INT;
-    char tmp[24];
-    size_t k = 0, n = 0;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do {
-        tmp[k++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    size_t n = 0;
     if (big)
         out[n++] = '"';
-    if (v < 0)
-        out[n++] = '-';
-    while (k)
-        out[n++] = tmp[--k];
+    n += nx_i64_text(out + n, v);
     if (big)
         out[n++] = '"';
     out[n] = '\0';

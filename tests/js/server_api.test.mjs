@@ -23,7 +23,9 @@
 //    CpuUsage's "average" rows, processed as `noavg`);
 //  - timeline: rows_in_window equals DuckDB's window count, at most one event per
 //    (track, pixel bucket), every (track, start, ordinal) points at the right row, and the
-//    kept events equal `nxprof export-csv --width W`'s rows;
+//    kept events equal `nxprof export-csv --width W`'s rows; SystemProfileEvents: one event
+//    per (track, depth, bucket), each depth equal to its encloser count in SQL; a damaged
+//    table's entry is its error while the others answer as on the intact profile;
 //  - CSV export byte-identical to `nxprof export-csv` (sampled and unsampled), headers,
 //    truncation header with a tiny max_rows;
 //  - 400/404/405/413/414 codes, traversal attempts (../, %2e%2e, %2f, absolute paths, %00,
@@ -453,6 +455,83 @@ test('timeline: window counts, one event per (track, bucket), ordinals point at 
       const name = r.fid === null ? undefined : fwOf.get(String(r.fid));
       assert.equal(tr.labels.framework_name[i] === -1 ? undefined : tl.strings[tr.labels.framework_name[i]], name ?? undefined);
     }
+});
+
+// SystemProfileEvents' track rule (docs/query.md) in SQL.
+const SYS_TRACK = `CASE WHEN trace_event_source = 'framework' OR nc_idx IS NULL
+  THEN coalesce(instance_id, '') || '/' || coalesce(CAST(process_id AS VARCHAR), '') || '/' || coalesce(CAST(thread_id AS VARCHAR), '')
+  ELSE 'nc' || nc_idx END`;
+
+test('timeline: SystemProfileEvents keeps one event per (track, depth, bucket), depths equal the encloser count (DuckDB)', async () => {
+  // Depth by the rule of docs/query.md: the events of the track enclosing this one (of equal intervals, the earlier rows).
+  const all = await rows(`WITH e AS (SELECT start_ts AS st, end_ts AS en, ${SYS_TRACK} AS track, file_row_number AS fr
+                                     FROM read_parquet(${pq(SYSP, 'SystemProfileEvents')}, file_row_number=true))
+    SELECT a.st, a.en, a.track, a.fr,
+           (SELECT count(*) FROM e b WHERE b.track = a.track AND b.fr <> a.fr AND b.st <= a.st AND a.en <= b.en
+                                       AND NOT (b.st = a.st AND b.en = a.en AND b.fr > a.fr))::BIGINT AS depth
+    FROM e a ORDER BY a.fr`);
+  assert.ok(all.some((r) => Number(r.depth) >= 2), 'the capture has nested events');
+  const byFr = new Map(all.map((r) => [Number(r.fr), r]));
+  const lo = all.reduce((m, r) => (BigInt(r.st) < m ? BigInt(r.st) : m), BigInt(all[0].st));
+  const hi = all.reduce((m, r) => (BigInt(r.en) > m ? BigInt(r.en) : m), BigInt(all[0].en));
+  for (const [s, e, W] of [[lo, hi, 1n], [lo, hi, 37n], [lo + (hi - lo) / 3n, lo + (hi - lo) / 2n, 200n]]) {
+    const tl = await json(`/api/profiles/tiny/timeline?tables=SystemProfileEvents&start=${s}&end=${e}&width=${W}`);
+    const part = tl.tables[0];
+    const inWin = all.filter((r) => BigInt(r.en) >= s && BigInt(r.st) <= e);
+    assert.equal(part.rows_in_window, inWin.length);
+    assert.deepEqual(part.label_types, ['string', 'string']);
+    const L = e - s + 1n;
+    const best = new Map();   // (track, depth, bucket) -> the longest, earliest start, earliest row
+    for (const r of inWin) {
+      const st = BigInt(r.st), d = BigInt(r.en) - st, fr = Number(r.fr);
+      const key = `${r.track}|${r.depth}|${((st < s ? s : st) - s) * W / L}`;
+      const c = best.get(key);
+      if (!c || d > c.d || (d === c.d && (st < c.st || (st === c.st && fr < c.fr)))) best.set(key, { d, st, fr });
+    }
+    const order = [];
+    for (const r of inWin) if (!order.includes(r.track)) order.push(r.track);
+    assert.deepEqual(part.tracks.map((t) => t.track), order, 'tracks in order of first appearance');
+    const kept = [];
+    for (const tr of part.tracks) {
+      assert.equal(tr.depth.length, tr.start.length);
+      for (let i = 0; i < tr.ord.length; i++) {
+        const r = byFr.get(tr.ord[i]);
+        assert.equal(r.track, tr.track);
+        assert.equal(BigInt(tr.depth[i]), BigInt(r.depth), `row ${tr.ord[i]}: depth`);
+        assert.equal(s + BigInt(tr.start[i]), BigInt(r.st));
+        if (i) assert.ok(tr.ord[i - 1] < tr.ord[i], 'ordinal order');
+        kept.push(tr.ord[i]);
+      }
+    }
+    assert.deepEqual(kept.sort((x, y) => x - y), [...best.values()].map((x) => x.fr).sort((x, y) => x - y), `[${s}, ${e}] width ${W}`);
+    assert.equal(part.sampled, kept.length);
+  }
+  // Other tables have no depth.
+  const dev = await json(`/api/profiles/${D}/timeline?tables=Instruction&start=${S}&end=${E}&width=50`);
+  assert.ok(dev.tables[0].tracks.length > 0 && dev.tables[0].tracks.every((t) => !('depth' in t)));
+});
+
+test('timeline: a table that cannot be read gets its error, the others answer as usual', async () => {
+  const dmg = join(GLOBAL, 'damaged@latest');
+  cpSync(PROF, dmg, { recursive: true });
+  writeFileSync(join(dmg, 'DmaPacket.parquet'), 'PAR1 not a parquet file');
+  rmSync(join(dmg, '.DmaPacket.nxtl'), { force: true });
+  try {
+    const w = `start=${S}&end=${E}&width=64`;
+    const bad = await json(`/api/profiles/damaged/timeline?tables=Instruction,DmaPacket,SemaphoreUpdate&${w}`);
+    const good = await json(`/api/profiles/${D}/timeline?tables=Instruction,SemaphoreUpdate&${w}`);
+    assert.deepEqual(Object.keys(bad.tables[1]), ['table', 'error']);
+    assert.equal(bad.tables[1].table, 'DmaPacket');
+    assert.match(bad.tables[1].error, /DmaPacket\.parquet/);
+    assert.deepEqual([bad.tables[0], bad.tables[2]], good.tables);
+    assert.deepEqual(bad.strings, good.strings);
+    // Not cached: mended, the table answers.
+    cpSync(join(PROF, 'DmaPacket.parquet'), join(dmg, 'DmaPacket.parquet'));
+    const mended = await json(`/api/profiles/damaged/timeline?tables=Instruction,DmaPacket,SemaphoreUpdate&${w}`);
+    assert.ok(Array.isArray(mended.tables[1].tracks) && mended.tables[1].tracks.length > 0);
+  } finally {
+    rmSync(dmg, { recursive: true, force: true });
+  }
 });
 
 test('event: every field in schema order equals the row, across split files', async () => {

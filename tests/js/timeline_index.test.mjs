@@ -6,7 +6,9 @@
 // device profile per core (docs/architecture.md, "Output layout"); the timeline tables and
 // their indexes are in the device profiles. For random windows and widths (1 to 100,000 buckets,
 // windows inside, across and outside the profile), the sampled `export-csv` of the five
-// exportable tables with the index must be byte-identical to the same export with
+// exportable tables (and of the system profiles' SystemProfileEvents, sampled per track,
+// depth and bucket; there also bench_query's checksum over the kept events and their
+// depths) with the index must be byte-identical to the same export with
 // NXPROF_NO_TIMELINE_INDEX=1 (the scan, itself checked against JS-computed winners by
 // js.export_csv). bench_query reports which path answered, so the test also checks that
 // the index is used where it should be and not used when it is stale (the table rewritten
@@ -74,7 +76,7 @@ test('one device profile per core in both runs; the system profiles index System
   }
 });
 
-test('SystemProfileEvents: sampled exports and the sampled pass from the index equal the scan', async () => {
+test('SystemProfileEvents: sampled exports and the sampled pass (per track, depth and bucket) from the index equal the scan', async () => {
   const [LO, HI] = (await duck.runAndReadAll(
     `SELECT min(start_ts)::VARCHAR, max(end_ts)::VARCHAR FROM read_parquet('${PROF}/SystemProfileEvents.parquet')`))
     .getRows()[0].map(BigInt);
@@ -95,6 +97,11 @@ test('SystemProfileEvents: sampled exports and the sampled pass from the index e
   for (const [k, [s, e]] of windows.entries()) {
     const width = [1, 3, 640, 1920, 100000][k % 5];
     assert.ok(exp(s, e, width, false) === exp(s, e, width, true), `[${s}, ${e}] width ${width}: index and scan differ`);
+    // The kept events with their depths (bench_query's checksum covers each event's depth).
+    const x = benchPath(PROF, 'SystemProfileEvents', s, e, width), y = benchPath(PROF, 'SystemProfileEvents', s, e, width, true);
+    assert.equal(x.index, true);
+    assert.deepEqual([x.checksum, x.samples, x.rows_in_window, x.tracks], [y.checksum, y.samples, y.rows_in_window, y.tracks],
+                     `[${s}, ${e}] width ${width}: depths from the index and the scan differ`);
   }
   const a = benchPath(PROF, 'SystemProfileEvents', LO, HI, 1920);
   const b = benchPath(PROF, 'SystemProfileEvents', LO, HI, 1920, true);
