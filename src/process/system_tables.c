@@ -38,8 +38,10 @@
  *     true (when args exceeded the reader's 64 KiB cap; one Warning per file).
  *     framework_stream_id = args.stream (its number text, or a string's
  *     content) when args has a top-level "stream" member; flow_id = [args.flow_id]
- *     likewise (the synth writes it to link framework steps to runtime flows).
- *     nc_idx, pcore_idx, worker_gid null.
+ *     likewise (the synth writes it to link framework steps to runtime flows),
+ *     else [args.correlation] (Kineto gives a cuda_runtime launch and the GPU
+ *     kernel or memcpy it started the same "correlation" number, the pair its
+ *     ac2g flow arrows link), else null. nc_idx, pcore_idx, worker_gid null.
  *   B/E matching, per Chrome file, per (process_id, thread_id) as a stack, as
  *   Chrome's viewer does: an E closes the latest open B of its thread. An E
  *   with no open B, a B still open at the end of its file, and an E earlier
@@ -661,7 +663,8 @@ static int chrome_event(void *ctx, const nx_chrome_event *ev)
     size_t vl;
     if (ev->args.s && args_member(ev->args.s, ev->args.len, "stream", &v, &vl))
         stream = fw_put(b, v, vl);
-    if (ev->args.s && args_member(ev->args.s, ev->args.len, "flow_id", &v, &vl))
+    if (ev->args.s && (args_member(ev->args.s, ev->args.len, "flow_id", &v, &vl) ||
+                       args_member(ev->args.s, ev->args.len, "correlation", &v, &vl)))
         flow = fw_put(b, v, vl);
     if (name == UINT64_MAX || json == UINT64_MAX || stream == UINT64_MAX || flow == UINT64_MAX)
         return stop_buffer(f);

@@ -32,6 +32,7 @@ struct nx_nesting {
     ntrack *tracks;
     size_t n_tracks;
     bool stopped;                    /* rows out of order: nothing more is accepted */
+    int64_t lo, hi;                  /* durations are measured inside [lo, hi] (nx_nesting_clip) */
 };
 
 nx_nesting *nx_nesting_new(nx_nesting_emit emit, void *ctx)
@@ -40,6 +41,8 @@ nx_nesting *nx_nesting_new(nx_nesting_emit emit, void *ctx)
     if (n) {
         n->emit = emit;
         n->ctx = ctx;
+        n->lo = INT64_MIN;
+        n->hi = INT64_MAX;
     }
     return n;
 }
@@ -62,11 +65,24 @@ static int64_t duration(int64_t start, int64_t end)
     return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
 }
 
+void nx_nesting_clip(nx_nesting *n, int64_t lo, int64_t hi)
+{
+    n->lo = lo;
+    n->hi = hi;
+}
+
+/* The part of [start, end] inside [n->lo, n->hi], as a duration (0 when none). */
+static int64_t clipped(const nx_nesting *n, int64_t start, int64_t end)
+{
+    int64_t s = start > n->lo ? start : n->lo, e = end < n->hi ? end : n->hi;
+    return e < s ? 0 : duration(s, e);
+}
+
 /* Drops the top of the stack, handing over its values. */
 static int pop(nx_nesting *n, ntrack *t)
 {
     const open_ev *e = &t->stack[--t->n];
-    int64_t self = duration(e->start, e->end) - e->children;
+    int64_t self = clipped(n, e->start, e->end) - e->children;
     return n->emit(n->ctx, e->row, e->depth, self > 0 ? self : 0);
 }
 
@@ -92,7 +108,7 @@ static int push(nx_nesting *n, ntrack *t, int64_t start, int64_t end, uint64_t r
     }
     if (p > 0) {
         open_ev *parent = &t->stack[p - 1];
-        int64_t d = duration(start, end);
+        int64_t d = clipped(n, start, end);
         parent->children = parent->children > INT64_MAX - d ? INT64_MAX : parent->children + d;
     }
     if (t->n == t->cap) {

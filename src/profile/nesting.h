@@ -56,6 +56,12 @@ nx_nesting *nx_nesting_new(nx_nesting_emit emit, void *ctx);
  * starts (nothing more is accepted: the caller's rows are not in start order);
  * -1 when out of memory or emit failed. */
 int nx_nesting_add(nx_nesting *n, uint32_t track, int64_t start, int64_t end, uint64_t row);
+/* Measures the durations that make self time inside [lo, hi] (lo <= hi), for
+ * events added from now on: self(B) = clip(B) minus the sum of clip(C) over
+ * its children C, never below 0, with clip(X) = max(0, min(X.end, hi) -
+ * max(X.start, lo)). Which events enclose which is unchanged (the rule above,
+ * on the whole intervals). Without a call every duration counts whole. */
+void nx_nesting_clip(nx_nesting *n, int64_t lo, int64_t hi);
 /* Emits every event still held. 0, or -1 (out of memory, emit failed). */
 int nx_nesting_finish(nx_nesting *n);
 void nx_nesting_free(nx_nesting *n);

@@ -367,6 +367,14 @@ void nx_tlx_track_info(const nx_tlx *x, size_t i, const char **name, size_t *len
     *last = tr->r.max_end;
 }
 
+bool nx_tlx_track_max_depth(const nx_tlx *x, size_t i, uint32_t *depth)
+{
+    if (!x->has_depth || !x->depth_first || i >= x->n_tracks || x->depth_first[i] == x->depth_first[i + 1])
+        return false;
+    *depth = x->depth_tracks[x->depth_first[i + 1] - 1].depth;   /* depths ascend per track */
+    return true;
+}
+
 bool nx_tlx_labels_complete(const nx_tlx *x)
 {
     return !(x->flags & 1u);

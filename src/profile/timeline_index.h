@@ -160,6 +160,9 @@ bool nx_tlx_labels_complete(const nx_tlx *x);
 size_t nx_tlx_track_count(const nx_tlx *x);
 void nx_tlx_track_info(const nx_tlx *x, size_t i, const char **name, size_t *len, uint64_t *events, int64_t *first,
                        int64_t *last);
+/* The deepest depth of track i's events (a table whose events nest: its depth
+ * tracks): true and *depth; false when the index has no depth tracks. */
+bool nx_tlx_track_max_depth(const nx_tlx *x, size_t i, uint32_t *depth);
 /* Labels stored in the index, by name; -1 when the index has no such label. */
 int nx_tlx_label_find(const nx_tlx *x, const char *name);
 bool nx_tlx_label_is_string(const nx_tlx *x, int label);

@@ -31,11 +31,28 @@ const nxpq_column_data *nx_event_field(const nx_event *ev, size_t f)
     return f < ev->schema->n_fields && ev->col[f] >= 0 ? &ev->batch->columns[ev->col[f]] : NULL;
 }
 
-/* Finds row `row` of the file at `path` (the schema's columns the file has),
+/* Which schema fields a read takes: fields[0..n) and the start column, or all (fields NULL). */
+typedef struct field_set {
+    const char *const *fields;
+    size_t n;
+    const char *start_col;
+} field_set;
+
+static bool wanted(const field_set *fs, const char *name)
+{
+    if (!fs->fields || (fs->start_col && strcmp(name, fs->start_col) == 0))
+        return true;
+    for (size_t i = 0; i < fs->n; i++)
+        if (strcmp(fs->fields[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* Finds row `row` of the file at `path` (the wanted schema columns the file has),
  * reading only pages that admit hint for hint_col when hint is given. 0 (the
  * batch kept in ev), NX_EVENT_NONE, or -1 with err. */
-static int find_row(nx_event *ev, const char *path, int64_t row, const char *hint_col, const int64_t *hint,
-                    nxpq_error *err)
+static int find_row(nx_event *ev, const char *path, int64_t row, const field_set *fs, const char *hint_col,
+                    const int64_t *hint, nxpq_error *err)
 {
     const nx_schema_table *st = ev->schema;
     if (!(ev->reader = nxpq_reader_open(path, err)))
@@ -47,7 +64,7 @@ static int find_row(nx_event *ev, const char *path, int64_t row, const char *hin
     }
     size_t np = 0;
     for (size_t i = 0; i < st->n_fields; i++) {
-        int c = nxpq_reader_find_column(ev->reader, st->fields[i].name);
+        int c = wanted(fs, st->fields[i].name) ? nxpq_reader_find_column(ev->reader, st->fields[i].name) : -1;
         ev->col[i] = -1;
         if (c >= 0 && nxpq_reader_column(ev->reader, (size_t)c)->type != NXPQ_UNSUPPORTED) {
             ev->col[i] = (int)np;
@@ -129,6 +146,12 @@ static int find_track(nx_event *ev, nx_profile_table *t, int64_t ordinal, int64_
 int nx_event_read(const char *profile_dir, const char *table, int64_t ordinal, const int64_t *start_hint,
                   nx_event *out, nxpq_error *err)
 {
+    return nx_event_read_fields(profile_dir, table, ordinal, start_hint, NULL, 0, out, err);
+}
+
+int nx_event_read_fields(const char *profile_dir, const char *table, int64_t ordinal, const int64_t *start_hint,
+                         const char *const *fields, size_t n_fields, nx_event *out, nxpq_error *err)
+{
     memset(out, 0, sizeof *out);
     const nx_schema_table *st = nx_schema_table_find(table);
     if (!st || st->transient)
@@ -145,12 +168,13 @@ int nx_event_read(const char *profile_dir, const char *table, int64_t ordinal, c
     size_t file = (size_t)(ordinal >> 40);
     const nx_timeline_info *ti = nx_timeline_find(table);
     const char *col = ti ? ti->start_column : NULL;
+    field_set fs = {fields, n_fields, col};
     rc = NX_EVENT_NONE;
     if (ordinal >= 0 && file < nx_profile_table_file_count(t)) {
         const char *path = nx_profile_table_file_path(t, file);
-        rc = find_row(out, path, ordinal & ORD_ROW_MASK, col, start_hint, err);
+        rc = find_row(out, path, ordinal & ORD_ROW_MASK, &fs, col, start_hint, err);
         if (rc == NX_EVENT_NONE && start_hint)
-            rc = find_row(out, path, ordinal & ORD_ROW_MASK, col, NULL, err);
+            rc = find_row(out, path, ordinal & ORD_ROW_MASK, &fs, col, NULL, err);
     }
     int64_t start;
     if (rc == 0 && ti && row_start(out, col, &start) && find_track(out, t, ordinal, start) < 0)

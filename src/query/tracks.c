@@ -1,4 +1,5 @@
 /* tracks.c — the tracks of a profile (rules in tracks.h). */
+#define _GNU_SOURCE /* memrchr */
 #include "query/tracks.h"
 
 #include <stdlib.h>
@@ -9,14 +10,10 @@
 #include "query/nesting_values.h"
 #include "query/window.h"
 
-/* SystemProfileEvents' track sources (timeline_rules.h nx_track_sources order). */
-enum { P_SOURCE, P_NC, P_INSTANCE, P_PID, P_TID, N_PARTS };
-
 /* What a scan gathers per track id. */
 typedef struct track_acc {
     int64_t count, first, last;
     uint32_t max_depth;
-    nx_track_part part[N_PARTS];   /* once count > 0: the shared value, ok false when none */
 } track_acc;
 
 /* A growable list of entries, each with the rank of its table. */
@@ -31,9 +28,7 @@ static void part_free(nx_track_part *p) { free(p->s); }
 static void entry_free(nx_track_entry *e)
 {
     free(e->name);
-    nx_track_part *parts[] = {&e->source, &e->instance, &e->pid, &e->tid, &e->nc};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        part_free(parts[i]);
+    part_free(&e->instance);
 }
 
 void nx_tracks_free(nx_tracks *t)
@@ -54,6 +49,48 @@ static char *dup_n(const char *s, size_t n)
         d[n] = '\0';
     }
     return d;
+}
+
+/* An integer part: the decimal text p[0..n) (an optional '-', then digits), or null. */
+static nx_track_part int_part(const char *p, size_t n)
+{
+    nx_track_part r = {0};
+    size_t i = n && p[0] == '-';
+    if (n == i || n - i > 18)
+        return r;
+    int64_t v = 0;
+    for (size_t k = i; k < n; k++) {
+        if (p[k] < '0' || p[k] > '9')
+            return r;
+        v = v * 10 + (p[k] - '0');
+    }
+    r.ok = true;
+    r.i = i ? -v : v;
+    return r;
+}
+
+/* SystemProfileEvents' parts, read back from the track's name (tracks.h):
+ * "nc<N>" gives nc; "<instance>/<pid>/<tid>" the other three. false when out of memory. */
+static bool name_parts(nx_track_entry *e)
+{
+    const char *s = e->name;
+    size_t n = e->name_len;
+    e->has_parts = true;
+    if (n > 2 && s[0] == 'n' && s[1] == 'c' && (e->nc = int_part(s + 2, n - 2)).ok)
+        return true;
+    const char *t = memrchr(s, '/', n);
+    const char *p = t ? memrchr(s, '/', (size_t)(t - s)) : NULL;
+    if (!p)
+        return true;
+    e->pid = int_part(p + 1, (size_t)(t - p - 1));
+    e->tid = int_part(t + 1, n - (size_t)(t - s) - 1);
+    if (p > s) {
+        if (!(e->instance.s = dup_n(s, (size_t)(p - s))))
+            return false;
+        e->instance.len = (size_t)(p - s);
+        e->instance.ok = true;
+    }
+    return true;
 }
 
 /* A new entry of table `v` (rank: its view index) named name[0..len). NULL when out of memory. */
@@ -78,6 +115,8 @@ static nx_track_entry *entry_add(entry_list *l, const nx_timeline_view *v, size_
     e->view = v;
     e->name_len = len;
     l->rank[l->n++] = rank;
+    if (nx_timeline_find(v->table)->track == NX_TRACK_SYSTEM && !name_parts(e))
+        return NULL;
     return e;
 }
 
@@ -98,52 +137,9 @@ static int from_index(const nx_tlx *x, const nx_timeline_view *v, size_t rank, e
         e->count = (int64_t)events;
         e->first_ts = first;
         e->last_ts = last;
+        nx_tlx_track_max_depth(x, id, &e->max_depth);
     }
     return 0;
-}
-
-/* Merges one event's value into a track's shared part (first: its first event). */
-static bool part_merge(nx_track_part *p, bool first, bool ok, int64_t i, const char *s, size_t len, bool text)
-{
-    if (first) {
-        p->ok = ok;
-        p->i = i;
-        if (ok && text) {
-            if (!(p->s = dup_n(s, len)))
-                return false;
-            p->len = len;
-        }
-        return true;
-    }
-    if (!p->ok)
-        return true;
-    bool same = ok && (text ? p->len == len && memcmp(p->s, s, len) == 0 : p->i == i);
-    if (!same) {
-        p->ok = false;
-        free(p->s);
-        p->s = NULL;
-        p->len = 0;
-    }
-    return true;
-}
-
-/* Row k of a window batch into its track's parts; cols[j]: the batch column of part j (-1: absent). */
-static bool parts_add(track_acc *a, const nx_window_batch *wb, size_t k, const int *cols, const nx_track_source *src)
-{
-    bool first = a->count == 1;
-    for (size_t j = 0; j < N_PARTS; j++) {
-        bool ok = false;
-        int64_t i = 0;
-        const char *s = NULL;
-        size_t len = 0;
-        if (cols[j] >= 0) {
-            const nxpq_column_data *c = &wb->batch->columns[cols[j]];
-            ok = src->is_int[j] ? nx_column_int(c, wb->rows[k], &i) : nx_column_str(c, wb->rows[k], &s, &len);
-        }
-        if (!part_merge(&a->part[j], first, ok, i, s, len, !src->is_int[j]))
-            return false;
-    }
-    return true;
 }
 
 /* The scan's state for one table. */
@@ -151,9 +147,6 @@ typedef struct table_scan {
     const nx_timeline_view *v;
     nx_window *w;
     nx_nesting_values *nest;       /* nested tables */
-    bool parts;                    /* SystemProfileEvents */
-    nx_track_source src;
-    int part_col[N_PARTS];
     track_acc *acc;
     size_t n_acc;
 } table_scan;
@@ -194,34 +187,25 @@ static int scan_rows(table_scan *ts, nxpq_error *err)
             int64_t self;
             if (ts->nest && nx_nesting_get(ts->nest, base + wb.rows[k], &depth, &self) && depth > a->max_depth)
                 a->max_depth = depth;
-            if (ts->parts && !parts_add(a, &wb, k, ts->part_col, &ts->src))
-                return nxpq_error_set(err, "%s: out of memory", ts->v->table);
         }
     }
     return rc < 0 ? -1 : 0;
 }
 
-/* Moves the scan's tracks into the list (the parts change hands). */
+/* Moves the scan's tracks into the list. */
 static int scan_entries(table_scan *ts, size_t rank, entry_list *l, nxpq_error *err)
 {
     for (uint32_t id = 0; id < nx_window_track_count(ts->w); id++) {
         size_t len;
         const char *name = nx_window_track_name(ts->w, id, &len);
-        track_acc *a = &ts->acc[id];
+        const track_acc *a = &ts->acc[id];
         nx_track_entry *e = entry_add(l, ts->v, rank, name, len);
         if (!e)
             return nxpq_error_set(err, "%s: out of memory", ts->v->table);
-        *e = (nx_track_entry){.view = ts->v, .name = e->name, .name_len = len, .count = a->count,
-                              .first_ts = a->first, .last_ts = a->last, .max_depth = a->max_depth,
-                              .has_parts = ts->parts};
-        if (ts->parts) {
-            e->source = a->part[P_SOURCE];
-            e->nc = a->part[P_NC];
-            e->instance = a->part[P_INSTANCE];
-            e->pid = a->part[P_PID];
-            e->tid = a->part[P_TID];
-            memset(a->part, 0, sizeof a->part);
-        }
+        e->count = a->count;
+        e->first_ts = a->first;
+        e->last_ts = a->last;
+        e->max_depth = a->max_depth;
     }
     return 0;
 }
@@ -231,27 +215,15 @@ static int from_scan(const char *dir, nx_profile_table *t, const nx_timeline_vie
                      nxpq_error *err)
 {
     const nx_timeline_info *info = nx_timeline_find(v->table);
-    table_scan ts = {.v = v, .parts = info->track == NX_TRACK_SYSTEM, .src = nx_track_sources(info->track)};
-    const char *cols[N_PARTS];
-    size_t n_cols = 0;
-    for (size_t j = 0; j < N_PARTS; j++) {
-        ts.part_col[j] = -1;
-        if (ts.parts && j < ts.src.n && nx_profile_table_find_column(t, ts.src.col[j]) >= 0) {
-            ts.part_col[j] = (int)n_cols;
-            cols[n_cols++] = ts.src.col[j];
-        }
-    }
+    table_scan ts = {.v = v};
     int rc = -1;
     if (info->nested && nx_nesting_open(dir, v->table, &ts.nest, NULL, 0, err) != 0)
         goto done;
-    nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX, .columns = cols, .n_columns = n_cols};
+    nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX};
     if (!(ts.w = nx_window_open(t, &wo, err)) || scan_rows(&ts, err) < 0)
         goto done;
     rc = scan_entries(&ts, rank, l, err);
 done:
-    for (size_t i = 0; i < ts.n_acc; i++)
-        for (size_t j = 0; j < N_PARTS; j++)
-            part_free(&ts.acc[i].part[j]);
     free(ts.acc);
     nx_window_close(ts.w);
     nx_nesting_close(ts.nest);
@@ -261,17 +233,18 @@ done:
 static int read_table(const char *dir, size_t rank, entry_list *l, nxpq_error *err)
 {
     const nx_timeline_view *v = nx_timeline_view_at(rank);
-    if (!nx_timeline_find(v->table)->nested) {
-        nx_tlx *x = NULL;
-        int xrc = nx_tlx_open(dir, v->table, &x, NULL, 0);
-        if (xrc < 0)
-            return nxpq_error_set(err, "%s: out of memory", v->table);
-        if (xrc == 0) {
-            int rc = from_index(x, v, rank, l, err);
-            nx_tlx_close(x);
-            return rc;
-        }
+    nx_tlx *x = NULL;
+    int xrc = nx_tlx_open(dir, v->table, &x, NULL, 0);
+    if (xrc < 0)
+        return nxpq_error_set(err, "%s: out of memory", v->table);
+    uint32_t depth;
+    if (xrc == 0 && (!nx_timeline_find(v->table)->nested || nx_tlx_track_count(x) == 0 ||
+                     nx_tlx_track_max_depth(x, 0, &depth))) {
+        int rc = from_index(x, v, rank, l, err);
+        nx_tlx_close(x);
+        return rc;
     }
+    nx_tlx_close(x);
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(dir, v->table, &t, err);
     if (rc == NX_PROFILE_TABLE_ABSENT)

@@ -11,12 +11,11 @@
  *     deepest depth (profile/nesting.h, read by query/nesting_values.h) of the
  *     track's events; 0 for other tables and for a track none of whose events
  *     has a depth;
- *   - SystemProfileEvents only (has_parts): the parts the track rule names
- *     tracks from, each the value every event of the track has, or null when
- *     they differ or one is null: source (trace_event_source), instance
- *     (instance_id), pid (process_id), tid (thread_id), nc (nc_idx). A thread
- *     track thus has its instance, pid and tid; a NeuronCore track its nc; a
- *     track mixing framework and runtime events (one thread) a null source.
+ *   - SystemProfileEvents only (has_parts): the parts of the track's name
+ *     (timeline_rules.h's rule, read back): a NeuronCore track "nc<N>" has nc;
+ *     a thread track "<instance>/<pid>/<tid>" has instance, pid and tid (each
+ *     null when its text is empty, or for pid/tid not a decimal integer); the
+ *     other parts are null.
  * Order: by group (profile/timeline_rules.h nx_timeline_group_at), then by
  * table in the order of nx_timeline_view_at, then by track name in natural
  * order (runs of ASCII digits compare by value, leading zeros ignored, the rest
@@ -24,11 +23,10 @@
  * bytewise, so the order is total).
  * Span: the smallest first_ts and the largest last_ts over the tracks with events
  * (have_span false when there are none).
- * Reading: a table of no nesting is answered from its timeline index
- * (timeline_index.h: every track's count and extent) when it has a usable one,
- * else by one window scan of its timing and track columns; SystemProfileEvents
- * always by one scan (its parts are not in the index) with depths from
- * nesting_values (the index, or computed).
+ * Reading: from the table's timeline index (timeline_index.h: every track's
+ * count and extent, and for a table whose events nest its depth tracks' deepest
+ * depth) when it has a usable one, else by one window scan of its timing and
+ * track columns (depths from nesting_values, computed from the table).
  * A table that cannot be read (a damaged file, out of memory while reading it)
  * does not fail the others: it has no tracks and is listed in `errors` with the
  * message naming its file, so a client can show the error in its place.
@@ -60,7 +58,7 @@ typedef struct nx_track_entry {
     int64_t count, first_ts, last_ts;
     uint32_t max_depth;
     bool has_parts;                      /* SystemProfileEvents: the parts below */
-    nx_track_part source, instance, pid, tid, nc;
+    nx_track_part instance, pid, tid, nc;
 } nx_track_entry;
 
 typedef struct nx_track_error {

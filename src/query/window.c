@@ -16,7 +16,11 @@
  * calls memcmp; the sampler remembers the last bucket's [first, last] start
  * times, so events in start order cost a range check instead of a 128-bit
  * division. Neither changes any result (tests/unit/test_query_fast.c checks both
- * against the plain rules).
+ * against the plain rules). When a batch's track columns all come in dictionary
+ * form (nx_window_options.dictionary), a row's track is a function of its
+ * entries in those dictionaries: the id is kept per combination of entries
+ * (while the combinations number at most COMBO_MAX), so a row costs one table
+ * lookup, and names are made only for each combination's first row.
  */
 #include "query/window.h"
 
@@ -123,7 +127,17 @@ static int64_t track_intern(track_set *t, const char *s, size_t len)
 
 /* ------------------------------------------------------------------ query -- */
 
-enum { MAX_EXTRA = 2 + NX_TRACK_MAX_SOURCES, TRACK_CACHE_BITS = 4 };
+enum { MAX_EXTRA = 2 + NX_TRACK_MAX_SOURCES, TRACK_CACHE_BITS = 4, COMBO_MAX = 1 << 16 };
+
+/* Track ids by dictionary entries: ids[sum of entry_k * stride[k]] = id + 1 (0:
+ * not seen yet), valid for the dictionaries dict_id[k] of sizes radix[k]. */
+typedef struct combo_table {
+    uint64_t dict_id[NX_TRACK_MAX_SOURCES];
+    size_t radix[NX_TRACK_MAX_SOURCES], stride[NX_TRACK_MAX_SOURCES];
+    uint32_t *ids;
+    size_t cap;
+    bool valid;
+} combo_table;
 
 /* A cached short track name: its short_key() words, len + 1 (0 = empty slot), id. */
 typedef struct track_cache_entry {
@@ -143,6 +157,7 @@ struct nx_window {
     int track_col[NX_TRACK_MAX_SOURCES];   /* batch column of each source (-1: absent) */
     track_set tracks;
     track_cache_entry cache[1 << TRACK_CACHE_BITS];
+    combo_table combo;
     uint32_t *rows, *track_ids;
     int64_t *starts, *ends;
     size_t buf_cap;
@@ -188,6 +203,7 @@ void nx_window_close(nx_window *w)
     free(w->track_ids);
     free(w->starts);
     free(w->ends);
+    free(w->combo.ids);
     free(w);
 }
 
@@ -245,7 +261,16 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
         w->track_col[k] = rc ? want_column(w, w->source.col[k]) : -1;
     }
 
-    nx_profile_range more = {info->end_column, o->start, INT64_MAX};
+    if (o->n_ranges > NX_WINDOW_MAX_RANGES) {
+        nxpq_error_set(err, "%s: a window query takes at most %d more ranges", tname, NX_WINDOW_MAX_RANGES);
+        goto fail;
+    }
+    nx_profile_range more[NX_PROFILE_MAX_MORE_RANGES];
+    size_t n_more = 0;
+    if (info->end_column)
+        more[n_more++] = (nx_profile_range){info->end_column, o->start, INT64_MAX};
+    for (size_t i = 0; i < o->n_ranges; i++)
+        more[n_more++] = o->ranges[i];
     nx_profile_scan_options so = {
         .columns = w->cols,
         .n_columns = w->n_cols,
@@ -255,8 +280,8 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
         .batch_rows = o->batch_rows,
         .threads = o->threads,
         .dictionary = o->dictionary,
-        .more_ranges = info->end_column ? &more : NULL,
-        .n_more_ranges = info->end_column ? 1 : 0,
+        .more_ranges = n_more ? more : NULL,
+        .n_more_ranges = n_more,
     };
     w->scan = nx_profile_scan_open(t, &so, err);
     if (!w->scan)
@@ -325,6 +350,86 @@ static int ensure_buffers(nx_window *w, size_t n)
     return 0;
 }
 
+/* The track id of row i of batch b (the rule of timeline_rules.h, interned); -1 when
+ * out of memory. */
+static int64_t row_track(nx_window *w, const nxpq_batch *b, size_t i)
+{
+    char buf[NX_TRACK_BUF];
+    size_t tlen;
+    const char *ts = nx_track_of_row(w->info->track, &w->source, b, w->track_col, i, buf, &tlen);
+    /* Track names are few and short: a name of <= 16 bytes is looked up in a
+     * small direct-mapped cache by its exact-bytes key (no hashing, no memcmp);
+     * others, and misses, go to the interning table. */
+    track_cache_entry *ce16 = NULL;
+    uint64_t k0 = 0, k1 = 0;
+    if (tlen <= 16) {
+        short_key(ts, tlen, &k0, &k1);
+        uint64_t h = (k0 ^ (k1 * 0x9E3779B97F4A7C15ull) ^ tlen) * 0xff51afd7ed558ccdull;
+        ce16 = &w->cache[h >> (64 - TRACK_CACHE_BITS)];
+        if (ce16->len == tlen + 1 && ce16->k0 == k0 && ce16->k1 == k1)
+            return ce16->id;
+    }
+    int64_t got = track_intern(&w->tracks, ts, tlen);
+    if (got >= 0 && ce16)
+        *ce16 = (track_cache_entry){k0, k1, (uint32_t)tlen + 1, (uint32_t)got};
+    return got;
+}
+
+static bool all_null(const nxpq_column_data *c, size_t n)
+{
+    if (!c->valid)
+        return n == 0;
+    for (size_t i = 0; i < n; i++)
+        if (c->valid[i])
+            return false;
+    return true;
+}
+
+/* Readies w->combo for batch b, filling idx[k] with each present source's entry
+ * indices (NULL for an absent source, or one null in every row). false when some
+ * source column is not in dictionary form (nor all null), the combinations would be too many, or out of memory (the
+ * rows then take row_track). */
+static bool combo_ready(nx_window *w, const nxpq_batch *b, const uint32_t **idx)
+{
+    combo_table *c = &w->combo;
+    size_t radix[NX_TRACK_MAX_SOURCES], size = 1;
+    uint64_t dict[NX_TRACK_MAX_SOURCES];
+    bool same = c->valid;
+    for (size_t k = 0; k < w->source.n; k++) {
+        const nxpq_column_data *col = w->track_col[k] >= 0 ? &b->columns[w->track_col[k]] : NULL;
+        if (col && !col->dict_index) {
+            if (!all_null(col, b->n_rows))
+                return false;
+            col = NULL; /* all null: as an absent column, by the track rule */
+        }
+        radix[k] = col ? col->dict_n + 1 : 1; /* entry dict_n: null */
+        dict[k] = col ? col->dict_id : 0;
+        idx[k] = col ? col->dict_index : NULL;
+        if (radix[k] > COMBO_MAX / size)
+            return false;
+        same = same && c->radix[k] == radix[k] && c->dict_id[k] == dict[k];
+        size *= radix[k];
+    }
+    if (same)
+        return true;
+    if (size > c->cap) {
+        uint32_t *ids = realloc(c->ids, size * sizeof *ids);
+        if (!ids)
+            return false;
+        c->ids = ids;
+        c->cap = size;
+    }
+    memset(c->ids, 0, size * sizeof *c->ids);
+    for (size_t k = 0, stride = 1; k < w->source.n; k++) {
+        c->radix[k] = radix[k];
+        c->dict_id[k] = dict[k];
+        c->stride[k] = stride;
+        stride *= radix[k];
+    }
+    c->valid = true;
+    return true;
+}
+
 int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
 {
     const nxpq_batch *b;
@@ -342,7 +447,8 @@ int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
     const nxpq_column_data *cs = &b->columns[w->start_i];
     const nxpq_column_data *ce = w->end_i >= 0 ? &b->columns[w->end_i] : NULL;
     size_t n = 0;
-    char buf[NX_TRACK_BUF];
+    const uint32_t *idx[NX_TRACK_MAX_SOURCES];
+    bool combo = combo_ready(w, b, idx);
     for (size_t i = 0; i < b->n_rows; i++) {
         int64_t s, e;
         if (!nx_column_int(cs, i, &s))
@@ -355,32 +461,27 @@ int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
                 continue;
             e = s;
         }
-        size_t tlen;
-        const char *ts = nx_track_of_row(w->info->track, &w->source, b, w->track_col, i, buf, &tlen);
+        uint32_t *slot = NULL;
+        if (combo) {
+            size_t key = 0;
+            for (size_t k = 0; k < w->source.n; k++)
+                if (idx[k])
+                    key += idx[k][i] * w->combo.stride[k];
+            slot = &w->combo.ids[key];
+        }
         uint32_t id;
-        /* Track names are few and short: a name of <= 16 bytes is looked up in a
-         * small direct-mapped cache by its exact-bytes key (no hashing, no memcmp);
-         * others, and misses, go to the interning table. */
-        track_cache_entry *ce16 = NULL;
-        uint64_t k0 = 0, k1 = 0;
-        if (tlen <= 16) {
-            short_key(ts, tlen, &k0, &k1);
-            uint64_t h = (k0 ^ (k1 * 0x9E3779B97F4A7C15ull) ^ tlen) * 0xff51afd7ed558ccdull;
-            ce16 = &w->cache[h >> (64 - TRACK_CACHE_BITS)];
-            if (ce16->len == tlen + 1 && ce16->k0 == k0 && ce16->k1 == k1) {
-                id = ce16->id;
-                goto have_id;
+        if (slot && *slot) {
+            id = *slot - 1;
+        } else {
+            int64_t got = row_track(w, b, i);
+            if (got < 0) {
+                nxpq_error_set(err, "%s: out of memory interning track names", w->info->table);
+                return -1;
             }
+            id = (uint32_t)got;
+            if (slot)
+                *slot = id + 1;
         }
-        int64_t got = track_intern(&w->tracks, ts, tlen);
-        if (got < 0) {
-            nxpq_error_set(err, "%s: out of memory interning track names", w->info->table);
-            return -1;
-        }
-        id = (uint32_t)got;
-        if (ce16)
-            *ce16 = (track_cache_entry){k0, k1, (uint32_t)tlen + 1, id};
-    have_id:
         w->rows[n] = (uint32_t)i;
         w->starts[n] = s;
         w->ends[n] = e;

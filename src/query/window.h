@@ -48,7 +48,14 @@ typedef struct nx_window_options {
     int threads;                  /* threads decoding each batch's columns (nxpq_scan_options) */
     bool dictionary;              /* the batch's columns may come in dictionary form (the
                                      timing and track rules read both forms) */
+    const nx_profile_range *ranges;  /* more pruning, at most NX_WINDOW_MAX_RANGES ranges on
+                                     INT32/INT64 columns (profile_table.h): pages and row
+                                     groups that cannot meet them are skipped, the rows of
+                                     the others all come back (callers filter exactly) */
+    size_t n_ranges;
 } nx_window_options;
+
+#define NX_WINDOW_MAX_RANGES (NX_PROFILE_MAX_MORE_RANGES - 1)
 
 /* One batch of rows inside the window. Arrays are indexed by k < n_rows and are
  * valid until the next nx_window_next(). */

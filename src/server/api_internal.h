@@ -115,5 +115,9 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
 enum MHD_Result nx_api_usage(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_schema(nx_api_req *r);
 enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file);
+/* api_search.c: search, selection aggregates and flows of events. */
+enum MHD_Result nx_api_search(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_aggregate(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_flows(nx_api_req *r, const char *name);
 
 #endif

@@ -340,7 +340,6 @@ static void json_track(nx_strbuf *b, const nx_track_entry *t)
     nx_json_i64(b, t->last_ts);
     nx_strbuf_printf(b, ",\"max_depth\":%" PRIu32, t->max_depth);
     if (t->has_parts) {
-        json_part(b, "source", &t->source, true);
         json_part(b, "instance", &t->instance, true);
         json_part(b, "pid", &t->pid, false);
         json_part(b, "tid", &t->tid, false);

@@ -14,8 +14,9 @@
  *     other '%' is kept literally; '+' is kept (not a space).
  * Routing on the decoded path, split at '/':
  *   /api/health, /api/profiles, /api/schema, /api/profiles/<name>[/tracks|/timeline|
- *   /event|/summary|/usage|/export/<Table>.csv]; other /api/... -> 404. <name> may be
- *   <S>/devices/<D> (three segments, a device profile nested in system profile S).
+ *   /event|/summary|/usage|/search|/aggregate|/flows|/export/<Table>.csv]; other
+ *   /api/... -> 404. <name> may be <S>/devices/<D> (three segments, a device
+ *   profile nested in system profile S).
  *   Anything else is a static file: "/" -> /index.html, "/static/<f>" -> asset "/<f>",
  *   "/<f>" -> asset "/<f>" (exact match in the embedded table, web_assets.h),
  *   "/profile/..." and "/view/..." -> /index.html (client-side routes); otherwise 404.
@@ -187,6 +188,12 @@ static enum MHD_Result route_api(nx_api_req *r, char **seg, size_t n)
             return nx_api_summary(r, name);
         if (n == 4 && strcmp(seg[3], "usage") == 0)
             return nx_api_usage(r, name);
+        if (n == 4 && strcmp(seg[3], "search") == 0)
+            return nx_api_search(r, name);
+        if (n == 4 && strcmp(seg[3], "aggregate") == 0)
+            return nx_api_aggregate(r, name);
+        if (n == 4 && strcmp(seg[3], "flows") == 0)
+            return nx_api_flows(r, name);
         if (n == 5 && strcmp(seg[3], "export") == 0)
             return nx_api_export(r, name, seg[4]);
     }

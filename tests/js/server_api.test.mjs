@@ -26,6 +26,12 @@
 //    kept events equal `nxprof export-csv --width W`'s rows; SystemProfileEvents: one event
 //    per (track, depth, bucket), each depth equal to its encloser count in SQL; a damaged
 //    table's entry is its error while the others answer as on the intact profile;
+//  - search: total, position and the event found (next/prev from matches and from times)
+//    equal the matches worked out from DuckDB rows, on the split device profile and on a
+//    real PyTorch trace processed as `torch`; aggregate: count, time and self time inside
+//    the range per group (self time by brute force from the nesting rule), top and other;
+//    flows: Flow edges resolved by id, and PyTorch events linked by their correlation
+//    number; their parameter errors;
 //  - CSV export byte-identical to `nxprof export-csv` (sampled and unsampled), headers,
 //    truncation header with a tiny max_rows;
 //  - 400/404/405/413/414 codes, traversal attempts (../, %2e%2e, %2f, absolute paths, %00,
@@ -351,13 +357,14 @@ test("a system profile's tracks: SystemProfileEvents per track from DuckDB, deep
   assert.equal(sys.label, 'System events');
   for (const g of t.groups) if (g.group !== 'system') assert.deepEqual(g.tracks, [], g.group);
   const ev = pq(SYSP, 'SystemProfileEvents');
-  const track = `CASE WHEN trace_event_source = 'framework' OR nc_idx IS NULL
-      THEN coalesce(instance_id, '') || '/' || coalesce(CAST(process_id AS VARCHAR), '') || '/' || coalesce(CAST(thread_id AS VARCHAR), '')
-      ELSE 'nc' || nc_idx END`;
-  const shared = (c) => `CASE WHEN count(DISTINCT ${c}) = 1 AND count(${c}) = count(*) THEN min(${c}) END`;
+  const track = SYS_TRACK;
+  // The parts a track's name is made of: a thread's instance, pid and tid; a NeuronCore's nc.
+  const thread = `(trace_event_source = 'framework' OR nc_idx IS NULL)`;
   const want = await rows(`SELECT ${track} AS track, count(*)::BIGINT AS n, min(start_ts) AS f, max(end_ts) AS l,
-      ${shared('trace_event_source')} AS source, ${shared('instance_id')} AS instance, ${shared('process_id')} AS pid,
-      ${shared('thread_id')} AS tid, ${shared('nc_idx')} AS nc
+      CASE WHEN bool_and(${thread}) THEN min(instance_id) END AS instance,
+      CASE WHEN bool_and(${thread}) THEN min(process_id) END AS pid,
+      CASE WHEN bool_and(${thread}) THEN min(thread_id) END AS tid,
+      CASE WHEN bool_and(NOT ${thread}) THEN min(nc_idx) END AS nc
       FROM read_parquet(${ev}) GROUP BY 1`);
   assert.ok(want.length >= 3, 'threads and NeuronCores');
   assert.equal(sys.tracks.length, want.length);
@@ -380,7 +387,7 @@ test("a system profile's tracks: SystemProfileEvents per track from DuckDB, deep
     assert.equal(big(g.first_ts), BigInt(w.f));
     assert.equal(big(g.last_ts), BigInt(w.l));
     assert.equal(g.max_depth, deepest.get(w.track), `max_depth of ${w.track}`);
-    assert.equal(g.source, w.source);
+    assert.equal(g.source, undefined);
     assert.equal(g.instance, w.instance);
     assert.deepEqual([g.pid, g.tid, g.nc].map(num), [w.pid, w.tid, w.nc].map(num), w.track);
   }
@@ -563,6 +570,230 @@ test('event: every field in schema order equals the row, across split files', as
   assert.equal((await req(`/api/profiles/${D}/event?table=Instruction&ordinal=999999`)).status, 404);
   assert.equal((await req(`/api/profiles/${D}/event?table=Instruction&ordinal=${2 ** 40}`)).status, 404);
   assert.equal((await req(`/api/profiles/${D}/event?table=Nope&ordinal=0`)).status, 400);
+});
+
+// --- search, aggregate, flows --------------------------------------------------------------
+
+// The files of a table in split order, and its rows with their ordinals ((file << 40) | row).
+const tableFiles = (dir, t) => readdirSync(dir)
+  .map((f) => [f, f === `${t}.parquet` ? 0 : (f.match(new RegExp(`^${t}_(\\d+)\\.parquet$`)) || [])[1]])
+  .filter(([, i]) => i !== undefined).sort((a, b) => Number(a[1]) - Number(b[1])).map(([f]) => join(dir, f));
+async function tableRows(dir, t, cols) {
+  const out = [];
+  for (const [i, f] of tableFiles(dir, t).entries()) {
+    for (const r of await rows(`SELECT ${cols}, file_row_number AS r FROM read_parquet(${q(f)}, file_row_number=true) ORDER BY r`)) {
+      r.ord = (BigInt(i) << 40n) | BigInt(r.r);
+      out.push(r);
+    }
+  }
+  return out;
+}
+const trackOf = (t) => (t === 'SystemProfileEvents' ? SYS_TRACK : TRACK[t]);
+// The events of a timeline table (non-null timing) with start, end, track and one field as `v`.
+const timelineRows = (dir, t, field) => tableRows(dir, t,
+  `${START(t)} AS s, ${END(t)} AS e, ${trackOf(t)} AS track, ${field} AS v`).then((rs) => rs.filter((r) => r.s !== null && r.e !== null));
+const asciiLower = (s) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+// A real PyTorch trace processed alone: system profile `torch` (framework events only).
+const TORCH_CAP = join(DIR, 'cap-torch');
+mkdirSync(TORCH_CAP);
+cpSync(join(SRC, 'tests/data/chrome-traces/benchmark_result_2869224_1695835535_trace.json.gz'), join(TORCH_CAP, 'trace.json.gz'));
+execFileSync(BIN, ['process', TORCH_CAP, '--data-path', DP, '--display-name', 'torch']);
+const TORCH = join(GLOBAL, 'torch@latest');
+
+// Checks /search against the matches of `tables` worked out from DuckDB rows: the total,
+// the first and last match, and next/prev from a sample of matches and of times.
+async function checkSearch(name, dir, tables, field, qtext, match) {
+  const all = [];
+  for (const [ti, t] of tables.entries()) {
+    if (field !== 'track' && !FIELDS[t].includes(field)) continue;   // skipped by the search
+    for (const r of await timelineRows(dir, t, field === 'track' ? trackOf(t) : field)) {
+      if (r.v === null) continue;
+      const v = typeof r.v === 'string' ? r.v : String(r.v);
+      const hit = typeof r.v !== 'string' ? v === qtext : match === 'exact' ? v === qtext : asciiLower(v).includes(asciiLower(qtext));
+      if (hit) all.push({ t, ti, s: BigInt(r.s), e: BigInt(r.e), ord: r.ord, track: r.track, v: r.v });
+    }
+  }
+  all.sort((a, b) => (a.s !== b.s ? (a.s < b.s ? -1 : 1) : a.ti !== b.ti ? a.ti - b.ti : a.ord < b.ord ? -1 : a.ord > b.ord ? 1 : 0));
+  const base = `/api/profiles/${name}/search?tables=${tables.join(',')}&field=${encodeURIComponent(field)}&q=${encodeURIComponent(qtext)}&match=${match}`;
+  const same = (r, k, what) => {
+    assert.equal(BigInt(r.total), BigInt(all.length), `${what}: total`);
+    if (k < 0 || k >= all.length) {
+      assert.equal(r.event, null, `${what}: no event`);
+      assert.equal(r.position, null);
+      return;
+    }
+    const w = all[k];
+    assert.ok(r.event, `${what}: an event`);
+    assert.deepEqual([r.event.table, big(r.event.ordinal), big(r.event.start), big(r.event.end), r.event.track],
+      [w.t, w.ord, w.s, w.e, w.track], what);
+    assert.equal(String(r.event.label), String(w.v));
+    assert.equal(r.position, k + 1, `${what}: position`);
+  };
+  same(await json(base), 0, 'first');
+  same(await json(`${base}&dir=prev`), all.length - 1, 'last');
+  const picks = new Set([0, 1, all.length - 2, all.length - 1]);
+  for (let i = 0; i < 12; i++) picks.add(Math.floor((i * 7919) % Math.max(all.length, 1)));
+  for (const k of picks) {
+    if (k < 0 || k >= all.length) continue;
+    const w = all[k];
+    const at = `&from=${w.s}&from_table=${w.t}&from_ord=${w.ord}`;
+    same(await json(`${base}${at}&dir=next`), k + 1, `next after ${k}`);
+    same(await json(`${base}${at}&dir=prev`), k - 1, `prev before ${k}`);
+    // A time alone: next = first starting at or after it, prev = last starting before it.
+    same(await json(`${base}&from=${w.s}`), all.findIndex((x) => x.s >= w.s), `next from ${w.s}`);
+    same(await json(`${base}&from=${w.s}&dir=prev`), all.findLastIndex((x) => x.s < w.s), `prev from ${w.s}`);
+  }
+  return all.length;
+}
+
+test('search: total, position and the event equal the matches worked out from DuckDB rows', async () => {
+  assert.ok(await checkSearch(DS, SPLIT, ['Instruction', 'SemaphoreUpdate'], 'track', 'e', 'contains') > 20);
+  assert.ok(await checkSearch(DS, SPLIT, ['SemaphoreUpdate', 'Instruction'], 'opcode', 'matmul', 'contains') > 5);
+  await checkSearch(DS, SPLIT, ['Instruction'], 'opcode', 'MATMUL', 'exact');
+  await checkSearch(D, PROF, ['DmaPacketAggregated', 'DmaPacket'], 'transfer_bytes', '2048', 'exact');
+  const r = await json(`/api/profiles/${DS}/search?tables=SemaphoreUpdate,Instruction&field=opcode&q=x`);
+  assert.deepEqual(r.skipped, ['SemaphoreUpdate']);
+  assert.ok(await checkSearch('torch', TORCH, ['SystemProfileEvents'], 'name', 'aten::', 'contains') > 50);
+  await checkSearch('torch', TORCH, ['SystemProfileEvents'], 'track', '/', 'contains');
+});
+
+// Brute-force self time inside [s, e] (docs/query.md): each event's clipped duration less its
+// children's (parent = the innermost encloser: the last in (start asc, end desc, row asc)).
+function clippedSelf(evs, s, e) {
+  const clip = (x) => { const a = x.s > s ? x.s : s, b = x.e < e ? x.e : e; return b > a ? b - a : 0n; };
+  const self = evs.map(clip);
+  for (const [bi, b] of evs.entries()) {
+    let p = -1;
+    for (const [ai, a] of evs.entries()) {
+      if (ai === bi || a.track !== b.track || a.s > b.s || b.e > a.e || (a.s === b.s && a.e === b.e && ai > bi)) continue;
+      const q2 = evs[p];
+      if (p < 0 || a.s > q2.s || (a.s === q2.s && (a.e < q2.e || (a.e === q2.e && ai > p)))) p = ai;
+    }
+    if (p >= 0) self[p] -= clip(b);
+  }
+  return self.map((x) => (x > 0n ? x : 0n));
+}
+
+// Checks one /aggregate table entry against groups worked out from DuckDB rows.
+async function checkAggregate(name, dir, table, s, e, { by, tracks, top = 50 } = {}) {
+  const key = by ?? { Instruction: 'opcode', SystemProfileEvents: 'name' }[table] ?? 'track';
+  const evs = (await timelineRows(dir, table, key === 'track' ? trackOf(table) : key))
+    .map((r) => ({ ...r, s: BigInt(r.s), e: BigInt(r.e) }))
+    .filter((r) => r.e >= s && r.s <= e && (!tracks || tracks.includes(r.track)));
+  const selfs = table === 'SystemProfileEvents' ? clippedSelf(evs, s, e) : null;
+  const groups = new Map();
+  for (const [i, r] of evs.entries()) {
+    const k = r.v === null ? null : typeof r.v === 'string' ? r.v : BigInt(r.v);
+    const g = groups.get(k) ?? { key: k, count: 0n, total: 0n, self: 0n };
+    const a = r.s > s ? r.s : s, b = r.e < e ? r.e : e;
+    g.count++;
+    g.total += b > a ? b - a : 0n;
+    if (selfs) g.self += selfs[i];
+    groups.set(k, g);
+  }
+  const order = [...groups.values()].sort((x, y) => (x.total !== y.total ? (x.total > y.total ? -1 : 1)
+    : x.count !== y.count ? (x.count > y.count ? -1 : 1) : x.key === null ? 1 : y.key === null ? -1
+      : typeof x.key === 'bigint' ? (x.key < y.key ? -1 : 1) : Buffer.compare(Buffer.from(x.key), Buffer.from(y.key))));
+  let url = `/api/profiles/${name}/aggregate?tables=${table}&start=${s}&end=${e}&top=${top}`;
+  if (by) url += `&by=${encodeURIComponent(by)}`;
+  if (tracks) url += `&tracks=${tracks.map((t) => encodeURIComponent(`${table}:${t}`)).join(',')}`;
+  const a = await json(url);
+  assert.equal(big(a.start), s);
+  const [t] = a.tables;
+  assert.equal(t.by, key);
+  assert.equal(BigInt(t.events), BigInt(evs.length), `${table} events`);
+  const shown = order.slice(0, top), rest = order.slice(top);
+  assert.deepEqual(t.groups.map((g) => [g.key === null ? null : String(g.key), BigInt(g.count), BigInt(g.total_ns), g.self_ns === null ? null : BigInt(g.self_ns)]),
+    shown.map((g) => [g.key === null ? null : String(g.key), g.count, g.total, selfs ? g.self : null]), `${table} by ${key}`);
+  const sum = (f) => rest.reduce((n, g) => n + g[f], 0n);
+  assert.deepEqual([t.other.groups, BigInt(t.other.count), BigInt(t.other.total_ns)], [rest.length, sum('count'), sum('total')]);
+  if (selfs) assert.equal(BigInt(t.other.self_ns), sum('self'));
+  return { events: evs.length, groups: order.length };
+}
+
+test('aggregate: count, time and self time inside the range per group equal DuckDB rows', async () => {
+  const s = S + (E - S) / 4n, e = S + (3n * (E - S)) / 4n;
+  assert.ok((await checkAggregate(DS, SPLIT, 'Instruction', s, e)).events > 50);
+  await checkAggregate(DS, SPLIT, 'Instruction', s, e, { by: 'track', top: 2 });
+  await checkAggregate(DS, SPLIT, 'Instruction', s, e, { by: 'hlo_name', top: 3 });
+  await checkAggregate(D, PROF, 'DmaPacket', s, e);
+  await checkAggregate(D, PROF, 'SemaphoreUpdate', S, E, { by: 'value' });
+  const engines = (await rows(`SELECT DISTINCT ${TRACK.Instruction} AS t FROM read_parquet(${pq(PROF, 'Instruction')}) ORDER BY 1`)).map((r) => r.t);
+  await checkAggregate(D, PROF, 'Instruction', s, e, { tracks: engines.slice(0, 2) });
+  // The PyTorch trace: whole span, and a window that cuts through nested operators.
+  const span = (await rows(`SELECT min(start_ts) AS f, max(end_ts) AS l FROM read_parquet(${pq(TORCH, 'SystemProfileEvents')})`))[0];
+  const f = BigInt(span.f), l = BigInt(span.l);
+  const whole = await checkAggregate('torch', TORCH, 'SystemProfileEvents', f, l, { top: 8 });
+  assert.ok(whole.groups > 8, 'an "other" remainder');
+  await checkAggregate('torch', TORCH, 'SystemProfileEvents', f + (l - f) / 3n, f + (l - f) / 2n);
+  await checkAggregate('torch', TORCH, 'SystemProfileEvents', f + (l - f) / 5n, f + (l - f) / 4n, { by: 'track' });
+  // Tracks named for another listed table only: this one has none selected.
+  const two = await json(`/api/profiles/${D}/aggregate?tables=Instruction,DmaPacket&start=${s}&end=${e}&tracks=Instruction:${engines[0]}`);
+  assert.equal(two.tables[1].events, 0);
+});
+
+test('flows: Flow edges of instructions and DMA blocks, shared flow ids of PyTorch events, from DuckDB', async () => {
+  const ins = await tableRows(SPLIT, 'Instruction', `id, start_ts AS s, end_ts AS e, ${TRACK.Instruction} AS track`);
+  const dma = await tableRows(SPLIT, 'DmaPacketAggregated', `id, start_ts AS s, end_ts AS e, ${TRACK.DmaPacketAggregated} AS track`);
+  const byId = { instruction: new Map(ins.map((r) => [BigInt(r.id), ['Instruction', r]])), dma_block: new Map(dma.map((r) => [BigInt(r.id), ['DmaPacketAggregated', r]])) };
+  const flow = await rows(`SELECT in_id, out_id, in_table, out_table, dependency_type, gap_time FROM read_parquet(${pq(SPLIT, 'Flow')}, file_row_number=true) ORDER BY file_row_number`);
+  assert.ok(flow.length > 10);
+  const refs = (list) => list.map((x) => [x.table, big(x.ordinal), big(x.start), big(x.end), x.track, x.dependency_type, big(x.gap_time)]);
+  const want = (edges, end) => edges.map((f) => {
+    const [table, r] = byId[f[`${end}_table`]].get(BigInt(f[`${end}_id`]));
+    return [table, r.ord, BigInt(r.s), BigInt(r.e), r.track, f.dependency_type, big(f.gap_time)];
+  }).sort((a, b) => (a[2] !== b[2] ? (a[2] < b[2] ? -1 : 1) : a[1] !== b[1] ? (a[1] < b[1] ? -1 : 1) : a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const linked = [...new Set(flow.flatMap((f) => [`${f.in_table}:${f.in_id}`, `${f.out_table}:${f.out_id}`]))].slice(0, 25);
+  for (const id of linked) {
+    const [ft, x] = id.split(':');
+    const [table, r] = byId[ft].get(BigInt(x));
+    const got = await json(`/api/profiles/${DS}/flows?table=${table}&ordinal=${r.ord}${Number(r.r) % 2 ? `&start=${r.s}` : ''}`);
+    assert.equal(got.table, table);
+    const mine = (end) => flow.filter((f) => f[`${end}_table`] === ft && BigInt(f[`${end}_id`]) === BigInt(x));
+    assert.deepEqual(refs(got.predecessors), want(mine('out'), 'in'), `${id} predecessors`);
+    assert.deepEqual(refs(got.successors), want(mine('in'), 'out'), `${id} successors`);
+    assert.equal(got.unresolved, 0);
+  }
+  // PyTorch: a launch and the kernel it started share their correlation number as flow_id.
+  const sys = await tableRows(TORCH, 'SystemProfileEvents', `start_ts AS s, end_ts AS e, ${SYS_TRACK} AS track, flow_id, name`);
+  const withFlow = sys.filter((r) => r.flow_id && r.flow_id.items.length);
+  let pairs = 0;
+  for (const x of withFlow.slice(0, 40)) {
+    const mineIds = x.flow_id.items;
+    const others = sys.filter((y) => y !== x && y.flow_id && y.flow_id.items.some((v) => mineIds.includes(v)));
+    const got = await json(`/api/profiles/torch/flows?table=SystemProfileEvents&ordinal=${x.ord}`);
+    const key = (y) => [big(y.ordinal ?? y.ord), big(y.start ?? y.s)];
+    const before = (y) => BigInt(y.s) < BigInt(x.s) || (BigInt(y.s) === BigInt(x.s) && y.ord < x.ord);
+    assert.deepEqual(got.predecessors.map(key), others.filter(before).map(key), `${x.name} predecessors`);
+    assert.deepEqual(got.successors.map(key), others.filter((y) => !before(y)).map(key), `${x.name} successors`);
+    for (const y of [...got.predecessors, ...got.successors]) assert.ok(mineIds.includes(y.flow_id));
+    pairs += others.length;
+  }
+  assert.ok(pairs > 10, 'correlation numbers link launches and kernels');
+});
+
+test('search, aggregate, flows: parameter errors are 400 naming the parameter, a missing event 404', async () => {
+  const SE = `/api/profiles/${D}/search?tables=Instruction`;
+  const AG = `/api/profiles/${D}/aggregate?tables=Instruction`;
+  const bad = [
+    [`${SE}&q=x`, 'field'], [`${SE}&field=opcode`, 'q'], [`${SE}&field=opcode&q=`, 'q'],
+    [`${SE}&field=nope&q=x`, 'field'], [`${SE}&field=opcode&q=x&match=like`, 'match'],
+    [`${SE}&field=opcode&q=x&dir=up`, 'dir'], [`${SE}&field=opcode&q=x&from=5&from_ord=1`, 'from_ord'],
+    [`${SE}&field=opcode&q=x&from=5&from_ord=1&from_table=CcOp`, 'from_table'],
+    [`${SE}&field=opcode&q=x&from=5x`, 'from'], [`/api/profiles/${D}/search?tables=Nope&field=opcode&q=x`, 'tables'],
+    [`${AG}&start=5`, 'end'], [`${AG}&start=9&end=5`, 'end'], [`${AG}&start=0&end=9&top=0`, 'top'],
+    [`${AG}&start=0&end=9&by=nope`, 'by'], [`${AG}&start=0&end=9&tracks=CcOp:x`, 'tracks'],
+    [`/api/profiles/${D}/flows?ordinal=0`, 'table'], [`/api/profiles/${D}/flows?table=Metadata&ordinal=0`, 'table'],
+    [`/api/profiles/${D}/flows?table=Instruction&ordinal=-1`, 'ordinal'],
+  ];
+  for (const [p, param] of bad) {
+    const r = await req(p);
+    assert.equal(r.status, 400, `${p}: ${r.status} ${r.body}`);
+    assert.match(JSON.parse(r.body).error, new RegExp(param), p);
+  }
+  assert.equal((await req(`/api/profiles/${D}/flows?table=Instruction&ordinal=999999`)).status, 404);
+  assert.equal((await req(`/api/profiles/${D}/flows?table=SystemProfileEvents&ordinal=0`)).status, 404);
+  assert.equal((await req(`/api/profiles/nope/search?field=opcode&q=x`)).status, 404);
 });
 
 test('summary and OpcodeSummary equal DuckDB', async () => {

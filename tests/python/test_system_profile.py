@@ -13,18 +13,21 @@ self time its duration less its children's, at least 0.
 
 Checked against nxprof: `top --by name --format json` (count, inclusive and self sums per
 name, and the wall time), `summary --format json` (busy time = union of depth-0 events per
-thread, with their count), and that top and summary exit 0 in text form too.
+thread, with their count), and that top and summary exit 0 in text form too. And the
+flow_id of every framework event (read back with pyarrow): [args.flow_id], else
+[args.correlation] (the number Kineto gives a launch and the kernel it started), else null.
 """
 import gzip
 import json
 import re
 from bisect import bisect_left
-from collections import defaultdict
+from collections import Counter, defaultdict
 from decimal import ROUND_HALF_UP, Decimal
 
+import pyarrow.parquet as pq
 import pytest
 
-from conftest import CHROME_TRACES, nx
+from conftest import CHROME_TRACES, nx, profile_files
 
 _INT64 = re.compile(r"-?\d+\Z")
 
@@ -45,8 +48,27 @@ def thread_id(v):
     return int(v)
 
 
+def arg_text(args, key):
+    """The text nxprof takes for args[key]: a string's content, a number's or boolean's
+    JSON text; None when absent, null, an object or an array."""
+    v = args.get(key) if isinstance(args, dict) else None
+    if v is None or isinstance(v, (dict, list)):
+        return None
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def flow_of(e):
+    """A framework event's flow_id list: [args.flow_id], else [args.correlation], else None."""
+    args = e.get("args")
+    v = arg_text(args, "flow_id")
+    v = v if v is not None else arg_text(args, "correlation")
+    return None if v is None else [v]
+
+
 def framework_events(path):
-    """[(thread, position, start, end, name)] of one trace file."""
+    """[(thread, position, start, end, name, flow_id)] of one trace file."""
     doc = json.loads(gzip.open(path).read(), parse_float=Decimal)
     events = doc if isinstance(doc, list) else doc["traceEvents"]
     base = int(doc.get("baseTimeNanoseconds", 0)) if isinstance(doc, dict) else 0
@@ -60,13 +82,13 @@ def framework_events(path):
         if ph == "X":
             dur = us_to_ns(e["dur"]) if "dur" in e else 0
             if dur >= 0:
-                out.append((thread, pos, start, start + dur, e.get("name", "")))
+                out.append((thread, pos, start, start + dur, e.get("name", ""), flow_of(e)))
         elif ph == "B":
-            stacks[thread].append((pos, start, e.get("name", "")))
+            stacks[thread].append((pos, start, e.get("name", ""), flow_of(e)))
         elif stacks[thread]:
-            bpos, bstart, name = stacks[thread].pop()
+            bpos, bstart, name, flow = stacks[thread].pop()
             if start >= bstart:
-                out.append((thread, bpos, bstart, start, name))
+                out.append((thread, bpos, bstart, start, name, flow))
     return out
 
 
@@ -96,7 +118,7 @@ def nest(track):
     fw = Fenwick(len(ends))
     seen = 0
     stack, selfs, depth = [], [e[3] - e[2] for e in order], [0] * len(order)
-    for i, (_, _, start, end, _) in enumerate(order):
+    for i, (_, _, start, end, *_) in enumerate(order):
         k = bisect_left(ends, end)
         depth[i] = seen - fw.prefix(k)      # earlier events ending at or after this end
         fw.add(k)
@@ -133,7 +155,7 @@ def expected(path):
             total += cur[1] - cur[0]
         busy[thread] = (total, len(tops))
     names = defaultdict(lambda: [0, 0, 0])
-    for thread, pos, start, end, name in events:
+    for thread, pos, start, end, name, _ in events:
         g = names[name]
         g[0] += 1
         g[1] += end - start
@@ -191,3 +213,20 @@ def test_without_the_index_the_same_answers(trace, framework_profiles, tmp_path)
         b = nx(args[0], copy, *args[1:])
         assert b.stdout.replace(str(copy), str(prof)) == a.stdout
         assert "note:" in b.stderr and "note:" not in a.stderr
+
+
+@pytest.mark.parametrize("trace", [t.name for t in CHROME_TRACES])
+def test_flow_ids_match_the_json(trace, framework_profiles):
+    prof = framework_profiles[trace]
+    path = next(t for t in CHROME_TRACES if t.name == trace)
+    want = Counter((start, end, name, tuple(flow) if flow else None)
+                   for _, _, start, end, name, flow in framework_events(path))
+    rows = []
+    for f in profile_files(prof)["SystemProfileEvents"]:
+        rows += pq.read_table(f, columns=["start_ts", "end_ts", "name", "trace_event_source", "flow_id"]).to_pylist()
+    got = Counter((r["start_ts"], r["end_ts"], r["name"], tuple(r["flow_id"]) if r["flow_id"] else None)
+                  for r in rows if r["trace_event_source"] == "framework")
+    assert got == want
+    linked = Counter(f for (_, _, _, f), n in want.items() for _ in range(n) if f)
+    if linked:
+        assert any(n >= 2 for n in linked.values()), "some flow id links two events"

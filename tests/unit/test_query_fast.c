@@ -15,7 +15,10 @@
  *   - track ids: a window query over an Instruction file whose engine names are
  *     0..20 bytes long and differ in one byte only (the window's short-name cache
  *     keys names <= 16 bytes by overlapping loads) returns, for every row, the name
- *     that row holds, and ids in order of first appearance.
+ *     that row holds, and ids in order of first appearance; the same in dictionary
+ *     form (ids kept per combination of dictionary entries), with a timeline_track
+ *     column that is all null in the first row groups, then null, empty or a name,
+ *     over row groups with dictionaries of their own.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -301,6 +304,12 @@ static size_t make_names(char names[][24])
     return n;
 }
 
+/* The track rule of Instruction: timeline_track when non-null and non-empty, else engine. */
+static const char *instruction_track(const char *ttrack, const char *engine)
+{
+    return ttrack && *ttrack ? ttrack : engine;
+}
+
 static void test_window_track_names(void **state)
 {
     (void)state;
@@ -314,46 +323,65 @@ static void test_window_track_names(void **state)
         {.name = "start_ts", .type = NXPQ_INT64},
         {.name = "end_ts", .type = NXPQ_INT64},
         {.name = "engine", .type = NXPQ_STRING, .nullable = true},
+        {.name = "timeline_track", .type = NXPQ_STRING, .nullable = true},
     };
+    nxpq_writer_options wopt;
+    nxpq_writer_options_init(&wopt);
+    wopt.row_group_rows = 700;
+    wopt.page_rows = 100;
     nxpq_error err;
-    nxpq_writer *w = nxpq_writer_open(path, cols, 3, NULL, &err);
+    nxpq_writer *w = nxpq_writer_open(path, cols, 4, &wopt, &err);
     assert_non_null(w);
     enum { ROWS = 5000 };
+    static const char *const ttracks[] = {NULL, "", "qSync", "qPE0", NULL, NULL};
     size_t which[ROWS];
+    const char *tt[ROWS];
     for (size_t i = 0; i < ROWS; i++) {
         /* Every name in order first (ids = first appearance), then a mix. */
         which[i] = i < n_names ? i : (size_t)(next_rand() % n_names);
+        tt[i] = i < 1400 ? NULL : ttracks[next_rand() % 6];
         assert_int_equal(nxpq_put_int64(w, 0, (int64_t)i * 10), 0);
         assert_int_equal(nxpq_put_int64(w, 1, (int64_t)i * 10 + 5), 0);
         assert_int_equal(nxpq_put_string(w, 2, names[which[i]], strlen(names[which[i]])), 0);
+        assert_int_equal(tt[i] ? nxpq_put_string(w, 3, tt[i], strlen(tt[i])) : nxpq_put_null(w, 3), 0);
         assert_int_equal(nxpq_end_row(w), 0);
     }
     assert_int_equal(nxpq_writer_close(w, &err), 0);
 
     nx_profile_table *t = NULL;
     assert_int_equal(nx_profile_table_open(dir, "Instruction", &t, &err), 0);
-    nx_window_options wo = {.start = 0, .end = ROWS * 10, .batch_rows = 333};
-    nx_window *q = nx_window_open(t, &wo, &err);
-    assert_non_null(q);
-    nx_window_batch b;
-    size_t seen = 0;
-    int rc;
-    while ((rc = nx_window_next(q, &b, &err)) > 0) {
-        for (size_t k = 0; k < b.n_rows; k++) {
-            size_t row = (size_t)b.batch->first_row + b.rows[k];
-            size_t len;
-            const char *got = nx_window_track_name(q, b.track[k], &len);
-            assert_int_equal(len, strlen(names[which[row]]));
-            assert_memory_equal(got, names[which[row]], len);
-            if (row < n_names)
-                assert_int_equal(b.track[k], row); /* first appearance order */
-            seen++;
+    for (int dict = 0; dict < 2; dict++) {
+        nx_window_options wo = {.start = 0, .end = ROWS * 10, .batch_rows = 333, .dictionary = dict};
+        nx_window *q = nx_window_open(t, &wo, &err);
+        assert_non_null(q);
+        nx_window_batch b;
+        size_t seen = 0, both = 0, engine_only = 0;
+        int rc;
+        while ((rc = nx_window_next(q, &b, &err)) > 0) {
+            /* The projection: start_ts, end_ts, then the track's timeline_track, engine. */
+            bool tt_dict = b.batch->columns[2].dict_index != NULL, engine_dict = b.batch->columns[3].dict_index != NULL;
+            both += tt_dict && engine_dict;
+            engine_only += !tt_dict && engine_dict;
+            for (size_t k = 0; k < b.n_rows; k++) {
+                size_t row = (size_t)b.batch->first_row + b.rows[k];
+                const char *want = instruction_track(tt[row], names[which[row]]);
+                size_t len;
+                const char *got = nx_window_track_name(q, b.track[k], &len);
+                assert_int_equal(len, strlen(want));
+                assert_memory_equal(got, want, len);
+                if (row < n_names)
+                    assert_int_equal(b.track[k], row); /* first appearance order */
+                seen++;
+            }
         }
+        assert_int_equal(rc, 0);
+        assert_int_equal(seen, ROWS);
+        assert_int_equal(nx_window_track_count(q), n_names + 2);
+        /* In dictionary form: batches with both columns so, and the first ones with
+         * timeline_track all null (plain), so both ways of keying the ids ran. */
+        assert_true(dict ? both > 5 && engine_only > 2 : both + engine_only == 0);
+        nx_window_close(q);
     }
-    assert_int_equal(rc, 0);
-    assert_int_equal(seen, ROWS);
-    assert_int_equal(nx_window_track_count(q), n_names);
-    nx_window_close(q);
     nx_profile_table_close(t);
     unlink(path);
     rmdir(dir);
