@@ -50,6 +50,12 @@ test('system grouping modes', () => {
   assert.deepEqual(sys('instance'), [['instance i-1', 18, ['10/10', '10/11', 'NeuronCore 0', 'NeuronCore 1']], ['instance i-2', 2, ['20/20']]]);
 });
 
+test('a thread without pid or tid is named by its track', () => {
+  const doc = { groups: [{ group: 'system', label: 'System', tracks: [sysT('u/-13/-43', 1, { instance: 'u' })] }] };
+  assert.deepEqual(shape(buildTree(doc, defs, 'default'))[0][2], [['instance u', 1, [['process (unknown)', 1, ['u/-13/-43']]]]]);
+  assert.deepEqual(shape(buildTree(doc, defs, 'thread'))[0][2], [['Threads', 1, ['u/-13/-43']]]);
+});
+
 test('rows: heights by depth, collapse hides children, pathTo finds the groups', () => {
   const tree = buildTree(DOC, defs, 'default');
   const { rows, height } = layoutRows(tree, defs, new Set(), 100);

@@ -39,7 +39,9 @@ function groupBy(items, key) {
 }
 
 const ncLeaves = (ts) => ts.filter(isNc).sort((a, b) => Number(a.nc) - Number(b.nc)).map((t) => leaf(t, `NeuronCore ${t.nc}`));
-const threadLabel = (t) => `${txt(t.pid, '?')}/${txt(t.tid, '?')}`;
+// A thread's label: pid/tid, or its track name when the server gives no pid or tid.
+const known = (v) => v !== null && v !== undefined && v !== '';
+const threadLabel = (t) => (known(t.pid) && known(t.tid) ? `${t.pid}/${t.tid}` : txt(t.track, '(none)'));
 
 // The subtree of a group of SystemProfileEvents tracks under grouping `mode`.
 export function systemTree(id, tracks, mode) {
@@ -49,8 +51,8 @@ export function systemTree(id, tracks, mode) {
   const threadGroup = () => (threadLeaves.length ? [node(`${id}/threads`, 'Threads', threadLeaves)] : []);
   const byInstance = (inner) => groupBy(tracks, (t) => txt(t.instance, '(no instance)'))
     .map(([inst, ts]) => node(`${id}/i:${inst}`, `instance ${inst}`, inner(`${id}/i:${inst}`, ts)));
-  const processes = (pfx, ts) => groupBy(ts.filter((t) => !isNc(t)), (t) => txt(t.pid, '?'))
-    .map(([pid, pts]) => node(`${pfx}/p:${pid}`, `process ${pid}`, pts.map((t) => leaf(t, `thread ${txt(t.tid, '?')}`))));
+  const processes = (pfx, ts) => groupBy(ts.filter((t) => !isNc(t)), (t) => txt(t.pid, '(unknown)'))
+    .map(([pid, pts]) => node(`${pfx}/p:${pid}`, `process ${pid}`, pts.map((t) => leaf(t, known(t.tid) ? `thread ${t.tid}` : txt(t.track, '(none)')))));
   switch (mode) {
     case 'process': return [...processes(`${id}/proc`, tracks), ...ncGroup()];
     case 'thread': return [...threadGroup(), ...ncGroup()];
