@@ -36,6 +36,8 @@ void nx_tracks_free(nx_tracks *t)
     for (size_t i = 0; t->tracks && i < t->n; i++)
         entry_free(&t->tracks[i]);
     free(t->tracks);
+    for (size_t i = 0; i < t->n_errors; i++)
+        free(t->errors[i].error);
     memset(t, 0, sizeof *t);
 }
 
@@ -346,13 +348,31 @@ static int finish(entry_list *l, nx_tracks *out, nxpq_error *err)
     return 0;
 }
 
+/* Table `rank` read into l, or, when it cannot be, its tracks dropped and its error
+ * recorded in out. -1 only when out of memory recording the error. */
+static int read_or_record(const char *dir, size_t rank, entry_list *l, nx_tracks *out, nxpq_error *err)
+{
+    size_t before = l->n;
+    nxpq_error terr = {{0}};
+    if (read_table(dir, rank, l, &terr) == 0)
+        return 0;
+    while (l->n > before)
+        entry_free(&l->e[--l->n]);
+    nx_track_error *e = &out->errors[out->n_errors];
+    e->table = nx_timeline_view_at(rank)->table;
+    if (!(e->error = strdup(terr.msg[0] ? terr.msg : "unreadable")))
+        return nxpq_error_set(err, "%s: out of memory", e->table);
+    out->n_errors++;
+    return 0;
+}
+
 int nx_tracks_read(const char *profile_dir, nx_tracks *out, nxpq_error *err)
 {
     memset(out, 0, sizeof *out);
     entry_list l = {0};
     int rc = 0;
     for (size_t rank = 0; rc == 0 && rank < NX_TIMELINE_TABLES; rank++)
-        rc = read_table(profile_dir, rank, &l, err);
+        rc = read_or_record(profile_dir, rank, &l, out, err);
     if (rc == 0)
         rc = finish(&l, out, err);
     for (size_t i = 0; i < l.n; i++)

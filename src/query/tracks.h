@@ -27,6 +27,9 @@
  * count and extent, and for a table whose events nest its depth tracks' deepest
  * depth) when it has a usable one, else by one window scan of its timing and
  * track columns (depths from nesting_values, computed from the table).
+ * A table that cannot be read (a damaged file, out of memory while reading it)
+ * does not fail the others: it has no tracks and is listed in `errors` with the
+ * message naming its file, so a client can show the error in its place.
  * Memory: the tracks, plus SystemProfileEvents' nesting values when they are
  * computed (nesting_values.h).
  */
@@ -58,16 +61,24 @@ typedef struct nx_track_entry {
     nx_track_part instance, pid, tid, nc;
 } nx_track_entry;
 
+typedef struct nx_track_error {
+    const char *table;                   /* the timeline table (static text) */
+    char *error;                         /* malloc'd: why it could not be read */
+} nx_track_error;
+
 typedef struct nx_tracks {
     nx_track_entry *tracks;              /* in order (rules above) */
     size_t n;
     size_t group_first[NX_TIMELINE_GROUPS + 1]; /* group g: tracks [group_first[g], group_first[g + 1]) */
     bool have_span;
     int64_t first_ts, last_ts;
+    nx_track_error errors[NX_TIMELINE_TABLES]; /* unreadable tables, in table order */
+    size_t n_errors;
 } nx_tracks;
 
-/* The tracks of profile_dir. 0 (*out filled; nx_tracks_free it) or -1 with err
- * naming the table. Tables the profile lacks have no tracks. */
+/* The tracks of profile_dir. 0 (*out filled, unreadable tables in out->errors;
+ * nx_tracks_free it) or -1 with err when out of memory recording an error or
+ * ordering the tracks. Tables the profile lacks have no tracks. */
 int nx_tracks_read(const char *profile_dir, nx_tracks *out, nxpq_error *err);
 void nx_tracks_free(nx_tracks *t);
 

@@ -348,12 +348,14 @@ static void json_track(nx_strbuf *b, const nx_track_entry *t)
     nx_strbuf_putc(b, '}');
 }
 
-/* The tracks JSON of a profile directory (query/tracks.h). NULL (err set) on failure. */
-static char *tracks_json(const char *dir, const char *name, nxpq_error *err)
+/* The tracks JSON of a profile directory (query/tracks.h). NULL (err set) on failure;
+ * *complete false when a table could not be read (the answer lists it in "errors"). */
+static char *tracks_json(const char *dir, const char *name, bool *complete, nxpq_error *err)
 {
     nx_tracks t;
     if (nx_tracks_read(dir, &t, err) != 0)
         return NULL;
+    *complete = t.n_errors == 0;
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"profile\":");
     nx_json_str(&b, name, strlen(name));
@@ -377,6 +379,12 @@ static char *tracks_json(const char *dir, const char *name, nxpq_error *err)
             json_track(&b, &t.tracks[i]);
         }
         nx_strbuf_puts(&b, "]}");
+    }
+    nx_strbuf_puts(&b, "],\"errors\":[");
+    for (size_t i = 0; i < t.n_errors; i++) {
+        nx_strbuf_printf(&b, "%s{\"table\":\"%s\",\"error\":", i ? "," : "", t.errors[i].table);
+        nx_json_str(&b, t.errors[i].error, strlen(t.errors[i].error));
+        nx_strbuf_putc(&b, '}');
     }
     nx_strbuf_puts(&b, "]}");
     nx_tracks_free(&t);
@@ -402,13 +410,15 @@ enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name)
     nx_strbuf b = NX_STRBUF_INIT;
     if (!nx_response_cache_get(dir, &st, "tracks", &b)) {
         nxpq_error err = {{0}};
-        char *json = tracks_json(dir, name, &err);
+        bool complete;
+        char *json = tracks_json(dir, name, &complete, &err);
         if (!json) {
             free(dir);
             return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
         }
         nx_strbuf_puts(&b, json);
-        nx_response_cache_put(dir, &st, "tracks", json, strlen(json));
+        if (complete)   /* a table that failed is read again next time */
+            nx_response_cache_put(dir, &st, "tracks", json, strlen(json));
         free(json);
     }
     free(dir);

@@ -35,39 +35,22 @@
 // (scripts/bootstrap).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SKIP, TRACK_SQL, startServer, launch, settle, viewState, paintedRows } from './lib/browser.mjs';
 
-const CHROMIUM = process.env.NXPROF_CHROMIUM || '/usr/bin/chromium';
 const BIN = process.env.NXPROF_BIN;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CATALOGUE = path.join(HERE, '..', '..', 'src', 'schema', 'catalogue.tsv');
-const skip = !fs.existsSync(CHROMIUM) ? `chromium is not installed at ${CHROMIUM} (scripts/bootstrap installs it); skipping the browser tests` : false;
+const skip = SKIP;
 if (skip) console.log(`# SKIP js.viewer: ${skip}`);
 
 function schemaFields(table) {
   return fs.readFileSync(CATALOGUE, 'utf8').split('\n')
     .map((l) => l.split('\t')).filter((c) => c[0] === 'field' && c[1] === table).map((c) => c[2]);
-}
-
-async function startServer(dataPath) {
-  const child = spawn(BIN, ['serve', '--data-path', dataPath, '--bind', '127.0.0.1', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr.on('data', (d) => { err += d; });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`nxprof serve did not start: ${err}`)), 15000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/serving .* at (http:\/\/\S+?)\/?\s/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`nxprof serve exited ${code}: ${err}`)); });
-  });
-  return { child, url };
 }
 
 // Instruction tracks by DuckDB: timeline_track when non-empty, else engine (docs/query.md).
@@ -76,21 +59,16 @@ async function instructionTracks(profileDir) {
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
   const glob = path.join(profileDir, 'Instruction*.parquet');
-  const r = await con.runAndReadAll(`SELECT DISTINCT coalesce(nullif(timeline_track, ''), engine) AS t FROM read_parquet('${glob}') ORDER BY t`);
+  const r = await con.runAndReadAll(`SELECT DISTINCT ${TRACK_SQL.Instruction} AS t FROM read_parquet('${glob}') ORDER BY t`);
   return r.getRowObjects().map((o) => o.t);
 }
 
-const viewState = (page) => page.evaluate(() => window.nxViewer.state);
+const waitLoaded = settle;
+const paintedByRow = paintedRows;
 const urlRange = (page) => {
   const u = new URL(page.url());
   return { start: BigInt(u.searchParams.get('start')), end: BigInt(u.searchParams.get('end')) };
 };
-async function waitLoaded(page) {
-  await page.waitForFunction(() => window.nxViewer && window.nxViewer.state.loaded && window.nxViewer.state.fetching === 0 &&
-    window.nxViewer.state.lastWindow && window.nxViewer.state.lastWindow.start === window.nxViewer.state.start &&
-    window.nxViewer.state.lastWindow.end === window.nxViewer.state.end, null, { timeout: 30000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-}
 async function waitUrlChange(page, before) {
   await page.waitForFunction((b) => {
     const u = new URL(location.href);
@@ -99,33 +77,8 @@ async function waitUrlChange(page, before) {
   return urlRange(page);
 }
 
-// Per row of the layout: how many plot pixels on the row's middle line are not background.
-async function paintedByRow(page) {
-  return page.evaluate(() => {
-    const c = document.querySelector('#timeline');
-    const ctx = c.getContext('2d');
-    const dpr = c.width / c.getBoundingClientRect().width;
-    const out = [];
-    for (const r of window.nxViewer.state.rows) {
-      if (r.kind !== 'track') continue;
-      const y = Math.floor((r.y + r.h / 2) * dpr);
-      const x0 = Math.ceil(182 * dpr);
-      const img = ctx.getImageData(x0, y, c.width - x0, 1).data;
-      let n = 0, firstX = -1;
-      for (let i = 0; i < img.length; i += 4) {
-        const [R, G, B] = [img[i], img[i + 1], img[i + 2]];
-        const grey = Math.abs(R - G) < 8 && Math.abs(G - B) < 8 && R > 200;
-        if (!grey) { n++; if (firstX < 0) firstX = i / 4; }
-      }
-      out.push({ table: r.table, track: r.track, label: r.label, y: r.y + r.h / 2, painted: n, firstX: firstX < 0 ? -1 : (x0 + firstX) / dpr });
-    }
-    return out;
-  });
-}
-
 test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async (t) => {
   assert.ok(BIN, 'NXPROF_BIN must name the nxprof binary');
-  const { chromium } = await import('playwright-core');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nxviewer-'));
   const cap = path.join(tmp, 'cap'), data = path.join(tmp, 'data');
   // llama-layer, small: enough events that sampling at the screen's width drops rows.
@@ -145,9 +98,8 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   assert.ok(expectedTracks.length >= 2, 'the tiny capture has several engines');
   const SHOTS = process.env.NXPROF_SCREENSHOTS || tmp;
 
-  const { child, url } = await startServer(data);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+  const { child, url } = await startServer(BIN, data);
+  const browser = await launch();
   t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); fs.rmSync(tmp, { recursive: true, force: true }); });
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
@@ -171,7 +123,7 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     });
     await page.screenshot({ path: path.join(SHOTS, 'viewer-profile-list.png') });
     await page.locator('#profiles a', { hasText: /^demo$/ }).click();
-    await page.waitForURL(/\/view\/demo$/);
+    await page.waitForURL(/\/view\/demo(\?|$)/);
   });
 
   await t.test('the system profile shows its summary and a Device Profiles table; a link opens that device profile', async () => {
@@ -191,7 +143,9 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     await page.waitForURL(new RegExp(`/view/${DEV}`));
     await waitLoaded(page);
     assert.equal(await page.locator('#crumb-system').innerText(), 'demo', 'a link back to the system profile');
-    assert.equal(await page.locator('#crumb-system').getAttribute('href'), '/view/demo');
+    const st = await viewState(page);
+    assert.equal(await page.locator('#crumb-system').getAttribute('href'), `/view/demo?start=${st.start}&end=${st.end}`,
+      'the trail links back to the system profile at the same window');
   });
 
   await t.test('the timeline canvas painted every instruction track', async () => {

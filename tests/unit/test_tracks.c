@@ -2,7 +2,8 @@
  * test_tracks.c — query/tracks.h: the tracks of a hand-made profile (Instruction,
  * DmaPacket, SemaphoreUpdate and SystemProfileEvents), their groups, natural order,
  * counts and extents, SystemProfileEvents' max_depth and shared parts; the same answer
- * from the timeline indexes and from scans with the indexes removed; and the view rules
+ * from the timeline indexes and from scans with the indexes removed; a damaged table
+ * listed in errors while the others are answered; and the view rules
  * of profile/timeline_rules.h the tracks are grouped by.
  *
  * Each event below carries the track the rules of docs/query.md give it, written out
@@ -204,6 +205,7 @@ static void check_system_track(const nx_track_entry *t)
 
 static void check_tracks(const nx_tracks *t)
 {
+    assert_int_equal(t->n_errors, 0);
     assert_int_equal(t->n, N_WANT);
     for (size_t i = 0; i < N_WANT; i++) {
         const nx_track_entry *e = &t->tracks[i];
@@ -274,12 +276,14 @@ static void no_timeline_tables(void **state)
     fixture_rmrf(empty);
 }
 
+/* A damaged table has no tracks and its error, naming it; the others are listed. */
 static void unreadable_table_names_it(void **state)
 {
     (void)state;
     char bad[64], path[200];
     snprintf(bad, sizeof bad, "/tmp/nxtracks-bad-XXXXXX");
     assert_non_null(mkdtemp(bad));
+    fx_write(bad, "SemaphoreUpdate.parquet", (fx_col[]){{"timestamp", NXPQ_INT64}, {"id", NXPQ_STRING}}, 2, SEM, 3);
     snprintf(path, sizeof path, "%s/CcOp.parquet", bad);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
@@ -287,8 +291,17 @@ static void unreadable_table_names_it(void **state)
     fclose(f);
     nx_tracks t;
     nxpq_error err = {{0}};
-    assert_int_equal(nx_tracks_read(bad, &t, &err), -1);
-    assert_non_null(strstr(err.msg, "CcOp"));
+    assert_int_equal(nx_tracks_read(bad, &t, &err), 0);
+    assert_int_equal(t.n_errors, 1);
+    assert_string_equal(t.errors[0].table, "CcOp");
+    assert_non_null(strstr(t.errors[0].error, "CcOp.parquet"));
+    assert_int_equal(t.n, 2);   /* S[3] and S[10] */
+    for (size_t i = 0; i < t.n; i++)
+        assert_string_equal(t.tracks[i].view->table, "SemaphoreUpdate");
+    assert_true(t.have_span);
+    assert_int_equal(t.first_ts, 3);
+    assert_int_equal(t.last_ts, 7);
+    nx_tracks_free(&t);
     fixture_rmrf(bad);
 }
 

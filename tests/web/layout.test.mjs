@@ -1,0 +1,101 @@
+// js.web_modules: web/js/layout.js (track tree, grouping modes, rows) and web/js/hit.js
+// (event boxes, hit testing, area bands).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildTree, layoutRows, pathTo, hasGroupings, trackHeight, GROUP_H, TRACK_H, LEVEL_H, TRACK_PAD } from '../../web/js/layout.js';
+import { rowAt, eventBox, eventAt, rowsInBand } from '../../web/js/hit.js';
+
+const defs = new Map([
+  ['Instruction', { table: 'Instruction', nested: false, track_suffix: '' }],
+  ['DmaPacket', { table: 'DmaPacket', nested: false, track_suffix: ' · packets' }],
+  ['SystemProfileEvents', { table: 'SystemProfileEvents', nested: true, track_suffix: '' }],
+]);
+const sysT = (track, count, o) => ({ table: 'SystemProfileEvents', track, count, max_depth: 0, source: 'framework', instance: 'i-1', pid: null, tid: null, nc: null, ...o });
+const DOC = { groups: [
+  { group: 'compute', label: 'Compute engines', tracks: [{ table: 'Instruction', track: 'qPE0', count: 5 }, { table: 'Instruction', track: 'qAct', count: 3 }] },
+  { group: 'dma', label: 'DMA queues', tracks: [{ table: 'DmaPacket', track: 'q1', count: 2 }] },
+  { group: 'cc', label: 'Collectives (CC)', tracks: [] },
+  { group: 'system', label: 'System', tracks: [
+    sysT('i-1/10/10', 4, { pid: 10, tid: 10, max_depth: 3 }), sysT('i-1/10/11', 1, { pid: 10, tid: 11 }),
+    sysT('i-2/20/20', 2, { instance: 'i-2', pid: 20, tid: 20 }),
+    sysT('nc1', 6, { source: 'neuron_rt', nc: 1, pid: 10, tid: 12 }), sysT('nc0', 7, { source: 'neuron_rt', nc: 0, pid: 10, tid: 12 })] },
+] };
+const shape = (nodes) => nodes.map((n) => (n.children ? [n.label, n.count, shape(n.children)] : n.label));
+
+test('device groups: one level, empty groups skipped, suffixes, counts', () => {
+  const t = buildTree({ groups: DOC.groups.slice(0, 3) }, defs);
+  assert.deepEqual(shape(t), [['Compute engines', 8, ['qPE0', 'qAct']], ['DMA queues', 2, ['q1 · packets']]]);
+  assert.equal(hasGroupings({ groups: DOC.groups.slice(0, 3) }), false);
+  assert.equal(hasGroupings(DOC), true);
+});
+
+test('a table /tracks could not read gets one row in its group', () => {
+  const doc = { groups: [{ group: 'dma', label: 'DMA queues', tracks: [{ table: 'DmaPacket', track: 'q1', count: 2 }] },
+    { group: 'compute', label: 'Compute engines', tracks: [] }],
+  errors: [{ table: 'Instruction', error: 'Instruction.parquet: truncated' }] };
+  const d = new Map([...defs, ['Instruction', { table: 'Instruction', group: 'compute' }], ['DmaPacket', { table: 'DmaPacket', group: 'dma', track_suffix: ' · packets' }]]);
+  const t = buildTree(doc, d);
+  assert.deepEqual(shape(t), [['DMA queues', 2, ['q1 · packets']], ['Compute engines', 0, ['Instruction']]]);
+  assert.equal(t[1].children[0].id, 'Instruction\0');
+});
+
+test('system grouping modes', () => {
+  const sys = (mode) => shape(buildTree({ groups: [DOC.groups[3]] }, defs, mode))[0][2];
+  assert.deepEqual(sys('default'), [
+    ['instance i-1', 18, [['process 10', 5, ['thread 10', 'thread 11']], 'NeuronCore 0', 'NeuronCore 1']],
+    ['instance i-2', 2, [['process 20', 2, ['thread 20']]]]]);
+  assert.deepEqual(sys('process'), [['process 10', 5, ['thread 10', 'thread 11']], ['process 20', 2, ['thread 20']], ['NeuronCores', 13, ['NeuronCore 0', 'NeuronCore 1']]]);
+  assert.deepEqual(sys('thread'), [['Threads', 7, ['10/10', '10/11', '20/20']], ['NeuronCores', 13, ['NeuronCore 0', 'NeuronCore 1']]]);
+  assert.deepEqual(sys('neuroncore'), [['NeuronCores', 13, ['NeuronCore 0', 'NeuronCore 1']], ['Threads', 7, ['10/10', '10/11', '20/20']]]);
+  assert.deepEqual(sys('instance'), [['instance i-1', 18, ['10/10', '10/11', 'NeuronCore 0', 'NeuronCore 1']], ['instance i-2', 2, ['20/20']]]);
+});
+
+test('a thread without pid or tid is named by its track', () => {
+  const doc = { groups: [{ group: 'system', label: 'System', tracks: [sysT('u/-13/-43', 1, { instance: 'u' })] }] };
+  assert.deepEqual(shape(buildTree(doc, defs, 'default'))[0][2], [['instance u', 1, [['process (unknown)', 1, ['u/-13/-43']]]]]);
+  assert.deepEqual(shape(buildTree(doc, defs, 'thread'))[0][2], [['Threads', 1, ['u/-13/-43']]]);
+});
+
+test('rows: heights by depth, collapse hides children, pathTo finds the groups', () => {
+  const tree = buildTree(DOC, defs, 'default');
+  const { rows, height } = layoutRows(tree, defs, new Set(), 100);
+  assert.equal(rows[0].y, 100);
+  assert.equal(height, rows.reduce((a, r) => a + r.h, 0));
+  const deep = rows.find((r) => r.track === 'i-1/10/10');
+  assert.equal(deep.h, 4 * LEVEL_H + 2 * TRACK_PAD);
+  assert.equal(deep.levels, 4);
+  assert.equal(deep.nested, true);
+  assert.equal(rows.find((r) => r.track === 'qPE0').h, TRACK_H);
+  assert.equal(trackHeight({ max_depth: 0 }, defs.get('SystemProfileEvents')), LEVEL_H + 2 * TRACK_PAD);
+  const above = pathTo(tree, 'SystemProfileEvents\0i-1/10/11');
+  assert.deepEqual(above, ['g:system', 'g:system:default/i:i-1', 'g:system:default/i:i-1/p:10']);
+  const closed = layoutRows(tree, defs, new Set([above[1]]), 0).rows;
+  assert.ok(!closed.some((r) => r.track === 'i-1/10/11'));
+  assert.ok(closed.some((r) => r.kind === 'group' && r.id === above[1] && r.collapsed && r.h === GROUP_H));
+  assert.equal(pathTo(tree, 'nope'), null);
+});
+
+const g = { gutter: 100, viewS: 0, k: 10, pad: 2, levelH: 16 };
+test('event boxes and hits: depth bands, 1 px minimum, the shortest under the point', () => {
+  const r = { kind: 'track', y: 50, h: 3 * 16 + 4, nested: true };
+  const d = { start: Float64Array.from([0, 100, 120, 900]), dur: Float64Array.from([1000, 500, 5, 1]), depth: Int32Array.from([0, 1, 2, 1]), point: false };
+  assert.deepEqual(eventBox(d, 1, r, g), { x: 110, w: 50, y: 50 + 2 + 16, h: 15 });
+  assert.equal(eventBox(d, 3, r, g).w, 1);
+  assert.equal(eventAt(d, r, 120, 50 + 2 + 16 + 5, g), 1);      // level 1
+  assert.equal(eventAt(d, r, 120, 50 + 2 + 5, g), 0);           // level 0
+  assert.equal(eventAt(d, r, 112.2, 50 + 2 + 32 + 5, g), 2);    // level 2, 0.5 px wide
+  assert.equal(eventAt(d, r, 300, 50 + 2 + 16 + 5, g), -1);      // nothing on level 1 there
+  const flat = { kind: 'track', y: 0, h: 18, nested: false };
+  const p = { start: Float64Array.from([100]), dur: Float64Array.from([0]), depth: null, point: true };
+  assert.deepEqual(eventBox(p, 0, flat, g), { x: 109, w: 2, y: 2, h: 14 });
+  assert.equal(eventAt(p, flat, 112.5, 9, g), 0);
+  assert.equal(eventAt(p, flat, 115, 9, g), -1);
+});
+
+test('rowAt and rowsInBand', () => {
+  const rows = [{ kind: 'group', y: 0, h: 20 }, { kind: 'track', id: 'a', y: 20, h: 18 }, { kind: 'track', id: 'b', y: 38, h: 18 }];
+  assert.equal(rowAt(rows, 25).id, 'a');
+  assert.equal(rowAt(rows, 100), undefined);
+  assert.deepEqual(rowsInBand(rows, 50, 10).map((r) => r.id), ['a', 'b']);
+  assert.deepEqual(rowsInBand(rows, 21, 22).map((r) => r.id), ['a']);
+});

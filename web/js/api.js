@@ -1,0 +1,54 @@
+// api.js — the JSON API of `nxprof serve` (docs/api.md): fetch, errors, exact integers.
+//
+// The server writes integers beyond 2^53 as decimal strings; parseJSON also turns any
+// unsafe integer number into a BigInt (reading the number's source text), and big()
+// makes a BigInt of either, so absolute timestamps stay exact. api() throws an Error with
+// the server's {"error"} message and the HTTP status in .status. schema() fetches
+// /api/schema once per page (the viewer's timeline tables, labels, colours, search and
+// export fields, usage lanes come from its "viewer" member, never from copies in JS).
+
+export function parseJSON(text) {
+  return JSON.parse(text, (key, value, ctx) => {
+    if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value) &&
+        ctx && typeof ctx.source === 'string' && /^-?\d+$/.test(ctx.source)) {
+      return BigInt(ctx.source);
+    }
+    return value;
+  });
+}
+
+export async function api(path) {
+  const res = await fetch(path, { headers: { Accept: 'application/json' } });
+  const text = await res.text();
+  let body = null;
+  try { body = parseJSON(text); } catch { /* not JSON */ }
+  if (!res.ok) {
+    const err = new Error((body && body.error) || `${res.status} ${res.statusText}`);
+    err.status = res.status;
+    throw err;
+  }
+  return body;
+}
+
+export const big = (v) => (v === null || v === undefined ? null : typeof v === 'bigint' ? v
+  : typeof v === 'string' ? BigInt(v) : BigInt(Math.round(v)));
+
+// A profile name as a URL path: "<S>" or "<S>/devices/<D>", each segment percent-encoded.
+export const namePath = (name) => name.split('/').map(encodeURIComponent).join('/');
+export const viewHref = (name) => `/view/${namePath(name)}`;
+export const leafName = (name) => name.slice(name.lastIndexOf('/') + 1);
+
+let schemaPromise = null;
+// /api/schema, once: {viewer: {groups, timelines, usage}, units: Map table -> Map field ->
+// catalogue unit} (docs/api.md).
+export function schema() {
+  if (!schemaPromise) {
+    schemaPromise = api('/api/schema').then((s) => {
+      if (!s || !s.viewer) throw new Error('/api/schema has no "viewer" member');
+      const units = new Map((s.tables || []).map((t) => [t.name, new Map((t.fields || []).map((f) => [f.name, f.unit || '']))]));
+      return { viewer: s.viewer, units };
+    });
+    schemaPromise.catch(() => { schemaPromise = null; });
+  }
+  return schemaPromise;
+}

@@ -1,0 +1,314 @@
+// viewer.js — the timeline viewer shared by the Device Trace Viewer and the System Trace
+// Viewer: its state, layout, fetching, URL and selection; the other modules paint it
+// (paint.js), drive it (input.js) and fill its panels.
+//
+// - Tables and lanes: the profile's timeline tables are viewer.timelines of /api/schema
+//   whose table the profile has, in the schema's drawing order; its lanes viewer.usage the
+//   same way. /tracks gives the track tree (layout.js); nothing about tables is copied here.
+// - Every pan/zoom redraws at once (requestAnimationFrame, with the data already loaded)
+//   and, debounced by FETCH_DEBOUNCE_MS, fetches /timeline (and /usage) for the visible
+//   window with width = the plot's width in CSS pixels, i.e. the server's sampling (one
+//   event per track, depth and pixel bucket). Stale responses are dropped.
+// - Vertical layout: the time axis and the lanes are a pinned header; the track rows
+//   scroll under it (the canvas is as tall as the view and sticks to its top while a
+//   spacer gives the scroll height), so the axis never scrolls away.
+// - The URL is rewritten (history.replaceState) after every pan, zoom, selection, search,
+//   grouping or colour change (state.js has the format), so a copied link reopens the view.
+import { api, big, namePath, schema as loadSchema } from './api.js';
+import { $, setStatus } from './dom.js';
+import { clampWindow, parseViewQuery, viewQuery, windowOnEvent } from './state.js';
+import { buildTree, hasGroupings, layoutRows, pathTo, GROUPINGS } from './layout.js';
+import { ingestTimeline, ingestUsage, colourise } from './data.js';
+import { LANE_H } from './lanes.js';
+import { paintFrame, GUTTER, AXIS_H } from './paint.js';
+import { installInput, hideTooltip } from './input.js';
+import { showDetails, showWindowSummary, loadDeviceSummary } from './panels.js';
+import { installLegend, updateLegend } from './legend.js';
+import { installSearch } from './search.js';
+import { installSelection } from './selection.js';
+import { installExport } from './export.js';
+import { installHelp } from './help.js';
+
+const FETCH_DEBOUNCE_MS = 120;
+
+export const V = {
+  name: null, enc: null, info: null, kind: null, schema: null, defs: new Map(), laneDefs: new Map(),
+  tables: new Set(), timelineTables: [], usageTables: [],
+  origin: 0n, span: 1, viewS: 0, viewE: 1,
+  tracksDoc: null, tree: [], mode: 'default', collapsed: new Set(), colourMode: null,
+  header: [], rows: [], headerH: 0, contentH: 0, scrollTop: 0, viewH: 0, cssW: 0,
+  data: new Map(), errors: new Map(), lastTables: null, lastWindow: null, usage: null,
+  sel: null, flows: null, area: null, markers: [], search: { field: null, q: '' },
+  devices: [], fetchSeq: 0, fetchTimer: 0, frame: 0, inFlight: 0, drawnEvents: 0, paintMs: null, names: [],
+};
+
+export const plotWidth = () => Math.max(1, Math.min(10000, Math.round(V.cssW - GUTTER)));
+export const nsPerPx = () => (V.viewE - V.viewS) / Math.max(1, V.cssW - GUTTER);
+export const geom = () => ({ gutter: GUTTER, viewS: V.viewS, k: nsPerPx(), pad: 2, levelH: 16 });
+export const windowAbs = () => ({ S: V.origin + BigInt(Math.floor(V.viewS)), E: V.origin + BigInt(Math.ceil(V.viewE)) });
+export const absOf = (t) => V.origin + BigInt(Math.round(t));
+export const relOf = (abs) => Number(big(abs) - V.origin);
+
+// Tables /tracks could not read: table -> message.
+const tracksErrors = () => new Map((V.tracksDoc.errors || []).map((e) => [e.table, e.error]));
+
+// Rows as drawn now: the pinned header at its place, the track rows shifted by the scroll.
+export function screenRows() {
+  return [...V.header, ...V.rows.map((r) => ({ ...r, y: r.y - V.scrollTop, visible: r.y - V.scrollTop + r.h > V.headerH && r.y - V.scrollTop < V.viewH }))];
+}
+
+export function draw() {
+  if (V.frame) return;
+  V.frame = requestAnimationFrame(() => {
+    V.frame = 0;
+    const t0 = performance.now();
+    paintFrame();
+    V.paintMs = performance.now() - t0;   // reported in nxViewer.state for bench/viewer
+  });
+}
+
+export function changed() {
+  [V.viewS, V.viewE] = clampWindow(V.viewS, V.viewE, V.span);
+  hideTooltip();
+  draw();
+  scheduleFetch();
+}
+
+export function updateURL() {
+  if (!V.tracksDoc) return;
+  const { S, E } = windowAbs();
+  const url = `/view/${V.enc}?${viewQuery({ start: S, end: E, event: V.sel, q: V.search.q, field: V.search.field,
+    group: V.mode !== 'default' ? V.mode : null, colour: V.colourMode !== V.defaultColour ? V.colourMode : null })}`;
+  if (location.pathname + location.search !== url) history.replaceState(null, '', url);
+  const crumb = $('#crumb-system');
+  if (crumb) crumb.href = `${crumb.dataset.base}?start=${S}&end=${E}`;
+}
+
+// The track tree and the rows again (after a grouping change or a collapse).
+export function relayout() {
+  V.tree = buildTree(V.tracksDoc, V.defs, V.mode);
+  const header = [{ kind: 'axis', label: '', y: 0, h: AXIS_H }];
+  let y = AXIS_H;
+  for (const lane of V.usageTables.map((t) => V.laneDefs.get(t))) {
+    header.push({ kind: 'lane', lane: lane.lane, def: lane, label: lane.label, y, h: LANE_H });
+    y += LANE_H;
+  }
+  V.header = header;
+  V.headerH = y;
+  const { rows, height } = layoutRows(V.tree, V.defs, V.collapsed, y);
+  V.rows = rows;
+  V.contentH = y + height + 8;
+  if (V.resize) V.resize();
+  draw();
+}
+
+export function setGrouping(mode) { V.mode = mode; relayout(); updateURL(); }
+
+export function setColourMode(mode) {
+  V.colourMode = mode;
+  for (const d of V.data.values()) colourise(d, V.defs.get(d.table), mode);
+  updateLegend();
+  draw();
+  updateURL();
+}
+
+export function toggleGroup(id) {
+  if (V.collapsed.has(id)) V.collapsed.delete(id); else V.collapsed.add(id);
+  relayout();
+}
+
+// Select event ref {table, ordinal[, start, end, track]} (null clears): outline, details,
+// flows. reveal: also bring it on screen (expand its groups, scroll to its row, move the
+// window onto it).
+export function select(ref, reveal = false) {
+  V.sel = ref ? { table: ref.table, ordinal: Number(ref.ordinal) } : null;
+  V.selRef = ref && ref.start !== undefined && ref.start !== null
+    ? { table: ref.table, ordinal: Number(ref.ordinal), track: ref.track, start: ref.start, end: ref.end ?? ref.start } : null;
+  V.flows = null;
+  if (ref && reveal) revealEvent(ref);
+  draw();
+  updateURL();
+  showDetails(V.sel);
+}
+
+function revealEvent(ref) {
+  if (ref.start !== undefined && ref.start !== null) {
+    const a = relOf(ref.start), b = ref.end !== undefined && ref.end !== null ? relOf(ref.end) : a;
+    [V.viewS, V.viewE] = windowOnEvent(V.viewS, V.viewE, a, b);
+    changed();
+  }
+  if (ref.track === undefined || ref.track === null) return;
+  const id = `${ref.table}\0${ref.track}`;
+  const above = pathTo(V.tree, id);
+  if (above && above.some((g) => V.collapsed.has(g))) { for (const g of above) V.collapsed.delete(g); relayout(); }
+  const r = V.rows.find((x) => x.id === id);
+  const scroller = $('#timeline-scroll');
+  if (r && scroller) {
+    const top = r.y - V.headerH;
+    if (r.y < V.scrollTop + V.headerH || r.y + r.h > V.scrollTop + V.viewH) scroller.scrollTop = Math.max(0, top - 40);
+  }
+}
+
+export function scheduleFetch(delay = FETCH_DEBOUNCE_MS) {
+  clearTimeout(V.fetchTimer);
+  V.fetchTimer = setTimeout(fetchWindow, delay);
+}
+
+async function fetchWindow() {
+  const { S, E } = windowAbs();
+  const width = plotWidth();
+  updateURL();
+  if (!V.timelineTables.length && !V.usageTables.length) { V.lastWindow = { S, E, width }; showWindowSummary(); draw(); return; }
+  const seq = ++V.fetchSeq;
+  V.inFlight++;
+  try {
+    const base = `/api/profiles/${V.enc}`, qs = `start=${S}&end=${E}&width=${width}`;
+    const [tl, usage] = await Promise.all([
+      V.timelineTables.length ? api(`${base}/timeline?tables=${V.timelineTables.join(',')}&${qs}`) : { tables: [] },
+      V.usageTables.length ? api(`${base}/usage?tables=${V.usageTables.join(',')}&${qs}`).catch(() => null) : null,
+    ]);
+    if (seq !== V.fetchSeq) return; // a newer window was asked for
+    const off = Number(S - V.origin);
+    const got = ingestTimeline(tl, off, V.defs, V.colourMode);
+    V.data = got.tracks; V.lastTables = got.tables;
+    V.errors = new Map([...tracksErrors(), ...got.errors]);
+    V.usage = usage ? ingestUsage(usage, off, V.laneDefs) : null;
+    V.lastWindow = { S, E, width };
+    showWindowSummary();
+    updateLegend();
+    draw();
+    setStatus('');
+  } catch (e) {
+    if (seq === V.fetchSeq) setStatus(`Error: ${e.message}`);
+  } finally {
+    V.inFlight--;
+  }
+}
+
+// For tests and scripts (docs/viewer.md "For scripts and tests").
+function exposeState() {
+  window.nxViewer = {
+    get state() {
+      const { S, E } = windowAbs();
+      return { profile: V.name, kind: V.kind, start: S.toString(), end: E.toString(), width: plotWidth(),
+        rows: screenRows().map((r) => ({ kind: r.kind, id: r.id, label: r.label, table: r.table, track: r.track, y: r.y, h: r.h,
+          depth: r.depth, levels: r.levels, count: r.count, collapsed: r.collapsed, visible: r.visible !== false })),
+        headerH: V.headerH, viewH: V.viewH, drawnEvents: V.drawnEvents, paintMs: V.paintMs, loaded: V.lastWindow !== null, sel: V.sel,
+        lastWindow: V.lastWindow && { start: V.lastWindow.S.toString(), end: V.lastWindow.E.toString(), width: V.lastWindow.width },
+        fetching: V.inFlight, group: V.mode, colourMode: V.colourMode, names: V.names, errors: Object.fromEntries(V.errors),
+        markers: V.markers.map((m) => absOf(m).toString()), search: { ...V.search },
+        area: V.area && V.area.S !== undefined && { start: V.area.S.toString(), end: V.area.E.toString(), tracks: V.area.ids.map((id) => id.replace('\0', ':')) },
+        aggregate: V.aggregate || null, flows: V.flows, tables: V.lastTables, empty: V.emptyMessage || null };
+    },
+    // Boxes (canvas CSS px) of the loaded events passing filter({table, track, ordinal, depth, name}).
+    events(filter) { return drawnEvents(filter); },
+    exports: (window.nxViewer && window.nxViewer.exports) || [],
+  };
+}
+
+function drawnEvents(filter) {
+  const out = [], g = geom();
+  for (const r of screenRows()) {
+    if (r.kind !== 'track') continue;
+    const d = V.data.get(r.id);
+    if (!d) continue;
+    for (let i = 0; i < d.start.length; i++) {
+      const ev = { table: d.table, track: d.track, ordinal: d.ord[i], depth: d.depth ? d.depth[i] : 0, name: d.name ? d.name[i] : null,
+        start: absOf(d.start[i]).toString(), dur: d.dur[i] };
+      if (filter && !filter(ev)) continue;
+      const lvl = d.depth ? d.depth[i] : 0;
+      const x = g.gutter + (d.start[i] - g.viewS) / g.k, w = d.point ? 2 : Math.max(1, d.dur[i] / g.k);
+      out.push({ ...ev, x, w, y: r.nested ? r.y + g.pad + lvl * g.levelH : r.y + g.pad, h: r.nested ? g.levelH - 1 : r.h - 2 * g.pad });
+    }
+  }
+  return out;
+}
+
+function readURL() {
+  const q = parseViewQuery(location.search);
+  if (q.start !== null && q.end !== null) {
+    const s = Number(q.start - V.origin), e = Number(q.end - V.origin);
+    if (e > s) { V.viewS = s; V.viewE = e; }
+  }
+  V.sel = q.event;
+  if (q.q) V.search = { q: q.q, field: q.field };
+  if (q.group) V.mode = q.group;
+  if (q.colour) V.colourMode = q.colour;
+}
+
+// Open the viewer on profile `name` (info: /api/profiles/<name>) inside `host` (the page
+// element that holds #viewer). opts.devices: the device profiles a system profile names,
+// [{open, nc_id, first, last}], for "Open in Device Trace Viewer".
+export async function startViewer(name, info, host, opts = {}) {
+  Object.assign(V, { name, enc: namePath(name), info, kind: info.kind, devices: opts.devices || [] });
+  const viewer = $('#viewer');
+  host.append(viewer);
+  host.hidden = false;
+  viewer.hidden = false;
+  exposeState();
+  const [doc, tracks] = await Promise.all([loadSchema(), api(`/api/profiles/${V.enc}/tracks`)]);
+  const schema = doc.viewer;
+  V.schema = schema;
+  V.units = doc.units;
+  V.tables = new Set(info.tables);
+  V.defs = new Map(schema.timelines.map((t) => [t.table, t]));
+  V.laneDefs = new Map(schema.usage.map((u) => [u.table, u]));
+  V.timelineTables = schema.timelines.map((t) => t.table).filter((t) => V.tables.has(t));
+  V.usageTables = schema.usage.map((u) => u.table).filter((t) => V.tables.has(t));
+  V.defaultColour = V.colourMode = (schema.timelines.find((t) => V.tables.has(t.table) && (t.colour_by || []).length) || { colour_by: [null] }).colour_by[0];
+  const first = big(tracks.first_ts ?? info.first_ts) ?? 0n;
+  const lastTs = big(tracks.last_ts ?? info.last_ts) ?? first + 1000n;
+  V.origin = first;
+  V.span = Math.max(1, Number(lastTs - first));
+  V.viewS = 0; V.viewE = V.span;
+  V.tracksDoc = tracks;
+  V.errors = tracksErrors();
+  readURL();
+  installGrouping(tracks);
+  installCanvas();
+  installInput();
+  installLegend();
+  installSearch();
+  installSelection();
+  installExport();
+  installHelp();
+  relayout();
+  if (info.kind === 'device') loadDeviceSummary();
+  else $('#summary').hidden = true;
+  if (V.sel) showDetails(V.sel);
+  scheduleFetch(0);
+  setStatus('');
+}
+
+function installGrouping(tracks) {
+  const sel = $('#group-mode');
+  sel.innerHTML = GROUPINGS.map(([id, label]) => `<option value="${id}">${label}</option>`).join('');
+  if (!GROUPINGS.some(([id]) => id === V.mode)) V.mode = 'default';
+  sel.value = V.mode;
+  sel.onchange = () => setGrouping(sel.value);
+  $('#group-box').hidden = !hasGroupings(tracks);
+}
+
+function installCanvas() {
+  const canvas = $('#timeline'), scroller = $('#timeline-scroll'), spacer = $('#timeline-spacer');
+  const ctx = canvas.getContext('2d');
+  V.canvas = canvas; V.ctx = ctx;
+  const resize = () => {
+    V.cssW = scroller.clientWidth;
+    V.viewH = Math.max(50, scroller.clientHeight);
+    const dpr = window.devicePixelRatio || 1;
+    canvas.style.height = `${V.viewH}px`;
+    canvas.width = Math.round(V.cssW * dpr);
+    canvas.height = Math.round(V.viewH * dpr);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    spacer.style.height = `${Math.max(0, V.contentH - V.viewH)}px`;
+    V.scrollTop = scroller.scrollTop;
+    draw();
+    if (plotWidth() !== (V.lastWindow && V.lastWindow.width)) scheduleFetch();
+  };
+  V.resize = resize;
+  new ResizeObserver(resize).observe(scroller);
+  scroller.addEventListener('scroll', () => { V.scrollTop = scroller.scrollTop; hideTooltip(); draw(); });
+  resize();
+}
+
