@@ -1,5 +1,5 @@
 /* test_web_assets.c — the embedded viewer files (src/server/web_assets.h) are exactly the
- * files under web/: every file is found at "/" + its name with its bytes unchanged and the
+ * files under web/ and its sub-folders: every file is found at "/" + its path below web/ with its bytes unchanged and the
  * content type of its extension; "/" is index.html; nothing else is found (other case,
  * traversal, query strings, empty, NULL); the table is sorted by path. web/ is located from
  * this file's own path (tests/unit/ -> ../../web). */
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -62,11 +63,10 @@ static const char *type_for(const char *name)
     return NULL; /* not checked */
 }
 
-static void every_web_file_is_embedded(void **state)
+/* Checks every file under dir (URL prefix rel, "" at web/ itself), descending into
+ * sub-directories; returns how many files. */
+static size_t check_tree(const char *dir, const char *rel)
 {
-    (void)state;
-    char dir[4096];
-    web_dir(dir, sizeof dir);
     DIR *d = opendir(dir);
     assert_non_null(d);
     size_t files = 0;
@@ -76,13 +76,19 @@ static void every_web_file_is_embedded(void **state)
             continue;
         char path[8192], url[1024];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        snprintf(url, sizeof url, "/%s", e->d_name);
+        snprintf(url, sizeof url, "%s/%s", rel, e->d_name);
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        if (S_ISDIR(st.st_mode)) {
+            files += check_tree(path, url);
+            continue;
+        }
         size_t len = 0;
         unsigned char *bytes = read_all(path, &len);
-        if (!bytes)
-            continue; /* a sub-directory */
+        assert_non_null(bytes);
         const nx_web_asset *a = nx_web_asset_find(url);
-        assert_non_null(a);
+        if (!a)
+            fail_msg("%s is not embedded", url);
         assert_string_equal(a->path, url);
         assert_int_equal(a->length, len);
         assert_memory_equal(a->data, bytes, len);
@@ -94,6 +100,15 @@ static void every_web_file_is_embedded(void **state)
         files++;
     }
     closedir(d);
+    return files;
+}
+
+static void every_web_file_is_embedded(void **state)
+{
+    (void)state;
+    char dir[4096];
+    web_dir(dir, sizeof dir);
+    size_t files = check_tree(dir, "");
     assert_true(files >= 3); /* index.html, app.js, style.css */
     size_t count = 0;
     const nx_web_asset *all = nx_web_assets_all(&count);
