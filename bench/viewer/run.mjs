@@ -33,11 +33,11 @@ if (!dataPath) {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nxprof-bench-viewer-'));
   const cap = path.join(tmp, 'cap');
   dataPath = path.join(tmp, 'data');
-  name = 'bench';
+  name = 'bench-nd0-nc0';   // the device profile of NeuronCore 0 (the system profile is 'bench')
   const events = opt('--events', '10000000');
   console.error(`bench/viewer: synthesizing ${events} events and processing them...`);
   execFileSync(BIN, ['synth', '--preset', 'llama-layer', '--events', events, '--seed', '7', '--out', cap], { stdio: 'ignore' });
-  execFileSync(BIN, ['process', cap, '--data-path', dataPath, '--display-name', name], { stdio: 'ignore' });
+  execFileSync(BIN, ['process', cap, '--data-path', dataPath, '--display-name', 'bench'], { stdio: 'ignore' });
   fs.rmSync(cap, { recursive: true, force: true });
 }
 

@@ -124,11 +124,15 @@ function paintTrack(ctx, r, g, W, want) {
 function paintEvents(ctx, r, d, g, W, want) {
   const selOrd = V.sel && V.sel.table === d.table ? V.sel.ordinal : null;
   const runs = new Map();   // level -> {c, x0, x1, y, h}
-  let fill = null, n = 0;
+  // One path per colour, filled once: tens of thousands of fillRect calls, each
+  // with its own fill style, cost more than the whole rest of a frame.
+  const paths = new Map();
+  let n = 0;
   const flush = (run) => {
     if (!run || run.c === null) return;
-    if (run.c !== fill) ctx.fillStyle = fill = run.c;
-    ctx.fillRect(run.x0, run.y, run.x1 - run.x0, run.h);
+    let p = paths.get(run.c);
+    if (!p) paths.set(run.c, (p = new Path2D()));
+    p.rect(run.x0, run.y, run.x1 - run.x0, run.h);
     run.c = null;
   };
   const texts = [], edges = [];
@@ -141,7 +145,9 @@ function paintEvents(ctx, r, d, g, W, want) {
     const lvl = b.y, c = d.colour[i];
     let run = runs.get(lvl);
     if (!run) { run = { c: null }; runs.set(lvl, run); }
-    if (c === run.c && b.x <= run.x1 + 0.5) {
+    if (run.c !== null && b.w < 1 && b.x + b.w <= run.x1 + 0.5) {
+      // a sliver inside the pixel the level's run already paints: nothing to add
+    } else if (c === run.c && b.x <= run.x1 + 0.5) {
       if (b.x + b.w > run.x1) run.x1 = b.x + b.w;
     } else {
       flush(run);
@@ -151,9 +157,12 @@ function paintEvents(ctx, r, d, g, W, want) {
     if (d.name && d.name[i] && b.w >= MIN_NAME_PX) texts.push([i, b, c]);
   }
   for (const run of runs.values()) flush(run);
+  for (const [c, p] of paths) { ctx.fillStyle = c; ctx.fill(p); }
   // a light edge where each wide block starts (blocks of one colour touch), then the names
   ctx.fillStyle = 'rgba(255,255,255,0.6)';
-  for (const b of edges) ctx.fillRect(b.x, b.y, 1, b.h);
+  const edgePath = new Path2D();
+  for (const b of edges) edgePath.rect(b.x, b.y, 1, b.h);
+  ctx.fill(edgePath);
   ctx.font = FONT;
   for (const [i, b, c] of texts) {
     const x = Math.max(b.x, GUTTER), w = Math.min(b.x + b.w, W) - x;
