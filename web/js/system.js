@@ -72,13 +72,15 @@ export async function showSystem(info) {
   $('#system-name').textContent = info.name;
   $('#system-name').title = info.name;
   const devices = await deviceSpans(info);
-  const viewer = startViewer(info.name, info, $('#system-timeline'), { devices });
+  // The first window first: the summary reads every event (seconds on a big profile)
+  // and would share the server's CPUs with it.
+  await startViewer(info.name, info, $('#system-timeline'), { devices })
+    .catch((e) => { const p = $('#system-timeline-error'); p.textContent = `Timeline unavailable: ${e.message}`; p.hidden = false; });
   let s = null, failed = null;
   try { s = await api(`/api/profiles/${namePath(info.name)}/summary`); } catch (e) { failed = e.message; }
   $('#system-facts').innerHTML = facts(info, s, failed);
   $('#system-busy .content').innerHTML = busyHTML(s);
   $('#system-ops .content').innerHTML = opsHTML(s);
   devicesTable(info, s);
-  await viewer.catch((e) => { const p = $('#system-timeline-error'); p.textContent = `Timeline unavailable: ${e.message}`; p.hidden = false; });
   setStatus('');
 }

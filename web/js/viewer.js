@@ -158,7 +158,11 @@ async function fetchWindow() {
   const { S, E } = windowAbs();
   const width = plotWidth();
   updateURL();
-  if (!V.timelineTables.length && !V.usageTables.length) { V.lastWindow = { S, E, width }; showWindowSummary(); draw(); return; }
+  if (!V.timelineTables.length && !V.usageTables.length) {
+    V.lastWindow = { S, E, width }; showWindowSummary(); draw();
+    if (V.firstWindowDone) { V.firstWindowDone(); V.firstWindowDone = null; }
+    return;
+  }
   const seq = ++V.fetchSeq;
   V.inFlight++;
   try {
@@ -182,6 +186,7 @@ async function fetchWindow() {
     if (seq === V.fetchSeq) setStatus(`Error: ${e.message}`);
   } finally {
     V.inFlight--;
+    if (V.firstWindowDone) { V.firstWindowDone(); V.firstWindowDone = null; }
   }
 }
 
@@ -276,8 +281,11 @@ export async function startViewer(name, info, host, opts = {}) {
   if (info.kind === 'device') loadDeviceSummary();
   else $('#summary').hidden = true;
   if (V.sel) showDetails(V.sel);
+  // Resolves once the first window has been answered (drawn, or failed).
+  const firstWindow = new Promise((resolve) => { V.firstWindowDone = resolve; });
   scheduleFetch(0);
   setStatus('');
+  return firstWindow;
 }
 
 function installGrouping(tracks) {
