@@ -466,6 +466,20 @@ void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i)
     }
 }
 
+int nx_api_event_params(nx_api_req *r, int64_t *ordinal, int64_t *hint, const int64_t **start,
+                        enum MHD_Result *result)
+{
+    if (nx_api_int_param(r, "ordinal", true, 0, 0, INT64_MAX, ordinal, result) < 0)
+        return -1;
+    *start = NULL;
+    if (!nx_api_param(r, "start"))
+        return 0;
+    if (nx_api_int_param(r, "start", false, 0, INT64_MIN, INT64_MAX, hint, result) < 0)
+        return -1;
+    *start = hint;
+    return 0;
+}
+
 int nx_api_window_params(nx_api_req *r, int64_t default_width, int64_t *start, int64_t *end, int64_t *width,
                          enum MHD_Result *result)
 {

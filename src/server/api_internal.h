@@ -81,6 +81,11 @@ int nx_api_parse_i64(const char *s, int64_t *out);
 int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def, int64_t min, int64_t max,
                      int64_t *out, enum MHD_Result *result);
 
+/* One event's parameters: ordinal (required, >= 0) and the optional start hint:
+ * 0 (*start = hint, or NULL when absent), or -1 after queueing a 400 (*result set). */
+int nx_api_event_params(nx_api_req *r, int64_t *ordinal, int64_t *hint, const int64_t **start,
+                        enum MHD_Result *result);
+
 /* Widest sampled window, in pixels (buckets). */
 #define NX_API_MAX_WIDTH 10000
 /* The window parameters start and end (required, int64 ns, end >= start) and

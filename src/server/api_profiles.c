@@ -435,18 +435,16 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
     const nx_schema_table *st = nx_schema_table_find(table);
     if (!st || st->transient)
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "unknown table");
-    int64_t ord, hint = 0;
-    if (nx_api_int_param(r, "ordinal", true, 0, 0, INT64_MAX, &ord, &res) < 0)
-        return res;
-    bool have_hint = nx_api_param(r, "start") != NULL;
-    if (have_hint && nx_api_int_param(r, "start", false, 0, INT64_MIN, INT64_MAX, &hint, &res) < 0)
+    int64_t ord, hint;
+    const int64_t *start;
+    if (nx_api_event_params(r, &ord, &hint, &start, &res) < 0)
         return res;
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
     nx_event ev;
     nxpq_error err = {{0}};
-    int rc = nx_event_read(dir, table, ord, have_hint ? &hint : NULL, &ev, &err);
+    int rc = nx_event_read(dir, table, ord, start, &ev, &err);
     free(dir);
     if (rc == NX_PROFILE_TABLE_ABSENT)
         return nx_api_error(r, MHD_HTTP_NOT_FOUND, "the profile has no %s table", table);

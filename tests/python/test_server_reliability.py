@@ -6,6 +6,7 @@
   - a 500 names the file at fault relative to the profiles root, never by absolute path;
   - an empty profile directory is listed, and the server keeps running.
 """
+import contextlib
 import http.client
 import json
 import resource
@@ -26,24 +27,34 @@ def free_port():
         return s.getsockname()[1]
 
 
+@contextlib.contextmanager
+def serving(data_path):
+    """`nxprof serve --data-path data_path` on a free port, accepting connections: its port."""
+    port = free_port()
+    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(data_path), "--port", str(port)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield port
+        assert p.poll() is None, "the server is still running"
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
+
+
 @pytest.fixture
 def server(tmp_path):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < SLOW + 200:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, SLOW + 200), hard))
     (tmp_path / "profiles" / "global").mkdir(parents=True)
-    port = free_port()
-    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(tmp_path), "--port", str(port)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    yield port
-    p.terminate()
-    p.wait(timeout=10)
+    with serving(tmp_path) as port:
+        yield port
 
 
 def health(port, timeout):
@@ -105,40 +116,19 @@ def test_errors_do_not_show_absolute_paths(tmp_path):
     table = prof / "Instruction.parquet"
     table.write_bytes(table.read_bytes()[:200])  # truncated in place
     (prof / ".Instruction.nxtl").unlink()
-    port = free_port()
-    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(data), "--port", str(port)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+    with serving(data) as port:
         status, body = get(port, "/api/profiles/p/event?table=Instruction&ordinal=0")
         text = body.decode()
         assert status == 500, text
         assert "Instruction.parquet" in text, text
         assert str(tmp_path) not in text and str(tmp_path.resolve()) not in text, text
-    finally:
-        p.terminate()
-        p.wait(timeout=10)
 
 
 def test_empty_profile_directory_is_listed(tmp_path):
     """An empty x@latest directory (a profile being written by hand, or emptied) is listed
     with no tables; nothing crashes (it used to reach qsort(NULL, 0))."""
     (tmp_path / "profiles" / "global" / "x@latest").mkdir(parents=True)
-    port = free_port()
-    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(tmp_path), "--port", str(port)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+    with serving(tmp_path) as port:
         status, body = get(port, "/api/profiles")
         assert status == 200, body
         listed = json.loads(body)
@@ -146,7 +136,3 @@ def test_empty_profile_directory_is_listed(tmp_path):
         assert x["tables"] == []
         status, _ = get(port, "/api/profiles/x/tracks")
         assert status in (200, 404), status
-        assert p.poll() is None, "the server is still running"
-    finally:
-        p.terminate()
-        p.wait(timeout=10)
