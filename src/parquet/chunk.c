@@ -286,6 +286,14 @@ static int load_dictionary(pq_cursor *c, const pq_page_header *h, size_t body, n
     if (page_bytes(c, &c->dict_buf, c->r->data + body, (size_t)h->compressed_page_size,
                    (size_t)h->uncompressed_page_size, true, &p, err) < 0)
         return -1;
+    /* A batch's dictionary strings outlive the check of the file's mapping made
+     * when the batch is handed out, so they never point into the mapping. */
+    if (p != c->dict_buf.p && h->uncompressed_page_size > 0) {
+        if (grow(&c->dict_buf, (size_t)h->uncompressed_page_size) < 0)
+            return page_fail(c, err, "out of memory for a %d-byte dictionary", h->uncompressed_page_size);
+        memcpy(c->dict_buf.p, p, (size_t)h->uncompressed_page_size);
+        p = c->dict_buf.p;
+    }
     if (n > max_values(PQ_ENC_PLAIN, c->col->leaf_type, c->width, (size_t)h->uncompressed_page_size))
         return page_fail(c, err, "a dictionary of %zu values cannot fit in %d bytes", n, h->uncompressed_page_size);
     if (grow(&c->dict_vals, n * c->width + 1) < 0)

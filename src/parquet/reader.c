@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -374,7 +373,12 @@ static nxpq_reader *reader_new(const char *name, nxpq_error *err)
 
 static nxpq_reader *reader_finish(nxpq_reader *r, nxpq_error *err)
 {
-    if (read_footer(r, err) < 0 || map_columns(r, err) < 0 || check_row_groups(r, err) < 0) {
+    int rc = read_footer(r, err) < 0 || map_columns(r, err) < 0 || check_row_groups(r, err) < 0 ? -1 : 0;
+    if (pq_reader_changed(r)) {
+        pq_set_error(err, r, NULL, -1, -1, NX_FILE_MAP_CHANGED);
+        rc = -1;
+    }
+    if (rc < 0) {
         nxpq_reader_close(r);
         return NULL;
     }
@@ -450,10 +454,8 @@ static nxpq_reader *reader_open_file(const char *path, bool regular_only, nxpq_e
         return NULL;
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (m != MAP_FAILED) {
-            r->map = m;
-            r->data = m;
+        if ((r->map = nx_file_map_open(fd, (size_t)st.st_size))) {
+            r->data = nx_file_map_data(r->map);
             r->size = (size_t)st.st_size;
         }
     }
@@ -475,8 +477,7 @@ void nxpq_reader_close(nxpq_reader *r)
 {
     if (!r)
         return;
-    if (r->map)
-        munmap(r->map, r->size);
+    nx_file_map_close(r->map);
     free(r->owned);
     nx_arena_free(&r->arena);
     free(r->name);

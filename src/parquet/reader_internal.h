@@ -14,6 +14,7 @@
 #include "parquet/format.h"
 #include "parquet/parquet.h"
 #include "util/arena.h"
+#include "util/file_map.h"
 
 /* Limits that keep a hostile or corrupt file from demanding absurd memory.
  * A page's value count cannot be bounded by its size in general: an RLE run
@@ -46,7 +47,7 @@ struct nxpq_reader {
     char *name;                /* for messages */
     const uint8_t *data;       /* the whole file */
     size_t size;
-    void *map;                 /* mmap'ed region, or NULL */
+    nx_file_map *map;          /* the file's mapping (data), or NULL */
     uint8_t *owned;            /* read() fallback buffer, or NULL */
     size_t footer_start;       /* column data and page index lie in [4, footer_start) */
     nx_arena arena;            /* footer and schema mapping */
@@ -56,6 +57,13 @@ struct nxpq_reader {
     uint32_t n_leaves;
     int64_t *rg_first_row;     /* file-wide index of each row group's first row */
 };
+
+/* True once a read of the file's bytes found the file shorter than when it was
+ * opened (util/file_map.h): what was decoded since cannot be trusted. */
+static inline bool pq_reader_changed(const nxpq_reader *r)
+{
+    return r->map && nx_file_map_damaged(r->map);
+}
 
 /* Byte range of a column chunk's pages, checked against the file. Returns 0,
  * or -1 with a message in msg. */

@@ -415,9 +415,13 @@ int nxpq_scan_next(nxpq_scan *s, const nxpq_batch **out, nxpq_error *err)
     }
     if (fill_batch(s, err) < 0)
         goto failed;
+    if (pq_reader_changed(s->r))
+        goto failed;
     *out = &s->batch;
     return 1;
 failed:
+    if (pq_reader_changed(s->r))   /* whatever failed, the file under it changed */
+        pq_set_error(err, s->r, NULL, -1, -1, NX_FILE_MAP_CHANGED);
     s->failed = true;
     s->error = *err;
     return -1;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -211,8 +210,7 @@ static bool matches_files(const nx_tlx *x, const char *dir, const char *table, c
 
 static void tlx_unmap(nx_tlx *x)
 {
-    if (x->map && !x->borrowed)
-        munmap((void *)x->map, x->size);
+    nx_file_map_close(x->file);
     free(x->file_first);
     free(x->depth_first);
     free(x);
@@ -238,7 +236,7 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool same_file(const struct cached *c, const char *path, const struct stat *st)
 {
-    return c->x && c->dev == st->st_dev && c->ino == st->st_ino && c->size == st->st_size &&
+    return c->x && !nx_tlx_changed(c->x) && c->dev == st->st_dev && c->ino == st->st_ino && c->size == st->st_size &&
            c->mtime.tv_sec == st->st_mtim.tv_sec && c->mtime.tv_nsec == st->st_mtim.tv_nsec &&
            strcmp(c->path, path) == 0;
 }
@@ -247,7 +245,10 @@ static bool same_file(const struct cached *c, const char *path, const struct sta
  * released and 1 (malformed, *why) or -1 (out of memory). */
 static int tlx_check(nx_tlx *x, nx_tlx **out, char *why, size_t why_len)
 {
-    if (!parse(x, why, why_len)) {
+    bool parsed = parse(x, why, why_len);
+    if (nx_tlx_changed(x))
+        snprintf(why, why_len, "%s", NX_FILE_MAP_CHANGED);
+    if (!parsed || nx_tlx_changed(x)) {
         tlx_unmap(x);
         return 1;
     }
@@ -270,12 +271,11 @@ static int tlx_map(int fd, const struct stat *st, const char *path, nx_tlx **out
     if (!x)
         return -1;
     x->size = (size_t)st->st_size;
-    void *m = mmap(NULL, x->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m == MAP_FAILED) {
+    if (!(x->file = nx_file_map_open(fd, x->size))) {
         free(x);
         return snprintf(why, why_len, "%s: cannot map: %s", path, strerror(errno)), 1;
     }
-    x->map = m;
+    x->map = nx_file_map_data(x->file);
     return tlx_check(x, out, why, why_len);
 }
 
@@ -358,7 +358,6 @@ int nx_tlx_open_buffer(const void *data, size_t size, const char *profile_dir, c
         return -1;
     x->map = data;
     x->size = size;
-    x->borrowed = true;
     int rc = tlx_check(x, &x, why, why_len);
     if (rc != 0)
         return rc;
@@ -383,6 +382,11 @@ void nx_tlx_close(nx_tlx *x)
         }
     pthread_mutex_unlock(&cache_lock);
     tlx_unmap(x);
+}
+
+bool nx_tlx_changed(const nx_tlx *x)
+{
+    return x->file && nx_file_map_damaged(x->file);
 }
 
 size_t nx_tlx_track_count(const nx_tlx *x)

@@ -159,6 +159,12 @@ void nx_tlx_close(nx_tlx *x);
 int nx_tlx_open_buffer(const void *data, size_t size, const char *profile_dir, const char *table, nx_tlx **out,
                        char *why, size_t why_len);
 
+/* True once a read of x found its file shorter than when it was opened
+ * (truncated in place: util/file_map.h): nothing read from x since can be
+ * trusted, and the next nx_tlx_open maps the file afresh. Callers ask this
+ * before answering from what they read. */
+bool nx_tlx_changed(const nx_tlx *x);
+
 /* Whether every event's labels are stored (false when the table had more than
  * 2^20 distinct label tuples: the caller then reads labels from the table). */
 bool nx_tlx_labels_complete(const nx_tlx *x);

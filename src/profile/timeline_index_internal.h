@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "profile/timeline_index.h"
+#include "util/file_map.h"
 
 /* A run of events in start order: a track's, or a depth track's (bytes 8..64
  * of their records). */
@@ -62,7 +63,7 @@ struct nx_tlx {
     const tlx_depth_track *depth_tracks;
     uint64_t n_depth_tracks;
     uint64_t *depth_first;          /* n_tracks + 1, or NULL */
-    bool borrowed;                  /* map is the caller's buffer (nx_tlx_open_buffer), not mapped */
+    nx_file_map *file;              /* the mapping of map, or NULL: the caller's buffer (nx_tlx_open_buffer) */
 };
 
 /* String `id` of the index; false when out of range (the file is checked at open). */

@@ -433,6 +433,10 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, b
     if (!out->samples || (by_depth && !out->depth) || name_tracks(x, seen, used, map, out) != 0)
         goto oom;
     merge_groups(x, by_depth, g, n_groups, map, out);
+    if (nx_tlx_changed(x)) {
+        nxpq_error_set(err, "%s", NX_FILE_MAP_CHANGED);
+        goto fail;
+    }
     rc = 0;
     goto done;
 oom:

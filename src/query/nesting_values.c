@@ -8,6 +8,7 @@
 #include "profile/nesting.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_index.h"
+#include "util/file_map.h"
 #include "query/window.h"
 
 /* An event on a track's stack: it may still enclose a later event. */
@@ -144,6 +145,13 @@ bool nx_nesting_get(const nx_nesting_values *v, int64_t ordinal, uint32_t *depth
     *depth = e->depth;
     *self_ns = e->self_ns;
     return true;
+}
+
+int nx_nesting_check(const nx_nesting_values *v, const char *table, nxpq_error *err)
+{
+    if (v && v->index && nx_tlx_changed(v->index))
+        return nxpq_error_set(err, "%s: timeline index: %s", table, NX_FILE_MAP_CHANGED);
+    return 0;
 }
 
 void nx_nesting_close(nx_nesting_values *v)

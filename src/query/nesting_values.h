@@ -31,6 +31,11 @@ int nx_nesting_open(const char *profile_dir, const char *table, nx_nesting_value
 /* Depth and self time of the row at `ordinal` (timeline_rules.h nx_row_ordinal); false
  * for a row without them (null start or end) or no such row. */
 bool nx_nesting_get(const nx_nesting_values *v, int64_t ordinal, uint32_t *depth, int64_t *self_ns);
+/* 0, or -1 with err naming `table` when the values come from a timeline index
+ * whose file changed while it was read (profile/timeline_index.h
+ * nx_tlx_changed): what nx_nesting_get answered since cannot be trusted.
+ * Callers ask before answering. */
+int nx_nesting_check(const nx_nesting_values *v, const char *table, nxpq_error *err);
 void nx_nesting_close(nx_nesting_values *v);
 
 #endif

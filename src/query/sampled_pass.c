@@ -268,6 +268,8 @@ int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, i
         *err = h[0].rc != 0 ? h[0].err : h[1].err;
         goto done;
     }
+    if ((rc = nx_nesting_check(nest, table, err)) != 0)
+        goto done;
     rc = -1;
     int halves = split ? 2 : 1;
     for (int i = 0; i < halves; i++)

@@ -405,6 +405,8 @@ int nx_system_summary_read(const char *dir, nx_system_summary *out, nxpq_error *
     if ((rc = read_top(dir, nest, out, err)) != 0 || (rc = read_busy(dir, nest, out, err)) != 0 ||
         (rc = read_devices(dir, out, err)) != 0)
         rc = rc > 0 ? -1 : rc;   /* the table was there a moment ago */
+    if (rc == 0)
+        rc = nx_nesting_check(nest, EVENTS, err);
     nx_nesting_close(nest);
     if (rc != 0)
         nx_system_summary_free(out);

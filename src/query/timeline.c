@@ -182,6 +182,7 @@ static void labels_from_index(part *p, const nx_tlx *x)
  * samples, so one merge picks the kept rows. 0, or -1 with err. */
 static int labels_from_table(part *p, int64_t start, int64_t end)
 {
+    memset(p->ok, 0, p->sp.n * p->nl);   /* nothing kept from a changed index */
     nx_profile_table *t = NULL;
     if (nx_profile_table_open(p->dir, p->table, &t, p->err) != 0)
         return -1;
@@ -353,10 +354,11 @@ static int part_compute(part *p, int64_t start, int64_t end, uint32_t width)
         return part_oom(p);
     if (p->sp.n == 0)
         return 0;
-    if (p->sp.index && nx_tlx_labels_complete(p->sp.index))
+    bool indexed = p->sp.index && nx_tlx_labels_complete(p->sp.index);
+    if (indexed)
         labels_from_index(p, p->sp.index);
-    else if (labels_from_table(p, start, end) != 0)
-        return -1;
+    if ((!indexed || nx_tlx_changed(p->sp.index)) && labels_from_table(p, start, end) != 0)
+        return -1;   /* the table answers what a changed index cannot */
     size_t id_l = label_at(p, "raw_framework_id"), name_l = label_at(p, "framework_name");
     if (strcmp(p->table, "Instruction") == 0 && id_l != SIZE_MAX && name_l != SIZE_MAX &&
         framework_names(p, id_l, name_l) != 0)

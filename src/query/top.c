@@ -465,7 +465,8 @@ int nx_top_run(const char *profile_dir, const nx_top_options *o, nx_top *out, nx
         nest = own;
     }
     rc = -1;
-    if (!(out->g = nx_group_by_new(types, o->n_by, err)) || aggregate(out, t, p, nest, o->n_by, o->table, err) != 0)
+    if (!(out->g = nx_group_by_new(types, o->n_by, err)) || aggregate(out, t, p, nest, o->n_by, o->table, err) != 0 ||
+        nx_nesting_check(nest, o->table, err) != 0)
         goto done;
     int by = out->self ? 1 : out->value == NX_TOP_COUNT ? -1 : 0;
     rc = nx_group_by_sort(out->g, by, err);

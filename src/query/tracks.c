@@ -7,6 +7,7 @@
 
 #include "profile/profile_table.h"
 #include "profile/timeline_index.h"
+#include "util/file_map.h"
 #include "query/nesting_values.h"
 #include "query/window.h"
 
@@ -221,7 +222,8 @@ static int from_scan(const char *dir, nx_profile_table *t, const nx_timeline_vie
     if (info->nested && nx_nesting_open(dir, v->table, &ts.nest, NULL, 0, err) != 0)
         goto done;
     nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX};
-    if (!(ts.w = nx_window_open(t, &wo, err)) || scan_rows(&ts, err) < 0)
+    if (!(ts.w = nx_window_open(t, &wo, err)) || scan_rows(&ts, err) < 0 ||
+        nx_nesting_check(ts.nest, v->table, err) != 0)
         goto done;
     rc = scan_entries(&ts, rank, l, err);
 done:
@@ -242,6 +244,8 @@ static int read_table(const char *dir, size_t rank, entry_list *l, nxpq_error *e
     if (xrc == 0 && (!nx_timeline_find(v->table)->nested || nx_tlx_track_count(x) == 0 ||
                      nx_tlx_track_max_depth(x, 0, &depth))) {
         int rc = from_index(x, v, rank, l, err);
+        if (rc == 0 && nx_tlx_changed(x))
+            rc = nxpq_error_set(err, "%s: timeline index: %s", v->table, NX_FILE_MAP_CHANGED);
         nx_tlx_close(x);
         return rc;
     }
