@@ -14,14 +14,13 @@
  */
 #include "capture/chrome_trace.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
-#include <zlib.h>
 
+#include "util/gzip_input.h"
 #include "util/strbuf.h"
 
 /* yajl's own stack grows without limit; this keeps a hostile "[[[[..." from
@@ -95,7 +94,7 @@ typedef struct event_state {
 
 struct nx_chrome_reader {
     char *path;
-    gzFile gz;
+    nx_gzip_input *src;   /* the file, decompressed when gzip */
     unsigned char *buf;
     size_t chunk_size, max_args, max_toplevel;
     size_t buf_size;      /* bytes of buf: chunk_size, more while a token outgrows it */
@@ -689,7 +688,7 @@ nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts
         snprintf(err->msg, sizeof err->msg, "%s: out of memory", path);
         return NULL;
     }
-    /* gzread takes an unsigned and returns an int: keep chunks well below. */
+    /* Reads grow with a long token (next_read_size); 1 GiB bounds one. */
     r->chunk_size = o.chunk_size == 0 ? 64 * 1024 : o.chunk_size > (1u << 30) ? (1u << 30) : o.chunk_size;
     r->max_args = o.max_args_bytes ? o.max_args_bytes : 64 * 1024;
     r->max_toplevel = o.max_toplevel_bytes ? o.max_toplevel_bytes : 4 * 1024 * 1024;
@@ -701,34 +700,14 @@ nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts
         nx_chrome_close(r);
         return NULL;
     }
-    errno = 0;
-    r->gz = gzopen(path, "rb");
-    if (!r->gz) {
-        snprintf(err->msg, sizeof err->msg, "%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
+    char why[200];
+    r->src = nx_gzip_input_open(path, why, sizeof why);
+    if (!r->src) {
+        snprintf(err->msg, sizeof err->msg, "%s: %s", path, why);
         nx_chrome_close(r);
         return NULL;
     }
-    /* zlib's default 8 KiB input buffer means many small reads on big traces. */
-    gzbuffer(r->gz, 128 * 1024);
     return r;
-}
-
-/* A gzip-level failure: gzread returned -1, or 0 with an error pending
- * (zlib reports a truncated stream that way). */
-static int gz_fail(nx_chrome_reader *r)
-{
-    int code;
-    const char *msg = gzerror(r->gz, &code);
-    /* zlib prefixes its messages with "<path>: "; ours already starts so. */
-    size_t plen = strlen(r->path);
-    if (strncmp(msg, r->path, plen) == 0 && strncmp(msg + plen, ": ", 2) == 0)
-        msg += plen + 2;
-    if (code == Z_ERRNO)
-        snprintf(r->err->msg, sizeof r->err->msg, "%s: read error: %s", r->path, strerror(errno));
-    else
-        snprintf(r->err->msg, sizeof r->err->msg, "%s: compressed byte %lld: gzip: %s", r->path,
-                 (long long)gzoffset(r->gz), msg);
-    return -1;
 }
 
 /* A yajl status other than ok: our own error, a callback's stop, or yajl's. */
@@ -771,16 +750,14 @@ static int read_all(nx_chrome_reader *r)
 {
     size_t size = r->chunk_size;
     for (;;) {
-        int n = gzread(r->gz, r->buf, (unsigned)size);
-        if (n < 0)
-            return gz_fail(r);
-        if (n == 0) {
-            int code;
-            gzerror(r->gz, &code);
-            if (code != Z_OK)
-                return gz_fail(r);
-            break;
+        char why[256];
+        long n = nx_gzip_input_read(r->src, r->buf, size, why, sizeof why);
+        if (n < 0) {
+            snprintf(r->err->msg, sizeof r->err->msg, "%s: %s", r->path, why);
+            return -1;
         }
+        if (n == 0)
+            break;
         r->chunk_start = r->total;
         r->total += (uint64_t)n;
         uint64_t tokens = r->tokens;
@@ -835,8 +812,7 @@ void nx_chrome_close(nx_chrome_reader *r)
         return;
     if (r->yh)
         yajl_free(r->yh);
-    if (r->gz)
-        gzclose(r->gz);
+    nx_gzip_input_close(r->src);
     nx_strbuf_free(&r->strs);
     nx_strbuf_free(&r->args);
     nx_strbuf_free(&r->top_key);

@@ -3,8 +3,9 @@
  * Event format, as the PyTorch (Kineto) and JAX profilers write them. The
  * system-profile pipeline turns their events into framework events.
  *
- * Input: `.json` or `.json.gz` (zlib's gzread reads both, so the name does not
- * matter), in either of the format's two forms:
+ * Input: `.json` or `.json.gz` (util/gzip_input reads both, by the content, so
+ * the name does not matter; bytes after a gzip member that start no other
+ * member are an error), in either of the format's two forms:
  *   {"traceEvents": [ {...}, ... ], "schemaVersion": 1, ...}   object form
  *   [ {...}, {...}, ... ]                                       bare-array form
  * In the bare-array form the closing ']' may be missing (the format allows it,
@@ -17,7 +18,7 @@
  * single event (and by the caps on "args" and top-level values below), never
  * by the file size: no document tree is built.
  *
- * Why yajl: it is a push (streaming) parser, so chunks from gzread go straight
+ * Why yajl: it is a push (streaming) parser, so decompressed chunks go straight
  * in and a token split across two chunks is reassembled by yajl itself; it is
  * packaged by Debian (libyajl-dev, a stable ABI, already in the bootstrap
  * list); and its callback API maps one-to-one onto this reader's state machine.
@@ -60,8 +61,8 @@
  * decompression) and, inside traceEvents, the event's index. The offset points
  * just past the offending token, or for a missing key at the event's '{'; for
  * a few syntax errors yajl backs it up to near the token's start instead.
- * gzip errors (corrupt or truncated stream) name the offset in the compressed
- * file instead. Events before an error have been delivered already. Nothing
+ * gzip errors (corrupt or truncated stream, junk after a member) name the
+ * offset in the compressed file instead. Events before an error have been delivered already. Nothing
  * here prints or exits.
  *
  * Threads: a reader is used by one thread; distinct readers are independent.
@@ -143,7 +144,7 @@ typedef struct nx_chrome_handlers {
 } nx_chrome_handlers;
 
 typedef struct nx_chrome_options {
-    size_t chunk_size;          /* bytes per gzread; 0 means 64 KiB, at most 1 GiB (reads grow
+    size_t chunk_size;          /* bytes per read; 0 means 64 KiB, at most 1 GiB (reads grow
                                    while one token spans them: time stays linear) */
     size_t max_args_bytes;      /* cap on one event's args text; 0 means 64 KiB */
     size_t max_toplevel_bytes;  /* cap on one top-level value; 0 means 4 MiB */

@@ -99,8 +99,13 @@ static inline uint64_t nx_trace_clock_ns(const nx_trace_clock *c, uint64_t ticks
     return q * c->den + nx_trace_clock_div(c, r * c->den);
 }
 
-/* epoch_ns + ticks in ns as Unix ns: true and *out, or false when the sum does
- * not fit an int64 (a damaged tick or epoch value; never a silent wrap). */
+/* The Unix ns times a record may have: 0 (1970) to 2^62 - 1 (in 2116). Any
+ * other is a damaged tick or epoch value; the bound leaves the difference of
+ * any two times and every usage bucket boundary room in an int64. */
+#define NX_UNIX_NS_MAX (((int64_t)1 << 62) - 1)
+
+/* epoch_ns + ticks in ns as Unix ns: true and *out, or false when it is not
+ * in 0..NX_UNIX_NS_MAX (never a silent wrap). */
 static inline bool nx_trace_clock_unix_ns(const nx_trace_clock *c, int64_t epoch_ns, uint64_t ticks, int64_t *out)
 {
     uint64_t q = nx_trace_clock_div(c, ticks), r = ticks - q * c->num, hi;
@@ -109,7 +114,7 @@ static inline bool nx_trace_clock_unix_ns(const nx_trace_clock *c, int64_t epoch
     uint64_t ns = hi + nx_trace_clock_div(c, r * c->den);
     if (ns < hi || ns > (uint64_t)INT64_MAX)
         return false;
-    return !__builtin_add_overflow(epoch_ns, (int64_t)ns, out);
+    return !__builtin_add_overflow(epoch_ns, (int64_t)ns, out) && *out >= 0 && *out <= NX_UNIX_NS_MAX;
 }
 
 typedef enum nx_rec_kind {

@@ -48,6 +48,7 @@
 #include "process/device_sink.h"
 #include "process/reorder.h"
 #include "process/row.h"
+#include "process/sum_guard.h"
 
 typedef struct span {
     int64_t s, e;
@@ -79,6 +80,7 @@ typedef struct activity_sink {
     nx_reorder q;
     nx_row r;
     size_t c_start, c_end, c_engine, c_pcore, c_dur;
+    nx_sum_guard sums;
 } activity_sink;
 
 static void activity_free(activity_sink *s)
@@ -212,7 +214,7 @@ static int close_engine_span(activity_sink *s, size_t lane, unsigned engine, nxp
     if (!sp->open)
         return 0;
     sp->open = false;
-    s->eng_active[engine] += sp->e - sp->s;
+    nx_sum_add(&s->sums, &s->eng_active[engine], sp->e - sp->s, "engine active time");
     active_item it = {.s = sp->s, .e = sp->e, .engine = (uint8_t)engine, .pcore = s->lane_pcore[lane]};
     if (nx_reorder_push(&s->q, sp->s, &it) != 0)
         return oom(err);
@@ -222,7 +224,7 @@ static int close_engine_span(activity_sink *s, size_t lane, unsigned engine, nxp
 static void close_op_span(activity_sink *s, span *sp, opslot *slot)
 {
     if (sp->open) {
-        slot->active_ns += sp->e - sp->s;
+        nx_sum_add(&s->sums, &slot->active_ns, sp->e - sp->s, "active_time_ns");
         sp->open = false;
     }
 }
@@ -236,12 +238,13 @@ static int activity_event(void *state, const nx_device_event *ev, nxpq_error *er
     size_t lane = s->lane_base[ev->trace->index] + rec->pcore;
     unsigned engine = rec->u.instr.engine;
     int64_t a = ev->start_ns, b = ev->end_ns;
+    s->sums.at = ev;
 
     /* Opcode statistics. */
     uint32_t k = s->slot_of[ev->trace->prog_index][in - pr->instrs];
     opslot *slot = &s->slots[k];
     slot->count++;
-    slot->time_ns += b - a;
+    nx_sum_add(&s->sums, &slot->time_ns, b - a, "instruction_time_ns");
     span *os = &s->opspan[lane * s->n_slots + k];
     if (os->open && a <= os->e) {
         if (b > os->e)
@@ -250,6 +253,8 @@ static int activity_event(void *state, const nx_device_event *ev, nxpq_error *er
         close_op_span(s, os, slot);
         *os = (span){.s = a, .e = b, .open = true};
     }
+    if (nx_sum_error(&s->sums, "OpcodeSummary", NULL, err) != 0)
+        return -1;
 
     /* Engine busy intervals. */
     span *sp = &s->eng[lane * NX_ENGINE_COUNT + engine];
@@ -259,7 +264,7 @@ static int activity_event(void *state, const nx_device_event *ev, nxpq_error *er
         return 0;
     }
     bool closed = sp->open;
-    if (close_engine_span(s, lane, engine, err) != 0)
+    if (close_engine_span(s, lane, engine, err) != 0 || nx_sum_error(&s->sums, "OpcodeSummary", NULL, err) != 0)
         return -1;
     *sp = (span){.s = a, .e = b, .open = true};
     return closed ? flush_active(s, err) : 0;
@@ -311,12 +316,16 @@ static int activity_finish(void *state, const nx_process_ctx *ctx, unsigned *tab
     if (!s)
         return 0;
     int rc = 0;
+    s->sums.at = NULL;
     for (size_t lane = 0; lane < s->n_lanes && rc == 0; lane++)
         for (unsigned e = 0; e < NX_ENGINE_COUNT && rc == 0; e++)
             rc = close_engine_span(s, lane, e, err);
     for (size_t lane = 0; lane < s->n_lanes; lane++)
         for (size_t k = 0; k < s->n_slots; k++)
             close_op_span(s, &s->opspan[lane * s->n_slots + k], &s->slots[k]);
+    if (rc == 0)
+        rc = nx_sum_error(&s->sums, "OpcodeSummary", ctx->n_traces == 1 ? ctx->traces[0].path : ctx->o->capture_dir,
+                          err);
     if (rc == 0)
         rc = flush_active(s, err);
     rc = nx_row_finish(&s->r, rc, tables, err);

@@ -24,6 +24,7 @@ typedef struct pending {
     int64_t start_ns, end_ns;        /* end_ns == start_ns for records without an end */
     int64_t block_id;                /* dma_block: its id; dma_packet: its block's id */
     uint64_t seq;                    /* file order, for stable ties */
+    uint64_t offset;                 /* the record's byte offset in its trace file */
 } pending;
 
 /* An open block of one (pcore, queue): the record's id and the pipeline's. */
@@ -260,12 +261,12 @@ static bool has_end(unsigned kind)
 static int record_times(const trace_stream *s, pending *x, nx_cap_error *err)
 {
     const nx_device_trace *t = s->t;
-    uint64_t at = nx_trace_reader_offset(s->rd);
+    uint64_t at = x->offset;
     if (!nx_trace_clock_unix_ns(&t->clock, t->hdr.epoch_ns, x->rec.ts, &x->start_ns) ||
         (has_end(x->rec.kind) && !nx_trace_clock_unix_ns(&t->clock, t->hdr.epoch_ns, x->rec.end, &x->end_ns))) {
         snprintf(err->msg, sizeof err->msg,
                  "%s (record at %" PRIu64 "): epoch_ns %" PRId64 " plus the record's ticks (ts %" PRIu64
-                 ", end %" PRIu64 ") is past the largest Unix ns time (int64)",
+                 ", end %" PRIu64 ") is not a Unix ns time a record may have (0 to 2^62 - 1, 1970 to 2116)",
                  t->path, at, t->hdr.epoch_ns, x->rec.ts, has_end(x->rec.kind) ? x->rec.end : x->rec.ts);
         return -1;
     }
@@ -304,6 +305,7 @@ static int stream_fill(nx_device_pipeline *p, trace_stream *s, nx_cap_error *err
             s->eof = true;
             break;
         }
+        x.offset = nx_trace_reader_offset(s->rd);
         if (record_times(s, &x, err) != 0)
             return -1;
         x.seq = s->seq++;
@@ -399,6 +401,7 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
             .end_ns = x->end_ns,
             .id = k == NX_REC_DMA_BLOCK ? x->block_id : next_id[k]++,
             .block_id = k == NX_REC_DMA_PACKET ? x->block_id : -1,
+            .offset = x->offset,
         };
         if (k == NX_REC_INSTRUCTION &&
             !(ev.instr = nx_program_find_instr(best->t->prog, x->rec.u.instr.engine, x->rec.u.instr.pc))) {

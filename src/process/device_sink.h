@@ -73,6 +73,7 @@ typedef struct nx_device_event {
     int64_t id;                      /* instruction: Instruction.id; dma_block: DmaPacketAggregated.id;
                                         dma_packet: DmaPacket.id; otherwise the kind's sequence number */
     int64_t block_id;                /* dma_packet: its block's DmaPacketAggregated.id; else -1 */
+    uint64_t offset;                 /* the record's byte offset in its trace file, for messages */
     const nx_prog_instr *instr;      /* instruction: the program's entry for (engine, pc), found
                                         once by the pipeline (never NULL); else NULL */
 } nx_device_event;

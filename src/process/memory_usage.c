@@ -60,6 +60,7 @@
 #include "process/device_sink.h"
 #include "process/dma_usage.h"
 #include "process/row.h"
+#include "process/sum_guard.h"
 
 #define W NX_USAGE_BUCKET_NS
 #define NCOLS 9                        /* 0: the whole memory; 1..8: groups or banks */
@@ -120,6 +121,7 @@ typedef struct mem_state {
     int64_t cur;                       /* the open bucket */
     nx_row r[N_MEM];
     size_t c_ts[N_MEM], c_pcore[N_MEM], c_col[N_MEM][NCOLS];
+    nx_sum_guard sums;                 /* occupancy and byte-ns sums */
 } mem_state;
 
 static int64_t floor_div(int64_t a, int64_t b)
@@ -200,22 +202,22 @@ static int64_t next_free(const mem_state *m)
 
 /* --- series ------------------------------------------------------------------- */
 
-static void integrate(series *s, int64_t t)
+static void integrate(nx_sum_guard *g, series *s, int64_t t)
 {
     if (t > s->last) {
         int64_t dt = t - s->last;
         for (unsigned c = 0; c < NCOLS; c++)
-            s->acc[c] += s->occ[c] * dt;
+            nx_sum_mul_add(g, &s->acc[c], s->occ[c], dt, "byte-ns in a bucket");
         s->last = t;
     }
 }
 
 /* Occupancy of series s changes by sign x delta at time t (t is inside the open bucket). */
-static void change(series *s, const alloc_info *a, int sign, int64_t t)
+static void change(nx_sum_guard *g, series *s, const alloc_info *a, int sign, int64_t t)
 {
-    integrate(s, t);
+    integrate(g, s, t);
     for (unsigned c = 0; c < NCOLS; c++)
-        s->occ[c] += sign * a->delta[c];
+        nx_sum_mul_add(g, &s->occ[c], sign, a->delta[c], "bytes occupied");
     s->last_change = t;
 }
 
@@ -238,7 +240,9 @@ static int write_row(mem_state *m, unsigned mem, unsigned pcore, int64_t bucket,
 static int close_series(mem_state *m, unsigned mem, unsigned pcore, int64_t b, nxpq_error *err)
 {
     series *s = &m->s[mem][pcore];
-    integrate(s, (b + 1) * W);
+    integrate(&m->sums, s, (b + 1) * W);
+    if (nx_sum_error(&m->sums, "SbufUsage/PsumUsage", NULL, err) != 0)
+        return -1;
     bool same = s->have_prev && memcmp(s->acc, s->prev, sizeof s->acc) == 0;
     if (s->have_prev && (s->prev_first || !same) && write_row(m, mem, pcore, s->prev_b, s->prev, err) != 0)
         return -1;
@@ -322,7 +326,7 @@ static int advance(mem_state *m, int64_t now, nxpq_error *err)
             int64_t t = next_free(m);
             slot *x = &m->slots[heap_pop(m)];
             x->live = false;
-            change(&m->s[x->memory][x->pcore], x->a, -1, t);
+            change(&m->sums, &m->s[x->memory][x->pcore], x->a, -1, t);
         }
         if (b_end > now)
             return 0;
@@ -540,6 +544,7 @@ static int mem_event(void *state, const nx_device_event *ev, nxpq_error *err)
     if (lo == hi)
         return 0;   /* the usual case: the instruction opens and closes nothing */
     int64_t now = ev->start_ns;
+    m->sums.at = ev;
     if (advance(m, now, err) != 0)
         return -1;
     const exec_span *ex = &m->exec[tr->index * NX_TRACE_MAX_PCORES + rec->pcore];
@@ -563,21 +568,21 @@ static int mem_event(void *state, const nx_device_event *ev, nxpq_error *err)
                 se->last = now;   /* the bucket's time before `now` counts as empty */
             }
             x->live = true;
-            change(se, x->a, +1, now);
+            change(&m->sums, se, x->a, +1, now);
         }
         bool in_exec = ex->start >= 0 && ex->start <= now && now <= ex->end;
         set_free(m, s, in_exec ? ex->end : ev->end_ns);
     }
-    return 0;
+    return nx_sum_error(&m->sums, "SbufUsage/PsumUsage", NULL, err);
 }
 
 static int mem_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
 {
-    (void)ctx;
     mem_state *m = state;
     if (!m)
         return 0;
     int rc = 0;
+    m->sums.at = NULL;
     if (m->any) {
         /* every allocation still live has a pending free: apply them in order */
         while (rc == 0 && m->n_heap)
@@ -601,6 +606,9 @@ static int mem_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, 
                 if (m->s[mem][p].started && !m->s[mem][p].done)
                     rc = end_series(m, mem, p, err);
     }
+    if (rc == 0)
+        rc = nx_sum_error(&m->sums, "SbufUsage/PsumUsage",
+                          ctx->n_traces == 1 ? ctx->traces[0].path : ctx->o->capture_dir, err);
     rc = nx_row_finish(&m->r[MEM_SBUF], rc, tables, err);
     if (rc != 0)
         nx_row_discard(&m->r[MEM_PSUM]);

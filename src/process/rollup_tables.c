@@ -61,6 +61,7 @@
 
 #include "process/device_sink.h"
 #include "process/row.h"
+#include "process/sum_guard.h"
 #include "util/decimal.h"
 #include "util/strbuf.h"
 
@@ -151,6 +152,7 @@ typedef struct rollup_sink {
     bir_member *bir, *bir_sorted;    /* BIR_BATCH each: arrival order, by row */
     size_t n_bir;
     uint32_t *bir_first;             /* n_rows[LV_BIR] + 1: counting sort offsets */
+    nx_sum_guard sums;
 } rollup_sink;
 
 static int oom(nxpq_error *err)
@@ -389,7 +391,7 @@ nomem:
 }
 
 /* Merges adjacent pairs of intervals, halving the list (the cap rule). */
-static void halve(rrow *r, unsigned width)
+static void halve(nx_sum_guard *g, rrow *r, unsigned width)
 {
     unsigned w = 2 + width;
     uint32_t m = 0;
@@ -402,7 +404,7 @@ static void halve(rrow *r, unsigned width)
             if (b[1] > dst[1])
                 dst[1] = b[1];
             for (unsigned k = 0; k < width; k++)
-                dst[2 + k] += b[2 + k];
+                nx_sum_add(g, &dst[2 + k], b[2 + k], "an interval's values");
         }
     }
     r->n = m;
@@ -413,15 +415,17 @@ static int64_t pos(int64_t v)
     return v > 0 ? v : 0;
 }
 
-static void member_vals_of(member_vals *m, const nx_prog_instr *in, unsigned engine)
+static void member_vals_of(nx_sum_guard *g, member_vals *m, const nx_prog_instr *in, unsigned engine)
 {
     m->elem = pos(in->tensor_elements);
     m->telem = pos(in->tensor_elements_transpose);
     m->hbm_r = pos(in->hbm_read_bytes);
     m->hbm_w = pos(in->hbm_write_bytes);
-    m->hbm = m->hbm_r + m->hbm_w;
+    m->hbm = m->hbm_r;
+    nx_sum_add(g, &m->hbm, m->hbm_w, "HBM bytes");
     m->mf = pos(in->raw_flops);
-    m->hf = m->mf + pos(in->flops_transpose);
+    m->hf = m->mf;
+    nx_sum_add(g, &m->hf, pos(in->flops_transpose), "hardware FLOPs");
     m->sbuf_r = pos(in->sbuf_read_bytes);
     m->sbuf_w = pos(in->sbuf_write_bytes);
     m->load_w = pos(in->weight_queue_bytes);
@@ -432,7 +436,7 @@ static void member_vals_of(member_vals *m, const nx_prog_instr *in, unsigned eng
 
 /* Adds the members summed in p to their row (the rule of the header: a new
  * interval when they start after the row's last one ends, else that one grows). */
-static int add_pending(const pending *p, unsigned width)
+static int add_pending(nx_sum_guard *g, const pending *p, unsigned width)
 {
     rrow *r = p->r;
     unsigned w = 2 + width;
@@ -450,7 +454,7 @@ static int add_pending(const pending *p, unsigned width)
     int64_t *last = r->n ? &r->iv[(size_t)(r->n - 1) * w] : NULL;
     if (!last || a > last[1]) {
         if (r->n == MAX_INTERVALS)
-            halve(r, width);
+            halve(g, r, width);
         if (r->n == r->cap) {
             uint32_t cap = r->cap + r->cap / 2 + 2;   /* 1.5x: most rows stay small */
             if (cap > MAX_INTERVALS)
@@ -469,67 +473,67 @@ static int add_pending(const pending *p, unsigned width)
         last[1] = b;
     }
     const member_vals *m = &p->v;
-    last[2 + V_ELEM] += m->elem;
-    last[2 + V_TELEM] += m->telem;
-    last[2 + V_HBM] += m->hbm;
+    nx_sum_add(g, &last[2 + V_ELEM], m->elem, "tensor elements");
+    nx_sum_add(g, &last[2 + V_TELEM], m->telem, "transposed tensor elements");
+    nx_sum_add(g, &last[2 + V_HBM], m->hbm, "HBM bytes");
     if (width > IR_VALUES) {
-        last[2 + V_MFLOPS] += m->mf;
-        last[2 + V_HFLOPS] += m->hf;
+        nx_sum_add(g, &last[2 + V_MFLOPS], m->mf, "model FLOPs");
+        nx_sum_add(g, &last[2 + V_HFLOPS], m->hf, "hardware FLOPs");
         for (unsigned e = 0; e < NX_ENGINE_COUNT; e++)
-            last[2 + V_ETIME0 + e] += p->etime[e];
+            nx_sum_add(g, &last[2 + V_ETIME0 + e], p->etime[e], "engine time");
     }
-    r->hbm_r += m->hbm_r;
-    r->hbm_w += m->hbm_w;
-    r->sbuf_r += m->sbuf_r;
-    r->sbuf_w += m->sbuf_w;
-    r->load_w += m->load_w;
-    r->mflops += m->mf;
-    r->hflops += m->hf;
+    nx_sum_add(g, &r->hbm_r, m->hbm_r, "HBM read bytes");
+    nx_sum_add(g, &r->hbm_w, m->hbm_w, "HBM write bytes");
+    nx_sum_add(g, &r->sbuf_r, m->sbuf_r, "SBUF read bytes");
+    nx_sum_add(g, &r->sbuf_w, m->sbuf_w, "SBUF write bytes");
+    nx_sum_add(g, &r->load_w, m->load_w, "weight load bytes");
+    nx_sum_add(g, &r->mflops, m->mf, "model FLOPs");
+    nx_sum_add(g, &r->hflops, m->hf, "hardware FLOPs");
     for (unsigned e = 0; e < NX_ENGINE_COUNT; e++)
         r->eng_count[e] += p->count[e];
-    r->ch_scalar += m->ch_scalar;
-    r->ch_vector += m->ch_vector;
+    nx_sum_add(g, &r->ch_scalar, m->ch_scalar, "scalar channels");
+    nx_sum_add(g, &r->ch_vector, m->ch_vector, "vector channels");
     return 0;
 }
 
 /* One member [a, b] of row r: summed into p when it continues p's members,
  * else p's are added to their row and p starts over with this one. */
-static int add_member(pending *p, rrow *r, unsigned width, const member_vals *m, unsigned engine, int64_t a,
-                      int64_t b)
+static int add_member(nx_sum_guard *g, pending *p, rrow *r, unsigned width, const member_vals *m, unsigned engine,
+                      int64_t a, int64_t b)
 {
     if (p->r == r && a <= p->b) {
         if (b > p->b)
             p->b = b;
         member_vals *v = &p->v;
-        v->elem += m->elem;
-        v->telem += m->telem;
-        v->hbm += m->hbm;
-        v->mf += m->mf;
-        v->hf += m->hf;
-        v->hbm_r += m->hbm_r;
-        v->hbm_w += m->hbm_w;
-        v->sbuf_r += m->sbuf_r;
-        v->sbuf_w += m->sbuf_w;
-        v->load_w += m->load_w;
-        v->ch_scalar += m->ch_scalar;
-        v->ch_vector += m->ch_vector;
+        nx_sum_add(g, &v->elem, m->elem, "tensor elements");
+        nx_sum_add(g, &v->telem, m->telem, "transposed tensor elements");
+        nx_sum_add(g, &v->hbm, m->hbm, "HBM bytes");
+        nx_sum_add(g, &v->mf, m->mf, "model FLOPs");
+        nx_sum_add(g, &v->hf, m->hf, "hardware FLOPs");
+        nx_sum_add(g, &v->hbm_r, m->hbm_r, "HBM read bytes");
+        nx_sum_add(g, &v->hbm_w, m->hbm_w, "HBM write bytes");
+        nx_sum_add(g, &v->sbuf_r, m->sbuf_r, "SBUF read bytes");
+        nx_sum_add(g, &v->sbuf_w, m->sbuf_w, "SBUF write bytes");
+        nx_sum_add(g, &v->load_w, m->load_w, "weight load bytes");
+        nx_sum_add(g, &v->ch_scalar, m->ch_scalar, "scalar channels");
+        nx_sum_add(g, &v->ch_vector, m->ch_vector, "vector channels");
     } else {
-        if (p->r && add_pending(p, width) != 0)
+        if (p->r && add_pending(g, p, width) != 0)
             return -1;
         *p = (pending){.r = r, .a = a, .b = b, .v = *m};
     }
     p->count[engine]++;
-    p->etime[engine] += b - a;
+    nx_sum_add(g, &p->etime[engine], b - a, "engine time");
     return 0;
 }
 
 /* A member of a node deeper than PENDING_DEPTH, added at once. (Not inline in
  * rollup_event(): zeroing a pending for every node of every chain showed as a
  * third of that function's time.) */
-static int add_deep_member(rrow *r, const member_vals *m, unsigned engine, int64_t a, int64_t b)
+static int add_deep_member(nx_sum_guard *g, rrow *r, const member_vals *m, unsigned engine, int64_t a, int64_t b)
 {
     pending one = {0};
-    return add_member(&one, r, V_COUNT, m, engine, a, b) != 0 || add_pending(&one, V_COUNT) != 0 ? -1 : 0;
+    return add_member(g, &one, r, V_COUNT, m, engine, a, b) != 0 || add_pending(g, &one, V_COUNT) != 0 ? -1 : 0;
 }
 
 /* Adds the collected Bir members to their rows, grouped by row (see bir_member). */
@@ -551,9 +555,9 @@ static int bir_apply(rollup_sink *s)
         rrow *r = &s->rows[LV_BIR][b->row];
         const nx_prog_instr *in = &s->progs[r->prog]->instrs[b->ix];
         if (in != prev)   /* a row's members are mostly one instruction, now side by side */
-            member_vals_of(&m, in, in->engine);
+            member_vals_of(&s->sums, &m, in, in->engine);
         prev = in;
-        if (add_member(&s->pend[LV_BIR], r, IR_VALUES, &m, in->engine, b->a, b->b) != 0)
+        if (add_member(&s->sums, &s->pend[LV_BIR], r, IR_VALUES, &m, in->engine, b->a, b->b) != 0)
             return -1;
     }
     s->n_bir = 0;
@@ -566,10 +570,10 @@ static int flush_pending(rollup_sink *s)
     if (bir_apply(s) != 0)
         return -1;
     for (int l = 0; l < LV_IR_COUNT; l++)
-        if (s->pend[l].r && add_pending(&s->pend[l], IR_VALUES) != 0)
+        if (s->pend[l].r && add_pending(&s->sums, &s->pend[l], IR_VALUES) != 0)
             return -1;
     for (int d = 0; d < PENDING_DEPTH; d++)
-        if (s->pend_node[d].r && add_pending(&s->pend_node[d], V_COUNT) != 0)
+        if (s->pend_node[d].r && add_pending(&s->sums, &s->pend_node[d], V_COUNT) != 0)
             return -1;
     memset(s->pend, 0, sizeof s->pend);
     memset(s->pend_node, 0, sizeof s->pend_node);
@@ -584,8 +588,9 @@ static int rollup_event(void *state, const nx_device_event *ev, nxpq_error *err)
     const nx_prog_instr *in = ev->instr;
     size_t p = ev->trace->prog_index, i = (size_t)(in - pr->instrs);
     unsigned e = rec->u.instr.engine;
+    s->sums.at = ev;
     member_vals m;
-    member_vals_of(&m, in, e);
+    member_vals_of(&s->sums, &m, in, e);
     for (int l = 0; l < LV_IR_COUNT; l++) {
         uint32_t row = s->map[l][p][i];
         if (row == NONE)
@@ -597,19 +602,19 @@ static int rollup_event(void *state, const nx_device_event *ev, nxpq_error *err)
                 return oom(err);
             continue;
         }
-        if (add_member(&s->pend[l], &s->rows[l][row], IR_VALUES, &m, e, ev->start_ns, ev->end_ns) != 0)
+        if (add_member(&s->sums, &s->pend[l], &s->rows[l][row], IR_VALUES, &m, e, ev->start_ns, ev->end_ns) != 0)
             return oom(err);
     }
     for (uint32_t k = s->chain_off[p][i], d = 0; k < s->chain_off[p][i + 1]; k++, d++) {
         rrow *r = &s->nodes[s->chain[p][k]].r;
         if (d < PENDING_DEPTH) {
-            if (add_member(&s->pend_node[d], r, V_COUNT, &m, e, ev->start_ns, ev->end_ns) != 0)
+            if (add_member(&s->sums, &s->pend_node[d], r, V_COUNT, &m, e, ev->start_ns, ev->end_ns) != 0)
                 return oom(err);
-        } else if (add_deep_member(r, &m, e, ev->start_ns, ev->end_ns) != 0) {
+        } else if (add_deep_member(&s->sums, r, &m, e, ev->start_ns, ev->end_ns) != 0) {
             return oom(err);
         }
     }
-    return 0;
+    return nx_sum_error(&s->sums, "IR roll-up tables", NULL, err);
 }
 
 /* --------------------------------------------------------------- text -- */
@@ -671,7 +676,7 @@ static const char *sb_util(nx_strbuf *b, const rrow *r, unsigned width, unsigned
     nx_strbuf_putc(b, '[');
     for (uint32_t i = 0; i < r->n; i++) {
         const int64_t *v = &r->iv[(size_t)i * (2 + width)];
-        double secs = (double)(v[1] - v[0]) / 1e9;
+        double secs = ((double)v[1] - (double)v[0]) / 1e9;   /* in double: no wrap across traces */
         double u = secs > 0 && rate > 0 ? 100.0 * (double)v[2 + k] / (rate * secs) : 0.0;
         char num[32];
         int len = snprintf(num, sizeof num, "%s%.6g", i ? ", " : "", u);
@@ -895,12 +900,12 @@ static int write_nodes(rollup_sink *s, const nx_process_ctx *ctx, unsigned *tabl
             nx_row_i64(&r, c_cnt[e], w->eng_count[e]);
         }
 #undef PUT
-        int64_t active = 0;
+        double active = 0;   /* ns, in double: only a ratio's denominator */
         for (uint32_t i = 0; i < w->n; i++)
-            active += w->iv[(size_t)i * (2 + V_COUNT) + 1] - w->iv[(size_t)i * (2 + V_COUNT)];
+            active += (double)w->iv[(size_t)i * (2 + V_COUNT) + 1] - (double)w->iv[(size_t)i * (2 + V_COUNT)];
         if (active > 0 && peak > 0) {
-            nx_row_num(&r, c_hfu, 100.0 * (double)w->hflops / (peak * (double)active / 1e9));
-            nx_row_num(&r, c_mfu, 100.0 * (double)w->mflops / (peak * (double)active / 1e9));
+            nx_row_num(&r, c_hfu, 100.0 * (double)w->hflops / (peak * active / 1e9));
+            nx_row_num(&r, c_mfu, 100.0 * (double)w->mflops / (peak * active / 1e9));
         }
         nx_row_i64(&r, c_hbm_read_bytes, w->hbm_r);
         nx_row_i64(&r, c_hbm_write_bytes, w->hbm_w);
@@ -931,7 +936,11 @@ static int rollup_finish(void *state, const nx_process_ctx *ctx, unsigned *table
     rollup_sink *s = state;
     if (!s)
         return 0;
+    s->sums.at = NULL;
     int rc = flush_pending(s) != 0 ? oom(err) : 0;
+    if (rc == 0)
+        rc = nx_sum_error(&s->sums, "IR roll-up tables", ctx->n_traces == 1 ? ctx->traces[0].path : ctx->o->capture_dir,
+                          err);
     for (int l = 0; l < LV_IR_COUNT && rc == 0; l++)
         rc = write_level(s, ctx, l, tables, err);
     if (rc == 0)

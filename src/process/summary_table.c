@@ -82,6 +82,7 @@
 
 #include "process/device_sink.h"
 #include "process/row.h"
+#include "process/sum_guard.h"
 #include "process/summary_table.h"
 
 #define OPEN_BLOCKS 8                /* open DMA blocks remembered per (lane, queue) */
@@ -91,8 +92,9 @@ typedef struct span {
     bool open;
 } span;
 
-/* Adds [a, b] to a union built from intervals arriving in start order. */
-static inline void span_add(span *sp, int64_t *acc, int64_t a, int64_t b)
+/* Adds [a, b] to a union built from intervals arriving in start order; the
+ * union's closed parts are summed into *acc (named `what` for messages). */
+static inline void span_add(nx_sum_guard *g, span *sp, int64_t *acc, const char *what, int64_t a, int64_t b)
 {
     if (sp->open && a <= sp->e) {
         if (b > sp->e)
@@ -100,14 +102,14 @@ static inline void span_add(span *sp, int64_t *acc, int64_t a, int64_t b)
         return;
     }
     if (sp->open)
-        *acc += sp->e - sp->s;
+        nx_sum_add(g, acc, sp->e - sp->s, what);
     *sp = (span){.s = a, .e = b, .open = true};
 }
 
-static inline void span_close(span *sp, int64_t *acc)
+static inline void span_close(nx_sum_guard *g, span *sp, int64_t *acc, const char *what)
 {
     if (sp->open)
-        *acc += sp->e - sp->s;
+        nx_sum_add(g, acc, sp->e - sp->s, what);
     sp->open = false;
 }
 
@@ -145,6 +147,7 @@ typedef struct summary_sink {
     int64_t raw_flops, adj_flops, flops_t, adj_flops_t;
     int64_t hbm_r, hbm_w, sbuf_r, sbuf_w, spill_s, spill_r, psum_r, psum_w, prsw_bytes, prsw_count;
     int64_t in_q, out_q, w_q;
+    nx_sum_guard sums;
 } summary_sink;
 
 static int oom(nxpq_error *err)
@@ -241,14 +244,15 @@ static void on_instruction(summary_sink *s, const nx_device_event *ev)
     unsigned e = rec->u.instr.engine;
     int64_t a = ev->start_ns, b = ev->end_ns;
     size_t lane = s->lane_base[ev->trace->index] + rec->pcore;
+    nx_sum_guard *g = &s->sums;
     s->eng_count[e]++;
-    s->eng_time[e] += b - a;
-    span_add(&s->eng[lane * NX_ENGINE_COUNT + e], &s->eng_active[e], a, b);
-    span_add(&s->trace_any[ev->trace->index], &s->total_active, a, b);
+    nx_sum_add(g, &s->eng_time[e], b - a, "engine instruction time");
+    span_add(g, &s->eng[lane * NX_ENGINE_COUNT + e], &s->eng_active[e], "engine active time", a, b);
+    span_add(g, &s->trace_any[ev->trace->index], &s->total_active, "total_active_time", a, b);
     size_t i = (size_t)(in - pr->instrs);
     s->icount[ev->trace->prog_index][i]++;
     if (s->iflags[ev->trace->prog_index][i] & IFLAG_ACTIVATE)
-        s->activate_time += b - a;
+        nx_sum_add(g, &s->activate_time, b - a, "activation time");
 }
 
 /* The program-static sums: each instruction's counts (absent and negative
@@ -266,7 +270,7 @@ static void add_instruction_totals(summary_sink *s, const nx_process_ctx *ctx)
                 s->matmul_count += n;
             if (s->iflags[p][i] & IFLAG_ACTIVATE)
                 s->activate_count += n;
-#define ADD(acc, field) if (in->field > 0) s->acc += n * in->field;
+#define ADD(acc, field) if (in->field > 0) nx_sum_mul_add(&s->sums, &s->acc, n, in->field, #field);
             ADD(raw_flops, raw_flops) ADD(adj_flops, adjusted_flops) ADD(flops_t, flops_transpose)
             ADD(adj_flops_t, adjusted_flops_transpose) ADD(hbm_r, hbm_read_bytes) ADD(hbm_w, hbm_write_bytes)
             ADD(sbuf_r, sbuf_read_bytes) ADD(sbuf_w, sbuf_write_bytes) ADD(spill_s, spill_save_bytes)
@@ -296,11 +300,12 @@ static void on_packet(summary_sink *s, const nx_device_event *ev)
     for (int i = 0; i < 3; i++) {
         if (cls[i] == DMA_CLASSES)
             continue;
-        span_add(&s->dma[lane * DMA_CLASSES + cls[i]], &s->dma_active[cls[i]], a, b);
+        span_add(&s->sums, &s->dma[lane * DMA_CLASSES + cls[i]], &s->dma_active[cls[i]], "DMA active time", a,
+                 b);
         s->dma_packets[cls[i]]++;
-        s->dma_bytes[cls[i]] += bytes;
+        nx_sum_add(&s->sums, &s->dma_bytes[cls[i]], bytes, "dma_transfer_total_bytes");
     }
-    s->dma_packet_time += b - a;
+    nx_sum_add(&s->sums, &s->dma_packet_time, b - a, "dma_packet_time");
     s->queue_used[ev->trace->prog_index][q] = 1;
 
     /* Block span: the block's slot among the last OPEN_BLOCKS blocks of this
@@ -323,14 +328,15 @@ static void on_packet(summary_sink *s, const nx_device_event *ev)
         return;
     }
     if (oldest->id >= 0)
-        s->dma_transfer_time += oldest->e - oldest->s;
+        nx_sum_add(&s->sums, &s->dma_transfer_time, oldest->e - oldest->s, "dma_transfer_time");
     *oldest = (open_block){.id = ev->block_id, .s = a, .e = b};
 }
 
 static int summary_event(void *state, const nx_device_event *ev, nxpq_error *err)
 {
-    (void)err;
     summary_sink *s = state;
+    nx_sum_guard *g = &s->sums;
+    g->at = ev;
     const nx_trace_record *rec = ev->rec;
     size_t t = ev->trace->index;
     switch (rec->kind) {
@@ -339,21 +345,22 @@ static int summary_event(void *state, const nx_device_event *ev, nxpq_error *err
     case NX_REC_DMA_PACKET: on_packet(s, ev); break;
     case NX_REC_CC_OP:
         s->cc_op_count++;
-        s->cc_op_time += ev->end_ns - ev->start_ns;
-        span_add(&s->cc_op[t], &s->cc_op_active, ev->start_ns, ev->end_ns);
+        nx_sum_add(g, &s->cc_op_time, ev->end_ns - ev->start_ns, "cc_op_time");
+        span_add(g, &s->cc_op[t], &s->cc_op_active, "cc_op_active_time", ev->start_ns, ev->end_ns);
         break;
     case NX_REC_CC_INSTR:
         s->cc_instr_count++;
-        s->cc_instr_time += ev->end_ns - ev->start_ns;
-        span_add(&s->cc_instr[t], &s->cc_instr_active, ev->start_ns, ev->end_ns);
+        nx_sum_add(g, &s->cc_instr_time, ev->end_ns - ev->start_ns, "cc instruction time");
+        span_add(g, &s->cc_instr[t], &s->cc_instr_active, "cc instruction active time", ev->start_ns,
+                 ev->end_ns);
         break;
     case NX_REC_EXECUTION:
         s->exec_count++;
-        s->exec_time += ev->end_ns - ev->start_ns;
+        nx_sum_add(g, &s->exec_time, ev->end_ns - ev->start_ns, "total_exec_time");
         break;
     default: break;
     }
-    return 0;
+    return nx_sum_error(g, "Summary", NULL, err);
 }
 
 /* Puts num/den (scaled) or leaves the column null when den is 0. */
@@ -365,26 +372,39 @@ static void put_ratio(nx_row *r, const char *col, double num, double den, double
 
 static double secs(int64_t ns) { return (double)ns / 1e9; }
 
+/* Clock cycles in ns nanoseconds at clock_hz, rounded; a count beyond int64 fails the guard. */
+static int64_t cycles_of(nx_sum_guard *g, int64_t ns, double clock_hz, const char *what)
+{
+    double c = (double)ns * clock_hz / 1e9;
+    if (!(c > -9.2e18 && c < 9.2e18)) {
+        nx_sum_overflowed(g, what);
+        return 0;
+    }
+    return (int64_t)llround(c);
+}
+
 static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
 {
     summary_sink *s = state;
     if (!s)
         return 0;
     /* Close every open union. */
+    nx_sum_guard *g = &s->sums;
+    g->at = NULL;
     for (size_t l = 0; l < s->n_lanes; l++) {
         for (unsigned e = 0; e < NX_ENGINE_COUNT; e++)
-            span_close(&s->eng[l * NX_ENGINE_COUNT + e], &s->eng_active[e]);
+            span_close(g, &s->eng[l * NX_ENGINE_COUNT + e], &s->eng_active[e], "engine active time");
         for (unsigned c = 0; c < DMA_CLASSES; c++)
-            span_close(&s->dma[l * DMA_CLASSES + c], &s->dma_active[c]);
+            span_close(g, &s->dma[l * DMA_CLASSES + c], &s->dma_active[c], "DMA active time");
     }
     for (size_t t = 0; t < s->n_traces; t++) {
-        span_close(&s->trace_any[t], &s->total_active);
-        span_close(&s->cc_op[t], &s->cc_op_active);
-        span_close(&s->cc_instr[t], &s->cc_instr_active);
+        span_close(g, &s->trace_any[t], &s->total_active, "total_active_time");
+        span_close(g, &s->cc_op[t], &s->cc_op_active, "cc_op_active_time");
+        span_close(g, &s->cc_instr[t], &s->cc_instr_active, "cc instruction active time");
     }
     for (size_t i = 0; i < s->n_lanes * (s->max_queues ? s->max_queues : 1) * OPEN_BLOCKS; i++)
         if (s->blocks[i].id >= 0)
-            s->dma_transfer_time += s->blocks[i].e - s->blocks[i].s;
+            nx_sum_add(g, &s->dma_transfer_time, s->blocks[i].e - s->blocks[i].s, "dma_transfer_time");
     add_instruction_totals(s, ctx);
 
     int64_t first = INT64_MAX, last = INT64_MIN, trace_ns = 0, lane_ns = 0, events = 0;
@@ -400,14 +420,15 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
             first = tr->first_ns;
         if (tr->last_ns > last)
             last = tr->last_ns;
-        trace_ns += tr->last_ns - tr->first_ns;
-        lane_ns += (tr->last_ns - tr->first_ns) * (int64_t)tr->hdr.pcore_count;
+        nx_sum_add(g, &trace_ns, tr->last_ns - tr->first_ns, "trace time");
+        nx_sum_mul_add(g, &lane_ns, tr->last_ns - tr->first_ns, (int64_t)tr->hdr.pcore_count, "lane time");
     }
     if (first == INT64_MAX || !hw) {   /* no records: no activity to summarise */
         summary_free(s);
         return 0;
     }
-    int64_t wall_ns = last - first;
+    int64_t wall_ns;
+    nx_sum_span(g, &wall_ns, last, first, "total_time (the span of all traces)");
 
     /* Tensor sizes of the programs that were traced (each program once). */
     int64_t w_size = 0, in_size = 0, out_size = 0;
@@ -425,11 +446,11 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
             if (tn->size < 0)
                 continue;
             if (strcmp(tn->type, "WEIGHT") == 0)
-                w_size += tn->size;
+                nx_sum_add(g, &w_size, tn->size, "weight tensor size");
             else if (strcmp(tn->type, "IN") == 0)
-                in_size += tn->size;
+                nx_sum_add(g, &in_size, tn->size, "input tensor size");
             else if (strcmp(tn->type, "OUT") == 0)
-                out_size += tn->size;
+                nx_sum_add(g, &out_size, tn->size, "output tensor size");
         }
     }
     int64_t queues = 0;
@@ -439,7 +460,18 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
 
     double peak = 2.0 * hw->tensor_rows * hw->tensor_cols * (double)hw->tensor_clock_hz;
     double hbm_bw = (double)hw->hbm_ddr_bandwidth, clock = (double)hw->neuroncore_clock_hz;
-    int64_t model = s->raw_flops, hwf = s->raw_flops + s->flops_t;
+    int64_t model = s->raw_flops, hwf = s->raw_flops, adj_hwf = s->adj_flops, in_w = in_size, in_out_w;
+    nx_sum_add(g, &hwf, s->flops_t, "hardware_flops");
+    nx_sum_add(g, &adj_hwf, s->adj_flops_t, "adjusted_hardware_flops");
+    nx_sum_add(g, &in_w, w_size, "inputs_and_weights_size_bytes");
+    in_out_w = in_w;
+    nx_sum_add(g, &in_out_w, out_size, "inputs_outputs_weights_size_bytes");
+    int64_t cycles = cycles_of(g, wall_ns, clock, "neuroncore_cycle_count");
+    int64_t dma_cycles = cycles_of(g, s->dma_active[DMA_ALL], clock, "dma_active_cycles");
+    if (nx_sum_error(g, "Summary", ctx->n_traces == 1 ? ctx->traces[0].path : ctx->o->capture_dir, err) != 0) {
+        summary_free(s);
+        return -1;
+    }
 
     nx_row local, *r = ctx->summary_hold ? &ctx->summary_hold->r : &local;
     if (nx_row_open(r, &ctx->dest, "Summary", err) != 0) {
@@ -451,18 +483,18 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
 #define I64(col, v) nx_row_i64(r, nx_row_col(r, col), (v))
 #define NUM(col, v) nx_row_num(r, nx_row_col(r, col), (v))
     NUM("total_time", secs(wall_ns));
-    I64("neuroncore_cycle_count", (int64_t)llround((double)wall_ns * clock / 1e9));
+    I64("neuroncore_cycle_count", cycles);
     I64("model_flops", model);
     I64("hardware_flops", hwf);
     I64("transpose_flops", s->flops_t);
-    I64("adjusted_hardware_flops", s->adj_flops + s->adj_flops_t);
+    I64("adjusted_hardware_flops", adj_hwf);
     I64("adjusted_transpose_flops", s->adj_flops_t);
     put_ratio(r, "mm_arithmetic_intensity", (double)hwf, (double)s->dma_bytes[DMA_ALL], 1.0);
     put_ratio(r, "peak_flops_bandwidth_ratio", peak, hbm_bw, 1.0);
     I64("trace_count", (int64_t)ctx->n_traces);
     I64("event_count", events);
 
-    I64("dma_active_cycles", (int64_t)llround((double)s->dma_active[DMA_ALL] * clock / 1e9));
+    I64("dma_active_cycles", dma_cycles);
     NUM("dma_active_time", secs(s->dma_active[DMA_ALL]));
     put_ratio(r, "dma_active_time_percent", (double)s->dma_active[DMA_ALL], (double)lane_ns, 100.0);
     NUM("static_dma_active_time", secs(s->dma_active[DMA_STATIC]));
@@ -475,8 +507,8 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
     I64("dma_transfer_total_bytes", s->dma_bytes[DMA_ALL]);
     I64("dma_queue_count", queues);
     if (any_tensor) {
-        I64("inputs_and_weights_size_bytes", in_size + w_size);
-        I64("inputs_outputs_weights_size_bytes", in_size + out_size + w_size);
+        I64("inputs_and_weights_size_bytes", in_w);
+        I64("inputs_outputs_weights_size_bytes", in_out_w);
         I64("weight_size_bytes", w_size);
     }
     I64("static_dma_packet_count", s->dma_packets[DMA_STATIC]);
@@ -486,9 +518,9 @@ static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tabl
     put_ratio(r, "static_dma_packet_percent", (double)s->dma_packets[DMA_STATIC], all_p, 100.0);
     put_ratio(r, "dynamic_dma_size_percent", (double)s->dma_bytes[DMA_DYNAMIC], all_b, 100.0);
     put_ratio(r, "static_dma_size_percent", (double)s->dma_bytes[DMA_STATIC], all_b, 100.0);
-    put_ratio(r, "mbu_estimated_percent", (double)(s->hbm_r + s->hbm_w), hbm_bw * secs(trace_ns), 100.0);
+    put_ratio(r, "mbu_estimated_percent", (double)s->hbm_r + (double)s->hbm_w, hbm_bw * secs(trace_ns), 100.0);
     if (any_tensor)
-        put_ratio(r, "mbu_min_read_util_percent", (double)(in_size + w_size) * (double)s->exec_count,
+        put_ratio(r, "mbu_min_read_util_percent", (double)in_w * (double)s->exec_count,
                   hbm_bw * secs(trace_ns), 100.0);
     I64("hbm_write_bytes", s->hbm_w);
     I64("hbm_read_bytes", s->hbm_r);

@@ -2,6 +2,7 @@
  * timeline_index_writer.h; the format is profile/timeline_index.h). */
 #include "profile/timeline_index_writer.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -559,6 +560,12 @@ oom:
 
 /* ------------------------------------------------------------ open/close -- */
 
+/* Why the last I/O call failed, for messages (a short write sets no errno). */
+static const char *io_reason(void)
+{
+    return errno ? strerror(errno) : "short write";
+}
+
 /* The nesting pass's output: the row's record at row x 16 of the side file. */
 static int nest_emit(void *ctx, uint64_t row, uint32_t depth, int64_t self_ns)
 {
@@ -614,10 +621,11 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
         w->label_name[w->n_labels] = (uint32_t)id;
         w->label_str[w->n_labels++] = is_str;
     }
+    errno = 0;
     if (nx_tlx_path(dir, s->name, w->path, sizeof w->path) != 0 ||
         snprintf(w->tmp, sizeof w->tmp, "%s.tmp-%ld", w->path, (long)getpid()) >= (int)sizeof w->tmp ||
         !(w->f = fopen(w->tmp, "w+b"))) {
-        nxpq_error_set(err, "%s: cannot create its timeline index in %s", s->name, dir);
+        nxpq_error_set(err, "%s: cannot create its timeline index in %s: %s", s->name, dir, io_reason());
         nx_tlx_writer_close(w, false, NULL, 0, err);
         return -1;
     }
@@ -626,7 +634,7 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
         if (!(w->nest = nx_nesting_new(nest_emit, w)))
             goto oom;
         if ((w->nest_fd = open(w->nest_tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-            nxpq_error_set(err, "%s: cannot create %s", s->name, w->nest_tmp);
+            nxpq_error_set(err, "%s: cannot create %s: %s", s->name, w->nest_tmp, io_reason());
             nx_tlx_writer_close(w, false, NULL, 0, err);
             return -1;
         }
@@ -637,7 +645,7 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
     *out = w;
     return 0;
 io:
-    nxpq_error_set(err, "%s: cannot write %s", s->name, w->path);
+    nxpq_error_set(err, "%s: cannot write %s: %s", s->name, w->path, io_reason());
     nx_tlx_writer_close(w, false, NULL, 0, err);
     return -1;
 oom:
@@ -917,18 +925,19 @@ int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, si
         return 0;
     int rc = 0;
     bool keep = ok && w->rows > 0 && !w->broken && w->f;
+    errno = 0;
     if (keep && !finish_file(w, file_rows, n_files)) {
-        nxpq_error_set(err, "%s: cannot write its timeline index %s", w->s->name, w->path);
+        nxpq_error_set(err, "%s: cannot write its timeline index %s: %s", w->s->name, w->path, io_reason());
         keep = false;
         rc = -1;
     }
     if (w->f && fclose(w->f) != 0 && keep) {
-        nxpq_error_set(err, "%s: cannot write its timeline index %s", w->s->name, w->path);
+        nxpq_error_set(err, "%s: cannot write its timeline index %s: %s", w->s->name, w->path, io_reason());
         keep = false;
         rc = -1;
     }
     if (keep && rename(w->tmp, w->path) != 0) {
-        nxpq_error_set(err, "%s: cannot rename its timeline index into %s", w->s->name, w->path);
+        nxpq_error_set(err, "%s: cannot rename its timeline index into %s: %s", w->s->name, w->path, io_reason());
         keep = false;
         rc = -1;
     }

@@ -13,6 +13,7 @@
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
 #include "query/system_summary.h"
+#include "schema/schema.h"
 
 /* --------------------------------------------------------------- JSON -- */
 
@@ -276,6 +277,17 @@ static int virt_fill(virt_col *v, const scan_plan *p, const nxpq_batch *b)
     return 0;
 }
 
+/* Whether the schema's table has a column `name` that top can group by: then a
+ * profile file without it, or with another type, is a data problem (a profile
+ * written by another tool, or damaged), not a usage error. */
+static bool schema_key(const char *table, const char *name)
+{
+    const nx_schema_table *st = nx_schema_table_find(table);
+    const nx_schema_field *f = st ? nx_schema_field_find(st, name) : NULL;
+    return f && (f->column_type == NX_COL_INT64 || f->column_type == NX_COL_INT32 ||
+                 f->column_type == NX_COL_STRING || f->column_type == NX_COL_BOOLEAN);
+}
+
 /* Checks the keys against the table and lays out the projection. */
 static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o, const nx_top *out,
                 nxpq_type *types, nxpq_error *err)
@@ -290,6 +302,10 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
             types[k] = column_type(t, name);
             if (types[k] != NXPQ_INT32 && types[k] != NXPQ_INT64 && types[k] != NXPQ_STRING &&
                 types[k] != NXPQ_BOOLEAN) {
+                if (schema_key(o->table, name))
+                    return nxpq_error_set(err, "%s: column '%s' is %s, not the schema's type (a profile written "
+                                               "by another tool, or damaged)",
+                                          nx_profile_table_file_path(t, 0), name, nxpq_type_name(types[k]));
                 nxpq_error_set(err, "--by column '%s' of %s is %s; use integer or string columns", name, o->table,
                                nxpq_type_name(types[k]));
                 return NX_TOP_BAD_KEY;
@@ -300,6 +316,10 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
         p->virt[k].kind = !out->self ? VIRT_NONE : strcmp(name, "cat") == 0 ? VIRT_CAT
                                                : strcmp(name, "thread") == 0 ? VIRT_THREAD
                                                                             : VIRT_NONE;
+        if (p->virt[k].kind == VIRT_NONE && schema_key(o->table, name))
+            return nxpq_error_set(err, "%s has no column '%s', which the schema's %s has (a profile written by "
+                                       "another tool, or damaged)",
+                                  nx_profile_table_file_path(t, 0), name, o->table);
         if (p->virt[k].kind == VIRT_NONE) {
             nxpq_error_set(err, "table %s has no column '%s'%s", o->table, name,
                            out->self ? " (nor is it one of the virtual keys cat, thread)" : "");

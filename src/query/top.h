@@ -45,8 +45,10 @@
 
 #define NX_TOP_MAX_KEYS 16
 
-/* nx_top_run: a key is not a column of the table (nor a virtual one) or not
- * an integer, boolean or string column; err says which. */
+/* nx_top_run: a key is not a column of the schema's table (nor a virtual one)
+ * or not an integer, boolean or string column; err says which. A column the
+ * schema has but the profile's file lacks (or stores as another type) is a
+ * data problem: -1, naming the file. */
 enum { NX_TOP_BAD_KEY = 2 };
 
 typedef enum nx_top_value { NX_TOP_DURATION, NX_TOP_SPAN, NX_TOP_COUNT } nx_top_value;

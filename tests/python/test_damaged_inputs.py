@@ -15,6 +15,7 @@ import pytest
 
 from conftest import BIN, nx
 
+INSTRUCTION = 1
 DMA_PACKET = 3
 INTERVAL_KINDS = {1, 3, 5, 6, 7, 9}
 INT64_MAX = (1 << 63) - 1
@@ -78,7 +79,7 @@ def test_dma_packet_ending_at_int64_max_ticks(capture, tmp_path):
     r, elapsed = run_process(cap, out)
     # INT64_MAX ticks may or may not fit once converted to ns: either message names the record.
     assert_refused(r, elapsed, out, trace, at, [])
-    assert "dma_packet lasts" in r.stderr or "past the largest Unix ns time" in r.stderr, r.stderr
+    assert "dma_packet lasts" in r.stderr or "not a Unix ns time a record may have" in r.stderr, r.stderr
 
 
 def test_dma_packet_lasting_eleven_minutes(capture, tmp_path):
@@ -108,7 +109,37 @@ def test_epoch_at_int64_max(capture, tmp_path):
     out = tmp_path / "out" / "p"
     out.parent.mkdir()
     r, elapsed = run_process(cap, out)
-    assert_refused(r, elapsed, out, trace, at, ["past the largest Unix ns time"])
+    assert_refused(r, elapsed, out, trace, at, ["not a Unix ns time a record may have"])
+
+
+def test_instruction_time_sum_past_int64(capture, tmp_path):
+    """Every instruction ending just before 2^62 ns (the latest time a record may have):
+    each record is valid, but a few of them make a table's total time exceed int64, which
+    is refused naming the table, the sum and a record, never written wrapped."""
+    found = {}
+
+    def patch(data):
+        num, den = struct.unpack_from("<II", data, 32)
+        epoch = struct.unpack_from("<q", data, 40)[0]
+        end_ticks = ((1 << 62) - 1 - epoch) * num // den - num
+        header_size = struct.unpack_from("<I", data, 12)[0]
+        ats = [at for at in range(header_size, len(data), 40) if data[at] == INSTRUCTION]
+        assert len(ats) > 4
+        for at in ats:
+            struct.pack_into("<Q", data, at + 16, end_ticks)
+        found["ats"] = ats
+        return ats[0]
+    cap, trace, _ = damaged_copy(capture, tmp_path, patch)
+    out = tmp_path / "out" / "p"
+    out.parent.mkdir()
+    r, elapsed = run_process(cap, out)
+    assert r.returncode == 1, r.stderr
+    assert elapsed < 30, f"took {elapsed:.1f} s"
+    assert "exceeds the int64 range" in r.stderr and trace.name in r.stderr, r.stderr
+    at = int(r.stderr.split("(record at ")[1].split(")")[0])
+    assert at in found["ats"][1:], "the record named is an instruction after the first"
+    assert not out.exists(), "nothing is published"
+    assert not [p for p in out.parent.iterdir() if p.name.startswith(".")], "no temporary left"
 
 
 @pytest.mark.parametrize("suffix", [".json", ".json.gz"])
@@ -165,3 +196,52 @@ def test_symlinked_table_file_is_not_followed(capture, tmp_path):
     log_link, rows_link = export(tmp_path / "b")
     assert "sampling pass): row groups read 0 of 0" not in log_link, log_link
     assert rows_link == rows_index
+
+
+def test_top_on_a_table_lacking_a_schema_column(capture, tmp_path):
+    """`top --by` a column the schema's table has but the profile's file lacks (or holds
+    as another type) is a data problem: exit 1 naming the file, not a usage error (2);
+    a column the schema does not have stays a usage error."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    prof = tmp_path / "p"
+    nx("process", str(capture), "--output-file", str(prof))
+    path = prof / "Instruction.parquet"
+    table = pq.read_table(path)
+    pq.write_table(table.drop_columns(["opcode"]), path)
+
+    def top(by):
+        return subprocess.run([str(BIN), "top", str(prof), "--table", "Instruction", "--by", by],
+                              capture_output=True, text=True, timeout=60)
+    r = top("engine,opcode")
+    assert r.returncode == 1, r.stderr
+    assert "Instruction.parquet" in r.stderr and "no column 'opcode'" in r.stderr, r.stderr
+    r = top("engine,no_such_column")
+    assert r.returncode == 2, r.stderr
+    i = table.schema.get_field_index("opcode")
+    pq.write_table(table.set_column(i, "opcode", pa.array([1.5] * table.num_rows)), path)
+    r = top("opcode")
+    assert r.returncode == 1, r.stderr
+    assert "Instruction.parquet" in r.stderr and "not the schema's type" in r.stderr, r.stderr
+
+
+def test_index_on_a_read_only_file_system_says_why(capture, tmp_path):
+    """`index` where the profile cannot be written names the table, the directory and
+    the system's reason, exits 1. Needs a read-only bind mount (root)."""
+    import os
+    prof = tmp_path / "p"
+    nx("process", str(capture), "--output-file", str(prof))
+    for index in prof.glob(".*.nxtl"):
+        index.unlink()
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "--bind", str(prof), str(ro)]).returncode != 0:
+        pytest.skip("a bind mount needs root")
+    try:
+        assert subprocess.run(["mount", "-o", "remount,bind,ro", str(ro)]).returncode == 0
+        r = subprocess.run([str(BIN), "index", str(ro)], capture_output=True, text=True, timeout=60)
+    finally:
+        subprocess.run(["umount", str(ro)])
+    assert r.returncode == 1, r.stderr
+    assert "Instruction: cannot create its timeline index in" in r.stderr, r.stderr
+    assert "Read-only file system" in r.stderr, r.stderr

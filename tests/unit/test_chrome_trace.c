@@ -612,6 +612,23 @@ static void test_gzip_errors(void **state)
     assert_int_equal(read_path(path, NULL, &c, &err), -1);
     assert_non_null(strstr(err.msg, "gzip: incorrect data check"));
 
+    /* two members are one text; junk after the last member is an error */
+    static const char first[] = "{\"traceEvents\":[{\"ph\":\"i\",\"ts\":1}";
+    path = write_gz("g.json.gz", first, strlen(first));
+    gzFile more = gzopen(path, "ab");
+    assert_non_null(more);
+    assert_int_equal(gzwrite(more, "]}", 2), 2);
+    assert_int_equal(gzclose(more), Z_OK);
+    assert_int_equal(read_path(path, NULL, &c, &err), 0);
+    assert_int_equal(c.total, 1);
+    f = fopen(path, "ab");
+    assert_non_null(f);
+    assert_int_equal(fputs("junk", f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(read_path(path, NULL, &c, &err), -1);
+    if (!strstr(err.msg, path) || !strstr(err.msg, "what follows a gzip member is not another member"))
+        fail_msg("unexpected message: %s", err.msg);
+
     assert_null(nx_chrome_open(tmp_path("missing.json"), NULL, &err));
     assert_non_null(strstr(err.msg, "missing.json: cannot open: No such file"));
     collected_free(&c);
