@@ -272,6 +272,8 @@ typedef struct nxpq_scan_options {
                                   4,096 rows are always decoded by the caller. The batch
                                   and its bytes do not depend on it. */
     bool dictionary;           /* hand out dictionary form (nxpq_column_data) where it applies */
+    int64_t rows_begin;        /* with rows_end > 0: only rows [rows_begin, rows_end) of the file */
+    int64_t rows_end;          /* (and of the ranges' pages); only their pages are read */
 } nxpq_scan_options;
 
 /* One projected column of a batch. Row i of the batch:

@@ -8,6 +8,9 @@
  * column is then read through a pq_cursor that loads only the pages holding
  * kept rows and slices them to those rows, so all columns of a batch cover the
  * same contiguous rows. Without a page index the whole row group is kept.
+ * A row selection (rows_begin, rows_end) keeps only those rows of the file
+ * before the ranges are applied, so looking one row up reads one page of
+ * each projected column.
  *
  * Threads (nxpq_scan_options.threads > 1): a batch's columns are decoded on
  * that many threads, each taking the next undone column; the batch is the same
@@ -48,6 +51,7 @@ struct nxpq_scan {
     const pq_column **proj;
     nxpq_range *ranges;
     size_t n_ranges;
+    int64_t rows_begin, rows_end;   /* the file's rows asked for; rows_end 0: all */
     size_t batch_rows;
     size_t threads;         /* decoding threads per batch (>= 1) */
     pq_cursor *cursors;
@@ -203,8 +207,16 @@ static int prepare_row_group(nxpq_scan *s, uint32_t g, nxpq_error *err)
     s->rg = g;
     if (rows == 0 || !row_group_may_match(s, g))
         return 0;
+    int64_t lo = 0, hi = rows;
+    if (s->rows_end > 0) {   /* the asked rows, relative to the group */
+        int64_t first = s->r->rg_first_row[g];
+        lo = s->rows_begin > first ? s->rows_begin - first : 0;
+        hi = s->rows_end - first < rows ? s->rows_end - first : rows;
+        if (lo >= hi)
+            return 0;
+    }
     nx_arena_free(&s->idx_arena);
-    if (ivec_push(&s->keep, 0, rows) < 0)
+    if (ivec_push(&s->keep, lo, hi) < 0)
         return scan_fail(s, err, NULL, g, "%s", "out of memory");
     for (size_t i = 0; i < s->n_ranges && s->keep.n; i++)
         if (prune_pages(s, g, &s->ranges[i], err) < 0)
@@ -294,6 +306,12 @@ nxpq_scan *nxpq_scan_open(nxpq_reader *r, const nxpq_scan_options *opts, nxpq_er
     }
     s->r = r;
     s->batch_rows = o->batch_rows ? o->batch_rows : PQ_DEFAULT_BATCH_ROWS;
+    if (o->rows_end > 0) {
+        s->rows_begin = o->rows_begin > 0 ? o->rows_begin : 0;
+        s->rows_end = o->rows_end;
+        if (s->rows_begin >= s->rows_end)   /* nothing asked: an empty scan */
+            s->next_rg = r->meta.n_row_groups;
+    }
     s->threads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : (size_t)o->threads;
     s->stats.row_groups_total = r->meta.n_row_groups;
     if (set_projection(s, o, err) < 0 || set_ranges(s, o, err) < 0) {

@@ -72,7 +72,7 @@ static int find_row(nx_event *ev, const char *path, int64_t row, const field_set
         }
     }
     nxpq_range range;
-    nxpq_scan_options so = {.columns = proj, .n_columns = np, .batch_rows = 4096};
+    nxpq_scan_options so = {.columns = proj, .n_columns = np, .batch_rows = 1, .rows_begin = row, .rows_end = row + 1};
     int hc = hint && hint_col ? nxpq_reader_find_column(ev->reader, hint_col) : -1;
     if (hc >= 0) {
         range = (nxpq_range){(size_t)hc, *hint, *hint};

@@ -16,7 +16,8 @@
  *     track (window.h's rule, found with a one-instant window at that start);
  *     has_track false otherwise, and when the track cannot be read (the table
  *     lacks a column its track rule requires): the row is still answered.
- * Memory: one batch of the file (the reader's batch holding the row).
+ * Cost: the row alone is read (a one-row selection of the scan: one page of each
+ * column where the file has a page index, else its row group). Memory: that row.
  */
 #ifndef NX_QUERY_EVENT_H
 #define NX_QUERY_EVENT_H

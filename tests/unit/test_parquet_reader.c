@@ -991,6 +991,65 @@ static void test_page_index_pruning(void **state)
     expect_scan_error(&f, "~page holds 15 rows, the offset index says 14");
 }
 
+/* Pages of `rows`-row pages that rows [a, b) touch. */
+static int pages_touched(int64_t a, int64_t b, int64_t rows)
+{
+    return a < b ? (int)((b - 1) / rows - a / rows + 1) : 0;
+}
+
+/* A row selection (rows_begin, rows_end) returns exactly those rows, alone or with
+ * a range, and reads only the pages holding them. */
+static void test_row_selection(void **state)
+{
+    (void)state;
+    tfile f;
+    build_indexed(&f, false);
+    nxpq_error err;
+    nxpq_reader *r = tf_open(&f, &err);
+    if (!r)
+        fail_msg("%s", err.msg);
+    for (int with_range = 0; with_range < 2; with_range++)
+        for (int64_t a = 0; a <= 31; a++)
+            for (int64_t e = a > 0 ? a : 1; e <= 32; e++) {   /* rows_end 0 means every row */
+                nxpq_range range = {0, 12, 14};   /* keeps ts page 1: rows 10..19 */
+                nxpq_scan_options o = {.batch_rows = 3, .rows_begin = a, .rows_end = e};
+                if (with_range) {
+                    o.ranges = &range;
+                    o.n_ranges = 1;
+                }
+                int64_t lo = a, hi = e < 30 ? e : 30;   /* the rows expected */
+                if (with_range) {
+                    lo = lo > 10 ? lo : 10;
+                    hi = hi < 20 ? hi : 20;
+                }
+                if (e == a)   /* rows_end == rows_begin: nothing asked, an empty scan */
+                    hi = lo;
+                nxpq_scan *s = nxpq_scan_open(r, &o, &err);
+                assert_non_null(s);
+                const nxpq_batch *b;
+                int64_t next = lo;
+                while (nxpq_scan_next(s, &b, &err) == 1) {
+                    assert_int_equal(b->first_row, next);
+                    for (size_t i = 0; i < b->n_rows; i++)
+                        assert_int_equal(b->columns[0].values.i64[i], b->first_row + (int64_t)i);
+                    next += (int64_t)b->n_rows;
+                }
+                if (hi > lo)
+                    assert_int_equal(next, hi);
+                else
+                    assert_int_equal(next, lo);
+                nxpq_scan_stats st;
+                nxpq_scan_get_stats(s, &st);
+                if (hi > lo)
+                    assert_int_equal(st.pages_read, pages_touched(lo, hi, 10) + pages_touched(lo, hi, 15));
+                else
+                    assert_int_equal(st.pages_read, 0);
+                nxpq_scan_close(s);
+            }
+    nxpq_reader_close(r);
+    nx_strbuf_free(&f.b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1009,6 +1068,7 @@ int main(void)
         cmocka_unit_test(test_data_page_v2),
         cmocka_unit_test(test_lists_spanning_pages),
         cmocka_unit_test(test_page_index_pruning),
+        cmocka_unit_test(test_row_selection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
