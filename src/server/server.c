@@ -34,9 +34,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +272,22 @@ enum MHD_Result nx_server_answer(nx_api_req *r, const char *method, const char *
     return route_api(r, seg, n);
 }
 
+/* Memory: a request's large buffers (decoded pages, sampled runs, JSON) go back
+ * to the allocator when it ends, but glibc keeps freed memory in the arena of the
+ * thread that used it, so a server whose threads each once answered a big
+ * request holds the sum of their peaks. Returning free memory to the system at
+ * most once a second (malloc_trim walks every arena) keeps RSS near what the
+ * requests in flight and the caches use. */
+static void return_free_memory(void)
+{
+    static _Atomic int64_t last;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t prev = atomic_load(&last);
+    if ((int64_t)now.tv_sec != prev && atomic_compare_exchange_strong(&last, &prev, (int64_t)now.tv_sec))
+        malloc_trim(0);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                               const char *version, const char *upload_data, size_t *upload_data_size,
                               void **con_cls)
@@ -281,8 +299,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         static int marker;
         *con_cls = &marker;
         nx_api_req r = {.conn = conn, .srv = cls};
-        return nx_server_answer(&r, method, url, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length"),
-                                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"));
+        enum MHD_Result rc =
+            nx_server_answer(&r, method, url, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length"),
+                             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"));
+        return_free_memory();
+        return rc;
     }
     /* Later calls only happen with a body, which the first call refused. */
     *upload_data_size = 0;
