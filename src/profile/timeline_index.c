@@ -461,7 +461,12 @@ bool nx_tlx_nesting(const nx_tlx *x, int64_t ordinal, uint32_t *depth, int64_t *
     uint64_t file = (uint64_t)ordinal >> 40, row = (uint64_t)ordinal & ((UINT64_C(1) << 40) - 1);
     if (!x->nest || ordinal < 0 || file >= x->n_files || row >= x->file_first[file + 1] - x->file_first[file])
         return false;
-    const nx_tlx_nest *e = &x->nest[x->file_first[file] + row];
+    /* The files' row counts come from the index: a damaged one may sum past its
+     * rows (or wrap), so the record is checked against the section's size too. */
+    uint64_t at = x->file_first[file] + row;
+    if (at < row || at >= x->rows)
+        return false;
+    const nx_tlx_nest *e = &x->nest[at];
     if (e->set != 1)
         return false;
     *depth = e->depth;
