@@ -13,8 +13,9 @@
  *     and the totals.
  *   - A note on stderr says when depth and self time had to be computed from
  *     the table because its timeline index was not usable (and why).
- * Exit: 0; 1 when the profile or table cannot be read or is absent; 2 for usage
- * errors, including --by naming a column the table lacks or one that is not an
+ * Exit: 0; 1 when the profile or table cannot be read or is absent, or its file
+ * lacks a --by column the schema's table has; 2 for usage errors, including --by
+ * naming a column the schema's table lacks or one that is not an
  * integer/boolean/string column.
  */
 #include <errno.h>
@@ -52,7 +53,8 @@ static void top_help(FILE *out)
             "  -h, --help           show this help\n"
             "\n"
             "Tables without duration_ns sum end_ts - start_ts when they have both, else only count.\n"
-            "Exit status: 0 success, 1 profile or table missing or unreadable, 2 usage error.\n");
+            "Exit status: 0 success, 1 profile or table missing or unreadable (or lacking a schema\n"
+            "column), 2 usage error.\n");
 }
 
 typedef enum { FMT_TEXT, FMT_CSV, FMT_JSON } top_format;
