@@ -1,5 +1,6 @@
 /* timeline_index_writer.c — the timeline index, written beside its table (see
  * timeline_index_writer.h; the format is profile/timeline_index.h). */
+#define _DEFAULT_SOURCE /* madvise, MADV_DONTNEED */
 #include "profile/timeline_index_writer.h"
 
 #include <errno.h>
@@ -744,16 +745,40 @@ static wtrack *depth_builder(wtrack ***pool, size_t *n_pool, uint32_t depth)
     return (*pool)[depth];
 }
 
-/* Deals track t's events out by depth: decodes its blocks (data: the data
- * section's first data_len bytes, mapped) in start order, adds each event to the
- * builder of its depth (nest: the side file's records, n_nest of them), then
- * finishes the builders, depths ascending, into depth tracks. False on out of
- * memory, a write error or a record missing. */
-static bool depth_split(nx_tlx_writer *w, uint32_t t, const unsigned char *data, uint64_t data_len,
-                        const nx_tlx_nest *nest, uint64_t n_nest, wtrack ***pool, size_t *n_pool)
+/* The index file being written and the nesting side file, mapped read-only to
+ * be read back. Pages read are dropped from the process every DROP_BLOCKS
+ * blocks (they stay in the page cache): a track's rows are spread over the
+ * whole side file, so without that a profile of N events would hold about
+ * 16 N bytes of it resident (1.1 GiB at 71M events). */
+typedef struct read_back {
+    const unsigned char *file, *nest;
+    uint64_t file_len, nest_len;
+} read_back;
+
+enum { DROP_BLOCKS = 64 };
+
+static void drop_pages(const read_back *rb)
+{
+    if (rb->file)
+        madvise((void *)rb->file, (size_t)rb->file_len, MADV_DONTNEED);
+    if (rb->nest)
+        madvise((void *)rb->nest, (size_t)rb->nest_len, MADV_DONTNEED);
+}
+
+/* Deals track t's events out by depth: decodes its blocks (the data section
+ * after the header of rb->file) in start order, adds each event to the builder
+ * of its depth (each row's depth from rb->nest), then finishes the builders,
+ * depths ascending, into depth tracks. False on out of memory, a write error
+ * or a record missing. */
+static bool depth_split(nx_tlx_writer *w, uint32_t t, const read_back *rb, wtrack ***pool, size_t *n_pool)
 {
     const wrun *tr = &w->tracks[t]->r;
+    const unsigned char *data = rb->file + NX_TLX_HEADER_BYTES;
+    uint64_t data_len = rb->file_len - NX_TLX_HEADER_BYTES, n_nest = rb->nest_len / sizeof(nx_tlx_nest);
+    const nx_tlx_nest *nest = (const nx_tlx_nest *)rb->nest;
     for (size_t b = 0; b < tr->n_blocks; b++) {
+        if (b % DROP_BLOCKS == DROP_BLOCKS - 1)
+            drop_pages(rb);
         nx_tlx_mini m[NX_TLX_BLOCK_MINIS];
         uint32_t n_minis = nx_tlx_block_minis(data, data_len, &tr->blocks[b], m);
         if (n_minis == 0)
@@ -805,12 +830,14 @@ static bool build_depth_tracks(nx_tlx_writer *w)
     uint64_t data_len = w->data_len, map_len = NX_TLX_HEADER_BYTES + data_len, nest_len = (uint64_t)st.st_size;
     const unsigned char *file = map_fd(fileno(w->f), map_len);
     const unsigned char *nest = map_fd(w->nest_fd, nest_len);
+    read_back rb = {file, nest, map_len, nest_len};
     wtrack **pool = NULL;
     size_t n_pool = 0;
     bool ok = w->n_tracks == 0 || (file && nest);
-    for (uint32_t t = 0; t < w->n_tracks && ok; t++)
-        ok = depth_split(w, t, file + NX_TLX_HEADER_BYTES, data_len, (const nx_tlx_nest *)nest,
-                         nest_len / sizeof(nx_tlx_nest), &pool, &n_pool);
+    for (uint32_t t = 0; t < w->n_tracks && ok; t++) {
+        ok = depth_split(w, t, &rb, &pool, &n_pool);
+        drop_pages(&rb);
+    }
     for (size_t d = 0; d < n_pool; d++) {
         if (pool[d]) {
             free(pool[d]->r.blocks);
