@@ -256,8 +256,21 @@ static int tlx_check(nx_tlx *x, nx_tlx **out, char *why, size_t why_len)
         tlx_unmap(x);
         return -1;
     }
-    for (uint32_t i = 0; i < x->n_files; i++)   /* sums past the table's rows fail matches_files */
-        x->file_first[i + 1] = x->file_first[i] + nx_get_u64(x->files + (size_t)i * 24 + 8);
+    /* The files' rows must add up to the index's rows (nx_tlx_nesting indexes the
+     * nesting section, one record per row, by them). */
+    bool wrapped = false;
+    for (uint32_t i = 0; i < x->n_files; i++)
+        wrapped |= __builtin_add_overflow(x->file_first[i], nx_get_u64(x->files + (size_t)i * 24 + 8),
+                                          &x->file_first[i + 1]);
+    if (wrapped || x->file_first[x->n_files] != x->rows) {
+        if (wrapped)
+            snprintf(why, why_len, "its files' row counts exceed 2^64");
+        else
+            snprintf(why, why_len, "its files hold %llu rows, the index %llu",
+                     (unsigned long long)x->file_first[x->n_files], (unsigned long long)x->rows);
+        tlx_unmap(x);
+        return 1;
+    }
     *out = x;
     return 0;
 }
@@ -461,12 +474,7 @@ bool nx_tlx_nesting(const nx_tlx *x, int64_t ordinal, uint32_t *depth, int64_t *
     uint64_t file = (uint64_t)ordinal >> 40, row = (uint64_t)ordinal & ((UINT64_C(1) << 40) - 1);
     if (!x->nest || ordinal < 0 || file >= x->n_files || row >= x->file_first[file + 1] - x->file_first[file])
         return false;
-    /* The files' row counts come from the index: a damaged one may sum past its
-     * rows (or wrap), so the record is checked against the section's size too. */
-    uint64_t at = x->file_first[file] + row;
-    if (at < row || at >= x->rows)
-        return false;
-    const nx_tlx_nest *e = &x->nest[at];
+    const nx_tlx_nest *e = &x->nest[x->file_first[file] + row];
     if (e->set != 1)
         return false;
     *depth = e->depth;
