@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "capture/capture.h"
 #include "util/bytes.h"
@@ -25,7 +26,12 @@ int nx_cap_fail_at(nx_cap_error *err, const char *path, uint64_t offset, const c
 void nx_cap_warn(const nx_cap_warner *w, const char *path, uint64_t where, const char *category,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* Reads the whole of `path` into a malloc'd buffer. */
+/* Opens capture input `path` (util/open_regular.h: a regular file, never
+ * blocking on a FIFO): the descriptor, *st filled when not NULL; or -1 with err
+ * naming the file. */
+int nx_cap_open_input(const char *path, struct stat *st, nx_cap_error *err);
+
+/* Reads the whole of `path` (nx_cap_open_input) into a malloc'd buffer. */
 int nx_cap_read_file(const char *path, unsigned char **data, size_t *size, nx_cap_error *err);
 /* Writes `size` bytes to `path` (created or truncated). */
 int nx_cap_write_file(const char *path, const void *data, size_t size, nx_cap_error *err);

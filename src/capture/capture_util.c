@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "capture/capture_internal.h"
+#include "util/open_regular.h"
 
 static const char *const ENGINE_NAMES[NX_ENGINE_COUNT] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
 static const char *const ENGINE_DISPLAY[NX_ENGINE_COUNT] = {"Tensor", "Vector", "Scalar", "GpSimd", "Sync"};
@@ -141,16 +142,21 @@ void nx_cap_warn(const nx_cap_warner *w, const char *path, uint64_t where, const
     w->fn(w->ctx, path, where, category, msg);
 }
 
+int nx_cap_open_input(const char *path, struct stat *st, nx_cap_error *err)
+{
+    char why[128];
+    int fd = nx_open_regular(path, st, why, sizeof why);
+    if (fd < 0)
+        nx_cap_fail(err, path, "%s", why);
+    return fd;
+}
+
 int nx_cap_read_file(const char *path, unsigned char **data, size_t *size, nx_cap_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return nx_cap_fail(err, path, "cannot open: %s", strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return nx_cap_fail(err, path, "not a regular file");
-    }
+    int fd = nx_cap_open_input(path, &st, err);
+    if (fd < 0)
+        return -1;
     size_t n = (size_t)st.st_size;
     unsigned char *buf = malloc(n ? n : 1);
     if (!buf) {

@@ -446,9 +446,8 @@ int nx_sys_reader_open(const char *path, nx_sys_kind kind, nx_sys_reader **out, 
         nx_sys_reader_close(r);
         return nx_cap_fail(err, path, "out of memory");
     }
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    r->fd = nx_cap_open_input(path, NULL, err);
     if (r->fd < 0) {
-        nx_cap_fail(err, path, "cannot open: %s", strerror(errno));
         nx_sys_reader_close(r);
         return -1;
     }

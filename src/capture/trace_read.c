@@ -141,9 +141,9 @@ static ssize_t read_full(int fd, unsigned char *buf, size_t n)
 
 int nx_trace_read_header(const char *path, nx_trace_header *h, nx_cap_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = nx_cap_open_input(path, NULL, err);
     if (fd < 0)
-        return nx_cap_fail(err, path, "cannot open: %s", strerror(errno));
+        return -1;
     unsigned char b[NX_TRACE_HEADER_SIZE];
     ssize_t n = read_full(fd, b, sizeof b);
     int e = errno;
@@ -192,12 +192,10 @@ static int alloc_state(nx_trace_reader *r, nx_cap_error *err)
 
 static int open_file(nx_trace_reader *r, nx_cap_error *err)
 {
-    r->fd = open(r->path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0)
-        return nx_cap_fail(err, r->path, "cannot open: %s", strerror(errno));
     struct stat st;
-    if (fstat(r->fd, &st) != 0 || !S_ISREG(st.st_mode))
-        return nx_cap_fail(err, r->path, "not a regular file");
+    r->fd = nx_cap_open_input(r->path, &st, err);
+    if (r->fd < 0)
+        return -1;
     unsigned char b[NX_TRACE_HEADER_SIZE];
     ssize_t n = read_full(r->fd, b, sizeof b);
     if (n < 0)

@@ -1,5 +1,6 @@
 /* gzip_input.c — plain or multi-member gzip input, strict about what follows a member (see gzip_input.h). */
 #include "util/gzip_input.h"
+#include "util/open_regular.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,9 +49,8 @@ nx_gzip_input *nx_gzip_input_open(const char *path, char *msg, size_t msg_size)
         return NULL;
     }
     in->in = buf;
-    in->fd = open(path, O_RDONLY | O_CLOEXEC);
+    in->fd = nx_open_regular(path, NULL, msg, msg_size);
     if (in->fd < 0) {
-        snprintf(msg, msg_size, "cannot open: %s", strerror(errno));
         free(buf);
         free(in);
         return NULL;

@@ -20,7 +20,9 @@
 
 typedef struct nx_gzip_input nx_gzip_input;
 
-/* Opens path. NULL with msg filled ("cannot open: <reason>" or "out of memory"). */
+/* Opens path, a regular file (util/open_regular.h: never blocks on a FIFO). NULL
+ * with msg filled ("cannot open: <reason>", "not a regular file (a FIFO)", ...,
+ * or "out of memory"). */
 nx_gzip_input *nx_gzip_input_open(const char *path, char *msg, size_t msg_size);
 
 /* Reads up to size bytes of the file's content (decompressed when gzip) into buf:
