@@ -27,6 +27,7 @@
 #include "process/summary_table.h"
 #include "process/system_tables.h"
 #include "profile/table_writer.h"
+#include "util/run_control.h"
 
 /* Warning rows kept; beyond this only a count (a broken capture can warn per record). */
 #define MAX_WARNING_ROWS 100000u
@@ -196,14 +197,22 @@ typedef struct run {
     progress_line pl;
 } run;
 
-/* SIGINT/SIGTERM stop the run cleanly (the pipelines check it), so no
- * temporary directory is left behind; SIGKILL is handled by the next run's
- * sweep (profile_output.h). -1: a job failed and the others should stop. */
-static _Atomic int cancel_flag;
-
+/* SIGINT/SIGTERM stop the run cleanly, whatever phase it is in (every long
+ * loop checks util/run_control.h's flag), so no temporary directory is left
+ * behind; SIGKILL is handled by the next run's sweep (profile_output.h). */
 static void on_stop_signal(int sig)
 {
-    atomic_store(&cancel_flag, sig);
+    nx_run_stop_signal(sig);
+}
+
+/* Fills err and returns -1 when the run was asked to stop; else 0. */
+static int check_stop(char *err, size_t errlen)
+{
+    int stopped = nx_run_stopped();
+    if (!stopped)
+        return 0;
+    nx_run_stopped_message(stopped, err, errlen);
+    return -1;
 }
 
 static void on_progress(void *ctx, uint64_t done, uint64_t total)
@@ -228,7 +237,7 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 
 static nx_process_ctx job_ctx(job *j)
 {
-    nx_process_ctx ctx = {.o = &j->opts, .warn = &j->warn, .summary_hold = &j->summary, .cancel = &cancel_flag};
+    nx_process_ctx ctx = {.o = &j->opts, .warn = &j->warn, .summary_hold = &j->summary, .cancel = nx_run_stop_flag()};
     nx_device_pipeline_describe(j->dev, &ctx);
     ctx.dest = (nx_table_dest){.dir = j->build_dir,
                                .max_rows = j->run->o->max_rows_per_file,
@@ -253,6 +262,7 @@ static int write_common_tables(job *j, const nx_process_ctx *ctx)
 static int run_device_job(job *j)
 {
     nx_process_ctx ctx = job_ctx(j);
+    nx_run_phase("device");
     if (nx_device_pipeline_run(j->dev, &ctx, j->run->o->progress ? on_progress : NULL, j, &j->tables,
                                &j->instructions, j->err, sizeof j->err) != 0)
         return -1;
@@ -315,6 +325,7 @@ fail:
 static int run_system_job(job *j)
 {
     nx_process_ctx ctx = job_ctx(j);
+    nx_run_phase("system");
     if (j->pp->system_data &&
         nx_system_tables_write(&j->view, &ctx, &j->warn, &j->tables, &j->sys, j->err, sizeof j->err) != 0)
         return -1;
@@ -358,11 +369,12 @@ static void *worker(void *arg)
         if (i >= r->plan.n)
             return NULL;
         job *j = &r->jobs[i];
-        j->rc = j->pp->kind == NX_PROFILE_DEVICE ? run_device_job(j) : run_system_job(j);
-        if (j->rc != 0) {
-            int none = 0;
-            atomic_compare_exchange_strong(&cancel_flag, &none, -1);
-        }
+        if (check_stop(j->err, sizeof j->err) != 0)
+            j->rc = -1;   /* stopped before it began */
+        else
+            j->rc = j->pp->kind == NX_PROFILE_DEVICE ? run_device_job(j) : run_system_job(j);
+        if (j->rc != 0)
+            nx_run_stop_failed();
     }
 }
 
@@ -564,17 +576,20 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
-    atomic_store(&cancel_flag, 0);
+    nx_run_reset();
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     pthread_mutex_init(&r.pl.lock, NULL);
     clock_gettime(CLOCK_MONOTONIC, &r.pl.t0);
 
+    nx_run_phase("discover");
     if (nx_capture_discover(o->capture_dir, &cap, &disc_warn, &cerr) != 0) {
         snprintf(err, errlen, "%s", cerr.msg);
         goto done;
     }
     capture_open = true;
+    if (check_stop(err, errlen) != 0)
+        goto done;
     r.cap = &cap;
     if (nx_profile_plan_make(o, &cap, &r.plan, err, errlen) != 0)
         goto done;
@@ -582,8 +597,9 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
         snprintf(err, errlen, "out of memory");
         goto done;
     }
+    nx_run_phase("program");
     for (size_t i = 0; i < r.plan.n; i++)
-        if (open_job(&r, i, err, errlen) != 0)
+        if (open_job(&r, i, err, errlen) != 0 || check_stop(err, errlen) != 0)
             goto done;
     if (hand_over_capture_warnings(&r, &disc) != 0) {
         snprintf(err, errlen, "out of memory keeping the capture's warnings");
@@ -618,11 +634,9 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
             goto done;
         }
     }
-    int cancel = atomic_load(&cancel_flag);
-    if (cancel > 0) {
-        snprintf(err, errlen, "interrupted by signal %d; nothing was published", cancel);
+    if (check_stop(err, errlen) != 0)
         goto done;
-    }
+    nx_run_phase("publish");
     if (nx_profile_output_publish(r.outs, r.n_outs, &perr) != 0) {
         r.n_outs = 0;   /* publish removed every temporary directory */
         snprintf(err, errlen, "%s", perr.msg);
