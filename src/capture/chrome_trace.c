@@ -22,6 +22,7 @@
 
 #include "util/gzip_input.h"
 #include "util/strbuf.h"
+#include "util/run_control.h"
 
 /* yajl's own stack grows without limit; this keeps a hostile "[[[[..." from
  * growing it (and our depth counter) with the file. */
@@ -751,6 +752,12 @@ static int read_all(nx_chrome_reader *r)
     size_t size = r->chunk_size;
     for (;;) {
         char why[256];
+        int stopped = nx_run_stopped();   /* SIGINT/SIGTERM: checked once a read */
+        if (stopped) {
+            nx_run_stopped_message(stopped, why, sizeof why);
+            snprintf(r->err->msg, sizeof r->err->msg, "%s: %s", r->path, why);
+            return -1;
+        }
         long n = nx_gzip_input_read(r->src, r->buf, size, why, sizeof why);
         if (n < 0) {
             snprintf(r->err->msg, sizeof r->err->msg, "%s: %s", r->path, why);

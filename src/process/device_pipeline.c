@@ -18,6 +18,7 @@
 
 #include "process/sink_runner.h"
 #include "util/ring.h"
+#include "util/run_control.h"
 
 typedef struct pending {
     nx_trace_record rec;
@@ -422,10 +423,7 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
         if ((++done_records & 0xFFFF) == 0) {
             int cancel = ctx->cancel ? atomic_load(ctx->cancel) : 0;
             if (cancel) {
-                if (cancel > 0)
-                    snprintf(err, errlen, "interrupted by signal %d; nothing was published", cancel);
-                else
-                    snprintf(err, errlen, "stopped: another profile of this run failed");
+                nx_run_stopped_message(cancel, err, errlen);
                 goto done;
             }
             if (progress && (done_records & 0xFFFFF) == 0)
@@ -435,6 +433,7 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
     *instructions = (uint64_t)next_id[NX_REC_INSTRUCTION];
     for (size_t i = 0; i < p->n_traces; i++)
         trace_publish(&p->streams[i]);
+    nx_run_phase("device-tables");
     if (nx_sink_runner_drain(runner, &perr) != 0) {
         snprintf(err, errlen, "%s", perr.msg);
         goto done;
@@ -442,6 +441,11 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
     nx_sink_runner_free(runner);
     runner = NULL;
     for (size_t i = 0; i < ns; i++) {
+        int stopped = nx_run_stopped();
+        if (stopped) {
+            nx_run_stopped_message(stopped, err, errlen);
+            goto done;
+        }
         open[i] = false;
         if (sinks[i]->finish(states[i], ctx, tables, &perr) != 0) {
             snprintf(err, errlen, "%s", perr.msg);

@@ -634,9 +634,9 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
             goto done;
         }
     }
+    nx_run_phase("publish");
     if (check_stop(err, errlen) != 0)
         goto done;
-    nx_run_phase("publish");
     if (nx_profile_output_publish(r.outs, r.n_outs, &perr) != 0) {
         r.n_outs = 0;   /* publish removed every temporary directory */
         snprintf(err, errlen, "%s", perr.msg);

@@ -22,6 +22,7 @@
 #include "profile/timeline_index.h"
 #include "profile/timeline_rules.h"
 #include "util/handoff.h"
+#include "util/run_control.h"
 
 /* KIND_KEYED: a column whose value is a function of the row key (nx_row_keyed_*):
  * puts store nothing; the flush hands the batch's keys to the codec, which
@@ -659,6 +660,13 @@ int nx_row_end(nx_row *r, nxpq_error *err)
         snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->s->name);
         return -1;
     }
+    /* Every sink and table writes through here: a stop request is seen within
+     * 64Ki rows, whatever phase is writing them. */
+    int stopped = (r->rows & 0xFFFF) == 0xFFFF ? nx_run_stopped() : 0;
+    if (stopped) {
+        nx_run_stopped_message(stopped, err->msg, sizeof err->msg);
+        return -1;
+    }
     r->b->n++;
     r->rows++;
     return 0;
@@ -688,6 +696,11 @@ int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err)
     if (r->tw) {
         if (ok && r->rows > 0) {
             rc = r->bg ? flusher_wait(r, err) : 0;
+            int stopped = rc == 0 ? nx_run_stopped() : 0;
+            if (stopped) {   /* closing flushes and indexes: not worth it now */
+                nx_run_stopped_message(stopped, err->msg, sizeof err->msg);
+                rc = -1;
+            }
             if (rc == 0)
                 rc = batch_flush(r->b, r->tw, r->tlx, r->s, err);
             flusher_stop(r);

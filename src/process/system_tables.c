@@ -112,6 +112,7 @@
 #include "process/time_text.h"
 #include "schema/schema.h"
 #include "util/strbuf.h"
+#include "util/run_control.h"
 
 /* Framework events buffered before they are sorted and spilled as a run
  * (event_runs.h); NXPROF_FRAMEWORK_SORT_BYTES in the environment sets another
@@ -709,6 +710,7 @@ static int read_chrome_file(fw_buffer *b, const char *path, uint32_t session, co
                      .seq0 = b->next_seq, .own_run = SIZE_MAX, .err = err, .errlen = errlen};
     nx_chrome_error cerr = {{0}};
     int rc = -1;
+    nx_run_phase("chrome");
     nx_chrome_reader *r = nx_chrome_open(path, NULL, &cerr);
     if (!r) {
         snprintf(err, errlen, "%s", cerr.msg);
@@ -900,6 +902,7 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
     }
     /* Spilled: the rest is one more run, and the framework events come from the
      * merge of the runs; else from the buffer, sorted. */
+    nx_run_phase("framework-sort");
     if (fw.runs) {
         size_t own;
         if (fw_spill(&fw, fw.n, last_path, NULL, 0, &own, err, errlen) != 0 ||
@@ -909,6 +912,11 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
         qsort(fw.v, fw.n, sizeof *fw.v, fw_cmp);
     }
 
+    int stopped = nx_run_stopped();   /* the sort is done: the last moment before writing */
+    if (stopped) {
+        nx_run_stopped_message(stopped, err, errlen);
+        goto out;
+    }
     src = calloc(cap->n_sessions ? cap->n_sessions : 1, sizeof *src);
     if (!src) {
         snprintf(err, errlen, "SystemProfileEvents: out of memory");
@@ -917,6 +925,7 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
     if (open_sources(cap, NX_SYS_RUNTIME_EVENTS, src, &nsrc, err, errlen) != 0)
         goto out;
 
+    nx_run_phase("system-events");
     if (nx_row_open(&r, &ctx->dest, "SystemProfileEvents", &perr) != 0) {
         snprintf(err, errlen, "%s", perr.msg);
         goto out;

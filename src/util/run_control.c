@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static _Atomic int stop_flag;
@@ -31,6 +32,18 @@ void nx_run_stopped_message(int stopped, char *msg, size_t msg_size)
         snprintf(msg, msg_size, "stopped: another profile of this run failed");
 }
 
+/* NXPROF_TEST_PHASE_WAIT=<name>: the phase waits at its start until a stop is
+ * requested, so a test can signal a run at a chosen phase deterministically. */
+static void wait_if_asked(const char *name)
+{
+    const char *want = getenv("NXPROF_TEST_PHASE_WAIT");
+    if (!want || strcmp(want, name) != 0)
+        return;
+    const struct timespec tick = {0, 1000000};
+    while (!nx_run_stopped())
+        nanosleep(&tick, NULL);
+}
+
 void nx_run_phase(const char *name)
 {
     const char *path = getenv("NXPROF_TEST_PHASE_FILE");
@@ -48,4 +61,5 @@ void nx_run_phase(const char *name)
         (void)written;   /* best effort, see above */
     }
     close(fd);
+    wait_if_asked(name);
 }

@@ -13,8 +13,10 @@
  *
  * Phase marks: when the environment variable NXPROF_TEST_PHASE_FILE names a
  * file, nx_run_phase(name) appends "<name>\n" to it (docs/testing.md: the
- * cancellation tests send SIGTERM once a phase is reached). Without the
- * variable it does nothing.
+ * cancellation tests send SIGTERM once a phase is reached); when
+ * NXPROF_TEST_PHASE_WAIT also names this phase, the call then waits until a
+ * stop is requested, so the signal arrives in that phase whatever the machine's
+ * speed. Without NXPROF_TEST_PHASE_FILE it does nothing.
  */
 #ifndef NX_UTIL_RUN_CONTROL_H
 #define NX_UTIL_RUN_CONTROL_H
