@@ -747,6 +747,24 @@ static int next_read_size(nx_chrome_reader *r, bool token_ended, size_t last, si
     return 0;
 }
 
+/* Up to size bytes into r->buf, fewer only at the end of the input: the count,
+ * or -1 with why filled. nx_gzip_input_read hands over at most what it holds
+ * (128 KiB of a plain file), and a read grown for a long token must reach yajl
+ * whole, or the token is lexed again every 128 KiB (next_read_size). */
+static long read_chunk(nx_chrome_reader *r, size_t size, char *why, size_t why_size)
+{
+    size_t got = 0;
+    while (got < size) {
+        long n = nx_gzip_input_read(r->src, r->buf + got, size - got, why, why_size);
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (long)got;
+}
+
 static int read_all(nx_chrome_reader *r)
 {
     size_t size = r->chunk_size;
@@ -758,7 +776,7 @@ static int read_all(nx_chrome_reader *r)
             snprintf(r->err->msg, sizeof r->err->msg, "%s: %s", r->path, why);
             return -1;
         }
-        long n = nx_gzip_input_read(r->src, r->buf, size, why, sizeof why);
+        long n = read_chunk(r, size, why, sizeof why);
         if (n < 0) {
             snprintf(r->err->msg, sizeof r->err->msg, "%s: %s", r->path, why);
             return -1;
