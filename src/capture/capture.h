@@ -44,6 +44,11 @@ typedef struct nx_cap_warner {
     void *ctx;
 } nx_cap_warner;
 
+/* Calls the warner (if any) with a formatted message (readers, and the
+ * processor for problems it finds in what they read). */
+void nx_cap_warn(const nx_cap_warner *w, const char *path, uint64_t where, const char *category,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* The five NeuronCore engines. Their numbers are part of the file formats. */
 typedef enum nx_engine {
     NX_ENGINE_TENSOR = 0,

@@ -22,9 +22,6 @@ int nx_cap_fail(nx_cap_error *err, const char *path, const char *fmt, ...)
 /* Same, with "offset <n>: " after the path. */
 int nx_cap_fail_at(nx_cap_error *err, const char *path, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* Calls the warner (if any) with a formatted message. */
-void nx_cap_warn(const nx_cap_warner *w, const char *path, uint64_t where, const char *category,
-                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Opens capture input `path` (util/open_regular.h: a regular file, never
  * blocking on a FIFO): the descriptor, *st filled when not NULL; or -1 with err

@@ -89,6 +89,7 @@ typedef struct event_state {
     uint64_t offset;
     stored ph, name, cat, s, bp;
     bool has_ts, has_dur, flow_in, flow_out, has_args, args_too_large;
+    bool ts_over, dur_over;   /* the value does not fit int64 ns (then 0) */
     int64_t ts, dur;
     ref_slot pid, tid, id, bind_id;
 } event_state;
@@ -426,13 +427,17 @@ static int set_string(nx_chrome_reader *r, stored *dst, const char *s, size_t le
 }
 
 /* ts and dur: microseconds as written, kept as nanoseconds. */
-static int set_time(nx_chrome_reader *r, field f, tok_kind k, const char *s, size_t len, bool *has, int64_t *ns)
+/* A time beyond int64 ns is one damaged event, not a damaged file: it is
+ * delivered with time_overflow set, and the caller drops it (a Warning). */
+static int set_time(nx_chrome_reader *r, field f, tok_kind k, const char *s, size_t len, bool *has, int64_t *ns,
+                    bool *over)
 {
     if (k != T_NUMBER)
         return wrong_type(r, f, "a number", k);
     bool inexact;
-    if (!decimal_to_int64(s, len, 3, ns, &inexact))
-        return fail(r, "\"%s\" %.*s us is out of range for int64 nanoseconds", field_names[f], (int)len, s);
+    *over = !decimal_to_int64(s, len, 3, ns, &inexact);
+    if (*over)
+        *ns = 0;
     *has = true;
     return 1;
 }
@@ -501,9 +506,9 @@ static int field_value(nx_chrome_reader *r, tok_kind k, const char *s, size_t le
             return wrong_type(r, f, "a string", k);
         return set_string(r, f == F_NAME ? &e->name : f == F_CAT ? &e->cat : f == F_S ? &e->s : &e->bp, s, len);
     case F_TS:
-        return set_time(r, f, k, s, len, &e->has_ts, &e->ts);
+        return set_time(r, f, k, s, len, &e->has_ts, &e->ts, &e->ts_over);
     case F_DUR:
-        return set_time(r, f, k, s, len, &e->has_dur, &e->dur);
+        return set_time(r, f, k, s, len, &e->has_dur, &e->dur, &e->dur_over);
     case F_PID:
         return set_ref(r, f, k, s, len, &e->pid);
     case F_TID:
@@ -559,6 +564,7 @@ static int event_end(nx_chrome_reader *r)
         .ts_ns = e->has_ts ? e->ts : 0,
         .has_dur = e->has_dur,
         .dur_ns = e->has_dur ? e->dur : 0,
+        .time_overflow = (e->has_ts && e->ts_over) || (e->has_dur && e->dur_over),
         .pid = ref_of(r, &e->pid),
         .tid = ref_of(r, &e->tid),
         .id = ref_of(r, &e->id),

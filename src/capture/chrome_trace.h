@@ -42,8 +42,9 @@
  * flow_out, args. A key given the JSON value null counts as absent.
  * Validation (each is an error, see below): the event is not an object; "ph"
  * is missing or not a one-character string; "ts" is missing (except for M) or
- * not a number; a number that does not fit (ts/dur beyond ±2^63 ns, a numeric
- * pid/tid/id/bind_id that is not an int64 integer); a known key with a value of
+ * not a number; a number that does not fit (a numeric pid/tid/id/bind_id that
+ * is not an int64 integer; a ts or dur beyond ±2^63 ns is not an error but
+ * sets the event's time_overflow, so one damaged event spoils only itself); a known key with a value of
  * the wrong JSON type; JSON nested more than 1000 levels deep; any JSON syntax
  * error, including invalid UTF-8 in a string. Repeated keys:
  * the last one wins, as with JSON.parse. A top-level object must contain
@@ -112,6 +113,7 @@ typedef struct nx_chrome_event {
     int64_t ts_ns;
     bool has_dur;          /* "dur": X events; present on others is passed on */
     int64_t dur_ns;
+    bool time_overflow;    /* "ts" or "dur" beyond the int64 ns range: that value is 0 */
     nx_chrome_ref pid, tid;
     nx_chrome_ref id, bind_id;   /* flow and async ids, when present */
     nx_chrome_text s;      /* instant-event scope: "g", "p" or "t" */

@@ -33,8 +33,8 @@ struct nx_event_runs {
 
 typedef struct record_head {
     int64_t start, end, pid, tid;
-    uint64_t seq;
-    uint32_t session;
+    uint64_t seq, offset;
+    uint32_t session, file;
     uint32_t len[4];           /* name, json, stream, flow */
 } record_head;
 
@@ -124,7 +124,8 @@ int nx_event_runs_add(nx_event_runs *s, const nx_event_record *e, char *err, siz
 {
     run *r = &s->v[s->n - 1];
     const char *str[4] = {e->name, e->json, e->stream, e->flow};
-    record_head h = {e->start, e->end, e->pid, e->tid, e->seq, e->session, {0}};
+    record_head h = {.start = e->start, .end = e->end, .pid = e->pid, .tid = e->tid, .seq = e->seq,
+                     .offset = e->offset, .session = e->session, .file = e->file};
     for (int k = 0; k < 4; k++) {
         size_t len = str[k] ? strlen(str[k]) : 0;
         if (len > UINT32_MAX) {
@@ -185,15 +186,14 @@ static int run_read(run *r, char *err, size_t errlen)
         p += h.len[k] + 1;
     }
     nx_event_record *c = &r->cur;
-    if (__builtin_add_overflow(h.start, r->offset, &c->start) || __builtin_add_overflow(h.end, r->offset, &c->end)) {
-        snprintf(err, errlen, "%s: an event's time plus baseTimeNanoseconds is beyond the int64 ns range",
-                 r->path);
-        return -1;
-    }
+    c->start = nx_event_time_shift(h.start, r->offset);
+    c->end = nx_event_time_shift(h.end, r->offset);
     c->pid = h.pid;
     c->tid = h.tid;
     c->seq = h.seq;
+    c->offset = h.offset;
     c->session = h.session;
+    c->file = h.file;
     c->name = str[0];
     c->json = str[1];
     c->stream = h.len[2] ? str[2] : NULL;

@@ -13,15 +13,17 @@
  * temporary directory, on the output's file system), so nothing is ever left
  * behind, not even after a crash; where O_TMPFILE is not supported, a mkstemp
  * file unlinked at once. Record layout (native byte order, the file never
- * outlives the process): i64 start, end, pid, tid; u64 seq; u32 session;
- * u32 lengths of name, json, stream, flow (stream/flow: 0 = absent); then
+ * outlives the process): i64 start, end, pid, tid; u64 seq, offset; u32
+ * session, file; u32 lengths of name, json, stream, flow (stream/flow: 0 = absent); then
  * those bytes, each followed by a NUL.
  *
  * Offsets: a run's times may still be relative to a value known only later
  * (a file's baseTimeNanoseconds, which Kineto writes after traceEvents):
  * nx_event_runs_offset() sets what the merge adds to every start and end of
- * that run (adding one constant keeps a run sorted). A sum beyond int64 is an
- * error naming the run's file.
+ * that run (adding one constant keeps a run sorted). A sum beyond int64 stops
+ * at the int64 limit (nx_event_time_shift): that time is outside every valid
+ * range, so the caller drops the event with a Warning, as for any other time
+ * out of range.
  *
  * Memory of the merge: one record plus a 64 KiB read buffer per run.
  */
@@ -34,12 +36,24 @@
 typedef struct nx_event_record {
     int64_t start, end, pid, tid;
     uint64_t seq;                  /* arrival order over all Chrome files: the tie-break */
+    uint64_t offset;               /* byte offset of the event in its file's JSON text */
     uint32_t session;
+    uint32_t file;                 /* its Chrome file, numbered by the caller */
     const char *name, *json;       /* NUL-terminated */
     const char *stream, *flow;     /* NUL-terminated, or NULL when absent */
 } nx_event_record;
 
 typedef struct nx_event_runs nx_event_runs;
+
+/* t + add, or the int64 limit it passed: a time shifted out of int64 stays out
+ * of the valid range (0..2^62-1 ns) instead of wrapping into it. */
+static inline int64_t nx_event_time_shift(int64_t t, int64_t add)
+{
+    int64_t sum;
+    if (__builtin_add_overflow(t, add, &sum))
+        return add > 0 ? INT64_MAX : INT64_MIN;
+    return sum;
+}
 
 /* Runs in directory `dir`. NULL and err when out of memory. */
 nx_event_runs *nx_event_runs_new(const char *dir, char *err, size_t errlen);

@@ -153,9 +153,11 @@ typedef struct fw_event {
     int64_t start, end;          /* ns; relative to the file's base until its file is read */
     int64_t pid, tid;
     uint64_t seq;                /* arrival order over all Chrome files: the tie-break */
+    uint64_t offset;             /* the event's byte offset in its file's JSON text (a B's for a pair) */
     uint64_t name, json, stream, flow;   /* arena offsets; 0 is "" */
     uint64_t link;               /* open B: index+1 of the thread's previous open B; 0: none */
     uint32_t session;
+    uint32_t file;               /* its Chrome file, in the order write_events reads them */
     uint8_t open;                /* a B waiting for its E */
     uint8_t dropped;
 } fw_event;
@@ -254,6 +256,15 @@ static int fw_cmp(const void *pa, const void *pb)
 static size_t fw_bytes(const fw_buffer *b) { return b->n * sizeof(fw_event) + b->alen; }
 
 /* Sorts v[0..n) and writes it as one run read from `path`; *run gets its index. */
+static nx_event_record fw_record(const fw_buffer *b, const fw_event *e)
+{
+    return (nx_event_record){.start = e->start, .end = e->end, .pid = e->pid, .tid = e->tid, .seq = e->seq,
+                             .offset = e->offset, .session = e->session, .file = e->file,
+                             .name = fw_str(b, e->name), .json = fw_str(b, e->json),
+                             .stream = e->stream ? fw_str(b, e->stream) : NULL,
+                             .flow = e->flow ? fw_str(b, e->flow) : NULL};
+}
+
 static int fw_write_run(fw_buffer *b, fw_event *v, size_t n, const char *path, size_t *run, char *err,
                         size_t errlen)
 {
@@ -262,10 +273,7 @@ static int fw_write_run(fw_buffer *b, fw_event *v, size_t n, const char *path, s
     if (nx_event_runs_begin(b->runs, path, err, errlen) != 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        const fw_event *e = &v[i];
-        nx_event_record r = {e->start, e->end, e->pid, e->tid, e->seq, e->session, fw_str(b, e->name),
-                             fw_str(b, e->json), e->stream ? fw_str(b, e->stream) : NULL,
-                             e->flow ? fw_str(b, e->flow) : NULL};
+        nx_event_record r = fw_record(b, &v[i]);
         if (nx_event_runs_add(b->runs, &r, err, errlen) != 0)
             return -1;
     }
@@ -453,6 +461,8 @@ typedef struct chrome_file {
     fw_buffer *buf;
     const char *path;
     uint32_t session;
+    uint32_t file;               /* fw_event.file */
+    const nx_cap_warner *warn;
     size_t first;                /* index of the file's first buffered event */
     fw_thread *threads;
     size_t tcap, tn;
@@ -460,7 +470,6 @@ typedef struct chrome_file {
     int64_t base_ns;
     uint64_t unmatched_e, e_before_b, negative_dur, args_truncated, bad_base;
     nx_strbuf sb;
-    uint64_t seq0;               /* seq of the file's first event */
     size_t own_run;              /* its first spilled run (SIZE_MAX: none yet) */
     char *err;                   /* a spill's error goes here */
     size_t errlen;
@@ -592,6 +601,12 @@ static int chrome_event(void *ctx, const nx_chrome_event *ev)
         return 0;
     if (!ev->has_ts)
         return 0;
+    if (ev->time_overflow) {
+        nx_cap_warn(f->warn, f->path, ev->offset, "Invalid Data",
+                    "event #%" PRIu64 " ('%c'): its \"ts\" or \"dur\" is beyond the int64 ns range; dropped",
+                    ev->index, ev->ph);
+        return 0;
+    }
     if (fw_bytes(b) > b->budget) {
         size_t run;
         if (fw_spill(b, f->first, f->path, f->threads, f->tcap, &run, f->err, f->errlen) != 0) {
@@ -647,10 +662,11 @@ static int chrome_event(void *ctx, const nx_chrome_event *ev)
     int64_t start = ev->ts_ns, end = start;
     if (ev->ph == 'X') {
         int64_t dur = ev->has_dur ? ev->dur_ns : 0;
-        if (dur < 0 || __builtin_add_overflow(start, dur, &end)) {
+        if (dur < 0) {
             f->negative_dur++;
             return 0;
         }
+        end = nx_event_time_shift(start, dur);   /* past int64: dropped when written (fw_next_in_range) */
     }
     build_json(f, ev);
     if (nx_strbuf_failed(&f->sb)) {
@@ -681,6 +697,8 @@ static int chrome_event(void *ctx, const nx_chrome_event *ev)
     e->stream = stream;
     e->flow = flow;
     e->session = f->session;
+    e->file = f->file;
+    e->offset = ev->offset;
     if (ev->ph == 'B') {
         fw_thread *t = thread_slot(f, pid, tid);
         if (!t) {
@@ -703,11 +721,12 @@ static void warn_count(const nx_cap_warner *warn, const char *path, uint64_t n, 
     warn->fn(warn->ctx, path, NX_CAP_NOWHERE, "Invalid Data", msg);
 }
 
-static int read_chrome_file(fw_buffer *b, const char *path, uint32_t session, const nx_cap_warner *warn, char *err,
-                            size_t errlen)
+static int read_chrome_file(fw_buffer *b, const char *path, uint32_t session, uint32_t file,
+                            const nx_cap_warner *warn, char *err, size_t errlen)
 {
-    chrome_file f = {.buf = b, .path = path, .session = session, .first = b->n, .sb = NX_STRBUF_INIT,
-                     .seq0 = b->next_seq, .own_run = SIZE_MAX, .err = err, .errlen = errlen};
+    chrome_file f = {.buf = b, .path = path, .session = session, .file = file, .warn = warn, .first = b->n,
+                     .sb = NX_STRBUF_INIT,
+                     .own_run = SIZE_MAX, .err = err, .errlen = errlen};
     nx_chrome_error cerr = {{0}};
     int rc = -1;
     nx_run_phase("chrome");
@@ -743,20 +762,15 @@ static int read_chrome_file(fw_buffer *b, const char *path, uint32_t session, co
             e->dropped = 1;
             unmatched_b++;
         }
-        if (e->dropped)
-            continue;
-        if (__builtin_add_overflow(e->start, base, &e->start) || __builtin_add_overflow(e->end, base, &e->end)) {
-            snprintf(err, errlen, "%s: event %llu: time plus baseTimeNanoseconds is beyond the int64 ns range",
-                     path, (unsigned long long)(e->seq - f.seq0));
-            goto out;
-        }
+        e->start = nx_event_time_shift(e->start, base);   /* out of range: dropped when written */
+        e->end = nx_event_time_shift(e->end, base);
     }
     for (size_t i = f.own_run; b->runs && i < nx_event_runs_count(b->runs); i++)
         nx_event_runs_offset(b->runs, i, base);
     warn_count(warn, path, unmatched_b, "B (begin) events without a matching E event were dropped");
     warn_count(warn, path, f.unmatched_e, "E (end) events without an open B event on their thread were dropped");
     warn_count(warn, path, f.e_before_b, "B/E pairs whose E is earlier than its B were dropped");
-    warn_count(warn, path, f.negative_dur, "X events with a negative or out-of-range dur were dropped");
+    warn_count(warn, path, f.negative_dur, "X events with a negative dur were dropped");
     warn_count(warn, path, f.args_truncated, "events had args larger than 64 KiB (kept as args_truncated)");
     warn_count(warn, path, f.bad_base, "baseTimeNanoseconds values that are not int64 integers were ignored");
     rc = 0;
@@ -853,11 +867,37 @@ static int fw_next(fw_buffer *b, size_t *fi, nx_event_record *out, char *err, si
         (*fi)++;
     if (*fi == b->n)
         return 0;
-    const fw_event *e = &b->v[(*fi)++];
-    *out = (nx_event_record){e->start, e->end, e->pid, e->tid, e->seq, e->session, fw_str(b, e->name),
-                             fw_str(b, e->json), e->stream ? fw_str(b, e->stream) : NULL,
-                             e->flow ? fw_str(b, e->flow) : NULL};
+    *out = fw_record(b, &b->v[(*fi)++]);
     return 1;
+}
+
+/* Chrome file number `file` of the capture, in the order write_events reads them. */
+static const char *chrome_path(const nx_capture *cap, uint32_t file)
+{
+    for (size_t s = 0; s < cap->n_sessions; s++) {
+        if (file < cap->sessions[s].n_chrome_traces)
+            return cap->sessions[s].chrome_traces[file];
+        file -= (uint32_t)cap->sessions[s].n_chrome_traces;
+    }
+    return "a Chrome trace";   /* not reached: every file number comes from that order */
+}
+
+/* fw_next, dropping with a Warning each event whose start or end (after its
+ * file's baseTimeNanoseconds) is not a Unix ns time a row may hold:
+ * 0..NX_UNIX_NS_MAX, the bound of device records, so that no duration or
+ * span computed from the rows can wrap. */
+static int fw_next_in_range(fw_buffer *b, size_t *fi, nx_event_record *out, const nx_capture *cap,
+                            const nx_cap_warner *warn, char *err, size_t errlen)
+{
+    for (;;) {
+        int got = fw_next(b, fi, out, err, errlen);
+        if (got != 1 || (out->start >= 0 && out->end <= NX_UNIX_NS_MAX))
+            return got;
+        nx_cap_warn(warn, chrome_path(cap, out->file), out->offset, "Invalid Data",
+                    "the event \"%s\" runs from %" PRId64 " to %" PRId64 " ns (Unix ns, after any "
+                    "baseTimeNanoseconds; an int64 limit stands for a time beyond it), outside 0..%" PRId64
+                    "; dropped", out->name, out->start, out->end, NX_UNIX_NS_MAX);
+    }
 }
 
 /* NX_FRAMEWORK_SORT_BUDGET, or NXPROF_FRAMEWORK_SORT_BYTES when it holds a positive integer. */
@@ -893,10 +933,11 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
     fw.budget = sort_budget();
     fw.run_dir = ctx->dest.dir;
     const char *last_path = NULL;
+    uint32_t file = 0;
     for (size_t s = 0; s < cap->n_sessions; s++) {
         for (size_t k = 0; k < cap->sessions[s].n_chrome_traces; k++) {
             last_path = cap->sessions[s].chrome_traces[k];
-            if (read_chrome_file(&fw, last_path, (uint32_t)s, warn, err, errlen) != 0)
+            if (read_chrome_file(&fw, last_path, (uint32_t)s, file++, warn, err, errlen) != 0)
                 goto out;
         }
     }
@@ -942,7 +983,7 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
     size_t fi = 0;
     int64_t id = 0;
     nx_event_record fe;
-    int fw_has = fw_next(&fw, &fi, &fe, err, errlen);
+    int fw_has = fw_next_in_range(&fw, &fi, &fe, cap, warn, err, errlen);
     for (;;) {
         if (fw_has < 0)
             goto out;
@@ -999,7 +1040,7 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
         if (nx_row_end(&r, &perr) != 0)
             goto row_fail;
         if (take_fw)
-            fw_has = fw_next(&fw, &fi, &fe, err, errlen);
+            fw_has = fw_next_in_range(&fw, &fi, &fe, cap, warn, err, errlen);
         if (!take_fw) {
             int got = nx_sys_reader_next(best->r, &best->rec, &cerr);
             if (got < 0) {
