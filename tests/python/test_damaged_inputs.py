@@ -6,9 +6,10 @@ record layout (40-byte records after a header of header_size bytes, kind at byte
 end at 16; epoch_ns at header byte 40, ticks_per_ns num/den at 32/36) is decoded here from
 the format document, not from nxprof.
 """
+import json
+import os
 import shutil
 import struct
-import os
 import subprocess
 import threading
 
@@ -269,3 +270,87 @@ def test_index_on_a_read_only_file_system_says_why(capture, tmp_path):
     assert r.returncode == 1, r.stderr
     assert "Instruction: cannot create its timeline index in" in r.stderr, r.stderr
     assert "Read-only file system" in r.stderr, r.stderr
+
+
+UNIX_NS_MAX = (1 << 62) - 1   # the latest time a row may hold (docs/processing.md)
+
+
+def chrome_text(events, tail=""):
+    """A trace.json text of the given event texts; (text, byte offset of each event's '{')."""
+    head = '{"traceEvents":[\n'
+    offsets, at = [], len(head)
+    for e in events:
+        offsets.append(at)
+        at += len(e) + 2
+    return head + ",\n".join(events) + "\n]" + tail + "}\n", offsets
+
+
+@pytest.mark.parametrize("sort_bytes", [None, "2048"], ids=["in-memory", "spilled"])
+def test_framework_times_out_of_range_are_dropped_with_a_warning_each(tmp_path, sort_bytes):
+    """Framework times outside 0..2^62-1 Unix ns (the device records' bound) never reach a
+    row: a B/E pair from -9e15 to +9e15 us (its duration would wrap int64), an X whose dur
+    is 1e300 us, an X at exactly 2^62 ns, and an X that a file's baseTimeNanoseconds pushes
+    past 2^62-1 are each a Warning naming the file and the event's byte offset; the events
+    at 2^62-1 ns and in 2023 are kept, and summary's answers are never negative. With
+    NXPROF_FRAMEWORK_SORT_BYTES of 2 KiB the events go through the external sort's runs,
+    where baseTimeNanoseconds is added at the merge."""
+    import pyarrow.parquet as pq
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    pad = ',"args":{"pad":"' + "p" * 600 + '"}'   # a few events fill a 2 KiB sort budget
+    events = [
+        '{"ph":"B","name":"wide","pid":1,"tid":1,"ts":-9000000000000000' + pad + '}',
+        '{"ph":"E","pid":1,"tid":1,"ts":9000000000000000}',
+        '{"ph":"X","name":"forever","pid":1,"tid":2,"ts":1000,"dur":1e300}',
+        '{"ph":"X","name":"at_2_62","pid":1,"tid":3,"ts":4611686018427387.904,"dur":0' + pad + '}',
+        '{"ph":"X","name":"last_ns","pid":1,"tid":3,"ts":4611686018427387.903,"dur":0}',
+        '{"ph":"X","name":"ok","pid":1,"tid":4,"ts":1700000000000000,"dur":5' + pad + '}',
+    ]
+    text, at = chrome_text(events)
+    (cap / "a.json").write_text(text)
+    shifted_text, shifted_at = chrome_text(['{"ph":"X","name":"shifted","pid":2,"tid":1,"ts":1,"dur":1}'],
+                                           ',"baseTimeNanoseconds":4611686018427387000')
+    (cap / "b.json").write_text(shifted_text)
+    env = dict(os.environ)
+    if sort_bytes:
+        env["NXPROF_FRAMEWORK_SORT_BYTES"] = sort_bytes
+    out = tmp_path / "out"
+    r = subprocess.run([str(BIN), "process", str(cap), "--output-file", str(out)], capture_output=True,
+                       text=True, env=env, timeout=HANG_GUARD_S)
+    assert r.returncode == 0, r.stderr
+    warnings = [w["message"] for w in pq.read_table(out / "Warning.parquet").to_pylist()]
+    expect = {  # (file, offset, what the message names)
+        "wide": (cap / "a.json", at[0], '"wide"'),
+        "forever": (cap / "a.json", at[2], "event #2"),
+        "at_2_62": (cap / "a.json", at[3], '"at_2_62"'),
+        "shifted": (cap / "b.json", shifted_at[0], '"shifted"'),
+    }
+    for name, (path, offset, names) in expect.items():
+        hits = [w for w in warnings if w.startswith(f"{path} (at {offset}):") and names in w]
+        assert len(hits) == 1, (name, warnings)
+    assert len(warnings) == len(expect), warnings
+    rows = pq.read_table(out / "SystemProfileEvents.parquet").to_pylist()
+    assert sorted(row["name"] for row in rows) == ["last_ns", "ok"]
+    for row in rows:
+        assert 0 <= row["start_ts"] <= row["end_ts"] <= UNIX_NS_MAX, row
+        assert row["duration_ns"] == row["end_ts"] - row["start_ts"], row
+    s = json.loads(nx("summary", str(out), "--format", "json").stdout)
+    assert s["wall"]["duration_ns"] == UNIX_NS_MAX - 1_700_000_000_000_000_000, s["wall"]
+    assert all(t["busy_ns"] >= 0 for t in s["threads"]), s["threads"]
+    assert all(o["sum_duration_ns"] >= 0 and o["sum_self_ns"] >= 0 for o in s["top_operators"]), s
+
+
+def test_nan_time_is_invalid_json_naming_its_place(tmp_path):
+    """NaN is not JSON (RFC 8259 has no NaN or Infinity): such a trace is refused whole, exit 1,
+    naming the file and the byte offset, nothing published."""
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    text, at = chrome_text(['{"ph":"X","name":"ok","pid":1,"tid":1,"ts":1,"dur":1}',
+                            '{"ph":"X","name":"nan","pid":1,"tid":1,"ts":NaN,"dur":1}'])
+    (cap / "trace.json").write_text(text)
+    out = tmp_path / "out" / "p"
+    out.parent.mkdir()
+    r = run_process(cap, out)
+    assert r.returncode == 1, r.stderr
+    assert f"{cap / 'trace.json'}: byte " in r.stderr and "invalid JSON" in r.stderr, r.stderr
+    assert not out.exists() and list(out.parent.iterdir()) == []
