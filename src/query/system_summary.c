@@ -6,6 +6,7 @@
  */
 #include "query/system_summary.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,27 +96,34 @@ static int cmp_busy(const void *pa, const void *pb)
     return strcmp(a->track, b->track);
 }
 
-static void busy_close(busy_acc *a)
+/* Adds the open interval to the busy time: false when that does not fit an
+ * int64 (start_ts and end_ts of a file written by another tool). */
+static bool busy_close(busy_acc *a)
 {
-    if (a->open) {
-        int64_t d = a->end - a->start;
-        a->busy = a->busy > INT64_MAX - d ? INT64_MAX : a->busy + d;
-    }
+    int64_t d;
+    bool ok = !a->open || (!__builtin_sub_overflow(a->end, a->start, &d) &&
+                           !__builtin_add_overflow(a->busy, d, &a->busy));
     a->open = false;
+    return ok;
 }
 
 /* Top-level events arrive per track in start order: an interval that starts
- * after the current one ends closes it. */
-static void busy_add(busy_acc *a, int64_t start, int64_t end)
+ * after the current one ends closes it. NULL, or what is wrong with the
+ * event (an end before its start would make the busy time shrink). */
+static const char *busy_add(busy_acc *a, int64_t start, int64_t end)
 {
+    if (end < start)
+        return "its end_ts is before its start_ts";
     a->top_level++;
     if (a->open && start <= a->end) {
         if (end > a->end)
             a->end = end;
-        return;
+        return NULL;
     }
-    busy_close(a);
+    if (!busy_close(a))
+        return "the busy time of its thread exceeds the int64 range";
     *a = (busy_acc){true, start, end, a->busy, a->top_level};
+    return NULL;
 }
 
 static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_summary *out, nxpq_error *err)
@@ -150,7 +158,12 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
                 acc = g;
                 n_acc = n;
             }
-            busy_add(&acc[tr], b.start[k], b.end[k]);
+            const char *why = busy_add(&acc[tr], b.start[k], b.end[k]);
+            if (why) {
+                nxpq_error_set(err, "%s: row %" PRId64 " (start_ts %" PRId64 ", end_ts %" PRId64 "): %s", EVENTS,
+                               base + b.rows[k], b.start[k], b.end[k], why);
+                goto done;
+            }
         }
     }
     if (more < 0)
@@ -160,9 +173,12 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
     for (size_t i = 0; i < n_acc; i++) {
         if (!acc[i].top_level)
             continue;
-        busy_close(&acc[i]);
         size_t len;
         const char *name = nx_window_track_name(w, (uint32_t)i, &len);
+        if (!busy_close(&acc[i])) {
+            nxpq_error_set(err, "%s: the busy time of thread %.*s exceeds the int64 range", EVENTS, (int)len, name);
+            goto done;
+        }
         nx_system_busy *x = &out->busy[out->n_busy];
         if (!(x->track = dup_n(name, len)))
             goto oom;

@@ -6,6 +6,7 @@
  */
 #include "query/top.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -375,6 +376,25 @@ static int bufs_reserve(value_bufs *v, size_t n)
     return 0;
 }
 
+/* Durations, spans and self times are never negative in a profile nxprof
+ * writes; one that is (a file written by another tool) is an error naming its
+ * row, never a negative answer. That also keeps every partial sum of the
+ * groups within the checked totals (nx_top_rest). The self times, last of
+ * vals when self, are named as such. */
+static int times_not_negative(const nx_group_values *vals, size_t n_sums, size_t n, bool self, const char *table,
+                              int64_t base, nxpq_error *err)
+{
+    for (size_t j = 0; j < n_sums; j++) {
+        for (size_t r = 0; r < n; r++) {
+            if ((!vals[j].valid || vals[j].valid[r]) && vals[j].v[r] < 0)
+                return nxpq_error_set(err, "%s: row %" PRId64 ": %s %" PRId64 " is negative", table,
+                                      base + (int64_t)r, self && j == n_sums - 1 ? "self time" : "duration",
+                                      vals[j].v[r]);
+        }
+    }
+    return 0;
+}
+
 static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_nesting_values *nest, size_t n_by,
                      const char *table, nxpq_error *err)
 {
@@ -404,12 +424,17 @@ static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_ne
         size_t n_sums = 0;
         const nxpq_column_data *st = p->start_at >= 0 ? &b->columns[p->start_at] : NULL;
         const nxpq_column_data *en = p->end_at >= 0 ? &b->columns[p->end_at] : NULL;
+        int64_t base = nx_row_ordinal(nx_profile_scan_file(s), b->first_row);
         if (out->value == NX_TOP_DURATION) {
             vals[n_sums++] = (nx_group_values){b->columns[p->dur_at].values.i64, b->columns[p->dur_at].valid};
         } else if (out->value == NX_TOP_SPAN) {
             for (size_t r = 0; r < n; r++) {
                 vb.span_ok[r] = present(st, r) && present(en, r);
-                vb.span[r] = vb.span_ok[r] ? int_at(en, r) - int_at(st, r) : 0;
+                if (vb.span_ok[r] && __builtin_sub_overflow(int_at(en, r), int_at(st, r), &vb.span[r])) {
+                    nxpq_error_set(err, "%s: row %" PRId64 ": end_ts - start_ts exceeds the int64 range", table,
+                                   base + (int64_t)r);
+                    goto done;
+                }
             }
             vals[n_sums++] = (nx_group_values){vb.span, vb.span_ok};
         } else if (out->self) {
@@ -417,15 +442,21 @@ static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_ne
             vals[n_sums++] = (nx_group_values){vb.span, vb.span_ok};
         }
         if (out->self) {
-            int64_t base = nx_row_ordinal(nx_profile_scan_file(s), b->first_row);
             for (size_t r = 0; r < n; r++) {
                 uint32_t depth;
                 vb.self_ok[r] = nx_nesting_get(nest, base + (int64_t)r, &depth, &vb.self[r]);
             }
             vals[n_sums++] = (nx_group_values){vb.self, vb.self_ok};
         }
-        if (nx_group_by_add(out->g, keys, vals, n_sums, n, err) != 0)
+        if (times_not_negative(vals, n_sums, n, out->self, table, base, err) != 0)
             goto done;
+        if (nx_group_by_add(out->g, keys, vals, n_sums, n, err) != 0) {
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            nxpq_error_set(err, "%s: %s (rows %" PRId64 " to %" PRId64 ")", table, why, base,
+                           base + (int64_t)n - 1);   /* name the table and where */
+            goto done;
+        }
         for (size_t r = 0; out->self && st && en && r < n; r++) {
             if (!present(st, r) || !present(en, r))
                 continue;
@@ -438,6 +469,10 @@ static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_ne
         }
     }
     rc = more < 0 ? -1 : 0;
+    int64_t wall;
+    if (rc == 0 && out->have_wall && __builtin_sub_overflow(out->last_ts, out->first_ts, &wall))
+        rc = nxpq_error_set(err, "%s: the wall time from the first start_ts (%" PRId64 ") to the last end_ts (%" PRId64
+                            ") exceeds the int64 range", table, out->first_ts, out->last_ts);
     goto done;
 oom:
     nxpq_error_set(err, "%s: out of memory", table);
@@ -513,6 +548,7 @@ void nx_top_free(nx_top *t)
     t->g = NULL;
 }
 
+/* nx_top_run checked that the difference fits. */
 int64_t nx_top_wall(const nx_top *t) { return t->have_wall ? t->last_ts - t->first_ts : 0; }
 
 static double pct(int64_t part, int64_t total) { return total ? 100.0 * (double)part / (double)total : 0.0; }
@@ -531,6 +567,8 @@ size_t nx_top_shown(const nx_top *t, uint64_t limit)
     return limit == 0 || limit > n ? n : (size_t)limit;
 }
 
+/* The groups' sums fit (group_by checks each and the totals) and none is
+ * negative (times_not_negative), so every sum of some of them fits too. */
 nx_group_stats nx_top_rest(const nx_top *t, size_t from)
 {
     nx_group_stats o = {0};

@@ -354,3 +354,59 @@ def test_nan_time_is_invalid_json_naming_its_place(tmp_path):
     assert r.returncode == 1, r.stderr
     assert f"{cap / 'trace.json'}: byte " in r.stderr and "invalid JSON" in r.stderr, r.stderr
     assert not out.exists() and list(out.parent.iterdir()) == []
+
+
+INT64_MIN = -(1 << 63)
+
+HOSTILE_EVENTS = {   # name -> rows (name, tid, start_ts, end_ts, duration_ns), what the error says
+    "wall_past_int64": ([("a", 1, INT64_MIN + 1, INT64_MIN + 11, 10), ("b", 2, INT64_MAX - 11, INT64_MAX - 1, 10)],
+                        "exceeds the int64 range"),
+    "negative_duration": ([("a", 1, 100, 200, 100), ("b", 2, 300, 350, -50)], "is negative"),
+    "sum_past_int64": ([("a", 1, 0, INT64_MAX - 1, INT64_MAX - 1), ("a", 2, 0, INT64_MAX - 1, INT64_MAX - 1)],
+                       "overflows"),
+}
+
+
+@pytest.fixture(scope="module")
+def framework_profile(tmp_path_factory):
+    """A system profile of two framework events on two threads, processed by nxprof."""
+    work = tmp_path_factory.mktemp("fw")
+    (work / "cap").mkdir()
+    text, _ = chrome_text(['{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}',
+                           '{"ph":"X","name":"b","pid":1,"tid":2,"ts":2,"dur":1}'])
+    (work / "cap" / "trace.json").write_text(text)
+    nx("process", str(work / "cap"), "--data-path", str(work / "data"), "--display-name", "fw")
+    return work / "data"
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_EVENTS))
+def test_summary_of_hostile_times_is_an_error_not_a_wrapped_answer(framework_profile, tmp_path, case):
+    """SystemProfileEvents re-written by pyarrow (another tool: no timeline index) with times
+    no nxprof profile holds: a wall time past int64, a negative duration, durations whose sum
+    passes int64. `summary` and `top` exit 1 naming the problem, and the server's /summary
+    answers an error; no answer is ever a wrapped (negative) number."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    data = tmp_path / "data"
+    shutil.copytree(framework_profile, data)
+    (prof,) = (data / "profiles" / "global").iterdir()
+    (prof / ".SystemProfileEvents.nxtl").unlink(missing_ok=True)
+    path = prof / "SystemProfileEvents.parquet"
+    table = pq.read_table(path)
+    rows, words = HOSTILE_EVENTS[case]
+    base = table.slice(0, 1).to_pylist()[0]
+    new = [dict(base, id=i, name=n, thread_id=tid, start_ts=s, end_ts=e, duration_ns=d)
+           for i, (n, tid, s, e, d) in enumerate(rows)]
+    pq.write_table(pa.Table.from_pylist(new, schema=table.schema), path)
+    for args in (["summary", str(prof), "--format", "json"], ["top", str(prof), "--format", "json"]):
+        r = nx(*args, check=False)
+        assert r.returncode == 1, (args, r.stdout, r.stderr)
+        assert "SystemProfileEvents" in r.stderr and words in r.stderr, (args, r.stderr)
+    from answers import Server
+    import urllib.error
+    with Server(data) as s:
+        with pytest.raises(urllib.error.HTTPError) as e:
+            s.get("/api/profiles/fw/summary")
+        assert e.value.code >= 400
+        body = json.loads(e.value.read())
+        assert "SystemProfileEvents" in body["error"] and words in body["error"], body
