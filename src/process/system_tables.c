@@ -53,7 +53,7 @@
  *   in file order (session order, then file name, then position in the file).
  *   The runtime TSVs are sorted already (the reader enforces it) and are merged
  *   streaming. Chrome traces are not in time order, so their events are
- *   buffered (88 bytes plus name and attribute text each) and sorted; above
+ *   buffered (104 bytes plus name and attribute text each) and sorted; above
  *   NX_FRAMEWORK_SORT_BUDGET bytes the buffer is spilled as a sorted run
  *   (event_runs.h, fw_spill below) and the runs are merged at the end, so
  *   memory is bounded whatever the traces' size. B events still open stay in
