@@ -761,6 +761,11 @@ static long read_chunk(nx_chrome_reader *r, size_t size, char *why, size_t why_s
 {
     size_t got = 0;
     while (got < size) {
+        int stopped = nx_run_stopped();   /* SIGINT/SIGTERM: checked once a read of at most 128 KiB */
+        if (stopped) {
+            nx_run_stopped_message(stopped, why, why_size);
+            return -1;
+        }
         long n = nx_gzip_input_read(r->src, r->buf + got, size - got, why, why_size);
         if (n < 0)
             return -1;
@@ -776,12 +781,6 @@ static int read_all(nx_chrome_reader *r)
     size_t size = r->chunk_size;
     for (;;) {
         char why[256];
-        int stopped = nx_run_stopped();   /* SIGINT/SIGTERM: checked once a read */
-        if (stopped) {
-            nx_run_stopped_message(stopped, why, sizeof why);
-            snprintf(r->err->msg, sizeof r->err->msg, "%s: %s", r->path, why);
-            return -1;
-        }
         long n = read_chunk(r, size, why, sizeof why);
         if (n < 0) {
             snprintf(r->err->msg, sizeof r->err->msg, "%s: %s", r->path, why);
