@@ -95,7 +95,7 @@ class Server:
     def __enter__(self):
         self.proc = subprocess.Popen([str(BIN), "serve", "--data-path", str(self.data_path), "--port", "0"],
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        deadline = time.time() + 30
+        deadline = time.time() + 30   # hang guard: serve prints its URL at once
         self.base = None
         while time.time() < deadline and self.base is None:
             line = self.proc.stdout.readline()
