@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "capture/capture_internal.h"
+#include "capture/device_trace.h"
 #include "capture/system_capture.h"
 
 #define READ_BUF (64u << 10)
@@ -245,6 +246,18 @@ static int check_attributes(nx_sys_reader *r, unsigned i, nx_cap_error *err)
     return 0;
 }
 
+/* A time column: Unix ns in 0..NX_UNIX_NS_MAX, the bound of device records,
+ * so that spans and sums of the rows fit an int64 (device_trace.h). */
+static int get_time(nx_sys_reader *r, unsigned i, int64_t *out, nx_cap_error *err)
+{
+    if (get_int(r, i, false, out, err) != 0)
+        return -1;
+    if (*out > NX_UNIX_NS_MAX)
+        return BAD(r, err, "column '%s': %" PRId64 " is not a Unix ns time a record may have (0 to %" PRId64 ")",
+                   column_name(r->kind, i), *out, NX_UNIX_NS_MAX);
+    return 0;
+}
+
 /* A decimal "12" or "12.5" from 0 to 100. */
 static int get_percent(nx_sys_reader *r, unsigned i, double *out, nx_cap_error *err)
 {
@@ -270,7 +283,7 @@ static int get_percent(nx_sys_reader *r, unsigned i, double *out, nx_cap_error *
 
 static int parse_runtime(nx_sys_reader *r, nx_sys_runtime_event *e, nx_cap_error *err)
 {
-    if (get_int(r, 0, false, &e->start_ns, err) || get_int(r, 1, false, &e->end_ns, err) ||
+    if (get_time(r, 0, &e->start_ns, err) || get_time(r, 1, &e->end_ns, err) ||
         get_text(r, 3, false, err) || get_int(r, 4, false, &e->pid, err) || get_int(r, 5, false, &e->tid, err) ||
         get_int(r, 6, true, &e->nc_idx, err) || get_int(r, 7, true, &e->worker_gid, err) ||
         check_flow_ids(r, 8, err) || check_attributes(r, 9, err))
@@ -288,7 +301,7 @@ static int parse_runtime(nx_sys_reader *r, nx_sys_runtime_event *e, nx_cap_error
 
 static int parse_cpu(nx_sys_reader *r, nx_sys_cpu_sample *s, nx_cap_error *err)
 {
-    if (get_int(r, 0, false, &s->timestamp_ns, err) != 0)
+    if (get_time(r, 0, &s->timestamp_ns, err) != 0)
         return -1;
     if (strcmp(r->field[1], "average") == 0)
         s->cpu = NX_SYS_CPU_AVERAGE;
@@ -299,7 +312,7 @@ static int parse_cpu(nx_sys_reader *r, nx_sys_cpu_sample *s, nx_cap_error *err)
 
 static int parse_mem(nx_sys_reader *r, nx_sys_mem_sample *s, nx_cap_error *err)
 {
-    if (get_int(r, 0, false, &s->timestamp_ns, err) || get_int(r, 1, false, &s->used_bytes, err) ||
+    if (get_time(r, 0, &s->timestamp_ns, err) || get_int(r, 1, false, &s->used_bytes, err) ||
         get_int(r, 2, false, &s->total_bytes, err))
         return -1;
     if (s->total_bytes == 0 || s->used_bytes > s->total_bytes)
@@ -311,7 +324,7 @@ static int parse_mem(nx_sys_reader *r, nx_sys_mem_sample *s, nx_cap_error *err)
 /* timestamp_ns, device_idx, hbm_idx, then the categories; total = their sum. */
 static int parse_hbm(nx_sys_reader *r, nx_sys_hbm_sample *s, nx_cap_error *err)
 {
-    if (get_int(r, 0, false, &s->timestamp_ns, err) || get_int(r, 1, false, &s->device_idx, err) ||
+    if (get_time(r, 0, &s->timestamp_ns, err) || get_int(r, 1, false, &s->device_idx, err) ||
         get_int(r, 2, false, &s->hbm_idx, err))
         return -1;
     int64_t total = 0;

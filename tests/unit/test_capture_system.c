@@ -165,6 +165,11 @@ static void test_bad_lines(void **state)
     expect_bad(f, NX_SYS_HOST_MEM, MEM_HEAD "1\t10\t5\n", 3, "used_bytes 10 and total_bytes 5");
     expect_bad(f, NX_SYS_HOST_MEM, MEM_HEAD "-1\t1\t5\n", 3, "column 'timestamp_ns'");
     expect_bad(f, NX_SYS_RUNTIME_EVENTS, RT_HEAD "5\t4\tneuron_rt\tx\t1\t1\t\t\t\t\n", 3, "before start_ns");
+    /* Times past 2^62 - 1 ns (the bound of device records): their spans could pass int64. */
+    expect_bad(f, NX_SYS_RUNTIME_EVENTS, RT_HEAD "0\t4611686018427387904\tneuron_rt\tx\t1\t1\t\t\t\t\n", 3,
+               "column 'end_ns': 4611686018427387904 is not a Unix ns time");
+    expect_bad(f, NX_SYS_CPU_USAGE, CPU_HEAD "9223372036854775807\t0\t1\n", 3, "column 'timestamp_ns'");
+    expect_bad(f, NX_SYS_HOST_MEM, MEM_HEAD "4611686018427387904\t1\t5\n", 3, "not a Unix ns time");
     expect_bad(f, NX_SYS_RUNTIME_EVENTS, RT_HEAD "5\t6\tkernel\tx\t1\t1\t\t\t\t\n", 3, "column 'source'");
     expect_bad(f, NX_SYS_RUNTIME_EVENTS, RT_HEAD "5\t6\tneuron_rt\t\t1\t1\t\t\t\t\n", 3, "column 'name': empty");
     expect_bad(f, NX_SYS_RUNTIME_EVENTS, RT_HEAD "5\t6\tneuron_rt\tx\t1\t1\tone\t\t\t\n", 3, "column 'nc_idx'");
