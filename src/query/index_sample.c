@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profile/nesting.h"
 #include "profile/timeline_index_internal.h"
 #include "query/window.h"
 
@@ -358,9 +359,20 @@ static int make_groups(const nx_tlx *x, bool by_depth, uint64_t n_runs, sample_g
     return k ? k : 1;   /* no runs: one empty group */
 }
 
-/* The groups' kept events merged by ordinal into out (tracks mapped, depths set). */
-static void merge_groups(const nx_tlx *x, bool by_depth, const sample_group *g, int n_groups, const uint32_t *map,
-                         nx_sampled *out)
+/* The depth of a kept event of depth track d: the track's, or for the level
+ * that folds the deeper depths (profile/nesting.h) the event's own from the
+ * nesting section. False when the index has none for it (malformed). */
+static bool sample_depth(const nx_tlx *x, const tlx_depth_track *d, int64_t ordinal, uint32_t *depth)
+{
+    int64_t self_ns;
+    *depth = d->depth;
+    return d->depth < NX_NESTING_LEVELS - 1 || nx_tlx_nesting(x, ordinal, depth, &self_ns);
+}
+
+/* The groups' kept events merged by ordinal into out (tracks mapped, depths
+ * set). 0, or -1 with err when a kept event has no depth. */
+static int merge_groups(const nx_tlx *x, bool by_depth, const sample_group *g, int n_groups, const uint32_t *map,
+                        nx_sampled *out, nxpq_error *err)
 {
     size_t at[MAX_GROUPS] = {0};
     for (;;) {
@@ -369,12 +381,12 @@ static void merge_groups(const nx_tlx *x, bool by_depth, const sample_group *g, 
             if (at[k] < g[k].n && (best < 0 || g[k].res[at[k]].ordinal < g[best].res[at[best]].ordinal))
                 best = k;
         if (best < 0)
-            break;
+            return 0;
         nx_sample s = g[best].res[at[best]++];
         uint32_t t;
         run_at(x, by_depth, s.track, &t);
-        if (by_depth)
-            out->depth[out->n] = x->depth_tracks[s.track].depth;
+        if (by_depth && !sample_depth(x, &x->depth_tracks[s.track], s.ordinal, &out->depth[out->n]))
+            return nxpq_error_set(err, "timeline index: row %lld has no depth", (long long)s.ordinal);
         s.track = map[t];
         out->samples[out->n++] = s;
     }
@@ -432,7 +444,8 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, b
         out->depth = malloc((n + 1) * sizeof *out->depth);
     if (!out->samples || (by_depth && !out->depth) || name_tracks(x, seen, used, map, out) != 0)
         goto oom;
-    merge_groups(x, by_depth, g, n_groups, map, out);
+    if (merge_groups(x, by_depth, g, n_groups, map, out, err) != 0)
+        goto fail;
     if (nx_tlx_changed(x)) {
         nxpq_error_set(err, "%s", NX_FILE_MAP_CHANGED);
         goto fail;

@@ -7,18 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/nesting.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_index.h"
 #include "query/index_sample.h"
 #include "query/nesting_values.h"
 
 /* A half's sampler tracks for a table whose events nest: one per (window
- * track, depth) seen, numbered in order of first appearance. */
+ * track, sampling level: profile/nesting.h nx_nesting_level) seen, numbered in
+ * order of first appearance. */
 typedef struct depth_keys {
-    uint32_t **by_depth;             /* per window track: per depth, its key + 1 (0: none yet) */
+    uint32_t **by_depth;             /* per window track: per level, its key + 1 (0: none yet) */
     uint32_t *n_depths;              /* per window track: entries of by_depth */
     size_t n_tracks;
-    uint32_t *track, *depth;         /* per key */
+    uint32_t *track, *depth;         /* per key: window track, level */
     size_t n, cap;
 } depth_keys;
 
@@ -98,7 +100,7 @@ typedef struct half_pass {
 } half_pass;
 
 /* The sampler's track of the row at `ord` on window track `track`: (track,
- * depth). -1 and h->err when out of memory or the row has no depth. */
+ * level). -1 and h->err when out of memory or the row has no depth. */
 static int64_t nest_key(half_pass *h, uint32_t track, int64_t ord)
 {
     uint32_t depth;
@@ -107,7 +109,7 @@ static int64_t nest_key(half_pass *h, uint32_t track, int64_t ord)
         nxpq_error_set(&h->err, "%s: row %lld has no depth", h->table, (long long)ord);
         return -1;
     }
-    int64_t key = depth_key(&h->keys, track, depth);
+    int64_t key = depth_key(&h->keys, track, nx_nesting_level(depth));
     if (key < 0)
         nxpq_error_set(&h->err, "%s: out of memory sampling by depth", h->table);
     return key;
@@ -155,6 +157,16 @@ static void half_pass_free(half_pass *h)
     nx_sampler_free(h->sampler);
     nx_window_close(h->w);
     nx_profile_table_close(h->t);
+}
+
+/* The depth of a kept event of sampling level `level`: the level's, or for
+ * the level that folds the deeper depths the event's own. False when the row
+ * has none. */
+static bool sample_depth(const nx_nesting_values *nest, uint32_t level, int64_t ordinal, uint32_t *depth)
+{
+    int64_t self_ns;
+    *depth = level;
+    return level < NX_NESTING_LEVELS - 1 || nx_nesting_get(nest, ordinal, depth, &self_ns);
 }
 
 /* The merged id of name (added when new); -1 when out of memory. */
@@ -285,8 +297,10 @@ int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, i
         const half_pass *hp = &h[take_a ? 0 : 1];
         nx_sample x = take_a ? h[0].samples[a++] : h[1].samples[b++];
         uint32_t wt = nest ? hp->keys.track[x.track] : x.track;   /* the half's window track */
-        if (nest)
-            out->depth[out->n] = hp->keys.depth[x.track];
+        if (nest && !sample_depth(nest, hp->keys.depth[x.track], x.ordinal, &out->depth[out->n])) {
+            nxpq_error_set(err, "%s: row %lld has no depth", table, (long long)x.ordinal);
+            goto done;
+        }
         x.track = map[take_a ? 0 : 1][wt];
         out->samples[out->n++] = x;
     }
