@@ -293,6 +293,7 @@ static int name_tracks(const nx_tlx *x, const track_seen *seen, size_t used, uin
 
 typedef struct sample_group {
     const nx_tlx *x;
+    nx_budget *budget;               /* the pass's, shared by the groups */
     bool by_depth;
     int64_t start, end;
     uint32_t width;
@@ -322,13 +323,17 @@ static void *group_run(void *arg)
         nxpq_error_set(&g->err, "out of memory sampling from the timeline index");
         return NULL;
     }
+    nx_sampler_set_budget(g->sm, g->budget);
     memset(g->first_row, 0xff, ((size_t)g->x->n_tracks + 1) * sizeof *g->first_row);
     for (uint64_t r = g->lo; r < g->hi; r++) {
         uint32_t t;
         const tlx_run *run = run_at(g->x, g->by_depth, r, &t);
         track_pass tp = {g->x, g->sm, (uint32_t)r, g->start, g->end, &g->in_window, &g->first_row[t], &g->err, 1, 0, 0};
-        if (run_pass(&tp, run) != 0)
+        if (run_pass(&tp, run) != 0) {
+            if (nx_sampler_over_budget(g->sm))
+                g->rc = NX_QUERY_OVER_BUDGET;
             return NULL;
+        }
     }
     g->res = nx_sampler_result(g->sm, &g->n, &g->err);
     g->rc = g->n == SIZE_MAX ? -1 : 0;
@@ -392,8 +397,8 @@ static int merge_groups(const nx_tlx *x, bool by_depth, const sample_group *g, i
     }
 }
 
-int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, bool by_depth, nx_sampled *out,
-                  nxpq_error *err)
+int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, bool by_depth, nx_budget *budget,
+                  nx_sampled *out, nxpq_error *err)
 {
     memset(out, 0, sizeof *out);
     if (by_depth && !x->has_depth)
@@ -404,7 +409,7 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, b
     pthread_t th[MAX_GROUPS];
     bool threaded[MAX_GROUPS] = {false};
     for (int k = 0; k < n_groups; k++) {
-        g[k] = (sample_group){.x = x, .by_depth = by_depth, .start = start, .end = end, .width = width,
+        g[k] = (sample_group){.x = x, .budget = budget, .by_depth = by_depth, .start = start, .end = end, .width = width,
                               .lo = g[k].lo, .hi = g[k].hi};
         threaded[k] = k > 0 && pthread_create(&th[k], NULL, group_run, &g[k]) == 0;
     }
@@ -421,6 +426,7 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, b
     for (int k = 0; k < n_groups; k++) {
         if (g[k].rc != 0) {
             *err = g[k].err;
+            rc = g[k].rc;
             goto fail;
         }
         n += g[k].n;

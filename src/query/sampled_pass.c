@@ -88,6 +88,7 @@ typedef struct half_pass {
     int64_t w_start, w_end, from;    /* this half's window; events starting before `from` are the other half's */
     int64_t start, end;              /* the whole window */
     uint32_t width;
+    nx_budget *budget;               /* the pass's, shared by the halves */
     nx_profile_table *t;
     nx_window *w;
     nx_sampler *sampler;
@@ -126,6 +127,7 @@ static void *half_pass_run(void *arg)
     if (!(h->w = nx_window_open(h->t, &wo, &h->err)) ||
         !(h->sampler = nx_sampler_new(h->start, h->end, h->width, &h->err)))
         return NULL;
+    nx_sampler_set_budget(h->sampler, h->budget);
     nx_window_batch b;
     int rc;
     while ((rc = nx_window_next(h->w, &b, &h->err)) > 0) {
@@ -137,8 +139,11 @@ static void *half_pass_run(void *arg)
             int64_t ord = base + b.rows[k], key = b.track[k];
             if (h->nest && (key = nest_key(h, b.track[k], ord)) < 0)
                 return NULL;
-            if (nx_sampler_offer(h->sampler, (uint32_t)key, b.start[k], b.end[k], ord, 0, &h->err) < 0)
+            if (nx_sampler_offer(h->sampler, (uint32_t)key, b.start[k], b.end[k], ord, 0, &h->err) < 0) {
+                if (nx_sampler_over_budget(h->sampler))
+                    h->rc = NX_QUERY_OVER_BUDGET;
                 return NULL;
+            }
         }
     }
     if (rc < 0)
@@ -216,9 +221,10 @@ static int map_tracks(nx_sampled *s, size_t *cap, const half_pass *h, uint32_t *
 }
 
 /* The pass from the table's timeline index: 0 and *out, 1 when there is none
- * (absent, stale or malformed: the scan then answers), -1 on out of memory. */
+ * (absent, stale or malformed: the scan then answers), NX_QUERY_OVER_BUDGET
+ * (the scan would need as much), -1 on out of memory. */
 static int indexed_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
-                        bool nested, nx_sampled *out, nxpq_error *err)
+                        bool nested, nx_budget *budget, nx_sampled *out, nxpq_error *err)
 {
     const char *off = getenv("NXPROF_NO_TIMELINE_INDEX");
     if (off && strcmp(off, "1") == 0)
@@ -227,9 +233,10 @@ static int indexed_pass(const char *profile_dir, const char *table, int64_t star
     int rc = nx_tlx_open(profile_dir, table, &x, NULL, 0);
     if (rc != 0)
         return rc < 0 ? (nxpq_error_set(err, "%s: out of memory", table), -1) : 1;
-    if (nx_tlx_sample(x, start, end, width, nested, out, err) != 0) {
+    rc = nx_tlx_sample(x, start, end, width, nested, budget, out, err);
+    if (rc != 0) {
         nx_tlx_close(x);
-        return 1;
+        return rc == NX_QUERY_OVER_BUDGET ? rc : 1;
     }
     out->index = x;
     return 0;
@@ -241,7 +248,10 @@ int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, i
     memset(out, 0, sizeof *out);
     const nx_timeline_info *info = nx_timeline_find(table);
     bool nested = info && info->nested;
-    int irc = indexed_pass(profile_dir, table, start, end, width, nested, out, err);
+    nx_budget budget;
+    if (nx_budget_init(&budget, err) != 0)
+        return -1;
+    int irc = indexed_pass(profile_dir, table, start, end, width, nested, &budget, out, err);
     if (irc <= 0)
         return irc;
     nx_nesting_values *nest = NULL;
@@ -265,6 +275,7 @@ int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, i
         h[i].end = end;
         h[i].width = width;
         h[i].nest = nest;
+        h[i].budget = &budget;
     }
     pthread_t th;
     bool threaded = split && pthread_create(&th, NULL, half_pass_run, &h[1]) == 0;

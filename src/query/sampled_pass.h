@@ -50,9 +50,11 @@ typedef struct nx_sampled {
                                         samples' tags are its label tuples; closed by nx_sampled_free */
 } nx_sampled;
 
-/* 0 (*out filled; release with nx_sampled_free), NX_PROFILE_TABLE_ABSENT, or -1
- * with err naming the table or file (for a nested table also: rows not in
- * start order per track, so no depth). start <= end, width >= 1. */
+/* 0 (*out filled; release with nx_sampled_free), NX_PROFILE_TABLE_ABSENT,
+ * NX_QUERY_OVER_BUDGET with err when its pixel buckets would exceed the
+ * query memory budget (query/budget.h: one budget per call, shared by its
+ * threads), or -1 with err naming the table or file (for a nested table also:
+ * rows not in start order per track, so no depth). start <= end, width >= 1. */
 int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
                     nx_sampled *out, nxpq_error *err);
 void nx_sampled_free(nx_sampled *s);
