@@ -4,12 +4,15 @@
  * per track and bucket the longest, ties by earliest start, then earliest row).
  *
  * A table whose events nest (timeline_rules.h nx_timeline_info.nested:
- * SystemProfileEvents) is sampled per (track, depth, bucket) instead, depth by
- * profile/nesting.h's rule: each depth of a call stack keeps its own winner per
- * bucket, so the children of an event are drawn however far the view is
- * zoomed out. The scan takes each row's depth from query/nesting_values.h (the
- * index's nesting section, or computed from the table), the index from its
- * depth tracks; both give the same result.
+ * SystemProfileEvents) is sampled per (track, level, bucket) instead, depth by
+ * profile/nesting.h's rule and level by nx_nesting_level (the depth, with every
+ * depth past NX_NESTING_LEVELS - 2 in the last level): each level of a call
+ * stack keeps its own winner per bucket, so the children of an event are drawn
+ * however far the view is zoomed out, and the buckets stay at most
+ * NX_NESTING_LEVELS per track however deep the nesting. Each kept event
+ * carries its own depth. The scan takes each row's depth from
+ * query/nesting_values.h (the index's nesting section, or computed from the
+ * table), the index from its depth tracks; both give the same result.
  *
  * It runs on two threads, one per half of the buckets: the window is split at
  * the first nanosecond of bucket width/2, the first half takes the events that
