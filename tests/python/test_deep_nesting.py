@@ -1,6 +1,7 @@
 """Memory stays bounded however deep events nest (docs/query.md "Sampling"): 300,000 Chrome
 "X" events nested one inside the next on one thread, and 300,000 starting at the same time,
-are processed under 512 MiB of peak RSS (the process's own ru_maxrss, from wait4), and one
+are processed under 512 MiB of peak RSS (the process's own ru_maxrss, from wait4), with one
+Warning row saying that the timeline samples their deepest levels together, and one
 /timeline request on either (width 100 and 10000) raises the server's VmHWM by less than
 256 MiB. The depths the server returns, below the fold of the sampling levels included, and
 the deepest depth /tracks reports are checked against a computation of the nesting rule in
@@ -125,6 +126,14 @@ def kept_depths(body):
 def test_processing_memory_does_not_grow_with_depth(profiles, name):
     _, peaks = profiles
     assert peaks[name] < 512 * MIB, f"{name}: peak RSS {peaks[name] / MIB:.0f} MiB"
+
+
+@pytest.mark.parametrize("name", ["nested", "same-start"])
+def test_the_fold_is_said_in_a_warning(profiles, name):
+    data, _ = profiles
+    rows = pq.read_table(profile_dir(data, name) / "Warning.parquet").to_pylist()
+    assert [r["category"] for r in rows] == ["Deep Nesting"], rows
+    assert f"1 track(s) hold events deeper than depth 63 (the deepest at depth {N - 1})" in rows[0]["message"]
 
 
 @pytest.mark.parametrize("name", ["nested", "same-start"])
