@@ -47,7 +47,9 @@
  *   with no open B, a B still open at the end of its file, and an E earlier
  *   than its B are dropped; each kind gives one Warning per file with the count
  *   (category "Invalid Data"). An X with a negative dur is dropped likewise.
- *   id = the row's position in the table, from 0.
+ *   id = the row's position in the table, from 0. When a track nests deeper
+ *   than the timeline samples apart (profile/nesting.h NX_NESTING_LEVELS), one
+ *   Warning (category "Deep Nesting") says how many tracks and how deep.
  *   Order: rows sorted by start_ts; ties keep runtime events before framework
  *   events, runtime events in session order then line order, framework events
  *   in file order (session order, then file name, then position in the file).
@@ -110,6 +112,8 @@
 #include "process/event_runs.h"
 #include "process/row.h"
 #include "process/time_text.h"
+#include "profile/nesting.h"
+#include "profile/timeline_index.h"
 #include "schema/schema.h"
 #include "util/strbuf.h"
 #include "util/run_control.h"
@@ -909,6 +913,36 @@ static size_t sort_budget(void)
     return v && *e == '\0' && n > 0 && n < NX_FRAMEWORK_MEMORY_LIMIT ? (size_t)n : NX_FRAMEWORK_SORT_BUDGET;
 }
 
+/* One Warning when some track's call stack nests past the levels the timeline samples
+ * apart (profile/nesting.h NX_NESTING_LEVELS), so that a view showing fewer of the
+ * deepest events when zoomed out is explained. Read from the index just written;
+ * without one (rows out of start order) there are no levels and nothing to say. */
+static void warn_folded_levels(const char *dir, const nx_cap_warner *warn)
+{
+    nx_tlx *x;
+    if (!warn->fn || nx_tlx_open(dir, "SystemProfileEvents", &x, NULL, 0) != 0)
+        return;
+    uint64_t tracks = 0;
+    uint32_t deepest = 0;
+    for (size_t t = 0; t < nx_tlx_track_count(x); t++) {
+        uint32_t d;
+        if (nx_tlx_track_max_depth(x, t, &d) && d > NX_NESTING_LEVELS - 1) {
+            tracks++;
+            deepest = d > deepest ? d : deepest;
+        }
+    }
+    nx_tlx_close(x);
+    if (tracks == 0)
+        return;
+    char msg[320];
+    snprintf(msg, sizeof msg,
+             "%" PRIu64 " track(s) hold events deeper than depth %u (the deepest at depth %u): the timeline samples "
+             "their events from depth %u down as one level, one per pixel, so a zoomed-out view draws only some of "
+             "them (depth and self time stay exact)",
+             tracks, NX_NESTING_LEVELS - 1, deepest, NX_NESTING_LEVELS - 1);
+    warn->fn(warn->ctx, "SystemProfileEvents", NX_CAP_NOWHERE, "Deep Nesting", msg);
+}
+
 static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const nx_cap_warner *warn,
                         unsigned *tables, nx_system_result *res, char *err, size_t errlen)
 {
@@ -1056,6 +1090,7 @@ static int write_events(const nx_capture *cap, const nx_process_ctx *ctx, const 
         snprintf(err, errlen, "%s", perr.msg);
         goto out;
     }
+    warn_folded_levels(ctx->dest.dir, warn);
     rc = 0;
     goto out;
 row_fail:

@@ -41,6 +41,24 @@
 
 #include <stdint.h>
 
+/* ------------------------------------------------------ sampling levels -- */
+
+/* Sampling a nested table keeps one event per (track, level, pixel bucket)
+ * (query/sampled_pass.h), so that each level of a call stack is drawn at any
+ * zoom. Depths 0 .. NX_NESTING_LEVELS - 2 are a level each; every deeper event
+ * shares the last level, which is sampled like a flat track (its longest event
+ * per bucket). The fold bounds the sampling structures (the timeline index's
+ * depth tracks, a query's pixel buckets) by NX_NESTING_LEVELS per track,
+ * whatever the nesting: 300,000 events nested one inside the next would
+ * otherwise need 300,000 depth tracks. Depth and self time stay exact: only
+ * which events a zoomed-out view keeps changes below the fold. */
+#define NX_NESTING_LEVELS 64u
+
+static inline uint32_t nx_nesting_level(uint32_t depth)
+{
+    return depth < NX_NESTING_LEVELS - 1 ? depth : NX_NESTING_LEVELS - 1;
+}
+
 /* ------------------------------------------------------------ the pass -- */
 
 typedef struct nx_nesting nx_nesting;

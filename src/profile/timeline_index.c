@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "profile/nesting.h"
 #include "profile/timeline_rules.h"
 #include "util/bytes.h"
 
@@ -47,8 +48,10 @@ static bool run_ok(const nx_tlx *x, const tlx_run *r)
 }
 
 /* The depth-track section (header bytes 144..160), when there is one: each
- * run in range, grouped by track in the tracks' order, depths ascending, and
- * each track's events the sum of its depth tracks'. */
+ * run in range, grouped by track in the tracks' order, depths ascending, only
+ * a track's last one at or past the fold (profile/nesting.h NX_NESTING_LEVELS,
+ * so a track has at most that many), and each track's events the sum of its
+ * depth tracks'. */
 static bool depth_tracks_ok(nx_tlx *x, const unsigned char *h)
 {
     uint64_t off = nx_get_u64(h + 144), n = nx_get_u64(h + 152);
@@ -69,7 +72,7 @@ static bool depth_tracks_ok(nx_tlx *x, const unsigned char *h)
             return false;
         sum = prev && prev->track == d->track ? sum + d->r.events : d->r.events;
         bool last = i + 1 == n || x->depth_tracks[i + 1].track != d->track;
-        if (last && sum != x->tracks[d->track].r.events)
+        if ((last && sum != x->tracks[d->track].r.events) || (!last && d->depth >= NX_NESTING_LEVELS - 1))
             return false;
     }
     return n ? x->depth_tracks[n - 1].track + 1 == x->n_tracks : x->n_tracks == 0;   /* every track has some */

@@ -21,7 +21,7 @@
  *
  *   header (160 bytes)
  *     0   magic "NXTLIDX1"
- *     8   u32 version (5)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
+ *     8   u32 version (6)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
  *     16  u64 table rows (all files)
  *     24  u64 rows per file (the split limit it was written with; 0 unknown)
  *     32  u32 files                36  u32 tracks
@@ -53,17 +53,21 @@
  *     string, u32 0, u64 first block, u64 blocks, i64 longest duration, u64
  *     events, i64 latest end, u64 first superblock, u64 superblocks.
  *   depth tracks (tables whose events nest, else absent, offset 0; 64 bytes
- *     each): a track's events split by depth (profile/nesting.h), one depth
- *     track per (track, depth) that has events, grouped by track in the tracks'
- *     order, depths ascending; every track has at least one and its depth
+ *     each): a track's events split by sampling level (profile/nesting.h
+ *     nx_nesting_level: depths 0 .. NX_NESTING_LEVELS - 2 a level each, every
+ *     deeper event in the last level), one depth track per (track, level) that
+ *     has events, grouped by track in the tracks' order, levels ascending;
+ *     every track has at least one, at most NX_NESTING_LEVELS, and its depth
  *     tracks' events add up to its own. u32 track (its index in tracks), u32
- *     depth, then as a track's record from byte 8 (blocks, longest duration,
+ *     depth (the level's; for the last level the deepest depth of its events,
+ *     so the last depth track of a track gives its deepest depth), then as a
+ *     track's record from byte 8 (blocks, longest duration,
  *     events, latest end, superblocks). Their blocks, superblocks and event
  *     data are encoded exactly like a track's and lie in the same sections,
  *     after all the tracks' (the writer learns depths only when the table is
  *     finished, so it then decodes each track's blocks in start order and
- *     deals the events out by depth). Sampling a nested table walks the depth
- *     tracks, so each depth of a call stack gets its own pixel buckets.
+ *     deals the events out by level). Sampling a nested table walks the depth
+ *     tracks, so each level of a call stack gets its own pixel buckets.
  *   blocks (nx_tlx_block, 80 bytes each), grouped by track in start order (the
  *     tracks', then the depth tracks').
  *   superblocks (nx_tlx_super, 80 bytes each), grouped by track: the summary of
@@ -85,7 +89,8 @@
  * Point events (SemaphoreUpdate) have end == start.
  *
  * Versions: 4 added the nesting section (and the 16 header bytes before the
- * data); 5 the depth tracks (and 16 more header bytes). An index of another version is refused like a malformed one (its
+ * data); 5 the depth tracks (and 16 more header bytes); 6 folds the depth
+ * tracks past NX_NESTING_LEVELS - 2 into one per track. An index of another version is refused like a malformed one (its
  * `why` says which version it is and that `nxprof index` rebuilds it), so a
  * profile indexed by an older nxprof is scanned until it is re-indexed.
  *
@@ -104,7 +109,7 @@
 #include "profile/timeline_rules.h"
 
 #define NX_TLX_MAGIC "NXTLIDX1"
-#define NX_TLX_VERSION 5u
+#define NX_TLX_VERSION 6u
 #define NX_TLX_BLOCK_EVENTS 128u
 #define NX_TLX_MINI_EVENTS 16u
 #define NX_TLX_SUPER_BLOCKS 16u

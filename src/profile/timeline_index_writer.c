@@ -728,21 +728,12 @@ static bool write_nesting(nx_tlx_writer *w)
 
 /* ---------------------------------------------------------- depth tracks -- */
 
-/* The builder of depth `depth` in pool (grown and allocated when new); NULL out of memory. */
-static wtrack *depth_builder(wtrack ***pool, size_t *n_pool, uint32_t depth)
+/* The builder of sampling level `level` (< NX_NESTING_LEVELS) in pool, allocated when new; NULL out of memory. */
+static wtrack *level_builder(wtrack **pool, uint32_t level)
 {
-    if (depth >= *n_pool) {
-        size_t n = (size_t)depth + 1 > 2 * *n_pool ? (size_t)depth + 1 : 2 * *n_pool;
-        wtrack **p = realloc(*pool, n * sizeof *p);
-        if (!p)
-            return NULL;
-        memset(p + *n_pool, 0, (n - *n_pool) * sizeof *p);
-        *pool = p;
-        *n_pool = n;
-    }
-    if (!(*pool)[depth])
-        (*pool)[depth] = calloc(1, sizeof(wtrack));
-    return (*pool)[depth];
+    if (!pool[level])
+        pool[level] = calloc(1, sizeof(wtrack));
+    return pool[level];
 }
 
 /* The index file being written and the nesting side file, mapped read-only to
@@ -765,13 +756,17 @@ static void drop_pages(const read_back *rb)
         madvise((void *)rb->nest, (size_t)rb->nest_len, MADV_DONTNEED);
 }
 
-/* Deals track t's events out by depth: decodes its blocks (the data section
- * after the header of rb->file) in start order, adds each event to the builder
- * of its depth (each row's depth from rb->nest), then finishes the builders,
- * depths ascending, into depth tracks. False on out of memory, a write error
- * or a record missing. */
-static bool depth_split(nx_tlx_writer *w, uint32_t t, const read_back *rb, wtrack ***pool, size_t *n_pool)
+/* Deals track t's events out by sampling level (profile/nesting.h
+ * nx_nesting_level): decodes its blocks (the data section after the header of
+ * rb->file) in start order, adds each event to the builder of its level (each
+ * row's depth from rb->nest), then finishes the builders, levels ascending,
+ * into depth tracks. A level's depth track carries its depth; the last
+ * level's, which folds every deeper depth, the deepest of its events. At most
+ * NX_NESTING_LEVELS builders, however deep the nesting. False on out of
+ * memory, a write error or a record missing. */
+static bool depth_split(nx_tlx_writer *w, uint32_t t, const read_back *rb, wtrack **pool)
 {
+    uint32_t deepest = 0;
     const wrun *tr = &w->tracks[t]->r;
     const unsigned char *data = rb->file + NX_TLX_HEADER_BYTES;
     uint64_t data_len = rb->file_len - NX_TLX_HEADER_BYTES, n_nest = rb->nest_len / sizeof(nx_tlx_nest);
@@ -791,20 +786,24 @@ static bool depth_split(nx_tlx_writer *w, uint32_t t, const read_back *rb, wtrac
                 if (!nx_tlx_event_next(&q, m[j].events_end, &start, &row, &end, &tuple) || row >= n_nest ||
                     nest[row].set != 1)
                     return false;
-                wtrack *d = depth_builder(pool, n_pool, nest[row].depth);
+                uint32_t depth = nest[row].depth;
+                wtrack *d = level_builder(pool, nx_nesting_level(depth));
                 if (!d || event_add(w, d, start, end, row, (uint32_t)tuple) != 0 || w->broken)
                     return false;
+                if (depth > deepest)
+                    deepest = depth;
             }
         }
     }
-    for (size_t depth = 0; depth < *n_pool; depth++) {
-        wtrack *d = (*pool)[depth];
+    for (uint32_t level = 0; level < NX_NESTING_LEVELS; level++) {
+        wtrack *d = pool[level];
         if (!d || d->r.n_events == 0)
             continue;
         if (block_finish(w, d) != 0 || super_finish(d) != 0 ||
             grow((void **)&w->depths, &w->cap_depths, w->n_depths + 1, sizeof *w->depths) != 0)
             return false;
-        w->depths[w->n_depths++] = (wdepth){t, (uint32_t)depth, d->r};
+        uint32_t depth = level == NX_NESTING_LEVELS - 1 ? deepest : level;
+        w->depths[w->n_depths++] = (wdepth){t, depth, d->r};
         memset(d, 0, sizeof *d);   /* its run now belongs to the depth track */
     }
     return true;
@@ -831,21 +830,19 @@ static bool build_depth_tracks(nx_tlx_writer *w)
     const unsigned char *file = map_fd(fileno(w->f), map_len);
     const unsigned char *nest = map_fd(w->nest_fd, nest_len);
     read_back rb = {file, nest, map_len, nest_len};
-    wtrack **pool = NULL;
-    size_t n_pool = 0;
+    wtrack *pool[NX_NESTING_LEVELS] = {NULL};
     bool ok = w->n_tracks == 0 || (file && nest);
     for (uint32_t t = 0; t < w->n_tracks && ok; t++) {
-        ok = depth_split(w, t, &rb, &pool, &n_pool);
+        ok = depth_split(w, t, &rb, pool);
         drop_pages(&rb);
     }
-    for (size_t d = 0; d < n_pool; d++) {
+    for (uint32_t d = 0; d < NX_NESTING_LEVELS; d++) {
         if (pool[d]) {
             free(pool[d]->r.blocks);
             free(pool[d]->r.supers);
         }
         free(pool[d]);
     }
-    free(pool);
     if (file)
         munmap((void *)file, (size_t)map_len);
     if (nest)

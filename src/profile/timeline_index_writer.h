@@ -12,9 +12,10 @@
  * side file (`<index>.tmp-<pid>.nest`, 16 bytes per row) that is copied into
  * the index when it is finished and then removed. Its depth tracks are built
  * when it is finished: track by track, the events are read back from the
- * blocks already written (the file is mapped) and dealt out by depth (the side
- * file is mapped), one block builder per depth of the track at a time (about
- * 6 KiB each), plus 80 bytes per block of the depth tracks.
+ * blocks already written (the file is mapped) and dealt out by sampling level (profile/nesting.h nx_nesting_level; the side
+ * file is mapped), one block builder per level of the track at a time (about
+ * 6 KiB each, at most NX_NESTING_LEVELS whatever the nesting), plus 80 bytes
+ * per block of the depth tracks.
  *
  * The index is an accelerator, never the truth: when a track's events are not in
  * start order (a table written unsorted) or one ends before it starts, the writer

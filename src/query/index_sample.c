@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profile/nesting.h"
 #include "profile/timeline_index_internal.h"
 #include "query/window.h"
 
@@ -292,6 +293,7 @@ static int name_tracks(const nx_tlx *x, const track_seen *seen, size_t used, uin
 
 typedef struct sample_group {
     const nx_tlx *x;
+    nx_budget *budget;               /* the pass's, shared by the groups */
     bool by_depth;
     int64_t start, end;
     uint32_t width;
@@ -321,13 +323,17 @@ static void *group_run(void *arg)
         nxpq_error_set(&g->err, "out of memory sampling from the timeline index");
         return NULL;
     }
+    nx_sampler_set_budget(g->sm, g->budget);
     memset(g->first_row, 0xff, ((size_t)g->x->n_tracks + 1) * sizeof *g->first_row);
     for (uint64_t r = g->lo; r < g->hi; r++) {
         uint32_t t;
         const tlx_run *run = run_at(g->x, g->by_depth, r, &t);
         track_pass tp = {g->x, g->sm, (uint32_t)r, g->start, g->end, &g->in_window, &g->first_row[t], &g->err, 1, 0, 0};
-        if (run_pass(&tp, run) != 0)
+        if (run_pass(&tp, run) != 0) {
+            if (nx_sampler_over_budget(g->sm))
+                g->rc = NX_QUERY_OVER_BUDGET;
             return NULL;
+        }
     }
     g->res = nx_sampler_result(g->sm, &g->n, &g->err);
     g->rc = g->n == SIZE_MAX ? -1 : 0;
@@ -358,9 +364,20 @@ static int make_groups(const nx_tlx *x, bool by_depth, uint64_t n_runs, sample_g
     return k ? k : 1;   /* no runs: one empty group */
 }
 
-/* The groups' kept events merged by ordinal into out (tracks mapped, depths set). */
-static void merge_groups(const nx_tlx *x, bool by_depth, const sample_group *g, int n_groups, const uint32_t *map,
-                         nx_sampled *out)
+/* The depth of a kept event of depth track d: the track's, or for the level
+ * that folds the deeper depths (profile/nesting.h) the event's own from the
+ * nesting section. False when the index has none for it (malformed). */
+static bool sample_depth(const nx_tlx *x, const tlx_depth_track *d, int64_t ordinal, uint32_t *depth)
+{
+    int64_t self_ns;
+    *depth = d->depth;
+    return d->depth < NX_NESTING_LEVELS - 1 || nx_tlx_nesting(x, ordinal, depth, &self_ns);
+}
+
+/* The groups' kept events merged by ordinal into out (tracks mapped, depths
+ * set). 0, or -1 with err when a kept event has no depth. */
+static int merge_groups(const nx_tlx *x, bool by_depth, const sample_group *g, int n_groups, const uint32_t *map,
+                        nx_sampled *out, nxpq_error *err)
 {
     size_t at[MAX_GROUPS] = {0};
     for (;;) {
@@ -369,19 +386,19 @@ static void merge_groups(const nx_tlx *x, bool by_depth, const sample_group *g, 
             if (at[k] < g[k].n && (best < 0 || g[k].res[at[k]].ordinal < g[best].res[at[best]].ordinal))
                 best = k;
         if (best < 0)
-            break;
+            return 0;
         nx_sample s = g[best].res[at[best]++];
         uint32_t t;
         run_at(x, by_depth, s.track, &t);
-        if (by_depth)
-            out->depth[out->n] = x->depth_tracks[s.track].depth;
+        if (by_depth && !sample_depth(x, &x->depth_tracks[s.track], s.ordinal, &out->depth[out->n]))
+            return nxpq_error_set(err, "timeline index: row %lld has no depth", (long long)s.ordinal);
         s.track = map[t];
         out->samples[out->n++] = s;
     }
 }
 
-int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, bool by_depth, nx_sampled *out,
-                  nxpq_error *err)
+int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, bool by_depth, nx_budget *budget,
+                  nx_sampled *out, nxpq_error *err)
 {
     memset(out, 0, sizeof *out);
     if (by_depth && !x->has_depth)
@@ -392,7 +409,7 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, b
     pthread_t th[MAX_GROUPS];
     bool threaded[MAX_GROUPS] = {false};
     for (int k = 0; k < n_groups; k++) {
-        g[k] = (sample_group){.x = x, .by_depth = by_depth, .start = start, .end = end, .width = width,
+        g[k] = (sample_group){.x = x, .budget = budget, .by_depth = by_depth, .start = start, .end = end, .width = width,
                               .lo = g[k].lo, .hi = g[k].hi};
         threaded[k] = k > 0 && pthread_create(&th[k], NULL, group_run, &g[k]) == 0;
     }
@@ -409,6 +426,7 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, b
     for (int k = 0; k < n_groups; k++) {
         if (g[k].rc != 0) {
             *err = g[k].err;
+            rc = g[k].rc;
             goto fail;
         }
         n += g[k].n;
@@ -432,7 +450,8 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, b
         out->depth = malloc((n + 1) * sizeof *out->depth);
     if (!out->samples || (by_depth && !out->depth) || name_tracks(x, seen, used, map, out) != 0)
         goto oom;
-    merge_groups(x, by_depth, g, n_groups, map, out);
+    if (merge_groups(x, by_depth, g, n_groups, map, out, err) != 0)
+        goto fail;
     if (nx_tlx_changed(x)) {
         nxpq_error_set(err, "%s", NX_FILE_MAP_CHANGED);
         goto fail;

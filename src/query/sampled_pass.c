@@ -7,18 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/nesting.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_index.h"
 #include "query/index_sample.h"
 #include "query/nesting_values.h"
 
 /* A half's sampler tracks for a table whose events nest: one per (window
- * track, depth) seen, numbered in order of first appearance. */
+ * track, sampling level: profile/nesting.h nx_nesting_level) seen, numbered in
+ * order of first appearance. */
 typedef struct depth_keys {
-    uint32_t **by_depth;             /* per window track: per depth, its key + 1 (0: none yet) */
+    uint32_t **by_depth;             /* per window track: per level, its key + 1 (0: none yet) */
     uint32_t *n_depths;              /* per window track: entries of by_depth */
     size_t n_tracks;
-    uint32_t *track, *depth;         /* per key */
+    uint32_t *track, *depth;         /* per key: window track, level */
     size_t n, cap;
 } depth_keys;
 
@@ -86,6 +88,7 @@ typedef struct half_pass {
     int64_t w_start, w_end, from;    /* this half's window; events starting before `from` are the other half's */
     int64_t start, end;              /* the whole window */
     uint32_t width;
+    nx_budget *budget;               /* the pass's, shared by the halves */
     nx_profile_table *t;
     nx_window *w;
     nx_sampler *sampler;
@@ -98,7 +101,7 @@ typedef struct half_pass {
 } half_pass;
 
 /* The sampler's track of the row at `ord` on window track `track`: (track,
- * depth). -1 and h->err when out of memory or the row has no depth. */
+ * level). -1 and h->err when out of memory or the row has no depth. */
 static int64_t nest_key(half_pass *h, uint32_t track, int64_t ord)
 {
     uint32_t depth;
@@ -107,7 +110,7 @@ static int64_t nest_key(half_pass *h, uint32_t track, int64_t ord)
         nxpq_error_set(&h->err, "%s: row %lld has no depth", h->table, (long long)ord);
         return -1;
     }
-    int64_t key = depth_key(&h->keys, track, depth);
+    int64_t key = depth_key(&h->keys, track, nx_nesting_level(depth));
     if (key < 0)
         nxpq_error_set(&h->err, "%s: out of memory sampling by depth", h->table);
     return key;
@@ -124,6 +127,7 @@ static void *half_pass_run(void *arg)
     if (!(h->w = nx_window_open(h->t, &wo, &h->err)) ||
         !(h->sampler = nx_sampler_new(h->start, h->end, h->width, &h->err)))
         return NULL;
+    nx_sampler_set_budget(h->sampler, h->budget);
     nx_window_batch b;
     int rc;
     while ((rc = nx_window_next(h->w, &b, &h->err)) > 0) {
@@ -135,8 +139,11 @@ static void *half_pass_run(void *arg)
             int64_t ord = base + b.rows[k], key = b.track[k];
             if (h->nest && (key = nest_key(h, b.track[k], ord)) < 0)
                 return NULL;
-            if (nx_sampler_offer(h->sampler, (uint32_t)key, b.start[k], b.end[k], ord, 0, &h->err) < 0)
+            if (nx_sampler_offer(h->sampler, (uint32_t)key, b.start[k], b.end[k], ord, 0, &h->err) < 0) {
+                if (nx_sampler_over_budget(h->sampler))
+                    h->rc = NX_QUERY_OVER_BUDGET;
                 return NULL;
+            }
         }
     }
     if (rc < 0)
@@ -155,6 +162,16 @@ static void half_pass_free(half_pass *h)
     nx_sampler_free(h->sampler);
     nx_window_close(h->w);
     nx_profile_table_close(h->t);
+}
+
+/* The depth of a kept event of sampling level `level`: the level's, or for
+ * the level that folds the deeper depths the event's own. False when the row
+ * has none. */
+static bool sample_depth(const nx_nesting_values *nest, uint32_t level, int64_t ordinal, uint32_t *depth)
+{
+    int64_t self_ns;
+    *depth = level;
+    return level < NX_NESTING_LEVELS - 1 || nx_nesting_get(nest, ordinal, depth, &self_ns);
 }
 
 /* The merged id of name (added when new); -1 when out of memory. */
@@ -204,9 +221,10 @@ static int map_tracks(nx_sampled *s, size_t *cap, const half_pass *h, uint32_t *
 }
 
 /* The pass from the table's timeline index: 0 and *out, 1 when there is none
- * (absent, stale or malformed: the scan then answers), -1 on out of memory. */
+ * (absent, stale or malformed: the scan then answers), NX_QUERY_OVER_BUDGET
+ * (the scan would need as much), -1 on out of memory. */
 static int indexed_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
-                        bool nested, nx_sampled *out, nxpq_error *err)
+                        bool nested, nx_budget *budget, nx_sampled *out, nxpq_error *err)
 {
     const char *off = getenv("NXPROF_NO_TIMELINE_INDEX");
     if (off && strcmp(off, "1") == 0)
@@ -215,9 +233,10 @@ static int indexed_pass(const char *profile_dir, const char *table, int64_t star
     int rc = nx_tlx_open(profile_dir, table, &x, NULL, 0);
     if (rc != 0)
         return rc < 0 ? (nxpq_error_set(err, "%s: out of memory", table), -1) : 1;
-    if (nx_tlx_sample(x, start, end, width, nested, out, err) != 0) {
+    rc = nx_tlx_sample(x, start, end, width, nested, budget, out, err);
+    if (rc != 0) {
         nx_tlx_close(x);
-        return 1;
+        return rc == NX_QUERY_OVER_BUDGET ? rc : 1;
     }
     out->index = x;
     return 0;
@@ -229,7 +248,10 @@ int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, i
     memset(out, 0, sizeof *out);
     const nx_timeline_info *info = nx_timeline_find(table);
     bool nested = info && info->nested;
-    int irc = indexed_pass(profile_dir, table, start, end, width, nested, out, err);
+    nx_budget budget;
+    if (nx_budget_init(&budget, err) != 0)
+        return -1;
+    int irc = indexed_pass(profile_dir, table, start, end, width, nested, &budget, out, err);
     if (irc <= 0)
         return irc;
     nx_nesting_values *nest = NULL;
@@ -253,6 +275,7 @@ int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, i
         h[i].end = end;
         h[i].width = width;
         h[i].nest = nest;
+        h[i].budget = &budget;
     }
     pthread_t th;
     bool threaded = split && pthread_create(&th, NULL, half_pass_run, &h[1]) == 0;
@@ -285,8 +308,10 @@ int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, i
         const half_pass *hp = &h[take_a ? 0 : 1];
         nx_sample x = take_a ? h[0].samples[a++] : h[1].samples[b++];
         uint32_t wt = nest ? hp->keys.track[x.track] : x.track;   /* the half's window track */
-        if (nest)
-            out->depth[out->n] = hp->keys.depth[x.track];
+        if (nest && !sample_depth(nest, hp->keys.depth[x.track], x.ordinal, &out->depth[out->n])) {
+            nxpq_error_set(err, "%s: row %lld has no depth", table, (long long)x.ordinal);
+            goto done;
+        }
         x.track = map[take_a ? 0 : 1][wt];
         out->samples[out->n++] = x;
     }

@@ -4,12 +4,15 @@
  * per track and bucket the longest, ties by earliest start, then earliest row).
  *
  * A table whose events nest (timeline_rules.h nx_timeline_info.nested:
- * SystemProfileEvents) is sampled per (track, depth, bucket) instead, depth by
- * profile/nesting.h's rule: each depth of a call stack keeps its own winner per
- * bucket, so the children of an event are drawn however far the view is
- * zoomed out. The scan takes each row's depth from query/nesting_values.h (the
- * index's nesting section, or computed from the table), the index from its
- * depth tracks; both give the same result.
+ * SystemProfileEvents) is sampled per (track, level, bucket) instead, depth by
+ * profile/nesting.h's rule and level by nx_nesting_level (the depth, with every
+ * depth past NX_NESTING_LEVELS - 2 in the last level): each level of a call
+ * stack keeps its own winner per bucket, so the children of an event are drawn
+ * however far the view is zoomed out, and the buckets stay at most
+ * NX_NESTING_LEVELS per track however deep the nesting. Each kept event
+ * carries its own depth. The scan takes each row's depth from
+ * query/nesting_values.h (the index's nesting section, or computed from the
+ * table), the index from its depth tracks; both give the same result.
  *
  * It runs on two threads, one per half of the buckets: the window is split at
  * the first nanosecond of bucket width/2, the first half takes the events that
@@ -50,9 +53,11 @@ typedef struct nx_sampled {
                                         samples' tags are its label tuples; closed by nx_sampled_free */
 } nx_sampled;
 
-/* 0 (*out filled; release with nx_sampled_free), NX_PROFILE_TABLE_ABSENT, or -1
- * with err naming the table or file (for a nested table also: rows not in
- * start order per track, so no depth). start <= end, width >= 1. */
+/* 0 (*out filled; release with nx_sampled_free), NX_PROFILE_TABLE_ABSENT,
+ * NX_QUERY_OVER_BUDGET with err when its pixel buckets would exceed the
+ * query memory budget (query/budget.h: one budget per call, shared by its
+ * threads), or -1 with err naming the table or file (for a nested table also:
+ * rows not in start order per track, so no depth). start <= end, width >= 1. */
 int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
                     nx_sampled *out, nxpq_error *err);
 void nx_sampled_free(nx_sampled *s);

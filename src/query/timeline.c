@@ -7,6 +7,7 @@
 
 #include "profile/profile_table.h"
 #include "profile/timeline_index.h"
+#include "query/budget.h"
 #include "query/sampled_pass.h"
 #include "query/window.h"
 #include "schema/schema.h"
@@ -499,6 +500,11 @@ static int table_answer(const char *dir, nx_timeline *tl, size_t k, strtab *strs
               .nl = t->n_labels ? t->n_labels : 1, .err = &terr};
     memcpy(p.is_str, t->label_is_string, sizeof p.is_str);
     int rc = part_compute(&p, tl->start, tl->end, tl->width), result = 0;
+    if (rc == NX_QUERY_OVER_BUDGET) {   /* the request itself is too large: no partial answer */
+        nxpq_error_set(err, "%s: %s", t->table, terr.msg);
+        part_free(&p);
+        return rc;
+    }
     if (rc == 0) {
         t->present = true;
         t->rows_in_window = p.sp.in_window;

@@ -36,7 +36,8 @@
  * has no tracks (present false).
  *
  * Memory: per table the sampler's slots (width per track, or per track and
- * depth) and the kept events, never O(events in the window).
+ * sampling level: at most NX_NESTING_LEVELS per track) within the query
+ * memory budget, and the kept events, never O(events in the window).
  */
 #ifndef NX_QUERY_TIMELINE_H
 #define NX_QUERY_TIMELINE_H
@@ -88,8 +89,10 @@ typedef struct nx_timeline {
 /* The answer for tables[0..n_tables) (timeline tables, each once) of
  * profile_dir over [start, end] at `width` (start <= end, width >= 1). 0 and
  * *out (release with nx_timeline_free) even when some tables failed (their
- * error says why); -1 with err on bad arguments or out of memory building the
- * answer's string table. */
+ * error says why); NX_QUERY_OVER_BUDGET (query/budget.h) with err naming the
+ * table when sampling one would exceed the query memory budget (tables are
+ * sampled one after another, each within the budget); -1 with err on bad
+ * arguments or out of memory building the answer's string table. */
 int nx_timeline_query(const char *profile_dir, const char *const *tables, size_t n_tables, int64_t start, int64_t end,
                       uint32_t width, nx_timeline *out, nxpq_error *err);
 void nx_timeline_free(nx_timeline *t);

@@ -533,6 +533,9 @@ struct nx_sampler {
     int64_t cache_lo, cache_hi;
     slot **tracks;         /* per track id: width slots, or NULL until seen */
     size_t n_tracks;
+    size_t n_rows;         /* slot rows allocated */
+    nx_budget *budget;     /* NULL: none (nx_sampler_set_budget) */
+    bool over_budget;      /* a row was refused by the budget */
     nx_sample *result;
 };
 
@@ -563,9 +566,20 @@ void nx_sampler_free(nx_sampler *s)
         return;
     for (size_t i = 0; i < s->n_tracks; i++)
         free(s->tracks[i]);
+    nx_budget_give(s->budget, (uint64_t)s->n_rows * s->width * sizeof(slot));
     free(s->tracks);
     free(s->result);
     free(s);
+}
+
+void nx_sampler_set_budget(nx_sampler *s, nx_budget *b)
+{
+    s->budget = b;
+}
+
+bool nx_sampler_over_budget(const nx_sampler *s)
+{
+    return s->over_budget;
 }
 
 uint32_t nx_sampler_bucket(const nx_sampler *s, int64_t ts)
@@ -640,11 +654,23 @@ static slot *track_slots(nx_sampler *s, uint32_t track, nxpq_error *err)
     }
     slot *row = s->tracks[track];
     if (!row) {
-        row = malloc((size_t)s->width * sizeof *row);
+        uint64_t bytes = (uint64_t)s->width * sizeof *row;
+        if (!nx_budget_take(s->budget, bytes)) {
+            s->over_budget = true;
+            nxpq_error_set(err,
+                           "sampling needs more than the query memory budget of %llu MiB (%u pixel buckets for each of "
+                           "more than %zu tracks and depth levels): narrow the window, lower the width or ask for "
+                           "fewer tables",
+                           (unsigned long long)(s->budget->limit >> 20), s->width, s->n_rows);
+            return NULL;
+        }
+        row = malloc((size_t)bytes);
         if (!row) {
+            nx_budget_give(s->budget, bytes);
             nxpq_error_set(err, "out of memory sampling (%u buckets)", s->width);
             return NULL;
         }
+        s->n_rows++;
         for (uint32_t i = 0; i < s->width; i++)
             row[i].ordinal = -1;
         s->tracks[track] = row;

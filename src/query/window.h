@@ -25,8 +25,9 @@
  * bucket 0. Each occupied (track, bucket) keeps exactly one event: the longest
  * (end - start; point events have duration 0), ties by the earliest start, then
  * by the earliest row (file index, row index). The result does not depend on
- * batch sizes. Memory: width slots per track seen, allocated when the track
- * first appears; nothing per event.
+ * batch sizes. Memory: width slots (32 bytes each) per track seen, allocated
+ * when the track first appears, within a budget when one is set
+ * (nx_sampler_set_budget); nothing per event.
  */
 #ifndef NX_QUERY_WINDOW_H
 #define NX_QUERY_WINDOW_H
@@ -38,6 +39,7 @@
 #include "parquet/parquet.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
+#include "query/budget.h"
 
 typedef struct nx_window_options {
     int64_t start, end;           /* inclusive, ns; start <= end */
@@ -94,7 +96,13 @@ uint32_t nx_sampler_bucket(const nx_sampler *s, int64_t ts);
 /* The event starts [*lo, *hi] (inclusive) that fall into bucket b < width, the
  * clamping included: bucket 0 begins at INT64_MIN, the last ends at INT64_MAX. */
 void nx_sampler_bucket_range(const nx_sampler *s, uint32_t b, int64_t *lo, int64_t *hi);
-/* Offers every row of a window batch. -1 and err on out of memory. */
+/* Makes the sampler take its slots (width x 32 bytes per track, as each is
+ * first seen) from b (query/budget.h), and give them back when freed. */
+void nx_sampler_set_budget(nx_sampler *s, nx_budget *b);
+/* Whether an offer failed because b had no room for a new track's slots (the
+ * caller then reports NX_QUERY_OVER_BUDGET with the offer's err). */
+bool nx_sampler_over_budget(const nx_sampler *s);
+/* Offers every row of a window batch. -1 and err on out of memory or over budget. */
 int nx_sampler_add(nx_sampler *s, const nx_window_batch *b, nxpq_error *err);
 /* Offers one event (track id, start, end, ordinal); `tag` rides along with a kept
  * event (nx_sample.tag), e.g. the timeline index's label tuple. */

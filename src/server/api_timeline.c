@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "query/budget.h"
 #include "query/timeline.h"
 #include "server/api_internal.h"
 #include "server/response_cache.h"
@@ -161,9 +162,12 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
     }
     nx_timeline tl;
     nxpq_error err = {{0}};
-    if (nx_timeline_query(dir, tables, n_tables, start, end, (uint32_t)width, &tl, &err) != 0) {
+    int rc = nx_timeline_query(dir, tables, n_tables, start, end, (uint32_t)width, &tl, &err);
+    if (rc != 0) {
         free(dir);
-        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+        /* Over budget: the server is fine, this request asks too much of it. */
+        return nx_api_error(r, rc == NX_QUERY_OVER_BUDGET ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
+                            "%s", err.msg);
     }
     bool errors;
     json_timeline(&b, r->srv, &tl, &errors);

@@ -35,6 +35,8 @@
 #include <unistd.h>
 
 #include "profile/profile_output.h"
+#include "profile/timeline_index_internal.h"
+#include "query/budget.h"
 #include "query/sampled_pass.h"
 #include "query/timeline.h"
 #include "system_fixture.h"
@@ -234,8 +236,14 @@ static void write_profile(const char *dir, uint64_t max_rows)
 typedef struct want {
     size_t row;
     int64_t start, end, bucket;
-    uint32_t track, depth;
+    uint32_t track, depth, level;    /* level: the sampling level of the depth */
 } want;
+
+/* docs/query.md "Sampling": depths 0..62 are a level each, deeper ones share level 63. */
+static uint32_t level_of(uint32_t depth)
+{
+    return depth < 63 ? depth : 63;
+}
 
 static int64_t ordinal_of(size_t i, uint64_t max_rows)
 {
@@ -260,20 +268,20 @@ static bool better(const want *a, const want *b)
     return a->row < b->row;
 }
 
-/* By key (track, depth, bucket), then the best first. */
+/* By key (track, level, bucket), then the best first. */
 static int cmp_key(const void *pa, const void *pb)
 {
     const want *a = pa, *b = pb;
     if (a->track != b->track)
         return a->track < b->track ? -1 : 1;
-    if (a->depth != b->depth)
-        return a->depth < b->depth ? -1 : 1;
+    if (a->level != b->level)
+        return a->level < b->level ? -1 : 1;
     if (a->bucket != b->bucket)
         return a->bucket < b->bucket ? -1 : 1;
     return better(a, b) ? -1 : better(b, a) ? 1 : 0;
 }
 
-/* The winners of the n events in row order (per key: track, depth, bucket) into
+/* The winners of the n events in row order (per key: track, level, bucket) into
  * out, and the order tracks first appear in (order[k]: the k-th track seen);
  * ev is reordered. */
 static size_t winners(want *ev, size_t n, want *out, uint32_t *order, size_t *n_order)
@@ -289,7 +297,7 @@ static size_t winners(want *ev, size_t n, want *out, uint32_t *order, size_t *n_
     qsort(ev, n, sizeof *ev, cmp_key);
     size_t n_out = 0;
     for (size_t i = 0; i < n; i++)
-        if (i == 0 || ev[i - 1].track != ev[i].track || ev[i - 1].depth != ev[i].depth ||
+        if (i == 0 || ev[i - 1].track != ev[i].track || ev[i - 1].level != ev[i].level ||
             ev[i - 1].bucket != ev[i].bucket)
             out[n_out++] = ev[i];
     return n_out;
@@ -400,12 +408,12 @@ static void check_window(const char *dir, int64_t start, int64_t end, uint32_t w
     nxpq_error err = {{0}};
     assert_int_equal(nx_timeline_query(dir, tables, 4, start, end, width, &tl, &err), 0);
     assert_int_equal(tl.n_tables, 4);
-    /* SystemProfileEvents: per (track, depth, bucket). */
+    /* SystemProfileEvents: per (track, level, bucket), each kept event with its depth. */
     size_t n = 0;
     for (size_t i = 0; i < n_rows; i++)
         if (rows[i].e.end >= start && rows[i].e.start <= end)
             ev[n++] = (want){i, rows[i].e.start, rows[i].e.end, bucket_of(rows[i].e.start, start, end, width),
-                             rows[i].track, rows[i].depth};
+                             rows[i].track, rows[i].depth, level_of(rows[i].depth)};
     assert_int_equal(tl.tables[0].rows_in_window, n);
     size_t nw = winners(ev, n, w, order, &n_order);
     qsort(w, nw, sizeof *w, cmp_row);
@@ -421,7 +429,7 @@ static void check_window(const char *dir, int64_t start, int64_t end, uint32_t w
         const ins *g = &ins_rows[i];
         uint32_t tr = g->engine == engines[0] ? 0 : g->engine == engines[1] ? 1 : 2;
         if (g->end >= start && g->start <= end)
-            ev[n++] = (want){i, g->start, g->end, bucket_of(g->start, start, end, width), tr, 0};
+            ev[n++] = (want){i, g->start, g->end, bucket_of(g->start, start, end, width), tr, 0, 0};
     }
     assert_int_equal(tl.tables[2].rows_in_window, n);
     nw = winners(ev, n, w, order, &n_order);
@@ -666,6 +674,86 @@ static void test_bad_arguments(void **state)
     assert_non_null(strstr(err.msg, "Summary"));
 }
 
+/* Track `name`'s depth tracks in the index x: their count and the deepest depth. */
+static void index_levels(const nx_tlx *x, const char *name, uint64_t *n, uint32_t *deepest)
+{
+    for (size_t t = 0; t < nx_tlx_track_count(x); t++) {
+        const char *s;
+        size_t len;
+        uint64_t events;
+        int64_t first, last;
+        nx_tlx_track_info(x, t, &s, &len, &events, &first, &last);
+        if (len == strlen(name) && memcmp(s, name, len) == 0) {
+            *n = x->depth_first[t + 1] - x->depth_first[t];
+            assert_true(nx_tlx_track_max_depth(x, t, deepest));
+            return;
+        }
+    }
+    fail_msg("no track %s in the index", name);
+}
+
+/* Call stacks deeper than the sampling levels: on one thread 300 events each
+ * inside the previous, on another 200 starting together (some in equal pairs),
+ * on a core shallow ones. Every window's answer, from the index and from the
+ * scan, keeps one event per (track, level, bucket), each with its own depth
+ * (check_window's expectation folds the depths past 62 into level 63); the
+ * index holds at most 64 depth tracks per track, the last one giving the
+ * deepest depth; a width whose buckets exceed the query memory budget fails
+ * the request with NX_QUERY_OVER_BUDGET naming the table, from both paths.
+ * Replaces the generated rows, so it runs last. */
+static void test_deep_stacks_fold(void **state)
+{
+    (void)state;
+    n_rows = 0;
+    for (int64_t i = 0; i < 300; i++)
+        emit(0, 1000 + i, 2000 - i, 0);
+    for (int64_t i = 0; i < 200; i++) {
+        emit(1, 3000, 3400 - i, 0);
+        if (i % 50 == 0)
+            emit(1, 3000, 3400 - i, 0);   /* an equal interval: nests in row order */
+    }
+    for (int64_t i = 0; i < 100; i++)
+        emit(4, 1000 + 20 * i, 1010 + 20 * i, 0);
+    qsort(rows, n_rows, sizeof *rows, cmp_start);
+    for (size_t i = 0; i < n_rows; i++)
+        rows[i].e.name = rows[i].name;
+    brute_depths();
+    char dir[] = "/tmp/nxprof-test-tlq-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_profile(dir, 0);
+    nx_tlx *x;
+    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, NULL, 0), 0);
+    uint64_t n;
+    uint32_t deepest;
+    index_levels(x, "i-1/7/7", &n, &deepest);
+    assert_int_equal(n, 64);
+    assert_int_equal(deepest, 299);
+    index_levels(x, "i-1/7/8", &n, &deepest);
+    assert_int_equal(n, 64);
+    assert_int_equal(deepest, 203);
+    index_levels(x, "nc0", &n, &deepest);
+    assert_int_equal(n, 1);
+    assert_int_equal(deepest, 0);
+    nx_tlx_close(x);
+    run_windows(dir, 0);
+    static const char *const tables[] = {"Instruction", "SystemProfileEvents"};
+    setenv("NXPROF_QUERY_MEMORY_MIB", "1", 1);   /* 20,000 buckets of 32 bytes: two levels are over */
+    for (int scan = 0; scan < 2; scan++) {
+        if (scan)
+            setenv("NXPROF_NO_TIMELINE_INDEX", "1", 1);
+        nx_timeline tl;
+        nxpq_error err = {{0}};
+        assert_int_equal(nx_timeline_query(dir, tables, 2, 0, 5000, 20000, &tl, &err), NX_QUERY_OVER_BUDGET);
+        assert_non_null(strstr(err.msg, "SystemProfileEvents: sampling needs more than the query memory budget of 1 MiB"));
+        assert_int_equal(nx_timeline_query(dir, tables, 2, 0, 5000, 100, &tl, &err), 0);   /* 132 levels and engines x 100 buckets fit */
+        assert_null(tl.tables[1].error);
+        nx_timeline_free(&tl);
+        unsetenv("NXPROF_NO_TIMELINE_INDEX");
+    }
+    unsetenv("NXPROF_QUERY_MEMORY_MIB");
+    nx_remove_tree(dir);
+}
+
 int main(void)
 {
     generate();
@@ -677,6 +765,7 @@ int main(void)
         cmocka_unit_test(test_unsorted_nested_table),
         cmocka_unit_test(test_large_tables_on_threads),
         cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_deep_stacks_fold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
