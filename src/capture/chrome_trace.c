@@ -21,6 +21,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "util/gzip_input.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 #include "util/run_control.h"
 
@@ -292,32 +293,21 @@ static void cap_put(capture *c, const char *s, size_t n)
     nx_strbuf_append(c->out, s, n);
 }
 
-/* A JSON string literal for s[0..n), escaping what JSON requires. yajl has
- * already checked the UTF-8, so bytes >= 0x80 are copied as they are. */
+/* A JSON string literal for s[0..n) (util/json.h's escaping). */
 static void cap_put_string(capture *c, const char *s, size_t n)
 {
-    cap_put(c, "\"", 1);
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch >= 0x20 && ch != '"' && ch != '\\')
-            continue;
-        cap_put(c, s + run, i - run);
-        run = i + 1;
-        char esc[8];
-        switch (ch) {
-        case '"': cap_put(c, "\\\"", 2); break;
-        case '\\': cap_put(c, "\\\\", 2); break;
-        case '\n': cap_put(c, "\\n", 2); break;
-        case '\r': cap_put(c, "\\r", 2); break;
-        case '\t': cap_put(c, "\\t", 2); break;
-        default:
-            snprintf(esc, sizeof esc, "\\u%04x", ch);
-            cap_put(c, esc, 6);
-        }
+    if (!c->out || c->too_large)
+        return;
+    size_t before = c->out->len;
+    if (n + 2 > c->limit - before) {   /* the literal is at least that long */
+        c->too_large = true;
+        return;
     }
-    cap_put(c, s + run, n - run);
-    cap_put(c, "\"", 1);
+    nx_json_put_string(c->out, s, n);
+    if (c->out->len - before > c->limit - before) {
+        c->out->len = before;
+        c->too_large = true;
+    }
 }
 
 static void cap_value_prefix(capture *c)

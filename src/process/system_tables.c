@@ -115,6 +115,7 @@
 #include "profile/nesting.h"
 #include "profile/timeline_index.h"
 #include "schema/schema.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 #include "util/run_control.h"
 
@@ -385,78 +386,19 @@ out:
 
 /* ------------------------------------------------------ args JSON scanning -- */
 
-/* Skips one JSON value of compact text starting at p; returns the byte after it. */
-static const char *skip_value(const char *p, const char *end)
-{
-    int depth = 0;
-    while (p < end) {
-        char c = *p;
-        if (c == '"') {
-            for (p++; p < end && *p != '"'; p++)
-                if (*p == '\\')
-                    p++;
-            p++;
-            if (depth == 0)
-                return p;
-            continue;
-        }
-        if (c == '{' || c == '[')
-            depth++;
-        else if (c == '}' || c == ']') {
-            if (depth == 0)
-                return p;
-            depth--;
-            if (depth == 0)
-                return p + 1;
-        } else if (c == ',' && depth == 0)
-            return p;
-        p++;
-    }
-    return end;
-}
-
 /* The value of top-level member `key` of the args object: a string's raw
- * content (between the quotes) or a scalar's text. False when absent, null or
- * an object/array. */
+ * content (between the quotes, escapes kept) or a scalar's text. False when
+ * absent, null or an object/array. */
 static bool args_member(const char *args, size_t len, const char *key, const char **val, size_t *vlen)
 {
-    const char *p = args, *end = args + len;
-    size_t klen = strlen(key);
-    if (p >= end || *p != '{')
+    if (!nx_json_member(args, len, key, val, vlen))
         return false;
-    p++;
-    while (p < end && *p == '"') {
-        const char *k = p + 1, *q = k;
-        while (q < end && *q != '"') {
-            if (*q == '\\')
-                q++;
-            q++;
-        }
-        if (q >= end)
-            return false;
-        bool hit = (size_t)(q - k) == klen && memcmp(k, key, klen) == 0;
-        p = q + 1;
-        if (p >= end || *p != ':')
-            return false;
-        p++;
-        const char *v = p;
-        p = skip_value(p, end);
-        if (hit) {
-            if (*v == '"' && p - v >= 2) {
-                *val = v + 1;
-                *vlen = (size_t)(p - v - 2);
-                return true;
-            }
-            if (*v == '{' || *v == '[' || (p - v == 4 && memcmp(v, "null", 4) == 0))
-                return false;
-            *val = v;
-            *vlen = (size_t)(p - v);
-            return *vlen > 0;
-        }
-        if (p < end && *p == ',')
-            p++;
+    if (**val == '"') {
+        (*val)++;
+        *vlen -= 2;
+        return true;
     }
-    return false;
+    return **val != '{' && **val != '[' && !(*vlen == 4 && memcmp(*val, "null", 4) == 0);
 }
 
 /* ---------------------------------------------------------- Chrome reading -- */
@@ -538,7 +480,7 @@ static fw_thread *thread_slot(chrome_file *f, int64_t pid, int64_t tid)
 static void json_text(nx_strbuf *b, const nx_chrome_text *t)
 {
     /* The reader's strings may hold "\u0000" (len > strlen): cut there, as a C string. */
-    nx_strbuf_put_json_string(b, t->s);
+    nx_json_put_cstr(b, t->s);
 }
 
 /* extra_attributes_json of an X or B event into f->sb. */

@@ -88,10 +88,4 @@ nx_group_stats nx_top_rest(const nx_top *t, size_t from);
 const char *nx_top_default_table(const char *profile_dir);
 const char *nx_top_default_by(const char *table);
 
-/* The string value of top-level member `key` of the JSON object js[0..len),
- * JSON escapes decoded, appended to out (which holds cap bytes from *n on;
- * *n grows by the value's length). false when js is not an object, the member
- * is absent or not a string, or out is too small. Exposed for its tests. */
-bool nx_json_string_member(const char *js, size_t len, const char *key, char *out, size_t cap, size_t *n);
-
 #endif

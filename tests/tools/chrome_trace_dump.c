@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "capture/chrome_trace.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 
 typedef struct dump {
@@ -33,7 +34,7 @@ static void put_text(nx_strbuf *b, const char *key, nx_chrome_text t)
     if (!t.s)
         return;
     nx_strbuf_printf(b, ",\"%s\":", key);
-    nx_strbuf_put_json_string(b, t.s);
+    nx_json_put_cstr(b, t.s);
 }
 
 static void put_ref(nx_strbuf *b, const char *key, nx_chrome_ref ref)
@@ -54,7 +55,7 @@ static int on_event(void *ctx, const nx_chrome_event *ev)
     nx_strbuf b = NX_STRBUF_INIT;
     char ph[2] = {ev->ph, '\0'};
     nx_strbuf_printf(&b, "{\"i\":%llu,\"ph\":", (unsigned long long)ev->index);
-    nx_strbuf_put_json_string(&b, ph);
+    nx_json_put_cstr(&b, ph);
     put_text(&b, "name", ev->name);
     put_text(&b, "cat", ev->cat);
     if (ev->has_ts)
@@ -89,7 +90,7 @@ static int on_toplevel(void *ctx, const nx_chrome_toplevel *tl)
         return 1;
     }
     nx_strbuf_puts(&d->toplevel, d->toplevel.len ? ",[" : "[");
-    nx_strbuf_put_json_string(&d->toplevel, tl->key.s);
+    nx_json_put_cstr(&d->toplevel, tl->key.s);
     nx_strbuf_putc(&d->toplevel, ',');
     nx_strbuf_append(&d->toplevel, tl->json.s, tl->json.len);
     nx_strbuf_putc(&d->toplevel, ']');
@@ -138,7 +139,7 @@ int main(int argc, char **argv)
             continue;
         char ph[2] = {(char)c, '\0'};
         nx_strbuf_puts(&out, sep);
-        nx_strbuf_put_json_string(&out, ph);
+        nx_json_put_cstr(&out, ph);
         nx_strbuf_printf(&out, ":%llu", (unsigned long long)d.phases[c]);
         sep = ",";
     }
