@@ -13,6 +13,7 @@
  * event to the next, so the steady state allocates nothing.
  */
 #include "capture/chrome_trace.h"
+#include "capture/framework_source.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -841,3 +842,23 @@ void nx_chrome_close(nx_chrome_reader *r)
     free(r->path);
     free(r);
 }
+
+/* ------------------------------------------------------- framework source -- */
+
+static int read_chrome_json(const char *path, const nx_chrome_handlers *h, nx_chrome_error *err)
+{
+    nx_chrome_reader *r = nx_chrome_open(path, NULL, err);
+    if (!r)
+        return -1;
+    int rc = nx_chrome_read(r, h, err);
+    nx_chrome_close(r);
+    return rc;
+}
+
+static const char *const chrome_suffixes[] = {".json", ".json.gz", NULL};
+
+const nx_framework_source nx_source_chrome_json = {
+    .name = "Chrome JSON",
+    .suffixes = chrome_suffixes,
+    .read = read_chrome_json,
+};
