@@ -77,6 +77,25 @@ void nx_json_put_string(nx_strbuf *b, const char *s, size_t len)
         nx_strbuf_commit(b, nx_json_escape(out, s, len));
 }
 
+void nx_json_put_utf8(nx_strbuf *b, const char *s, size_t len)
+{
+    size_t run = 0;   /* s[i - run, i) is valid: appended in one go */
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = c < 0x80 ? 1 : utf8_len((const unsigned char *)s + i, len - i);
+        if (n) {
+            run += n;
+            i += n;
+            continue;
+        }
+        nx_strbuf_append(b, s + i - run, run);
+        nx_strbuf_append(b, "\xef\xbf\xbd", 3);
+        run = 0;
+        i++;
+    }
+    nx_strbuf_append(b, s + len - run, run);
+}
+
 void nx_json_put_cstr(nx_strbuf *b, const char *s)
 {
     nx_json_put_string(b, s, strlen(s));

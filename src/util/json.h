@@ -42,6 +42,11 @@ size_t nx_json_escape(char *out, const char *s, size_t len);
 /* Appends s[0..len) as a literal, quotes included (nx_strbuf_failed on OOM). */
 void nx_json_put_string(nx_strbuf *b, const char *s, size_t len);
 
+/* Appends s[0..len) as raw text (no quotes, no escaping) with every byte that
+ * starts no valid UTF-8 sequence replaced by U+FFFD (EF BF BD), the rule the
+ * escaper applies, so text from a file that is not UTF-8 is kept readable. */
+void nx_json_put_utf8(nx_strbuf *b, const char *s, size_t len);
+
 /* nx_json_put_string of the NUL-terminated s. */
 void nx_json_put_cstr(nx_strbuf *b, const char *s);
 

@@ -120,7 +120,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    nx_chrome_handlers h = {on_event, on_toplevel, &d};
+    nx_chrome_handlers h = {.event = on_event, .toplevel = on_toplevel, .ctx = &d, .skipped = NULL};
     int rc = nx_chrome_read(r, &h, &err);
     if (rc < 0)
         fprintf(stderr, "%s\n", err.msg);
