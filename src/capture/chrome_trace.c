@@ -106,6 +106,7 @@ struct nx_chrome_reader {
     size_t buf_size;      /* bytes of buf: chunk_size, more while a token outgrows it */
     uint64_t tokens;      /* tokens seen so far (to tell a chunk that ends none) */
     bool used;            /* nx_chrome_read() runs once */
+    unsigned bom;         /* bytes of a leading UTF-8 BOM matched; 4 once past the start */
     bool bare_array;
 
     /* parsing */
@@ -851,6 +852,36 @@ static long read_chunk(nx_chrome_reader *r, size_t size, char *why, size_t why_s
     return (long)got;
 }
 
+/* A UTF-8 byte-order mark (EF BB BF) opening the text is not JSON; some
+ * Windows tools write one. It is passed over (offsets still count it), even
+ * split over reads. Returns how many bytes of buf[0..n) to pass over. A start
+ * that turns out to be no BOM has the bytes matched in earlier reads fed to
+ * yajl first (*st its answer), so it reports the text as it is. */
+static size_t skip_bom(nx_chrome_reader *r, const unsigned char *buf, size_t n, yajl_status *st)
+{
+    static const unsigned char bom[3] = {0xef, 0xbb, 0xbf};
+    size_t i = 0;
+    *st = yajl_status_ok;
+    while (r->bom < 3 && i < n && buf[i] == bom[r->bom])
+        r->bom++, i++;
+    if (r->bom == 3) {
+        r->bom = 4;
+        return i;
+    }
+    if (i == n)
+        return i;   /* all of buf is a BOM's beginning: the next read tells */
+    size_t earlier = r->bom - i;
+    r->bom = 4;
+    if (earlier > 0) {
+        uint64_t start = r->chunk_start;
+        r->chunk_start -= earlier;   /* they came before this read: offsets as one read gives */
+        *st = yajl_parse(r->yh, bom, earlier);
+        if (*st == yajl_status_ok)
+            r->chunk_start = start;
+    }
+    return 0;
+}
+
 static int read_all(nx_chrome_reader *r)
 {
     size_t size = r->chunk_size;
@@ -866,9 +897,17 @@ static int read_all(nx_chrome_reader *r)
         r->chunk_start = r->total;
         r->total += (uint64_t)n;
         uint64_t tokens = r->tokens;
-        yajl_status st = yajl_parse(r->yh, r->buf, (size_t)n);
+        size_t skip = 0;
+        yajl_status st = yajl_status_ok;
+        if (r->bom < 4) {
+            skip = skip_bom(r, r->buf, (size_t)n, &st);
+            if (st != yajl_status_ok)
+                return parse_fail(r, st, NULL, 0);
+            r->chunk_start += skip;
+        }
+        st = yajl_parse(r->yh, r->buf + skip, (size_t)n - skip);
         if (st != yajl_status_ok)
-            return parse_fail(r, st, r->buf, (size_t)n);
+            return parse_fail(r, st, r->buf + skip, (size_t)n - skip);
         if (next_read_size(r, r->tokens != tokens, size, &size) != 0)
             return -1;
     }

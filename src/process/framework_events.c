@@ -51,6 +51,9 @@ typedef struct chrome_file {
     bool has_base;
     int64_t base_ns;
     uint64_t unmatched_e, e_before_b, negative_dur, args_truncated, bad_base;
+    uint64_t n_x, n_b, overflow;  /* X and B events buffered; events past the int64 ns range */
+    int64_t max_ns;              /* the latest time buffered, before the base */
+    nx_fw_tally tally;
     nx_strbuf sb;
     size_t own_run;              /* its first spilled run (SIZE_MAX: none yet) */
     char *err;                   /* a spill's error goes here */
@@ -162,6 +165,8 @@ static int stop_buffer(chrome_file *f)
 static int chrome_toplevel(void *ctx, const nx_chrome_toplevel *tl)
 {
     chrome_file *f = ctx;
+    if (tl->key.s && tl->json.s && strcmp(tl->key.s, "displayTimeUnit") == 0)
+        nx_fw_tally_unit(&f->tally, tl->json.s);
     if (!tl->key.s || strcmp(tl->key.s, "baseTimeNanoseconds") != 0)
         return 0;
     char *e = NULL;
@@ -175,15 +180,33 @@ static int chrome_toplevel(void *ctx, const nx_chrome_toplevel *tl)
     return 0;
 }
 
+static int chrome_skipped(void *ctx, const nx_chrome_skipped *sk)
+{
+    chrome_file *f = ctx;
+    nx_fw_tally_skipped(&f->tally, f->warn, f->path, sk->index, sk->offset, sk->reason);
+    return 0;
+}
+
+static void see_time(chrome_file *f, int64_t ns)
+{
+    f->max_ns = ns > f->max_ns ? ns : f->max_ns;
+}
+
 static int chrome_event(void *ctx, const nx_chrome_event *ev)
 {
     chrome_file *f = ctx;
     fw_buffer *b = f->buf;
-    if (ev->ph != 'X' && ev->ph != 'B' && ev->ph != 'E')
+    if (ev->ph != 'X' && ev->ph != 'B' && ev->ph != 'E') {
+        f->tally.seen[(unsigned char)ev->ph]++;   /* not stored yet: said per kind at the end */
         return 0;
-    if (!ev->has_ts)
+    }
+    if (!ev->has_ts) {   /* the Chrome reader skips these itself; another source might not */
+        nx_fw_tally_skipped(&f->tally, f->warn, f->path, ev->index, ev->offset, "the event has no time");
         return 0;
+    }
+    f->tally.seen[(unsigned char)ev->ph]++;
     if (ev->time_overflow) {
+        f->overflow++;
         nx_cap_warn(f->warn, f->path, ev->offset, "Invalid Data",
                     "event #%" PRIu64 " ('%c'): its \"ts\" or \"dur\" is beyond the int64 ns range; dropped",
                     ev->index, ev->ph);
@@ -220,6 +243,7 @@ static int chrome_event(void *ctx, const nx_chrome_event *ev)
             return 0;
         }
         o->end = ev->ts_ns;
+        see_time(f, o->end);
         if (ev->args.s && !(ev->args.len == 2 && memcmp(ev->args.s, "{}", 2) == 0)) {
             /* The pair's attributes: the B's object with "end_args" added before its '}'. */
             const char *old = nx_fw_str(b, o->json);
@@ -281,6 +305,9 @@ static int chrome_event(void *ctx, const nx_chrome_event *ev)
     e->session = f->session;
     e->file = f->file;
     e->offset = ev->offset;
+    see_time(f, end);
+    f->n_x += ev->ph == 'X';
+    f->n_b += ev->ph == 'B';
     if (ev->ph == 'B') {
         fw_thread *t = thread_slot(f, pid, tid);
         if (!t) {
@@ -304,7 +331,7 @@ static void warn_count(const nx_cap_warner *warn, const char *path, uint64_t n, 
 }
 
 static int read_framework_file(fw_buffer *b, const char *path, uint32_t session, uint32_t file,
-                            const nx_cap_warner *warn, char *err, size_t errlen)
+                               const nx_cap_warner *warn, nx_system_result *res, char *err, size_t errlen)
 {
     chrome_file f = {.buf = b, .path = path, .session = session, .file = file, .warn = warn, .first = b->n,
                      .sb = NX_STRBUF_INIT,
@@ -317,7 +344,7 @@ static int read_framework_file(fw_buffer *b, const char *path, uint32_t session,
         snprintf(err, errlen, "%s: no framework-event source reads this file name", path);
         goto out;
     }
-    nx_chrome_handlers h = {.event = chrome_event, .toplevel = chrome_toplevel, .ctx = &f};
+    nx_chrome_handlers h = {.event = chrome_event, .toplevel = chrome_toplevel, .ctx = &f, .skipped = chrome_skipped};
     int got = src->read(path, &h, &cerr);
     if (f.spill_failed)
         goto out;
@@ -354,6 +381,9 @@ static int read_framework_file(fw_buffer *b, const char *path, uint32_t session,
     warn_count(warn, path, f.negative_dur, "X events with a negative dur were dropped");
     warn_count(warn, path, f.args_truncated, "events had args larger than 64 KiB (kept as args_truncated)");
     warn_count(warn, path, f.bad_base, "baseTimeNanoseconds values that are not int64 integers were ignored");
+    uint64_t warned = f.overflow + f.negative_dur + unmatched_b + f.unmatched_e + 2 * f.e_before_b;
+    nx_fw_tally_finish(&f.tally, warn, path, f.n_x, f.n_b - unmatched_b - f.e_before_b, warned,
+                       nx_fw_tally_relative(f.has_base, f.n_x + f.n_b, f.max_ns), res);
     rc = 0;
 out:
     free(f.threads);
@@ -361,14 +391,15 @@ out:
     return rc;
 }
 
-int nx_fw_read_all(const nx_capture *cap, const nx_cap_warner *warn, fw_buffer *b, char *err, size_t errlen)
+int nx_fw_read_all(const nx_capture *cap, const nx_cap_warner *warn, fw_buffer *b, nx_system_result *res, char *err,
+                   size_t errlen)
 {
     const char *last_path = NULL;
     uint32_t file = 0;
     for (size_t s = 0; s < cap->n_sessions; s++) {
         for (size_t k = 0; k < cap->sessions[s].n_chrome_traces; k++) {
             last_path = cap->sessions[s].chrome_traces[k];
-            if (read_framework_file(b, last_path, (uint32_t)s, file++, warn, err, errlen) != 0)
+            if (read_framework_file(b, last_path, (uint32_t)s, file++, warn, res, err, errlen) != 0)
                 return -1;
         }
     }

@@ -182,7 +182,7 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
         snprintf(err, errlen, "SystemProfileEvents: out of memory");
         goto out;
     }
-    if (nx_fw_read_all(cap, warn, &fw, err, errlen) != 0)
+    if (nx_fw_read_all(cap, warn, &fw, res, err, errlen) != 0)
         goto out;
     int stopped = nx_run_stopped();   /* the sort is done: the last moment before writing */
     if (stopped) {

@@ -5,6 +5,7 @@
  *   framework_buffer.c  the buffer of framework events: sort, spill, merge
  *   framework_events.c  framework traces into that buffer: B/E pairing, flows,
  *                       args, pid/tid mapping, per-file Warnings
+ *   framework_tally.c   what became of each element of a framework trace
  *   system_events.c     SystemProfileEvents: runtime and framework events merged
  *   system_samples.c    CpuUsage, HostMemUsage, SystemProfileHbmUsage
  *   system_metadata.c   SystemProfileMetadata, and Metadata without device traces
@@ -84,7 +85,33 @@ void nx_fw_free(fw_buffer *b);
 
 /* Reads every framework trace of every session into b (nx_fw_init'ed), in
  * session then file order, and finishes it; the per-file problems go to warn. */
-int nx_fw_read_all(const nx_capture *cap, const nx_cap_warner *warn, fw_buffer *b, char *err, size_t errlen);
+int nx_fw_read_all(const nx_capture *cap, const nx_cap_warner *warn, fw_buffer *b, nx_system_result *res, char *err,
+                   size_t errlen);
+
+/* ------------------------------------------------ framework_tally.c -- */
+
+/* What became of the elements of one framework trace. */
+typedef struct nx_fw_tally {
+    uint64_t seen[256];          /* events delivered, by phase */
+    uint64_t skipped;            /* elements the source could not use as events */
+    char unit[16];               /* displayTimeUnit as JSON text ("" when absent) */
+} nx_fw_tally;
+
+/* An element the source skipped: a Warning (the first 20 per file), counted. */
+void nx_fw_tally_skipped(nx_fw_tally *t, const nx_cap_warner *warn, const char *path, uint64_t index,
+                         uint64_t offset, const char *reason);
+/* The file's displayTimeUnit value, as JSON text. */
+void nx_fw_tally_unit(nx_fw_tally *t, const char *json);
+/* Whether a file's times count from the trace start: no base time, and its
+ * `stored` events all end before 10^12 µs (max_ns their largest end). */
+bool nx_fw_tally_relative(bool has_base, uint64_t stored, int64_t max_ns);
+/* The end of the file: Warnings for the skipped past 20, for each kind of
+ * phase not stored, for relative times (res->relative_time set) and for a
+ * displayTimeUnit other than "ms"; then one line on stderr: "<path>: kept N
+ * events (X: a, B/E: b), not stored yet M (i: c, ...), warned W". `warned`:
+ * events the processor dropped with a Warning (skipped ones are added here). */
+void nx_fw_tally_finish(const nx_fw_tally *t, const nx_cap_warner *warn, const char *path, uint64_t kept_x,
+                        uint64_t pairs, uint64_t warned, bool relative_ts, nx_system_result *res);
 
 /* --------------------------------------------------- system_tables.c -- */
 

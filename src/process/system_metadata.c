@@ -20,6 +20,10 @@
  * num_physical_cores 0, vnc_enabled false, and every clock, bandwidth, array
  * size, channel count and ticks_per_nanosec 0 (0 = not known: no device trace);
  * optional fields null.
+ *
+ * Relative times: when some framework trace's times count from its start
+ * (framework_tally.c), first_ts/last_ts of both rows read "<ns> ns after the
+ * trace start (relative time)" instead of a date in 1970.
  */
 #include "process/system_internal.h"
 
@@ -30,6 +34,20 @@
 #include "process/row.h"
 #include "process/time_text.h"
 #include "schema/schema.h"
+
+/* A time as first_ts/last_ts say it: UTC text (go: Go's time.String(), else
+ * "YYYY-MM-DD HH:MM:SS+00:00"), or, when some framework trace's times count
+ * from its start, "<ns> ns after the trace start (relative time)", since a
+ * date in January 1970 would pretend to be one. */
+static void time_text(const nx_system_result *res, int64_t ns, bool go, char out[64])
+{
+    if (res->relative_time)
+        snprintf(out, 64, "%" PRId64 " ns after the trace start (relative time)", ns);
+    else if (go)
+        nx_go_utc_text(ns, out);
+    else
+        nx_utc_text(ns, out);
+}
 
 int nx_system_write_metadata(const nx_process_ctx *ctx, const nx_system_result *res, unsigned *tables,
                                  nxpq_error *err)
@@ -45,8 +63,8 @@ int nx_system_write_metadata(const nx_process_ctx *ctx, const nx_system_result *
             (int64_t)ctx->progs[i]->hw.hbm_capacity_bytes > hbm)
             hbm = (int64_t)ctx->progs[i]->hw.hbm_capacity_bytes;
     char first[64], last[64], first_ns[24], last_ns[24];
-    nx_go_utc_text(res->first_ns, first);
-    nx_go_utc_text(res->last_ns, last);
+    time_text(res, res->first_ns, true, first);
+    time_text(res, res->last_ns, true, last);
     snprintf(first_ns, sizeof first_ns, "%" PRId64, res->first_ns);
     snprintf(last_ns, sizeof last_ns, "%" PRId64, res->last_ns);
     nx_row r;
@@ -72,9 +90,9 @@ int nx_system_write_fallback_metadata(const nx_process_ctx *ctx, const nx_system
                                       nxpq_error *err)
 {
     int64_t first = res->any ? res->first_ns : 0, last = res->any ? res->last_ns : 0;
-    char first_txt[40], last_txt[40];
-    nx_utc_text(first, first_txt);
-    nx_utc_text(last, last_txt);
+    char first_txt[64], last_txt[64];
+    time_text(res, first, false, first_txt);
+    time_text(res, last, false, last_txt);
     static const char *const zero_ints[] = {
         "ntff_version", "num_physical_cores", "num_dma_engines_per_neuroncore", "tensor_engine_num_rows",
         "tensor_engine_num_cols", "vector_engine_num_channels", "scalar_engine_num_channels",

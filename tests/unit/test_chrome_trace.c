@@ -804,6 +804,21 @@ static void expect_skipped(const char *text, uint64_t index, uint64_t offset, co
     collected_free(&c);
 }
 
+/* A UTF-8 byte-order mark before the JSON is passed over; offsets count it. */
+static void test_utf8_bom(void **state)
+{
+    (void)state;
+    collected c = {0};
+    nx_chrome_error err;
+    assert_int_equal(read_text("\xef\xbb\xbf[{\"ph\":\"i\",\"ts\":1}]", &c, &err), 0);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.ev[0].offset, 4);
+    assert_int_equal(read_text("\xef\xbb\xbf{\"traceEvents\":[]}", &c, &err), 0);
+    collected_free(&c);
+    expect_error("\xef\xbb[]", "invalid JSON", NULL);   /* half a BOM is no BOM */
+    expect_error("[\xef\xbb\xbf]", "invalid JSON", NULL);  /* only at the start */
+}
+
 /* One odd element costs itself: it is skipped, said, and reading goes on. */
 static void test_odd_elements_are_skipped(void **state)
 {
@@ -924,6 +939,7 @@ int main(void)
         cmocka_unit_test(test_ts_as_string),
         cmocka_unit_test(test_invalid_utf8_repaired),
         cmocka_unit_test(test_odd_elements_are_skipped),
+        cmocka_unit_test(test_utf8_bom),
         cmocka_unit_test(test_string_and_number_ids),
         cmocka_unit_test(test_args_reserialised_compactly),
         cmocka_unit_test(test_unknown_phases_keys_and_nulls),
