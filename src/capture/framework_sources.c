@@ -1,7 +1,8 @@
 /*
  * framework_sources.c — the list of framework-event sources (framework_source.h)
  * and the choice of one by file name. A new format is a new source file plus
- * one line in the list; the first source claiming a name reads it.
+ * one line in the list; the first source claiming a name reads it. JAX's
+ * XSpace protobuf (`*.xplane.pb`, capture/xspace.c) joins the list this way.
  */
 #include "capture/framework_source.h"
 
