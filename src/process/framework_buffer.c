@@ -233,7 +233,7 @@ bool nx_fw_init(fw_buffer *b, const char *run_dir)
     b->budget = sort_budget();
     b->run_dir = run_dir;
     char zero = '\0';
-    return nx_fw_put(b, &zero, 1) != UINT64_MAX;   /* offset 0 stays "" */
+    return (b->names = nx_fw_names_new()) && nx_fw_put(b, &zero, 1) != UINT64_MAX;   /* offset 0 stays "" */
 }
 
 int nx_fw_finish(fw_buffer *b, const char *last_path, char *err, size_t errlen)
@@ -241,6 +241,7 @@ int nx_fw_finish(fw_buffer *b, const char *last_path, char *err, size_t errlen)
     /* Spilled: the rest is one more run, and the events come from the merge
      * of the runs; else from the buffer, sorted. */
     nx_run_phase("framework-sort");
+    nx_fw_names_seal(b->names);
     if (b->runs) {
         size_t own;
         return nx_fw_spill(b, b->n, last_path, NULL, 0, &own, err, errlen) != 0 ||
@@ -274,4 +275,5 @@ void nx_fw_free(fw_buffer *b)
     free(b->v);
     free(b->arena);
     nx_event_runs_free(b->runs);
+    nx_fw_names_free(b->names);
 }

@@ -52,6 +52,7 @@ typedef struct chrome_file {
     int64_t base_ns;
     uint64_t unmatched_e, e_before_b, negative_dur, args_truncated, bad_base;
     uint64_t n_x, n_b, overflow;  /* X and B events buffered; events past the int64 ns range */
+    uint64_t names;              /* M events kept as process or thread names */
     int64_t max_ns;              /* the latest time buffered, before the base */
     nx_fw_tally tally;
     nx_strbuf sb;
@@ -197,7 +198,14 @@ static int chrome_event(void *ctx, const nx_chrome_event *ev)
     chrome_file *f = ctx;
     fw_buffer *b = f->buf;
     if (ev->ph != 'X' && ev->ph != 'B' && ev->ph != 'E') {
-        f->tally.seen[(unsigned char)ev->ph]++;   /* not stored yet: said per kind at the end */
+        int named = nx_fw_names_add(b->names, f->file, ev, map_ref(&ev->pid), map_ref(&ev->tid));
+        if (named < 0) {
+            b->oom = true;
+            return stop_buffer(f);
+        }
+        f->names += (uint64_t)named;   /* kept as names of the thread's events */
+        if (!named)
+            f->tally.seen[(unsigned char)ev->ph]++;   /* not stored yet: said per kind at the end */
         return 0;
     }
     if (!ev->has_ts) {   /* the Chrome reader skips these itself; another source might not */
@@ -382,7 +390,7 @@ static int read_framework_file(fw_buffer *b, const char *path, uint32_t session,
     warn_count(warn, path, f.args_truncated, "events had args larger than 64 KiB (kept as args_truncated)");
     warn_count(warn, path, f.bad_base, "baseTimeNanoseconds values that are not int64 integers were ignored");
     uint64_t warned = f.overflow + f.negative_dur + unmatched_b + f.unmatched_e + 2 * f.e_before_b;
-    nx_fw_tally_finish(&f.tally, warn, path, f.n_x, f.n_b - unmatched_b - f.e_before_b, warned,
+    nx_fw_tally_finish(&f.tally, warn, path, f.n_x, f.n_b - unmatched_b - f.e_before_b, f.names, warned,
                        nx_fw_tally_relative(f.has_base, f.n_x + f.n_b, f.max_ns), res);
     rc = 0;
 out:

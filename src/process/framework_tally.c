@@ -3,7 +3,8 @@
  * that none is dropped silently (system_internal.h, nx_fw_tally): each element
  * is kept (a SystemProfileEvents row), not stored yet (a phase no table holds
  * yet: one Warning per kind per file with the count), or warned about (a
- * Warning of its own or in a per-file count). At the end of the file the tally
+ * Warning of its own or in a per-file count); M events naming processes and
+ * threads are kept too, as names (framework_names.c). At the end of the file the tally
  * says so in one line on stderr, and adds the notices about the file's times:
  * relative to the trace start, or a displayTimeUnit other than "ms".
  */
@@ -85,7 +86,7 @@ static uint64_t warn_not_stored(const nx_fw_tally *t, const nx_cap_warner *warn,
 }
 
 void nx_fw_tally_finish(const nx_fw_tally *t, const nx_cap_warner *warn, const char *path, uint64_t kept_x,
-                        uint64_t pairs, uint64_t warned, bool relative_ts, nx_system_result *res)
+                        uint64_t pairs, uint64_t names, uint64_t warned, bool relative_ts, nx_system_result *res)
 {
     if (t->skipped > SKIPPED_WARNINGS_MAX)
         nx_cap_warn(warn, path, NX_CAP_NOWHERE, "Invalid Data",
@@ -105,10 +106,10 @@ void nx_fw_tally_finish(const nx_fw_tally *t, const nx_cap_warner *warn, const c
                     "microseconds, as the format defines, and are read as such",
                     t->unit);
     fprintf(stderr,
-            "nxprof process: %s: kept %" PRIu64 " events (X: %" PRIu64 ", B/E: %" PRIu64 "), not stored yet %" PRIu64
-            "%s%s%s, warned %" PRIu64 "\n",
-            path, kept_x + 2 * pairs, kept_x, 2 * pairs, later, later ? " (" : "", others, later ? ")" : "",
-            warned + t->skipped);
+            "nxprof process: %s: kept %" PRIu64 " events (X: %" PRIu64 ", B/E: %" PRIu64 ", M names: %" PRIu64
+            "), not stored yet %" PRIu64 "%s%s%s, warned %" PRIu64 "\n",
+            path, kept_x + 2 * pairs + names, kept_x, 2 * pairs, names, later, later ? " (" : "", others,
+            later ? ")" : "", warned + t->skipped);
 }
 
 bool nx_fw_tally_relative(bool has_base, uint64_t stored, int64_t max_ns)

@@ -242,7 +242,15 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
                 nx_row_list_str(&r, c.flow, &e->flow, 1);
             if (e->stream)
                 nx_row_str(&r, c.stream, e->stream);
-            nx_row_str(&r, c.extra, e->json);
+            if (nx_fw_names_extend(fw.names, e->file, e->pid, e->tid, e->json, &attrs)) {
+                if (nx_strbuf_failed(&attrs)) {
+                    snprintf(err, errlen, "SystemProfileEvents: out of memory");
+                    goto out;
+                }
+                nx_row_strn(&r, c.extra, attrs.data, attrs.len);
+            } else {
+                nx_row_str(&r, c.extra, e->json);
+            }
             nx_sys_span_add(res, e->start, e->end);
         } else {
             const nx_sys_runtime_event *e = &best->rec.u.runtime;

@@ -6,6 +6,7 @@
  *   framework_events.c  framework traces into that buffer: B/E pairing, flows,
  *                       args, pid/tid mapping, per-file Warnings
  *   framework_tally.c   what became of each element of a framework trace
+ *   framework_names.c   process and thread names from metadata (M) events
  *   system_events.c     SystemProfileEvents: runtime and framework events merged
  *   system_samples.c    CpuUsage, HostMemUsage, SystemProfileHbmUsage
  *   system_metadata.c   SystemProfileMetadata, and Metadata without device traces
@@ -18,6 +19,7 @@
 #include <stdint.h>
 
 #include "capture/capture.h"
+#include "capture/chrome_trace.h"
 #include "capture/system_capture.h"
 #include "process/event_runs.h"
 #include "process/system_tables.h"
@@ -51,6 +53,8 @@ typedef struct fw_thread {
     bool used;
 } fw_thread;
 
+typedef struct nx_fw_names nx_fw_names;   /* framework_names.c */
+
 typedef struct fw_buffer {
     fw_event *v;
     size_t n, cap;
@@ -61,6 +65,7 @@ typedef struct fw_buffer {
     size_t budget;               /* bytes of v and arena before a spill */
     const char *run_dir;         /* where runs are written (the profile's temporary directory) */
     nx_event_runs *runs;         /* NULL until the first spill */
+    nx_fw_names *names;          /* the process and thread names of every file */
 } fw_buffer;
 
 /* Empties b and readies it to buffer events; runs go to run_dir. False on OOM. */
@@ -88,6 +93,23 @@ void nx_fw_free(fw_buffer *b);
 int nx_fw_read_all(const nx_capture *cap, const nx_cap_warner *warn, fw_buffer *b, nx_system_result *res, char *err,
                    size_t errlen);
 
+/* ------------------------------------------------ framework_names.c -- */
+
+/* Process and thread names from M events, per file (rules in framework_names.c). */
+nx_fw_names *nx_fw_names_new(void);
+void nx_fw_names_free(nx_fw_names *t);
+/* Keeps the name or sort index ev (an M event of file `file`, its pid/tid
+ * mapped) gives. 1 when it gave one, 0 when it is no such event, -1 when out
+ * of memory. */
+int nx_fw_names_add(nx_fw_names *t, uint32_t file, const nx_chrome_event *ev, int64_t pid, int64_t tid);
+/* After the last file: ready for nx_fw_names_extend. */
+void nx_fw_names_seal(nx_fw_names *t);
+/* When (file, pid, tid) has names: the JSON object `json` with them added as
+ * members (process_name, process_labels, process_sort_index, thread_name,
+ * thread_sort_index, those known) into out (reset), and true; else false. */
+bool nx_fw_names_extend(const nx_fw_names *t, uint32_t file, int64_t pid, int64_t tid, const char *json,
+                        nx_strbuf *out);
+
 /* ------------------------------------------------ framework_tally.c -- */
 
 /* What became of the elements of one framework trace. */
@@ -108,10 +130,10 @@ bool nx_fw_tally_relative(bool has_base, uint64_t stored, int64_t max_ns);
 /* The end of the file: Warnings for the skipped past 20, for each kind of
  * phase not stored, for relative times (res->relative_time set) and for a
  * displayTimeUnit other than "ms"; then one line on stderr: "<path>: kept N
- * events (X: a, B/E: b), not stored yet M (i: c, ...), warned W". `warned`:
+ * events (X: a, B/E: b, M names: n), not stored yet M (i: c, ...), warned W". `warned`:
  * events the processor dropped with a Warning (skipped ones are added here). */
 void nx_fw_tally_finish(const nx_fw_tally *t, const nx_cap_warner *warn, const char *path, uint64_t kept_x,
-                        uint64_t pairs, uint64_t warned, bool relative_ts, nx_system_result *res);
+                        uint64_t pairs, uint64_t names, uint64_t warned, bool relative_ts, nx_system_result *res);
 
 /* --------------------------------------------------- system_tables.c -- */
 
