@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "profile/profile_table.h"
+#include "profile/thread_label.h"
 #include "profile/timeline_rules.h"
 #include "query/system_summary.h"
 #include "schema/schema.h"
@@ -32,11 +33,12 @@ typedef struct virt_col {
 } virt_col;
 
 typedef struct scan_plan {
-    const char *cols[NX_TOP_MAX_KEYS + 4 + NX_TRACK_MAX_SOURCES];
+    const char *cols[NX_TOP_MAX_KEYS + 8 + NX_TRACK_MAX_SOURCES];
     size_t n_cols;
     int key_at[NX_TOP_MAX_KEYS];             /* batch column of each real key, or -1 */
     virt_col virt[NX_TOP_MAX_KEYS];
     int dur_at, start_at, end_at, json_at;   /* -1: not projected */
+    int pid_at, tid_at, source_at;           /* the thread label's columns; -1: not projected */
     int track_at[NX_TRACK_MAX_SOURCES];
     nx_track_source src;
     nx_track_kind kind;
@@ -84,6 +86,21 @@ static int virt_room(virt_col *v, size_t at, size_t more)
 }
 
 /* Fills virtual column v for the rows of b. -1 when out of memory. */
+/* A framework event's thread label (profile/thread_label.h) into out, or 0
+ * when the row is no framework event or its trace named nothing. */
+static size_t thread_label_of_row(const scan_plan *p, const nxpq_batch *b, size_t r, char *out)
+{
+    if (p->json_at < 0 || p->pid_at < 0 || p->tid_at < 0 || p->source_at < 0)
+        return 0;
+    const nxpq_column_data *js = &b->columns[p->json_at], *src = &b->columns[p->source_at];
+    const nxpq_column_data *pid = &b->columns[p->pid_at], *tid = &b->columns[p->tid_at];
+    if (!present(js, r) || !present(src, r) || !present(pid, r) || !present(tid, r) ||
+        src->offsets[r + 1] - src->offsets[r] != 9 || memcmp(src->data + src->offsets[r], "framework", 9) != 0)
+        return 0;
+    return nx_thread_label(js->data + js->offsets[r], (size_t)(js->offsets[r + 1] - js->offsets[r]), int_at(pid, r),
+                           int_at(tid, r), out);
+}
+
 static int virt_fill(virt_col *v, const scan_plan *p, const nxpq_batch *b)
 {
     size_t n = b->n_rows;
@@ -106,9 +123,9 @@ static int virt_fill(virt_col *v, const scan_plan *p, const nxpq_batch *b)
                 return -1;
             ok = js && present(js, r) && nx_json_string_member(js->data + js->offsets[r], len, "cat", v->data, v->cap, &at);
         } else {
-            char buf[NX_TRACK_BUF];
-            size_t len;
-            const char *name = nx_track_of_row(p->kind, &p->src, b, p->track_at, r, buf, &len);
+            char buf[NX_TRACK_BUF > NX_THREAD_LABEL_MAX + 1 ? NX_TRACK_BUF : NX_THREAD_LABEL_MAX + 1];
+            size_t len = thread_label_of_row(p, b, r, buf);
+            const char *name = len ? buf : nx_track_of_row(p->kind, &p->src, b, p->track_at, r, buf, &len);
             if (virt_room(v, at, len) != 0)
                 return -1;
             memcpy(v->data + at, name, len);
@@ -141,6 +158,7 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
 {
     memset(p, 0, sizeof *p);
     p->dur_at = p->start_at = p->end_at = p->json_at = -1;
+    p->pid_at = p->tid_at = p->source_at = -1;
     const nx_timeline_info *info = nx_timeline_find(o->table);
     for (size_t k = 0; k < o->n_by; k++) {
         const char *name = o->by[k];
@@ -181,6 +199,14 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
             for (size_t s = 0; s < p->src.n; s++) {
                 nxpq_type ty = column_type(t, p->src.col[s]);
                 p->track_at[s] = (p->src.is_int[s] ? is_int(ty) : ty == NXPQ_STRING) ? want(p, p->src.col[s]) : -1;
+            }
+            if (info->track == NX_TRACK_SYSTEM && column_type(t, "extra_attributes_json") == NXPQ_STRING &&
+                column_type(t, "trace_event_source") == NXPQ_STRING && is_int(column_type(t, "process_id")) &&
+                is_int(column_type(t, "thread_id"))) {   /* framework threads by their names */
+                p->json_at = want(p, "extra_attributes_json");
+                p->source_at = want(p, "trace_event_source");
+                p->pid_at = want(p, "process_id");
+                p->tid_at = want(p, "thread_id");
             }
         }
     }

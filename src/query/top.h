@@ -18,8 +18,11 @@
  *       "cat"    the string member "cat" of extra_attributes_json (PyTorch's
  *                category: "cpu_op", "kernel", ...; JSON escapes decoded), null
  *                when absent, not a string, or the text is not a JSON object;
- *       "thread" the row's track (window.h: "<instance>/<pid>/<tid>" of a
- *                framework event's thread, "nc<i>" or a thread for runtime events).
+ *       "thread" a framework event's thread label when its trace named the
+ *                process or thread (profile/thread_label.h: "python3 (469) /
+ *                thread 520 (pt_autograd_0)", "GPU 0 / stream 7"), else the row's
+ *                track (window.h: "<instance>/<pid>/<tid>" of a framework
+ *                event's thread, "nc<i>" or a thread for runtime events).
  * Order: group_by.h's, on the self sum, else the summed value, else the count:
  * descending, ties by the keys ascending (strings bytewise, nulls last).
  * Percent (nx_top_percent) of a group, of the other groups past a limit

@@ -10,6 +10,8 @@ from the raw JSON alone, by the documented rules, not by nxprof:
   - X and B/E (matched per pid/tid as a stack) are *kept* as SystemProfileEvents rows,
     except an X with a negative dur, an E without an open B, a B never closed and a pair
     whose E is earlier than its B, which are *warned* about in per-file counts;
+  - M events naming a process or thread (process_name, process_labels, thread_name, their
+    sort indexes) are kept as names;
   - every other phase is *not stored yet*: one "Not Stored" Warning per kind per file;
   - kept + not stored + warned = the number of elements, and `process` prints those three
     numbers in one line per trace on stderr;
@@ -37,6 +39,9 @@ KINDS = {"i": "instant", "I": "instant", "C": "counter", "M": "metadata",
          **{p: "async" for p in "bneSTpF"}, **{p: "flow" for p in "stf"},
          **{p: "sample, object, mark, memory-dump or context" for p in "PONDc(),vRV"}}
 UNIX_US = 1_700_000_000_000_000
+# Metadata events kept as names: event name -> (args member, its JSON type).
+NAMES = {"process_name": ("name", str), "process_labels": ("labels", str), "thread_name": ("name", str),
+         "process_sort_index": ("sort_index", (int, Decimal)), "thread_sort_index": ("sort_index", (int, Decimal))}
 
 
 def per_byte_replace(err):
@@ -73,6 +78,12 @@ def expected(elements):
         if not isinstance(ph, str) or len(ph) != 1 or (ph != "M" and time_of(e.get("ts")) is None):
             skipped.append(i)
             continue
+        if ph == "M" and e.get("name") in NAMES:
+            member, kind = NAMES[e["name"]]
+            v = (e.get("args") or {}).get(member)
+            if isinstance(v, kind) and not isinstance(v, bool):
+                kept += 1
+                continue
         if ph not in "XBE":
             not_stored[ph] += 1
             continue

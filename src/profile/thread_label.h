@@ -1,0 +1,33 @@
+/*
+ * thread_label.h — the label of a framework event's thread, from the names its
+ * trace gave in metadata and process stores in extra_attributes_json
+ * (docs/processing.md "Process and thread names"), read like Perfetto's UI:
+ * "<process> / <thread>", where
+ *   <process> = process_labels when present and not "CPU" (Kineto labels each
+ *               GPU "process" "GPU <n>" and its host process "CPU": the GPU's
+ *               label is what tells its tracks apart, the name what tells host
+ *               processes apart); else "<process_name> (<pid>)"; else the
+ *               original pid string ("Spans"); else "process <pid>";
+ *   <thread>  = thread_name, without leading and trailing blanks (Kineto
+ *               writes "stream 7 "); else the original tid string ("PyTorch
+ *               Profiler"); else "thread <tid>".
+ * e.g. "python3 (469) / thread 520 (pt_autograd_0)", "GPU 0 / stream 7",
+ * "/device:GPU:0 (1) / Stream #14(Compute)", "Spans / PyTorch Profiler".
+ * An event with none of those names or strings has no label (0): callers keep
+ * its track name.
+ */
+#ifndef NX_PROFILE_THREAD_LABEL_H
+#define NX_PROFILE_THREAD_LABEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest label written (longer ones are cut at a UTF-8 character boundary). */
+#define NX_THREAD_LABEL_MAX 256
+
+/* Writes the label of the event whose extra_attributes_json is json[0..len)
+ * and whose process_id/thread_id are pid/tid into out (NX_THREAD_LABEL_MAX + 1
+ * bytes, NUL-terminated); returns its length, or 0 when it has no label. */
+size_t nx_thread_label(const char *json, size_t len, int64_t pid, int64_t tid, char *out);
+
+#endif
