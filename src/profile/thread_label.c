@@ -74,3 +74,20 @@ size_t nx_thread_label(const char *json, size_t len, int64_t pid, int64_t tid, c
     memcpy(out, full, k + 1);
     return k;
 }
+
+static bool has(const nxpq_column_data *c, size_t r) { return !c->valid || c->valid[r]; }
+
+static int64_t int_at(const nxpq_column_data *c, size_t r)
+{
+    return c->type == NXPQ_INT32 ? c->values.i32[r] : c->values.i64[r];
+}
+
+size_t nx_thread_label_of_row(const nx_thread_label_cols *c, size_t r, char *out)
+{
+    if (!has(c->json, r) || !has(c->source, r) || !has(c->pid, r) || !has(c->tid, r) ||
+        c->source->offsets[r + 1] - c->source->offsets[r] != 9 ||
+        memcmp(c->source->data + c->source->offsets[r], "framework", 9) != 0)
+        return 0;
+    return nx_thread_label(c->json->data + c->json->offsets[r], (size_t)(c->json->offsets[r + 1] - c->json->offsets[r]),
+                           int_at(c->pid, r), int_at(c->tid, r), out);
+}

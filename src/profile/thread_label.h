@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parquet/parquet.h"
+
 /* Longest label written (longer ones are cut at a UTF-8 character boundary). */
 #define NX_THREAD_LABEL_MAX 256
 
@@ -29,5 +31,16 @@
  * and whose process_id/thread_id are pid/tid into out (NX_THREAD_LABEL_MAX + 1
  * bytes, NUL-terminated); returns its length, or 0 when it has no label. */
 size_t nx_thread_label(const char *json, size_t len, int64_t pid, int64_t tid, char *out);
+
+/* The columns of SystemProfileEvents a row's label is read from, in plain (not
+ * dictionary) form: extra_attributes_json, trace_event_source (strings),
+ * process_id, thread_id (INT32 or INT64). */
+typedef struct nx_thread_label_cols {
+    const nxpq_column_data *json, *source, *pid, *tid;
+} nx_thread_label_cols;
+
+/* nx_thread_label of row r when it is a framework event (trace_event_source
+ * "framework") with all four values; 0 otherwise. */
+size_t nx_thread_label_of_row(const nx_thread_label_cols *c, size_t r, char *out);
 
 #endif

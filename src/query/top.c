@@ -87,18 +87,15 @@ static int virt_room(virt_col *v, size_t at, size_t more)
 
 /* Fills virtual column v for the rows of b. -1 when out of memory. */
 /* A framework event's thread label (profile/thread_label.h) into out, or 0
- * when the row is no framework event or its trace named nothing. */
+ * when the row is no framework event, its trace named nothing, or the table
+ * lacks the columns. */
 static size_t thread_label_of_row(const scan_plan *p, const nxpq_batch *b, size_t r, char *out)
 {
     if (p->json_at < 0 || p->pid_at < 0 || p->tid_at < 0 || p->source_at < 0)
         return 0;
-    const nxpq_column_data *js = &b->columns[p->json_at], *src = &b->columns[p->source_at];
-    const nxpq_column_data *pid = &b->columns[p->pid_at], *tid = &b->columns[p->tid_at];
-    if (!present(js, r) || !present(src, r) || !present(pid, r) || !present(tid, r) ||
-        src->offsets[r + 1] - src->offsets[r] != 9 || memcmp(src->data + src->offsets[r], "framework", 9) != 0)
-        return 0;
-    return nx_thread_label(js->data + js->offsets[r], (size_t)(js->offsets[r + 1] - js->offsets[r]), int_at(pid, r),
-                           int_at(tid, r), out);
+    nx_thread_label_cols c = {&b->columns[p->json_at], &b->columns[p->source_at], &b->columns[p->pid_at],
+                              &b->columns[p->tid_at]};
+    return nx_thread_label_of_row(&c, r, out);
 }
 
 static int virt_fill(virt_col *v, const scan_plan *p, const nxpq_batch *b)
