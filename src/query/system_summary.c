@@ -131,20 +131,6 @@ static const char *busy_add(busy_acc *a, int64_t start, int64_t end)
     return NULL;
 }
 
-/* The columns a thread label is read from, when the table has them with the schema's types. */
-static const char *const label_columns[] = {"extra_attributes_json", "trace_event_source", "process_id", "thread_id"};
-
-static bool has_label_columns(const nx_profile_table *t)
-{
-    for (size_t i = 0; i < 4; i++) {
-        int c = nx_profile_table_find_column(t, label_columns[i]);
-        nxpq_type ty = c < 0 ? NXPQ_UNSUPPORTED : nx_profile_table_column(t, (size_t)c)->type;
-        if (i < 2 ? ty != NXPQ_STRING : ty != NXPQ_INT32 && ty != NXPQ_INT64)
-            return false;
-    }
-    return true;
-}
-
 /* The label of a's track from row r of the batch (its first top-level event):
  * false when out of memory. */
 static bool read_label(busy_acc *a, const nxpq_batch *b, size_t r)
@@ -165,8 +151,8 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
     rc = -1;
     busy_acc *acc = NULL;
     size_t n_acc = 0;
-    bool labels = has_label_columns(t);
-    nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX, .columns = labels ? label_columns : NULL,
+    bool labels = nx_thread_label_columns_ok(t);
+    nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX, .columns = labels ? nx_thread_label_columns : NULL,
                             .n_columns = labels ? 4 : 0};
     nx_window *w = nx_window_open(t, &wo, err);
     if (!w)

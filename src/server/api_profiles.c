@@ -345,6 +345,12 @@ static void json_track(nx_strbuf *b, const nx_track_entry *t)
         json_part(b, "tid", &t->tid, false);
         json_part(b, "nc", &t->nc, false);
     }
+    if (t->labelled) {   /* names from the trace's metadata (query/tracks.h) */
+        nx_strbuf_puts(b, ",\"process_label\":");
+        nx_json_str(b, t->process_label, strlen(t->process_label));
+        nx_strbuf_puts(b, ",\"thread_label\":");
+        nx_json_str(b, t->thread_label, strlen(t->thread_label));
+    }
     nx_strbuf_putc(b, '}');
 }
 
