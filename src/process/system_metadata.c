@@ -42,7 +42,7 @@
 static void time_text(const nx_system_result *res, int64_t ns, bool go, char out[64])
 {
     if (res->relative_time)
-        snprintf(out, 64, "%" PRId64 " ns after the trace start (relative time)", ns);
+        snprintf(out, 64, "%" PRId64 " ns after the trace start" NX_RELATIVE_TIME_SUFFIX, ns);
     else if (go)
         nx_go_utc_text(ns, out);
     else

@@ -136,6 +136,8 @@ static void info_json(const profile_info *p, bool with_system, nx_strbuf *b)
         nx_json_i64(b, x->last_ts);
     else
         nx_strbuf_puts(b, "null");
+    if (x->relative_time)   /* query/profile_info.h */
+        nx_strbuf_puts(b, ",\"relative_time\":true");
     nx_strbuf_puts(b, ",\"tables\":[");
     for (size_t i = 0; i < x->n_tables; i++) {
         if (i)
