@@ -35,11 +35,15 @@ static const struct {
     {"thread_sort_index", "sort_index", "thread_sort_index", true, false},
 };
 
-/* The names of one process (thread false) or thread of one file. */
+/* The names of one process (thread false) or thread of one file. While
+ * reading, one entry per M event (seq its arrival order); sealing sorts and
+ * merges them into one entry per process or thread, so reading costs O(1) per
+ * event and sealing O(n log n), however many M events a trace holds. */
 typedef struct fw_named {
     uint32_t file;
     bool thread;
     int64_t pid, tid;            /* tid 0 for a process */
+    uint64_t seq;
     char *value[K_COUNT];        /* JSON text, or NULL */
 } fw_named;
 
@@ -77,22 +81,22 @@ static int cmp_named(const void *pa, const void *pb)
     return a->tid < b->tid ? -1 : a->tid > b->tid;
 }
 
-static fw_named *find(const nx_fw_names *t, uint32_t file, bool thread, int64_t pid, int64_t tid)
+/* cmp_named, then arrival order: the first value of a key sorts first. */
+static int cmp_arrival(const void *pa, const void *pb)
 {
-    fw_named key = {.file = file, .thread = thread, .pid = pid, .tid = thread ? tid : 0};
-    if (t->sorted)
-        return bsearch(&key, t->v, t->n, sizeof *t->v, cmp_named);
-    for (size_t i = 0; i < t->n; i++)   /* while reading: M events are few */
-        if (cmp_named(&key, &t->v[i]) == 0)
-            return &t->v[i];
-    return NULL;
+    int c = cmp_named(pa, pb);
+    const fw_named *a = pa, *b = pb;
+    return c ? c : a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static fw_named *find_or_add(nx_fw_names *t, uint32_t file, bool thread, int64_t pid, int64_t tid)
+static const fw_named *find(const nx_fw_names *t, uint32_t file, bool thread, int64_t pid, int64_t tid)
 {
-    fw_named *e = find(t, file, thread, pid, tid);
-    if (e)
-        return e;
+    fw_named key = {.file = file, .thread = thread, .pid = pid, .tid = thread ? tid : 0};
+    return t->sorted ? bsearch(&key, t->v, t->n, sizeof *t->v, cmp_named) : NULL;
+}
+
+static fw_named *add(nx_fw_names *t, uint32_t file, bool thread, int64_t pid, int64_t tid)
+{
     if (t->n == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 16;
         fw_named *v = realloc(t->v, nc * sizeof *v);
@@ -101,8 +105,9 @@ static fw_named *find_or_add(nx_fw_names *t, uint32_t file, bool thread, int64_t
         t->v = v;
         t->cap = nc;
     }
-    e = &t->v[t->n++];
-    *e = (fw_named){.file = file, .thread = thread, .pid = pid, .tid = thread ? tid : 0};
+    fw_named *e = &t->v[t->n];
+    *e = (fw_named){.file = file, .thread = thread, .pid = pid, .tid = thread ? tid : 0, .seq = t->n};
+    t->n++;
     return e;
 }
 
@@ -120,19 +125,31 @@ int nx_fw_names_add(nx_fw_names *t, uint32_t file, const nx_chrome_event *ev, in
     bool is_string = *v == '"', is_number = *v == '-' || (*v >= '0' && *v <= '9');
     if (keys[k].string ? !is_string : !is_number)
         return 0;
-    fw_named *e = find_or_add(t, file, keys[k].thread, pid, tid);
-    if (!e)
+    fw_named *e = add(t, file, keys[k].thread, pid, tid);
+    if (!e || !(e->value[k] = strndup(v, vl)))
         return -1;
-    if (!e->value[k] && !(e->value[k] = strndup(v, vl)))
-        return -1;
-    t->sorted = false;
     return 1;
 }
 
 void nx_fw_names_seal(nx_fw_names *t)
 {
     if (t->n > 1)
-        qsort(t->v, t->n, sizeof *t->v, cmp_named);
+        qsort(t->v, t->n, sizeof *t->v, cmp_arrival);
+    size_t w = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (w > 0 && cmp_named(&t->v[w - 1], &t->v[i]) == 0) {   /* same process or thread: merge */
+            for (int k = 0; k < K_COUNT; k++) {
+                if (!t->v[w - 1].value[k]) {
+                    t->v[w - 1].value[k] = t->v[i].value[k];   /* the first value of the key */
+                    t->v[i].value[k] = NULL;
+                }
+                free(t->v[i].value[k]);
+            }
+            continue;
+        }
+        t->v[w++] = t->v[i];
+    }
+    t->n = w;
     t->sorted = true;
 }
 
