@@ -92,7 +92,7 @@ static int cmp_arrival(const void *pa, const void *pb)
 static const fw_named *find(const nx_fw_names *t, uint32_t file, bool thread, int64_t pid, int64_t tid)
 {
     fw_named key = {.file = file, .thread = thread, .pid = pid, .tid = thread ? tid : 0};
-    return t->sorted ? bsearch(&key, t->v, t->n, sizeof *t->v, cmp_named) : NULL;
+    return t->sorted && t->n ? bsearch(&key, t->v, t->n, sizeof *t->v, cmp_named) : NULL;
 }
 
 static fw_named *add(nx_fw_names *t, uint32_t file, bool thread, int64_t pid, int64_t tid)
