@@ -21,6 +21,7 @@
 
 #include "capture/capture.h"
 #include "process/device_pipeline.h"
+#include "profile/data_path.h"
 #include "profile/profile_output.h"
 #include "process/profile_plan.h"
 #include "process/row.h"
@@ -437,7 +438,8 @@ static int begin_outputs(run *r, char *err, size_t errlen)
         const nx_planned_profile *pp = &r->plan.p[i];
         job *j = &r->jobs[i];
         if (!pp->nested) {
-            if (nx_profile_output_begin(&r->outs[r->n_outs], pp->dir, &perr) != 0)
+            if (nx_output_apart_from_capture(r->o->capture_dir, pp->dir, &perr) != 0 ||
+                nx_profile_output_begin(&r->outs[r->n_outs], pp->dir, &perr) != 0)
                 goto fail;
             j->build_dir = strdup(r->outs[r->n_outs++].tmp_dir);
         } else {

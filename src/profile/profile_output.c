@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE   /* renameat2 */
 #include "profile/profile_output.h"
+#include "profile/profile_manifest.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -186,72 +187,16 @@ static void sweep_stale(const char *parent, const char *base)
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;
         char *path = nx_path_printf("%s/%s", parent, n);
-        if (path)
+        nxpq_error ignored;
+        /* A build of a dead run is nxprof's whole; a previous profile moved
+         * aside is removed by its manifest, and kept if anything else is in it. */
+        if (path && nx_profile_building(path) == 1)
             nx_remove_tree(path);
+        else if (path)
+            nx_profile_remove(path, &ignored);
         free(path);
     }
     closedir(d);
-}
-
-/* True when `path`, a regular file in a profile directory, is something nxprof writes there:
- * the marker, a timeline index (.T.nxtl) or a Parquet file whose footer names nxprof. */
-static bool nxprof_entry(const char *path, const char *name)
-{
-    size_t n = strlen(name);
-    if (strcmp(name, NX_PROFILE_MARKER) == 0)
-        return true;
-    if (name[0] == '.' && n > 6 && strcmp(name + n - 5, ".nxtl") == 0)
-        return true;
-    if (n <= 8 || strcmp(name + n - 8, ".parquet") != 0)
-        return false;
-    nxpq_error ignored;
-    nxpq_reader *r = nxpq_reader_open(path, &ignored);
-    if (!r)
-        return false;
-    const char *by = nxpq_reader_created_by(r);
-    bool ours = by && strncmp(by, "nxprof", 6) == 0;
-    nxpq_reader_close(r);
-    return ours;
-}
-
-/* 0 when final_dir is absent or a directory nxprof may replace (see Ownership in
- * profile_output.h); else -1 with a message naming the directory and what is in it. */
-static int check_replaceable(const char *final_dir, nxpq_error *err)
-{
-    struct stat st;
-    if (lstat(final_dir, &st) != 0)
-        return errno == ENOENT ? 0 : nxpq_error_set(err, "cannot inspect %s: %s", final_dir, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return nxpq_error_set(err, "%s exists and is not a directory; nxprof replaces only profiles it wrote",
-                              final_dir);
-    char *marker = nx_path_printf("%s/%s", final_dir, NX_PROFILE_MARKER);
-    if (!marker)
-        return nxpq_error_set(err, "out of memory");
-    bool marked = lstat(marker, &st) == 0 && S_ISREG(st.st_mode);
-    free(marker);
-    if (marked)
-        return 0;
-    DIR *d = opendir(final_dir);
-    if (!d)
-        return nxpq_error_set(err, "cannot read %s: %s", final_dir, strerror(errno));
-    int rc = 0;
-    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char *path = nx_path_printf("%s/%s", final_dir, e->d_name);
-        if (!path) {
-            rc = nxpq_error_set(err, "out of memory");
-            break;
-        }
-        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || !nxprof_entry(path, e->d_name))
-            rc = nxpq_error_set(err,
-                                "refusing to replace %s: it is not a profile nxprof wrote (it holds %s); "
-                                "choose another output directory, or remove it yourself",
-                                final_dir, e->d_name);
-        free(path);
-    }
-    closedir(d);
-    return rc;
 }
 
 /* Writes the marker into the profile being built. */
@@ -262,7 +207,7 @@ static int write_marker(const char *tmp_dir, nxpq_error *err)
         return nxpq_error_set(err, "out of memory");
     FILE *f = fopen(path, "wx");
     int rc = 0;
-    if (!f || fputs("a profile written by nxprof: nxprof may replace this directory\n", f) < 0)
+    if (!f || fputs(NX_MANIFEST_BUILDING "\n", f) < 0)
         rc = nxpq_error_set(err, "cannot write %s: %s", path, strerror(errno));
     if (f && fclose(f) != 0 && rc == 0)
         rc = nxpq_error_set(err, "cannot write %s: %s", path, strerror(errno));
@@ -299,7 +244,7 @@ int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_er
         nx_profile_output_abort(o);
         return -1;
     }
-    if (check_replaceable(o->final_dir, err) < 0) {
+    if (nx_profile_owned(o->final_dir, err) < 0) {
         free(parent);
         nx_profile_output_abort(o);
         return -1;
@@ -389,10 +334,13 @@ int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
     char **old = calloc(n + 1, sizeof *old);
     bool *exchanged = calloc(n + 1, sizeof *exchanged);
     int rc = old && exchanged ? 0 : nxpq_error_set(err, "out of memory");
+    /* The manifest records exactly what this run wrote: all a later run may delete. */
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = nx_manifest_write(o[i].tmp_dir, err);
     /* Every target is checked before the first one changes: a run publishes all
      * of its profiles or none. */
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = check_replaceable(o[i].final_dir, err);
+        rc = nx_profile_owned(o[i].final_dir, err);
     size_t swapped = 0;   /* swap_in() that fails changes nothing */
     while (rc == 0 && swapped < n)
         if (swap_in(&o[swapped], &old[swapped], &exchanged[swapped], err) < 0)
@@ -410,9 +358,10 @@ int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
     } else {
         for (size_t i = 0; i < n; i++) {
             const char *prev = exchanged[i] ? o[i].tmp_dir : old[i];
-            if (prev && nx_remove_tree(prev) < 0 && rc == 0)
-                rc = nxpq_error_set(err, "published %s but could not remove the previous profile at %s: %s",
-                                    o[i].final_dir, prev, strerror(errno));
+            nxpq_error why;
+            if (prev && nx_profile_remove(prev, &why) < 0 && rc == 0)
+                rc = nxpq_error_set(err, "published %s but left the previous profile at %s: %s",
+                                    o[i].final_dir, prev, why.msg);
             free(o[i].tmp_dir);
             free(o[i].final_dir);
             o[i].tmp_dir = o[i].final_dir = NULL;
