@@ -311,45 +311,55 @@ int nx_profile_building(const char *dir)
 
 /* ------------------------------------------------------------- writing -- */
 
-/* Appends the entries of dir/rel (relative to dir) to out, writing each
- * sub-profile's manifest first. */
+/* Appends the entry `name` of dir/rel (relative to dir) to out: a file, a
+ * sub-profile (its manifest written first) or a folder (and what it holds). */
+static int list_entries(const char *dir, const char *rel, FILE *out, nxpq_error *err);
+
+static int list_entry(const char *dir, const char *rel, const char *name, FILE *out, nxpq_error *err)
+{
+    char *crel = rel ? nx_path_printf("%s/%s", rel, name) : strdup(name);
+    char *path = crel ? nx_path_printf("%s/%s", dir, crel) : NULL;
+    char *marker = path ? nx_path_printf("%s/%s", path, NX_PROFILE_MARKER) : NULL;
+    struct stat st;
+    int rc;
+    if (!crel || !path || !marker)
+        rc = nxpq_error_set(err, "out of memory");
+    else if (lstat(path, &st) != 0)
+        rc = nxpq_error_set(err, "cannot inspect %s: %s", path, strerror(errno));
+    else if (S_ISREG(st.st_mode))
+        rc = fprintf(out, "f %s\n", crel) < 0 ? -1 : 0;
+    else if (S_ISDIR(st.st_mode) && lstat(marker, &st) == 0)
+        rc = nx_manifest_write(path, err) < 0 ? -1 : fprintf(out, "p %s\n", crel) < 0 ? -1 : 0;
+    else if (S_ISDIR(st.st_mode))
+        rc = fprintf(out, "d %s\n", crel) < 0 ? -1 : list_entries(dir, crel, out, err);
+    else
+        rc = nxpq_error_set(err, "%s is not a file or a directory; a profile holds only those", path);
+    free(crel);
+    free(path);
+    free(marker);
+    return rc;
+}
+
+/* Appends the entries of dir/rel in name order (so two runs that write the same
+ * files write the same manifest). */
 static int list_entries(const char *dir, const char *rel, FILE *out, nxpq_error *err)
 {
     char *here = rel ? nx_path_printf("%s/%s", dir, rel) : strdup(dir);
-    DIR *d = here ? opendir(here) : NULL;
-    if (!d) {
-        int rc = here ? nxpq_error_set(err, "cannot read %s: %s", here, strerror(errno))
-                      : nxpq_error_set(err, "out of memory");
-        free(here);
-        return rc;
-    }
+    struct dirent **names = NULL;
+    int n = here ? scandir(here, &names, NULL, alphasort) : -1;
     int rc = 0;
-    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
-        const char *name = e->d_name;
-        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-            (!rel && strncmp(name, NX_PROFILE_MARKER, strlen(NX_PROFILE_MARKER)) == 0))
-            continue;   /* the marker and the manifest being written */
-        char *crel = rel ? nx_path_printf("%s/%s", rel, name) : strdup(name);
-        char *path = nx_path_printf("%s/%s", here, name);
-        char *marker = path ? nx_path_printf("%s/%s", path, NX_PROFILE_MARKER) : NULL;
-        struct stat st;
-        if (!crel || !path || !marker)
-            rc = nxpq_error_set(err, "out of memory");
-        else if (lstat(path, &st) != 0)
-            rc = nxpq_error_set(err, "cannot inspect %s: %s", path, strerror(errno));
-        else if (S_ISREG(st.st_mode))
-            rc = fprintf(out, "f %s\n", crel) < 0 ? -1 : 0;
-        else if (S_ISDIR(st.st_mode) && lstat(marker, &st) == 0)
-            rc = nx_manifest_write(path, err) < 0 ? -1 : fprintf(out, "p %s\n", crel) < 0 ? -1 : 0;
-        else if (S_ISDIR(st.st_mode))
-            rc = fprintf(out, "d %s\n", crel) < 0 ? -1 : list_entries(dir, crel, out, err);
-        else
-            rc = nxpq_error_set(err, "%s is not a file or a directory; a profile holds only those", path);
-        free(crel);
-        free(path);
-        free(marker);
+    if (n < 0)
+        rc = here ? nxpq_error_set(err, "cannot read %s: %s", here, strerror(errno))
+                  : nxpq_error_set(err, "out of memory");
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        bool skip = strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+                    (!rel && strncmp(name, NX_PROFILE_MARKER, strlen(NX_PROFILE_MARKER)) == 0);
+        if (rc == 0 && !skip)   /* the marker and the manifest being written are not listed */
+            rc = list_entry(dir, rel, name, out, err);
+        free(names[i]);
     }
-    closedir(d);
+    free(names);
     free(here);
     return rc;
 }

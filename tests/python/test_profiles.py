@@ -183,7 +183,7 @@ def read_whole(files):
 def table_differences(a_dir, b_dir):
     """Where the profiles a_dir and b_dir differ: tables present in one only, split into
     other files, schema, row count, the first differing cell of every column (NaN equals
-    NaN), hidden files (timeline indexes) by name and bytes. [] when they agree."""
+    NaN), timeline indexes by name and bytes (the marker lists its own layout, so it may differ). [] when they agree."""
     fa, fb = profile_files(a_dir), profile_files(b_dir)
     problems = []
     for table in sorted(set(fa) | set(fb)):
@@ -209,7 +209,7 @@ def table_differences(a_dir, b_dir):
                 i = bad[0]
                 problems.append(f"{table}.{name}: {len(bad)} of {len(la)} cells differ, first row {i}: "
                                 f"{la[i]!r} vs {lb[i]!r}")
-    hidden = lambda d: {p.name: p.read_bytes() for p in Path(d).glob(".*") if p.is_file()}
+    hidden = lambda d: {p.name: p.read_bytes() for p in Path(d).glob(".*.nxtl") if p.is_file()}
     ha, hb = hidden(a_dir), hidden(b_dir)
     if set(ha) != set(hb):
         problems.append(f"hidden files {sorted(ha)} vs {sorted(hb)}")
