@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "profile/profile_output.h"
 
@@ -69,4 +70,20 @@ int nx_output_apart_from_capture(const char *capture_dir, const char *final_dir,
     free(out);
     free(cap);
     return rc;
+}
+
+char *nx_dir_real_inside(const char *path, const char *root)
+{
+    char *outer = realpath(root, NULL);
+    char *real = outer ? realpath(path, NULL) : NULL;
+    int e = errno == ENOMEM ? ENOMEM : ENOENT;
+    struct stat st;
+    bool ok = real && strcmp(real, outer) != 0 && nx_path_within(real, outer) && stat(real, &st) == 0 &&
+              S_ISDIR(st.st_mode);
+    free(outer);
+    if (ok)
+        return real;
+    free(real);
+    errno = e;
+    return NULL;
 }

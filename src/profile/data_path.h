@@ -27,4 +27,12 @@ bool nx_path_within(const char *inner, const char *outer);
  * input, or write its output into the capture), or when one does not resolve. */
 int nx_output_apart_from_capture(const char *capture_dir, const char *final_dir, nxpq_error *err);
 
+/* The real path of `path`, malloc'd, when it is a directory whose real path lies
+ * strictly inside the real path of `root` (the data path's profiles/global, or the
+ * folder a system profile's device profiles may sit in): a profile may be reached
+ * through symbolic links only when they stay inside. NULL otherwise, with errno
+ * ENOMEM when memory ran out and ENOENT when it is missing, outside or not a
+ * directory (the same answer, so nothing about the outside is revealed). */
+char *nx_dir_real_inside(const char *path, const char *root);
+
 #endif

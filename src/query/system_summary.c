@@ -6,12 +6,15 @@
  */
 #include "query/system_summary.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "query/nesting_values.h"
+#include "profile/data_path.h"
+#include "profile/profile_output.h"
 #include "profile/profile_table.h"
 #include "query/top.h"
 #include "query/window.h"
@@ -45,6 +48,27 @@ bool nx_profile_is_system(const char *dir)
     return !has_table(dir, "Instruction") && has_table(dir, EVENTS);
 }
 
+/* p (an existing device profile directory of system_dir), or NULL with err (p
+ * freed) when its real path leaves the folder that holds the system profile: a
+ * symbolic link out of the data path is not followed (profile/data_path.h). */
+static char *stays_inside(const char *system_dir, char *p, nxpq_error *err)
+{
+    /* realpath resolves system_dir before "..": the folder really holding it. */
+    char *root = nx_path_printf("%s/..", system_dir);
+    char *real = root ? nx_dir_real_inside(p, root) : NULL;
+    if (!real && (!root || errno == ENOMEM))
+        nxpq_error_set(err, "out of memory");
+    else if (!real)
+        nxpq_error_set(err, "device profile %s leads out of the folder of its system profile; not read", p);
+    free(root);
+    if (real) {
+        free(real);
+        return p;
+    }
+    free(p);
+    return NULL;
+}
+
 char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error *err)
 {
     if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strchr(name, '/')) {
@@ -63,7 +87,7 @@ char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error
     snprintf(p, cap, "%.*s/devices/%s", (int)dl, system_dir, name);
     struct stat st;
     if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
-        return p;
+        return stays_inside(system_dir, p, err);
     /* The parent: system_dir without its last component ("." when it has one only). */
     size_t pl = dl;
     while (pl > 0 && system_dir[pl - 1] != '/')
@@ -76,7 +100,7 @@ char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error
         snprintf(p, cap, "/%s@latest", name);
     else
         snprintf(p, cap, "%.*s/%s@latest", (int)pl, system_dir, name);
-    return p;
+    return stat(p, &st) == 0 ? stays_inside(system_dir, p, err) : p;
 }
 
 /* ----------------------------------------------------------- busy time -- */

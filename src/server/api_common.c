@@ -6,9 +6,10 @@
  * Profile resolution is the one place a request string becomes a file-system path:
  * a name is <S> or <S>/devices/<D>; S and D must pass nx_display_name_validate (no
  * '/', no "..", no control bytes, <= 200 bytes; the server's unescape turns %00 into
- * a control byte so it is refused here), then realpath(<root>/<S>@latest) must be a
- * directory whose parent is exactly the realpath of <data-path>/profiles/global, and
- * <that>/devices/<D> a directory reached without any symlink.
+ * a control byte so it is refused here), then realpath(<root>/<S>@latest), and of
+ * <that>/devices/<D>, must be a directory inside the realpath of
+ * <data-path>/profiles/global (profile/data_path.h nx_dir_real_inside): symbolic links
+ * are followed only while they stay inside the data path.
  */
 #define _DEFAULT_SOURCE /* realpath, strndup, dirfd */
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "profile/data_path.h"
 #include "profile/profile_output.h"
 #include "query/csv.h"
 #include "server/api_internal.h"
@@ -212,30 +214,12 @@ int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def
     return 0;
 }
 
-/* *out = realpath(<parent>/<component>) when that is a directory directly inside
- * `parent` (itself a realpath); with exact, only when the path is already real (no
- * symlink in the component). 0 found, 1 not, -1 out of memory. */
-static int dir_inside(const char *parent, const char *component, bool exact, char **out)
+/* *out = the real path of `path` when it is a directory inside the data path
+ * (profile/data_path.h). 0 found, 1 not (missing or outside), -1 out of memory. */
+static int dir_inside(const char *root, const char *path, char **out)
 {
-    *out = NULL;
-    size_t pl = strlen(parent), n = pl + strlen(component) + 2;
-    char *path = malloc(n);
-    if (!path)
-        return -1;
-    snprintf(path, n, "%s/%s", parent, component);
-    errno = 0;
-    char *real = realpath(path, NULL);
-    int rc = !real && errno == ENOMEM ? -1 : 1;
-    struct stat st;
-    if (real && strncmp(real, parent, pl) == 0 && real[pl] == '/' && !strchr(real + pl + 1, '/') &&
-        (!exact || strcmp(real, path) == 0) && stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
-        *out = real;
-        real = NULL;
-        rc = 0;
-    }
-    free(real);
-    free(path);
-    return rc;
+    *out = path ? nx_dir_real_inside(path, root) : NULL;
+    return *out ? 0 : !path || errno == ENOMEM ? -1 : 1;
 }
 
 unsigned nx_api_resolve_profile(const nx_server_ctx *srv, const char *name, char **dir, char *msg, size_t cap)
@@ -259,21 +243,16 @@ unsigned nx_api_resolve_profile(const nx_server_ctx *srv, const char *name, char
     }
     strcat(comp, "@latest");
     /* Resolved per request: the data path may be created or moved while serving. */
-    char *root = realpath(srv->root, NULL), *real = NULL;
-    int rc = root ? dir_inside(root, comp, false, &real) : 1;
-    free(root);
+    char *path = nx_path_printf("%s/%s", srv->root, comp), *real = NULL;
+    int rc = dir_inside(srv->root, path, &real);
+    free(path);
     free(comp);
     if (rc == 0 && dev) {
-        /* <system>/devices/<device>: no symlink on the way, so it cannot lead elsewhere. */
-        size_t n = strlen(real) + sizeof NX_API_NESTED_DIR + 1;
-        char *nest = malloc(n), *d = NULL;
-        if (nest) {
-            snprintf(nest, n, "%s/%s", real, NX_API_NESTED_DIR);
-            rc = dir_inside(nest, dev, true, &d);
-        } else {
-            rc = -1;
-        }
-        free(nest);
+        /* <system>/devices/<device>: inside the data path too, however reached. */
+        char *d = NULL;
+        path = nx_path_printf("%s/%s/%s", real, NX_API_NESTED_DIR, dev);
+        rc = dir_inside(srv->root, path, &d);
+        free(path);
         free(real);
         real = d;
     }

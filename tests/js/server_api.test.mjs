@@ -258,8 +258,8 @@ test('nested device profiles (--output-file layout) open as <system>/devices/<na
     assert.equal(ex.headers['content-disposition'], `attachment; filename="${r.name.replace('@', '_')}_Instruction_${m.f}_${m.l}.csv"`);
     assert.equal(csvRecords(ex.body) - 1, Number(n), 'every Instruction row exported');
   }
-  // A symlink in devices/ pointing elsewhere is not followed; no other way out either.
-  symlinkSync(PROF, join(NESTED, 'devices', 'sneaky'));
+  // A symlink in devices/ leading out of the data path is not followed; no other way out either.
+  symlinkSync(OUTSIDE, join(NESTED, 'devices', 'sneaky'));
   for (const bad of ['nested/devices/sneaky', 'nested/devices/..%2f..%2ftiny%40latest', 'nested/devices/%2e%2e', 'nested/devices/',
     'nested/devices/a/devices/b', 'nope/devices/tiny-nd0-nc0', `tiny/devices/${D}`, 'evil/devices/x'])
     assert.ok([400, 404].includes((await req(`/api/profiles/${bad}/tracks`)).status), bad);
