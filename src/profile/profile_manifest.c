@@ -121,7 +121,8 @@ static bool legacy_entry(const char *path, const char *name)
 }
 
 typedef struct walk {
-    const char *top;   /* the profile being replaced, for messages */
+    const char *top;   /* the profile being replaced */
+    const char *shown; /* its name in messages */
     bool remove;       /* delete what is accepted (only after a check passed) */
     nxpq_error *err;
 } walk;
@@ -138,11 +139,11 @@ static int foreign(const walk *w, const char *path, bool marked)
         return nxpq_error_set(w->err,
                               "refusing to replace %s: it holds %s, which nxprof did not write; move it out of "
                               "the profile, choose another output directory, or remove the profile yourself",
-                              w->top, path);
+                              w->shown, path);
     return nxpq_error_set(w->err,
                           "refusing to replace %s: it is not a profile nxprof wrote (it holds %s); "
                           "choose another output directory, or remove it yourself",
-                          w->top, path);
+                          w->shown, path);
 }
 
 /* Deletes an accepted entry (remove mode): a file, or a folder emptied before. */
@@ -284,17 +285,22 @@ static int owned_dir(const walk *w, const char *dir)
     return rc < 0 ? -1 : drop(w, dir, true);
 }
 
+int nx_profile_owned_as(const char *dir, const char *shown, nxpq_error *err)
+{
+    walk w = {.top = dir, .shown = shown, .remove = false, .err = err};
+    return owned_dir(&w, dir);
+}
+
 int nx_profile_owned(const char *dir, nxpq_error *err)
 {
-    walk w = {.top = dir, .remove = false, .err = err};
-    return owned_dir(&w, dir);
+    return nx_profile_owned_as(dir, dir, err);
 }
 
 int nx_profile_remove(const char *dir, nxpq_error *err)
 {
     if (nx_profile_owned(dir, err) < 0)
         return -1;
-    walk w = {.top = dir, .remove = true, .err = err};
+    walk w = {.top = dir, .shown = dir, .remove = true, .err = err};
     return owned_dir(&w, dir);
 }
 

@@ -39,6 +39,10 @@ int nx_manifest_write(const char *dir, nxpq_error *err);
  * above; -1 with a message naming dir and the first entry that is not. */
 int nx_profile_owned(const char *dir, nxpq_error *err);
 
+/* nx_profile_owned(dir), naming the profile `shown` in messages (the name the user
+ * knows it by, such as the link it is reached through). */
+int nx_profile_owned_as(const char *dir, const char *shown, nxpq_error *err);
+
 /* Removes the profile at `dir`: first checks it as nx_profile_owned() does and, if
  * anything in it is not nxprof's, removes nothing and returns -1 naming it; else
  * deletes exactly the entries the rule accepts, the marker last, and dir itself.

@@ -67,6 +67,19 @@ int nx_display_name_validate(const char *name, nxpq_error *err)
     return 0;
 }
 
+int nx_data_path_root(const char *data_path, char **out, nxpq_error *err)
+{
+    *out = NULL;
+    if (data_path && !*data_path)
+        return nxpq_error_set(err, "data path is empty");
+    const char *home = getenv("HOME");
+    if (!data_path && (!home || !*home))
+        return nxpq_error_set(err, "HOME is not set: give --data-path or --output-file");
+    *out = data_path ? nx_path_printf("%s/profiles/global", data_path)
+                     : nx_path_printf("%s/.nxprof/profiles/global", home);
+    return *out ? 0 : nxpq_error_set(err, "out of memory");
+}
+
 int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
                            char **out, nxpq_error *err)
 {
@@ -77,23 +90,16 @@ int nx_profile_dir_resolve(const char *data_path, const char *display_name, cons
         *out = strdup(output_file);
         return *out ? 0 : nxpq_error_set(err, "out of memory");
     }
-    if (nx_display_name_validate(display_name, err) < 0)
+    char *root;
+    if (nx_display_name_validate(display_name, err) < 0 || nx_data_path_root(data_path, &root, err) < 0)
         return -1;
-    if (data_path) {
-        if (!*data_path)
-            return nxpq_error_set(err, "data path is empty");
-        *out = nx_path_printf("%s/profiles/global/%s@latest", data_path, display_name);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home)
-            return nxpq_error_set(err, "HOME is not set: give --data-path or --output-file");
-        *out = nx_path_printf("%s/.nxprof/profiles/global/%s@latest", home, display_name);
-    }
+    *out = nx_path_printf("%s/%s@latest", root, display_name);
+    free(root);
     return *out ? 0 : nxpq_error_set(err, "out of memory");
 }
 
 /* mkdir -p: creates every missing component of `path`. */
-static int make_dirs(char *path, nxpq_error *err)
+int nx_make_dirs(char *path, nxpq_error *err)
 {
     for (char *p = path + 1; ; p++) {
         if (*p != '/' && *p != '\0')
@@ -145,8 +151,13 @@ static char *make_sibling(const char *final_dir, const char *tag, nxpq_error *er
         nxpq_error_set(err, "out of memory");
         return NULL;
     }
+    return nx_make_temp_dir(dir, err);
+}
+
+char *nx_make_temp_dir(char *dir, nxpq_error *err)
+{
     if (!mkdtemp(dir)) {
-        nxpq_error_set(err, "cannot create a temporary directory next to %s: %s", final_dir, strerror(errno));
+        nxpq_error_set(err, "cannot create a temporary directory %s: %s", dir, strerror(errno));
         free(dir);
         return NULL;
     }
@@ -166,7 +177,7 @@ static char *make_sibling(const char *final_dir, const char *tag, nxpq_error *er
 /* Removes ".<base>.tmp-<pid>-*" and ".<base>.old-<pid>-*" siblings whose process
  * is gone: what a run killed with SIGKILL (or a power cut) left behind. A live
  * pid's directory is another run in progress and is left alone. */
-static void sweep_stale(const char *parent, const char *base)
+void nx_profile_sweep_stale(const char *parent, const char *base)
 {
     DIR *d = opendir(parent);
     if (!d)
@@ -190,7 +201,10 @@ static void sweep_stale(const char *parent, const char *base)
         nxpq_error ignored;
         /* A build of a dead run is nxprof's whole; a previous profile moved
          * aside is removed by its manifest, and kept if anything else is in it. */
-        if (path && nx_profile_building(path) == 1)
+        struct stat st;
+        if (path && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            unlink(path);   /* a link a migration had not yet exchanged (profile_set.h) */
+        else if (path && nx_profile_building(path) == 1)
             nx_remove_tree(path);
         else if (path)
             nx_profile_remove(path, &ignored);
@@ -249,9 +263,9 @@ int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_er
         nx_profile_output_abort(o);
         return -1;
     }
-    int rc = make_dirs(parent, err);
+    int rc = nx_make_dirs(parent, err);
     if (rc == 0)
-        sweep_stale(parent, base);
+        nx_profile_sweep_stale(parent, base);
     free(parent);
     if (rc < 0 || !(o->tmp_dir = make_sibling(o->final_dir, "tmp", err)) || write_marker(o->tmp_dir, err) < 0) {
         nx_profile_output_abort(o);
@@ -260,10 +274,7 @@ int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_er
     return 0;
 }
 
-/* Swaps tmp and final in one step where the kernel and file system can
- * (renameat2 RENAME_EXCHANGE): then the final name never stops holding a
- * complete profile. 0 on success, -1 (errno) when the exchange is unavailable. */
-static int exchange(const char *a, const char *b)
+int nx_rename_exchange(const char *a, const char *b)
 {
 #ifdef RENAME_EXCHANGE
     return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
@@ -285,7 +296,7 @@ static int swap_in(nx_profile_output *o, char **old, bool *exchanged, nxpq_error
     *exchanged = false;
     if (lstat(o->final_dir, &st) == 0) {
         /* After the exchange the temporary name holds the previous profile. */
-        if (exchange(o->tmp_dir, o->final_dir) == 0) {
+        if (nx_rename_exchange(o->tmp_dir, o->final_dir) == 0) {
             *exchanged = true;
             return 0;
         }
@@ -322,7 +333,7 @@ static int swap_in(nx_profile_output *o, char **old, bool *exchanged, nxpq_error
 static void swap_back(nx_profile_output *o, char *old, bool exchanged)
 {
     if (exchanged) {
-        exchange(o->tmp_dir, o->final_dir);
+        nx_rename_exchange(o->tmp_dir, o->final_dir);
         return;
     }
     if (rename(o->final_dir, o->tmp_dir) == 0 && old)
@@ -337,6 +348,7 @@ int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
     /* The manifest records exactly what this run wrote: all a later run may delete. */
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = nx_manifest_write(o[i].tmp_dir, err);
+    nx_publish_step("built");
     /* Every target is checked before the first one changes: a run publishes all
      * of its profiles or none. */
     for (size_t i = 0; i < n && rc == 0; i++)
@@ -356,6 +368,7 @@ int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
             nx_profile_output_abort(&o[i]);
         }
     } else {
+        nx_publish_step("swapped");
         for (size_t i = 0; i < n; i++) {
             const char *prev = exchanged[i] ? o[i].tmp_dir : old[i];
             nxpq_error why;
@@ -372,6 +385,8 @@ int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
             free(old[i]);
     free(old);
     free(exchanged);
+    if (rc == 0)
+        nx_publish_step("pruned");
     return rc;
 }
 
@@ -413,4 +428,11 @@ int nx_remove_tree(const char *path)
     if (rc < 0)
         errno = saved;
     return rc;
+}
+
+void nx_publish_step(const char *step)
+{
+    const char *at = getenv("NXPROF_TEST_KILL_AT");
+    if (at && strcmp(at, step) == 0)
+        raise(SIGKILL);
 }

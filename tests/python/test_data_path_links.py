@@ -108,10 +108,10 @@ def test_links_out_of_the_data_path_are_neither_listed_nor_read(layout):
 
 def test_links_inside_the_data_path_are_followed(layout):
     dp, glob, _ = layout
-    hidden = glob / ".store" / "n-nd0-nc1@latest"
-    hidden.parent.mkdir()
-    (glob / "n-nd0-nc1@latest").rename(hidden)
-    (glob / "n-nd0-nc1@latest").symlink_to(".store/n-nd0-nc1@latest", target_is_directory=True)
+    public, hidden = glob / "n-nd0-nc1@latest", glob / ".store" / "n-nd0-nc1@latest"
+    shutil.copytree(public.resolve(), hidden)
+    public.unlink() if public.is_symlink() else shutil.rmtree(public)
+    public.symlink_to(".store/n-nd0-nc1@latest", target_is_directory=True)
     want = total_time(hidden)
     with serving(dp) as port:
         status, listing = get(port, "/api/profiles")
