@@ -98,6 +98,13 @@ static char manifest_kind(const manifest *m, const char *rel)
     return 0;
 }
 
+/* True when `name` is a timeline index's (".<Table>.nxtl"). */
+static bool index_name(const char *name)
+{
+    size_t n = strlen(name);
+    return name[0] == '.' && n > 6 && strcmp(name + n - 5, ".nxtl") == 0;
+}
+
 /* True when `path`, a regular file named `name`, is one an older nxprof wrote into
  * a profile: the marker, a timeline index (.T.nxtl) or a Parquet file whose footer
  * names nxprof. */
@@ -106,7 +113,7 @@ static bool legacy_entry(const char *path, const char *name)
     size_t n = strlen(name);
     if (strcmp(name, NX_PROFILE_MARKER) == 0)
         return true;
-    if (name[0] == '.' && n > 6 && strcmp(name + n - 5, ".nxtl") == 0)
+    if (index_name(name))
         return true;
     if (n <= 8 || strcmp(name + n - 8, ".parquet") != 0)
         return false;
@@ -202,6 +209,8 @@ static int manifest_entry(const walk *w, const manifest *m, const char *root, co
         return manifest_walk(w, m, root, rel) < 0 ? -1 : drop(w, path, true);
     if (kind == 'p' && S_ISDIR(st->st_mode))
         return owned_dir(w, path);
+    if (!kind && !strchr(rel, '/') && index_name(rel) && S_ISREG(st->st_mode))
+        return drop(w, path, false);   /* added later by `nxprof index` */
     return foreign(w, path, true);
 }
 

@@ -12,7 +12,8 @@
  * with the one line NX_MANIFEST_BUILDING; nx_manifest_write() replaces it.
  *
  * Ownership rule (nx_profile_owned): a directory may be replaced or removed when
- * every entry in it is one its manifest lists, with the kind it lists. A marker
+ * every entry in it is one its manifest lists, with the kind it lists, or a
+ * timeline index (.T.nxtl) at its top, which `nxprof index` may add later. A marker
  * that is not a manifest (an older nxprof's, possibly empty), or no marker,
  * falls back to the legacy rule: nothing but Parquet files whose footer says
  * nxprof wrote them, timeline indexes (.T.nxtl), the marker, and a devices/

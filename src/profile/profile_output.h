@@ -13,12 +13,14 @@
  * temporary sibling behind; the next run into the same parent removes those whose
  * process is gone.
  *
- * Ownership: nxprof replaces only directories it wrote. Every profile it builds holds
- * the marker file NX_PROFILE_MARKER (hidden, so Parquet readers listing the directory
- * skip it). A directory at the final name may be replaced when it is empty, holds the
- * marker, or holds nothing but Parquet files whose footer says nxprof wrote them and
- * timeline indexes (.T.nxtl) — a profile of an nxprof that wrote no marker. Anything
- * else (a user's folder, another tool's profile) is refused before any work is done.
+ * This is the publish of `--output-file DIR` (device profiles nested inside DIR,
+ * so one exchange publishes the set); a data path's set of sibling profiles is
+ * published by profile_set.h.
+ *
+ * Ownership: nxprof replaces and deletes only what it wrote (profile_manifest.h):
+ * the marker NX_PROFILE_MARKER (hidden, so Parquet readers listing the directory
+ * skip it) is the manifest of the profile's files, and a directory holding
+ * anything else is refused before any work is done.
  *
  * Layout (docs/architecture.md, "Output layout"): `--data-path P --display-name N` -> P/profiles/global/N@latest/,
  * `--output-file DIR` -> DIR. The default data path is $HOME/.nxprof.
@@ -74,10 +76,10 @@ typedef struct nx_profile_output {
  * nx_profile_output_abort(). */
 int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err);
 
-/* Publishes the n profiles being built in o[0..n-1] together: every target is
- * checked again (only one nxprof may replace), then each temporary directory is
- * swapped into place in turn and, once all are in, the previous profiles are
- * removed. If any step fails, those already swapped are put back, so the previous
+/* Publishes the n profiles being built in o[0..n-1] together: each one's manifest
+ * is written, every target is checked again (only one nxprof may replace), then
+ * each temporary directory is swapped into place in turn and, once all are in, the
+ * previous profiles are removed by their manifests. If any step fails, those already swapped are put back, so the previous
  * profiles all stay (or return) under their names; every temporary directory is
  * removed and o's strings are freed either way. A kill between two swaps (a
  * window of a few renames) leaves some new and some previous profiles, each

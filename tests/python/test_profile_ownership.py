@@ -8,8 +8,9 @@
      system profile or in a device profile, with --output-file and with --data-path, makes
      the run refuse with exit 1 naming that entry; every file of the set is untouched.
   c. A published profile's marker lists exactly the files and sub-profiles in it (checked
-     against a walk of the directory), and re-processing over such a profile, or over one
-     whose marker is an older nxprof's line, replaces it.
+     against a walk of the directory), and re-processing over such a profile, over one with
+     a timeline index its manifest does not list (added later by `nxprof index`), or over
+     one whose marker is an older nxprof's line, replaces it.
 """
 import hashlib
 import os
@@ -130,6 +131,12 @@ def test_the_marker_lists_what_the_profile_holds_and_re_processing_replaces(tmp_
             assert listed(profile) == want, (name, profile)
         nx("process", capture, *args)
         assert listed(system) == walked(system), name
+        # A timeline index added after the profile was written (`nxprof index`) is not
+        # in the manifest, and is nxprof's all the same.
+        manifest = (device / MARKER).read_text().splitlines()
+        (device / MARKER).write_text("\n".join(l for l in manifest if l != "f .Instruction.nxtl") + "\n")
+        nx("process", capture, *args)
+        assert listed(device) == walked(device), name
         # A marker of an older nxprof (one line, no manifest): the legacy rule replaces it.
         (system / MARKER).write_text("a profile written by nxprof: nxprof may replace this directory\n")
         nx("process", capture, *args)
