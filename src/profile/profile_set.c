@@ -41,17 +41,19 @@ static int link_is(const char *path, const char *want)
     return same;
 }
 
-/* The generation `current` names ("g-..."), malloc'd; NULL when there is none. */
+/* The generation `current` names ("g-..."), malloc'd; NULL when there is none, or
+ * when `current` is not a link to a generation of the set folder (checked by
+ * check_current before any work). */
 static char *current_gen(const nx_profile_set *s)
 {
     char *path = nx_path_printf("%s/" CURRENT, s->set_dir);
     char buf[256];
     ssize_t got = path ? readlink(path, buf, sizeof buf - 1) : -1;
     free(path);
-    if (got <= 0)
+    if (got <= 2)
         return NULL;
     buf[got] = '\0';
-    return strdup(buf);
+    return strncmp(buf, "g-", 2) == 0 && !strchr(buf, '/') ? strdup(buf) : NULL;
 }
 
 /* Removes a generation: each profile in it by its manifest (a build of a dead run
@@ -119,7 +121,16 @@ static void sweep_set(const nx_profile_set *s)
  * public name and what is in it. */
 static int check_current(const nx_profile_set *s, nxpq_error *err)
 {
-    char *cur = nx_path_printf("%s/" CURRENT, s->set_dir);
+    char *cur = nx_path_printf("%s/" CURRENT, s->set_dir), *gen = current_gen(s);
+    struct stat st;
+    bool foreign = cur && lstat(cur, &st) == 0 && !gen;
+    free(gen);
+    if (foreign) {
+        int rc = nxpq_error_set(err, "refusing to publish into %s: %s is not a link to one of its generations; "
+                                     "remove it yourself", s->set_dir, cur);
+        free(cur);
+        return rc;
+    }
     DIR *d = cur ? opendir(cur) : NULL;
     if (!d) {
         int rc = !cur ? nxpq_error_set(err, "out of memory")
@@ -163,11 +174,12 @@ int nx_profile_set_begin(nx_profile_set *s, const char *root, const char *set_na
         nx_profile_set_abort(s);
         return -1;
     }
-    sweep_set(s);
+    /* Checked first: the sweep keeps only the generation `current` names. */
     if (check_current(s, err) < 0) {
         nx_profile_set_abort(s);
         return -1;
     }
+    sweep_set(s);
     char *pattern = nx_path_printf("%s/g-%ld-XXXXXX", s->set_dir, (long)getpid());
     if (!pattern || !(s->gen = nx_make_temp_dir(pattern, err))) {
         if (!pattern)
@@ -192,8 +204,10 @@ static int check_public(const nx_profile_set *s, const char *entry, nxpq_error *
         rc = errno == ENOENT ? 0 : nxpq_error_set(err, "cannot inspect %s: %s", path, strerror(errno));
     else if (S_ISLNK(st.st_mode))
         rc = link_is(path, want) == 1 ? 0
-                                      : nxpq_error_set(err, "refusing to replace %s: it is a symbolic link nxprof "
-                                                            "did not make; remove it yourself", path);
+                                      : nxpq_error_set(err, "refusing to replace %s: it is a symbolic link that is "
+                                                            "not this set's (a user's, or another display name's "
+                                                            "set); remove it yourself or choose another display "
+                                                            "name", path);
     else
         rc = nx_profile_owned(path, err);
     free(path);
@@ -242,6 +256,20 @@ static int make_links(const nx_profile_set *s, nxpq_error *err)
         free(want);
     }
     return rc;
+}
+
+/* Unlinks the set's links that lead nowhere (names made for a switch that did not
+ * happen): a failed publish leaves no trace of its new names. */
+static void unlink_dangling(const nx_profile_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        char *path = nx_path_printf("%s/%s", s->root, s->names[i]), *want = link_target(s, s->names[i]);
+        struct stat st;
+        if (path && want && link_is(path, want) == 1 && stat(path, &st) != 0 && errno == ENOENT)
+            unlink(path);
+        free(path);
+        free(want);
+    }
 }
 
 /* Points `current` at the new generation: a fresh link renamed over the old one. */
@@ -337,7 +365,8 @@ int nx_profile_set_publish(nx_profile_set *s, nxpq_error *err)
         rc = switch_current(s, err);
     if (rc < 0) {
         free(prev);
-        nx_profile_set_abort(s);   /* the dangling links of new names stay: unlink_dropped's next time */
+        unlink_dangling(s);
+        nx_profile_set_abort(s);
         return -1;
     }
     nx_publish_step("switched");

@@ -11,6 +11,9 @@
      against a walk of the directory), and re-processing over such a profile, over one with
      a timeline index its manifest does not list (added later by `nxprof index`), or over
      one whose marker is an older nxprof's line, replaces it.
+  d. In a data path, a name of the set that is a link of the user's, or a set's `current`
+     that is not a link to one of its generations, is refused naming it, nothing touched;
+     with the set's own links back, the next run publishes.
 """
 import hashlib
 import os
@@ -25,15 +28,20 @@ MARKER = ".nxprof-profile"
 
 
 def tree_hash(directory):
-    """{relative path: sha256 or 'dir'} of everything under directory, hidden entries included."""
+    """{relative path: sha256, 'dir' or the link's text} of everything under directory,
+    hidden entries included (links are not followed)."""
     directory = Path(directory)
     out = {}
     for root, dirs, files in os.walk(directory):
-        for f in files:
-            p = Path(root) / f
-            out[str(p.relative_to(directory))] = hashlib.sha256(p.read_bytes()).hexdigest()
-        for d in dirs:
-            out[str((Path(root) / d).relative_to(directory)) + "/"] = "dir"
+        for name in files + dirs:
+            p = Path(root) / name
+            rel = str(p.relative_to(directory))
+            if p.is_symlink():
+                out[rel] = "link:" + os.readlink(p)
+            elif name in files:
+                out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+            else:
+                out[rel + "/"] = "dir"
     return out
 
 
@@ -141,3 +149,38 @@ def test_the_marker_lists_what_the_profile_holds_and_re_processing_replaces(tmp_
         (system / MARKER).write_text("a profile written by nxprof: nxprof may replace this directory\n")
         nx("process", capture, *args)
         assert listed(system) == walked(system), name
+
+
+def test_links_that_are_not_the_sets_are_refused(tmp_path, capture):
+    dp = tmp_path / "dp"
+    args = ["--data-path", dp, "--display-name", "n"]
+    nx("process", capture, *args)
+    glob = dp / "profiles" / "global"
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "keep.txt").write_text("mine\n")
+    # A name of the set that is a link of the user's; then the set's `current` replaced.
+    link = glob / "n-nd0-nc1@latest"
+    link.unlink()
+    link.symlink_to(mine, target_is_directory=True)
+    before = tree_hash(tmp_path)
+    r = nx("process", capture, *args, check=False)
+    assert r.returncode == 1 and str(link) in r.stderr and "symbolic link" in r.stderr, r.stderr
+    assert tree_hash(tmp_path) == before
+    link.unlink()
+    current = glob / ".n.nxprof-set" / "current"
+    target = os.readlink(current)
+    current.unlink()
+    current.symlink_to(mine, target_is_directory=True)
+    before = tree_hash(tmp_path)
+    r = nx("process", capture, *args, check=False)
+    assert r.returncode == 1 and str(current) in r.stderr, r.stderr
+    assert tree_hash(tmp_path) == before
+    current.unlink()
+    current.symlink_to(target)
+    nx("process", capture, *args)
+    assert names(glob) == ["n-nd0-nc0@latest", "n-nd0-nc1@latest", "n@latest"]
+
+
+def names(glob):
+    return sorted(p.name for p in glob.iterdir() if not p.name.startswith("."))
