@@ -426,8 +426,9 @@ static int open_job(run *r, size_t i, char *err, size_t errlen)
     return 0;
 }
 
-/* Starts every output directory (all checked before any is created) and the
- * build directory of each job. */
+/* Starts every output (each target checked, and kept apart from the capture,
+ * before any profile is built): the data path's set of profiles, or one
+ * nx_profile_output per --output-file profile; and the build directory of each job. */
 static int begin_outputs(run *r, char *err, size_t errlen)
 {
     nxpq_error perr = {{0}};
