@@ -10,7 +10,7 @@ step is hit deterministically:
     complete new one: every public name (a dangling link is no profile) and every file
     reached through it byte-identical (sha256), the rows pandas reads through the glob
     <root>/*@latest/Instruction.parquet, `nxprof summary --format json` of the system
-    profile, and `nxprof serve`'s listing. Expected views come from runs without a kill.
+    profile, `nxprof top --format csv` of each device profile, and `nxprof serve`'s listing. Expected views come from runs without a kill.
   - The next run (no kill) publishes the new set, and leaves nothing else: the data path
     holds the set's names and its one hidden set folder with `current` and one generation;
     --output-file's parent holds the profile alone.
@@ -97,6 +97,7 @@ def data_path_view(dp):
     return {"names": names, "trees": {n: tree_hash(glob / n) for n in names},
             "pandas": ([f.parent.name for f in files], rows),
             "summary": summary(glob / "n@latest") if "n@latest" in names else None,
+            "top": {n: nx("top", glob / n, "--format", "csv").stdout for n in names if n != "n@latest"},
             "served": served(dp)}
 
 
