@@ -48,19 +48,17 @@ bool nx_profile_is_system(const char *dir)
     return !has_table(dir, "Instruction") && has_table(dir, EVENTS);
 }
 
-/* p (an existing device profile directory of system_dir), or NULL with err (p
- * freed) when its real path leaves the folder that holds the system profile: a
- * symbolic link out of the data path is not followed (profile/data_path.h). */
-static char *stays_inside(const char *system_dir, char *p, nxpq_error *err)
+/* p (an existing device profile directory), or NULL with err (p freed) when its
+ * real path leaves `parent`, the folder the system profile is named in (a data
+ * path's profiles/global): a symbolic link out of it is not followed
+ * (profile/data_path.h). */
+static char *stays_inside(const char *parent, char *p, nxpq_error *err)
 {
-    /* realpath resolves system_dir before "..": the folder really holding it. */
-    char *root = nx_path_printf("%s/..", system_dir);
-    char *real = root ? nx_dir_real_inside(p, root) : NULL;
-    if (!real && (!root || errno == ENOMEM))
+    char *real = nx_dir_real_inside(p, parent);
+    if (!real && errno == ENOMEM)
         nxpq_error_set(err, "out of memory");
     else if (!real)
-        nxpq_error_set(err, "device profile %s leads out of the folder of its system profile; not read", p);
-    free(root);
+        nxpq_error_set(err, "device profile %s leads out of %s, where its system profile is; not read", p, parent);
     if (real) {
         free(real);
         return p;
@@ -78,29 +76,27 @@ char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error
     size_t dl = strlen(system_dir);
     while (dl > 1 && system_dir[dl - 1] == '/')
         dl--;
-    size_t cap = dl + strlen(name) + 32;
-    char *p = malloc(cap);
-    if (!p) {
-        nxpq_error_set(err, "out of memory");
-        return NULL;
-    }
-    snprintf(p, cap, "%.*s/devices/%s", (int)dl, system_dir, name);
-    struct stat st;
-    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
-        return stays_inside(system_dir, p, err);
     /* The parent: system_dir without its last component ("." when it has one only). */
     size_t pl = dl;
     while (pl > 0 && system_dir[pl - 1] != '/')
         pl--;
     while (pl > 1 && system_dir[pl - 1] == '/')
         pl--;
-    if (pl == 0)
-        snprintf(p, cap, "./%s@latest", name);
-    else if (pl == 1 && system_dir[0] == '/')
-        snprintf(p, cap, "/%s@latest", name);
-    else
-        snprintf(p, cap, "%.*s/%s@latest", (int)pl, system_dir, name);
-    return stat(p, &st) == 0 ? stays_inside(system_dir, p, err) : p;
+    char *parent = pl == 0 ? strdup(".") : strndup(system_dir, pl);
+    size_t cap = dl + strlen(name) + 32;
+    char *p = parent ? malloc(cap) : NULL;
+    if (!p) {
+        free(parent);
+        nxpq_error_set(err, "out of memory");
+        return NULL;
+    }
+    snprintf(p, cap, "%.*s/devices/%s", (int)dl, system_dir, name);
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+        snprintf(p, cap, "%s%s%s@latest", parent, strcmp(parent, "/") == 0 ? "" : "/", name);
+    p = stat(p, &st) == 0 ? stays_inside(parent, p, err) : p;
+    free(parent);
+    return p;
 }
 
 /* ----------------------------------------------------------- busy time -- */

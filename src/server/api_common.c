@@ -9,7 +9,8 @@
  * a control byte so it is refused here), then realpath(<root>/<S>@latest), and of
  * <that>/devices/<D>, must be a directory inside the realpath of
  * <data-path>/profiles/global (profile/data_path.h nx_dir_real_inside): symbolic links
- * are followed only while they stay inside the data path.
+ * are followed only while they stay inside the data path. The directory handed to
+ * the handlers is <real root>/<S>@latest[/devices/<D>], the path through the name.
  */
 #define _DEFAULT_SOURCE /* realpath, strndup, dirfd */
 #include <errno.h>
@@ -214,12 +215,14 @@ int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def
     return 0;
 }
 
-/* *out = the real path of `path` when it is a directory inside the data path
- * (profile/data_path.h). 0 found, 1 not (missing or outside), -1 out of memory. */
-static int dir_inside(const char *root, const char *path, char **out)
+/* 0 when `path` is a directory whose real path lies inside the data path `root`
+ * (profile/data_path.h), 1 when not (missing or outside), -1 out of memory. */
+static int dir_inside(const char *root, const char *path)
 {
-    *out = path ? nx_dir_real_inside(path, root) : NULL;
-    return *out ? 0 : !path || errno == ENOMEM ? -1 : 1;
+    char *real = path ? nx_dir_real_inside(path, root) : NULL;
+    int rc = real ? 0 : !path || errno == ENOMEM ? -1 : 1;
+    free(real);
+    return rc;
 }
 
 unsigned nx_api_resolve_profile(const nx_server_ctx *srv, const char *name, char **dir, char *msg, size_t cap)
@@ -242,25 +245,31 @@ unsigned nx_api_resolve_profile(const nx_server_ctx *srv, const char *name, char
         return MHD_HTTP_BAD_REQUEST;
     }
     strcat(comp, "@latest");
-    /* Resolved per request: the data path may be created or moved while serving. */
-    char *path = nx_path_printf("%s/%s", srv->root, comp), *real = NULL;
-    int rc = dir_inside(srv->root, path, &real);
-    free(path);
+    /* Resolved per request: the data path may be created or moved while serving.
+     * The answer is the path through the public name, not its real path: a run
+     * publishes a new generation behind the name and removes the previous one
+     * (profile/profile_set.h), so a request opens each file of whichever
+     * generation the name shows then, as it would a directory replaced in place. */
+    char *root = realpath(srv->root, NULL);
+    int rc = root ? 0 : errno == ENOMEM ? -1 : 1;
+    char *path = rc == 0 ? nx_path_printf("%s/%s", root, comp) : NULL;
+    if (rc == 0)
+        rc = dir_inside(root, path);
     free(comp);
     if (rc == 0 && dev) {
         /* <system>/devices/<device>: inside the data path too, however reached. */
-        char *d = NULL;
-        path = nx_path_printf("%s/%s/%s", real, NX_API_NESTED_DIR, dev);
-        rc = dir_inside(srv->root, path, &d);
+        char *d = nx_path_printf("%s/%s/%s", path, NX_API_NESTED_DIR, dev);
+        rc = dir_inside(root, d);
         free(path);
-        free(real);
-        real = d;
+        path = d;
     }
+    free(root);
     if (rc != 0) {
+        free(path);
         snprintf(msg, cap, rc < 0 ? "out of memory" : "no such profile");
         return rc < 0 ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_NOT_FOUND;
     }
-    *dir = real;
+    *dir = path;
     return 0;
 }
 
