@@ -9,11 +9,11 @@
  *   - a profile name is <S> (the profile <root>/<S>@latest) or <S>/devices/<D> (a
  *     device profile nested in system profile S, as `process --output-file` writes
  *     them: process/profile_plan.h NX_NESTED_DEVICE_DIR); it is resolved only when
- *     nx_display_name_validate accepts S (and D) and realpath(<root>/<S>@latest) is a
- *     directory directly inside the realpath of <data-path>/profiles/global (a
- *     symlink pointing elsewhere is a 404, exactly as a missing profile, so nothing
- *     about the outside is revealed), and <that>/devices/<D> is a directory reached
- *     without a symlink;
+ *     nx_display_name_validate accepts S (and D) and the real paths of
+ *     <root>/<S>@latest and of <that>/devices/<D> are directories inside the realpath
+ *     of <data-path>/profiles/global (profile/data_path.h: a symlink leading out of
+ *     it is a 404, exactly as a missing profile, so nothing about the outside is
+ *     revealed);
  *   - errors are {"error": "..."} JSON bodies with a 4xx/5xx status.
  */
 #ifndef NX_SERVER_API_INTERNAL_H

@@ -108,7 +108,7 @@ def test_errors_do_not_show_absolute_paths(tmp_path):
     data = tmp_path / "data"
     nx("synth", "--preset", "tiny", "--cores", "1", "--no-system", "--seed", "3", "--out", str(tmp_path / "cap"))
     nx("process", str(tmp_path / "cap"), "--data-path", str(data), "--display-name", "p")
-    (prof,) = list((data / "profiles" / "global").iterdir())
+    (prof,) = [p for p in (data / "profiles" / "global").iterdir() if not p.name.startswith(".")]
     table = prof / "Instruction.parquet"
     table.write_bytes(table.read_bytes()[:200])  # truncated in place
     (prof / ".Instruction.nxtl").unlink()
@@ -140,7 +140,7 @@ def _device_profile(tmp_path, events):
     data = tmp_path / "data"
     nx("synth", "--events", events, "--cores", "1", "--no-system", "--seed", "5", "--out", str(tmp_path / "cap"))
     nx("process", str(tmp_path / "cap"), "--data-path", str(data), "--display-name", "p")
-    (prof,) = list((data / "profiles" / "global").iterdir())
+    (prof,) = [p for p in (data / "profiles" / "global").iterdir() if not p.name.startswith(".")]
     return data, prof
 
 
