@@ -437,8 +437,6 @@ enum MHD_Result nx_api_health(nx_api_req *r)
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"ok\":true,\"version\":");
     nx_json_str(&b, NXPROF_VERSION, strlen(NXPROF_VERSION));
-    nx_strbuf_puts(&b, ",\"data_path\":");
-    nx_json_str(&b, r->srv->data_path, strlen(r->srv->data_path));
     nx_strbuf_puts(&b, "}");
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
