@@ -15,7 +15,8 @@
  *     name order, whose device_profiles open it;
  *   - metadata (one profile): Metadata's first row (query/row0.h), schema order;
  *   - tracks: query/tracks.h's answer written as docs/api.md says; the JSON is cached
- *     (server/response_cache.h) per (realpath, inode, mtime) of the profile directory;
+ *     (server/response_cache.h) per realpath of the profile directory and fingerprint
+ *     of its files;
  *   - event: query/event.h's row (the `start` parameter is its start hint), every
  *     schema field in order;
  *   - summary: a device profile's from query/device_summary.h (`top` OpcodeSummary
@@ -27,7 +28,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "profile/profile_table.h"
 #include "query/device_summary.h"
@@ -403,25 +403,25 @@ enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name)
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
-    struct stat st;
-    if (stat(dir, &st) != 0) {
-        free(dir);
-        return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such profile");
-    }
+    /* Taken before the tables are read: a file changed while they are read gives
+     * the next request another fingerprint. */
+    char *fp = nx_response_cache_fingerprint(dir);
     nx_strbuf b = NX_STRBUF_INIT;
-    if (!nx_response_cache_get(dir, &st, "tracks", &b)) {
+    if (!fp || !nx_response_cache_get(dir, fp, "tracks", &b)) {
         nxpq_error err = {{0}};
         bool complete;
         char *json = tracks_json(r->srv, dir, name, &complete, &err);
         if (!json) {
+            free(fp);
             free(dir);
             return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
         }
         nx_strbuf_puts(&b, json);
-        if (complete)   /* a table that failed is read again next time */
-            nx_response_cache_put(dir, &st, "tracks", json, strlen(json));
+        if (fp && complete)   /* a table that failed is read again next time */
+            nx_response_cache_put(dir, fp, "tracks", json, strlen(json));
         free(json);
     }
+    free(fp);
     free(dir);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "query/timeline.h"
 #include "server/api_internal.h"
@@ -150,18 +149,19 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
         return res;
     /* A zoomed-out window scans most of the table: the viewer's whole-profile view
      * (and any view it returns to) is answered from the cache the second time. */
-    struct stat st;
     char key[512];
     snprintf(key, sizeof key, "timeline|%s|%" PRId64 "|%" PRId64 "|%" PRId64, tables_s, start, end, width);
-    bool cacheable = stat(dir, &st) == 0;
+    char *fp = nx_response_cache_fingerprint(dir); /* NULL: not cacheable */
     nx_strbuf b = NX_STRBUF_INIT;
-    if (cacheable && nx_response_cache_get(dir, &st, key, &b)) {
+    if (fp && nx_response_cache_get(dir, fp, key, &b)) {
+        free(fp);
         free(dir);
         return nx_api_json(r, MHD_HTTP_OK, &b);
     }
     nx_timeline tl;
     nxpq_error err = {{0}};
     if (nx_timeline_query(dir, tables, n_tables, start, end, (uint32_t)width, &tl, &err) != 0) {
+        free(fp);
         free(dir);
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     }
@@ -169,8 +169,9 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
     json_timeline(&b, r->srv, &tl, &errors);
     nx_timeline_free(&tl);
     /* An answer with a failed table is not kept: the table may be readable next time. */
-    if (cacheable && !errors && !b.failed)
-        nx_response_cache_put(dir, &st, key, b.data, b.len);
+    if (fp && !errors && !b.failed)
+        nx_response_cache_put(dir, fp, key, b.data, b.len);
+    free(fp);
     free(dir);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
