@@ -9,8 +9,10 @@
  * when the request arrived, and by a request key the caller builds from its
  * canonical parameters. A table rewritten in place (same inode) changes its
  * file's size or times, so the next request misses the old entry; a re-processed
- * profile is a new directory of new files. At most 64 entries and 64 MiB of JSON;
- * the least recently used go first.
+ * profile is a new directory of new files. (A rewrite that keeps a file's size and
+ * lands within the same tick of the file system's clock as the previous one would
+ * go unseen: the limit of any identity read with stat.) At most 64 entries and
+ * 64 MiB of JSON; the least recently used go first.
  */
 #ifndef NX_RESPONSE_CACHE_H
 #define NX_RESPONSE_CACHE_H
