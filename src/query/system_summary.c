@@ -324,13 +324,13 @@ static int read_device(nx_system_device *d)
     char why[700] = "";
     struct stat st;
     if (stat(d->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(why, sizeof why, "no device profile directory %s", d->dir);
+        snprintf(why, sizeof why, "device profile '%s' not found", d->name);
         goto fail;
     }
     row0_cell meta[] = {{"num_physical_cores", false, false, 0, 0}};
     int rc = read_row0(d->dir, "Metadata", meta, 1, &err);
     if (rc != 0) {
-        snprintf(why, sizeof why, "%s: %s", d->dir, rc > 0 ? "no Metadata table" : err.msg);
+        snprintf(why, sizeof why, "device profile '%s': %s", d->name, rc > 0 ? "no Metadata table" : err.msg);
         goto fail;
     }
     d->cores_ok = meta[0].ok;
@@ -342,7 +342,7 @@ static int read_device(nx_system_device *d)
                        {"cc_op_active_time", false, false, 0, 0}};
     rc = read_row0(d->dir, "Summary", sum, 5, &err);
     if (rc < 0) {
-        snprintf(why, sizeof why, "%s: %s", d->dir, err.msg);
+        snprintf(why, sizeof why, "device profile '%s': %s", d->name, err.msg);
         goto fail;
     }
     d->total_time_s = opt(&sum[0]);
@@ -353,7 +353,7 @@ static int read_device(nx_system_device *d)
     nx_profile_table *t = NULL;
     rc = nx_profile_table_open(d->dir, "ExecutionInfo", &t, &err);
     if (rc < 0) {
-        snprintf(why, sizeof why, "%s: %s", d->dir, err.msg);
+        snprintf(why, sizeof why, "device profile '%s': %s", d->name, err.msg);
         goto fail;
     }
     d->executions = t ? nx_profile_table_num_rows(t) : 0;

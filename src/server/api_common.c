@@ -29,12 +29,6 @@
 #include "server/api_internal.h"
 #include "util/decimal.h"
 
-void nx_api_common_headers(struct MHD_Response *resp)
-{
-    MHD_add_response_header(resp, "Cache-Control", "no-store");
-    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-}
-
 enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
 {
     if (nx_strbuf_failed(body)) {
@@ -57,7 +51,6 @@ enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
         return MHD_NO;
     }
     MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
-    nx_api_common_headers(resp);
     enum MHD_Result ret = nx_api_queue(r, status, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -138,6 +131,13 @@ enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ..
 
 enum MHD_Result nx_api_queue(nx_api_req *r, unsigned status, struct MHD_Response *resp)
 {
+    /* On every response, errors and web assets included: nothing is cached or
+     * sniffed, no page leaks a referrer, no other site frames the viewer. */
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+    MHD_add_response_header(resp, "Content-Security-Policy", "frame-ancestors 'none'");
     if (r->conn)
         return MHD_queue_response(r->conn, status, resp);
     if (r->status)

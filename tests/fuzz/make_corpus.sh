@@ -140,8 +140,17 @@ GET /static/app.js
 GET /profile/tiny
 GET /nope.txt
 GET /api/health
+GET /api/profiles/tiny?a=1&b&=c&e=%41+%42
 EOF
 printf 'GET /api/profiles HTTP/1.1\r\nContent-Length: 5\r\n\r\n' >"$C/http/body.req"
 printf 'GET /api/profiles HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n' >"$C/http/chunked.req"
+# The guards (fuzz_http.c: port 3001 on 127.0.0.1, --allow-host fuzz.example).
+printf 'GET /api/profiles HTTP/1.1\r\nHost: attacker.example:3001\r\n\r\n' >"$C/http/host-foreign.req"
+printf 'GET /api/profiles/tiny HTTP/1.1\r\nHost: fuzz.example:3001\r\nOrigin: http://fuzz.example:3001\r\n\r\n' \
+  >"$C/http/host-allowed.req"
+printf 'GET /api/profiles HTTP/1.1\r\nHost: localhost\r\nOrigin: https://localhost:3001\r\n\r\n' >"$C/http/origin-foreign.req"
+printf 'POST /api/profiles HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 0\r\n\r\n' \
+  >"$C/http/post-json.req"
+printf 'GET /api/profiles/tiny/tracks%%4 HTTP/1.1\r\n\r\n' >"$C/http/bad-escape.req"
 
 du -sh "$C"/* | sed 's/^/make_corpus: /'

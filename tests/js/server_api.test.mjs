@@ -1134,10 +1134,11 @@ test('404, 405, traversal attempts and oversize requests', async () => {
     '/nope.html', '/static/nope.js'])
     assert.equal((await req(p)).status, 404, p);
   for (const m of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
-    const r = await req('/api/profiles', { method: m });
+    const r = await req('/api/profiles', { method: m, headers: { 'Content-Type': 'application/json' } });
     assert.equal(r.status, 405, m);
     assert.equal(r.headers.allow, 'GET, HEAD');
   }
+  assert.equal((await req('/api/profiles', { method: 'POST' })).status, 415, 'a POST that is not JSON');
   const traversal = [
     '/api/profiles/../../../../etc/passwd', '/api/profiles/..', '/api/profiles/../tracks',
     '/api/profiles/%2e%2e/tracks', '/api/profiles/%2E%2E%2F%2E%2E%2Fetc/tracks', '/api/profiles/..%2f..%2fetc%2fpasswd',

@@ -28,10 +28,10 @@ def free_port():
 
 
 @contextlib.contextmanager
-def serving(data_path):
-    """`nxprof serve --data-path data_path` on a free port, accepting connections: its port."""
+def serving(data_path, *options):
+    """`nxprof serve --data-path data_path [options]` on a free port, accepting connections: its port."""
     port = free_port()
-    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(data_path), "--port", str(port)],
+    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(data_path), "--port", str(port), *options],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(100):
