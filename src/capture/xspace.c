@@ -191,11 +191,15 @@ static int event_args(xs *x, const xs_event_meta *m, nx_pb_cursor ev)
 {
     if (xs_args_begin(x, m) < 0)
         return -1;
+    /* the metadata's stats are named from their plane: XSpace.planes[i].event_metadata[k] */
+    xs_frame saved[XS_MAX_DEPTH];
     int depth = x->depth;
-    x->depth = 1;   /* the metadata's stats are named from their plane */
+    memcpy(saved, x->path, sizeof saved);
+    x->depth = 1;
     xs_push(x, "event_metadata", (int64_t)m->key.entry);
     xs_push(x, "value", -1);
     int rc = xs_args_stats(x, (nx_pb_cursor){x->data, m->start, m->start + m->len}, 5);
+    memcpy(x->path, saved, sizeof saved);
     x->depth = depth;
     if (rc < 0 || xs_args_stats(x, ev, 4) < 0)
         return -1;
