@@ -201,7 +201,7 @@ static int event_args(xs *x, const xs_event_meta *m, nx_pb_cursor ev)
     int rc = xs_args_stats(x, (nx_pb_cursor){x->data, m->start, m->start + m->len}, 5);
     memcpy(x->path, saved, sizeof saved);
     x->depth = depth;
-    if (rc < 0 || xs_args_stats(x, ev, 4) < 0)
+    if (rc < 0 || (!x->args_too_large && xs_args_stats(x, ev, 4) < 0))
         return -1;
     return xs_args_finish(x);
 }
@@ -230,7 +230,7 @@ static int read_event(xs *x, const nx_pb_field *f, int64_t pid, const xs_line *l
     ev.name = m->display_len ? (nx_chrome_text){m->display, m->display_len} : (nx_chrome_text){m->name, m->name_len};
     ev.pid = (nx_chrome_ref){.kind = NX_CHROME_REF_NUMBER, .num = pid};
     ev.tid = (nx_chrome_ref){.kind = NX_CHROME_REF_NUMBER, .num = line->tid};
-    if (x->args.len > x->max_args)
+    if (x->args_too_large || x->args.len > x->max_args)
         ev.args_too_large = true;
     else
         ev.args = (nx_chrome_text){x->args.data, x->args.len};

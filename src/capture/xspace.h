@@ -52,7 +52,9 @@
 
 typedef struct nx_xspace_options {
     size_t max_args_bytes;   /* cap on one event's args text; 0 means 64 KiB
-                                (past it: args.s NULL, args_too_large true) */
+                                (past it: args.s NULL, args_too_large true; so is an
+                                event with more stats than this, counting its
+                                metadata's: reading stops there) */
 } nx_xspace_options;
 
 typedef struct nx_xspace_counts {

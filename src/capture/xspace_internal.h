@@ -75,6 +75,8 @@ typedef struct xs {
     /* the current event's args */
     xs_pair *pairs;
     size_t n_pairs, cap_pairs;
+    size_t stats_seen;       /* stats walked for this event */
+    bool args_too_large;     /* past max_args: the rest was not read */
     nx_strbuf values, args;
 } xs;
 
@@ -98,7 +100,10 @@ void xs_meta_reset(xs *x);
 
 /* The args of one event: begin, add the metadata's and the event's stats
  * (c: an XEvent or XEventMetadata message, its field `field` the stats), then
- * finish: x->args holds the JSON object, or is empty when over max_args. */
+ * finish: x->args holds the JSON object, unless x->args_too_large. Once the
+ * args cannot fit max_args (each stat adds at least 6 bytes of JSON, unless
+ * internal) the remaining stats are not read, so an event's work is bounded by
+ * the cap, not by how many stats its metadata repeats. */
 int xs_args_begin(xs *x, const xs_event_meta *m);
 int xs_args_stats(xs *x, nx_pb_cursor c, uint32_t field);
 int xs_args_finish(xs *x);

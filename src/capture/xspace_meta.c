@@ -204,6 +204,8 @@ int xs_args_begin(xs *x, const xs_event_meta *m)
 {
     x->n_pairs = 0;
     x->values.len = 0;
+    x->stats_seen = 0;
+    x->args_too_large = false;
     if (!nx_strbuf_reserve(&x->values, 64))   /* values.data is never NULL below */
         return xs_fail(x, 0, "out of memory");
     if (m->display_len == 0)
@@ -292,6 +294,10 @@ int xs_args_stats(xs *x, nx_pb_cursor c, uint32_t field)
             continue;
         if (xs_want(x, &f, NX_PB_LEN, "stats") < 0)
             return -1;
+        if (++x->stats_seen > x->max_args || x->values.len + 6 * x->n_pairs > x->max_args) {
+            x->args_too_large = true;
+            return 0;
+        }
         xs_push(x, "stats", i++);
         rc = one_stat(x, &f);
         xs_pop(x);
@@ -319,6 +325,8 @@ static int cmp_pair(const void *a, const void *b)
 int xs_args_finish(xs *x)
 {
     x->args.len = 0;
+    if (x->args_too_large)
+        return 0;
     if (x->n_pairs > 1)
         qsort(x->pairs, x->n_pairs, sizeof *x->pairs, cmp_pair);
     nx_strbuf_putc(&x->args, '{');

@@ -407,6 +407,37 @@ static void test_events_names_and_args(void **state)
     assert_true(!c.ev[7].args_too_large && c.ev[7].has_args);
 }
 
+/* An event whose metadata repeats more stats than the args cap has bytes is too
+ * large once the cap is passed: the stats after it are not read (the last one
+ * names a stat metadata that does not exist, which would be an error). */
+static void test_args_work_is_bounded(void **state)
+{
+    (void)state;
+    pb space = {0}, plane = {0}, line = {0}, ev = {0}, mstats = {0}, st = {0};
+    put_uint(&st, 1, 1);
+    put_uint(&st, 4, 1);
+    for (int i = 0; i < 300; i++)
+        put_msg(&mstats, 5, &st);
+    st.n = 0;
+    put_uint(&st, 1, 99);
+    put_msg(&mstats, 5, &st);
+    put_uint(&ev, 1, 1);
+    put_msg(&line, 4, &ev);
+    put_msg(&plane, 3, &line);
+    put_event_meta(&plane, 1, "e", NULL, &mstats);
+    put_stat_meta(&plane, 1, "_p");   /* internal: adds nothing to args */
+    put_msg(&space, 1, &plane);
+    collected c = {0};
+    nx_xspace_counts n;
+    nx_chrome_error err;
+    assert_int_equal(read_pb(&space, &c, &n, &err, 256), 0);
+    assert_int_equal(c.n, 3);
+    assert_true(c.ev[2].args_too_large && !c.ev[2].has_args);
+    /* with a cap above the count, every stat is read: the unknown id is found */
+    assert_int_equal(read_pb(&space, &c, &n, &err, 4096), -1);
+    assert_non_null(strstr(err.msg, "XSpace.planes[0].event_metadata[0].value.stats[300]: metadata_id 99 is not"));
+}
+
 static void test_empty_space(void **state)
 {
     (void)state;
@@ -638,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_wire_errors),
         cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_events_names_and_args),
+        cmocka_unit_test(test_args_work_is_bounded),
         cmocka_unit_test(test_empty_space),
         cmocka_unit_test(test_event_errors),
         cmocka_unit_test(test_structure_errors),
