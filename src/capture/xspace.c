@@ -215,8 +215,12 @@ static int read_event(xs *x, const nx_pb_field *f, int64_t pid, const xs_line *l
     const xs_event_meta *m = xs_event_meta_find(x, e.metadata_id);
     if (!m)
         return xs_fail(x, f->offset, "metadata_id %" PRId64 " is not in the plane's event_metadata", e.metadata_id);
-    if (is_internal_event(m) || e.aggregated) {
-        (*(e.aggregated ? &x->counts->aggregated_events : &x->counts->internal_events))++;
+    if (e.aggregated) {
+        x->counts->aggregated_events++;
+        return 0;
+    }
+    if (is_internal_event(m)) {
+        x->counts->internal_events++;
         return 0;
     }
     if (e.duration_ps < 0)
