@@ -70,9 +70,15 @@ void nx_strbuf_printf(nx_strbuf *b, const char *fmt, ...)
 
 void nx_strbuf_put_json_string(nx_strbuf *b, const char *s)
 {
+    nx_strbuf_put_json_stringn(b, s, strlen(s));
+}
+
+void nx_strbuf_put_json_stringn(nx_strbuf *b, const char *s, size_t n)
+{
     nx_strbuf_putc(b, '"');
     const char *run = s;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    const unsigned char *end = (const unsigned char *)s + n;
+    for (const unsigned char *p = (const unsigned char *)s; p < end; p++) {
         const char *esc = NULL;
         char ubuf[8];
         switch (*p) {
@@ -93,7 +99,7 @@ void nx_strbuf_put_json_string(nx_strbuf *b, const char *s)
             run = (const char *)p + 1;
         }
     }
-    nx_strbuf_puts(b, run);
+    nx_strbuf_append(b, run, (size_t)((const char *)end - run));
     nx_strbuf_putc(b, '"');
 }
 

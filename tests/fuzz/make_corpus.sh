@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 session=$(dirname "$(find "$work/cap" -name 'program_*.nxprog')")
 "$NXPROF" process "$work/cap" --data-path "$work/data" --display-name tiny >/dev/null
 
-for h in program trace system_tsv chrome_json chrome_gz timeline_index http; do
+for h in program trace system_tsv chrome_json chrome_gz timeline_index http xspace; do
   rm -rf "${C:?}/$h"
   mkdir -p "$C/$h"
 done
@@ -85,6 +85,9 @@ gzip -n -c "$C/chrome_json/synth.json" >"$C/chrome_gz/synth.json.gz"
   printf '%s' '{"ph":"X","name":"b","ts":3,"dur":1,"pid":1,"tid":1}]' | gzip -n -c; } >"$C/chrome_gz/two-members.json.gz"
 { gzip -n -c "$C/chrome_json/bare-array.json"; printf 'junk'; } >"$C/chrome_gz/trailing-junk.json.gz"
 cp "$C/chrome_json/edge-cases.json" "$C/chrome_gz/edge-cases.json"
+
+# xspace: the real JAX XSpace cut down, and hand-made spaces (xspace_seeds.py says which).
+python3 tests/fuzz/xspace_seeds.py tests/data/real-gpu/jax.xplane.pb "$C/xspace"
 
 # timeline_index: every index of the processed tiny profiles (the harness matches
 # them against the fixture's identical Parquet files).
