@@ -12,51 +12,13 @@ links only while its real path stays inside the data path's profiles/global.
      and served, and the system profile's summary serves its values (the sibling lookup
      follows the link), equal to those read from its Summary.parquet with pyarrow.
 """
-import contextlib
-import http.client
 import json
 import shutil
-import socket
-import subprocess
-import time
 
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import BIN, nx
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serving(data_path):
-    port = free_port()
-    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(data_path), "--port", str(port)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        yield port
-    finally:
-        p.terminate()
-        p.wait(timeout=10)
-
-
-def get(port, path):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    c.request("GET", path)
-    r = c.getresponse()
-    body = r.read()
-    c.close()
-    return r.status, (json.loads(body) if body.startswith(b"{") else body)
+from conftest import http_get_json as get, nx, serving
 
 
 def total_time(profile):
@@ -87,7 +49,7 @@ def test_links_out_of_the_data_path_are_neither_listed_nor_read(layout):
     (glob / "evil@latest").symlink_to(outside_dev, target_is_directory=True)
     shutil.rmtree(inside_dev)
     inside_dev.symlink_to(outside_dev, target_is_directory=True)
-    with serving(dp) as port:
+    with serving(dp) as (port, _):
         status, listing = get(port, "/api/profiles")
         assert status == 200, listing
         names = [p["name"] for p in listing["profiles"]]
@@ -113,7 +75,7 @@ def test_links_inside_the_data_path_are_followed(layout):
     public.unlink() if public.is_symlink() else shutil.rmtree(public)
     public.symlink_to(".store/n-nd0-nc1@latest", target_is_directory=True)
     want = total_time(hidden)
-    with serving(dp) as port:
+    with serving(dp) as (port, _):
         status, listing = get(port, "/api/profiles")
         assert status == 200, listing
         assert "n-nd0-nc1" in [p["name"] for p in listing["profiles"]], listing

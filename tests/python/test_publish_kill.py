@@ -19,14 +19,12 @@ step is hit deterministically:
     the documented non-atomic first migration), and the next run completes it: every name
     of the new set is its new profile; a name only the previous set had stays untouched.
 """
-import contextlib
 import hashlib
 import http.client
 import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -34,7 +32,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import BIN, nx
+from conftest import BIN, free_port, nx
 
 DATA_PATH_STEPS = ["built", "linked", "switched", "migrated", "pruned", "unlinked"]
 OUTPUT_FILE_STEPS = ["built", "swapped", "pruned"]
@@ -52,12 +50,6 @@ def tree_hash(directory):
 def names_of(glob):
     """The public profile names a reader sees: entries that lead to a directory."""
     return sorted(n for n in os.listdir(glob) if not n.startswith(".") and (glob / n).is_dir())
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def served(data_path):

@@ -23,8 +23,7 @@ import socket
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import nx
-from test_server_reliability import serving
+from conftest import nx, serving
 
 ALLOWED = "viewer.example"
 SECURITY_HEADERS = {
@@ -48,7 +47,7 @@ def make_data(root):
 def server(tmp_path_factory):
     """The tiny profiles served with --allow-host viewer.example: (port, data path)."""
     data = make_data(tmp_path_factory.mktemp("sec"))
-    with serving(data, "--allow-host", ALLOWED) as port:
+    with serving(data, "--allow-host", ALLOWED) as (port, _):
         yield port, data
 
 
@@ -124,7 +123,7 @@ def test_allow_host_is_checked_and_absent_by_default(tmp_path):
     r = nx("serve", "--allow-host", "evil.example:80", check=False)
     assert r.returncode == 2 and "--allow-host" in r.stderr, r.stderr
     (tmp_path / "profiles" / "global").mkdir(parents=True)
-    with serving(tmp_path) as port:
+    with serving(tmp_path) as (port, _):
         status, _, _ = request(port, "/api/profiles", host=f"{ALLOWED}:{port}")
         assert status == 421
 
@@ -239,7 +238,7 @@ def test_no_answer_shows_the_absolute_data_path(tmp_path):
             for secret in secrets:
                 assert secret not in text, (t, status, text[:500])
 
-    with serving(data) as port:
+    with serving(data) as (port, _):
         w = window_of(port, DEVICE)
         sys_w = window_of(port, "tiny")
         device_targets = [
@@ -299,7 +298,7 @@ def test_table_rewritten_in_place_is_answered_as_it_is(tmp_path):
         assert int(headers["x-nxprof-rows"]) == csv.count(b"\n") - 1
         return tracks, tl_inst["rows_in_window"], summary["opcode_summary"]["total_rows"], csv.count(b"\n") - 1
 
-    with serving(data) as port:
+    with serving(data) as (port, _):
         w = window_of(port, DEVICE)
         full, full_ops = pq.read_table(inst), pq.read_table(ops)
         assert full.num_rows > 100 and full_ops.num_rows > 1
