@@ -285,10 +285,11 @@ enum MHD_Result nx_server_answer(nx_api_req *r, const nx_http_request *q)
 {
     const char *url = q->url;
     if (!nx_server_host_allowed(r->srv, q->host, q->port, q->local_addr))
+        /* Neither header is echoed: an answer quotes nothing a foreign page chose. */
         return nx_api_error(r, MHD_HTTP_MISDIRECTED_REQUEST,
-                            "Host '%s' is not this server (nxprof serve --allow-host NAME admits a name)", q->host);
+                            "the request's Host is not this server (nxprof serve --allow-host NAME admits a name)");
     if (!nx_server_origin_allowed(r->srv, q->origin, q->port, q->local_addr))
-        return nx_api_error(r, MHD_HTTP_FORBIDDEN, "cross-origin request from '%s' refused", q->origin);
+        return nx_api_error(r, MHD_HTTP_FORBIDDEN, "a cross-origin request is refused (its Origin is not this server)");
     r->head = strcmp(q->method, "HEAD") == 0;
     if (strcmp(q->method, "POST") == 0 && !nx_server_json_content_type(q->content_type))
         return nx_api_error(r, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "a POST must have Content-Type: application/json");
