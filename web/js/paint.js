@@ -12,6 +12,7 @@
 // track holds an event.
 import { V, geom, screenRows, relOf, nsPerPx } from './viewer.js';
 import { ellipsize, fmtNs, fmtTick, niceStep } from './format.js';
+import { shortName } from './names.js';
 import { eventBox } from './hit.js';
 import { markerDeltas } from './markers.js';
 import { paintLane } from './lanes.js';
@@ -166,7 +167,7 @@ function paintEvents(ctx, r, d, g, W, want) {
   ctx.font = FONT;
   for (const [i, b, c] of texts) {
     const x = Math.max(b.x, GUTTER), w = Math.min(b.x + b.w, W) - x;
-    const s = fit(ctx, String(d.name[i]), w - 6);
+    const s = fit(ctx, shortName(String(d.name[i])), w - 6);
     if (!s) continue;
     ctx.fillStyle = inkOn(c);
     ctx.fillText(s, x + 3, b.y + b.h / 2 + 0.5);
