@@ -85,6 +85,7 @@ export async function showSystem(info) {
   try { s = await api(`/api/profiles/${namePath(info.name)}/summary`); } catch (e) { failed = e.message; }
   $('#system-facts').innerHTML = facts(info, s, failed);
   const framework = !(info.device_profiles || []).length;
+  $('#system-busy h2').textContent = framework ? 'Busy time per thread or stream' : 'Busy time per thread';
   $('#system-busy .content').innerHTML = busyHTML(s, framework ? 'Thread or stream' : 'Thread or NeuronCore');
   $('#system-devices').hidden = framework;
   $('#system-ops .content').innerHTML = opsHTML(s);
