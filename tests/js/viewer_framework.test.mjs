@@ -59,6 +59,7 @@ test('System Trace Viewer on a real PyTorch trace', { skip: SKIP, timeout: 20000
     await page.waitForFunction(() => document.querySelector('#system-busy table.bars'), null, { timeout: 30000 });
     assert.equal(await page.locator('#device-profiles').isVisible(), false, 'the Device Profiles table is hidden');
     assert.equal(await page.getByText('MFU', { exact: true }).isVisible(), false, 'no MFU column on the page');
+    assert.doesNotMatch(await page.locator('#system-facts').innerText(), /device profile/, 'no count of device profiles it cannot have');
     assert.equal(await page.locator('#system-busy h2').innerText(), 'Busy time per thread or stream');
     assert.match(await page.locator('#system-busy th').first().innerText(), /Thread or stream/);
     assert.ok(await page.locator('#system-busy table.bars tr').count() > 1, 'busy time rows');

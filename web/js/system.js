@@ -26,7 +26,8 @@ function facts(info, s, failed) {
   if (s && s.wall) out.push(`wall time <b>${esc(fmtNs(Number(s.wall.duration_ns)))}</b>`);
   if (s) out.push(`${esc(fmtCount(s.events))} events`);
   if (info.first_ts !== null) out.push(`first timestamp ${esc(info.first_ts)} ns`);
-  out.push(`${esc(fmtCount((info.device_profiles || []).length))} device profiles`);
+  const devices = (info.device_profiles || []).length;
+  if (devices) out.push(`${esc(fmtCount(devices))} device profiles`);
   out.push(esc(fmtBytes(info.size_bytes)));
   if (info.error) out.push(`<span class="warn" title="${esc(info.error)}">⚠ ${esc(info.error)}</span>`);
   if (failed && failed !== info.error) out.push(`<span class="warn">summary unavailable: ${esc(failed)}</span>`);
