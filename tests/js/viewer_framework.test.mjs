@@ -11,7 +11,9 @@
 //   the window holds exactly the rows DuckDB counts overlapping it; a sampled export is
 //   byte for byte `nxprof export-csv --width W`;
 // - a long C++ kernel name is drawn shortened on the GPU stream (the hand-written short
-//   form), and its hover tooltip and Event Details show the whole name from the JSON.
+//   form), and its hover tooltip and Event Details show the whole name from the JSON; the
+//   flow arrow from its launch, far off to the left, bends inside the plot rather than
+//   running along the GPU stream.
 // Skipped (with a message) only when /usr/bin/chromium is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
-import { SKIP, startServer, launch, settle, viewState } from './lib/browser.mjs';
+import { SKIP, GUTTER, startServer, launch, settle, viewState, pixel } from './lib/browser.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_framework: ${SKIP}`);
 const TRACE = path.join(TEST_DATA, 'real-gpu', 'gpt2_eager.json.gz');
@@ -84,6 +86,19 @@ test('System Trace Viewer on a real PyTorch trace', { skip: SKIP, timeout: 20000
     const whole = page.locator('#details .ev-name');
     await whole.waitFor({ timeout: 15000 });
     assert.equal(await whole.textContent(), KERNEL, 'Event Details names it whole');
+    // Its launch (the flow's predecessor, on a CPU thread) is far left of the window: the
+    // arrow bends inside the plot instead of running along the GPU stream over its names.
+    await page.waitForFunction(() => window.nxViewer.state.flows && window.nxViewer.state.flows.predecessors.length === 1, null, { timeout: 15000 });
+    await page.mouse.move(b.x + 2, b.y + 2);
+    await settle(page);
+    const ev = (await page.evaluate(() => window.nxViewer.events().filter((e) => e.ordinal === window.nxViewer.state.sel.ordinal)))[0];
+    assert.ok(ev.x > GUTTER + 40, 'the kernel starts inside the plot');
+    let purple = 0;
+    for (let x = GUTTER + 4; x < (GUTTER + ev.x) / 2; x += 2) {
+      const [r, g, bl] = await pixel(page, x, ev.y + ev.h / 2);
+      if (Math.abs(r - 0x7c) < 40 && Math.abs(g - 0x3a) < 40 && Math.abs(bl - 0xed) < 40) purple++;
+    }
+    assert.equal(purple, 0, 'no flow line along the stream left of the kernel');
   });
 
   const exportOnce = async (sampled) => {

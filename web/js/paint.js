@@ -299,13 +299,15 @@ function arrow(ctx, x0, y0, x1, y1, colour) {
   ctx.lineWidth = 1;
 }
 
+// An end off the plot is pinned to its edge, so the curve bends where it can be seen
+// instead of running along the selected row over other events' names.
 function paintFlows(ctx, g) {
   if (!V.flows || !V.selRef) return;
   const s = refBox(V.selRef, g);
   if (!s) return;
-  const mid = (b) => b.y + b.h / 2;
-  for (const p of V.flows.predecessors || []) { const b = refBox(p, g); if (b) arrow(ctx, b.x + b.w, mid(b), s.x, mid(s), PRED); }
-  for (const p of V.flows.successors || []) { const b = refBox(p, g); if (b) arrow(ctx, s.x + s.w, mid(s), b.x, mid(b), SUCC); }
+  const mid = (b) => b.y + b.h / 2, pin = (x) => Math.min(Math.max(x, g.gutter), V.cssW);
+  for (const p of V.flows.predecessors || []) { const b = refBox(p, g); if (b) arrow(ctx, pin(b.x + b.w), mid(b), pin(s.x), mid(s), PRED); }
+  for (const p of V.flows.successors || []) { const b = refBox(p, g); if (b) arrow(ctx, pin(s.x + s.w), mid(s), pin(b.x), mid(b), SUCC); }
 }
 
 // Why nothing is drawn, in the middle of the track area.
