@@ -832,7 +832,7 @@ test('schema equals `nxprof schema --format json` plus the viewer member', async
     T('SemaphoreUpdate', 'semaphore', 'point', '', 'Semaphore updates', [], 'id', 'track'),
     T('CcInstruction', 'cc', 'interval', '', 'Collective (CC) ops', ['description'], 'description', 'description'),
     T('CcOp', 'cc', 'interval', ' · ops', null, ['operation'], 'operation', 'operation'),
-    T('SystemProfileEvents', 'system', 'interval', '', null, ['name'], 'name', 'name'),
+    T('SystemProfileEvents', 'system', 'interval', '', 'System and framework events', ['name'], 'name', 'name'),
   ];
   assert.deepEqual(viewer.timelines.map((x) => x.table), tables.map((x) => x.table));
   const types = {};
