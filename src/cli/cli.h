@@ -52,6 +52,11 @@ int nx_summary_print(const char *profile_dir, bool json);
 int nx_serve_parse_port(const char *s, unsigned *out);
 int nx_serve_check_bind(const char *s);
 int nx_serve_default_data_path(char **out);
+/* --allow-host NAME (serve and view): at most NX_SERVE_MAX_ALLOW_HOSTS of them. */
+#define NX_SERVE_MAX_ALLOW_HOSTS 16
+/* Adds NAME to hosts[*n]: 0, or NX_EXIT_USAGE after printing why NAME is refused
+ * (not a host name or address, a port given, too many). */
+int nx_serve_allow_host(const char *cmd, const char *name, const char **hosts, size_t *n);
 
 /* Turns getopt_long's '?' or ':' result into a usage error naming the option. */
 int nx_getopt_error(const char *cmd, int c, char **argv);

@@ -17,7 +17,10 @@
  *   - Output: DIR (created with its parents when missing) receives <Table>.csv per
  *     exported table: a header row "timeline_track,<every schema field of the
  *     table in schema order>", then the rows in the window in start-time (file)
- *     order. A schema field missing from the table's files (another writer may
+ *     order. Each file is written to a hidden temporary beside it
+ *     (".<Table>.csv.tmp-*") and renamed into place when complete: a failed
+ *     export (a full disk) leaves no partial CSV, and a previous <Table>.csv
+ *     stays as it was. A schema field missing from the table's files (another writer may
  *     omit optional columns), or stored in a type the reader cannot decode, is
  *     written as an empty (null) column. Values: src/query/csv.h.
  *   - Sampling (default --width 1920): per (track, bucket) one row, window.h;
@@ -228,6 +231,30 @@ static void print_pages(const char *table, const char *pass, const nx_export *x,
             table, pass, st.row_groups_read, st.row_groups_total, st.pages_read, st.pages_total);
 }
 
+/* A hidden temporary file beside <out>/<table>.csv, ".<table>.csv.tmp-XXXXXX",
+ * opened for writing with the usual permissions (0666 less the umask); the CSV
+ * is renamed into place only when complete, so a failed export leaves none. */
+static FILE *open_aside(const export_opts *o, const char *table, char **tmp)
+{
+    size_t len = strlen(o->out) + strlen(table) + 20;
+    if (!(*tmp = malloc(len))) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    snprintf(*tmp, len, "%s/.%s.csv.tmp-XXXXXX", o->out, table);
+    int fd = mkstemp(*tmp);
+    mode_t mask = umask(0);
+    umask(mask);
+    FILE *f = fd >= 0 && fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "wb") : NULL;
+    if (!f && fd >= 0) {
+        int e = errno;
+        close(fd);
+        unlink(*tmp);
+        errno = e;
+    }
+    return f;
+}
+
 /* Exports one table into <out>/<table>.csv (src/query/export.h does the rows).
  * Returns NX_EXIT_OK, NX_EXIT_TRUNCATED or NX_EXIT_ERROR; *absent is set when the
  * profile has no such table (a note says so when `named`: the user asked for it). */
@@ -253,14 +280,15 @@ static int export_table(const export_opts *o, const char *table, bool named, boo
     nx_csv csv = {0};
     bool csv_open = false;
     size_t plen = strlen(o->out) + strlen(table) + 6;
-    char *path = malloc(plen);
+    char *path = malloc(plen), *tmp = NULL;
     if (!path) {
         fprintf(stderr, "nxprof " CMD ": %s: out of memory\n", table);
         goto done;
     }
     snprintf(path, plen, "%s/%s.csv", o->out, table);
-    if (!(f = fopen(path, "wb"))) {
-        fprintf(stderr, "nxprof " CMD ": %s: cannot create %s: %s\n", table, path, strerror(errno));
+    if (!(f = open_aside(o, table, &tmp))) {
+        fprintf(stderr, "nxprof " CMD ": %s: cannot create a temporary file beside %s: %s\n", table, path,
+                strerror(errno));
         goto done;
     }
     if (nx_csv_init(&csv, f) < 0) {
@@ -286,6 +314,12 @@ static int export_table(const export_opts *o, const char *table, bool named, boo
         goto done;
     }
     f = NULL;
+    if (rename(tmp, path) != 0) {
+        fprintf(stderr, "nxprof " CMD ": %s: cannot rename %s to %s: %s\n", table, tmp, path, strerror(errno));
+        goto done;
+    }
+    free(tmp);
+    tmp = NULL;
     if (nx_export_truncated(x)) {
         fprintf(stderr, "nxprof " CMD ": warning: %s has more than %llu rows in the window; %s stops at --max-rows %llu\n",
                 table, o->max_rows, path, o->max_rows);
@@ -296,12 +330,12 @@ static int export_table(const export_opts *o, const char *table, bool named, boo
 done:
     if (csv_open)
         nx_csv_finish(&csv);
-    if (f) {
+    if (f)
         fclose(f);
-        if (result == NX_EXIT_ERROR)
-            unlink(path);
-    }
+    if (tmp)
+        unlink(tmp);   /* not complete: never renamed into place */
     nx_export_close(x);
+    free(tmp);
     free(path);
     return result;
 }

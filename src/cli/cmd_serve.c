@@ -1,12 +1,14 @@
 /*
- * cmd_serve.c — `nxprof serve [--data-path P] [--bind ADDR] [--port N] [--threads N]`:
+ * cmd_serve.c — `nxprof serve [--data-path P] [--bind ADDR] [--port N] [--threads N]
+ * [--allow-host NAME]...`:
  * the web viewer and JSON API (docs/api.md) over the profiles in
  * P/profiles/global/<name>@latest, until SIGINT/SIGTERM.
  *
  * Rules (usage errors, exit 2): --port is 0..65535 (0: the kernel picks a free port;
  * the chosen one is printed), --threads 1..64, --bind an IPv4 or IPv6 literal
  * (default 127.0.0.1: nothing is exposed beyond this machine unless asked), no
- * positional arguments. --data-path defaults to $HOME/.nxprof. The data path need
+ * positional arguments, --allow-host a host name, IPv4 address or bracketed IPv6
+ * address without a port (at most 16; server.h). --data-path defaults to $HOME/.nxprof. The data path need
  * not exist yet (the listing is then empty). Exit 0 after a signal, 1 when the
  * server cannot start (port in use, address not available).
  */
@@ -24,7 +26,7 @@
 static void serve_help(FILE *out)
 {
     fprintf(out,
-            "Usage: nxprof serve [--data-path P] [--bind ADDR] [--port N] [--threads N]\n"
+            "Usage: nxprof serve [--data-path P] [--bind ADDR] [--port N] [--threads N] [--allow-host NAME]...\n"
             "\n"
             "Serve the Device Trace Viewer and its JSON API (docs/api.md) for the profiles in\n"
             "P/profiles/global/*@latest. Prints the URL to open; stop with Ctrl-C.\n"
@@ -33,7 +35,15 @@ static void serve_help(FILE *out)
             "  -b, --bind ADDR      IPv4 or IPv6 address to listen on (default 127.0.0.1)\n"
             "  -P, --port N         TCP port, 0..65535 (default 3001; 0 picks a free port)\n"
             "  -j, --threads N      request threads, 1..64 (default 4)\n"
+            "      --allow-host NAME  also answer requests whose Host (or Origin) names NAME, a\n"
+            "                       host name or address this server is reached by (repeatable)\n"
             "  -h, --help           show this help\n"
+            "\n"
+            "Security: only requests whose Host header names this server (localhost, the --bind\n"
+            "address, the address connected to, an --allow-host NAME; with the port, if given) are\n"
+            "answered (else 421), and only same-origin ones (an Origin header other than\n"
+            "http://<such a host>:<port> gets 403), so other web sites cannot read profiles\n"
+            "through a browser (DNS rebinding, cross-site requests). docs/api.md \"Security\".\n"
             "\n"
             "Exit status: 0 stopped by SIGINT/SIGTERM, 1 cannot start, 2 usage error.\n");
 }
@@ -61,6 +71,17 @@ int nx_serve_check_bind(const char *s)
     return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1 ? 0 : -1;
 }
 
+int nx_serve_allow_host(const char *cmd, const char *name, const char **hosts, size_t *n)
+{
+    if (!nx_server_allow_host_valid(name))
+        return nx_usage_error(cmd, "bad --allow-host '%s' (a host name, IPv4 address or [IPv6] address, no port)",
+                              name);
+    if (*n == NX_SERVE_MAX_ALLOW_HOSTS)
+        return nx_usage_error(cmd, "too many --allow-host names (%d at most)", NX_SERVE_MAX_ALLOW_HOSTS);
+    hosts[(*n)++] = name;
+    return 0;
+}
+
 int nx_serve_default_data_path(char **out)
 {
     const char *home = getenv("HOME");
@@ -78,10 +99,12 @@ static int serve_run(int argc, char **argv)
     static const struct option opts[] = {
         {"data-path", required_argument, NULL, 'p'}, {"bind", required_argument, NULL, 'b'},
         {"port", required_argument, NULL, 'P'},      {"threads", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+        {"allow-host", required_argument, NULL, 'A'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
-    nx_server_options o = {.port = 3001};
-    int c;
+    const char *hosts[NX_SERVE_MAX_ALLOW_HOSTS];
+    nx_server_options o = {.port = 3001, .allow_hosts = hosts};
+    int c, rc;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":p:b:P:j:h", opts, NULL)) != -1) {
         switch (c) {
@@ -106,6 +129,10 @@ static int serve_run(int argc, char **argv)
             o.threads = v;
             break;
         }
+        case 'A':
+            if ((rc = nx_serve_allow_host(CMD, optarg, hosts, &o.n_allow_hosts)) != 0)
+                return rc;
+            break;
         case 'h': serve_help(stdout); return NX_EXIT_OK;
         default: return nx_getopt_error(CMD, c, argv);
         }
@@ -120,7 +147,7 @@ static int serve_run(int argc, char **argv)
         }
         o.data_path = owned;
     }
-    int rc = nx_server_run(&o, stdout) == 0 ? NX_EXIT_OK : NX_EXIT_ERROR;
+    rc = nx_server_run(&o, stdout) == 0 ? NX_EXIT_OK : NX_EXIT_ERROR;
     free(owned);
     return rc;
 }

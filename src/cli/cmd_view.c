@@ -11,14 +11,14 @@
  *                                     processing report going to stderr so stdout holds
  *                                     only the summary. F = parquet (default): the
  *                                     report goes to stdout as with `process`.
- *   view -d CAPTURE_DIR [--bind A] [--port N]
+ *   view -d CAPTURE_DIR [--bind A] [--port N] [--allow-host NAME]...
  *                                     process as above (report on stdout), then serve the
  *                                     viewer (src/server/server.h, `nxprof serve`) over the
  *                                     data path the profile went to, printing its URL,
  *                                     until SIGINT/SIGTERM. --output-file cannot be used
  *                                     here (the server serves a data path), nor
- *                                     --output-format other than parquet; --bind/--port
- *                                     only here (not with --ingest-only).
+ *                                     --output-format other than parquet; --bind/--port/
+ *                                     --allow-host only here (not with --ingest-only).
  * Unlike `process`, view may omit both --data-path and --output-file: the profile
  * then goes to the default data path ($HOME/.nxprof/profiles/global/N@latest).
  * --show-profile-schema cannot be combined with -d.
@@ -37,6 +37,7 @@ static void view_help(FILE *out)
     fprintf(out,
             "Usage: nxprof view --show-profile-schema\n"
             "       nxprof view -d CAPTURE_DIR [--display-name N] [--data-path P] [--bind A] [--port N]\n"
+            "                   [--allow-host NAME]...\n"
             "       nxprof view -d CAPTURE_DIR --ingest-only [--display-name N] [--data-path P]\n"
             "                   [--output-file DIR] [--output-format parquet|summary-text|summary-json]\n"
             "                   [--max-rows-per-file N] [--ignore-device-profile]\n"
@@ -50,6 +51,8 @@ static void view_help(FILE *out)
             "                             view then serves the viewer (as 'nxprof serve') and\n"
             "                             prints the URL to open\n"
             "      --bind ADDR, --port N  where to serve (default 127.0.0.1, 3001; port 0 picks one)\n"
+            "      --allow-host NAME      a further host name the viewer is reached by (repeatable;\n"
+            "                             as 'nxprof serve --allow-host')\n"
             "      --output-format F      parquet (default): just the profile; summary-text or\n"
             "                             summary-json: also print its summary ('nxprof summary')\n"
             "Processing options, as for 'nxprof process' (without --data-path and --output-file\n"
@@ -65,7 +68,7 @@ typedef enum { OUT_PARQUET, OUT_SUMMARY_TEXT, OUT_SUMMARY_JSON } view_output;
 
 static int view_run(int argc, char **argv)
 {
-    enum { OPT_SHOW_SCHEMA = 1000, OPT_INGEST_ONLY, OPT_OUTPUT_FORMAT, OPT_BIND, OPT_PORT };
+    enum { OPT_SHOW_SCHEMA = 1000, OPT_INGEST_ONLY, OPT_OUTPUT_FORMAT, OPT_BIND, OPT_PORT, OPT_ALLOW_HOST };
     static const struct option opts[] = {
         {"show-profile-schema", no_argument, NULL, OPT_SHOW_SCHEMA},
         {"directory", required_argument, NULL, 'd'},
@@ -73,6 +76,7 @@ static int view_run(int argc, char **argv)
         {"output-format", required_argument, NULL, OPT_OUTPUT_FORMAT},
         {"bind", required_argument, NULL, OPT_BIND},
         {"port", required_argument, NULL, OPT_PORT},
+        {"allow-host", required_argument, NULL, OPT_ALLOW_HOST},
         NX_PROCESS_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -80,6 +84,8 @@ static int view_run(int argc, char **argv)
     bool show_schema = false, ingest_only = false, fmt_given = false;
     const char *bind = NULL;
     unsigned port = 3001;
+    const char *hosts[NX_SERVE_MAX_ALLOW_HOSTS];
+    size_t n_hosts = 0;
     bool serve_opt = false;
     view_output fmt = OUT_PARQUET;
     nx_process_options o = {0};
@@ -106,6 +112,13 @@ static int view_run(int argc, char **argv)
                 return nx_usage_error("view", "bad --port '%s' (0..65535)", optarg);
             serve_opt = true;
             break;
+        case OPT_ALLOW_HOST: {
+            int rc = nx_serve_allow_host("view", optarg, hosts, &n_hosts);
+            if (rc != 0)
+                return rc;
+            serve_opt = true;
+            break;
+        }
         case OPT_OUTPUT_FORMAT:
             fmt_given = true;
             if (strcmp(optarg, "parquet") == 0)
@@ -140,7 +153,8 @@ static int view_run(int argc, char **argv)
     if (!o.capture_dir)
         return nx_usage_error("view", "nothing to do: give -d CAPTURE_DIR --ingest-only, or --show-profile-schema");
     if (ingest_only && serve_opt)
-        return nx_usage_error("view", "--bind and --port serve the viewer; they cannot be combined with --ingest-only");
+        return nx_usage_error("view", "--bind, --port and --allow-host serve the viewer; they cannot be combined "
+                                      "with --ingest-only");
     if (!ingest_only && o.output_file)
         return nx_usage_error("view", "--output-file needs --ingest-only (the viewer serves a data path)");
     if (!ingest_only && fmt_given && fmt != OUT_PARQUET)
@@ -169,7 +183,7 @@ static int view_run(int argc, char **argv)
             char open_name[256];
             snprintf(open_name, sizeof open_name, "%.*s", (int)len, base);
             nx_server_options so = {.data_path = o.data_path ? o.data_path : dp, .bind = bind, .port = port,
-                                    .open_profile = open_name};
+                                    .open_profile = open_name, .allow_hosts = hosts, .n_allow_hosts = n_hosts};
             fflush(stdout);
             rc = nx_server_run(&so, stdout) == 0 ? NX_EXIT_OK : NX_EXIT_ERROR;
         }

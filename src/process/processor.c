@@ -21,7 +21,9 @@
 
 #include "capture/capture.h"
 #include "process/device_pipeline.h"
+#include "profile/data_path.h"
 #include "profile/profile_output.h"
+#include "profile/profile_set.h"
 #include "process/profile_plan.h"
 #include "process/row.h"
 #include "process/summary_table.h"
@@ -190,8 +192,9 @@ typedef struct run {
     const nx_capture *cap;
     nx_profile_plan plan;
     job *jobs;
-    nx_profile_output *outs;         /* one per profile not nested in another */
+    nx_profile_output *outs;         /* --output-file: one per profile not nested in another */
     size_t n_outs;
+    nx_profile_set set;              /* --data-path: the run's set of profiles */
     nxpq_writer_options wopts;
     _Atomic size_t next;             /* the next job a worker takes */
     progress_line pl;
@@ -435,8 +438,9 @@ static int open_job(run *r, size_t i, char *err, size_t errlen)
     return 0;
 }
 
-/* Starts every output directory (all checked before any is created) and the
- * build directory of each job. */
+/* Starts every output (each target checked, and kept apart from the capture,
+ * before any profile is built): the data path's set of profiles, or one
+ * nx_profile_output per --output-file profile; and the build directory of each job. */
 static int begin_outputs(run *r, char *err, size_t errlen)
 {
     nxpq_error perr = {{0}};
@@ -445,10 +449,23 @@ static int begin_outputs(run *r, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    for (size_t i = 0; i < r->plan.n; i++)
+        if (!r->plan.p[i].nested && nx_output_apart_from_capture(r->o->capture_dir, r->plan.p[i].dir, &perr) != 0)
+            goto fail;
+    char *root = NULL;
+    if (!r->o->output_file && (nx_data_path_root(r->o->data_path, &root, &perr) != 0 ||
+                               nx_profile_set_begin(&r->set, root, r->o->display_name, &perr) != 0)) {
+        free(root);
+        goto fail;
+    }
+    free(root);
     for (size_t i = 0; i < r->plan.n; i++) {
         const nx_planned_profile *pp = &r->plan.p[i];
         job *j = &r->jobs[i];
-        if (!pp->nested) {
+        if (!pp->nested && !r->o->output_file) {
+            if (nx_profile_set_add(&r->set, pp->name, &j->build_dir, &perr) != 0)
+                goto fail;
+        } else if (!pp->nested) {
             if (nx_profile_output_begin(&r->outs[r->n_outs], pp->dir, &perr) != 0)
                 goto fail;
             j->build_dir = strdup(r->outs[r->n_outs++].tmp_dir);
@@ -637,7 +654,8 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
     nx_run_phase("publish");
     if (check_stop(err, errlen) != 0)
         goto done;
-    if (nx_profile_output_publish(r.outs, r.n_outs, &perr) != 0) {
+    if ((o->output_file ? nx_profile_output_publish(r.outs, r.n_outs, &perr)
+                        : nx_profile_set_publish(&r.set, &perr)) != 0) {
         r.n_outs = 0;   /* publish removed every temporary directory */
         snprintf(err, errlen, "%s", perr.msg);
         goto done;
@@ -654,6 +672,7 @@ done:
         fputc('\n', stderr);
     for (size_t i = 0; r.outs && i < r.n_outs; i++)
         nx_profile_output_abort(&r.outs[i]);
+    nx_profile_set_abort(&r.set);
     free(r.outs);
     for (size_t i = 0; r.jobs && i < r.plan.n; i++) {
         nx_summary_hold_discard(&r.jobs[i].summary);

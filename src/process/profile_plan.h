@@ -15,7 +15,8 @@
  *     file's name); when two programs of the session both have a trace of the
  *     same NeuronCore, each of those names gets "-<its program's hash>" (the 16
  *     hex digits of the file names). Every name is checked like a display name.
- *   Directories: with --data-path P every profile is P/profiles/global/<name>@latest.
+ *   Directories: with --data-path P every profile is P/profiles/global/<name>@latest
+ *     (a link into the run's set folder, profile/profile_set.h, where it is built).
  *     With --output-file DIR (one session only) the session's first profile is DIR
  *     and, when that is a system profile, each device profile is
  *     DIR/devices/<name>/ (NX_NESTED_DEVICE_DIR), built and published with it.

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE   /* renameat2 */
 #include "profile/profile_output.h"
+#include "profile/profile_manifest.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -66,6 +67,19 @@ int nx_display_name_validate(const char *name, nxpq_error *err)
     return 0;
 }
 
+int nx_data_path_root(const char *data_path, char **out, nxpq_error *err)
+{
+    *out = NULL;
+    if (data_path && !*data_path)
+        return nxpq_error_set(err, "data path is empty");
+    const char *home = getenv("HOME");
+    if (!data_path && (!home || !*home))
+        return nxpq_error_set(err, "HOME is not set: give --data-path or --output-file");
+    *out = data_path ? nx_path_printf("%s/profiles/global", data_path)
+                     : nx_path_printf("%s/.nxprof/profiles/global", home);
+    return *out ? 0 : nxpq_error_set(err, "out of memory");
+}
+
 int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
                            char **out, nxpq_error *err)
 {
@@ -76,23 +90,16 @@ int nx_profile_dir_resolve(const char *data_path, const char *display_name, cons
         *out = strdup(output_file);
         return *out ? 0 : nxpq_error_set(err, "out of memory");
     }
-    if (nx_display_name_validate(display_name, err) < 0)
+    char *root;
+    if (nx_display_name_validate(display_name, err) < 0 || nx_data_path_root(data_path, &root, err) < 0)
         return -1;
-    if (data_path) {
-        if (!*data_path)
-            return nxpq_error_set(err, "data path is empty");
-        *out = nx_path_printf("%s/profiles/global/%s@latest", data_path, display_name);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home)
-            return nxpq_error_set(err, "HOME is not set: give --data-path or --output-file");
-        *out = nx_path_printf("%s/.nxprof/profiles/global/%s@latest", home, display_name);
-    }
+    *out = nx_path_printf("%s/%s@latest", root, display_name);
+    free(root);
     return *out ? 0 : nxpq_error_set(err, "out of memory");
 }
 
 /* mkdir -p: creates every missing component of `path`. */
-static int make_dirs(char *path, nxpq_error *err)
+int nx_make_dirs(char *path, nxpq_error *err)
 {
     for (char *p = path + 1; ; p++) {
         if (*p != '/' && *p != '\0')
@@ -144,8 +151,13 @@ static char *make_sibling(const char *final_dir, const char *tag, nxpq_error *er
         nxpq_error_set(err, "out of memory");
         return NULL;
     }
+    return nx_make_temp_dir(dir, err);
+}
+
+char *nx_make_temp_dir(char *dir, nxpq_error *err)
+{
     if (!mkdtemp(dir)) {
-        nxpq_error_set(err, "cannot create a temporary directory next to %s: %s", final_dir, strerror(errno));
+        nxpq_error_set(err, "cannot create a temporary directory %s: %s", dir, strerror(errno));
         free(dir);
         return NULL;
     }
@@ -165,7 +177,7 @@ static char *make_sibling(const char *final_dir, const char *tag, nxpq_error *er
 /* Removes ".<base>.tmp-<pid>-*" and ".<base>.old-<pid>-*" siblings whose process
  * is gone: what a run killed with SIGKILL (or a power cut) left behind. A live
  * pid's directory is another run in progress and is left alone. */
-static void sweep_stale(const char *parent, const char *base)
+void nx_profile_sweep_stale(const char *parent, const char *base)
 {
     DIR *d = opendir(parent);
     if (!d)
@@ -186,72 +198,19 @@ static void sweep_stale(const char *parent, const char *base)
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;
         char *path = nx_path_printf("%s/%s", parent, n);
-        if (path)
+        nxpq_error ignored;
+        /* A build of a dead run is nxprof's whole; a previous profile moved
+         * aside is removed by its manifest, and kept if anything else is in it. */
+        struct stat st;
+        if (path && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            unlink(path);   /* a link a migration had not yet exchanged (profile_set.h) */
+        else if (path && nx_profile_building(path) == 1)
             nx_remove_tree(path);
+        else if (path)
+            nx_profile_remove(path, &ignored);
         free(path);
     }
     closedir(d);
-}
-
-/* True when `path`, a regular file in a profile directory, is something nxprof writes there:
- * the marker, a timeline index (.T.nxtl) or a Parquet file whose footer names nxprof. */
-static bool nxprof_entry(const char *path, const char *name)
-{
-    size_t n = strlen(name);
-    if (strcmp(name, NX_PROFILE_MARKER) == 0)
-        return true;
-    if (name[0] == '.' && n > 6 && strcmp(name + n - 5, ".nxtl") == 0)
-        return true;
-    if (n <= 8 || strcmp(name + n - 8, ".parquet") != 0)
-        return false;
-    nxpq_error ignored;
-    nxpq_reader *r = nxpq_reader_open(path, &ignored);
-    if (!r)
-        return false;
-    const char *by = nxpq_reader_created_by(r);
-    bool ours = by && strncmp(by, "nxprof", 6) == 0;
-    nxpq_reader_close(r);
-    return ours;
-}
-
-/* 0 when final_dir is absent or a directory nxprof may replace (see Ownership in
- * profile_output.h); else -1 with a message naming the directory and what is in it. */
-static int check_replaceable(const char *final_dir, nxpq_error *err)
-{
-    struct stat st;
-    if (lstat(final_dir, &st) != 0)
-        return errno == ENOENT ? 0 : nxpq_error_set(err, "cannot inspect %s: %s", final_dir, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return nxpq_error_set(err, "%s exists and is not a directory; nxprof replaces only profiles it wrote",
-                              final_dir);
-    char *marker = nx_path_printf("%s/%s", final_dir, NX_PROFILE_MARKER);
-    if (!marker)
-        return nxpq_error_set(err, "out of memory");
-    bool marked = lstat(marker, &st) == 0 && S_ISREG(st.st_mode);
-    free(marker);
-    if (marked)
-        return 0;
-    DIR *d = opendir(final_dir);
-    if (!d)
-        return nxpq_error_set(err, "cannot read %s: %s", final_dir, strerror(errno));
-    int rc = 0;
-    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char *path = nx_path_printf("%s/%s", final_dir, e->d_name);
-        if (!path) {
-            rc = nxpq_error_set(err, "out of memory");
-            break;
-        }
-        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || !nxprof_entry(path, e->d_name))
-            rc = nxpq_error_set(err,
-                                "refusing to replace %s: it is not a profile nxprof wrote (it holds %s); "
-                                "choose another output directory, or remove it yourself",
-                                final_dir, e->d_name);
-        free(path);
-    }
-    closedir(d);
-    return rc;
 }
 
 /* Writes the marker into the profile being built. */
@@ -262,7 +221,7 @@ static int write_marker(const char *tmp_dir, nxpq_error *err)
         return nxpq_error_set(err, "out of memory");
     FILE *f = fopen(path, "wx");
     int rc = 0;
-    if (!f || fputs("a profile written by nxprof: nxprof may replace this directory\n", f) < 0)
+    if (!f || fputs(NX_MANIFEST_BUILDING "\n", f) < 0)
         rc = nxpq_error_set(err, "cannot write %s: %s", path, strerror(errno));
     if (f && fclose(f) != 0 && rc == 0)
         rc = nxpq_error_set(err, "cannot write %s: %s", path, strerror(errno));
@@ -299,14 +258,14 @@ int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_er
         nx_profile_output_abort(o);
         return -1;
     }
-    if (check_replaceable(o->final_dir, err) < 0) {
+    if (nx_profile_owned(o->final_dir, err) < 0) {
         free(parent);
         nx_profile_output_abort(o);
         return -1;
     }
-    int rc = make_dirs(parent, err);
+    int rc = nx_make_dirs(parent, err);
     if (rc == 0)
-        sweep_stale(parent, base);
+        nx_profile_sweep_stale(parent, base);
     free(parent);
     if (rc < 0 || !(o->tmp_dir = make_sibling(o->final_dir, "tmp", err)) || write_marker(o->tmp_dir, err) < 0) {
         nx_profile_output_abort(o);
@@ -315,10 +274,7 @@ int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_er
     return 0;
 }
 
-/* Swaps tmp and final in one step where the kernel and file system can
- * (renameat2 RENAME_EXCHANGE): then the final name never stops holding a
- * complete profile. 0 on success, -1 (errno) when the exchange is unavailable. */
-static int exchange(const char *a, const char *b)
+int nx_rename_exchange(const char *a, const char *b)
 {
 #ifdef RENAME_EXCHANGE
     return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
@@ -340,7 +296,7 @@ static int swap_in(nx_profile_output *o, char **old, bool *exchanged, nxpq_error
     *exchanged = false;
     if (lstat(o->final_dir, &st) == 0) {
         /* After the exchange the temporary name holds the previous profile. */
-        if (exchange(o->tmp_dir, o->final_dir) == 0) {
+        if (nx_rename_exchange(o->tmp_dir, o->final_dir) == 0) {
             *exchanged = true;
             return 0;
         }
@@ -377,7 +333,7 @@ static int swap_in(nx_profile_output *o, char **old, bool *exchanged, nxpq_error
 static void swap_back(nx_profile_output *o, char *old, bool exchanged)
 {
     if (exchanged) {
-        exchange(o->tmp_dir, o->final_dir);
+        nx_rename_exchange(o->tmp_dir, o->final_dir);
         return;
     }
     if (rename(o->final_dir, o->tmp_dir) == 0 && old)
@@ -389,10 +345,14 @@ int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
     char **old = calloc(n + 1, sizeof *old);
     bool *exchanged = calloc(n + 1, sizeof *exchanged);
     int rc = old && exchanged ? 0 : nxpq_error_set(err, "out of memory");
+    /* The manifest records exactly what this run wrote: all a later run may delete. */
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = nx_manifest_write(o[i].tmp_dir, err);
+    nx_publish_step("built");
     /* Every target is checked before the first one changes: a run publishes all
      * of its profiles or none. */
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = check_replaceable(o[i].final_dir, err);
+        rc = nx_profile_owned(o[i].final_dir, err);
     size_t swapped = 0;   /* swap_in() that fails changes nothing */
     while (rc == 0 && swapped < n)
         if (swap_in(&o[swapped], &old[swapped], &exchanged[swapped], err) < 0)
@@ -408,11 +368,13 @@ int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
             nx_profile_output_abort(&o[i]);
         }
     } else {
+        nx_publish_step("swapped");
         for (size_t i = 0; i < n; i++) {
             const char *prev = exchanged[i] ? o[i].tmp_dir : old[i];
-            if (prev && nx_remove_tree(prev) < 0 && rc == 0)
-                rc = nxpq_error_set(err, "published %s but could not remove the previous profile at %s: %s",
-                                    o[i].final_dir, prev, strerror(errno));
+            nxpq_error why;
+            if (prev && nx_profile_remove(prev, &why) < 0 && rc == 0)
+                rc = nxpq_error_set(err, "published %s but left the previous profile at %s: %s",
+                                    o[i].final_dir, prev, why.msg);
             free(o[i].tmp_dir);
             free(o[i].final_dir);
             o[i].tmp_dir = o[i].final_dir = NULL;
@@ -423,6 +385,8 @@ int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
             free(old[i]);
     free(old);
     free(exchanged);
+    if (rc == 0)
+        nx_publish_step("pruned");
     return rc;
 }
 
@@ -464,4 +428,11 @@ int nx_remove_tree(const char *path)
     if (rc < 0)
         errno = saved;
     return rc;
+}
+
+void nx_publish_step(const char *step)
+{
+    const char *at = getenv("NXPROF_TEST_KILL_AT");
+    if (at && strcmp(at, step) == 0)
+        raise(SIGKILL);
 }

@@ -13,12 +13,14 @@
  * temporary sibling behind; the next run into the same parent removes those whose
  * process is gone.
  *
- * Ownership: nxprof replaces only directories it wrote. Every profile it builds holds
- * the marker file NX_PROFILE_MARKER (hidden, so Parquet readers listing the directory
- * skip it). A directory at the final name may be replaced when it is empty, holds the
- * marker, or holds nothing but Parquet files whose footer says nxprof wrote them and
- * timeline indexes (.T.nxtl) — a profile of an nxprof that wrote no marker. Anything
- * else (a user's folder, another tool's profile) is refused before any work is done.
+ * This is the publish of `--output-file DIR` (device profiles nested inside DIR,
+ * so one exchange publishes the set); a data path's set of sibling profiles is
+ * published by profile_set.h.
+ *
+ * Ownership: nxprof replaces and deletes only what it wrote (profile_manifest.h):
+ * the marker NX_PROFILE_MARKER (hidden, so Parquet readers listing the directory
+ * skip it) is the manifest of the profile's files, and a directory holding
+ * anything else is refused before any work is done.
  *
  * Layout (docs/architecture.md, "Output layout"): `--data-path P --display-name N` -> P/profiles/global/N@latest/,
  * `--output-file DIR` -> DIR. The default data path is $HOME/.nxprof.
@@ -49,6 +51,10 @@ int nx_display_name_validate(const char *name, nxpq_error *err);
 int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
                            char **out, nxpq_error *err);
 
+/* <data_path>/profiles/global (data_path NULL: $HOME/.nxprof), malloc'd into *out:
+ * the folder of a data path's profiles. */
+int nx_data_path_root(const char *data_path, char **out, nxpq_error *err);
+
 /* printf into a fresh heap string (a path); NULL when memory runs out. */
 char *nx_path_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The last component of the path dir, trailing slashes ignored, malloc'd; NULL
@@ -70,10 +76,10 @@ typedef struct nx_profile_output {
  * nx_profile_output_abort(). */
 int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err);
 
-/* Publishes the n profiles being built in o[0..n-1] together: every target is
- * checked again (only one nxprof may replace), then each temporary directory is
- * swapped into place in turn and, once all are in, the previous profiles are
- * removed. If any step fails, those already swapped are put back, so the previous
+/* Publishes the n profiles being built in o[0..n-1] together: each one's manifest
+ * is written, every target is checked again (only one nxprof may replace), then
+ * each temporary directory is swapped into place in turn and, once all are in, the
+ * previous profiles are removed by their manifests. If any step fails, those already swapped are put back, so the previous
  * profiles all stay (or return) under their names; every temporary directory is
  * removed and o's strings are freed either way. A kill between two swaps (a
  * window of a few renames) leaves some new and some previous profiles, each
@@ -88,6 +94,31 @@ int nx_profile_dir_create(const char *dir, nxpq_error *err);
 /* Removes the temporary directory and everything in it and frees o's strings; the
  * previous profile, if any, is untouched. Safe on a zeroed struct. */
 void nx_profile_output_abort(nx_profile_output *o);
+
+/* mkdir -p: creates every missing component of `path` (modified and restored in
+ * place). 0, or -1 naming the component that could not be made. */
+int nx_make_dirs(char *path, nxpq_error *err);
+
+/* mkdtemp(dir) (dir ends in XXXXXX and is taken over: returned, or freed on
+ * failure), then given the usual permissions (0777 less the umask). */
+char *nx_make_temp_dir(char *dir, nxpq_error *err);
+
+/* renameat2(RENAME_EXCHANGE): a and b swap names in one step. 0, or -1 with errno
+ * (ENOSYS, EINVAL where the kernel or file system cannot). */
+int nx_rename_exchange(const char *a, const char *b);
+
+/* Removes the hidden siblings ".<base>.tmp-<pid>-*" and ".<base>.old-<pid>-*" in
+ * parent whose process is gone: a build removed whole, a previous profile moved
+ * aside removed by its manifest, a link unlinked. */
+void nx_profile_sweep_stale(const char *parent, const char *base);
+
+/* Test hook: raises SIGKILL when the environment variable NXPROF_TEST_KILL_AT
+ * equals `step`, so tests can kill a run at each step of a publish
+ * deterministically (docs/testing.md). The steps, in order: --output-file
+ * "built" (manifests written), "swapped" (every profile exchanged), "pruned"
+ * (previous profiles removed); --data-path (profile_set.h) "built", "linked",
+ * "switched", "migrated", "pruned", "unlinked". */
+void nx_publish_step(const char *step);
 
 /* Removes a directory tree (files, subdirectories; symlinks are unlinked, not
  * followed). Returns 0, or -1 with errno set; a missing path is success. */

@@ -70,7 +70,7 @@ static const nx_timeline_view VIEWS[] = {
     {"SemaphoreUpdate", G_SEMAPHORE, "", "Semaphore updates", {NULL}, "id", "track"},
     {"CcInstruction", G_CC, "", "Collective (CC) ops", {"description", NULL}, "description", "description"},
     {"CcOp", G_CC, " " MIDDOT " ops", NULL, {"operation", NULL}, "operation", "operation"},
-    {"SystemProfileEvents", G_SYSTEM, "", NULL, {"name", NULL}, "name", "name"},
+    {"SystemProfileEvents", G_SYSTEM, "", "System and framework events", {"name", NULL}, "name", "name"},
 };
 _Static_assert(sizeof VIEWS / sizeof VIEWS[0] == NX_TIMELINE_TABLES, "one view per timeline table");
 

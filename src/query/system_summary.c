@@ -6,6 +6,7 @@
  */
 #include "query/system_summary.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include <sys/stat.h>
 
 #include "query/nesting_values.h"
+#include "profile/data_path.h"
+#include "profile/profile_output.h"
 #include "profile/profile_table.h"
 #include "profile/thread_label.h"
 #include "query/top.h"
@@ -47,6 +50,25 @@ bool nx_profile_is_system(const char *dir)
     return !has_table(dir, "Instruction") && has_table(dir, EVENTS);
 }
 
+/* p (an existing device profile directory), or NULL with err (p freed) when its
+ * real path leaves `parent`, the folder the system profile is named in (a data
+ * path's profiles/global): a symbolic link out of it is not followed
+ * (profile/data_path.h). */
+static char *stays_inside(const char *parent, char *p, nxpq_error *err)
+{
+    char *real = nx_dir_real_inside(p, parent);
+    if (!real && errno == ENOMEM)
+        nxpq_error_set(err, "out of memory");
+    else if (!real)
+        nxpq_error_set(err, "device profile %s leads out of %s, where its system profile is; not read", p, parent);
+    if (real) {
+        free(real);
+        return p;
+    }
+    free(p);
+    return NULL;
+}
+
 char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error *err)
 {
     if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strchr(name, '/')) {
@@ -56,28 +78,26 @@ char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error
     size_t dl = strlen(system_dir);
     while (dl > 1 && system_dir[dl - 1] == '/')
         dl--;
-    size_t cap = dl + strlen(name) + 32;
-    char *p = malloc(cap);
-    if (!p) {
-        nxpq_error_set(err, "out of memory");
-        return NULL;
-    }
-    snprintf(p, cap, "%.*s/devices/%s", (int)dl, system_dir, name);
-    struct stat st;
-    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
-        return p;
     /* The parent: system_dir without its last component ("." when it has one only). */
     size_t pl = dl;
     while (pl > 0 && system_dir[pl - 1] != '/')
         pl--;
     while (pl > 1 && system_dir[pl - 1] == '/')
         pl--;
-    if (pl == 0)
-        snprintf(p, cap, "./%s@latest", name);
-    else if (pl == 1 && system_dir[0] == '/')
-        snprintf(p, cap, "/%s@latest", name);
-    else
-        snprintf(p, cap, "%.*s/%s@latest", (int)pl, system_dir, name);
+    char *parent = pl == 0 ? strdup(".") : strndup(system_dir, pl);
+    size_t cap = dl + strlen(name) + 32;
+    char *p = parent ? malloc(cap) : NULL;
+    if (!p) {
+        free(parent);
+        nxpq_error_set(err, "out of memory");
+        return NULL;
+    }
+    snprintf(p, cap, "%.*s/devices/%s", (int)dl, system_dir, name);
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+        snprintf(p, cap, "%s%s%s@latest", parent, strcmp(parent, "/") == 0 ? "" : "/", name);
+    p = stat(p, &st) == 0 ? stays_inside(parent, p, err) : p;
+    free(parent);
     return p;
 }
 
@@ -326,13 +346,13 @@ static int read_device(nx_system_device *d)
     char why[700] = "";
     struct stat st;
     if (stat(d->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(why, sizeof why, "no device profile directory %s", d->dir);
+        snprintf(why, sizeof why, "device profile '%s' not found", d->name);
         goto fail;
     }
     row0_cell meta[] = {{"num_physical_cores", false, false, 0, 0}};
     int rc = read_row0(d->dir, "Metadata", meta, 1, &err);
     if (rc != 0) {
-        snprintf(why, sizeof why, "%s: %s", d->dir, rc > 0 ? "no Metadata table" : err.msg);
+        snprintf(why, sizeof why, "device profile '%s': %s", d->name, rc > 0 ? "no Metadata table" : err.msg);
         goto fail;
     }
     d->cores_ok = meta[0].ok;
@@ -344,7 +364,7 @@ static int read_device(nx_system_device *d)
                        {"cc_op_active_time", false, false, 0, 0}};
     rc = read_row0(d->dir, "Summary", sum, 5, &err);
     if (rc < 0) {
-        snprintf(why, sizeof why, "%s: %s", d->dir, err.msg);
+        snprintf(why, sizeof why, "device profile '%s': %s", d->name, err.msg);
         goto fail;
     }
     d->total_time_s = opt(&sum[0]);
@@ -355,7 +375,7 @@ static int read_device(nx_system_device *d)
     nx_profile_table *t = NULL;
     rc = nx_profile_table_open(d->dir, "ExecutionInfo", &t, &err);
     if (rc < 0) {
-        snprintf(why, sizeof why, "%s: %s", d->dir, err.msg);
+        snprintf(why, sizeof why, "device profile '%s': %s", d->name, err.msg);
         goto fail;
     }
     d->executions = t ? nx_profile_table_num_rows(t) : 0;

@@ -49,8 +49,9 @@ bool nx_profile_is_system(const char *dir);
  * --output-file` writes), else <parent of system_dir>/<name>@latest/ (a data
  * path's profiles/global/, where every profile of a run sits side by side).
  * The parent of "prof" is ".". A name that is empty, ".", "..", or holds a '/'
- * is refused (it would lead out of those folders). Returns a malloc'd path (it
- * may not exist), or NULL with err. */
+ * is refused (it would lead out of those folders), and so is a directory whose
+ * real path leaves the parent of system_dir (a symbolic link out of the data
+ * path). Returns a malloc'd path (it may not exist), or NULL with err. */
 char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error *err);
 
 typedef struct nx_system_busy {

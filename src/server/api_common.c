@@ -6,9 +6,11 @@
  * Profile resolution is the one place a request string becomes a file-system path:
  * a name is <S> or <S>/devices/<D>; S and D must pass nx_display_name_validate (no
  * '/', no "..", no control bytes, <= 200 bytes; the server's unescape turns %00 into
- * a control byte so it is refused here), then realpath(<root>/<S>@latest) must be a
- * directory whose parent is exactly the realpath of <data-path>/profiles/global, and
- * <that>/devices/<D> a directory reached without any symlink.
+ * a control byte so it is refused here), then realpath(<root>/<S>@latest), and of
+ * <that>/devices/<D>, must be a directory inside the realpath of
+ * <data-path>/profiles/global (profile/data_path.h nx_dir_real_inside): symbolic links
+ * are followed only while they stay inside the data path. The directory handed to
+ * the handlers is <real root>/<S>@latest[/devices/<D>], the path through the name.
  */
 #define _DEFAULT_SOURCE /* realpath, strndup, dirfd */
 #include <errno.h>
@@ -21,16 +23,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "profile/data_path.h"
 #include "profile/profile_output.h"
 #include "query/csv.h"
 #include "server/api_internal.h"
 #include "util/decimal.h"
-
-void nx_api_common_headers(struct MHD_Response *resp)
-{
-    MHD_add_response_header(resp, "Cache-Control", "no-store");
-    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-}
 
 enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
 {
@@ -54,7 +51,6 @@ enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
         return MHD_NO;
     }
     MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
-    nx_api_common_headers(resp);
     enum MHD_Result ret = nx_api_queue(r, status, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -135,6 +131,13 @@ enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ..
 
 enum MHD_Result nx_api_queue(nx_api_req *r, unsigned status, struct MHD_Response *resp)
 {
+    /* On every response, errors and web assets included: nothing is cached or
+     * sniffed, no page leaks a referrer, no other site frames the viewer. */
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+    MHD_add_response_header(resp, "Content-Security-Policy", "frame-ancestors 'none'");
     if (r->conn)
         return MHD_queue_response(r->conn, status, resp);
     if (r->status)
@@ -212,29 +215,13 @@ int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def
     return 0;
 }
 
-/* *out = realpath(<parent>/<component>) when that is a directory directly inside
- * `parent` (itself a realpath); with exact, only when the path is already real (no
- * symlink in the component). 0 found, 1 not, -1 out of memory. */
-static int dir_inside(const char *parent, const char *component, bool exact, char **out)
+/* 0 when `path` is a directory whose real path lies inside the data path `root`
+ * (profile/data_path.h), 1 when not (missing or outside), -1 out of memory. */
+static int dir_inside(const char *root, const char *path)
 {
-    *out = NULL;
-    size_t pl = strlen(parent), n = pl + strlen(component) + 2;
-    char *path = malloc(n);
-    if (!path)
-        return -1;
-    snprintf(path, n, "%s/%s", parent, component);
-    errno = 0;
-    char *real = realpath(path, NULL);
-    int rc = !real && errno == ENOMEM ? -1 : 1;
-    struct stat st;
-    if (real && strncmp(real, parent, pl) == 0 && real[pl] == '/' && !strchr(real + pl + 1, '/') &&
-        (!exact || strcmp(real, path) == 0) && stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
-        *out = real;
-        real = NULL;
-        rc = 0;
-    }
+    char *real = path ? nx_dir_real_inside(path, root) : NULL;
+    int rc = real ? 0 : !path || errno == ENOMEM ? -1 : 1;
     free(real);
-    free(path);
     return rc;
 }
 
@@ -258,30 +245,31 @@ unsigned nx_api_resolve_profile(const nx_server_ctx *srv, const char *name, char
         return MHD_HTTP_BAD_REQUEST;
     }
     strcat(comp, "@latest");
-    /* Resolved per request: the data path may be created or moved while serving. */
-    char *root = realpath(srv->root, NULL), *real = NULL;
-    int rc = root ? dir_inside(root, comp, false, &real) : 1;
-    free(root);
+    /* Resolved per request: the data path may be created or moved while serving.
+     * The answer is the path through the public name, not its real path: a run
+     * publishes a new generation behind the name and removes the previous one
+     * (profile/profile_set.h), so a request opens each file of whichever
+     * generation the name shows then, as it would a directory replaced in place. */
+    char *root = realpath(srv->root, NULL);
+    int rc = root ? 0 : errno == ENOMEM ? -1 : 1;
+    char *path = rc == 0 ? nx_path_printf("%s/%s", root, comp) : NULL;
+    if (rc == 0)
+        rc = dir_inside(root, path);
     free(comp);
     if (rc == 0 && dev) {
-        /* <system>/devices/<device>: no symlink on the way, so it cannot lead elsewhere. */
-        size_t n = strlen(real) + sizeof NX_API_NESTED_DIR + 1;
-        char *nest = malloc(n), *d = NULL;
-        if (nest) {
-            snprintf(nest, n, "%s/%s", real, NX_API_NESTED_DIR);
-            rc = dir_inside(nest, dev, true, &d);
-        } else {
-            rc = -1;
-        }
-        free(nest);
-        free(real);
-        real = d;
+        /* <system>/devices/<device>: inside the data path too, however reached. */
+        char *d = nx_path_printf("%s/%s/%s", path, NX_API_NESTED_DIR, dev);
+        rc = dir_inside(root, d);
+        free(path);
+        path = d;
     }
+    free(root);
     if (rc != 0) {
+        free(path);
         snprintf(msg, cap, rc < 0 ? "out of memory" : "no such profile");
         return rc < 0 ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_NOT_FOUND;
     }
-    *dir = real;
+    *dir = path;
     return 0;
 }
 

@@ -214,7 +214,6 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
         MHD_add_response_header(resp, "X-Nxprof-Truncated", "true");
     MHD_add_response_header(resp, "Access-Control-Expose-Headers",
                             "X-Nxprof-Truncated, X-Nxprof-Rows, Content-Disposition");
-    nx_api_common_headers(resp);
     enum MHD_Result ret = nx_api_queue(r, MHD_HTTP_OK, resp);
     MHD_destroy_response(resp);
     return ret;

@@ -9,11 +9,11 @@
  *   - a profile name is <S> (the profile <root>/<S>@latest) or <S>/devices/<D> (a
  *     device profile nested in system profile S, as `process --output-file` writes
  *     them: process/profile_plan.h NX_NESTED_DEVICE_DIR); it is resolved only when
- *     nx_display_name_validate accepts S (and D) and realpath(<root>/<S>@latest) is a
- *     directory directly inside the realpath of <data-path>/profiles/global (a
- *     symlink pointing elsewhere is a 404, exactly as a missing profile, so nothing
- *     about the outside is revealed), and <that>/devices/<D> is a directory reached
- *     without a symlink;
+ *     nx_display_name_validate accepts S (and D) and the real paths of
+ *     <root>/<S>@latest and of <that>/devices/<D> are directories inside the realpath
+ *     of <data-path>/profiles/global (profile/data_path.h: a symlink leading out of
+ *     it is a 404, exactly as a missing profile, so nothing about the outside is
+ *     revealed);
  *   - errors are {"error": "..."} JSON bodies with a 4xx/5xx status.
  */
 #ifndef NX_SERVER_API_INTERNAL_H
@@ -30,6 +30,9 @@
 typedef struct nx_server_ctx {
     char *data_path;      /* as given (for messages) */
     char *root;           /* <data-path>/profiles/global as given (realpath'd per request) */
+    const char *bind;     /* the --bind address literal (NULL: none known) */
+    const char *const *allow_hosts; /* the --allow-host names */
+    size_t n_allow_hosts;
 } nx_server_ctx;
 
 /* A query parameter of a request answered without a connection (value NULL: the
@@ -54,25 +57,47 @@ typedef struct nx_api_req {
 } nx_api_req;
 
 /* ---- requests ---- */
+/* What the rules before routing look at in a request (server.c's header). Header
+ * values are NULL when the header is absent. */
+typedef struct nx_http_request {
+    const char *method;
+    const char *url;            /* the decoded path */
+    const char *target_error;   /* why the raw request target is malformed (nx_server_target_error), or NULL */
+    const char *host, *origin, *content_type, *content_length, *transfer_encoding;
+    unsigned port;              /* the port the server listens on */
+    const char *local_addr;     /* the address literal the connection arrived at, or NULL */
+} nx_http_request;
+
 /* The server's percent-decoding (the rule in server.c's header), in place; returns
  * the new length. */
 size_t nx_server_unescape(char *s);
-/* Answers one request whose headers are in: the limits, then routing on the decoded
- * path `url` (rules in server.c's header). content_length and transfer_encoding are
- * those headers' values (NULL when absent). Queues exactly one response. */
-enum MHD_Result nx_server_answer(nx_api_req *r, const char *method, const char *url, const char *content_length,
-                                 const char *transfer_encoding);
+/* Why the request target `raw`, as received (before any decoding), is refused: a '%'
+ * not followed by two hex digits, or "%00"; NULL when it is well formed. */
+const char *nx_server_target_error(const char *raw);
+/* Answers one request whose headers are in: the guards (request_guard.c), the
+ * limits, then routing on the decoded path (rules in server.c's header). Queues
+ * exactly one response. */
+enum MHD_Result nx_server_answer(nx_api_req *r, const nx_http_request *q);
+/* request_guard.c: whether a Host header (NULL: none) names this server listening
+ * on `port`, a connection having arrived at local_addr (may be NULL); whether an
+ * Origin header (NULL: none) is this server's own; whether a Content-Type is JSON. */
+bool nx_server_host_allowed(const nx_server_ctx *srv, const char *host, unsigned port, const char *local_addr);
+bool nx_server_origin_allowed(const nx_server_ctx *srv, const char *origin, unsigned port, const char *local_addr);
+bool nx_server_json_content_type(const char *content_type);
 
 /* ---- responses (each queues exactly one response and returns MHD's result) ---- */
-/* Queues resp with `status` on r's connection (or records the status, without one). */
+/* Queues resp with `status` on r's connection (or records the status, without one),
+ * after adding the headers every response carries: Cache-Control: no-store,
+ * X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer, X-Frame-Options:
+ * DENY and Content-Security-Policy: frame-ancestors 'none'. */
 enum MHD_Result nx_api_queue(nx_api_req *r, unsigned status, struct MHD_Response *resp);
 enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body);
 enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Adds the headers every API response carries (no-store, nosniff). */
-void nx_api_common_headers(struct MHD_Response *resp);
 
 /* ---- parameters ---- */
-/* The query parameter `name`, or NULL. */
+/* The query parameter `name`, or NULL. Parameters are single-valued: the router
+ * refuses a request that gives one twice (keys compared ignoring ASCII case, as
+ * libmicrohttpd looks them up). */
 const char *nx_api_param(nx_api_req *r, const char *name);
 /* Strict int64 parse (rule above). 0 or -1. */
 int nx_api_parse_i64(const char *s, int64_t *out);

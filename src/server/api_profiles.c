@@ -15,7 +15,8 @@
  *     name order, whose device_profiles open it;
  *   - metadata (one profile): Metadata's first row (query/row0.h), schema order;
  *   - tracks: query/tracks.h's answer written as docs/api.md says; the JSON is cached
- *     (server/response_cache.h) per (realpath, inode, mtime) of the profile directory;
+ *     (server/response_cache.h) per realpath of the profile directory and fingerprint
+ *     of its files;
  *   - event: query/event.h's row (the `start` parameter is its start hint), every
  *     schema field in order;
  *   - summary: a device profile's from query/device_summary.h (`top` OpcodeSummary
@@ -27,7 +28,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "profile/profile_table.h"
 #include "query/device_summary.h"
@@ -120,7 +120,7 @@ static int info_read(const nx_server_ctx *srv, const char *name, const char *dir
 
 /* Appends the profile's JSON object, without its closing brace; with_system: a device
  * profile's system_profile too (the listing's relation between profiles). */
-static void info_json(const profile_info *p, bool with_system, nx_strbuf *b)
+static void info_json(const nx_server_ctx *srv, const profile_info *p, bool with_system, nx_strbuf *b)
 {
     const nx_profile_info *x = &p->info;
     nx_strbuf_puts(b, "{\"name\":");
@@ -174,7 +174,7 @@ static void info_json(const profile_info *p, bool with_system, nx_strbuf *b)
     }
     if (x->error) {
         nx_strbuf_puts(b, ",\"error\":");
-        nx_json_str(b, x->error, strlen(x->error));
+        nx_api_json_message(srv, b, x->error);
     }
 }
 
@@ -262,7 +262,7 @@ enum MHD_Result nx_api_profiles(nx_api_req *r)
     for (size_t i = 0; i < n; i++) {
         if (i)
             nx_strbuf_putc(&b, ',');
-        info_json(&ps[i], true, &b);
+        info_json(r->srv, &ps[i], true, &b);
         nx_strbuf_putc(&b, '}');
     }
     nx_strbuf_puts(&b, "]}");
@@ -303,7 +303,7 @@ enum MHD_Result nx_api_profile(nx_api_req *r, const char *name)
     free(dir);
     nx_strbuf b = NX_STRBUF_INIT;
     if (rc == 0) {
-        info_json(&p, false, &b);
+        info_json(r->srv, &p, false, &b);
         nx_strbuf_puts(&b, ",\"metadata\":");
         row0_json(&b, "Metadata", &meta);
         nx_strbuf_putc(&b, '}');
@@ -358,7 +358,8 @@ static void json_track(nx_strbuf *b, const nx_track_entry *t)
 
 /* The tracks JSON of a profile directory (query/tracks.h). NULL (err set) on failure;
  * *complete false when a table could not be read (the answer lists it in "errors"). */
-static char *tracks_json(const char *dir, const char *name, bool *complete, nxpq_error *err)
+static char *tracks_json(const nx_server_ctx *srv, const char *dir, const char *name, bool *complete,
+                         nxpq_error *err)
 {
     nx_tracks t;
     if (nx_tracks_read(dir, &t, err) != 0)
@@ -391,7 +392,7 @@ static char *tracks_json(const char *dir, const char *name, bool *complete, nxpq
     nx_strbuf_puts(&b, "],\"errors\":[");
     for (size_t i = 0; i < t.n_errors; i++) {
         nx_strbuf_printf(&b, "%s{\"table\":\"%s\",\"error\":", i ? "," : "", t.errors[i].table);
-        nx_json_str(&b, t.errors[i].error, strlen(t.errors[i].error));
+        nx_api_json_message(srv, &b, t.errors[i].error);
         nx_strbuf_putc(&b, '}');
     }
     nx_strbuf_puts(&b, "]}");
@@ -410,25 +411,25 @@ enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name)
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
-    struct stat st;
-    if (stat(dir, &st) != 0) {
-        free(dir);
-        return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such profile");
-    }
+    /* Taken before the tables are read: a file changed while they are read gives
+     * the next request another fingerprint. */
+    char *fp = nx_response_cache_fingerprint(dir);
     nx_strbuf b = NX_STRBUF_INIT;
-    if (!nx_response_cache_get(dir, &st, "tracks", &b)) {
+    if (!fp || !nx_response_cache_get(dir, fp, "tracks", &b)) {
         nxpq_error err = {{0}};
         bool complete;
-        char *json = tracks_json(dir, name, &complete, &err);
+        char *json = tracks_json(r->srv, dir, name, &complete, &err);
         if (!json) {
+            free(fp);
             free(dir);
             return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
         }
         nx_strbuf_puts(&b, json);
-        if (complete)   /* a table that failed is read again next time */
-            nx_response_cache_put(dir, &st, "tracks", json, strlen(json));
+        if (fp && complete)   /* a table that failed is read again next time */
+            nx_response_cache_put(dir, fp, "tracks", json, strlen(json));
         free(json);
     }
+    free(fp);
     free(dir);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }

@@ -80,7 +80,10 @@ static int devices_json(nx_api_req *r, const char *name, const char *dir, const 
             json_opt_f64(b, vals[k]);
         }
         nx_strbuf_puts(b, ",\"error\":");
-        json_opt_str(b, d->error);
+        if (d->error)
+            nx_api_json_message(r->srv, b, d->error);
+        else
+            nx_strbuf_puts(b, "null");
         nx_strbuf_putc(b, '}');
     }
     nx_strbuf_putc(b, ']');

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "query/budget.h"
 #include "query/timeline.h"
@@ -151,12 +150,12 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
         return res;
     /* A zoomed-out window scans most of the table: the viewer's whole-profile view
      * (and any view it returns to) is answered from the cache the second time. */
-    struct stat st;
     char key[512];
     snprintf(key, sizeof key, "timeline|%s|%" PRId64 "|%" PRId64 "|%" PRId64, tables_s, start, end, width);
-    bool cacheable = stat(dir, &st) == 0;
+    char *fp = nx_response_cache_fingerprint(dir); /* NULL: not cacheable */
     nx_strbuf b = NX_STRBUF_INIT;
-    if (cacheable && nx_response_cache_get(dir, &st, key, &b)) {
+    if (fp && nx_response_cache_get(dir, fp, key, &b)) {
+        free(fp);
         free(dir);
         return nx_api_json(r, MHD_HTTP_OK, &b);
     }
@@ -164,6 +163,7 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
     nxpq_error err = {{0}};
     int rc = nx_timeline_query(dir, tables, n_tables, start, end, (uint32_t)width, &tl, &err);
     if (rc != 0) {
+        free(fp);
         free(dir);
         /* Over budget: the server is fine, this request asks too much of it. */
         return nx_api_error(r, rc == NX_QUERY_OVER_BUDGET ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -173,8 +173,9 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
     json_timeline(&b, r->srv, &tl, &errors);
     nx_timeline_free(&tl);
     /* An answer with a failed table is not kept: the table may be readable next time. */
-    if (cacheable && !errors && !b.failed)
-        nx_response_cache_put(dir, &st, key, b.data, b.len);
+    if (fp && !errors && !b.failed)
+        nx_response_cache_put(dir, fp, key, b.data, b.len);
+    free(fp);
     free(dir);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }

@@ -2,16 +2,31 @@
  * server.c — `nxprof serve`'s HTTP core: libmicrohttpd daemon, request limits,
  * routing, static files, clean shutdown. Endpoint semantics: docs/api.md.
  *
- * Rules enforced before any handler runs (every one answers JSON {"error": ...}):
- *   - methods: GET and HEAD only; anything else -> 405 with "Allow: GET, HEAD";
+ * Rules enforced before any handler runs, in this order (every one answers JSON
+ * {"error": ...}; every response carries the headers nx_api_queue adds):
+ *   - a Host that does not name this server -> 421; an Origin that is not this
+ *     server's own -> 403 (request_guard.c; GETs included: a browser sends Origin on
+ *     cross-origin requests);
+ *   - methods: a POST without "Content-Type: application/json" -> 415 (a POST
+ *     handler gets that check, and the Origin check, from here); then GET and HEAD
+ *     only, as no handler takes a POST yet: anything else -> 405 with
+ *     "Allow: GET, HEAD";
  *   - a request with a body (Content-Length > 0 or chunked) -> 413;
+ *   - a raw request target with a NUL byte, "%00", or a '%' not followed by two hex
+ *     digits -> 400 (nx_server_target_error; MHD's URI log callback sees the target
+ *     before it is decoded);
  *   - the decoded URL (path plus query parameters) longer than 8192 bytes -> 414;
  *     more than 32 query parameters -> 414; MHD itself answers requests whose header block exceeds the
  *     per-connection memory limit (64 KiB) with 431/413;
+ *   - a query parameter given twice (keys compared ignoring ASCII case) -> 400
+ *     naming it: every parameter is single-valued;
  *   - percent-decoding (our MHD unescape callback): "%XX" with two hex digits becomes
- *     that byte, except that %00 becomes 0x01 so a NUL can never silently cut a name
- *     or number short (0x01 is a control byte: every validator then refuses it); any
- *     other '%' is kept literally; '+' is kept (not a space).
+ *     that byte; %00 (refused above) becomes 0x01, so that even while MHD splits a
+ *     refused target a NUL never cuts a string short; '+' is kept (not a space).
+ * Keep-alive: a request without a body is answered on MHD's second call, when it
+ * is complete, so the connection stays open for the next (pipelined) request; a
+ * request answered on the first call (a body, a method other than GET and HEAD)
+ * makes MHD close the connection, since its body is never read.
  * Routing on the decoded path, split at '/':
  *   /api/health, /api/profiles, /api/schema, /api/profiles/<name>[/tracks|/timeline|
  *   /event|/summary|/usage|/search|/aggregate|/flows|/export/<Table>.csv]; other
@@ -42,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -92,6 +108,22 @@ size_t nx_server_unescape(char *s)
     return (size_t)(w - s);
 }
 
+static bool is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'f');
+}
+
+const char *nx_server_target_error(const char *raw)
+{
+    for (const char *p = raw; (p = strchr(p, '%')) != NULL; p++) {
+        if (!is_hex(p[1]) || !is_hex(p[2]))
+            return "bad percent-encoding in the request target (a '%' not followed by two hex digits)";
+        if (p[1] == '0' && p[2] == '0')
+            return "a NUL byte (%00) in the request target";
+    }
+    return NULL;
+}
+
 static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 {
     (void)cls;
@@ -99,19 +131,33 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
     return nx_server_unescape(s);
 }
 
-/* The query's parameters and their decoded bytes (a key, '=', a value, '&'). */
+/* The query's parameters, their decoded bytes (a key, '=', a value, '&') and
+ * their first MAX_PARAMS keys. */
 typedef struct query_size {
     unsigned n;
     size_t bytes;
+    const char *keys[MAX_PARAMS];
 } query_size;
 
 static enum MHD_Result count_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
     (void)kind;
     query_size *q = cls;
+    if (q->n < MAX_PARAMS)
+        q->keys[q->n] = key;
     q->n++;
     q->bytes += strlen(key) + 2 + (value ? strlen(value) : 0);
     return MHD_YES;
+}
+
+/* A key given twice among q's (at most MAX_PARAMS) keys, or NULL. */
+static const char *repeated_key(const query_size *q)
+{
+    for (unsigned i = 0; i < q->n; i++)
+        for (unsigned j = 0; j < i; j++)
+            if (strcasecmp(q->keys[i], q->keys[j]) == 0)
+                return q->keys[i];
+    return NULL;
 }
 
 static enum MHD_Result send_asset(nx_api_req *r, const nx_web_asset *a)
@@ -121,8 +167,6 @@ static enum MHD_Result send_asset(nx_api_req *r, const nx_web_asset *a)
     if (!resp)
         return MHD_NO;
     MHD_add_response_header(resp, "Content-Type", a->content_type);
-    MHD_add_response_header(resp, "Cache-Control", "no-cache");
-    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     enum MHD_Result ret = nx_api_queue(r, MHD_HTTP_OK, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -221,33 +265,50 @@ static void query_size_of(nx_api_req *r, query_size *q)
         count_arg(q, MHD_GET_ARGUMENT_KIND, r->params[i].key, r->params[i].value);
 }
 
-enum MHD_Result nx_server_answer(nx_api_req *r, const char *method, const char *url, const char *content_length,
-                                 const char *transfer_encoding)
+/* 405 for every method but GET and HEAD (no handler takes another yet). */
+static enum MHD_Result method_not_allowed(nx_api_req *r)
 {
-    r->head = strcmp(method, "HEAD") == 0;
-    if (strcmp(method, "GET") != 0 && !r->head) {
-        struct MHD_Response *resp;
-        static const char msg[] = "{\"error\":\"method not allowed (GET and HEAD only)\"}";
-        resp = MHD_create_response_from_buffer(sizeof msg - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
-        if (!resp)
-            return MHD_NO;
-        MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
-        MHD_add_response_header(resp, "Allow", "GET, HEAD");
-        if (!r->conn && r->body)
-            nx_strbuf_append(r->body, msg, sizeof msg - 1);
-        enum MHD_Result ret = nx_api_queue(r, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
-        MHD_destroy_response(resp);
-        return ret;
-    }
-    if ((content_length && strcmp(content_length, "0") != 0) || transfer_encoding)
+    static const char msg[] = "{\"error\":\"method not allowed (GET and HEAD only)\"}";
+    struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof msg - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
+    MHD_add_response_header(resp, "Allow", "GET, HEAD");
+    if (!r->conn && r->body)
+        nx_strbuf_append(r->body, msg, sizeof msg - 1);
+    enum MHD_Result ret = nx_api_queue(r, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+enum MHD_Result nx_server_answer(nx_api_req *r, const nx_http_request *q)
+{
+    const char *url = q->url;
+    if (!nx_server_host_allowed(r->srv, q->host, q->port, q->local_addr))
+        /* Neither header is echoed: an answer quotes nothing a foreign page chose. */
+        return nx_api_error(r, MHD_HTTP_MISDIRECTED_REQUEST,
+                            "the request's Host is not this server (nxprof serve --allow-host NAME admits a name)");
+    if (!nx_server_origin_allowed(r->srv, q->origin, q->port, q->local_addr))
+        return nx_api_error(r, MHD_HTTP_FORBIDDEN, "a cross-origin request is refused (its Origin is not this server)");
+    r->head = strcmp(q->method, "HEAD") == 0;
+    if (strcmp(q->method, "POST") == 0 && !nx_server_json_content_type(q->content_type))
+        return nx_api_error(r, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "a POST must have Content-Type: application/json");
+    if (strcmp(q->method, "GET") != 0 && !r->head)
+        return method_not_allowed(r);
+    if ((q->content_length && strcmp(q->content_length, "0") != 0) || q->transfer_encoding)
         return nx_api_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "requests must not have a body");
+    if (q->target_error)
+        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "%s", q->target_error);
     size_t ulen = strlen(url);
-    query_size q = {0, 0};
-    query_size_of(r, &q);
-    if (ulen + q.bytes > MAX_URL)
+    query_size qs = {0};
+    query_size_of(r, &qs);
+    if (ulen + qs.bytes > MAX_URL)
         return nx_api_error(r, MHD_HTTP_URI_TOO_LONG, "URL too long (%d bytes at most, path and query)", MAX_URL);
-    if (q.n > MAX_PARAMS)
+    if (qs.n > MAX_PARAMS)
         return nx_api_error(r, MHD_HTTP_URI_TOO_LONG, "too many query parameters (%d at most)", MAX_PARAMS);
+    const char *twice = repeated_key(&qs);
+    if (twice)
+        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter '%s' is given more than once", twice);
     if (url[0] != '/')
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "bad request path");
     if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/api") != 0)
@@ -288,26 +349,111 @@ static void return_free_memory(void)
         malloc_trim(0);
 }
 
+/* One request, from MHD's URI log callback (the first MHD says of a request, with
+ * its target as received) until it completes. */
+typedef struct request_state {
+    const char *target;         /* the raw target, in MHD's buffer */
+    size_t target_len;          /* its length up to the first NUL */
+    const char *target_error;   /* nx_server_target_error's verdict */
+    bool headers_seen;          /* the handler has been called once */
+} request_state;
+
+static void *request_begins(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)conn;
+    request_state *st = calloc(1, sizeof *st);
+    if (st) {
+        st->target = uri;
+        st->target_len = strlen(uri);
+        st->target_error = nx_server_target_error(uri);
+    }
+    return st; /* NULL (out of memory): the handler drops the connection */
+}
+
+static void request_ends(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode why)
+{
+    (void)cls;
+    (void)conn;
+    (void)why;
+    free(*con_cls);
+    *con_cls = NULL;
+}
+
+/* Whether the raw target held a NUL byte, which cut it short as a C string. MHD
+ * 0.9.75 ends the target where the version begins ("<target> HTTP/1.1", the space
+ * made a NUL) and hands the handler the same buffer, decoded in place: the version
+ * then starts right after the target's first NUL unless the target held one. Where
+ * the layout differs (no version, another buffer) nothing is concluded. */
+static bool target_had_nul(const request_state *st, const char *url, const char *version)
+{
+    return url == st->target && version && *version && version > url + st->target_len + 1 &&
+           version - url <= MAX_URL * 8;
+}
+
+/* The port MHD listens on and the address the connection arrived at (text, into
+ * addr; "" when unknown). */
+static unsigned local_side(struct MHD_Connection *conn, char *addr, size_t cap)
+{
+    addr[0] = '\0';
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (ci && getsockname(ci->connect_fd, (struct sockaddr *)&ss, &len) == 0) {
+        if (ss.ss_family == AF_INET) {
+            inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, (socklen_t)cap);
+        } else if (ss.ss_family == AF_INET6) {
+            const struct in6_addr *a6 = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+            if (IN6_IS_ADDR_V4MAPPED(a6))
+                inet_ntop(AF_INET, &a6->s6_addr[12], addr, (socklen_t)cap);
+            else
+                inet_ntop(AF_INET6, a6, addr, (socklen_t)cap);
+        }
+    }
+    const union MHD_ConnectionInfo *di = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_DAEMON);
+    const union MHD_DaemonInfo *port = di ? MHD_get_daemon_info(di->daemon, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+    return port ? port->port : 0;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                               const char *version, const char *upload_data, size_t *upload_data_size,
                               void **con_cls)
 {
-    (void)version;
     (void)upload_data;
-    if (*con_cls == NULL) {
-        /* First call: headers only. Answer limits now, before any body is read. */
-        static int marker;
-        *con_cls = &marker;
-        nx_api_req r = {.conn = conn, .srv = cls};
-        enum MHD_Result rc =
-            nx_server_answer(&r, method, url, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length"),
-                             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"));
-        return_free_memory();
-        return rc;
+    request_state *st = *con_cls;
+    if (!st)
+        return MHD_NO;
+    const char *content_length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+    const char *transfer_encoding = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
+    if (!st->headers_seen) {
+        st->headers_seen = true;
+        /* Headers only. A request without a body is answered on the next call, once
+         * MHD holds it complete: a response queued now makes MHD close the
+         * connection. A body is refused now, before it is read. */
+        bool body = (content_length && strcmp(content_length, "0") != 0) || transfer_encoding;
+        if (!body && (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0))
+            return MHD_YES;
+    } else if (*upload_data_size) {
+        *upload_data_size = 0; /* not reached: a request with a body is answered on the first call */
+        return MHD_YES;
     }
-    /* Later calls only happen with a body, which the first call refused. */
-    *upload_data_size = 0;
-    return MHD_YES;
+    char local[INET6_ADDRSTRLEN];
+    nx_http_request q = {
+        .method = method,
+        .url = url,
+        .target_error = target_had_nul(st, url, version) ? "a NUL byte in the request target" : st->target_error,
+        .host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"),
+        .origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin"),
+        .content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"),
+        .content_length = content_length,
+        .transfer_encoding = transfer_encoding,
+    };
+    q.port = local_side(conn, local, sizeof local);
+    q.local_addr = local[0] ? local : NULL;
+    nx_api_req r = {.conn = conn, .srv = cls};
+    enum MHD_Result rc = nx_server_answer(&r, &q);
+    return_free_memory();
+    return rc;
 }
 
 /* libmicrohttpd's messages, at most LOG_BURST per LOG_PERIOD_S seconds: clients
@@ -377,6 +523,9 @@ int nx_server_run(const nx_server_options *o, FILE *out)
         return 1;
     }
     snprintf(ctx.root, n, "%s/profiles/global", dp);
+    ctx.bind = bind;
+    ctx.allow_hosts = o->allow_hosts;
+    ctx.n_allow_hosts = o->n_allow_hosts;
 
     sigset_t set;
     sigemptyset(&set);
@@ -394,8 +543,8 @@ int nx_server_run(const nx_server_options *o, FILE *out)
         MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
         threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)CONNECTION_IDLE_S, MHD_OPTION_CONNECTION_LIMIT, conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        conns - conns / 4, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-        MHD_OPTION_END);
+        conns - conns / 4, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+        request_begins, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_ends, NULL, MHD_OPTION_END);
     int rc = 0;
     if (!d) {
         fprintf(stderr, "nxprof serve: cannot listen on %s port %u (in use, or not allowed)\n", bind, o->port);
@@ -437,8 +586,6 @@ enum MHD_Result nx_api_health(nx_api_req *r)
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"ok\":true,\"version\":");
     nx_json_str(&b, NXPROF_VERSION, strlen(NXPROF_VERSION));
-    nx_strbuf_puts(&b, ",\"data_path\":");
-    nx_json_str(&b, r->srv->data_path, strlen(r->srv->data_path));
     nx_strbuf_puts(&b, "}");
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }

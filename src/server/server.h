@@ -6,6 +6,8 @@
 #ifndef NX_SERVER_H
 #define NX_SERVER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -15,7 +17,13 @@ typedef struct nx_server_options {
     unsigned port;           /* 0 = let the kernel choose */
     unsigned threads;        /* pool size; 0 = 4 */
     const char *open_profile;/* optional: a profile name the printed URL points at */
+    const char *const *allow_hosts; /* more host names a request's Host may give (--allow-host) */
+    size_t n_allow_hosts;
 } nx_server_options;
+
+/* Whether `name` may be given to --allow-host: a DNS name (letters, digits, '-',
+ * '.'), an IPv4 literal or an IPv6 literal in brackets, without a port. */
+bool nx_server_allow_host_valid(const char *name);
 
 /* Starts the server, prints "nxprof: serving <data_path> at http://HOST:PORT/" (plus
  * the profile's URL when open_profile is set) on `out` and flushes it, then blocks

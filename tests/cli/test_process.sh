@@ -35,8 +35,8 @@ for c in 0 1; do
     done
     check '[ ! -e "$G/run1-nd0-nc$c@latest/SystemProfileEvents.parquet" ]' "device profile nc$c: no system table"
 done
-check '[ "$(ls -A "$G" | sort | tr "\n" " ")" = "run1-nd0-nc0@latest run1-nd0-nc1@latest run1@latest " ]' \
-    "nothing but the three profiles in profiles/global"
+check '[ "$(ls "$G" | sort | tr "\n" " ")" = "run1-nd0-nc0@latest run1-nd0-nc1@latest run1@latest " ]' \
+    "nothing but the three profiles in profiles/global (and the set's hidden folder)"
 expect 0 "DeviceProfileList" -- top "$P" --table DeviceProfileList --by device_profile_name,nc_id --format csv
 check 'grep -q "^run1-nd0-nc0,0,1" <<<"$OUT" && grep -q "^run1-nd0-nc1,1,1" <<<"$OUT"' \
     "DeviceProfileList names each device profile once, with its NeuronCore"
@@ -61,7 +61,7 @@ expect 0 "one device trace" -- process "$TMP/one" --output-file "$TMP/oneprof"
 check '[ -s "$TMP/oneprof/Instruction.parquet" ] && [ ! -e "$TMP/oneprof/devices" ] && [ ! -e "$TMP/oneprof/DeviceProfileList.parquet" ]' \
     "one trace, no system data: DIR is the device profile"
 expect 0 "one device trace, data path" -- process "$TMP/one" --data-path "$TMP/d1" --display-name solo
-check '[ "$(ls -A "$TMP/d1/profiles/global")" = "solo@latest" ] && [ -s "$TMP/d1/profiles/global/solo@latest/Instruction.parquet" ]' \
+check '[ "$(ls "$TMP/d1/profiles/global")" = "solo@latest" ] && [ -s "$TMP/d1/profiles/global/solo@latest/Instruction.parquet" ]' \
     "one trace, no system data: one profile named N"
 SES=$(echo "$TMP"/cap/*_pid_*/*)
 expect 0 "a session directory as the capture" -- process "$SES" --output-file "$TMP/sesprof"
@@ -73,7 +73,7 @@ expect 1 "two sessions, --output-file" -- process "$TMP/two" --output-file "$TMP
 check 'grep -q "2 capture sessions" <<<"$OUT" && grep -q -- "--data-path" <<<"$OUT"' "the refusal says what to do"
 check '[ ! -e "$TMP/twoprof" ]' "nothing written"
 expect 0 "two sessions, --data-path" -- process "$TMP/two" --data-path "$TMP/d2" --display-name t
-check '[ "$(ls -A "$TMP/d2/profiles/global" | sort | tr "\n" " ")" = "t-s1-nd0-nc0@latest t-s1-nd0-nc1@latest t-s1@latest t-s2-nd0-nc0@latest t-s2-nd0-nc1@latest t-s2@latest " ]' \
+check '[ "$(ls "$TMP/d2/profiles/global" | sort | tr "\n" " ")" = "t-s1-nd0-nc0@latest t-s1-nd0-nc1@latest t-s1@latest t-s2-nd0-nc0@latest t-s2-nd0-nc1@latest t-s2@latest " ]' \
     "one set of profiles per session, named N-s<k>"
 
 # --- nxprof replaces only what it wrote: a user's folder or another tool's files are refused ---
@@ -89,8 +89,17 @@ mkdir -p "$TMP/emptydir"
 expect 0 "--output-file onto an empty folder" -- process "$TMP/cap" --output-file "$TMP/emptydir"
 
 # --- a corrupt capture: exit 1, file named, old profiles intact ---
-# set_hash: every file of the run1 profiles, names and bytes.
-set_hash() { (cd "$G" && find run1* -type f | sort && find run1* -type f | sort | xargs cat | md5sum); }
+# set_hash: every file of the run1 profiles (through their links), names and bytes.
+set_hash() { (cd "$G" && find -L run1* -type f | sort && find -L run1* -type f | sort | xargs cat | md5sum); }
+# hidden_left: what runs left in $G besides each set's hidden folder holding `current`
+# and the generation it names (docs/architecture.md, "Output layout").
+hidden_left() {
+    local s
+    ls -A "$G" | grep "^\." | grep -v "\.nxprof-set$"
+    for s in "$G"/.*.nxprof-set; do
+        [ -d "$s" ] && ls -A "$s" | grep -vx -e current -e "$(readlink "$s/current")"
+    done
+}
 cp -r "$TMP/cap" "$TMP/bad"
 traces=("$TMP"/bad/*_pid_*/*/trace_*_nc1.nxtrace)
 T=${traces[0]}
@@ -99,7 +108,7 @@ before=$(set_hash)
 expect 1 "truncated trace" -- process "$TMP/bad" --data-path "$TMP/data" --display-name run1
 check 'grep -qF "$T" <<<"$OUT"' "error names the truncated trace"
 check '[ "$before" = "$(set_hash)" ]' "previous profiles untouched after a failed run (the other core's too)"
-check '[ -z "$(ls -A "$G" | grep "^\.")" ]' "no temporary directory left"
+check '[ -z "$(hidden_left)" ]' "no temporary directory left"
 
 expect 1 "missing capture" -- process "$TMP/nope" --output-file "$TMP/o2"
 check 'grep -qF "$TMP/nope" <<<"$OUT"' "error names the missing directory"
@@ -120,7 +129,7 @@ stop_midway() {
     "$BIN" process "$TMP/big" --data-path "$TMP/data" --display-name run1 >/dev/null 2>"$TMP/stop.err" &
     local pid=$! i
     for ((i = 0; i < 500; i++)); do
-        compgen -G "$G/.run1@latest.tmp-*" >/dev/null && break
+        compgen -G "$G/.run1.nxprof-set/g-$pid-*" >/dev/null && break
         sleep 0.01
     done
     sleep 0.2
@@ -132,12 +141,12 @@ stop_midway TERM
 check '[ "$RC" -ne 0 ]' "SIGTERM mid-run exits non-zero (got $RC)"
 check 'grep -q "interrupted by signal" "$TMP/stop.err"' "SIGTERM is reported"
 check '[ "$before" = "$(set_hash)" ]' "previous profiles untouched after SIGTERM"
-check '[ -z "$(ls -A "$G" | grep "^\.")" ]' "SIGTERM leaves no temporary directory"
+check '[ -z "$(hidden_left)" ]' "SIGTERM leaves no temporary directory"
 stop_midway KILL
 check '[ "$RC" -eq 137 ]' "SIGKILL mid-run (got $RC)"
 check '[ "$before" = "$(set_hash)" ]' "previous profiles untouched after SIGKILL"
 expect 0 "run after a killed run" -- process "$TMP/cap" --data-path "$TMP/data" --display-name run1
-check '[ -z "$(ls -A "$G" | grep "^\.")" ]' "the next run removes the killed run's temporary directory"
+check '[ -z "$(hidden_left)" ]' "the next run removes the killed run's temporary directory"
 rm -rf "$TMP/big"
 
 # --- system profile: framework-only captures, --ignore-*-profile, bad system files ---

@@ -99,7 +99,7 @@ expect 0 "summary of a device profile as before" -- summary "$T/p/devices/p-nd0-
 contains "Top " "the device summary"
 mv "$T/p/devices/p-nd0-nc1" "$T/moved"
 expect 0 "summary with a device profile missing" -- summary "$T/p"
-contains "p-nd0-nc1: error: no device profile directory" "the missing one is named"
+contains "p-nd0-nc1: error: device profile 'p-nd0-nc1' not found" "the missing one is named, by its name"
 expect 0 "view --ingest-only summary-text of a system profile" -- \
     view -d "$T/syn" --ingest-only --output-file "$T/v" --output-format summary-text
 contains "System profile $T/v" "view prints the system summary"

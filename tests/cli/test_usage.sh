@@ -66,6 +66,8 @@ expect 2 "view serve with --output-file" -- view -d "$UT/cap" --output-file "$UT
 expect 2 "view --port with --ingest-only" -- view -d "$UT/cap" --ingest-only --port 0 --output-file "$UT/v"
 expect 2 "view bad --port" -- view -d "$UT/cap" --port 70000
 expect 2 "view bad --bind" -- view -d "$UT/cap" --bind nowhere
+expect 2 "view --allow-host with --ingest-only" -- view -d "$UT/cap" --ingest-only --allow-host a.example
+contains "cannot be combined with --ingest-only" "view explains --allow-host"
 expect 2 "view bad output format" -- view -d "$UT/cap" --ingest-only --output-format json
 contains "unknown output format 'json'" "view output format named"
 expect 2 "view schema with -d" -- view --show-profile-schema -d "$UT/cap"
@@ -109,6 +111,8 @@ expect 2 "serve negative port" -- serve --port -1
 expect 2 "serve port not a number" -- serve --port 30x1
 expect 2 "serve bad bind" -- serve --bind localhost;    contains "bad --bind" "bad bind named"
 expect 2 "serve bad threads" -- serve --threads 0
+expect 2 "serve --allow-host with a port" -- serve --allow-host a.example:80; contains "bad --allow-host" "bad host named"
+expect 2 "serve --allow-host not a name" -- serve --allow-host "a b"
 expect 2 "serve empty data path" -- serve --data-path ""
 expect 2 "serve stray argument" -- serve extra
 expect 2 "serve missing argument" -- serve --port;      contains "needs an argument" "serve missing argument named"

@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 session=$(dirname "$(find "$work/cap" -name 'program_*.nxprog')")
 "$NXPROF" process "$work/cap" --data-path "$work/data" --display-name tiny >/dev/null
 
-for h in program trace system_tsv chrome_json chrome_gz timeline_index http; do
+for h in program trace system_tsv chrome_json chrome_gz timeline_index http xspace; do
   rm -rf "${C:?}/$h"
   mkdir -p "$C/$h"
 done
@@ -86,6 +86,9 @@ gzip -n -c "$C/chrome_json/synth.json" >"$C/chrome_gz/synth.json.gz"
 { gzip -n -c "$C/chrome_json/bare-array.json"; printf 'junk'; } >"$C/chrome_gz/trailing-junk.json.gz"
 cp "$C/chrome_json/edge-cases.json" "$C/chrome_gz/edge-cases.json"
 
+# xspace: the real JAX XSpace cut down, and hand-made spaces (xspace_seeds.py says which).
+python3 tests/fuzz/xspace_seeds.py tests/data/real-gpu/jax.xplane.pb "$C/xspace"
+
 # timeline_index: every index of the processed tiny profiles (the harness matches
 # them against the fixture's identical Parquet files).
 g="$work/data/profiles/global"
@@ -140,8 +143,17 @@ GET /static/app.js
 GET /profile/tiny
 GET /nope.txt
 GET /api/health
+GET /api/profiles/tiny?a=1&b&=c&e=%41+%42
 EOF
 printf 'GET /api/profiles HTTP/1.1\r\nContent-Length: 5\r\n\r\n' >"$C/http/body.req"
 printf 'GET /api/profiles HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n' >"$C/http/chunked.req"
+# The guards (fuzz_http.c: port 3001 on 127.0.0.1, --allow-host fuzz.example).
+printf 'GET /api/profiles HTTP/1.1\r\nHost: attacker.example:3001\r\n\r\n' >"$C/http/host-foreign.req"
+printf 'GET /api/profiles/tiny HTTP/1.1\r\nHost: fuzz.example:3001\r\nOrigin: http://fuzz.example:3001\r\n\r\n' \
+  >"$C/http/host-allowed.req"
+printf 'GET /api/profiles HTTP/1.1\r\nHost: localhost\r\nOrigin: https://localhost:3001\r\n\r\n' >"$C/http/origin-foreign.req"
+printf 'POST /api/profiles HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 0\r\n\r\n' \
+  >"$C/http/post-json.req"
+printf 'GET /api/profiles/tiny/tracks%%4 HTTP/1.1\r\n\r\n' >"$C/http/bad-escape.req"
 
 du -sh "$C"/* | sed 's/^/make_corpus: /'

@@ -70,7 +70,7 @@ const NESTED = join(GLOBAL, 'nested@latest');
 execFileSync(BIN, ['process', CAP, '--output-file', NESTED]);
 // A system profile whose DeviceProfileList is damaged: still listed, with the error.
 const BROKEN = join(GLOBAL, 'broken@latest');
-cpSync(SYSP, BROKEN, { recursive: true });
+cpSync(SYSP, BROKEN, { recursive: true, dereference: true });
 writeFileSync(join(BROKEN, 'DeviceProfileList.parquet'), 'PAR1 not a parquet file');
 // The same capture without CpuUsage's "average" rows: /usage then serves one series per CPU.
 const NOAVG_CAP = join(DIR, 'cap-noavg');
@@ -84,7 +84,7 @@ const NOAVG = join(GLOBAL, 'noavg@latest');   // its system profile
 // A profile outside the data path, reachable only through a symlink: must stay invisible.
 const OUTSIDE = join(DIR, 'outside', 'secret@latest');
 mkdirSync(dirname(OUTSIDE), { recursive: true });
-cpSync(PROF, OUTSIDE, { recursive: true });
+cpSync(PROF, OUTSIDE, { recursive: true, dereference: true });
 symlinkSync(OUTSIDE, join(GLOBAL, 'evil@latest'));
 
 const duckdb = await (await DuckDBInstance.create(':memory:')).connect();
@@ -193,7 +193,7 @@ test('listing: names, kind, tables, sizes, Metadata span; the symlinked profile 
   const files = execFileSync('ls', [PROF], { encoding: 'utf8' }).trim().split('\n');
   const tables = [...new Set(files.filter((f) => f.endsWith('.parquet')).map((f) => f.replace(/(_\d+)?\.parquet$/, '')))].sort();
   assert.deepEqual(p.tables, tables);
-  const size = Number(execFileSync('du', ['-b', '-s', '--apparent-size', PROF], { encoding: 'utf8' }).split('\t')[0]);
+  const size = Number(execFileSync('du', ['-b', '-s', '-D', '--apparent-size', PROF], { encoding: 'utf8' }).split('\t')[0]);
   assert.ok(p.size_bytes > 0 && p.size_bytes <= size, `${p.size_bytes} vs du ${size}`);
   const sp = profiles.find((x) => x.name === DS);
   assert.ok(sp.tables.includes('Instruction') && !sp.tables.some((t) => /_\d+$/.test(t)), 'split names folded');
@@ -258,8 +258,8 @@ test('nested device profiles (--output-file layout) open as <system>/devices/<na
     assert.equal(ex.headers['content-disposition'], `attachment; filename="${r.name.replace('@', '_')}_Instruction_${m.f}_${m.l}.csv"`);
     assert.equal(csvRecords(ex.body) - 1, Number(n), 'every Instruction row exported');
   }
-  // A symlink in devices/ pointing elsewhere is not followed; no other way out either.
-  symlinkSync(PROF, join(NESTED, 'devices', 'sneaky'));
+  // A symlink in devices/ leading out of the data path is not followed; no other way out either.
+  symlinkSync(OUTSIDE, join(NESTED, 'devices', 'sneaky'));
   for (const bad of ['nested/devices/sneaky', 'nested/devices/..%2f..%2ftiny%40latest', 'nested/devices/%2e%2e', 'nested/devices/',
     'nested/devices/a/devices/b', 'nope/devices/tiny-nd0-nc0', `tiny/devices/${D}`, 'evil/devices/x'])
     assert.ok([400, 404].includes((await req(`/api/profiles/${bad}/tracks`)).status), bad);
@@ -540,7 +540,7 @@ test('timeline: SystemProfileEvents keeps one event per (track, depth, bucket), 
 
 test('timeline: a table that cannot be read gets its error, the others answer as usual', async () => {
   const dmg = join(GLOBAL, 'damaged@latest');
-  cpSync(PROF, dmg, { recursive: true });
+  cpSync(PROF, dmg, { recursive: true, dereference: true });
   writeFileSync(join(dmg, 'DmaPacket.parquet'), 'PAR1 not a parquet file');
   rmSync(join(dmg, '.DmaPacket.nxtl'), { force: true });
   try {
@@ -852,7 +852,7 @@ test('schema equals `nxprof schema --format json` plus the viewer member', async
     T('SemaphoreUpdate', 'semaphore', 'point', '', 'Semaphore updates', [], 'id', 'track'),
     T('CcInstruction', 'cc', 'interval', '', 'Collective (CC) ops', ['description'], 'description', 'description'),
     T('CcOp', 'cc', 'interval', ' · ops', null, ['operation'], 'operation', 'operation'),
-    T('SystemProfileEvents', 'system', 'interval', '', null, ['name'], 'name', 'name'),
+    T('SystemProfileEvents', 'system', 'interval', '', 'System and framework events', ['name'], 'name', 'name'),
   ];
   assert.deepEqual(viewer.timelines.map((x) => x.table), tables.map((x) => x.table));
   const types = {};
@@ -1154,10 +1154,11 @@ test('404, 405, traversal attempts and oversize requests', async () => {
     '/nope.html', '/static/nope.js'])
     assert.equal((await req(p)).status, 404, p);
   for (const m of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
-    const r = await req('/api/profiles', { method: m });
+    const r = await req('/api/profiles', { method: m, headers: { 'Content-Type': 'application/json' } });
     assert.equal(r.status, 405, m);
     assert.equal(r.headers.allow, 'GET, HEAD');
   }
+  assert.equal((await req('/api/profiles', { method: 'POST' })).status, 415, 'a POST that is not JSON');
   const traversal = [
     '/api/profiles/../../../../etc/passwd', '/api/profiles/..', '/api/profiles/../tracks',
     '/api/profiles/%2e%2e/tracks', '/api/profiles/%2E%2E%2F%2E%2E%2Fetc/tracks', '/api/profiles/..%2f..%2fetc%2fpasswd',

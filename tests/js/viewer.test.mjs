@@ -367,7 +367,7 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   // /usage for).
   const laneLabelsOf = async (name, drop, add, waitLabel) => {
     const bare = path.join(globalDir, `${name}@latest`);
-    fs.cpSync(profileDir, bare, { recursive: true });
+    fs.cpSync(profileDir, bare, { recursive: true, dereference: true });
     for (const f of fs.readdirSync(bare)) if (drop && drop.test(f)) fs.rmSync(path.join(bare, f));
     for (const f of fs.readdirSync(systemDir)) if (add && add.test(f)) fs.copyFileSync(path.join(systemDir, f), path.join(bare, f));
     usageRequests.length = 0;

@@ -220,7 +220,7 @@ test('Device Trace Viewer tools in chromium against nxprof serve', { skip: SKIP,
 
   await t.test('a damaged table: its rows show the error, the others draw', async () => {
     const bad = path.join(globalDir, 'damaged@latest');
-    fs.cpSync(dir, bad, { recursive: true });
+    fs.cpSync(dir, bad, { recursive: true, dereference: true });
     const f = path.join(bad, 'DmaPacket.parquet');
     fs.truncateSync(f, Math.floor(fs.statSync(f).size / 2));
     const tr = await (await fetch(`${url}/api/profiles/damaged/tracks`)).json();

@@ -25,11 +25,23 @@ What every module gets:
                          Warning are in device profiles too; every other table is a
                          device profile's)
   spark                  a local[2] SparkSession for the test module
+  serving(data_path, *options, env=None)
+                         `nxprof serve --data-path data_path [options]` on a free port,
+                         accepting connections: (port, pid); fails the test if the server
+                         died before the block ends
+  http_get(port, path), http_get_json(port, path)
+                         one GET on 127.0.0.1: (status, body bytes), or (status, the body
+                         parsed when it is a JSON object or array, else its bytes)
 """
+import contextlib
+import http.client
+import json
 import os
 import re
 import shutil
+import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -40,6 +52,51 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("NXPROF_BIN", ROOT / "build" / "nxprof"))
 TEST_DATA = Path(os.environ.get("NXPROF_TEST_DATA", ROOT / "tests" / "data"))
 CHROME_TRACES = sorted((TEST_DATA / "chrome-traces").glob("*.json.gz"))
+
+
+HANG_GUARD_S = 120   # client timeout of http_get: guards against a hang, times nothing
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serving(data_path, *options, env=None):
+    """`nxprof serve --data-path data_path [options]` on a free port, accepting
+    connections: (port, pid). The server must still be running when the block ends."""
+    port = free_port()
+    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(data_path), "--port", str(port), *options],
+                         env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            time.sleep(0.05)
+        yield port, p.pid
+        assert p.poll() is None, "the server is still running"
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
+
+
+def http_get(port, path):
+    """One GET on 127.0.0.1:port: (status, body bytes)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG_GUARD_S)
+    c.request("GET", path)
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, body
+
+
+def http_get_json(port, path):
+    """(status, the body parsed when it is a JSON object or array, else its bytes)."""
+    status, body = http_get(port, path)
+    return status, (json.loads(body) if body[:1] in (b"{", b"[") else body)
 
 
 def nxgo_path(workdir):

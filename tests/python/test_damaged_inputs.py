@@ -389,7 +389,7 @@ def test_summary_of_hostile_times_is_an_error_not_a_wrapped_answer(framework_pro
     import pyarrow.parquet as pq
     data = tmp_path / "data"
     shutil.copytree(framework_profile, data)
-    (prof,) = (data / "profiles" / "global").iterdir()
+    prof = data / "profiles" / "global" / "fw@latest"
     (prof / ".SystemProfileEvents.nxtl").unlink(missing_ok=True)
     path = prof / "SystemProfileEvents.parquet"
     table = pq.read_table(path)

@@ -9,20 +9,15 @@ Python; the scan (NXPROF_NO_TIMELINE_INDEX=1) gives the same answer as the index
 over the query memory budget (NXPROF_QUERY_MEMORY_MIB) is a 503 with an error saying so,
 and the server keeps answering.
 """
-import contextlib
 import gzip
-import http.client
-import json
 import os
-import socket
 import subprocess
-import time
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import BIN
+from conftest import BIN, http_get_json as get, serving
 
 N = 300_000
 MIB = 1 << 20
@@ -73,36 +68,6 @@ def vm_hwm(pid):
     raise AssertionError("no VmHWM")
 
 
-@contextlib.contextmanager
-def server(data, **env):
-    """`nxprof serve` on a free port with env added: (port, pid)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(data), "--port", str(port)],
-                         env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(200):
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            time.sleep(0.05)
-        yield port, p.pid
-        assert p.poll() is None, "the server is still running"
-    finally:
-        p.terminate()
-        p.wait(timeout=10)
-
-
-def get(port, path):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-    c.request("GET", path)
-    r = c.getresponse()
-    body = json.loads(r.read())
-    c.close()
-    return r.status, body
-
-
 def timeline(port, name, start, end, width):
     return get(port, f"/api/profiles/{name}/timeline?tables=SystemProfileEvents&start={start}&end={end}"
                      f"&width={width}")
@@ -147,7 +112,7 @@ def test_timeline_memory_and_depths(profiles, name):
     lo, hi = pc.min(starts).as_py(), pc.max(ends).as_py()
     mid = starts[N // 2].as_py()
     windows = [(lo, hi, 100), (lo, hi, 10000), (mid, mid + 5000, 100)]
-    with server(data) as (port, pid):
+    with serving(data) as (port, pid):
         base = vm_hwm(pid)
         answers = []
         for start, end, width in windows:
@@ -167,7 +132,7 @@ def test_timeline_memory_and_depths(profiles, name):
     for ordinal, depth in sample:
         assert depth == expected_depth(starts, ends, ordinal), (ordinal, depth)
     # The scan folds the levels as the index does: the same answer.
-    with server(data, NXPROF_NO_TIMELINE_INDEX="1") as (port, _):
+    with serving(data, env={"NXPROF_NO_TIMELINE_INDEX": "1"}) as (port, _):
         for (start, end, width), body in zip(windows, answers):
             status, scanned = timeline(port, name, start, end, width)
             assert status == 200 and scanned == body, (start, end, width)
@@ -176,7 +141,7 @@ def test_timeline_memory_and_depths(profiles, name):
 def test_over_budget_request_is_a_clear_error_and_the_server_lives(profiles):
     data, _ = profiles
     lo, hi = 0, 2 * N * 1000
-    with server(data, NXPROF_QUERY_MEMORY_MIB="1") as (port, _):
+    with serving(data, env={"NXPROF_QUERY_MEMORY_MIB": "1"}) as (port, _):
         status, body = timeline(port, "nested", lo, hi, 10000)
         assert status == 503, body
         assert "memory budget of 1 MiB" in body["error"] and "SystemProfileEvents" in body["error"], body

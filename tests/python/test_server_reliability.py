@@ -6,45 +6,17 @@
   - a 500 names the file at fault relative to the profiles root, never by absolute path;
   - an empty profile directory is listed, and the server keeps running.
 """
-import contextlib
 import http.client
 import json
 import resource
 import socket
-import subprocess
 import time
 
 import pytest
 
-from conftest import BIN
+from conftest import http_get as get, serving
 
 SLOW = 1000
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serving(data_path):
-    """`nxprof serve --data-path data_path` on a free port, accepting connections: its port."""
-    port = free_port()
-    p = subprocess.Popen([str(BIN), "serve", "--data-path", str(data_path), "--port", str(port)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        yield port
-        assert p.poll() is None, "the server is still running"
-    finally:
-        p.terminate()
-        p.wait(timeout=10)
 
 
 @pytest.fixture
@@ -53,7 +25,7 @@ def server(tmp_path):
     if soft < SLOW + 200:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, SLOW + 200), hard))
     (tmp_path / "profiles" / "global").mkdir(parents=True)
-    with serving(tmp_path) as port:
+    with serving(tmp_path) as (port, _):
         yield port
 
 
@@ -86,15 +58,6 @@ def test_health_answers_while_a_thousand_slow_clients_are_connected(server):
             s.close()
 
 
-def get(port, path):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    c.request("GET", path)
-    r = c.getresponse()
-    body = r.read()
-    c.close()
-    return r.status, body
-
-
 def test_whole_url_is_bounded(server):
     port = server
     status, body = get(port, "/api/health?x=" + "a" * 10000)
@@ -108,11 +71,11 @@ def test_errors_do_not_show_absolute_paths(tmp_path):
     data = tmp_path / "data"
     nx("synth", "--preset", "tiny", "--cores", "1", "--no-system", "--seed", "3", "--out", str(tmp_path / "cap"))
     nx("process", str(tmp_path / "cap"), "--data-path", str(data), "--display-name", "p")
-    (prof,) = list((data / "profiles" / "global").iterdir())
+    (prof,) = [p for p in (data / "profiles" / "global").iterdir() if not p.name.startswith(".")]
     table = prof / "Instruction.parquet"
     table.write_bytes(table.read_bytes()[:200])  # truncated in place
     (prof / ".Instruction.nxtl").unlink()
-    with serving(data) as port:
+    with serving(data) as (port, _):
         status, body = get(port, "/api/profiles/p/event?table=Instruction&ordinal=0")
         text = body.decode()
         assert status == 500, text
@@ -124,7 +87,7 @@ def test_empty_profile_directory_is_listed(tmp_path):
     """An empty x@latest directory (a profile being written by hand, or emptied) is listed
     with no tables; nothing crashes (it used to reach qsort(NULL, 0))."""
     (tmp_path / "profiles" / "global" / "x@latest").mkdir(parents=True)
-    with serving(tmp_path) as port:
+    with serving(tmp_path) as (port, _):
         status, body = get(port, "/api/profiles")
         assert status == 200, body
         listed = json.loads(body)
@@ -140,7 +103,7 @@ def _device_profile(tmp_path, events):
     data = tmp_path / "data"
     nx("synth", "--events", events, "--cores", "1", "--no-system", "--seed", "5", "--out", str(tmp_path / "cap"))
     nx("process", str(tmp_path / "cap"), "--data-path", str(data), "--display-name", "p")
-    (prof,) = list((data / "profiles" / "global").iterdir())
+    (prof,) = [p for p in (data / "profiles" / "global").iterdir() if not p.name.startswith(".")]
     return data, prof
 
 
@@ -170,7 +133,7 @@ def test_a_file_truncated_under_a_request_fails_that_request_only(tmp_path):
     data, prof = _device_profile(tmp_path, 300000)
     table = prof / "Instruction.parquet"
     original = table.read_bytes()
-    with serving(data) as port:
+    with serving(data) as (port, _):
         path = f"/api/profiles/p/export/Instruction.csv?{_window(port)}&sampled=0&max_rows=10000000"
         status, whole = get(port, path)
         assert status == 200 and len(whole) > 8 << 20, (status, len(whole))
@@ -206,7 +169,7 @@ def test_an_index_truncated_under_requests_never_kills_the_server(tmp_path):
     index = prof / ".Instruction.nxtl"
     original = index.read_bytes()
     widths = range(3000, 3300)
-    with serving(data) as port:                         # the answers of a quiet server
+    with serving(data) as (port, _):                         # the answers of a quiet server
         window = _window(port)
         path = f"/api/profiles/p/timeline?tables=Instruction&{window}&width="
         before = {w: get(port, path + str(w)) for w in widths}
@@ -222,7 +185,7 @@ def test_an_index_truncated_under_requests_never_kills_the_server(tmp_path):
                 f.write(original)
             time.sleep(0.001)
 
-    with serving(data) as port:
+    with serving(data) as (port, _):
         t = threading.Thread(target=flip)
         t.start()
         try:

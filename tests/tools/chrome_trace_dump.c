@@ -1,7 +1,9 @@
 /*
  * chrome_trace_dump.c — test helper: reads a Chrome trace with nxprof's
- * reader (src/capture/chrome_trace.h) and prints what it delivered as JSON,
- * for tests/js/chrome_trace_counts.test.mjs to compare with JSON.parse.
+ * reader (src/capture/chrome_trace.h), or an XSpace protobuf (a FILE named
+ * *.pb) with the XSpace reader (src/capture/xspace.h), and prints what it
+ * delivered as JSON, for tests/js/chrome_trace_counts.test.mjs and
+ * tests/python/test_xspace.py to compare with independent parsers.
  *
  *   chrome_trace_dump [--events] [--chunk N] FILE
  *
@@ -12,6 +14,9 @@
  * read them exactly with BigInt). Always, a last line summing up:
  *   {"form":"object"|"array","events":N,"phases":{"X":n,..},
  *    "toplevel":[["key",<value text>],..]}
+ * or for an XSpace: {"form":"xspace","events":N,"phases":{..},"planes":n,
+ *    "lines":n,"x_events":n,"internal_events":n,"aggregated_events":n}
+ * (--chunk is ignored for XSpace, which is mapped).
  * Exit status 0, or 1 with the reader's message on stderr, 2 for bad usage.
  */
 #include <stdio.h>
@@ -19,6 +24,7 @@
 #include <string.h>
 
 #include "capture/chrome_trace.h"
+#include "capture/xspace.h"
 #include "util/json.h"
 #include "util/strbuf.h"
 
@@ -97,6 +103,60 @@ static int on_toplevel(void *ctx, const nx_chrome_toplevel *tl)
     return 0;
 }
 
+static void put_phases(nx_strbuf *out, const dump *d)
+{
+    const char *sep = "";
+    for (int c = 0; c < 256; c++) {
+        if (!d->phases[c])
+            continue;
+        char ph[2] = {(char)c, '\0'};
+        nx_strbuf_puts(out, sep);
+        nx_json_put_cstr(out, ph);
+        nx_strbuf_printf(out, ":%llu", (unsigned long long)d->phases[c]);
+        sep = ",";
+    }
+}
+
+static int print_summary(nx_strbuf *out)
+{
+    bool failed = nx_strbuf_failed(out);
+    if (!failed)
+        fwrite(out->data, 1, out->len, stdout);
+    nx_strbuf_free(out);
+    if (failed || fflush(stdout) != 0) {
+        fprintf(stderr, "chrome_trace_dump: cannot write the summary\n");
+        return 1;
+    }
+    return 0;
+}
+
+static int dump_xspace(dump *d, const char *path)
+{
+    nx_chrome_error err;
+    nx_xspace_counts n;
+    nx_chrome_handlers h = {.event = on_event, .toplevel = NULL, .ctx = d, .skipped = NULL};
+    int rc = nx_xspace_read_file(path, NULL, &h, &n, &err);
+    if (rc < 0)
+        fprintf(stderr, "%s\n", err.msg);
+    if (rc != 0)
+        return 1;
+    nx_strbuf out = NX_STRBUF_INIT;
+    nx_strbuf_printf(&out, "{\"form\":\"xspace\",\"events\":%llu,\"phases\":{", (unsigned long long)d->count);
+    put_phases(&out, d);
+    nx_strbuf_printf(&out,
+                     "},\"planes\":%llu,\"lines\":%llu,\"x_events\":%llu,\"internal_events\":%llu,"
+                     "\"aggregated_events\":%llu}\n",
+                     (unsigned long long)n.planes, (unsigned long long)n.lines, (unsigned long long)n.events,
+                     (unsigned long long)n.internal_events, (unsigned long long)n.aggregated_events);
+    return print_summary(&out);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 int main(int argc, char **argv)
 {
     dump d = {.toplevel = NX_STRBUF_INIT};
@@ -114,6 +174,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: chrome_trace_dump [--events] [--chunk N] FILE\n");
         return 2;
     }
+    if (ends_with(argv[i], ".pb"))
+        return dump_xspace(&d, argv[i]);
     nx_chrome_error err;
     nx_chrome_reader *r = nx_chrome_open(argv[i], &opts, &err);
     if (!r) {
@@ -133,27 +195,16 @@ int main(int argc, char **argv)
     nx_strbuf out = NX_STRBUF_INIT;
     nx_strbuf_printf(&out, "{\"form\":\"%s\",\"events\":%llu,\"phases\":{", bare ? "array" : "object",
                      (unsigned long long)d.count);
-    const char *sep = "";
-    for (int c = 0; c < 256; c++) {
-        if (!d.phases[c])
-            continue;
-        char ph[2] = {(char)c, '\0'};
-        nx_strbuf_puts(&out, sep);
-        nx_json_put_cstr(&out, ph);
-        nx_strbuf_printf(&out, ":%llu", (unsigned long long)d.phases[c]);
-        sep = ",";
-    }
+    put_phases(&out, &d);
     nx_strbuf_puts(&out, "},\"toplevel\":[");
     nx_strbuf_append(&out, d.toplevel.data, d.toplevel.len);
     nx_strbuf_puts(&out, "]}\n");
-    bool failed = nx_strbuf_failed(&d.toplevel) || nx_strbuf_failed(&out);
-    if (!failed)
-        fwrite(out.data, 1, out.len, stdout);
-    nx_strbuf_free(&out);
+    bool failed = nx_strbuf_failed(&d.toplevel);
     nx_strbuf_free(&d.toplevel);
-    if (failed || fflush(stdout) != 0) {
-        fprintf(stderr, "chrome_trace_dump: cannot write the summary\n");
+    if (failed) {
+        nx_strbuf_free(&out);
+        fprintf(stderr, "chrome_trace_dump: out of memory\n");
         return 1;
     }
-    return 0;
+    return print_summary(&out);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "parquet/parquet.h"
+#include "profile/profile_manifest.h"
 #include "profile/profile_output.h"
 #include "profile/table_writer.h"
 #include "schema/schema.h"
@@ -336,6 +337,38 @@ static void test_replaces_only_what_nxprof_wrote(void **state)
     free(mine);
 }
 
+/* nx_profile_remove deletes exactly what the manifest lists: a profile with a file
+ * it does not list is left whole (and named); without it, nothing is left. */
+static void test_remove_deletes_only_the_manifest(void **state)
+{
+    const char *root = *state;
+    nxpq_error err;
+    char *prof = strdup(join(root, "prof"));
+    assert_non_null(prof);
+    nx_profile_output o;
+    assert_int_equal(nx_profile_output_begin(&o, prof, &err), 0);
+    touch(join(o.tmp_dir, "A.parquet"));
+    assert_int_equal(mkdir(join(o.tmp_dir, "devices"), 0777), 0);
+    assert_int_equal(nx_profile_dir_create(join(o.tmp_dir, "devices/d0"), &err), 0);
+    touch(join(o.tmp_dir, "devices/d0/B.parquet"));
+    assert_int_equal(nx_profile_output_publish(&o, 1, &err), 0);
+
+    touch(join(prof, "devices/d0/NOTES.md"));
+    assert_int_equal(nx_profile_remove(prof, &err), -1);
+    assert_non_null(strstr(err.msg, "devices/d0/NOTES.md"));
+    assert_true(exists(join(prof, "A.parquet")));
+    assert_true(exists(join(prof, "devices/d0/B.parquet")));
+    assert_true(exists(join(prof, NX_PROFILE_MARKER)));
+
+    assert_int_equal(unlink(join(prof, "devices/d0/NOTES.md")), 0);
+    unlink(join(prof, "A.parquet"));   /* a listed file already gone is fine */
+    if (nx_profile_remove(prof, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_false(exists(prof));
+    assert_int_equal(count_entries(root), 0);
+    free(prof);
+}
+
 /* One value per column, by type, derived from the row number so a reader can check
  * which rows went to which file. */
 static void put_row(nxpq_writer *w, const nx_schema_table *s, int64_t r)
@@ -530,6 +563,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_publish_replaces_and_abort_keeps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replaces_only_what_nxprof_wrote, setup, teardown),
         cmocka_unit_test_setup_teardown(test_publish_set_all_or_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_remove_deletes_only_the_manifest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_split_naming, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_split_at_the_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuses_transient_and_unknown, setup, teardown),

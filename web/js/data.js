@@ -26,6 +26,14 @@ export function colourise(d, def, mode) {
 
 // One track of a /timeline table as arrays: start/dur (Float64Array), ord, depth
 // (Int32Array, nested tables only), labels (decoded), name (the first string label).
+// The label drawn as an event's name: the first string label of a table coloured by
+// something other than its track, else null.
+export function nameFieldOf(def) {
+  const named = def && (def.colour_by || []).some((f) => f !== 'track');
+  const field = named ? def.labels.find((l) => l.type === 'string') : null;
+  return field ? field.name : null;
+}
+
 export function ingestTrack(tr, table, def, strings, offset) {
   const n = tr.start.length, types = typesOf(def);
   const start = new Float64Array(n), dur = new Float64Array(n);
@@ -34,11 +42,10 @@ export function ingestTrack(tr, table, def, strings, offset) {
   for (const [f, arr] of Object.entries(tr.labels || {})) {
     labels[f] = types[f] === 'string' ? arr.map((ix) => (ix === null || ix < 0 ? null : strings[ix])) : arr;
   }
-  const named = def && (def.colour_by || []).some((f) => f !== 'track');
-  const nameField = named ? def.labels.find((l) => l.type === 'string') : null;
+  const nameField = nameFieldOf(def);
   return { table, track: tr.track, start, dur, ord: tr.ord, types, labels,
     depth: Array.isArray(tr.depth) ? Int32Array.from(tr.depth) : null,
-    point: !!(def && def.kind === 'point'), name: nameField ? labels[nameField.name] || null : null };
+    point: !!(def && def.kind === 'point'), name: nameField ? labels[nameField] || null : null };
 }
 
 // A /timeline response whose window starts `offset` ns after t0: {tracks: Map

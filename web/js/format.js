@@ -53,8 +53,9 @@ export const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', 
 const bigText = (k, x) => (typeof x === 'bigint' ? x.toString() : x);
 // A field value as text: lists and objects as JSON (BigInt as its digits), null as ''.
 export const fmtVal = (v) => (absent(v) ? '' : typeof v === 'object' ? JSON.stringify(v, bigText) : String(v));
-// HTML: text cut with an ellipsis when too long (CSS .cut), the whole text on hover.
-export const cut = (text, cls = '') => `<span class="cut ${cls}" title="${esc(text)}">${esc(text)}</span>`;
+// HTML: text cut with an ellipsis when too long (CSS .cut), `title` (the whole text by
+// default) on hover.
+export const cut = (text, cls = '', title = text) => `<span class="cut ${cls}" title="${esc(title)}">${esc(text)}</span>`;
 
 // The longest prefix of `text` that fits `maxW` with "…" appended (the text itself when it
 // fits, '' when not even one character and the ellipsis fit). measure(s) -> width.

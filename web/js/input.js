@@ -176,14 +176,18 @@ export function hideTooltip() { const t = $('#tooltip'); if (t) t.hidden = true;
 
 const MAX_TIP_FIELDS = 6, TIP_CHARS = 64;
 const clip = (v) => (v.length > TIP_CHARS ? `${v.slice(0, TIP_CHARS - 1)}…` : v);
-// Tooltip text of event i of track data d: table and track, time window, depth, labels,
-// and, once /event answered, the first string fields of the row that are not labels.
+// Tooltip text of event i of track data d: table and track, time window, depth, labels
+// (the event's name whole, since the timeline shows it shortened: names.js), and, once
+// /event answered, the first string fields of the row that are not labels.
 export function tooltipHTML(d, i, full) {
   const s = d.start[i], e = s + d.dur[i];
   const lines = [`<b>${esc(d.table)}</b> · ${esc(d.track)}`];
   lines.push(d.point ? `at ${fmtNs(s)}` : `${fmtNs(s)} – ${fmtNs(e)} (${fmtNs(d.dur[i])})`);
   if (d.depth) lines.push(`depth: ${d.depth[i]}`);
-  for (const [name, arr] of Object.entries(d.labels)) if (arr[i] !== null && arr[i] !== undefined) lines.push(`${esc(name)}: ${esc(clip(String(arr[i])))}`);
+  for (const [name, arr] of Object.entries(d.labels)) {
+    if (arr[i] === null || arr[i] === undefined) continue;
+    lines.push(arr === d.name ? `${esc(name)}: <span class="tip-name">${esc(String(arr[i]))}</span>` : `${esc(name)}: ${esc(clip(String(arr[i])))}`);
+  }
   if (!full) { lines.push('<span style="opacity:.6">loading details…</span>'); return lines.join('\n'); }
   const shown = (full.fields || []).filter((f) => !(f.name in d.labels) && f.type === 'string' && f.value !== null && f.value !== '' && f.value !== d.track);
   for (const f of shown.slice(0, MAX_TIP_FIELDS)) {

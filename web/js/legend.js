@@ -9,6 +9,7 @@ import { V, setColourMode } from './viewer.js';
 import { colourModes, colourOf } from './colour.js';
 import { $ } from './dom.js';
 import { esc, middleCut } from './format.js';
+import { shortName } from './names.js';
 
 const MAX_KEYS = 24, KEY_CHARS = 40;
 
@@ -41,7 +42,7 @@ export function updateLegend() {
     }
     const list = [...keys].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
     html += `<h3>${esc(table)} <span class="muted">(${list.length})</span></h3><ul class="legend-keys">` +
-      list.slice(0, MAX_KEYS).map((k) => `<li><span class="swatch" style="background:${colourOf(k)}"></span><span class="key" title="${esc(shown(k, table))}">${esc(middleCut(shown(k, table), KEY_CHARS))}</span></li>`).join('') +
+      list.slice(0, MAX_KEYS).map((k) => `<li><span class="swatch" style="background:${colourOf(k)}"></span><span class="key" title="${esc(shown(k, table))}">${esc(middleCut(shortName(shown(k, table)), KEY_CHARS))}</span></li>`).join('') +
       (list.length > MAX_KEYS ? `<li class="muted">+${list.length - MAX_KEYS} more</li>` : '') + '</ul>';
   }
   $('#legend .keys').innerHTML = html || '<p class="muted">Nothing drawn.</p>';

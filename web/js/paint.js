@@ -12,6 +12,7 @@
 // track holds an event.
 import { V, geom, screenRows, relOf, nsPerPx } from './viewer.js';
 import { ellipsize, fmtNs, fmtTick, niceStep } from './format.js';
+import { shortName } from './names.js';
 import { eventBox } from './hit.js';
 import { markerDeltas } from './markers.js';
 import { paintLane } from './lanes.js';
@@ -166,7 +167,7 @@ function paintEvents(ctx, r, d, g, W, want) {
   ctx.font = FONT;
   for (const [i, b, c] of texts) {
     const x = Math.max(b.x, GUTTER), w = Math.min(b.x + b.w, W) - x;
-    const s = fit(ctx, String(d.name[i]), w - 6);
+    const s = fit(ctx, shortName(String(d.name[i])), w - 6);
     if (!s) continue;
     ctx.fillStyle = inkOn(c);
     ctx.fillText(s, x + 3, b.y + b.h / 2 + 0.5);
@@ -298,13 +299,15 @@ function arrow(ctx, x0, y0, x1, y1, colour) {
   ctx.lineWidth = 1;
 }
 
+// An end off the plot is pinned to its edge, so the curve bends where it can be seen
+// instead of running along the selected row over other events' names.
 function paintFlows(ctx, g) {
   if (!V.flows || !V.selRef) return;
   const s = refBox(V.selRef, g);
   if (!s) return;
-  const mid = (b) => b.y + b.h / 2;
-  for (const p of V.flows.predecessors || []) { const b = refBox(p, g); if (b) arrow(ctx, b.x + b.w, mid(b), s.x, mid(s), PRED); }
-  for (const p of V.flows.successors || []) { const b = refBox(p, g); if (b) arrow(ctx, s.x + s.w, mid(s), b.x, mid(b), SUCC); }
+  const mid = (b) => b.y + b.h / 2, pin = (x) => Math.min(Math.max(x, g.gutter), V.cssW);
+  for (const p of V.flows.predecessors || []) { const b = refBox(p, g); if (b) arrow(ctx, pin(b.x + b.w), mid(b), pin(s.x), mid(s), PRED); }
+  for (const p of V.flows.successors || []) { const b = refBox(p, g); if (b) arrow(ctx, pin(s.x + s.w), mid(s), pin(b.x), mid(b), SUCC); }
 }
 
 // Why nothing is drawn, in the middle of the track area.

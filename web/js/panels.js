@@ -1,7 +1,8 @@
 // panels.js — the side panel: Event Details (every field, args, flows, drill-down), the
 // visible window's table counts, and a device profile's Summary.
 //
-// Event Details: every field of the selected row in schema order (/event), each number
+// Event Details: the event's whole name when the timeline shows it shortened (names.js),
+// every field of the selected row in schema order (/event), each number
 // with its catalogue unit (format.js fmtField), long values cut with the whole text on
 // hover; the row's extra_attributes_json pretty-printed as "Args"; its flows (/flows:
 // predecessors and successors, each with "go to"); and, on a system profile, for an event
@@ -13,6 +14,8 @@ import { V, select, draw, relOf } from './viewer.js';
 import { $ } from './dom.js';
 import { selectWindow } from './selection.js';
 import { esc, cut, fmtNs, fmtCount, fmtField, prettyJSON } from './format.js';
+import { nameFieldOf } from './data.js';
+import { shortName } from './names.js';
 
 export async function fetchEvent(table, ordinal) {
   const key = `${table}:${ordinal}`;
@@ -106,6 +109,8 @@ export async function showDetails(sel) {
   const start = def.start ? fieldOf(ev, def.start) : null, end = def.end ? fieldOf(ev, def.end) : start;
   V.selRef = { table: ev.table, ordinal: ev.ordinal, track: ev.track, start, end };
   let html = `<p class="ev-head"><b>${esc(ev.table)}</b> #${esc(ev.ordinal)}${ev.track !== undefined ? ` · track ${cut(ev.track)}` : ''}</p>`;
+  const name = nameFieldOf(def) && fieldOf(ev, nameFieldOf(def));
+  if (typeof name === 'string' && shortName(name) !== name) html += `<p class="ev-name">${esc(name)}</p>`;   // shortened on the timeline: here whole
   if (start !== null) html += `<p class="muted">${esc(fmtNs(relOf(start)))} – ${esc(fmtNs(relOf(end ?? start)))} (${esc(fmtNs(relOf(end ?? start) - relOf(start)))})</p>`;
   for (const d of deviceExecutions(ev, start, end)) {
     html += `<p><a class="open-device" href="${viewHref(d.open)}?start=${big(start)}&end=${big(end ?? start)}" title="${esc(d.open)}">Open in Device Trace Viewer</a> <span class="muted">${cut(d.open)}</span></p>`;

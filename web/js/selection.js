@@ -13,6 +13,7 @@ import { V, draw, absOf } from './viewer.js';
 import { showWindowSummary } from './panels.js';
 import { $ } from './dom.js';
 import { esc, cut, fmtNs, fmtCount } from './format.js';
+import { shortName } from './names.js';
 
 let seq = 0;
 
@@ -77,7 +78,8 @@ function groupRows(t) {
   const self = t.groups.some((g) => g.self_ns !== null && g.self_ns !== undefined);
   let html = `<table class="bars agg"><tr><th>${esc(t.by || 'key')}</th><th class="num">Count</th><th class="num">Total</th>${self ? '<th class="num">Self</th>' : ''}<th></th></tr>`;
   for (const g of t.groups) {
-    html += `<tr><td>${cut(g.key === null ? '(null)' : String(g.key))}</td><td class="num">${esc(fmtCount(g.count))}</td><td class="num">${esc(fmtNs(Number(g.total_ns)))}</td>` +
+    const key = g.key === null ? '(null)' : String(g.key);
+    html += `<tr><td>${cut(shortName(key), '', key)}</td><td class="num">${esc(fmtCount(g.count))}</td><td class="num">${esc(fmtNs(Number(g.total_ns)))}</td>` +
       `${self ? `<td class="num">${g.self_ns === null ? '' : esc(fmtNs(Number(g.self_ns)))}</td>` : ''}` +
       `<td class="barcell"><div class="bar" style="width:${(100 * Number(g.total_ns) / max).toFixed(1)}%"></div></td></tr>`;
   }

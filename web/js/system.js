@@ -1,13 +1,18 @@
 // system.js — a system profile's page ("/view/<system>"): the System Trace Viewer (its
 // SystemProfileEvents on the shared timeline, viewer.js, with the grouping modes and the
 // CPU / host memory / device HBM lanes), then its summary (wall time, busy time per
-// thread, top operators, /summary) and its Device Profiles table, one row per
+// thread or stream, top operators, /summary) and its Device Profiles table, one row per
 // DeviceProfileList entry with the facts the summary read from that device profile and a
-// link to its Device Trace Viewer. The device profiles' spans (/api/profiles/<device>)
-// let Event Details offer "Open in Device Trace Viewer" for a NeuronCore's events.
+// link to its Device Trace Viewer. A profile that names no device profiles (a PyTorch or
+// JAX trace processed alone: /api/profiles/<name> lists none) has no NeuronCore facts to
+// show, so the Device Profiles table (MFU, HFU, MBU per NeuronCore) is left out and its
+// summary speaks of threads and streams. The device profiles' spans
+// (/api/profiles/<device>) let Event Details offer "Open in Device Trace Viewer" for a
+// NeuronCore's events.
 import { api, big, namePath, viewHref } from './api.js';
 import { $, setStatus } from './dom.js';
 import { esc, cut, fmtNs, fmtCount, fmtPct, fmtSec, fmtBytes } from './format.js';
+import { shortName } from './names.js';
 import { startViewer } from './viewer.js';
 
 async function deviceSpans(info) {
@@ -23,17 +28,18 @@ function facts(info, s, failed) {
   if (info.first_ts !== null) out.push(`first timestamp ${esc(info.first_ts)} ns`);
   // A trace without absolute time (JAX's Perfetto JSON): its times count from the trace start.
   if (info.relative_time) out.push('<span class="warn" id="relative-time">times count from the trace start (the trace gives no absolute time), not from the Unix epoch</span>');
-  out.push(`${esc(fmtCount((info.device_profiles || []).length))} device profiles`);
+  const devices = (info.device_profiles || []).length;
+  if (devices) out.push(`${esc(fmtCount(devices))} device profiles`);
   out.push(esc(fmtBytes(info.size_bytes)));
   if (info.error) out.push(`<span class="warn" title="${esc(info.error)}">⚠ ${esc(info.error)}</span>`);
   if (failed && failed !== info.error) out.push(`<span class="warn">summary unavailable: ${esc(failed)}</span>`);
   return out.join(' · ');
 }
 
-function busyHTML(s) {
+function busyHTML(s, what) {
   const wall = s && s.wall ? Number(s.wall.duration_ns) : 0, busy = (s && s.threads) || [];
   if (!busy.length) return '<p class="muted">No events.</p>';
-  return '<table class="bars"><tr><th>Thread or NeuronCore</th><th class="num">Busy</th><th class="num">of wall time</th><th></th><th class="num">Events</th></tr>' +
+  return `<table class="bars"><tr><th>${what}</th><th class="num">Busy</th><th class="num">of wall time</th><th></th><th class="num">Events</th></tr>` +
     busy.map((b) => {
       const frac = wall > 0 ? Number(b.busy_ns) / wall : 0;
       return `<tr><td>${cut(b.thread || '(none)')}</td><td class="num">${esc(fmtNs(Number(b.busy_ns)))}</td><td class="num">${esc(fmtPct(100 * frac))}</td>` +
@@ -46,7 +52,7 @@ function opsHTML(s) {
   if (!ops.length) return '<p class="muted">No operators.</p>';
   const maxSelf = Math.max(1, ...ops.map((o) => Number(o.sum_self_ns ?? 0)));
   return '<table class="bars"><tr><th>Operator</th><th class="num">Count</th><th class="num">Self time</th><th></th><th class="num">Total time</th></tr>' +
-    ops.map((o) => `<tr><td>${cut(o.name ?? '(null)')}</td><td class="num">${esc(fmtCount(o.count))}</td><td class="num">${esc(o.sum_self_ns === null ? '' : fmtNs(Number(o.sum_self_ns)))}</td>` +
+    ops.map((o) => `<tr><td>${cut(shortName(o.name ?? '(null)'), '', o.name ?? '(null)')}</td><td class="num">${esc(fmtCount(o.count))}</td><td class="num">${esc(o.sum_self_ns === null ? '' : fmtNs(Number(o.sum_self_ns)))}</td>` +
       `<td class="barcell"><div class="bar" style="width:${(100 * Number(o.sum_self_ns ?? 0) / maxSelf).toFixed(1)}%"></div></td><td class="num">${esc(o.sum_duration_ns === null ? '' : fmtNs(Number(o.sum_duration_ns)))}</td></tr>`).join('') +
     '</table>';
 }
@@ -81,7 +87,10 @@ export async function showSystem(info) {
   let s = null, failed = null;
   try { s = await api(`/api/profiles/${namePath(info.name)}/summary`); } catch (e) { failed = e.message; }
   $('#system-facts').innerHTML = facts(info, s, failed);
-  $('#system-busy .content').innerHTML = busyHTML(s);
+  const framework = !(info.device_profiles || []).length;
+  $('#system-busy h2').textContent = framework ? 'Busy time per thread or stream' : 'Busy time per thread';
+  $('#system-busy .content').innerHTML = busyHTML(s, framework ? 'Thread or stream' : 'Thread or NeuronCore');
+  $('#system-devices').hidden = framework;
   $('#system-ops .content').innerHTML = opsHTML(s);
   devicesTable(info, s);
   setStatus('');
