@@ -9,7 +9,8 @@
  *       trace_<hash>_nd<D>_nc<C>.nxtrace      one per NeuronCore     (device_trace.h)
  *       runtime_events.tsv cpu_usage.tsv host_mem.tsv                (system_capture.h)
  *       device_mem.tsv                                               (system_capture.h)
- *       *.json / *.json.gz                    Chrome Trace Event files (chrome_trace.h)
+ *       *.json / *.json.gz, ...               framework traces: every name a
+ *                                             framework source reads (framework_source.h)
  *
  * where <hash> is XXH3_64bits of the program file's bytes as 16 lowercase hex
  * digits: a trace belongs to the program whose hash it names. A ROOT holding no
@@ -112,7 +113,7 @@ typedef struct nx_cap_session {
     char *cpu_usage_path;
     char *host_mem_path;
     char *device_mem_path;       /* device (HBM) memory snapshots */
-    char **chrome_traces;        /* *.json and *.json.gz, sorted by name */
+    char **chrome_traces;        /* framework traces (framework_source.h), sorted by name */
     size_t n_chrome_traces;
 } nx_cap_session;
 

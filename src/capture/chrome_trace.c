@@ -13,6 +13,7 @@
  * event to the next, so the steady state allocates nothing.
  */
 #include "capture/chrome_trace.h"
+#include "capture/framework_source.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "util/gzip_input.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 #include "util/run_control.h"
 
@@ -92,6 +94,8 @@ typedef struct event_state {
     bool ts_over, dur_over;   /* the value does not fit int64 ns (then 0) */
     int64_t ts, dur;
     ref_slot pid, tid, id, bind_id;
+    bool bad;                 /* unusable: delivered to the skipped callback */
+    char why[200];            /* the first reason it is unusable */
 } event_state;
 
 struct nx_chrome_reader {
@@ -102,6 +106,7 @@ struct nx_chrome_reader {
     size_t buf_size;      /* bytes of buf: chunk_size, more while a token outgrows it */
     uint64_t tokens;      /* tokens seen so far (to tell a chunk that ends none) */
     bool used;            /* nx_chrome_read() runs once */
+    unsigned bom;         /* bytes of a leading UTF-8 BOM matched; 4 once past the start */
     bool bare_array;
 
     /* parsing */
@@ -249,11 +254,12 @@ static bool decimal_to_int64(const char *s, size_t len, int scale, int64_t *out,
 static bool store_string(nx_chrome_reader *r, stored *dst, const char *s, size_t len)
 {
     size_t off = r->strs.len;
-    nx_strbuf_append(&r->strs, s, len);
+    nx_json_put_utf8(&r->strs, s, len);   /* yajl does not validate UTF-8: repaired here */
+    size_t kept = r->strs.len - off;
     nx_strbuf_putc(&r->strs, '\0');
     if (nx_strbuf_failed(&r->strs))
         return false;
-    *dst = (stored){true, off, len};
+    *dst = (stored){true, off, kept};
     return true;
 }
 
@@ -292,32 +298,21 @@ static void cap_put(capture *c, const char *s, size_t n)
     nx_strbuf_append(c->out, s, n);
 }
 
-/* A JSON string literal for s[0..n), escaping what JSON requires. yajl has
- * already checked the UTF-8, so bytes >= 0x80 are copied as they are. */
+/* A JSON string literal for s[0..n) (util/json.h's escaping). */
 static void cap_put_string(capture *c, const char *s, size_t n)
 {
-    cap_put(c, "\"", 1);
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch >= 0x20 && ch != '"' && ch != '\\')
-            continue;
-        cap_put(c, s + run, i - run);
-        run = i + 1;
-        char esc[8];
-        switch (ch) {
-        case '"': cap_put(c, "\\\"", 2); break;
-        case '\\': cap_put(c, "\\\\", 2); break;
-        case '\n': cap_put(c, "\\n", 2); break;
-        case '\r': cap_put(c, "\\r", 2); break;
-        case '\t': cap_put(c, "\\t", 2); break;
-        default:
-            snprintf(esc, sizeof esc, "\\u%04x", ch);
-            cap_put(c, esc, 6);
-        }
+    if (!c->out || c->too_large)
+        return;
+    size_t before = c->out->len;
+    if (n + 2 > c->limit - before) {   /* the literal is at least that long */
+        c->too_large = true;
+        return;
     }
-    cap_put(c, s + run, n - run);
-    cap_put(c, "\"", 1);
+    nx_json_put_string(c->out, s, n);
+    if (c->out->len - before > c->limit - before) {
+        c->out->len = before;
+        c->too_large = true;
+    }
 }
 
 static void cap_value_prefix(capture *c)
@@ -416,9 +411,57 @@ static field lookup_field(const char *s, size_t len)
     return F_OTHER;
 }
 
+/* Marks the event unusable for the first reason found, and reads on: one odd
+ * event costs itself, never the trace. Returns yajl's continue. */
+__attribute__((format(printf, 2, 3))) static int event_bad(nx_chrome_reader *r, const char *fmt, ...)
+{
+    if (r->ev.bad)
+        return 1;
+    r->ev.bad = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->ev.why, sizeof r->ev.why, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
 static int wrong_type(nx_chrome_reader *r, field f, const char *want, tok_kind k)
 {
-    return fail(r, "\"%s\" must be %s, found %s", field_names[f], want, tok_names[k]);
+    return event_bad(r, "\"%s\" must be %s, found %s", field_names[f], want, tok_names[k]);
+}
+
+/* True when s[0..len) is a JSON number's text (RFC 8259 grammar), as some
+ * writers put "ts" in a string. */
+static bool is_number_text(const char *s, size_t len)
+{
+    size_t i = 0;
+    if (i < len && s[i] == '-')
+        i++;
+    if (i >= len || s[i] < '0' || s[i] > '9')
+        return false;
+    if (s[i] == '0')
+        i++;
+    else
+        while (i < len && s[i] >= '0' && s[i] <= '9')
+            i++;
+    if (i < len && s[i] == '.') {
+        size_t d = ++i;
+        while (i < len && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return false;
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < len && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t d = i;
+        while (i < len && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return false;
+    }
+    return i == len;
 }
 
 static int set_string(nx_chrome_reader *r, stored *dst, const char *s, size_t len)
@@ -426,13 +469,16 @@ static int set_string(nx_chrome_reader *r, stored *dst, const char *s, size_t le
     return store_string(r, dst, s, len) ? 1 : out_of_memory(r);
 }
 
-/* ts and dur: microseconds as written, kept as nanoseconds. */
-/* A time beyond int64 ns is one damaged event, not a damaged file: it is
- * delivered with time_overflow set, and the caller drops it (a Warning). */
+/* ts and dur: microseconds as written (a number, or a string holding one),
+ * kept as nanoseconds. A time beyond int64 ns is one damaged event, not a
+ * damaged file: it is delivered with time_overflow set, and the caller drops
+ * it (a Warning). */
 static int set_time(nx_chrome_reader *r, field f, tok_kind k, const char *s, size_t len, bool *has, int64_t *ns,
                     bool *over)
 {
-    if (k != T_NUMBER)
+    if (k == T_STRING && !is_number_text(s, len))
+        return event_bad(r, "\"%s\" \"%.*s\" is not a number", field_names[f], (int)(len > 32 ? 32 : len), s);
+    if (k != T_NUMBER && k != T_STRING)
         return wrong_type(r, f, "a number", k);
     bool inexact;
     *over = !decimal_to_int64(s, len, 3, ns, &inexact);
@@ -451,8 +497,11 @@ static int set_ref(nx_chrome_reader *r, field f, tok_kind k, const char *s, size
     if (k != T_NUMBER)
         return wrong_type(r, f, "a number or a string", k);
     bool inexact;
-    if (!decimal_to_int64(s, len, 0, &slot->num, &inexact) || inexact)
-        return fail(r, "\"%s\" %.*s is not an integer that fits in int64", field_names[f], (int)len, s);
+    if (!decimal_to_int64(s, len, 0, &slot->num, &inexact) || inexact) {
+        /* Kineto writes ids above INT64_MAX: kept as the number's text. */
+        slot->kind = NX_CHROME_REF_STRING;
+        return set_string(r, &slot->str, s, len);
+    }
     slot->kind = NX_CHROME_REF_NUMBER;
     return 1;
 }
@@ -496,7 +545,7 @@ static int field_value(nx_chrome_reader *r, tok_kind k, const char *s, size_t le
         if (k != T_STRING)
             return wrong_type(r, f, "a one-character string", k);
         if (len != 1)
-            return fail(r, "\"ph\" must be one character, found \"%.*s\"", (int)(len > 16 ? 16 : len), s);
+            return event_bad(r, "\"ph\" must be one character, found \"%.*s\"", (int)(len > 16 ? 16 : len), s);
         return set_string(r, &e->ph, s, len);
     case F_NAME:
     case F_CAT:
@@ -541,16 +590,28 @@ static void event_begin(nx_chrome_reader *r)
     r->in_event = true;
 }
 
+/* An element of traceEvents that cannot be used: to the skipped callback. */
+static int skipped(nx_chrome_reader *r, uint64_t index, uint64_t offset, char ph, const char *why)
+{
+    if (!r->h->skipped)
+        return 1;
+    nx_chrome_skipped sk = {.index = index, .offset = offset, .ph = ph, .reason = why};
+    r->stop = r->h->skipped(r->h->ctx, &sk);
+    return r->stop == 0;
+}
+
 /* The event's '}': check it and deliver it. */
 static int event_end(nx_chrome_reader *r)
 {
     event_state *e = &r->ev;
+    char ph = e->ph.present ? r->strs.data[e->ph.off] : '\0';
     if (!e->ph.present)
-        return fail_at(r, e->offset, "the event has no \"ph\"");
-    char ph = r->strs.data[e->ph.off];
-    if (!e->has_ts && ph != 'M')
-        return fail_at(r, e->offset, "the '%c' event has no \"ts\"", ph);
+        event_bad(r, "the event has no \"ph\"");
+    else if (!e->has_ts && ph != 'M')
+        event_bad(r, "the '%c' event has no \"ts\"", ph);
     r->in_event = false;
+    if (e->bad)
+        return skipped(r, r->index - 1, e->offset, ph, e->why);
     if (!r->h->event)
         return 1;
     bool args_ok = e->has_args && !e->args_too_large;
@@ -581,6 +642,21 @@ static int event_end(nx_chrome_reader *r)
 }
 
 /* ---- the document state machine ------------------------------------------- */
+
+/* An element of traceEvents that is not an object: skipped (an array with
+ * everything in it), and said to the skipped callback. */
+static int not_an_object(nx_chrome_reader *r, tok_kind k, const char *s, size_t len, int b)
+{
+    char why[64];
+    snprintf(why, sizeof why, "the element is %s, not an object", tok_names[k]);
+    uint64_t index = r->index++;
+    if (!skipped(r, index, cur_offset(r) - (k == T_START_ARRAY), 0, why))
+        return 0;
+    if (k != T_START_ARRAY)
+        return 1;
+    cap_begin(r, CAP_SKIP, NULL, 0);
+    return cap_token(r, k, s, len, b);
+}
 
 static int on_token(nx_chrome_reader *r, tok_kind k, const char *s, size_t len, int b)
 {
@@ -641,7 +717,7 @@ static int on_token(nx_chrome_reader *r, tok_kind k, const char *s, size_t len, 
             return 1;
         }
         if (k != T_START_MAP)
-            return fail(r, "event #%llu is %s, not an object", (unsigned long long)r->index, tok_names[k]);
+            return not_an_object(r, k, s, len, b);
         event_begin(r);
         r->where = W_EVENT;
         return 1;
@@ -776,6 +852,36 @@ static long read_chunk(nx_chrome_reader *r, size_t size, char *why, size_t why_s
     return (long)got;
 }
 
+/* A UTF-8 byte-order mark (EF BB BF) opening the text is not JSON; some
+ * Windows tools write one. It is passed over (offsets still count it), even
+ * split over reads. Returns how many bytes of buf[0..n) to pass over. A start
+ * that turns out to be no BOM has the bytes matched in earlier reads fed to
+ * yajl first (*st its answer), so it reports the text as it is. */
+static size_t skip_bom(nx_chrome_reader *r, const unsigned char *buf, size_t n, yajl_status *st)
+{
+    static const unsigned char bom[3] = {0xef, 0xbb, 0xbf};
+    size_t i = 0;
+    *st = yajl_status_ok;
+    while (r->bom < 3 && i < n && buf[i] == bom[r->bom])
+        r->bom++, i++;
+    if (r->bom == 3) {
+        r->bom = 4;
+        return i;
+    }
+    if (i == n)
+        return i;   /* all of buf is a BOM's beginning: the next read tells */
+    size_t earlier = r->bom - i;
+    r->bom = 4;
+    if (earlier > 0) {
+        uint64_t start = r->chunk_start;
+        r->chunk_start -= earlier;   /* they came before this read: offsets as one read gives */
+        *st = yajl_parse(r->yh, bom, earlier);
+        if (*st == yajl_status_ok)
+            r->chunk_start = start;
+    }
+    return 0;
+}
+
 static int read_all(nx_chrome_reader *r)
 {
     size_t size = r->chunk_size;
@@ -791,9 +897,17 @@ static int read_all(nx_chrome_reader *r)
         r->chunk_start = r->total;
         r->total += (uint64_t)n;
         uint64_t tokens = r->tokens;
-        yajl_status st = yajl_parse(r->yh, r->buf, (size_t)n);
+        size_t skip = 0;
+        yajl_status st = yajl_status_ok;
+        if (r->bom < 4) {
+            skip = skip_bom(r, r->buf, (size_t)n, &st);
+            if (st != yajl_status_ok)
+                return parse_fail(r, st, NULL, 0);
+            r->chunk_start += skip;
+        }
+        st = yajl_parse(r->yh, r->buf + skip, (size_t)n - skip);
         if (st != yajl_status_ok)
-            return parse_fail(r, st, r->buf, (size_t)n);
+            return parse_fail(r, st, r->buf + skip, (size_t)n - skip);
         if (next_read_size(r, r->tokens != tokens, size, &size) != 0)
             return -1;
     }
@@ -828,6 +942,9 @@ int nx_chrome_read(nx_chrome_reader *r, const nx_chrome_handlers *h, nx_chrome_e
         return -1;
     }
     yajl_config(r->yh, yajl_allow_partial_values, 1);
+    /* Invalid UTF-8 in a string is one odd name, not a broken file: strings
+     * are repaired (U+FFFD) as they are kept, util/json.h. */
+    yajl_config(r->yh, yajl_dont_validate_strings, 1);
     return read_all(r);
 }
 
@@ -851,3 +968,23 @@ void nx_chrome_close(nx_chrome_reader *r)
     free(r->path);
     free(r);
 }
+
+/* ------------------------------------------------------- framework source -- */
+
+static int read_chrome_json(const char *path, const nx_chrome_handlers *h, nx_chrome_error *err)
+{
+    nx_chrome_reader *r = nx_chrome_open(path, NULL, err);
+    if (!r)
+        return -1;
+    int rc = nx_chrome_read(r, h, err);
+    nx_chrome_close(r);
+    return rc;
+}
+
+static const char *const chrome_suffixes[] = {".json", ".json.gz", NULL};
+
+const nx_framework_source nx_source_chrome_json = {
+    .name = "Chrome JSON",
+    .suffixes = chrome_suffixes,
+    .read = read_chrome_json,
+};

@@ -39,28 +39,39 @@
  *
  * Fields read from each event (all others, e.g. "tts", "cname", "id2", are
  * skipped): ph, name, cat, ts, dur, pid, tid, id, bind_id, s, bp, flow_in,
- * flow_out, args. A key given the JSON value null counts as absent.
- * Validation (each is an error, see below): the event is not an object; "ph"
- * is missing or not a one-character string; "ts" is missing (except for M) or
- * not a number; a number that does not fit (a numeric pid/tid/id/bind_id that
- * is not an int64 integer; a ts or dur beyond ±2^63 ns is not an error but
- * sets the event's time_overflow, so one damaged event spoils only itself); a known key with a value of
- * the wrong JSON type; JSON nested more than 1000 levels deep; any JSON syntax
- * error, including invalid UTF-8 in a string. Repeated keys:
- * the last one wins, as with JSON.parse. A top-level object must contain
- * exactly one "traceEvents" array.
+ * flow_out, args. A key given the JSON value null counts as absent. Repeated
+ * keys: the last one wins, as with JSON.parse. Accepted as real tools write
+ * them: "ts"/"dur" as a number or as a string holding a JSON number
+ * ("12.5"); a numeric pid/tid/id/bind_id that is not an int64 integer (Kineto
+ * writes ids above INT64_MAX) is delivered as a string reference holding the
+ * number's text; strings that are not valid UTF-8 are delivered with each
+ * offending byte replaced by U+FFFD (util/json.h), in names and in args alike.
+ *
+ * Skipped elements: one odd element never refuses the trace. An element that
+ * is not an object, an event without "ph" (e.g. the empty {} JAX writes last),
+ * with a "ph" that is not a one-character string, without "ts" (except M), with
+ * a "ts"/"dur" string that is not a number, or with a known key holding a value
+ * of the wrong JSON type, is not delivered as an event: the skipped callback
+ * gets its index, offset and the first reason found, and reading goes on.
+ *
+ * Fatal (the document itself is broken): any JSON syntax error; JSON nested
+ * more than 1000 levels deep; a top-level value that is neither an object nor
+ * an array; a top-level object without exactly one "traceEvents" array;
+ * truncation (below). A ts or dur beyond ±2^63 ns is not an error but sets the
+ * event's time_overflow, so one damaged event spoils only itself.
  *
  * Times: "ts" and "dur" are microseconds, written as decimals with fractions
  * ("1712195495519695.812"). They are converted from their digits to int64
  * nanoseconds without floating point (a double cannot hold that example), and
  * rounded to the nearest nanosecond, halves away from zero, when there are
- * more than three fractional digits. The top-level "displayTimeUnit" changes
- * only how viewers label the axis, never the unit of ts, so it is not applied.
+ * more than three fractional digits. The top-level "displayTimeUnit" ("ns" or
+ * "ms") changes only how viewers label the axis, never the unit of ts, so it
+ * is not applied here (it reaches the toplevel callback like any other key).
  *
  * Errors: functions that can fail return -1 or NULL and fill an nx_chrome_error
  * whose message names the file, the byte offset in the JSON text (after gzip
  * decompression) and, inside traceEvents, the event's index. The offset points
- * just past the offending token, or for a missing key at the event's '{'; for
+ * just past the offending token; for
  * a few syntax errors yajl backs it up to near the token's start instead.
  * gzip errors (corrupt or truncated stream, junk after a member) name the
  * offset in the compressed file instead. Events before an error have been delivered already. Nothing
@@ -136,13 +147,24 @@ typedef struct nx_chrome_toplevel {
     bool too_large;
 } nx_chrome_toplevel;
 
+/* An element of traceEvents that cannot be used as an event (see "Skipped
+ * elements" above). Valid only during the callback. */
+typedef struct nx_chrome_skipped {
+    uint64_t index;        /* position in traceEvents, from 0 */
+    uint64_t offset;       /* byte offset of the element in the JSON text */
+    char ph;               /* its phase when it had a usable one, else '\0' */
+    const char *reason;    /* e.g. "the event has no \"ph\"" */
+} nx_chrome_skipped;
+
 /* Callbacks return 0 to go on, or a positive value to stop reading, which
- * nx_chrome_read() then returns as is. Either may be NULL: a NULL toplevel
- * callback means top-level values are skipped without being buffered. */
+ * nx_chrome_read() then returns as is. Any may be NULL: a NULL toplevel
+ * callback means top-level values are skipped without being buffered; a NULL
+ * skipped callback means unusable elements are passed over unsaid. */
 typedef struct nx_chrome_handlers {
     int (*event)(void *ctx, const nx_chrome_event *ev);
     int (*toplevel)(void *ctx, const nx_chrome_toplevel *tl);
     void *ctx;
+    int (*skipped)(void *ctx, const nx_chrome_skipped *sk);
 } nx_chrome_handlers;
 
 typedef struct nx_chrome_options {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "capture/capture_internal.h"
+#include "capture/framework_source.h"
 
 /* Grows *arr (of *n elements of size sz) by one zeroed element; NULL on OOM. */
 static void *push(void *arr_ptr, size_t *n, size_t sz)
@@ -39,9 +40,10 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-static bool is_chrome_name(const char *name)
+/* A file some framework-event source reads (framework_sources.c). */
+static bool is_framework_name(const char *name)
 {
-    return ends_with(name, ".json") || ends_with(name, ".json.gz");
+    return nx_framework_source_for(name) != NULL;
 }
 
 static bool all_digits(const char *s)
@@ -194,7 +196,7 @@ static int classify(nx_cap_session *s, const char *name, pending_trace **pend, s
         return add_trace(s, pend, n_pend, name, path, err);
     if (take_system_file(s, name, &path))
         return 0;
-    if (is_chrome_name(name))
+    if (is_framework_name(name))
         return add_chrome(s, path, err);
     nx_cap_warn(warn, path, NX_CAP_NOWHERE, "Invalid Data", "not a capture file; ignored");
     free(path);
@@ -319,7 +321,7 @@ static int scan_root_entry(nx_capture *cap, const char *name, char ***root_chrom
     int rc = 0;
     if (is_dir(path) && parse_session_parent(name, &instance, &pid)) {
         rc = scan_parent(cap, path, instance, pid, warn, err);
-    } else if (is_chrome_name(name) && !is_dir(path)) {
+    } else if (is_framework_name(name) && !is_dir(path)) {
         char **slot = push(root_chrome, n_root_chrome, sizeof **root_chrome);
         if (!slot)
             rc = nx_cap_fail(err, cap->root, "out of memory");
@@ -327,7 +329,7 @@ static int scan_root_entry(nx_capture *cap, const char *name, char ***root_chrom
             *slot = path, path = NULL;
     } else {
         nx_cap_warn(warn, path, NX_CAP_NOWHERE, "Invalid Data",
-                    "not an <instance-id>_pid_<pid> directory or a Chrome trace; ignored");
+                    "not an <instance-id>_pid_<pid> directory or a framework trace; ignored");
     }
     free(instance);
     free(path);
@@ -423,12 +425,14 @@ int nx_capture_discover(const char *root, nx_capture *out, const nx_cap_warner *
         rc = framework_only(out, chrome, n_chrome, err);
         chrome = NULL, n_chrome = 0;
     } else if (rc == 0 && out->n_sessions == 0) {
+        char patterns[128];
+        nx_framework_source_patterns(patterns, sizeof patterns);
         rc = nx_cap_fail(err, root, "not a capture: expected <instance-id>_pid_<pid>/<timestamp>/ "
-                         "directories or Chrome trace (*.json, *.json.gz) files");
+                         "directories or framework trace (%s) files", patterns);
     }
     for (size_t i = 0; i < n_chrome; i++)   /* beside sessions: not part of any */
         nx_cap_warn(warn, chrome[i], NX_CAP_NOWHERE, "Invalid Data",
-                    "Chrome trace outside a session directory; ignored");
+                    "framework trace outside a session directory; ignored");
     free_names(chrome, n_chrome);
     if (rc != 0)
         nx_capture_free(out);

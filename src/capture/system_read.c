@@ -20,6 +20,7 @@
 #include "capture/capture_internal.h"
 #include "capture/device_trace.h"
 #include "capture/system_capture.h"
+#include "util/json.h"
 
 #define READ_BUF (64u << 10)
 #define MAX_LINE (1u << 20)
@@ -484,18 +485,6 @@ void nx_sys_reader_close(nx_sys_reader *r)
     free(r);
 }
 
-/* Appends s[0..n) as a JSON string. */
-static void put_json_n(nx_strbuf *out, const char *s, size_t n)
-{
-    char *copy = strndup(s, n);
-    if (!copy) {
-        out->failed = true;
-        return;
-    }
-    nx_strbuf_put_json_string(out, copy);
-    free(copy);
-}
-
 void nx_sys_attributes_to_json(const char *attributes, nx_strbuf *out)
 {
     nx_strbuf_putc(out, '{');
@@ -503,9 +492,9 @@ void nx_sys_attributes_to_json(const char *attributes, nx_strbuf *out)
         size_t klen = strcspn(p, "="), vlen = strcspn(p + klen + 1, ";");
         if (p != attributes)
             nx_strbuf_putc(out, ',');
-        put_json_n(out, p, klen);
+        nx_json_put_string(out, p, klen);
         nx_strbuf_putc(out, ':');
-        put_json_n(out, p + klen + 1, vlen);
+        nx_json_put_string(out, p + klen + 1, vlen);
         p += klen + 1 + vlen;
         if (*p == ';')
             p++;

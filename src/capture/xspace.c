@@ -15,6 +15,7 @@
 
 #include "capture/xspace_internal.h"
 #include "util/file_map.h"
+#include "util/json.h"
 
 /* Names of the profiler's internal events, which JAX's trace JSON leaves out
  * (XLA's IsInternalEvent, by the event metadata's name). */
@@ -100,7 +101,7 @@ static int deliver_name(xs *x, size_t at, const char *what, int64_t pid, const x
 {
     x->args.len = 0;
     nx_strbuf_puts(&x->args, "{\"name\":");
-    nx_strbuf_put_json_stringn(&x->args, name, len);
+    nx_json_put_string(&x->args, name, len);
     nx_strbuf_putc(&x->args, '}');
     if (nx_strbuf_failed(&x->args))
         return xs_fail(x, at, "out of memory");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "capture/xspace_internal.h"
+#include "util/json.h"
 
 /* Stats that JAX's trace JSON leaves out (XLA's IsInternalStat, by name). */
 static const char *const internal_stats[] = {"_pt", "_p", "_ct", "_c", "_r",
@@ -338,9 +339,9 @@ int xs_args_finish(xs *x)
         if (!first)
             nx_strbuf_putc(&x->args, ',');
         first = false;
-        nx_strbuf_put_json_stringn(&x->args, p->key, p->key_len);
+        nx_json_put_string(&x->args, p->key, p->key_len);
         nx_strbuf_putc(&x->args, ':');
-        nx_strbuf_put_json_stringn(&x->args, x->values.data + p->off, p->len);
+        nx_json_put_string(&x->args, x->values.data + p->off, p->len);
     }
     nx_strbuf_putc(&x->args, '}');
     if (nx_strbuf_failed(&x->args) || nx_strbuf_failed(&x->values))

@@ -4,29 +4,24 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/json.h"
+
 void nx_out_json_string(FILE *out, const char *s, size_t len)
 {
-    putc('"', out);
-    size_t run = 0; /* bytes [i - run, i) need no escaping: write them in one go */
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\') {
-            run++;
-            continue;
+    /* Escaped a character at a time (util/json.h) through a small buffer, so a
+     * long value needs no allocation. */
+    char buf[512];
+    size_t k = 0, used;
+    buf[k++] = '"';
+    for (size_t i = 0; i < len; i += used) {
+        if (k > sizeof buf - NX_JSON_ESCAPE_MAX - 1) {
+            fwrite(buf, 1, k, out);
+            k = 0;
         }
-        fwrite(s + i - run, 1, run, out);
-        run = 0;
-        switch (c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\t': fputs("\\t", out); break;
-        case '\r': fputs("\\r", out); break;
-        default: fprintf(out, "\\u%04x", c); break;
-        }
+        k += nx_json_escape_char(s + i, len - i, buf + k, &used);
     }
-    fwrite(s + len - run, 1, run, out);
-    putc('"', out);
+    buf[k++] = '"';
+    fwrite(buf, 1, k, out);
 }
 
 void nx_out_csv_field(FILE *out, const char *s, size_t len)

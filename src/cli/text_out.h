@@ -3,8 +3,8 @@
  * (top, summary): JSON string literals, RFC 4180 CSV fields, and numbers in a
  * form that round-trips.
  *
- * JSON strings: '"' and '\\' escaped, control bytes below 0x20 as \u00XX (\n, \t,
- * \r as themselves), every other byte written unchanged (profile strings are UTF-8).
+ * JSON strings: util/json.h's escaping (control bytes as \u00XX, invalid UTF-8
+ * as \ufffd).
  * CSV fields: quoted only when they hold a comma, a double quote, CR or LF; a quote
  * inside is doubled. Floats: "%.9g" for FLOAT and "%.17g" for DOUBLE (both round-trip);
  * NaN and infinities have no JSON spelling and are written as null.

@@ -26,6 +26,7 @@ typedef struct nx_system_result {
     uint64_t cpu_samples;        /* CpuUsage rows */
     uint64_t mem_samples;        /* HostMemUsage rows */
     uint64_t hbm_samples;        /* SystemProfileHbmUsage rows */
+    bool relative_time;          /* some framework trace's times count from its start, not the epoch */
 } nx_system_result;
 
 /* True when some session of `cap` holds a runtime-events, CPU, host-memory,

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "util/decimal.h"
+#include "util/json.h"
 
 enum { CSV_BUF = 1 << 18, FCACHE = 4096 };
 
@@ -337,32 +338,9 @@ static bool scratch_reserve(nx_csv *c, size_t used, size_t n)
 
 static size_t json_string(nx_csv *c, size_t used, const char *s, size_t len)
 {
-    if (!scratch_reserve(c, used, 6 * len + 2))
+    if (!scratch_reserve(c, used, NX_JSON_ESCAPE_MAX * len + 2))
         return used;
-    char *o = c->scratch + used;
-    *o++ = '"';
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '"' || ch == '\\') {
-            *o++ = '\\';
-            *o++ = (char)ch;
-        } else if (ch == '\n') {
-            *o++ = '\\';
-            *o++ = 'n';
-        } else if (ch == '\t') {
-            *o++ = '\\';
-            *o++ = 't';
-        } else if (ch == '\r') {
-            *o++ = '\\';
-            *o++ = 'r';
-        } else if (ch < 0x20) {
-            o += snprintf(o, 7, "\\u%04x", ch);
-        } else {
-            *o++ = (char)ch;
-        }
-    }
-    *o++ = '"';
-    return (size_t)(o - c->scratch);
+    return used + nx_json_escape(c->scratch + used, s, len);
 }
 
 static void list_cell(nx_csv *c, const nxpq_column_data *col, size_t i)

@@ -14,7 +14,7 @@
  *                                infinities -> inf / -inf;
  *   BOOLEAN                   -> true / false;
  *   LIST<INT64>, LIST<STRING> -> a JSON array ([1,2], ["a",null]; JSON string
- *                                escaping as in cli/text_out.h), then CSV-quoted;
+ *                                escaping as in util/json.h), then CSV-quoted;
  *   STRING (text cells)       -> the bytes, with the formula-injection guard:
  * Formula-injection guard (spreadsheets run a cell starting with = + - @ as a
  *   formula, and some treat a leading TAB or CR the same way): a text cell whose

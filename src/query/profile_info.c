@@ -12,6 +12,7 @@
 
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
+#include "query/row0.h"
 #include "query/system_summary.h"
 #include "schema/schema.h"
 
@@ -181,6 +182,23 @@ static int read_devices(const char *dir, nx_profile_info *p, nxpq_error *err)
     return rc;
 }
 
+/* Whether SystemProfileMetadata says the times are relative (profile_info.h).
+ * 0, 1 with err (unreadable: named in the answer), or -1 when out of memory. */
+static int read_relative(const char *dir, nx_profile_info *p, nxpq_error *err)
+{
+    nx_row0 r;
+    if (nx_row0_read(dir, "SystemProfileMetadata", &r, err) != 0)
+        return 1;
+    size_t k = strlen(NX_RELATIVE_TIME_SUFFIX);
+    for (size_t i = 0; i < r.n; i++) {
+        const nx_cell *c = &r.cells[i];
+        if (c->name && strcmp(c->name, "first_ts") == 0 && c->type == NXPQ_STRING && !c->null && c->len >= k)
+            p->relative_time = memcmp(c->s + c->len - k, NX_RELATIVE_TIME_SUFFIX, k) == 0;
+    }
+    nx_row0_free(&r);
+    return 0;
+}
+
 int nx_profile_info_read(const char *profile_dir, nx_profile_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -190,6 +208,9 @@ int nx_profile_info_read(const char *profile_dir, nx_profile_info *out)
         int span = nx_profile_span(profile_dir, &out->first_ts, &out->last_ts, &err);
         out->has_span = span == 0;
         if (span < 0)
+            rc = add_error(out, err.msg);
+        int rel = rc == 0 && !out->device ? read_relative(profile_dir, out, &err) : 0;
+        if (rel > 0)
             rc = add_error(out, err.msg);
         int dev = rc == 0 && !out->device ? read_devices(profile_dir, out, &err) : 0;
         if (dev > 0)

@@ -17,6 +17,9 @@
  *     rows with a non-null device_profile_name, in table order, each with its
  *     nc_id (when an integer) and the directory query/system_summary.h
  *     nx_device_profile_dir finds for it (NULL when it refuses the name);
+ *   - relative_time: SystemProfileMetadata's first_ts ends with
+ *     NX_RELATIVE_TIME_SUFFIX (schema.h): some framework trace's times count
+ *     from the trace start, not the Unix epoch;
  *   - error: what could not be read (the directory, Metadata, DeviceProfileList),
  *     naming the file; several messages are joined by "; ". The rest is
  *     answered all the same.
@@ -42,6 +45,7 @@ typedef struct nx_profile_info {
     size_t n_tables;
     bool has_span;
     int64_t first_ts, last_ts;
+    bool relative_time;
     nx_profile_device *devices;
     size_t n_devices;
     char *error;             /* NULL, or the messages */

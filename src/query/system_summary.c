@@ -17,6 +17,7 @@
 #include "profile/data_path.h"
 #include "profile/profile_output.h"
 #include "profile/profile_table.h"
+#include "profile/thread_label.h"
 #include "query/top.h"
 #include "query/window.h"
 
@@ -103,6 +104,8 @@ char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error
 /* ----------------------------------------------------------- busy time -- */
 
 typedef struct busy_acc {
+    char *label;                 /* the track's thread label (profile/thread_label.h), or NULL */
+    bool label_read;
     bool open;
     int64_t start, end;              /* the union's current interval */
     int64_t busy, top_level;
@@ -142,8 +145,21 @@ static const char *busy_add(busy_acc *a, int64_t start, int64_t end)
     }
     if (!busy_close(a))
         return "the busy time of its thread exceeds the int64 range";
-    *a = (busy_acc){true, start, end, a->busy, a->top_level};
+    a->open = true;
+    a->start = start;
+    a->end = end;
     return NULL;
+}
+
+/* The label of a's track from row r of the batch (its first top-level event):
+ * false when out of memory. */
+static bool read_label(busy_acc *a, const nxpq_batch *b, size_t r)
+{
+    a->label_read = true;
+    nx_thread_label_cols c = {&b->columns[0], &b->columns[1], &b->columns[2], &b->columns[3]};
+    char buf[NX_THREAD_LABEL_MAX + 1];
+    size_t n = nx_thread_label_of_row(&c, r, buf);
+    return n == 0 || (a->label = strdup(buf)) != NULL;
 }
 
 static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_summary *out, nxpq_error *err)
@@ -155,7 +171,9 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
     rc = -1;
     busy_acc *acc = NULL;
     size_t n_acc = 0;
-    nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX};
+    bool labels = nx_thread_label_columns_ok(t);
+    nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX, .columns = labels ? nx_thread_label_columns : NULL,
+                            .n_columns = labels ? 4 : 0};
     nx_window *w = nx_window_open(t, &wo, err);
     if (!w)
         goto done;
@@ -178,6 +196,8 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
                 acc = g;
                 n_acc = n;
             }
+            if (labels && !acc[tr].label_read && !read_label(&acc[tr], b.batch, b.rows[k]))
+                goto oom;
             const char *why = busy_add(&acc[tr], b.start[k], b.end[k]);
             if (why) {
                 nxpq_error_set(err, "%s: row %" PRId64 " (start_ts %" PRId64 ", end_ts %" PRId64 "): %s", EVENTS,
@@ -200,7 +220,7 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
             goto done;
         }
         nx_system_busy *x = &out->busy[out->n_busy];
-        if (!(x->track = dup_n(name, len)))
+        if (!(x->track = acc[i].label ? strdup(acc[i].label) : dup_n(name, len)))
             goto oom;
         x->busy_ns = acc[i].busy;
         x->top_level = acc[i].top_level;
@@ -213,6 +233,8 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
 oom:
     nxpq_error_set(err, "%s: out of memory", EVENTS);
 done:
+    for (size_t i = 0; i < n_acc; i++)
+        free(acc[i].label);
     free(acc);
     nx_window_close(w);
     nx_profile_table_close(t);

@@ -11,7 +11,10 @@
  *     a runtime event's NeuronCore or thread): the length of the union of the
  *     track's top-level (depth 0, nesting.h) events' intervals, with their
  *     count and 100 * busy time / wall time (0 when the wall time is 0);
- *     ordered by busy time descending, ties by track name (bytewise);
+ *     a framework thread's track is named by its thread label when its trace
+ *     named the process or thread (profile/thread_label.h, read from the
+ *     track's first top-level event), else by its track name;
+ *     ordered by busy time descending, ties by that name (bytewise);
  *   - the NX_SYSTEM_TOP_OPERATORS event names with the most self time
  *     (top.h grouped by name: count, inclusive and self sums, same order);
  *   - one entry per DeviceProfileList row, in table order: its name, nc_id

@@ -12,164 +12,11 @@
 #include <string.h>
 
 #include "profile/profile_table.h"
+#include "profile/thread_label.h"
 #include "profile/timeline_rules.h"
 #include "query/system_summary.h"
 #include "schema/schema.h"
-
-/* --------------------------------------------------------------- JSON -- */
-
-static const char *skip_ws(const char *p, const char *e)
-{
-    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-        p++;
-    return p;
-}
-
-/* Past the string literal at p (on its opening quote); NULL when unterminated. */
-static const char *skip_string(const char *p, const char *e)
-{
-    for (p++; p < e; p++) {
-        if (*p == '\\')
-            p++;
-        else if (*p == '"')
-            return p + 1;
-    }
-    return NULL;
-}
-
-/* Past the value at p: a string, or anything up to the ',', '}' or ']' that
- * ends it at depth 0 (objects and arrays nested, their strings skipped). */
-static const char *skip_value(const char *p, const char *e)
-{
-    int depth = 0;
-    while (p < e) {
-        char c = *p;
-        if (c == '"') {
-            if (!(p = skip_string(p, e)))
-                return NULL;
-            if (depth == 0)
-                return p;
-            continue;
-        }
-        if (c == '{' || c == '[')
-            depth++;
-        else if (c == '}' || c == ']') {
-            if (depth == 0)
-                return p;
-            depth--;
-        } else if (c == ',' && depth == 0)
-            return p;
-        p++;
-    }
-    return depth == 0 ? p : NULL;
-}
-
-static int hex4(const char *p)
-{
-    int v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0)
-            return -1;
-        v = v * 16 + d;
-    }
-    return v;
-}
-
-static size_t put_utf8(char *o, unsigned cp)
-{
-    if (cp < 0x80)
-        return o[0] = (char)cp, 1;
-    if (cp < 0x800)
-        return o[0] = (char)(0xC0 | cp >> 6), o[1] = (char)(0x80 | (cp & 0x3F)), 2;
-    if (cp < 0x10000)
-        return o[0] = (char)(0xE0 | cp >> 12), o[1] = (char)(0x80 | (cp >> 6 & 0x3F)), o[2] = (char)(0x80 | (cp & 0x3F)), 3;
-    o[0] = (char)(0xF0 | cp >> 18);
-    o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-    o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-    o[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* Decodes the string literal p[0..e) (quotes excluded) into out; false on a bad
- * escape. The result is never longer than the literal. A lone surrogate
- * becomes U+FFFD. */
-static bool decode_string(const char *p, const char *e, char *out, size_t *n)
-{
-    size_t k = 0;
-    while (p < e) {
-        if (*p != '\\') {
-            out[k++] = *p++;
-            continue;
-        }
-        if (++p >= e)
-            return false;
-        char c = *p++;
-        switch (c) {
-        case '"': case '\\': case '/': out[k++] = c; break;
-        case 'b': out[k++] = '\b'; break;
-        case 'f': out[k++] = '\f'; break;
-        case 'n': out[k++] = '\n'; break;
-        case 'r': out[k++] = '\r'; break;
-        case 't': out[k++] = '\t'; break;
-        case 'u': {
-            int u = e - p >= 4 ? hex4(p) : -1;
-            if (u < 0)
-                return false;
-            p += 4;
-            unsigned cp = (unsigned)u;
-            if (cp >= 0xD800 && cp < 0xDC00 && e - p >= 6 && p[0] == '\\' && p[1] == 'u') {
-                int lo = hex4(p + 2);
-                if (lo >= 0xDC00 && lo < 0xE000) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (unsigned)(lo - 0xDC00);
-                    p += 6;
-                }
-            }
-            if (cp >= 0xD800 && cp < 0xE000)
-                cp = 0xFFFD;
-            k += put_utf8(out + k, cp);
-            break;
-        }
-        default: return false;
-        }
-    }
-    *n = k;
-    return true;
-}
-
-bool nx_json_string_member(const char *js, size_t len, const char *key, char *out, size_t cap, size_t *n)
-{
-    const char *p = skip_ws(js, js + len), *e = js + len;
-    size_t klen = strlen(key);
-    if (p >= e || *p != '{')
-        return false;
-    p = skip_ws(p + 1, e);
-    while (p < e && *p == '"') {
-        const char *k = p + 1, *ke = skip_string(p, e);
-        if (!ke)
-            return false;
-        bool hit = (size_t)(ke - 1 - k) == klen && memcmp(k, key, klen) == 0;
-        p = skip_ws(ke, e);
-        if (p >= e || *p != ':')
-            return false;
-        p = skip_ws(p + 1, e);
-        const char *v = p;
-        if (!(p = skip_value(p, e)))
-            return false;
-        if (hit) {
-            size_t got;
-            if (*v != '"' || (size_t)(p - v - 2) > cap - *n || !decode_string(v + 1, p - 1, out + *n, &got))
-                return false;
-            *n += got;
-            return true;
-        }
-        p = skip_ws(p, e);
-        if (p < e && *p == ',')
-            p = skip_ws(p + 1, e);
-    }
-    return false;
-}
+#include "util/json.h"
 
 /* ---------------------------------------------------------------- scan -- */
 
@@ -186,11 +33,12 @@ typedef struct virt_col {
 } virt_col;
 
 typedef struct scan_plan {
-    const char *cols[NX_TOP_MAX_KEYS + 4 + NX_TRACK_MAX_SOURCES];
+    const char *cols[NX_TOP_MAX_KEYS + 8 + NX_TRACK_MAX_SOURCES];
     size_t n_cols;
     int key_at[NX_TOP_MAX_KEYS];             /* batch column of each real key, or -1 */
     virt_col virt[NX_TOP_MAX_KEYS];
     int dur_at, start_at, end_at, json_at;   /* -1: not projected */
+    int pid_at, tid_at, source_at;           /* the thread label's columns; -1: not projected */
     int track_at[NX_TRACK_MAX_SOURCES];
     nx_track_source src;
     nx_track_kind kind;
@@ -238,6 +86,18 @@ static int virt_room(virt_col *v, size_t at, size_t more)
 }
 
 /* Fills virtual column v for the rows of b. -1 when out of memory. */
+/* A framework event's thread label (profile/thread_label.h) into out, or 0
+ * when the row is no framework event, its trace named nothing, or the table
+ * lacks the columns. */
+static size_t thread_label_of_row(const scan_plan *p, const nxpq_batch *b, size_t r, char *out)
+{
+    if (p->json_at < 0 || p->pid_at < 0 || p->tid_at < 0 || p->source_at < 0)
+        return 0;
+    nx_thread_label_cols c = {&b->columns[p->json_at], &b->columns[p->source_at], &b->columns[p->pid_at],
+                              &b->columns[p->tid_at]};
+    return nx_thread_label_of_row(&c, r, out);
+}
+
 static int virt_fill(virt_col *v, const scan_plan *p, const nxpq_batch *b)
 {
     size_t n = b->n_rows;
@@ -260,9 +120,9 @@ static int virt_fill(virt_col *v, const scan_plan *p, const nxpq_batch *b)
                 return -1;
             ok = js && present(js, r) && nx_json_string_member(js->data + js->offsets[r], len, "cat", v->data, v->cap, &at);
         } else {
-            char buf[NX_TRACK_BUF];
-            size_t len;
-            const char *name = nx_track_of_row(p->kind, &p->src, b, p->track_at, r, buf, &len);
+            char buf[NX_TRACK_BUF > NX_THREAD_LABEL_MAX + 1 ? NX_TRACK_BUF : NX_THREAD_LABEL_MAX + 1];
+            size_t len = thread_label_of_row(p, b, r, buf);
+            const char *name = len ? buf : nx_track_of_row(p->kind, &p->src, b, p->track_at, r, buf, &len);
             if (virt_room(v, at, len) != 0)
                 return -1;
             memcpy(v->data + at, name, len);
@@ -295,6 +155,7 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
 {
     memset(p, 0, sizeof *p);
     p->dur_at = p->start_at = p->end_at = p->json_at = -1;
+    p->pid_at = p->tid_at = p->source_at = -1;
     const nx_timeline_info *info = nx_timeline_find(o->table);
     for (size_t k = 0; k < o->n_by; k++) {
         const char *name = o->by[k];
@@ -335,6 +196,14 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
             for (size_t s = 0; s < p->src.n; s++) {
                 nxpq_type ty = column_type(t, p->src.col[s]);
                 p->track_at[s] = (p->src.is_int[s] ? is_int(ty) : ty == NXPQ_STRING) ? want(p, p->src.col[s]) : -1;
+            }
+            if (info->track == NX_TRACK_SYSTEM && column_type(t, "extra_attributes_json") == NXPQ_STRING &&
+                column_type(t, "trace_event_source") == NXPQ_STRING && is_int(column_type(t, "process_id")) &&
+                is_int(column_type(t, "thread_id"))) {   /* framework threads by their names */
+                p->json_at = want(p, "extra_attributes_json");
+                p->source_at = want(p, "trace_event_source");
+                p->pid_at = want(p, "process_id");
+                p->tid_at = want(p, "thread_id");
             }
         }
     }

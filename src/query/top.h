@@ -18,8 +18,11 @@
  *       "cat"    the string member "cat" of extra_attributes_json (PyTorch's
  *                category: "cpu_op", "kernel", ...; JSON escapes decoded), null
  *                when absent, not a string, or the text is not a JSON object;
- *       "thread" the row's track (window.h: "<instance>/<pid>/<tid>" of a
- *                framework event's thread, "nc<i>" or a thread for runtime events).
+ *       "thread" a framework event's thread label when its trace named the
+ *                process or thread (profile/thread_label.h: "python3 (469) /
+ *                thread 520 (pt_autograd_0)", "GPU 0 / stream 7"), else the row's
+ *                track (window.h: "<instance>/<pid>/<tid>" of a framework
+ *                event's thread, "nc<i>" or a thread for runtime events).
  * Order: group_by.h's, on the self sum, else the summed value, else the count:
  * descending, ties by the keys ascending (strings bytewise, nulls last).
  * Percent (nx_top_percent) of a group, of the other groups past a limit
@@ -87,11 +90,5 @@ nx_group_stats nx_top_rest(const nx_top *t, size_t from);
 /* The default table of profile_dir and the default keys of a table (comma-separated). */
 const char *nx_top_default_table(const char *profile_dir);
 const char *nx_top_default_by(const char *table);
-
-/* The string value of top-level member `key` of the JSON object js[0..len),
- * JSON escapes decoded, appended to out (which holds cap bytes from *n on;
- * *n grows by the value's length). false when js is not an object, the member
- * is absent or not a string, or out is too small. Exposed for its tests. */
-bool nx_json_string_member(const char *js, size_t len, const char *key, char *out, size_t cap, size_t *n);
 
 #endif

@@ -9,6 +9,7 @@
 #include "profile/timeline_index.h"
 #include "util/file_map.h"
 #include "query/nesting_values.h"
+#include "query/track_labels.h"
 #include "query/window.h"
 
 /* What a scan gathers per track id. */
@@ -30,6 +31,8 @@ static void entry_free(nx_track_entry *e)
 {
     free(e->name);
     part_free(&e->instance);
+    free(e->process_label);
+    free(e->thread_label);
 }
 
 void nx_tracks_free(nx_tracks *t)
@@ -260,6 +263,16 @@ static int read_table(const char *dir, size_t rank, entry_list *l, nxpq_error *e
     return rc;
 }
 
+/* read_table, then for SystemProfileEvents the framework threads' labels. */
+static int read_labelled(const char *dir, size_t rank, entry_list *l, nxpq_error *err)
+{
+    size_t before = l->n;
+    int rc = read_table(dir, rank, l, err);
+    if (rc == 0 && nx_timeline_find(nx_timeline_view_at(rank)->table)->track == NX_TRACK_SYSTEM)
+        rc = nx_track_labels_read(dir, l->e + before, l->n - before, err);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- order -- */
 
 /* Natural order: runs of digits compare by value, the rest bytewise. */
@@ -296,6 +309,22 @@ static int natural_cmp(const char *a, size_t la, const char *b, size_t lb)
     return i < la ? 1 : j < lb ? -1 : 0;
 }
 
+static int i64_cmp(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
+
+/* Labelled tracks: by instance, then as Perfetto orders threads (tracks.h). */
+static int labelled_cmp(const nx_track_entry *a, const nx_track_entry *b)
+{
+    int c = natural_cmp(a->instance.ok ? a->instance.s : "", a->instance.ok ? a->instance.len : 0,
+                        b->instance.ok ? b->instance.s : "", b->instance.ok ? b->instance.len : 0);
+    if (!c)
+        c = i64_cmp(a->process_sort, b->process_sort);
+    if (!c)
+        c = i64_cmp(a->pid.i, b->pid.i);
+    if (!c)
+        c = i64_cmp(a->thread_sort, b->thread_sort);
+    return c ? c : i64_cmp(a->tid.i, b->tid.i);
+}
+
 /* What qsort orders: an entry and its table's rank. */
 typedef struct ranked {
     nx_track_entry e;
@@ -309,7 +338,12 @@ static int ranked_cmp(const void *pa, const void *pb)
         return a->e.view->group < b->e.view->group ? -1 : 1;
     if (a->rank != b->rank)
         return a->rank < b->rank ? -1 : 1;
-    int c = natural_cmp(a->e.name, a->e.name_len, b->e.name, b->e.name_len);
+    if (a->e.labelled != b->e.labelled)
+        return a->e.labelled ? -1 : 1;
+    int c = a->e.labelled ? labelled_cmp(&a->e, &b->e) : 0;
+    if (c)
+        return c;
+    c = natural_cmp(a->e.name, a->e.name_len, b->e.name, b->e.name_len);
     if (c)
         return c;
     if (a->e.name_len != b->e.name_len)
@@ -358,7 +392,7 @@ static int read_or_record(const char *dir, size_t rank, entry_list *l, nx_tracks
 {
     size_t before = l->n;
     nxpq_error terr = {{0}};
-    if (read_table(dir, rank, l, &terr) == 0)
+    if (read_labelled(dir, rank, l, &terr) == 0)
         return 0;
     while (l->n > before)
         entry_free(&l->e[--l->n]);

@@ -16,8 +16,14 @@
  *     a thread track "<instance>/<pid>/<tid>" has instance, pid and tid (each
  *     null when its text is empty, or for pid/tid not a decimal integer); the
  *     other parts are null.
+ *   - SystemProfileEvents framework threads whose trace named the process or
+ *     thread (labelled): process_label and thread_label, the two parts of
+ *     profile/thread_label.h's label, and the sort keys (track_labels.h).
  * Order: by group (profile/timeline_rules.h nx_timeline_group_at), then by
- * table in the order of nx_timeline_view_at, then by track name in natural
+ * table in the order of nx_timeline_view_at; in SystemProfileEvents labelled
+ * tracks come first, by instance (natural order), process_sort, pid,
+ * thread_sort, tid, as Perfetto orders threads by their sort indexes; then by
+ * track name in natural
  * order (runs of ASCII digits compare by value, leading zeros ignored, the rest
  * bytewise: "q2" before "q10"; names equal so are ordered by length, then
  * bytewise, so the order is total).
@@ -59,6 +65,9 @@ typedef struct nx_track_entry {
     uint32_t max_depth;
     bool has_parts;                      /* SystemProfileEvents: the parts below */
     nx_track_part instance, pid, tid, nc;
+    bool labelled;                       /* a framework thread its trace named (track_labels.h): */
+    char *process_label, *thread_label;  /*   "python3 (469)", "thread 520 (pt_autograd_0)" */
+    int64_t process_sort, thread_sort;   /*   process/thread_sort_index, else pid/tid */
 } nx_track_entry;
 
 typedef struct nx_track_error {

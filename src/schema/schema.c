@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "schema/catalogue_data.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 
 size_t nx_schema_table_count(void)
@@ -109,7 +110,7 @@ int nx_schema_fields_row_build(size_t i, nx_schema_fields_row *out)
             for (size_t v = 0; v < e->n_values; v++) {
                 if (v)
                     nx_strbuf_putc(&b, ',');
-                nx_strbuf_put_json_string(&b, e->values[v]);
+                nx_json_put_cstr(&b, e->values[v]);
             }
             nx_strbuf_putc(&b, ']');
             out->field_enum_values = nx_strbuf_detach(&b);

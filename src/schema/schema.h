@@ -60,6 +60,13 @@ typedef struct nx_schema_enum {
 /* The schema version the catalogue describes, e.g. "7.4.0". */
 extern const char NX_SCHEMA_VERSION[];
 
+/* How SystemProfileMetadata's first_ts/last_ts (and a system profile's
+ * Metadata first_ts/last_ts) end when some framework trace's times count from
+ * the trace start rather than the Unix epoch: "<ns> ns after the trace start"
+ * NX_RELATIVE_TIME_SUFFIX (docs/processing.md). Written by process, read back
+ * by the profile listing. */
+#define NX_RELATIVE_TIME_SUFFIX " (relative time)"
+
 /* Tables in catalogue order (alphabetical, as in the reference). */
 size_t nx_schema_table_count(void);
 const nx_schema_table *nx_schema_table_at(size_t i);

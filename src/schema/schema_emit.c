@@ -8,24 +8,25 @@
 #include <string.h>
 
 #include "schema/schema.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 
 static void json_field(nx_strbuf *b, const nx_schema_field *f)
 {
     nx_strbuf_puts(b, "{\"name\": ");
-    nx_strbuf_put_json_string(b, f->name);
+    nx_json_put_cstr(b, f->name);
     nx_strbuf_puts(b, ", \"type\": ");
-    nx_strbuf_put_json_string(b, f->type);
+    nx_json_put_cstr(b, f->type);
     nx_strbuf_puts(b, ", \"format\": ");
-    nx_strbuf_put_json_string(b, f->format);
+    nx_json_put_cstr(b, f->format);
     nx_strbuf_puts(b, ", \"unit\": ");
-    nx_strbuf_put_json_string(b, f->unit);
+    nx_json_put_cstr(b, f->unit);
     nx_strbuf_printf(b, ", \"required\": %s, \"enum\": ", f->required ? "true" : "false");
-    nx_strbuf_put_json_string(b, f->enum_name);
+    nx_json_put_cstr(b, f->enum_name);
     nx_strbuf_puts(b, ", \"example\": ");
-    nx_strbuf_put_json_string(b, f->example);
+    nx_json_put_cstr(b, f->example);
     nx_strbuf_puts(b, ", \"description\": ");
-    nx_strbuf_put_json_string(b, f->description);
+    nx_json_put_cstr(b, f->description);
     nx_strbuf_putc(b, '}');
 }
 
@@ -33,16 +34,16 @@ char *nx_schema_to_json(void)
 {
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\n  \"version\": ");
-    nx_strbuf_put_json_string(&b, NX_SCHEMA_VERSION);
+    nx_json_put_cstr(&b, NX_SCHEMA_VERSION);
     nx_strbuf_puts(&b, ",\n  \"tables\": [");
     for (size_t i = 0; i < nx_schema_table_count(); i++) {
         const nx_schema_table *t = nx_schema_table_at(i);
         nx_strbuf_puts(&b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-        nx_strbuf_put_json_string(&b, t->name);
+        nx_json_put_cstr(&b, t->name);
         nx_strbuf_puts(&b, ", \"kind\": ");
-        nx_strbuf_put_json_string(&b, t->kind);
+        nx_json_put_cstr(&b, t->kind);
         nx_strbuf_printf(&b, ", \"transient\": %s,\n     \"description\": ", t->transient ? "true" : "false");
-        nx_strbuf_put_json_string(&b, t->description);
+        nx_json_put_cstr(&b, t->description);
         nx_strbuf_puts(&b, ",\n     \"fields\": [");
         for (size_t j = 0; j < t->n_fields; j++) {
             nx_strbuf_puts(&b, j ? ",\n       " : "\n       ");
@@ -90,7 +91,7 @@ static void yaml_enum_values(nx_strbuf *b, const nx_schema_enum *e, const char *
     nx_strbuf_printf(b, "%senum:\n", indent);
     for (size_t v = 0; v < e->n_values; v++) {
         nx_strbuf_printf(b, "%s  - ", indent);
-        nx_strbuf_put_json_string(b, e->values[v]);
+        nx_json_put_cstr(b, e->values[v]);
         nx_strbuf_putc(b, '\n');
     }
 }
@@ -136,14 +137,14 @@ static void yaml_example(nx_strbuf *b, const nx_schema_field *f)
     if ((numeric && is_plain_number(f->example)) || boolean)
         nx_strbuf_puts(b, f->example);
     else
-        nx_strbuf_put_json_string(b, f->example);
+        nx_json_put_cstr(b, f->example);
     nx_strbuf_putc(b, '\n');
 }
 
 static void yaml_table(nx_strbuf *b, const nx_schema_table *t)
 {
     nx_strbuf_printf(b, "    %s:\n      type: object\n      description: ", t->name);
-    nx_strbuf_put_json_string(b, t->description);
+    nx_json_put_cstr(b, t->description);
     nx_strbuf_printf(b, "\n      x-nxprof-kind: %s\n      x-nxprof-transient: %s\n", t->kind,
                      t->transient ? "true" : "false");
     int any_required = 0;
@@ -161,11 +162,11 @@ static void yaml_table(nx_strbuf *b, const nx_schema_table *t)
         nx_strbuf_printf(b, "        %s:\n", f->name);
         yaml_property_type(b, f);
         nx_strbuf_puts(b, "          description: ");
-        nx_strbuf_put_json_string(b, f->description);
+        nx_json_put_cstr(b, f->description);
         nx_strbuf_putc(b, '\n');
         if (f->unit[0]) {
             nx_strbuf_puts(b, "          x-unit: ");
-            nx_strbuf_put_json_string(b, f->unit);
+            nx_json_put_cstr(b, f->unit);
             nx_strbuf_putc(b, '\n');
         }
         if (!f->required)

@@ -136,6 +136,8 @@ static void info_json(const nx_server_ctx *srv, const profile_info *p, bool with
         nx_json_i64(b, x->last_ts);
     else
         nx_strbuf_puts(b, "null");
+    if (x->relative_time)   /* query/profile_info.h */
+        nx_strbuf_puts(b, ",\"relative_time\":true");
     nx_strbuf_puts(b, ",\"tables\":[");
     for (size_t i = 0; i < x->n_tables; i++) {
         if (i)
@@ -344,6 +346,12 @@ static void json_track(nx_strbuf *b, const nx_track_entry *t)
         json_part(b, "pid", &t->pid, false);
         json_part(b, "tid", &t->tid, false);
         json_part(b, "nc", &t->nc, false);
+    }
+    if (t->labelled) {   /* names from the trace's metadata (query/tracks.h) */
+        nx_strbuf_puts(b, ",\"process_label\":");
+        nx_json_str(b, t->process_label, strlen(t->process_label));
+        nx_strbuf_puts(b, ",\"thread_label\":");
+        nx_json_str(b, t->thread_label, strlen(t->thread_label));
     }
     nx_strbuf_putc(b, '}');
 }

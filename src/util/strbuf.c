@@ -68,41 +68,6 @@ void nx_strbuf_printf(nx_strbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void nx_strbuf_put_json_string(nx_strbuf *b, const char *s)
-{
-    nx_strbuf_put_json_stringn(b, s, strlen(s));
-}
-
-void nx_strbuf_put_json_stringn(nx_strbuf *b, const char *s, size_t n)
-{
-    nx_strbuf_putc(b, '"');
-    const char *run = s;
-    const unsigned char *end = (const unsigned char *)s + n;
-    for (const unsigned char *p = (const unsigned char *)s; p < end; p++) {
-        const char *esc = NULL;
-        char ubuf[8];
-        switch (*p) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        default:
-            if (*p < 0x20 || *p == 0x7f) {
-                snprintf(ubuf, sizeof ubuf, "\\u%04x", *p);
-                esc = ubuf;
-            }
-        }
-        if (esc) {
-            nx_strbuf_append(b, run, (size_t)((const char *)p - run));
-            nx_strbuf_puts(b, esc);
-            run = (const char *)p + 1;
-        }
-    }
-    nx_strbuf_append(b, run, (size_t)((const char *)end - run));
-    nx_strbuf_putc(b, '"');
-}
-
 char *nx_strbuf_reserve(nx_strbuf *b, size_t extra)
 {
     return strbuf_reserve(b, extra) ? b->data + b->len : NULL;

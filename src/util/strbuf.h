@@ -25,11 +25,6 @@ void nx_strbuf_append(nx_strbuf *b, const void *data, size_t n);
 void nx_strbuf_puts(nx_strbuf *b, const char *s);
 void nx_strbuf_putc(nx_strbuf *b, char c);
 void nx_strbuf_printf(nx_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Appends s as a JSON string literal (quotes included). Also valid as a YAML
- * double-quoted scalar. */
-void nx_strbuf_put_json_string(nx_strbuf *b, const char *s);
-/* The same for the n bytes at s, which may hold NULs (written as \u0000). */
-void nx_strbuf_put_json_stringn(nx_strbuf *b, const char *s, size_t n);
 /* Room for `extra` more bytes: returns where they start (write there, then
  * nx_strbuf_commit() what was used), or NULL on allocation failure. */
 char *nx_strbuf_reserve(nx_strbuf *b, size_t extra);

@@ -112,7 +112,7 @@ static void nxfuzz_chrome_read(const char *path, size_t size)
         return;
     }
     /* Without a toplevel callback on every other input: values are then skipped unbuffered. */
-    nx_chrome_handlers h = {nxfuzz_chrome_event, size % 2 ? nxfuzz_chrome_toplevel : NULL, &c};
+    nx_chrome_handlers h = {.event = nxfuzz_chrome_event, .toplevel = size % 2 ? nxfuzz_chrome_toplevel : NULL, .ctx = &c, .skipped = NULL};
     int rc = nx_chrome_read(r, &h, &err);
     if (rc < 0)
         NXFUZZ_CHECK(err.msg[0] != '\0' && memchr(err.msg, '\0', sizeof err.msg) != NULL);

@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     seen s = {.stop_at = size % 13 == 0 ? 1 : UINT64_MAX};
     nx_xspace_options o = {.max_args_bytes = size % 5 == 0 ? 16 : 0};
-    nx_chrome_handlers h = {on_event, NULL, &s};
+    nx_chrome_handlers h = {.event = on_event, .toplevel = NULL, .ctx = &s, .skipped = NULL};
     nx_xspace_counts n;
     nx_chrome_error err;
     err.msg[0] = '\0';

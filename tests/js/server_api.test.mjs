@@ -391,10 +391,30 @@ test("a system profile's tracks: SystemProfileEvents per track from DuckDB, deep
     assert.equal(g.instance, w.instance);
     assert.deepEqual([g.pid, g.tid, g.nc].map(num), [w.pid, w.tid, w.nc].map(num), w.track);
   }
-  // Natural order of the names ("nc2" before "nc10").
+  // Order: the threads the trace named (process_name, process_labels, thread_name in
+  // extra_attributes_json) first, by instance, process_sort_index (else pid), pid,
+  // thread_sort_index (else tid), tid, with their names as labels; then natural order of the
+  // track names ("nc2" before "nc10").
+  const named = await rows(`SELECT ${track} AS track, min(instance_id) AS inst, min(process_id) AS pid, min(thread_id) AS tid,
+      min(json_extract(extra_attributes_json, '$.process_sort_index')::BIGINT) AS ps,
+      min(json_extract(extra_attributes_json, '$.thread_sort_index')::BIGINT) AS ts,
+      min(trim(json_extract_string(extra_attributes_json, '$.thread_name'), ' ')) AS tn
+      FROM read_parquet(${ev}) WHERE trace_event_source = 'framework' AND (
+        json_extract(extra_attributes_json, '$.process_name') IS NOT NULL OR
+        json_extract(extra_attributes_json, '$.process_labels') IS NOT NULL OR
+        json_extract(extra_attributes_json, '$.thread_name') IS NOT NULL) GROUP BY 1`);
+  const key = new Map(named.map((n) => [n.track, n]));
+  for (const x of sys.tracks) {
+    const n = key.get(x.track);
+    assert.equal(typeof x.thread_label === 'string', !!n, `labelled: ${x.track}`);
+    if (n && n.tn) assert.equal(x.thread_label, n.tn, x.track);
+  }
   const nat = (a, b) => a.localeCompare(b, 'en', { numeric: true });
-  const names = sys.tracks.map((x) => x.track);
-  assert.deepEqual(names, [...names].sort(nat));
+  const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  const byKey = (a, b) => nat(a.inst, b.inst) || cmp(BigInt(a.ps ?? a.pid), BigInt(b.ps ?? b.pid)) ||
+    cmp(BigInt(a.pid), BigInt(b.pid)) || cmp(BigInt(a.ts ?? a.tid), BigInt(b.ts ?? b.tid)) || cmp(BigInt(a.tid), BigInt(b.tid));
+  const rest = sys.tracks.map((x) => x.track).filter((n) => !key.has(n));
+  assert.deepEqual(sys.tracks.map((x) => x.track), [...[...named].sort(byKey).map((n) => n.track), ...[...rest].sort(nat)]);
   assert.equal(big(t.first_ts), sys.tracks.reduce((m, x) => (big(x.first_ts) < m ? big(x.first_ts) : m), big(sys.tracks[0].first_ts)));
 });
 

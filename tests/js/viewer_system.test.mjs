@@ -51,6 +51,11 @@ test('System Trace Viewer in chromium against nxprof serve', { skip: SKIP, timeo
     .map((r) => ({ track: r.t, count: Number(r.n) }));
   const fields = (await sql(`DESCRIBE SELECT * FROM ${events('demo')}`)).map((r) => r.column_name).filter((c) => c !== 'file_row_number');
   const origin = async (p) => BigInt((await sql(`SELECT min(start_ts)::VARCHAR AS s FROM ${events(p)}`))[0].s);
+  // A process group is labelled "process <pid>", or "<process_name> (<pid>)" when the trace
+  // named the process (docs/processing.md "Process and thread names"; synth names its python).
+  const procLabels = new Set((await sql(`SELECT DISTINCT json_extract_string(extra_attributes_json, '$.process_name') || ' (' || process_id || ')' AS l
+      FROM ${events('demo')} WHERE trace_event_source = 'framework' AND json_extract_string(extra_attributes_json, '$.process_name') IS NOT NULL`)).map((r) => r.l));
+  const isProcess = (label) => /^process /.test(label) || procLabels.has(label);
 
   const { child, url } = await startServer(BIN, data);
   const browser = await launch();
@@ -75,7 +80,7 @@ test('System Trace Viewer in chromium against nxprof serve', { skip: SKIP, timeo
     const top = st.rows.find((r) => r.kind === 'group' && r.depth === 0);
     assert.equal(top.count, want.reduce((a, w) => a + w.count, 0), 'the group header counts every event');
     assert.ok(st.rows.some((r) => r.kind === 'group' && /^instance /.test(r.label)), 'Default groups by instance');
-    assert.ok(st.rows.some((r) => r.kind === 'group' && /^process /.test(r.label)), '... then process');
+    assert.ok(st.rows.some((r) => r.kind === 'group' && isProcess(r.label)), '... then process');
     assert.ok(rows.some((r) => /^NeuronCore \d+$/.test(r.label)), 'NeuronCore tracks');
     assert.deepEqual(st.rows.filter((r) => r.kind === 'lane').map((r) => r.label), ['CPU (host)', 'Host memory', 'Device HBM']);
     // the Device Profiles table stays on the page, under the timeline
@@ -101,9 +106,9 @@ test('System Trace Viewer in chromium against nxprof serve', { skip: SKIP, timeo
     for (const [mode, check] of [
       ['thread', (g) => g.indexOf('Threads') >= 0 && g.indexOf('Threads') < g.indexOf('NeuronCores')],
       ['neuroncore', (g) => g.indexOf('NeuronCores') >= 0 && g.indexOf('NeuronCores') < g.indexOf('Threads')],
-      ['process', (g) => g.some((x) => /^process /.test(x)) && g.includes('NeuronCores') && !g.some((x) => /^instance /.test(x))],
-      ['instance', (g) => g.some((x) => /^instance /.test(x)) && !g.some((x) => /^process /.test(x))],
-      ['default', (g) => g.some((x) => /^instance /.test(x)) && g.some((x) => /^process /.test(x))]]) {
+      ['process', (g) => g.some(isProcess) && g.includes('NeuronCores') && !g.some((x) => /^instance /.test(x))],
+      ['instance', (g) => g.some((x) => /^instance /.test(x)) && !g.some(isProcess)],
+      ['default', (g) => g.some((x) => /^instance /.test(x)) && g.some(isProcess)]]) {
       await page.selectOption('#group-mode', mode);
       await settle(page);
       const g = await groupsIn();

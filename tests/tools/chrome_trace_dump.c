@@ -25,6 +25,7 @@
 
 #include "capture/chrome_trace.h"
 #include "capture/xspace.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 
 typedef struct dump {
@@ -39,7 +40,7 @@ static void put_text(nx_strbuf *b, const char *key, nx_chrome_text t)
     if (!t.s)
         return;
     nx_strbuf_printf(b, ",\"%s\":", key);
-    nx_strbuf_put_json_string(b, t.s);
+    nx_json_put_cstr(b, t.s);
 }
 
 static void put_ref(nx_strbuf *b, const char *key, nx_chrome_ref ref)
@@ -60,7 +61,7 @@ static int on_event(void *ctx, const nx_chrome_event *ev)
     nx_strbuf b = NX_STRBUF_INIT;
     char ph[2] = {ev->ph, '\0'};
     nx_strbuf_printf(&b, "{\"i\":%llu,\"ph\":", (unsigned long long)ev->index);
-    nx_strbuf_put_json_string(&b, ph);
+    nx_json_put_cstr(&b, ph);
     put_text(&b, "name", ev->name);
     put_text(&b, "cat", ev->cat);
     if (ev->has_ts)
@@ -95,7 +96,7 @@ static int on_toplevel(void *ctx, const nx_chrome_toplevel *tl)
         return 1;
     }
     nx_strbuf_puts(&d->toplevel, d->toplevel.len ? ",[" : "[");
-    nx_strbuf_put_json_string(&d->toplevel, tl->key.s);
+    nx_json_put_cstr(&d->toplevel, tl->key.s);
     nx_strbuf_putc(&d->toplevel, ',');
     nx_strbuf_append(&d->toplevel, tl->json.s, tl->json.len);
     nx_strbuf_putc(&d->toplevel, ']');
@@ -110,7 +111,7 @@ static void put_phases(nx_strbuf *out, const dump *d)
             continue;
         char ph[2] = {(char)c, '\0'};
         nx_strbuf_puts(out, sep);
-        nx_strbuf_put_json_string(out, ph);
+        nx_json_put_cstr(out, ph);
         nx_strbuf_printf(out, ":%llu", (unsigned long long)d->phases[c]);
         sep = ",";
     }
@@ -133,7 +134,7 @@ static int dump_xspace(dump *d, const char *path)
 {
     nx_chrome_error err;
     nx_xspace_counts n;
-    nx_chrome_handlers h = {on_event, NULL, d};
+    nx_chrome_handlers h = {.event = on_event, .toplevel = NULL, .ctx = d, .skipped = NULL};
     int rc = nx_xspace_read_file(path, NULL, &h, &n, &err);
     if (rc < 0)
         fprintf(stderr, "%s\n", err.msg);
@@ -181,7 +182,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    nx_chrome_handlers h = {on_event, on_toplevel, &d};
+    nx_chrome_handlers h = {.event = on_event, .toplevel = on_toplevel, .ctx = &d, .skipped = NULL};
     int rc = nx_chrome_read(r, &h, &err);
     if (rc < 0)
         fprintf(stderr, "%s\n", err.msg);

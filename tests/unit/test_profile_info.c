@@ -4,7 +4,8 @@
  * files (a "_<digits>" suffix kept when the rest is no catalogue table), sorted and
  * unique, the device flag, the Metadata span, a system profile's DeviceProfileList (null
  * names skipped, a null nc_id, a refused name without a directory, a nested and a
- * sibling device profile), and the errors of a damaged DeviceProfileList and of a
+ * sibling device profile), relative_time from SystemProfileMetadata.first_ts, and the
+ * errors of a damaged DeviceProfileList and of a
  * directory that does not exist.
  *
  * Expected sizes are the sums of the files' st_size taken here with stat.
@@ -131,6 +132,29 @@ static void system_profile(void **state)
     nx_profile_info_free(&p);
 }
 
+/* relative_time: SystemProfileMetadata.first_ts ends with the relative-time suffix. */
+static void relative_time(void **state)
+{
+    (void)state;
+    static const fx_col cols[] = {{"first_ts", NXPQ_STRING}, {"last_ts", NXPQ_STRING}};
+    static const char *const cases[][3] = {
+        {"rel@latest", "50234 ns after the trace start (relative time)", "1"},
+        {"abs@latest", "2023-11-14 22:13:20 +0000 UTC", "0"},
+        {"odd@latest", "(relative time) 5", "0"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        char dir[300];
+        snprintf(dir, sizeof dir, "%s/%s", root, cases[i][0]);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        fx_write(dir, "SystemProfileMetadata.parquet", cols, 2, (const char *const[]){cases[i][1], cases[i][1]}, 1);
+        nx_profile_info p;
+        assert_int_equal(nx_profile_info_read(dir, &p), 0);
+        assert_null(p.error);
+        assert_int_equal(p.relative_time, cases[i][2][0] == '1');
+        nx_profile_info_free(&p);
+    }
+}
+
 static void errors(void **state)
 {
     (void)state;
@@ -158,6 +182,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(device_profile),
         cmocka_unit_test(system_profile),
+        cmocka_unit_test(relative_time),
         cmocka_unit_test(errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

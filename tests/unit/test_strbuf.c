@@ -1,4 +1,4 @@
-/* test_strbuf.c — unit tests of the growable buffer and its JSON string escaping. */
+/* test_strbuf.c — unit tests of the growable buffer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,21 +35,11 @@ static void test_empty_detach_is_empty_string(void **state)
     free(s);
 }
 
-static void test_json_escaping(void **state)
-{
-    (void)state;
-    nx_strbuf b = NX_STRBUF_INIT;
-    nx_strbuf_put_json_string(&b, "a\"b\\c\nd\te\x01" "f\xc3\xa9");
-    assert_string_equal(b.data, "\"a\\\"b\\\\c\\nd\\te\\u0001f\xc3\xa9\"");
-    nx_strbuf_free(&b);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_append_grows),
         cmocka_unit_test(test_empty_detach_is_empty_string),
-        cmocka_unit_test(test_json_escaping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

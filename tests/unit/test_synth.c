@@ -134,7 +134,7 @@ static void read_chrome(const char *path, chrome_facts *f)
     if (!r)
         fail_msg("%s", err.msg);
     memset(f, 0, sizeof *f);
-    nx_chrome_handlers h = {on_event, on_toplevel, f};
+    nx_chrome_handlers h = {.event = on_event, .toplevel = on_toplevel, .ctx = f, .skipped = NULL};
     if (nx_chrome_read(r, &h, &err) != 0)
         fail_msg("%s", err.msg);
     nx_chrome_close(r);

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "profile/profile_table.h"
+#include "util/json.h"
 #include "query/system_summary.h"
 #include "query/top.h"
 #include "system_fixture.h"

@@ -161,7 +161,7 @@ static int read_pb(const pb *space, collected *c, nx_xspace_counts *n, nx_chrome
 {
     memset(c->ev, 0, sizeof c->ev);
     c->n = 0;
-    nx_chrome_handlers h = {collect, NULL, c};
+    nx_chrome_handlers h = {.event = collect, .toplevel = NULL, .ctx = c, .skipped = NULL};
     nx_xspace_options o = {.max_args_bytes = max_args};
     return nx_xspace_read_bytes("t.xplane.pb", space->b, space->n, &o, &h, n, err);
 }
@@ -641,7 +641,7 @@ static void test_real_xspace(void **state)
     char path[512];
     snprintf(path, sizeof path, "%s/real-gpu/jax.xplane.pb", data ? data : "tests/data");
     uint64_t counts[256] = {0};
-    nx_chrome_handlers h = {count_real, NULL, counts};
+    nx_chrome_handlers h = {.event = count_real, .toplevel = NULL, .ctx = counts, .skipped = NULL};
     nx_xspace_counts n;
     nx_chrome_error err;
     int rc = nx_xspace_read_file(path, NULL, &h, &n, &err);

@@ -56,6 +56,19 @@ test('a thread without pid or tid is named by its track', () => {
   assert.deepEqual(shape(buildTree(doc, defs, 'thread'))[0][2], [['Threads', 1, ['u/-13/-43']]]);
 });
 
+test('threads the trace named show its names (/tracks process_label, thread_label)', () => {
+  const named = (track, pid, tid, p, th) => sysT(track, 1, { instance: 'u', pid, tid, process_label: p, thread_label: th });
+  const doc = { groups: [{ group: 'system', label: 'System', tracks: [
+    named('u/469/469', 469, 469, 'python3 (469)', 'thread 469 (python3)'),
+    named('u/469/520', 469, 520, 'python3 (469)', 'thread 520 (pt_autograd_0)'),
+    named('u/0/7', 0, 7, 'GPU 0', 'stream 7'), sysT('u/5/6', 1, { instance: 'u', pid: 5, tid: 6 })] }] };
+  assert.deepEqual(shape(buildTree(doc, defs, 'default'))[0][2], [['instance u', 4, [
+    ['python3 (469)', 2, ['thread 469 (python3)', 'thread 520 (pt_autograd_0)']], ['GPU 0', 1, ['stream 7']],
+    ['process 5', 1, ['thread 6']]]]]);
+  assert.deepEqual(shape(buildTree(doc, defs, 'thread'))[0][2], [['Threads', 4, [
+    'python3 (469) / thread 469 (python3)', 'python3 (469) / thread 520 (pt_autograd_0)', 'GPU 0 / stream 7', '5/6']]]);
+});
+
 test('rows: heights by depth, collapse hides children, pathTo finds the groups', () => {
   const tree = buildTree(DOC, defs, 'default');
   const { rows, height } = layoutRows(tree, defs, new Set(), 100);

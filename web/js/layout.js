@@ -39,9 +39,13 @@ function groupBy(items, key) {
 }
 
 const ncLeaves = (ts) => ts.filter(isNc).sort((a, b) => Number(a.nc) - Number(b.nc)).map((t) => leaf(t, `NeuronCore ${t.nc}`));
-// A thread's label: pid/tid, or its track name when the server gives no pid or tid.
+// A thread's label: the names its trace gave ("python3 (469) / thread 520 (pt_autograd_0)",
+// /tracks' process_label and thread_label), else pid/tid, else its track name.
 const known = (v) => v !== null && v !== undefined && v !== '';
-const threadLabel = (t) => (known(t.pid) && known(t.tid) ? `${t.pid}/${t.tid}` : txt(t.track, '(none)'));
+const threadLabel = (t) => (known(t.thread_label) ? `${t.process_label} / ${t.thread_label}`
+  : known(t.pid) && known(t.tid) ? `${t.pid}/${t.tid}` : txt(t.track, '(none)'));
+const processLabel = (pid, ts) => { const n = ts.find((t) => known(t.process_label)); return n ? n.process_label : `process ${pid}`; };
+const threadLeafLabel = (t) => (known(t.thread_label) ? t.thread_label : known(t.tid) ? `thread ${t.tid}` : txt(t.track, '(none)'));
 
 // The subtree of a group of SystemProfileEvents tracks under grouping `mode`.
 export function systemTree(id, tracks, mode) {
@@ -52,7 +56,7 @@ export function systemTree(id, tracks, mode) {
   const byInstance = (inner) => groupBy(tracks, (t) => txt(t.instance, '(no instance)'))
     .map(([inst, ts]) => node(`${id}/i:${inst}`, `instance ${inst}`, inner(`${id}/i:${inst}`, ts)));
   const processes = (pfx, ts) => groupBy(ts.filter((t) => !isNc(t)), (t) => txt(t.pid, '(unknown)'))
-    .map(([pid, pts]) => node(`${pfx}/p:${pid}`, `process ${pid}`, pts.map((t) => leaf(t, known(t.tid) ? `thread ${t.tid}` : txt(t.track, '(none)')))));
+    .map(([pid, pts]) => node(`${pfx}/p:${pid}`, processLabel(pid, pts), pts.map((t) => leaf(t, threadLeafLabel(t)))));
   switch (mode) {
     case 'process': return [...processes(`${id}/proc`, tracks), ...ncGroup()];
     case 'thread': return [...threadGroup(), ...ncGroup()];

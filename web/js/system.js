@@ -26,6 +26,8 @@ function facts(info, s, failed) {
   if (s && s.wall) out.push(`wall time <b>${esc(fmtNs(Number(s.wall.duration_ns)))}</b>`);
   if (s) out.push(`${esc(fmtCount(s.events))} events`);
   if (info.first_ts !== null) out.push(`first timestamp ${esc(info.first_ts)} ns`);
+  // A trace without absolute time (JAX's Perfetto JSON): its times count from the trace start.
+  if (info.relative_time) out.push('<span class="warn" id="relative-time">times count from the trace start (the trace gives no absolute time), not from the Unix epoch</span>');
   const devices = (info.device_profiles || []).length;
   if (devices) out.push(`${esc(fmtCount(devices))} device profiles`);
   out.push(esc(fmtBytes(info.size_bytes)));

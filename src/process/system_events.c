@@ -1,0 +1,314 @@
+/*
+ * system_events.c — SystemProfileEvents: the runtime events of every session
+ * (runtime_events.tsv) and the framework events (framework_events.c) merged
+ * into one table in start order.
+ *
+ * SystemProfileEvents — one row per
+ *   - runtime event (a line of runtime_events.tsv): name, start_ts/end_ts as
+ *     written, duration_ns = end - start, trace_event_source = its source
+ *     (neuron_rt / neuron_hw), process_id/thread_id = pid/tid, nc_idx and
+ *     worker_gid (null when empty), flow_id = the flow ids as decimal strings
+ *     (null when none), extra_attributes_json = the attributes as a JSON object
+ *     of strings ("{}" when none), pcore_idx and framework_stream_id null;
+ *   - framework complete event (ph "X") and matched B/E pair, with
+ *     trace_event_source "framework". Other phases (i/I instants, C counters,
+ *     M metadata, flow and async events) are not rows.
+ *     start_ts = ts, end_ts = ts + dur (X; a missing dur is 0) or the E's ts,
+ *     in Unix ns: the reader converts µs to ns exactly, and when the file's
+ *     top level has "baseTimeNanoseconds" that value is added to every time of
+ *     the file (docs/capture-format.md); otherwise ts is taken as Unix µs.
+ *     name = the event's name ("" when absent; for a pair, the B's name).
+ *     process_id/thread_id: a numeric pid/tid as is; a string holding a decimal
+ *     int64 ("1234", "-5") as that number; any other string s as
+ *     -1 - (XXH3_64bits(s) >> 1), a negative number no OS id can collide with,
+ *     the same for the same string; absent: 0. The original string is kept in
+ *     extra_attributes_json ("pid"/"tid").
+ *     extra_attributes_json = a JSON object with, in this order, "cat" (string,
+ *     when the event has one), "pid"/"tid" (when they were strings), "args"
+ *     (the event's args object, compact, when present; for a pair the B's),
+ *     "end_args" (a pair's E args when present and not {}), "args_truncated":
+ *     true (when args exceeded the reader's 64 KiB cap; one Warning per file).
+ *     framework_stream_id = args.stream (its number text, or a string's
+ *     content) when args has a top-level "stream" member; flow_id = [args.flow_id]
+ *     likewise (the synth writes it to link framework steps to runtime flows),
+ *     else [args.correlation] (Kineto gives a cuda_runtime launch and the GPU
+ *     kernel or memcpy it started the same "correlation" number, the pair its
+ *     ac2g flow arrows link), else null. nc_idx, pcore_idx, worker_gid null.
+ *   B/E matching, per framework file, per (process_id, thread_id) as a stack, as
+ *   Chrome's viewer does: an E closes the latest open B of its thread. An E
+ *   with no open B, a B still open at the end of its file, and an E earlier
+ *   than its B are dropped; each kind gives one Warning per file with the count
+ *   (category "Invalid Data"). An X with a negative dur is dropped likewise.
+ *   id = the row's position in the table, from 0. When a track nests deeper
+ *   than the timeline samples apart (profile/nesting.h NX_NESTING_LEVELS), one
+ *   Warning (category "Deep Nesting") says how many tracks and how deep.
+ *   Order: rows sorted by start_ts; ties keep runtime events before framework
+ *   events, runtime events in session order then line order, framework events
+ *   in file order (session order, then file name, then position in the file).
+ *   The runtime TSVs are sorted already (the reader enforces it) and are merged
+ *   streaming. Chrome traces are not in time order, so their events are
+ *   buffered (104 bytes plus name and attribute text each) and sorted; above
+ *   NX_FRAMEWORK_SORT_BUDGET bytes the buffer is spilled as a sorted run
+ *   (event_runs.h, framework_buffer.c) and the runs are merged at the end, so
+ *   memory is bounded whatever the traces' size. B events still open stay in
+ *   the buffer across a spill (capped at NX_FRAMEWORK_MEMORY_LIMIT bytes; above
+ *   it processing fails naming the file). A file's baseTimeNanoseconds, which
+ *   Kineto writes after traceEvents, is added to its events in the buffer at
+ *   the end of the file and to its spilled runs as they are merged.
+ */
+#include "process/system_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "process/row.h"
+#include "profile/nesting.h"
+#include "profile/timeline_index.h"
+#include "util/run_control.h"
+#include "util/strbuf.h"
+
+typedef struct ev_cols {
+    size_t id, name, start, end, dur, source, instance, pid, tid, nc, worker, flow, stream, extra;
+} ev_cols;
+
+/* flow_ids "12,13" as a list of strings. */
+static void put_flow_ids(nx_row *r, size_t c, const char *flows, nx_strbuf *tmp, const char ***ptrs, size_t *pcap)
+{
+    if (!flows || !flows[0])
+        return;
+    tmp->len = 0;
+    nx_strbuf_append(tmp, flows, strlen(flows) + 1);
+    if (nx_strbuf_failed(tmp))
+        return;
+    size_t n = 1;
+    for (const char *p = flows; *p; p++)
+        n += *p == ',';
+    if (n > *pcap) {
+        const char **np = realloc(*ptrs, n * sizeof *np);
+        if (!np)
+            return;
+        *ptrs = np;
+        *pcap = n;
+    }
+    size_t k = 0;
+    (*ptrs)[k++] = tmp->data;
+    for (char *p = tmp->data; *p; p++) {
+        if (*p == ',') {
+            *p = '\0';
+            (*ptrs)[k++] = p + 1;
+        }
+    }
+    nx_row_list_str(r, c, *ptrs, k);
+}
+
+/* Framework file number `file` of the capture, in the order they are read. */
+static const char *chrome_path(const nx_capture *cap, uint32_t file)
+{
+    for (size_t s = 0; s < cap->n_sessions; s++) {
+        if (file < cap->sessions[s].n_chrome_traces)
+            return cap->sessions[s].chrome_traces[file];
+        file -= (uint32_t)cap->sessions[s].n_chrome_traces;
+    }
+    return "a framework trace";   /* not reached: every file number comes from that order */
+}
+
+/* nx_fw_next, dropping with a Warning each event whose start or end (after its
+ * file's baseTimeNanoseconds) is not a Unix ns time a row may hold:
+ * 0..NX_UNIX_NS_MAX, the bound of device records, so that no duration or
+ * span computed from the rows can wrap. */
+static int fw_next_in_range(fw_buffer *b, size_t *fi, nx_event_record *out, const nx_capture *cap,
+                            const nx_cap_warner *warn, char *err, size_t errlen)
+{
+    for (;;) {
+        int got = nx_fw_next(b, fi, out, err, errlen);
+        if (got != 1 || (out->start >= 0 && out->end <= NX_UNIX_NS_MAX))
+            return got;
+        nx_cap_warn(warn, chrome_path(cap, out->file), out->offset, "Invalid Data",
+                    "the event \"%s\" runs from %" PRId64 " to %" PRId64 " ns (Unix ns, after any "
+                    "baseTimeNanoseconds; an int64 limit stands for a time beyond it), outside 0..%" PRId64
+                    "; dropped", out->name, out->start, out->end, NX_UNIX_NS_MAX);
+    }
+}
+
+
+/* One Warning when some track's call stack nests past the levels the timeline samples
+ * apart (profile/nesting.h NX_NESTING_LEVELS), so that a view showing fewer of the
+ * deepest events when zoomed out is explained. Read from the index just written;
+ * without one (rows out of start order) there are no levels and nothing to say. */
+static void warn_folded_levels(const char *dir, const nx_cap_warner *warn)
+{
+    nx_tlx *x;
+    if (!warn->fn || nx_tlx_open(dir, "SystemProfileEvents", &x, NULL, 0) != 0)
+        return;
+    uint64_t tracks = 0;
+    uint32_t deepest = 0;
+    for (size_t t = 0; t < nx_tlx_track_count(x); t++) {
+        uint32_t d;
+        if (nx_tlx_track_max_depth(x, t, &d) && d > NX_NESTING_LEVELS - 1) {
+            tracks++;
+            deepest = d > deepest ? d : deepest;
+        }
+    }
+    nx_tlx_close(x);
+    if (tracks == 0)
+        return;
+    char msg[320];
+    snprintf(msg, sizeof msg,
+             "%" PRIu64 " track(s) hold events deeper than depth %u (the deepest at depth %u): the timeline samples "
+             "their events from depth %u down as one level, one per pixel, so a zoomed-out view draws only some of "
+             "them (depth and self time stay exact)",
+             tracks, NX_NESTING_LEVELS - 1, deepest, NX_NESTING_LEVELS - 1);
+    warn->fn(warn->ctx, "SystemProfileEvents", NX_CAP_NOWHERE, "Deep Nesting", msg);
+}
+
+int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, const nx_cap_warner *warn,
+                        unsigned *tables, nx_system_result *res, char *err, size_t errlen)
+{
+    fw_buffer fw;
+    rt_source *src = NULL;
+    size_t nsrc = 0;
+    nx_strbuf tmp = NX_STRBUF_INIT, attrs = NX_STRBUF_INIT;
+    const char **ptrs = NULL;
+    size_t pcap = 0;
+    nx_row r = {0};
+    bool row_open = false;
+    nx_cap_error cerr = {{0}};
+    nxpq_error perr = {{0}};
+    int rc = -1;
+
+    if (!nx_fw_init(&fw, ctx->dest.dir)) {
+        snprintf(err, errlen, "SystemProfileEvents: out of memory");
+        goto out;
+    }
+    if (nx_fw_read_all(cap, warn, &fw, res, err, errlen) != 0)
+        goto out;
+    int stopped = nx_run_stopped();   /* the sort is done: the last moment before writing */
+    if (stopped) {
+        nx_run_stopped_message(stopped, err, errlen);
+        goto out;
+    }
+    src = calloc(cap->n_sessions ? cap->n_sessions : 1, sizeof *src);
+    if (!src) {
+        snprintf(err, errlen, "SystemProfileEvents: out of memory");
+        goto out;
+    }
+    if (nx_sys_open_sources(cap, NX_SYS_RUNTIME_EVENTS, src, &nsrc, err, errlen) != 0)
+        goto out;
+
+    nx_run_phase("system-events");
+    if (nx_row_open(&r, &ctx->dest, "SystemProfileEvents", &perr) != 0) {
+        snprintf(err, errlen, "%s", perr.msg);
+        goto out;
+    }
+    row_open = true;
+    ev_cols c = {
+        .id = nx_row_col(&r, "id"), .name = nx_row_col(&r, "name"), .start = nx_row_col(&r, "start_ts"),
+        .end = nx_row_col(&r, "end_ts"), .dur = nx_row_col(&r, "duration_ns"),
+        .source = nx_row_col(&r, "trace_event_source"), .instance = nx_row_col(&r, "instance_id"),
+        .pid = nx_row_col(&r, "process_id"), .tid = nx_row_col(&r, "thread_id"), .nc = nx_row_col(&r, "nc_idx"),
+        .worker = nx_row_col(&r, "worker_gid"), .flow = nx_row_col(&r, "flow_id"),
+        .stream = nx_row_col(&r, "framework_stream_id"), .extra = nx_row_col(&r, "extra_attributes_json"),
+    };
+    size_t fi = 0;
+    int64_t id = 0;
+    nx_event_record fe;
+    int fw_has = fw_next_in_range(&fw, &fi, &fe, cap, warn, err, errlen);
+    for (;;) {
+        if (fw_has < 0)
+            goto out;
+        rt_source *best = NULL;
+        for (size_t i = 0; i < nsrc; i++)
+            if (src[i].has && (!best || src[i].rec.u.runtime.start_ns < best->rec.u.runtime.start_ns))
+                best = &src[i];
+        bool take_fw = fw_has && (!best || fe.start < best->rec.u.runtime.start_ns);
+        if (!best && !take_fw)
+            break;
+        if (nx_row_begin(&r, &perr) != 0)
+            goto row_fail;
+        nx_row_i64(&r, c.id, id++);
+        if (take_fw) {
+            const nx_event_record *e = &fe;
+            nx_row_str(&r, c.name, e->name);
+            nx_row_i64(&r, c.start, e->start);
+            nx_row_i64(&r, c.end, e->end);
+            nx_row_i64(&r, c.dur, e->end - e->start);
+            nx_row_str(&r, c.source, "framework");
+            nx_row_str(&r, c.instance, nx_sys_instance_of(&cap->sessions[e->session]));
+            nx_row_i64(&r, c.pid, e->pid);
+            nx_row_i64(&r, c.tid, e->tid);
+            if (e->flow)
+                nx_row_list_str(&r, c.flow, &e->flow, 1);
+            if (e->stream)
+                nx_row_str(&r, c.stream, e->stream);
+            if (nx_fw_names_extend(fw.names, e->file, e->pid, e->tid, e->json, &attrs)) {
+                if (nx_strbuf_failed(&attrs)) {
+                    snprintf(err, errlen, "SystemProfileEvents: out of memory");
+                    goto out;
+                }
+                nx_row_strn(&r, c.extra, attrs.data, attrs.len);
+            } else {
+                nx_row_str(&r, c.extra, e->json);
+            }
+            nx_sys_span_add(res, e->start, e->end);
+        } else {
+            const nx_sys_runtime_event *e = &best->rec.u.runtime;
+            nx_row_str(&r, c.name, e->name);
+            nx_row_i64(&r, c.start, e->start_ns);
+            nx_row_i64(&r, c.end, e->end_ns);
+            nx_row_i64(&r, c.dur, e->end_ns - e->start_ns);
+            nx_row_str(&r, c.source, e->source);
+            nx_row_str(&r, c.instance, nx_sys_instance_of(&cap->sessions[best->session]));
+            nx_row_i64(&r, c.pid, e->pid);
+            nx_row_i64(&r, c.tid, e->tid);
+            if (e->nc_idx != NX_SYS_NULL)
+                nx_row_i64(&r, c.nc, e->nc_idx);
+            if (e->worker_gid != NX_SYS_NULL)
+                nx_row_i64(&r, c.worker, e->worker_gid);
+            put_flow_ids(&r, c.flow, e->flow_ids, &tmp, &ptrs, &pcap);
+            attrs.len = 0;
+            nx_sys_attributes_to_json(e->attributes, &attrs);
+            if (nx_strbuf_failed(&tmp) || nx_strbuf_failed(&attrs)) {
+                snprintf(err, errlen, "SystemProfileEvents: out of memory");
+                goto out;
+            }
+            nx_row_strn(&r, c.extra, attrs.data, attrs.len);
+            nx_sys_span_add(res, e->start_ns, e->end_ns);
+        }
+        if (nx_row_end(&r, &perr) != 0)
+            goto row_fail;
+        if (take_fw)
+            fw_has = fw_next_in_range(&fw, &fi, &fe, cap, warn, err, errlen);
+        if (!take_fw) {
+            int got = nx_sys_reader_next(best->r, &best->rec, &cerr);
+            if (got < 0) {
+                snprintf(err, errlen, "%s", cerr.msg);
+                goto out;
+            }
+            best->has = got == 1;
+        }
+    }
+    res->events = (uint64_t)id;
+    row_open = false;
+    if (nx_row_close(&r, true, tables, &perr) != 0) {
+        snprintf(err, errlen, "%s", perr.msg);
+        goto out;
+    }
+    warn_folded_levels(ctx->dest.dir, warn);
+    rc = 0;
+    goto out;
+row_fail:
+    snprintf(err, errlen, "%s", perr.msg);
+out:
+    if (row_open)
+        nx_row_discard(&r);
+    for (size_t i = 0; i < nsrc; i++)
+        nx_sys_reader_close(src[i].r);
+    free(src);
+    nx_fw_free(&fw);
+    free(ptrs);
+    nx_strbuf_free(&tmp);
+    nx_strbuf_free(&attrs);
+    return rc;
+}

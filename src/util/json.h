@@ -1,0 +1,63 @@
+/*
+ * json.h — the one place JSON text is escaped and scanned.
+ *
+ * Escaping (nx_json_put_string, nx_json_escape, nx_json_escape_char): a string
+ * literal, quotes included, that any JSON parser (and YAML, as a double-quoted
+ * scalar) accepts:
+ *   - '"' and '\\' as \" and \\; '\n', '\r', '\t' as \n, \r, \t; every other
+ *     byte below 0x20, and DEL (0x7f), as \u00XX (lower-case hex);
+ *   - valid UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above
+ *     U+10FFFF) is copied as it is;
+ *   - invalid UTF-8: each byte that does not start a complete valid sequence
+ *     becomes \ufffd (U+FFFD REPLACEMENT CHARACTER), and the next byte is
+ *     looked at afresh, so the output is always valid JSON and the text around
+ *     the bad byte is kept;
+ *   - a NUL byte inside [s, s+len) is \u0000.
+ *
+ * Scanning (nx_json_member, nx_json_string_member): the value of one member of
+ * a JSON object's top level, found without building a tree. The text is
+ * trusted to be JSON (it was produced by a parser or by the escaper above);
+ * whitespace between tokens is allowed. A malformed text gives "not found",
+ * never a read past its end.
+ */
+#ifndef NX_JSON_H
+#define NX_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/strbuf.h"
+
+/* The most bytes nx_json_escape_char writes for one character. */
+#define NX_JSON_ESCAPE_MAX 6
+
+/* Escapes the character at s[0..len) (len > 0) into out (NX_JSON_ESCAPE_MAX
+ * bytes), without quotes; returns the bytes written, *used the input consumed. */
+size_t nx_json_escape_char(const char *s, size_t len, char *out, size_t *used);
+
+/* Escapes s[0..len) as a literal, quotes included, into out, which must hold
+ * NX_JSON_ESCAPE_MAX * len + 2 bytes; returns the bytes written (no NUL). */
+size_t nx_json_escape(char *out, const char *s, size_t len);
+
+/* Appends s[0..len) as a literal, quotes included (nx_strbuf_failed on OOM). */
+void nx_json_put_string(nx_strbuf *b, const char *s, size_t len);
+
+/* Appends s[0..len) as raw text (no quotes, no escaping) with every byte that
+ * starts no valid UTF-8 sequence replaced by U+FFFD (EF BF BD), the rule the
+ * escaper applies, so text from a file that is not UTF-8 is kept readable. */
+void nx_json_put_utf8(nx_strbuf *b, const char *s, size_t len);
+
+/* nx_json_put_string of the NUL-terminated s. */
+void nx_json_put_cstr(nx_strbuf *b, const char *s);
+
+/* Top-level member `key` of the object js[0..len): its value's text, from its
+ * first byte to its last (a string keeps its quotes). False when js is not an
+ * object or has no such member. */
+bool nx_json_member(const char *js, size_t len, const char *key, const char **val, size_t *vlen);
+
+/* The member's value when it is a string: decoded (escapes resolved, a lone
+ * surrogate as U+FFFD) and appended to out[*n..cap), *n advanced. False when
+ * absent, not a string, malformed, or when it would not fit (out unchanged). */
+bool nx_json_string_member(const char *js, size_t len, const char *key, char *out, size_t cap, size_t *n);
+
+#endif
