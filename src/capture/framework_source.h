@@ -15,6 +15,9 @@
  *     Event format as PyTorch's Kineto writes it, and Perfetto's JSON traces
  *     (JAX's create_perfetto_trace=True), which are the same format; one
  *     entry serves both.
+ *   - XSpace protobuf (xspace.c): `*.xplane.pb` — what jax.profiler.trace
+ *     (and TensorFlow's profiler) write by default; events it leaves out (as
+ *     JAX's JSON does) are reported through the skipped callback.
  */
 #ifndef NX_FRAMEWORK_SOURCE_H
 #define NX_FRAMEWORK_SOURCE_H

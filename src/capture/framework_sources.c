@@ -1,8 +1,7 @@
 /*
  * framework_sources.c — the list of framework-event sources (framework_source.h)
  * and the choice of one by file name. A new format is a new source file plus
- * one line in the list; the first source claiming a name reads it. JAX's
- * XSpace protobuf (`*.xplane.pb`, capture/xspace.c) joins the list this way.
+ * one line in the list; the first source claiming a name reads it.
  */
 #include "capture/framework_source.h"
 
@@ -10,9 +9,11 @@
 #include <string.h>
 
 extern const nx_framework_source nx_source_chrome_json;
+extern const nx_framework_source nx_source_xspace;
 
 const nx_framework_source *const nx_framework_sources[] = {
     &nx_source_chrome_json,
+    &nx_source_xspace,
 };
 const size_t nx_framework_source_count = sizeof nx_framework_sources / sizeof nx_framework_sources[0];
 

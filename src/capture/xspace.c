@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture/framework_source.h"
 #include "capture/xspace_internal.h"
 #include "util/file_map.h"
 #include "util/json.h"
@@ -93,6 +94,14 @@ static int deliver(xs *x, nx_chrome_event *ev)
 {
     ev->index = x->delivered++;
     return x->h->event ? x->h->event(x->h->ctx, ev) : 0;
+}
+
+/* An event that is not delivered, said through the skipped callback (when
+ * there is one) so that no event of the file goes unsaid. */
+static int left_out(xs *x, const nx_pb_field *f, const char *reason)
+{
+    nx_chrome_skipped sk = {.index = x->delivered++, .offset = f->offset, .ph = 'X', .reason = reason};
+    return x->h->skipped ? x->h->skipped(x->h->ctx, &sk) : 0;
 }
 
 /* A metadata event: process_name or thread_name, args {"name": ...}. */
@@ -218,11 +227,12 @@ static int read_event(xs *x, const nx_pb_field *f, int64_t pid, const xs_line *l
         return xs_fail(x, f->offset, "metadata_id %" PRId64 " is not in the plane's event_metadata", e.metadata_id);
     if (e.aggregated) {
         x->counts->aggregated_events++;
-        return 0;
+        return left_out(x, f, "an aggregated XSpace event (num_occurrences, no time), which JAX's JSON leaves out too");
     }
     if (is_internal_event(m)) {
         x->counts->internal_events++;
-        return 0;
+        return left_out(x, f, "one of the profiler's internal XSpace events (memory allocation, tf.data markers), "
+                              "which JAX's JSON leaves out too");
     }
     if (e.duration_ps < 0)
         return xs_fail(x, f->offset, "negative duration_ps %" PRId64, e.duration_ps);
@@ -428,3 +438,17 @@ int nx_xspace_read_file(const char *path, const nx_xspace_options *opts, const n
     free(copy);
     return rc;
 }
+
+/* The registry's entry (capture/framework_source.h): `*.xplane.pb`. */
+static int read_xspace(const char *path, const nx_chrome_handlers *h, nx_chrome_error *err)
+{
+    return nx_xspace_read_file(path, NULL, h, NULL, err);
+}
+
+static const char *const xspace_suffixes[] = {".xplane.pb", NULL};
+
+const nx_framework_source nx_source_xspace = {
+    .name = "XSpace protobuf",
+    .suffixes = xspace_suffixes,
+    .read = read_xspace,
+};

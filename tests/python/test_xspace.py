@@ -199,3 +199,38 @@ def test_same_events_as_jax_json(dumped):
     # what the XSpace has beyond the JSON: exactly the internal memory markers
     _, left_out = expected_events(DATA / "jax.xplane.pb")
     assert left_out == Counter({"MemoryAllocation": 100, "MemoryDeallocation": 100})
+
+
+# ---- through `process`: the registry reads *.xplane.pb like the JSON -------------------
+
+def processed_events(tmp_path, fixture):
+    """`nxprof process` on a capture holding only `fixture`: its SystemProfileEvents rows as
+    (name, start_ts, duration_ns, thread label) and its Warning rows."""
+    import pyarrow.parquet as pq
+    from conftest import nx
+    cap = tmp_path / fixture.split(".")[0] / "cap"
+    cap.mkdir(parents=True)
+    (cap / fixture).write_bytes((DATA / fixture).read_bytes())
+    out = cap.parent / "out"
+    r = nx("process", str(cap), "--output-file", str(out))
+    rows = pq.read_table(out / "SystemProfileEvents.parquet").to_pylist()
+    warnings = pq.read_table(out / "Warning.parquet").to_pylist() if (out / "Warning.parquet").exists() else []
+
+    def thread(row):
+        extra = json.loads(row["extra_attributes_json"] or "{}")
+        return extra.get("process_name"), extra.get("thread_name")
+    return Counter((x["name"], x["start_ts"], x["duration_ns"], thread(x)) for x in rows), warnings, r.stderr
+
+
+def test_process_reads_the_xplane_like_its_json(tmp_path):
+    """The same run as XSpace and as JAX's JSON gives the same 879 framework events, with
+    the same times and process/thread names; the 200 internal memory markers only the
+    XSpace holds are said (Warning rows and stderr), never silently dropped."""
+    from_pb, pb_warnings, pb_err = processed_events(tmp_path, "jax.xplane.pb")
+    from_json, _, _ = processed_events(tmp_path, "jax_perfetto_trace.json.gz")
+    assert sum(from_pb.values()) == 879
+    assert from_pb == from_json
+    assert "jax.xplane.pb: kept 885 events (X: 879" in pb_err and "warned 200" in pb_err, pb_err
+    said = [w for w in pb_warnings if "internal XSpace event" in (w.get("message") or "")]
+    counted = [w for w in pb_warnings if "180 more" in (w.get("message") or "")]
+    assert len(said) == 20 and len(counted) == 1, pb_warnings
