@@ -93,12 +93,12 @@ void nx_api_json_message(const nx_server_ctx *srv, nx_strbuf *b, const char *msg
     size_t n = strlen(msg);
     char *copy = malloc(n + 1);
     if (!copy) {
-        nx_json_str(b, "out of memory", 13);
+        nx_json_put_string(b, "out of memory", 13);
         return;
     }
     memcpy(copy, msg, n + 1);
     redact_paths(srv, copy);
-    nx_json_str(b, copy, strlen(copy));
+    nx_json_put_string(b, copy, strlen(copy));
     free(copy);
 }
 
@@ -112,7 +112,7 @@ enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ..
     redact_paths(r->srv, msg);
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"error\":");
-    nx_json_str(&b, msg, strlen(msg));
+    nx_json_put_string(&b, msg, strlen(msg));
     nx_strbuf_puts(&b, "}");
     if (nx_strbuf_failed(&b)) {
         nx_strbuf_free(&b);
@@ -285,69 +285,6 @@ int nx_api_profile_dir(nx_api_req *r, const char *name, char **dir, enum MHD_Res
 }
 
 /* ------------------------------------------------------------------ JSON -- */
-/* The length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF), or 0 when p does not start one. */
-static size_t utf8_len(const unsigned char *p, size_t avail)
-{
-    unsigned c = p[0];
-    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    if (n == 0 || n > avail)
-        return 0;
-    for (size_t j = 1; j < n; j++)
-        if ((p[j] & 0xc0) != 0x80)
-            return 0;
-    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) || (c == 0xf0 && p[1] < 0x90) ||
-        (c == 0xf4 && p[1] >= 0x90))
-        return 0;
-    return n;
-}
-
-void nx_json_str(nx_strbuf *b, const char *s, size_t len)
-{
-    static const char hex[] = "0123456789abcdef";
-    char *out = nx_strbuf_reserve(b, len * 6 + 2);
-    if (!out)
-        return;
-    size_t k = 0;
-    out[k++] = '"';
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            out[k++] = '\\';
-            out[k++] = (char)c;
-        } else if (c == '\n') {
-            out[k++] = '\\';
-            out[k++] = 'n';
-        } else if (c == '\t') {
-            out[k++] = '\\';
-            out[k++] = 't';
-        } else if (c == '\r') {
-            out[k++] = '\\';
-            out[k++] = 'r';
-        } else if (c < 0x20 || c == 0x7f) {
-            out[k++] = '\\';
-            out[k++] = 'u';
-            out[k++] = '0';
-            out[k++] = '0';
-            out[k++] = hex[c >> 4];
-            out[k++] = hex[c & 15];
-        } else if (c < 0x80) {
-            out[k++] = (char)c;
-        } else {
-            size_t n = utf8_len((const unsigned char *)s + i, len - i);
-            if (n == 0) { /* not UTF-8: U+FFFD, so the response stays valid JSON */
-                memcpy(out + k, "\\ufffd", 6);
-                k += 6;
-            } else {
-                memcpy(out + k, s + i, n);
-                k += n;
-                i += n - 1;
-            }
-        }
-    }
-    out[k++] = '"';
-    nx_strbuf_commit(b, k);
-}
 
 /* JavaScript numbers are exact only up to 2^53 - 1, and profile timestamps are Unix
  * nanoseconds (~1.8e18): integers beyond that range are written as decimal strings so
@@ -432,7 +369,7 @@ void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i)
     case NXPQ_FLOAT: nx_json_f32(b, col->values.f32[i]); break;
     case NXPQ_DOUBLE: nx_json_f64(b, col->values.f64[i]); break;
     case NXPQ_STRING:
-        nx_json_str(b, col->data + col->offsets[i], (size_t)(col->offsets[i + 1] - col->offsets[i]));
+        nx_json_put_string(b, col->data + col->offsets[i], (size_t)(col->offsets[i + 1] - col->offsets[i]));
         break;
     case NXPQ_LIST_INT64:
     case NXPQ_LIST_STRING: {
@@ -445,7 +382,7 @@ void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i)
             else if (col->type == NXPQ_LIST_INT64)
                 nx_json_i64(b, col->values.i64[j]);
             else
-                nx_json_str(b, col->data + col->offsets[j], (size_t)(col->offsets[j + 1] - col->offsets[j]));
+                nx_json_put_string(b, col->data + col->offsets[j], (size_t)(col->offsets[j + 1] - col->offsets[j]));
         }
         nx_strbuf_putc(b, ']');
         break;

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 
 typedef struct nx_server_ctx {
@@ -147,10 +148,8 @@ int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const cha
                             const char *dev_dir, char **open);
 
 /* ---- JSON ---- */
-/* A JSON string literal of `len` bytes (NUL and control bytes escaped as \u00XX;
- * UTF-8 sequences passed through, each byte that is not part of one (a request's
- * raw bytes, a damaged file) written as \ufffd, so the text is always valid JSON). */
-void nx_json_str(nx_strbuf *b, const char *s, size_t len);
+/* JSON strings are written by util/json.h nx_json_put_string (a request's raw
+ * bytes or a damaged file's become \ufffd, so the text is always valid JSON). */
 /* An error message for a client as a JSON string: files named relative to the
  * profiles root (or the data path), never by their absolute path (as nx_api_error). */
 void nx_api_json_message(const nx_server_ctx *srv, nx_strbuf *b, const char *msg);

@@ -53,7 +53,7 @@ static void json_value(nx_strbuf *b, const nx_cell *c)
     case NXPQ_INT64: nx_json_i64(b, c->i); break;
     case NXPQ_FLOAT: nx_json_f32(b, (float)c->f); break;
     case NXPQ_DOUBLE: nx_json_f64(b, c->f); break;
-    case NXPQ_STRING: nx_json_str(b, c->s, c->len); break;
+    case NXPQ_STRING: nx_json_put_string(b, c->s, c->len); break;
     default: nx_strbuf_puts(b, "null"); break;
     }
 }
@@ -124,7 +124,7 @@ static void info_json(const nx_server_ctx *srv, const profile_info *p, bool with
 {
     const nx_profile_info *x = &p->info;
     nx_strbuf_puts(b, "{\"name\":");
-    nx_json_str(b, p->name, strlen(p->name));
+    nx_json_put_string(b, p->name, strlen(p->name));
     nx_strbuf_printf(b, ",\"kind\":%s,\"size_bytes\":%" PRIu64 ",\"first_ts\":",
                      !x->readable ? "null" : x->device ? "\"device\"" : "\"system\"", x->size);
     if (x->has_span)
@@ -142,7 +142,7 @@ static void info_json(const nx_server_ctx *srv, const profile_info *p, bool with
     for (size_t i = 0; i < x->n_tables; i++) {
         if (i)
             nx_strbuf_putc(b, ',');
-        nx_json_str(b, x->tables[i], strlen(x->tables[i]));
+        nx_json_put_string(b, x->tables[i], strlen(x->tables[i]));
     }
     nx_strbuf_putc(b, ']');
     if (x->readable && !x->device) {
@@ -150,7 +150,7 @@ static void info_json(const nx_server_ctx *srv, const profile_info *p, bool with
         for (size_t i = 0; i < x->n_devices; i++) {
             const nx_profile_device *d = &x->devices[i];
             nx_strbuf_puts(b, i ? ",{\"name\":" : "{\"name\":");
-            nx_json_str(b, d->name, strlen(d->name));
+            nx_json_put_string(b, d->name, strlen(d->name));
             nx_strbuf_puts(b, ",\"nc_id\":");
             if (d->has_nc)
                 nx_json_i64(b, d->nc_id);
@@ -158,7 +158,7 @@ static void info_json(const nx_server_ctx *srv, const profile_info *p, bool with
                 nx_strbuf_puts(b, "null");
             nx_strbuf_printf(b, ",\"exists\":%s,\"open\":", p->open[i] ? "true" : "false");
             if (p->open[i])
-                nx_json_str(b, p->open[i], strlen(p->open[i]));
+                nx_json_put_string(b, p->open[i], strlen(p->open[i]));
             else
                 nx_strbuf_puts(b, "null");
             nx_strbuf_putc(b, '}');
@@ -168,7 +168,7 @@ static void info_json(const nx_server_ctx *srv, const profile_info *p, bool with
     if (x->device && with_system) {
         nx_strbuf_puts(b, ",\"system_profile\":");
         if (p->system)
-            nx_json_str(b, p->system, strlen(p->system));
+            nx_json_put_string(b, p->system, strlen(p->system));
         else
             nx_strbuf_puts(b, "null");
     }
@@ -281,7 +281,7 @@ static void row0_json(nx_strbuf *b, const char *table, const nx_row0 *r)
     }
     for (size_t f = 0; f < st->n_fields; f++) {
         nx_strbuf_putc(b, f ? ',' : '{');
-        nx_json_str(b, st->fields[f].name, strlen(st->fields[f].name));
+        nx_json_put_string(b, st->fields[f].name, strlen(st->fields[f].name));
         nx_strbuf_putc(b, ':');
         json_value(b, nx_row0_field(r, st->fields[f].name));
     }
@@ -325,7 +325,7 @@ static void json_part(nx_strbuf *b, const char *key, const nx_track_part *p, boo
     if (!p->ok)
         nx_strbuf_puts(b, "null");
     else if (text)
-        nx_json_str(b, p->s, p->len);
+        nx_json_put_string(b, p->s, p->len);
     else
         nx_json_i64(b, p->i);
 }
@@ -333,9 +333,9 @@ static void json_part(nx_strbuf *b, const char *key, const nx_track_part *p, boo
 static void json_track(nx_strbuf *b, const nx_track_entry *t)
 {
     nx_strbuf_puts(b, "{\"table\":");
-    nx_json_str(b, t->view->table, strlen(t->view->table));
+    nx_json_put_string(b, t->view->table, strlen(t->view->table));
     nx_strbuf_puts(b, ",\"track\":");
-    nx_json_str(b, t->name, t->name_len);
+    nx_json_put_string(b, t->name, t->name_len);
     nx_strbuf_printf(b, ",\"count\":%" PRId64 ",\"first_ts\":", t->count);
     nx_json_i64(b, t->first_ts);
     nx_strbuf_puts(b, ",\"last_ts\":");
@@ -349,9 +349,9 @@ static void json_track(nx_strbuf *b, const nx_track_entry *t)
     }
     if (t->labelled) {   /* names from the trace's metadata (query/tracks.h) */
         nx_strbuf_puts(b, ",\"process_label\":");
-        nx_json_str(b, t->process_label, strlen(t->process_label));
+        nx_json_put_string(b, t->process_label, strlen(t->process_label));
         nx_strbuf_puts(b, ",\"thread_label\":");
-        nx_json_str(b, t->thread_label, strlen(t->thread_label));
+        nx_json_put_string(b, t->thread_label, strlen(t->thread_label));
     }
     nx_strbuf_putc(b, '}');
 }
@@ -367,7 +367,7 @@ static char *tracks_json(const nx_server_ctx *srv, const char *dir, const char *
     *complete = t.n_errors == 0;
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"profile\":");
-    nx_json_str(&b, name, strlen(name));
+    nx_json_put_string(&b, name, strlen(name));
     nx_strbuf_puts(&b, ",\"first_ts\":");
     if (t.have_span)
         nx_json_i64(&b, t.first_ts);
@@ -463,15 +463,15 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"table\":");
-    nx_json_str(&b, table, strlen(table));
+    nx_json_put_string(&b, table, strlen(table));
     nx_strbuf_puts(&b, ",\"ordinal\":");
     nx_json_i64(&b, ord);
     nx_strbuf_puts(&b, ",\"fields\":[");
     for (size_t f = 0; f < st->n_fields; f++) {
         nx_strbuf_puts(&b, f ? ",{\"name\":" : "{\"name\":");
-        nx_json_str(&b, st->fields[f].name, strlen(st->fields[f].name));
+        nx_json_put_string(&b, st->fields[f].name, strlen(st->fields[f].name));
         nx_strbuf_puts(&b, ",\"type\":");
-        nx_json_str(&b, st->fields[f].type, strlen(st->fields[f].type));
+        nx_json_put_string(&b, st->fields[f].type, strlen(st->fields[f].type));
         nx_strbuf_puts(&b, ",\"value\":");
         const nxpq_column_data *c = nx_event_field(&ev, f);
         if (c)
@@ -483,7 +483,7 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
     nx_strbuf_putc(&b, ']');
     if (ev.has_track) {
         nx_strbuf_puts(&b, ",\"track\":");
-        nx_json_str(&b, ev.track, ev.track_len);
+        nx_json_put_string(&b, ev.track, ev.track_len);
     }
     nx_strbuf_putc(&b, '}');
     nx_event_free(&ev);
@@ -498,7 +498,7 @@ static void json_names(nx_strbuf *b, const nx_schema_table *st)
     for (size_t f = 0; f < st->n_fields; f++) {
         if (f)
             nx_strbuf_putc(b, ',');
-        nx_json_str(b, st->fields[f].name, strlen(st->fields[f].name));
+        nx_json_put_string(b, st->fields[f].name, strlen(st->fields[f].name));
     }
     nx_strbuf_putc(b, ']');
 }
@@ -516,7 +516,7 @@ static enum MHD_Result device_summary(nx_api_req *r, const char *dir, int64_t to
     if (d.summary.has_row) {
         for (size_t f = 0; f < ss->n_fields; f++) {
             nx_strbuf_putc(&b, f ? ',' : '{');
-            nx_json_str(&b, ss->fields[f].name, strlen(ss->fields[f].name));
+            nx_json_put_string(&b, ss->fields[f].name, strlen(ss->fields[f].name));
             nx_strbuf_putc(&b, ':');
             json_value(&b, nx_row0_field(&d.summary, ss->fields[f].name));
         }

@@ -22,7 +22,7 @@
 static void json_cstr(nx_strbuf *b, const char *s)
 {
     if (s)
-        nx_json_str(b, s, strlen(s));
+        nx_json_put_string(b, s, strlen(s));
     else
         nx_strbuf_puts(b, "null");
 }

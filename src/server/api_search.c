@@ -27,7 +27,7 @@ static void json_ref(nx_strbuf *b, const char *table, int64_t ordinal, int64_t s
                      size_t track_len)
 {
     nx_strbuf_puts(b, "{\"table\":");
-    nx_json_str(b, table, strlen(table));
+    nx_json_put_string(b, table, strlen(table));
     nx_strbuf_puts(b, ",\"ordinal\":");
     nx_json_i64(b, ordinal);
     nx_strbuf_puts(b, ",\"start\":");
@@ -35,7 +35,7 @@ static void json_ref(nx_strbuf *b, const char *table, int64_t ordinal, int64_t s
     nx_strbuf_puts(b, ",\"end\":");
     nx_json_i64(b, end);
     nx_strbuf_puts(b, ",\"track\":");
-    nx_json_str(b, track, track_len);
+    nx_json_put_string(b, track, track_len);
 }
 
 /* Parameter `name`, one of the NULL-ended words (the first when absent): its index,
@@ -112,17 +112,17 @@ static void json_value(nx_strbuf *b, const nx_search_value *v)
     else if (v->is_int)
         nx_json_i64(b, v->i);
     else
-        nx_json_str(b, v->s, v->len);
+        nx_json_put_string(b, v->s, v->len);
 }
 
 static void search_json(nx_strbuf *b, const nx_search_options *o, const char *match, const nx_search_result *s)
 {
     nx_strbuf_puts(b, "{\"field\":");
-    nx_json_str(b, o->field, strlen(o->field));
+    nx_json_put_string(b, o->field, strlen(o->field));
     nx_strbuf_puts(b, ",\"q\":");
-    nx_json_str(b, o->q, o->q_len);
+    nx_json_put_string(b, o->q, o->q_len);
     nx_strbuf_puts(b, ",\"match\":");
-    nx_json_str(b, match, strlen(match));
+    nx_json_put_string(b, match, strlen(match));
     nx_strbuf_puts(b, ",\"total\":");
     nx_json_i64(b, (int64_t)s->total);
     nx_strbuf_puts(b, ",\"event\":");
@@ -140,7 +140,7 @@ static void search_json(nx_strbuf *b, const nx_search_options *o, const char *ma
         const char *t = o->tables[s->skipped[i]];
         if (i)
             nx_strbuf_putc(b, ',');
-        nx_json_str(b, t, strlen(t));
+        nx_json_put_string(b, t, strlen(t));
     }
     nx_strbuf_puts(b, "]}");
 }
@@ -258,7 +258,7 @@ static void json_key(nx_strbuf *b, const nx_aggregate_group *g)
     else if (g->is_int)
         nx_json_i64(b, g->i);
     else
-        nx_json_str(b, g->s, g->len);
+        nx_json_put_string(b, g->s, g->len);
 }
 
 static void json_self(nx_strbuf *b, const nx_aggregate *a, int64_t self)
@@ -273,9 +273,9 @@ static void json_self(nx_strbuf *b, const nx_aggregate *a, int64_t self)
 static void aggregate_json(nx_strbuf *b, const char *table, const nx_aggregate *a)
 {
     nx_strbuf_puts(b, "{\"table\":");
-    nx_json_str(b, table, strlen(table));
+    nx_json_put_string(b, table, strlen(table));
     nx_strbuf_puts(b, ",\"by\":");
-    nx_json_str(b, a->by, strlen(a->by));
+    nx_json_put_string(b, a->by, strlen(a->by));
     nx_strbuf_puts(b, ",\"events\":");
     nx_json_i64(b, (int64_t)a->events);
     nx_strbuf_puts(b, ",\"groups\":[");
@@ -367,7 +367,7 @@ enum MHD_Result nx_api_aggregate(nx_api_req *r, const char *name)
     nx_json_i64(&b, end);
     nx_strbuf_puts(&b, ",\"by\":");
     if (by)
-        nx_json_str(&b, by, strlen(by));
+        nx_json_put_string(&b, by, strlen(by));
     else
         nx_strbuf_puts(&b, "null");
     nx_strbuf_puts(&b, ",\"tables\":[");
@@ -409,7 +409,7 @@ static void flow_refs(nx_strbuf *b, const nx_flows *f, const nx_flow_ref *v, siz
         if (f->device) {
             nx_strbuf_puts(b, ",\"dependency_type\":");
             if (x->dependency_type)
-                nx_json_str(b, x->dependency_type, strlen(x->dependency_type));
+                nx_json_put_string(b, x->dependency_type, strlen(x->dependency_type));
             else
                 nx_strbuf_puts(b, "null");
             nx_strbuf_puts(b, ",\"gap_time\":");
@@ -419,7 +419,7 @@ static void flow_refs(nx_strbuf *b, const nx_flows *f, const nx_flow_ref *v, siz
                 nx_strbuf_puts(b, "null");
         } else {
             nx_strbuf_puts(b, ",\"flow_id\":");
-            nx_json_str(b, x->flow_id, strlen(x->flow_id));
+            nx_json_put_string(b, x->flow_id, strlen(x->flow_id));
         }
         nx_strbuf_putc(b, '}');
     }
@@ -453,7 +453,7 @@ enum MHD_Result nx_api_flows(nx_api_req *r, const char *name)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"table\":");
-    nx_json_str(&b, table, strlen(table));
+    nx_json_put_string(&b, table, strlen(table));
     nx_strbuf_puts(&b, ",\"ordinal\":");
     nx_json_i64(&b, ord);
     nx_strbuf_puts(&b, ",\"predecessors\":");

@@ -40,7 +40,7 @@ static void json_opt_f64(nx_strbuf *b, const nx_opt_f64 *x)
 static void json_opt_str(nx_strbuf *b, const char *s)
 {
     if (s)
-        nx_json_str(b, s, strlen(s));
+        nx_json_put_string(b, s, strlen(s));
     else
         nx_strbuf_puts(b, "null");
 }

@@ -30,7 +30,7 @@ static void json_i64_array(nx_strbuf *b, const char *key, const int64_t *v, size
 static void json_track(nx_strbuf *b, const nx_timeline *tl, const nx_timeline_table *t, const nx_timeline_track *tr)
 {
     nx_strbuf_puts(b, "{\"track\":");
-    nx_json_str(b, tr->name, tr->name_len);
+    nx_json_put_string(b, tr->name, tr->name_len);
     json_i64_array(b, "start", t->start, tr->first, tr->n, tl->start);
     nx_strbuf_puts(b, ",\"dur\":[");
     for (size_t i = tr->first; i < tr->first + tr->n; i++) {
@@ -53,7 +53,7 @@ static void json_track(nx_strbuf *b, const nx_timeline *tl, const nx_timeline_ta
     for (size_t l = 0; l < t->n_labels; l++) {
         if (l)
             nx_strbuf_putc(b, ',');
-        nx_json_str(b, t->label_names[l], strlen(t->label_names[l]));
+        nx_json_put_string(b, t->label_names[l], strlen(t->label_names[l]));
         nx_strbuf_puts(b, ":[");
         for (size_t i = tr->first; i < tr->first + tr->n; i++) {
             if (i > tr->first)
@@ -73,7 +73,7 @@ static void json_track(nx_strbuf *b, const nx_timeline *tl, const nx_timeline_ta
 static void json_table(nx_strbuf *b, const nx_server_ctx *srv, const nx_timeline *tl, const nx_timeline_table *t)
 {
     nx_strbuf_puts(b, "{\"table\":");
-    nx_json_str(b, t->table, strlen(t->table));
+    nx_json_put_string(b, t->table, strlen(t->table));
     if (t->error) {
         nx_strbuf_puts(b, ",\"error\":");
         nx_api_json_message(srv, b, t->error);
@@ -85,7 +85,7 @@ static void json_table(nx_strbuf *b, const nx_server_ctx *srv, const nx_timeline
     for (size_t l = 0; l < t->n_labels; l++) {
         if (l)
             nx_strbuf_putc(b, ',');
-        nx_json_str(b, t->label_names[l], strlen(t->label_names[l]));
+        nx_json_put_string(b, t->label_names[l], strlen(t->label_names[l]));
     }
     nx_strbuf_puts(b, "],\"label_types\":[");
     for (size_t l = 0; l < t->n_labels; l++)
@@ -110,7 +110,7 @@ static void json_timeline(nx_strbuf *b, const nx_server_ctx *srv, const nx_timel
     for (size_t i = 0; i < tl->n_strings; i++) {
         if (i)
             nx_strbuf_putc(b, ',');
-        nx_json_str(b, tl->strings[i], tl->string_len[i]);
+        nx_json_put_string(b, tl->strings[i], tl->string_len[i]);
     }
     nx_strbuf_puts(b, "],\"tables\":[");
     *errors = false;

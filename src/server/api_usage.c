@@ -55,21 +55,21 @@ static void json_series(nx_strbuf *b, const nx_usage_series *s, int64_t start)
 {
     const nx_usage_lane *l = s->lane;
     nx_strbuf_puts(b, "{\"table\":");
-    nx_json_str(b, l->table, strlen(l->table));
+    nx_json_put_string(b, l->table, strlen(l->table));
     for (size_t j = 0; j < NX_USAGE_MAX_KEYS && l->keys[j]; j++) {
         const nx_usage_key *k = &s->key[j];
         nx_strbuf_printf(b, ",\"%s\":", l->keys[j]);
         if (k->null)
             nx_strbuf_puts(b, "null");
         else if (k->s)
-            nx_json_str(b, k->s, k->len);
+            nx_json_put_string(b, k->s, k->len);
         else
             nx_json_i64(b, k->i);
     }
     if (s->labelled) {
         nx_strbuf_puts(b, ",\"key\":");
         if (s->label)
-            nx_json_str(b, s->label, strlen(s->label));
+            nx_json_put_string(b, s->label, strlen(s->label));
         else
             nx_strbuf_puts(b, "null");
     }

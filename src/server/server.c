@@ -585,7 +585,7 @@ enum MHD_Result nx_api_health(nx_api_req *r)
 {
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"ok\":true,\"version\":");
-    nx_json_str(&b, NXPROF_VERSION, strlen(NXPROF_VERSION));
+    nx_json_put_string(&b, NXPROF_VERSION, strlen(NXPROF_VERSION));
     nx_strbuf_puts(&b, "}");
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }

@@ -17,7 +17,7 @@
 static void str_is(const char *in, size_t len, const char *want)
 {
     nx_strbuf b = NX_STRBUF_INIT;
-    nx_json_str(&b, in, len);
+    nx_json_put_string(&b, in, len);
     assert_false(nx_strbuf_failed(&b));
     nx_strbuf_putc(&b, '\0');
     assert_string_equal(b.data, want);
