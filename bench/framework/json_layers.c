@@ -169,6 +169,14 @@ static int string(struct cursor *c)
     return 0;
 }
 
+/* Byte classes: what ends a scalar, and what a skip over an object or array must look at. */
+enum { SCALAR_END = 1, NESTING = 2 };
+static const unsigned char kind[256] = {
+    [','] = SCALAR_END, ['}'] = SCALAR_END | NESTING, [']'] = SCALAR_END | NESTING,
+    [' '] = SCALAR_END, ['\n'] = SCALAR_END, ['\r'] = SCALAR_END, ['\t'] = SCALAR_END,
+    ['{'] = NESTING, ['['] = NESTING, ['"'] = NESTING,
+};
+
 /* Skips one value: a string, a scalar, or an object/array by bracket depth. */
 static int value(struct cursor *c)
 {
@@ -177,12 +185,16 @@ static int value(struct cursor *c)
     if (*c->p == '"')
         return string(c);
     if (*c->p != '{' && *c->p != '[') {
-        while (c->p < c->end && !strchr(",}] \n\r\t", *c->p))
+        while (c->p < c->end && !(kind[(unsigned char)*c->p] & SCALAR_END))
             c->p++;
         return 0;
     }
     int depth = 0;
     while (c->p < c->end) {
+        while (c->p < c->end && !(kind[(unsigned char)*c->p] & NESTING))
+            c->p++;
+        if (c->p >= c->end)
+            break;
         char ch = *c->p;
         if (ch == '"') {
             if (string(c) != 0)
