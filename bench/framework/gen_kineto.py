@@ -263,7 +263,7 @@ def generate(path, size, seed):
             if g.ev_idx // 5000 >= n_step:
                 n_step += 1
                 batch += g.step(n_step)
-            for _ in range(256):
+            for _ in range(32):
                 batch += g.unit()
             text = ','.join(batch)
             if not first:
