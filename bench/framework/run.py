@@ -47,7 +47,9 @@ def timed(cmd):
                        capture_output=True, text=True)
     last = [l for l in p.stderr.splitlines() if l.startswith('TIME ')]
     if p.returncode != 0 or not last:
-        tail = ' | '.join([l for l in p.stderr.strip().splitlines() if not l.startswith(('TIME ', 'Command exited'))][-2:])
+        lines = [l for l in p.stderr.splitlines() if l.strip() and not l.startswith(('TIME ', 'Command exited'))]
+        errors = [l for l in lines if 'Error' in l or 'Exception' in l]
+        tail = (errors or lines or ['no message'])[-1].strip()
         raise RuntimeError(f'{cmd[0]} {cmd[1] if len(cmd) > 1 else ""} failed ({p.returncode}): {tail}')
     wall, user, sys_, rss = last[-1].split()[1:]
     return p.stdout, float(wall), float(user) + float(sys_), int(rss) / 1024
