@@ -12,7 +12,7 @@ For each size (MB of JSON text, 10^6 bytes) gen_kineto.py writes DIR/cap-SIZE/tr
 
 - nxprof: `nxprof process CAP --output-file DIR/prof`, end to end (reading the JSON, building
   every table, Parquet and timeline indexes); wall and CPU seconds and peak RSS from
-  /usr/bin/time. MB/s is the JSON text's size over the wall time.
+  the child's rusage (wait4). MB/s is the JSON text's size over the wall time.
 - json: `json.load` in the repository's .venv Python; duckdb: read_json in the same .venv
   (duckdb package); hta: HolisticTraceAnalysis pinned in bench/framework/requirements.txt,
   installed in bench/framework/.venv (`python3 -m venv bench/framework/.venv &&
@@ -33,6 +33,8 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -42,17 +44,22 @@ PYTHONS = {'json': os.path.join(REPO, '.venv/bin/python'),
 
 
 def timed(cmd):
-    """Run cmd under /usr/bin/time; (stdout, wall s, cpu s, peak RSS MiB) or raise with stderr."""
-    p = subprocess.run(['/usr/bin/time', '-f', 'TIME %e %U %S %M'] + cmd,
-                       capture_output=True, text=True)
-    last = [l for l in p.stderr.splitlines() if l.startswith('TIME ')]
-    if p.returncode != 0 or not last:
-        lines = [l for l in p.stderr.splitlines() if l.strip() and not l.startswith(('TIME ', 'Command exited'))]
+    """Run cmd; (stdout, wall s, cpu s, peak RSS MiB) from its own rusage, or raise with its error."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors='replace'), err.read().decode(errors='replace')
+    if p.returncode != 0:
+        lines = [l for l in stderr.splitlines() if l.strip()]
         errors = [l for l in lines if 'Error' in l or 'Exception' in l]
         tail = (errors or lines or ['no message'])[-1].strip()
-        raise RuntimeError(f'{cmd[0]} {cmd[1] if len(cmd) > 1 else ""} failed ({p.returncode}): {tail}')
-    wall, user, sys_, rss = last[-1].split()[1:]
-    return p.stdout, float(wall), float(user) + float(sys_), int(rss) / 1024
+        raise RuntimeError(f'{" ".join(cmd[:3])} failed ({p.returncode}): {tail}')
+    return stdout, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
 
 
 def run_nxprof(binary, cap, prof):
