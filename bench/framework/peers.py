@@ -13,9 +13,10 @@ favours the peer) and how many events it produced.
   trace over 4 GiB this way). The auto-detected form fails on Kineto traces: args holds
   both "Bytes" ([memory]) and "bytes" (gpu_memset), and DuckDB refuses names that differ
   only in case, so the columns are given.
-- hta: HolisticTraceAnalysis' parse_trace_dataframe with its default ParserConfig (what
-  TraceAnalysis(trace_dir=...) calls for each rank): json.load, then a pandas DataFrame of
-  the events it keeps, with names and categories interned in its symbol table.
+- hta: HolisticTraceAnalysis' parse_trace_file with its default ParserConfig, what
+  TraceAnalysis(trace_dir=...) runs for each rank: json.load, a pandas DataFrame of the
+  events it keeps (names and categories interned in its symbol table), fwd/bwd links,
+  correlations turned into row indexes, iterations.
 """
 import json
 import sys
@@ -42,11 +43,11 @@ def read_duckdb(path):
 
 def read_hta(path):
     import logging
-    from hta.common.trace_parser import parse_trace_dataframe
+    from hta.common.trace import parse_trace_file
     from hta.configs.parser_config import ParserConfig
     logging.disable(logging.WARNING)
     t = time.perf_counter()
-    _, df, _ = parse_trace_dataframe(path, ParserConfig())
+    _, df, _ = parse_trace_file(path, ParserConfig.get_default_cfg())
     return len(df), t
 
 
