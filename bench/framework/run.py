@@ -22,8 +22,10 @@ For each size (MB of JSON text, 10^6 bytes) gen_kineto.py writes DIR/cap-SIZE/tr
 
 A peer is skipped at a size (shown as '-', the reason on stderr) when its figures at the
 previous size, scaled by the size ratio, predict a peak RSS over 80% of MemAvailable or a
-total time over --peer-budget-s. Column nxprof/tool is nxprof's MB/s over the tool's: how
-many times faster nxprof builds the whole profile than the tool only reads the file.
+total time over --peer-budget-s; a peer's run that takes longer than --peer-budget-s (HTA's
+grows faster than the file) is stopped and reported. Column nxprof/tool is nxprof's MB/s
+over the tool's: how many times faster nxprof builds the whole profile than the tool only
+reads the file.
 Generated files and profiles are removed at the end.
 """
 import argparse
@@ -34,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,13 +46,21 @@ PYTHONS = {'json': os.path.join(REPO, '.venv/bin/python'),
            'hta': os.path.join(HERE, '.venv/bin/python')}
 
 
-def timed(cmd):
-    """Run cmd; (stdout, wall s, cpu s, peak RSS MiB) from its own rusage, or raise with its error."""
+def timed(cmd, limit_s=None):
+    """Run cmd; (stdout, wall s, cpu s, peak RSS MiB) from its own rusage, or raise with its
+    error. A run past limit_s seconds is killed and reported as such."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        timer = threading.Timer(limit_s, p.kill) if limit_s else None
+        if timer:
+            timer.start()
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t
+        if timer:
+            timer.cancel()
+        if limit_s and wall >= limit_s:
+            raise RuntimeError(f'{" ".join(cmd[:3])} stopped after {limit_s:g} s (--peer-budget-s)')
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
@@ -69,8 +80,8 @@ def run_nxprof(binary, cap, prof):
     return {'s': wall, 'cpu': cpu, 'rss': rss}
 
 
-def run_peer(tool, trace):
-    out, wall, cpu, rss = timed([PYTHONS[tool], os.path.join(HERE, 'peers.py'), tool, trace])
+def run_peer(tool, trace, limit_s):
+    out, wall, cpu, rss = timed([PYTHONS[tool], os.path.join(HERE, 'peers.py'), tool, trace], limit_s)
     got = json.loads(out.strip().splitlines()[-1])
     return {'s': got['s'], 'cpu': cpu, 'rss': rss, 'events': got['events']}
 
@@ -160,7 +171,7 @@ def main():
                     print(f'bench/framework: {p} at {size_mb} MB skipped: {why}', file=sys.stderr)
                 else:
                     try:
-                        m = measure(p, a.runs, lambda: run_peer(p, trace))
+                        m = measure(p, a.runs, lambda: run_peer(p, trace, a.peer_budget_s))
                         prev[p] = (size, m)
                     except RuntimeError as e:
                         print(f'bench/framework: {p} at {size_mb} MB: {e}', file=sys.stderr)
