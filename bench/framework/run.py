@@ -3,11 +3,12 @@
 trace.json next to Python's json.load, DuckDB's read_json and HTA's loader of the same file.
 
     python3 bench/framework/run.py [--sizes 100,2000] [--runs 3] [--bin build/nxprof]
-                                   [--peers json,duckdb,hta] [--dir /tmp/nxprof-bench-framework]
+                                   [--peers json,duckdb,hta] [--dir /tmp]
                                    [--peer-budget-s 900] [--seed 7]
 
-For each size (MB of JSON text, 10^6 bytes) gen_kineto.py writes DIR/cap-SIZE/trace.json once
-(seed 7, the event mix of tests/data/real-gpu/gpt2_eager.json.gz). Then, --runs times each
+For each size (MB of JSON text, 10^6 bytes) gen_kineto.py writes cap-SIZE/trace.json once, in
+a folder of the run's own under --dir, so runs side by side never share files (seed 7, the
+event mix of tests/data/real-gpu/gpt2_eager.json.gz). Then, --runs times each
 (median reported):
 
 - nxprof: `nxprof process CAP --output-file DIR/prof`, end to end (reading the JSON, building
@@ -26,7 +27,7 @@ total time over --peer-budget-s; a peer's run that takes longer than --peer-budg
 grows faster than the file) is stopped and reported. Column nxprof/tool is nxprof's MB/s
 over the tool's: how many times faster nxprof builds the whole profile than the tool only
 reads the file.
-Generated files and profiles are removed at the end.
+The run's folder, with its generated files and profiles, is removed at the end.
 """
 import argparse
 import json
@@ -133,7 +134,7 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--bin', default=os.path.join(REPO, 'build/nxprof'))
     ap.add_argument('--peers', default='json,duckdb,hta')
-    ap.add_argument('--dir', default='/tmp/nxprof-bench-framework')
+    ap.add_argument('--dir', default=tempfile.gettempdir(), help='where the run makes its own folder')
     ap.add_argument('--peer-budget-s', type=float, default=900)
     ap.add_argument('--seed', type=int, default=7)
     a = ap.parse_args()
@@ -148,20 +149,20 @@ def main():
         sys.exit(f'bench/framework: {a.bin} is not built (run make build)')
     if a.runs < 1 or any(s <= 0 for s in sizes):
         ap.error('--runs and every size must be positive')
-    shutil.rmtree(a.dir, ignore_errors=True)
-    os.makedirs(a.dir)
+    os.makedirs(a.dir, exist_ok=True)
+    work = tempfile.mkdtemp(prefix='nxprof-bench-framework-', dir=a.dir)
     prev = {}
     try:
         print(f'{"tool":<8} {"MB":>8} {"MB/s":>9} {"s":>9} {"cpu_s":>8} {"nxprof/tool":>12} {"peak_RSS_MiB":>13}')
         for size in sizes:
             size_mb = f'{size:g}'
-            cap = os.path.join(a.dir, f'cap-{size_mb}')
+            cap = os.path.join(work, f'cap-{size_mb}')
             os.makedirs(cap)
             trace = os.path.join(cap, 'trace.json')
             subprocess.run([sys.executable, os.path.join(HERE, 'gen_kineto.py'), '--size-mb', size_mb,
                             '--out', trace, '--seed', str(a.seed)], check=True, capture_output=True)
             real_mb = os.path.getsize(trace) / 1e6
-            nx = measure('nxprof', a.runs, lambda: run_nxprof(a.bin, cap, os.path.join(a.dir, 'prof')))
+            nx = measure('nxprof', a.runs, lambda: run_nxprof(a.bin, cap, os.path.join(work, 'prof')))
             base = real_mb / nx['s']
             print_row('nxprof', real_mb, nx, None)
             for p in peers:
@@ -179,7 +180,7 @@ def main():
             sys.stdout.flush()
             shutil.rmtree(cap)
     finally:
-        shutil.rmtree(a.dir, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == '__main__':
