@@ -117,15 +117,18 @@ static int scan_yajl(const char *buf, size_t len, struct scan_result *r)
         return -1;
     }
     yajl_status st = yajl_status_ok;
+    size_t at = len; /* where an error is: the failed chunk's start + what yajl took of it */
     for (size_t off = 0; off < len && st == yajl_status_ok; off += 65536) {
         size_t n = len - off < 65536 ? len - off : 65536;
         st = yajl_parse(h, (const unsigned char *)buf + off, n);
+        if (st != yajl_status_ok)
+            at = off + yajl_get_bytes_consumed(h);
     }
     if (st == yajl_status_ok)
         st = yajl_complete_parse(h);
     if (st != yajl_status_ok) {
         unsigned char *msg = yajl_get_error(h, 0, NULL, 0);
-        fprintf(stderr, "yajl: byte %zu: %s\n", yajl_get_bytes_consumed(h), (char *)msg);
+        fprintf(stderr, "yajl: byte %zu: %s\n", at, (char *)msg);
         yajl_free_error(h, msg);
     }
     yajl_free(h);
