@@ -5,12 +5,14 @@
 #   make check      bootstrap, build, run the whole test suite (what CI runs)
 #   make asan       build an ASan+UBSan variant in build-asan/ and run its tests
 #   make bench      run the benchmarks under bench/ (prints ratios against peers)
+#   make bench-framework  nxprof process vs json.load, DuckDB, HTA on a generated Kineto
+#                   trace.json of BENCH_FRAMEWORK_MB MB (default 100), BENCH_RUNS runs
 #   make fuzz       build every libFuzzer harness (tests/fuzz/) with clang in build-fuzz/ and
 #                   run each for FUZZ_SECONDS (default 60) on a copy of its seed corpus
 #   make clean
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build demo check test asan fuzz bench bootstrap clean
+.PHONY: all build demo check test asan fuzz bench bench-framework bootstrap clean
 
 all: build
 
@@ -56,6 +58,11 @@ fuzz:
 
 bench: bootstrap build
 	@node bench/parquet_write/run.mjs --rows $${BENCH_ROWS:-10000000} --runs $${BENCH_RUNS:-3}
+
+bench-framework: bootstrap build
+	@[ -x bench/framework/.venv/bin/python ] || { python3 -m venv bench/framework/.venv && \
+		bench/framework/.venv/bin/pip install -q -r bench/framework/requirements.txt; }
+	@python3 bench/framework/run.py --sizes $${BENCH_FRAMEWORK_MB:-100} --runs $${BENCH_RUNS:-3}
 
 clean:
 	rm -rf build build-asan build-fuzz
