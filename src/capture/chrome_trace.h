@@ -154,6 +154,9 @@ typedef struct nx_chrome_skipped {
     uint64_t offset;       /* byte offset of the element in the JSON text */
     char ph;               /* its phase when it had a usable one, else '\0' */
     const char *reason;    /* e.g. "the event has no \"ph\"" */
+    const char *category;  /* NULL: the element is unusable ("Invalid Data"); else the
+                              Warning category of an event the source leaves out on
+                              purpose (the XSpace reader: "Not Stored") */
 } nx_chrome_skipped;
 
 /* Callbacks return 0 to go on, or a positive value to stop reading, which

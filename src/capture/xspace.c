@@ -100,7 +100,8 @@ static int deliver(xs *x, nx_chrome_event *ev)
  * there is one) so that no event of the file goes unsaid. */
 static int left_out(xs *x, const nx_pb_field *f, const char *reason)
 {
-    nx_chrome_skipped sk = {.index = x->delivered++, .offset = f->offset, .ph = 'X', .reason = reason};
+    nx_chrome_skipped sk = {.index = x->delivered++, .offset = f->offset, .ph = 'X', .reason = reason,
+                            .category = "Not Stored"};
     return x->h->skipped ? x->h->skipped(x->h->ctx, &sk) : 0;
 }
 

@@ -184,7 +184,7 @@ static int chrome_toplevel(void *ctx, const nx_chrome_toplevel *tl)
 static int chrome_skipped(void *ctx, const nx_chrome_skipped *sk)
 {
     chrome_file *f = ctx;
-    nx_fw_tally_skipped(&f->tally, f->warn, f->path, sk->index, sk->offset, sk->reason);
+    nx_fw_tally_skipped(&f->tally, f->warn, f->path, sk->index, sk->offset, sk->category, sk->reason);
     return 0;
 }
 
@@ -209,7 +209,7 @@ static int chrome_event(void *ctx, const nx_chrome_event *ev)
         return 0;
     }
     if (!ev->has_ts) {   /* the Chrome reader skips these itself; another source might not */
-        nx_fw_tally_skipped(&f->tally, f->warn, f->path, ev->index, ev->offset, "the event has no time");
+        nx_fw_tally_skipped(&f->tally, f->warn, f->path, ev->index, ev->offset, NULL, "the event has no time");
         return 0;
     }
     f->tally.seen[(unsigned char)ev->ph]++;

@@ -23,10 +23,13 @@
 #define RELATIVE_TS_LIMIT_NS INT64_C(1000000000000000)
 
 void nx_fw_tally_skipped(nx_fw_tally *t, const nx_cap_warner *warn, const char *path, uint64_t index,
-                         uint64_t offset, const char *reason)
+                         uint64_t offset, const char *category, const char *reason)
 {
+    const char *cat = category ? category : "Invalid Data";
     if (t->skipped++ < SKIPPED_WARNINGS_MAX)
-        nx_cap_warn(warn, path, offset, "Invalid Data", "event #%" PRIu64 ": %s; skipped", index, reason);
+        nx_cap_warn(warn, path, offset, cat, "event #%" PRIu64 ": %s; skipped", index, reason);
+    else   /* the count of the rest is Invalid Data as soon as one of them is */
+        t->later_category = t->later_category && strcmp(t->later_category, cat) != 0 ? "Invalid Data" : cat;
 }
 
 void nx_fw_tally_unit(nx_fw_tally *t, const char *json)
@@ -88,10 +91,13 @@ static uint64_t warn_not_stored(const nx_fw_tally *t, const nx_cap_warner *warn,
 void nx_fw_tally_finish(const nx_fw_tally *t, const nx_cap_warner *warn, const char *path, uint64_t kept_x,
                         uint64_t pairs, uint64_t names, uint64_t warned, bool relative_ts, nx_system_result *res)
 {
-    if (t->skipped > SKIPPED_WARNINGS_MAX)
-        nx_cap_warn(warn, path, NX_CAP_NOWHERE, "Invalid Data",
-                    "%" PRIu64 " more elements of traceEvents could not be used as events; skipped",
+    if (t->skipped > SKIPPED_WARNINGS_MAX) {
+        bool invalid = strcmp(t->later_category, "Invalid Data") == 0;
+        nx_cap_warn(warn, path, NX_CAP_NOWHERE, t->later_category,
+                    invalid ? "%" PRIu64 " more elements of traceEvents could not be used as events; skipped"
+                            : "%" PRIu64 " more events the source leaves out, like the ones above; skipped",
                     t->skipped - SKIPPED_WARNINGS_MAX);
+    }
     char others[512];
     uint64_t later = warn_not_stored(t, warn, path, others, sizeof others);
     if (relative_ts) {

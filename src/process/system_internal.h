@@ -115,13 +115,15 @@ bool nx_fw_names_extend(const nx_fw_names *t, uint32_t file, int64_t pid, int64_
 /* What became of the elements of one framework trace. */
 typedef struct nx_fw_tally {
     uint64_t seen[256];          /* events delivered, by phase */
-    uint64_t skipped;            /* elements the source could not use as events */
+    uint64_t skipped;            /* elements the source could not use as events or left out */
+    const char *later_category;  /* Warning category of those past the first 20 */
     char unit[16];               /* displayTimeUnit as JSON text ("" when absent) */
 } nx_fw_tally;
 
-/* An element the source skipped: a Warning (the first 20 per file), counted. */
+/* An element the source skipped: a Warning (the first 20 per file) of `category`
+ * (NULL: "Invalid Data"), counted. */
 void nx_fw_tally_skipped(nx_fw_tally *t, const nx_cap_warner *warn, const char *path, uint64_t index,
-                         uint64_t offset, const char *reason);
+                         uint64_t offset, const char *category, const char *reason);
 /* The file's displayTimeUnit value, as JSON text. */
 void nx_fw_tally_unit(nx_fw_tally *t, const char *json);
 /* Whether a file's times count from the trace start: no base time, and its

@@ -232,5 +232,6 @@ def test_process_reads_the_xplane_like_its_json(tmp_path):
     assert from_pb == from_json
     assert "jax.xplane.pb: kept 885 events (X: 879" in pb_err and "warned 200" in pb_err, pb_err
     said = [w for w in pb_warnings if "internal XSpace event" in (w.get("message") or "")]
-    counted = [w for w in pb_warnings if "180 more" in (w.get("message") or "")]
+    counted = [w for w in pb_warnings if "180 more events the source leaves out" in (w.get("message") or "")]
     assert len(said) == 20 and len(counted) == 1, pb_warnings
+    assert {w["category"] for w in said + counted} == {"Not Stored"}, pb_warnings
