@@ -8,6 +8,7 @@
 #define NX_CAPTURE_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -39,6 +40,8 @@ int nx_cap_write_all(int fd, const void *buf, size_t n);
  * (an nx_sys_kind); defined in system_read.c. */
 const char *nx_sys_columns(int kind);
 
+/* Whether s ends with suffix. */
+bool nx_cap_ends_with(const char *s, const char *suffix);
 /* The last path component (no allocation). */
 const char *nx_cap_basename(const char *path);
 /* malloc'd "dir/name"; NULL when out of memory. */

@@ -212,6 +212,12 @@ int nx_cap_write_file(const char *path, const void *data, size_t size, nx_cap_er
     return 0;
 }
 
+bool nx_cap_ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
 const char *nx_cap_basename(const char *path)
 {
     const char *slash = strrchr(path, '/');

@@ -34,12 +34,6 @@ static bool is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 /* A file some framework-event source reads (framework_sources.c). */
 static bool is_framework_name(const char *name)
 {
@@ -190,9 +184,9 @@ static int classify(nx_cap_session *s, const char *name, pending_trace **pend, s
     char *path = nx_cap_join(s->dir, name);
     if (!path)
         return nx_cap_fail(err, s->dir, "out of memory");
-    if (strncmp(name, "program_", 8) == 0 && ends_with(name, ".nxprog"))
+    if (strncmp(name, "program_", 8) == 0 && nx_cap_ends_with(name, ".nxprog"))
         return add_program(s, name, path, err);
-    if (strncmp(name, "trace_", 6) == 0 && ends_with(name, ".nxtrace"))
+    if (strncmp(name, "trace_", 6) == 0 && nx_cap_ends_with(name, ".nxtrace"))
         return add_trace(s, pend, n_pend, name, path, err);
     if (take_system_file(s, name, &path))
         return 0;

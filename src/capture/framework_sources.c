@@ -3,6 +3,7 @@
  * and the choice of one by file name. A new format is a new source file plus
  * one line in the list; the first source claiming a name reads it.
  */
+#include "capture/capture_internal.h"
 #include "capture/framework_source.h"
 
 #include <stdio.h>
@@ -17,17 +18,11 @@ const nx_framework_source *const nx_framework_sources[] = {
 };
 const size_t nx_framework_source_count = sizeof nx_framework_sources / sizeof nx_framework_sources[0];
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 const nx_framework_source *nx_framework_source_for(const char *name)
 {
     for (size_t i = 0; i < nx_framework_source_count; i++)
         for (const char *const *s = nx_framework_sources[i]->suffixes; *s; s++)
-            if (ends_with(name, *s))
+            if (nx_cap_ends_with(name, *s))
                 return nx_framework_sources[i];
     return NULL;
 }
