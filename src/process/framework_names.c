@@ -167,7 +167,13 @@ bool nx_fw_names_extend(const nx_fw_names *t, uint32_t file, int64_t pid, int64_
         const fw_named *e = keys[k].thread ? th : p;
         if (!e || !e->value[k])
             continue;
-        nx_strbuf_printf(out, "%s\"%s\":%s", empty ? "" : ",", keys[k].member, e->value[k]);
+        /* Appended piece by piece: this runs for every framework event (no printf). */
+        if (!empty)
+            nx_strbuf_putc(out, ',');
+        nx_strbuf_putc(out, '"');
+        nx_strbuf_puts(out, keys[k].member);
+        nx_strbuf_append(out, "\":", 2);
+        nx_strbuf_puts(out, e->value[k]);
         empty = false;
     }
     nx_strbuf_putc(out, '}');
