@@ -73,34 +73,44 @@ typedef struct ev_cols {
     size_t id, name, start, end, dur, source, instance, pid, tid, nc, worker, flow, stream, extra;
 } ev_cols;
 
-/* flow_ids "12,13" as a list of strings. */
-static void put_flow_ids(nx_row *r, size_t c, const char *flows, nx_strbuf *tmp, const char ***ptrs, size_t *pcap)
+/* flow ids "12<sep>13" as a list of strings (none when flows is NULL or "").
+ * False when out of memory. */
+static bool put_flow_ids(nx_row *r, size_t c, const char *flows, char sep, nx_strbuf *tmp, const char ***ptrs,
+                         size_t *pcap)
 {
     if (!flows || !flows[0])
-        return;
+        return true;
     tmp->len = 0;
     nx_strbuf_append(tmp, flows, strlen(flows) + 1);
     if (nx_strbuf_failed(tmp))
-        return;
+        return false;
     size_t n = 1;
     for (const char *p = flows; *p; p++)
-        n += *p == ',';
+        n += *p == sep;
     if (n > *pcap) {
         const char **np = realloc(*ptrs, n * sizeof *np);
         if (!np)
-            return;
+            return false;
         *ptrs = np;
         *pcap = n;
     }
     size_t k = 0;
     (*ptrs)[k++] = tmp->data;
     for (char *p = tmp->data; *p; p++) {
-        if (*p == ',') {
+        if (*p == sep) {
             *p = '\0';
             (*ptrs)[k++] = p + 1;
         }
     }
     nx_row_list_str(r, c, *ptrs, k);
+    return true;
+}
+
+/* A framework event's flow_id: its keys (framework_kinds.c, nx_fw_flows), null when none. */
+static bool put_framework_flows(nx_row *r, size_t c, const nx_event_record *e, nx_strbuf *tmp, const char ***ptrs,
+                                size_t *pcap)
+{
+    return put_flow_ids(r, c, e->flow, NX_FW_FLOW_SEP, tmp, ptrs, pcap);
 }
 
 /* Framework file number `file` of the capture, in the order they are read. */
@@ -238,8 +248,10 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
             nx_row_str(&r, c.instance, nx_sys_instance_of(&cap->sessions[e->session]));
             nx_row_i64(&r, c.pid, e->pid);
             nx_row_i64(&r, c.tid, e->tid);
-            if (e->flow)
-                nx_row_list_str(&r, c.flow, &e->flow, 1);
+            if (!put_framework_flows(&r, c.flow, e, &tmp, &ptrs, &pcap)) {
+                snprintf(err, errlen, "SystemProfileEvents: out of memory");
+                goto out;
+            }
             if (e->stream)
                 nx_row_str(&r, c.stream, e->stream);
             if (nx_fw_names_extend(fw.names, e->file, e->pid, e->tid, e->json, &attrs)) {
@@ -266,10 +278,10 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
                 nx_row_i64(&r, c.nc, e->nc_idx);
             if (e->worker_gid != NX_SYS_NULL)
                 nx_row_i64(&r, c.worker, e->worker_gid);
-            put_flow_ids(&r, c.flow, e->flow_ids, &tmp, &ptrs, &pcap);
+            bool flows_ok = put_flow_ids(&r, c.flow, e->flow_ids, ',', &tmp, &ptrs, &pcap);
             attrs.len = 0;
             nx_sys_attributes_to_json(e->attributes, &attrs);
-            if (nx_strbuf_failed(&tmp) || nx_strbuf_failed(&attrs)) {
+            if (!flows_ok || nx_strbuf_failed(&attrs)) {
                 snprintf(err, errlen, "SystemProfileEvents: out of memory");
                 goto out;
             }
