@@ -19,7 +19,6 @@
 #include <xxhash.h>
 
 #include "capture/framework_source.h"
-#include "util/json.h"
 #include "util/run_control.h"
 #include "util/strbuf.h"
 
@@ -81,7 +80,34 @@ static int64_t map_ref(const nx_chrome_ref *r)
     return -1 - (int64_t)(XXH3_64bits(s, len) >> 1);
 }
 
-/* The stack of open events of (pid, tid), or with `async` of (pid, async key tid). */
+/* The home slot of (pid, tid) in a table of `cap` (a power of two) stacks. */
+static size_t slot_home(int64_t pid, int64_t tid, size_t cap)
+{
+    int64_t key[2] = {pid, tid};
+    return (size_t)XXH3_64bits(key, sizeof key) & (cap - 1);
+}
+
+/* The slot of the stack of (pid, tid, async), or the empty slot where it would go. */
+static fw_thread *slot_of(const chrome_file *f, int64_t pid, int64_t tid, bool async)
+{
+    size_t h = slot_home(pid, tid, f->tcap);
+    while (f->threads[h].used &&
+           (f->threads[h].pid != pid || f->threads[h].tid != tid || f->threads[h].async != async))
+        h = (h + 1) & (f->tcap - 1);
+    return &f->threads[h];
+}
+
+/* The stack of open events of (pid, tid), or with `async` of (pid, async key
+ * tid); NULL when it has none. */
+static fw_thread *thread_find(const chrome_file *f, int64_t pid, int64_t tid, bool async)
+{
+    if (f->tcap == 0)
+        return NULL;
+    fw_thread *t = slot_of(f, pid, tid, async);
+    return t->used ? t : NULL;
+}
+
+/* thread_find's stack, made when missing; NULL when out of memory. */
 static fw_thread *thread_slot(chrome_file *f, int64_t pid, int64_t tid, bool async)
 {
     if (2 * (f->tn + 1) > f->tcap) {
@@ -92,7 +118,7 @@ static fw_thread *thread_slot(chrome_file *f, int64_t pid, int64_t tid, bool asy
         for (size_t i = 0; i < f->tcap; i++) {
             if (!f->threads[i].used)
                 continue;
-            size_t h = (size_t)XXH3_64bits(&f->threads[i].pid, 16) & (nc - 1);
+            size_t h = slot_home(f->threads[i].pid, f->threads[i].tid, nc);
             while (t[h].used)
                 h = (h + 1) & (nc - 1);
             t[h] = f->threads[i];
@@ -101,16 +127,32 @@ static fw_thread *thread_slot(chrome_file *f, int64_t pid, int64_t tid, bool asy
         f->threads = t;
         f->tcap = nc;
     }
-    int64_t key[2] = {pid, tid};
-    size_t h = (size_t)XXH3_64bits(key, sizeof key) & (f->tcap - 1);
-    while (f->threads[h].used &&
-           (f->threads[h].pid != pid || f->threads[h].tid != tid || f->threads[h].async != async))
-        h = (h + 1) & (f->tcap - 1);
-    if (!f->threads[h].used) {
-        f->threads[h] = (fw_thread){.pid = pid, .tid = tid, .top = 0, .used = true, .async = async};
+    fw_thread *t = slot_of(f, pid, tid, async);
+    if (!t->used) {
+        *t = (fw_thread){.pid = pid, .tid = tid, .top = 0, .used = true, .async = async};
         f->tn++;
     }
-    return &f->threads[h];
+    return t;
+}
+
+/* Removes an emptied async stack, so that the table holds only the ids with an
+ * open b (a trace may use millions of ids, one after another): linear
+ * probing's backward-shift deletion, which leaves every other stack reachable
+ * from its home slot. */
+static void thread_remove(chrome_file *f, fw_thread *t)
+{
+    size_t mask = f->tcap - 1, hole = (size_t)(t - f->threads);
+    for (size_t j = (hole + 1) & mask; f->threads[j].used; j = (j + 1) & mask) {
+        size_t home = slot_home(f->threads[j].pid, f->threads[j].tid, f->tcap);
+        /* j may fill the hole unless its home lies cyclically in (hole, j]. */
+        bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!stays) {
+            f->threads[hole] = f->threads[j];
+            hole = j;
+        }
+    }
+    f->threads[hole] = (fw_thread){0};
+    f->tn--;
 }
 
 static int stop_buffer(chrome_file *f)
@@ -238,15 +280,29 @@ static int64_t async_key(chrome_file *f, const nx_chrome_event *ev)
 /* An E (per thread) or e (per async id) event. */
 static int close_event(chrome_file *f, const nx_chrome_event *ev, int64_t pid, int64_t tid)
 {
-    bool async = ev->ph == 'e';
-    fw_thread *t = thread_slot(f, pid, async ? async_key(f, ev) : tid, async);
-    if (!t || nx_strbuf_failed(&f->id)) {
+    fw_dropped *d = &f->dropped;
+    if (ev->ph == 'E') {
+        fw_thread *t = thread_slot(f, pid, tid, false);
+        if (!t) {
+            f->buf->oom = true;
+            return stop_buffer(f);
+        }
+        return close_open(f, t, ev, &d->unmatched_e, &d->e_before_b);
+    }
+    int64_t key = async_key(f, ev);
+    if (nx_strbuf_failed(&f->id)) {
         f->buf->oom = true;
         return stop_buffer(f);
     }
-    fw_dropped *d = &f->dropped;
-    return async ? close_open(f, t, ev, &d->unmatched_ae, &d->ae_before_ab)
-                 : close_open(f, t, ev, &d->unmatched_e, &d->e_before_b);
+    fw_thread *t = thread_find(f, pid, key, true);
+    if (!t) {
+        d->unmatched_ae++;
+        return 0;
+    }
+    int rc = close_open(f, t, ev, &d->unmatched_ae, &d->ae_before_ab);
+    if (t->top == 0)
+        thread_remove(f, t);
+    return rc;
 }
 
 /* The kept count a buffered event of phase ph adds to (a pair's, from its B or b). */
@@ -277,17 +333,21 @@ static void row_name(chrome_file *f, const nx_chrome_event *ev, const char *id)
 }
 
 /* An async b or n event's track: *tid its thread_id, its thread name returned
- * (valid until the buffer grows). An n goes on the track of its id's open b,
- * else on its own name's; *stack: the (cat, id) stack, for a b to join. */
+ * (valid until the buffer grows; NULL when out of memory). An n goes on the
+ * track of its id's open b, else on its own name's; *stack: the (cat, id)
+ * stack, made for a b to join, NULL for an n whose id has no open b. */
 static const char *async_track(chrome_file *f, const nx_chrome_event *ev, int64_t pid, int64_t *tid,
                                fw_thread **stack)
 {
     const char *name = ev->name.s ? ev->name.s : "";
-    *stack = thread_slot(f, pid, async_key(f, ev), true);
-    if (!*stack || nx_strbuf_failed(&f->id))
+    int64_t key = async_key(f, ev);
+    if (nx_strbuf_failed(&f->id))
+        return NULL;
+    *stack = ev->ph == 'b' ? thread_slot(f, pid, key, true) : thread_find(f, pid, key, true);
+    if (!*stack && ev->ph == 'b')
         return NULL;
     *tid = nx_fw_async_track(ev->cat.s ? ev->cat.s : "", name);
-    if (ev->ph == 'n' && (*stack)->top) {
+    if (ev->ph == 'n' && *stack && (*stack)->top) {
         const fw_event *o = &f->buf->v[(*stack)->top - 1];
         *tid = o->tid;
         return nx_fw_str(f->buf, o->name);

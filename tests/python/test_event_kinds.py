@@ -11,6 +11,7 @@ Hand-made traces check each kind's rows: times, durations, tracks (an async row'
 thread_id), flow_id lists, members and Warnings, written out here by hand.
 """
 import gzip
+import random
 import json
 import re
 from collections import Counter
@@ -190,3 +191,30 @@ def test_instant_scopes_and_other_phases(tmp_path):
                    ("unknown", 6000, 0, {"ph": "Z"})]
     assert [w["category"] for w in warnings] == ["Not Stored"]
     assert "i: 4," in err and "other: 3," in err and "not stored yet 1 (M: 1)" in err
+
+
+def test_many_async_ids_pair_as_chrome_does(tmp_path):
+    """Thousands of ids open at once and closed in another order, some twice nested, some
+    never closed or closed twice, with n events among them: every pair, n and Warning is
+    chrome_model's (the table of open ids grows, and shrinks as ids close)."""
+    rng = random.Random(27)
+    ids = list(range(3000))
+    events = []
+    for k in ids:
+        events.append(dict(ph="b", name=f"r{k % 7}", cat="q", id=k, ts=T0 + rng.randrange(100), pid=1, tid=1))
+        if k % 5 == 0:
+            events.append(dict(ph="b", name="inner", cat="q", id=k, ts=T0 + 100 + rng.randrange(10), pid=1, tid=1))
+    rng.shuffle(events)   # b events of one id keep their order below: outer first
+    events.sort(key=lambda e: (e["id"], e["name"] == "inner"))
+    rng.shuffle(ids)
+    for k in ids:
+        if k % 11:
+            events.append(dict(ph="n", name="tick", cat="q", id=k, ts=T0 + 150, pid=1, tid=1))
+        for _ in range((k % 5 == 0) + (k % 13 != 0) + (k % 17 == 0)):
+            events.append(dict(ph="e", cat="q", id=k, ts=T0 + 200 + rng.randrange(50), pid=1, tid=1))
+    rows, warnings, err = process(tmp_path, "trace.json", json.dumps({"traceEvents": events}).encode())
+    m = model(events)
+    got = Counter((r["name"], r["start_ts"], r["end_ts"], attrs(r)["ph"], attrs(r)["thread_name"]) for r in rows)
+    assert got == Counter((r["name"], r["start"], r["end"], r["ph"], r["thread_name"]) for r in m.rows)
+    assert len({r["thread_id"] for r in rows}) == len({r["thread"] for r in m.rows}) == 8   # r0..r6, inner
+    assert f"warned {m.warned}" in err and m.warned > 0
