@@ -48,7 +48,7 @@ typedef struct chrome_file {
     int64_t max_ns;              /* the latest time buffered, before the base */
     nx_fw_tally tally;
     nx_strbuf sb;                /* the event's attributes */
-    nx_strbuf id, bind, flows, name;   /* its id and bind_id text, flow keys, row name */
+    nx_strbuf id, bind, flows, name;   /* its id and bind_id text, flow keys, a counter's row name */
     size_t own_run;              /* its first spilled run (SIZE_MAX: none yet) */
     char *err;                   /* a spill's error goes here */
     size_t errlen;
@@ -320,16 +320,22 @@ static uint64_t *kept_count(nx_fw_kept *k, char ph)
     }
 }
 
-/* The row's name into f->name: the event's ("" when absent); a counter's with
- * " <id>" after it when it has an id, as Chrome names its series. */
-static void row_name(chrome_file *f, const nx_chrome_event *ev, const char *id)
+/* The row's name, put in the buffer: the event's ("" when absent); a counter's
+ * with " <id>" after it when it has an id, as Chrome names its series. */
+static uint64_t put_row_name(chrome_file *f, const nx_chrome_event *ev, const char *id)
 {
+    const char *name = ev->name.s ? ev->name.s : "";
+    if (ev->ph != 'C' || !id)
+        return nx_fw_put(f->buf, name, strlen(name));
     f->name.len = 0;
-    nx_strbuf_puts(&f->name, ev->name.s ? ev->name.s : "");
-    if (ev->ph == 'C' && id) {
-        nx_strbuf_putc(&f->name, ' ');
-        nx_strbuf_puts(&f->name, id);
+    nx_strbuf_puts(&f->name, name);
+    nx_strbuf_putc(&f->name, ' ');
+    nx_strbuf_puts(&f->name, id);
+    if (nx_strbuf_failed(&f->name)) {
+        f->buf->oom = true;
+        return UINT64_MAX;
     }
+    return nx_fw_put(f->buf, f->name.data, f->name.len);
 }
 
 /* An async b or n event's track: *tid its thread_id, its thread name returned
@@ -355,6 +361,35 @@ static const char *async_track(chrome_file *f, const nx_chrome_event *ev, int64_
     return name;
 }
 
+/* The event's strings put in the buffer, their offsets into t's name, json,
+ * stream and flow: its row name, attributes (track: an async row's thread
+ * name), a slice's args.stream and its flow keys. 0, or -1 (b->oom or
+ * b->over_limit says why). */
+static int put_text(chrome_file *f, const nx_chrome_event *ev, const char *track, fw_event *t)
+{
+    fw_buffer *b = f->buf;
+    const char *id = nx_fw_ref_text(&ev->id, &f->id);
+    nx_fw_attrs(&f->sb, ev, id, track);
+    nx_fw_flows(&f->flows, ev, id, &f->bind);
+    f->args_truncated += ev->args_too_large;
+    if (nx_strbuf_failed(&f->sb) || nx_strbuf_failed(&f->id) || nx_strbuf_failed(&f->flows) ||
+        nx_strbuf_failed(&f->bind)) {
+        b->oom = true;
+        return -1;
+    }
+    t->name = put_row_name(f, ev, id);
+    t->json = nx_fw_put(b, f->sb.data, f->sb.len);
+    t->flow = nx_fw_put(b, f->flows.data, f->flows.len);
+    t->stream = 0;
+    const char *v;
+    size_t vl;
+    if (nx_fw_is_slice(ev->ph) && ev->args.s && nx_fw_args_member(ev->args.s, ev->args.len, "stream", &v, &vl))
+        t->stream = nx_fw_put(b, v, vl);
+    return t->name == UINT64_MAX || t->json == UINT64_MAX || t->stream == UINT64_MAX || t->flow == UINT64_MAX
+               ? -1
+               : 0;
+}
+
 /* Any event but M, E and e: a buffered event (rules in system_events.c). */
 static int add_event(chrome_file *f, const nx_chrome_event *ev, int64_t pid, int64_t tid)
 {
@@ -377,33 +412,16 @@ static int add_event(chrome_file *f, const nx_chrome_event *ev, int64_t pid, int
             return stop_buffer(f);
         }
     }
-    const char *id = nx_fw_ref_text(&ev->id, &f->id);
-    nx_fw_attrs(&f->sb, ev, id, track);
-    nx_fw_flows(&f->flows, ev, id, &f->bind);
-    row_name(f, ev, id);
-    f->args_truncated += ev->args_too_large;
-    if (nx_strbuf_failed(&f->sb) || nx_strbuf_failed(&f->id) || nx_strbuf_failed(&f->flows) ||
-        nx_strbuf_failed(&f->bind) || nx_strbuf_failed(&f->name)) {
-        b->oom = true;
-        return stop_buffer(f);
-    }
-    uint64_t name = nx_fw_put(b, f->name.data, f->name.len);
-    uint64_t json = nx_fw_put(b, f->sb.data, f->sb.len);
-    uint64_t flow = nx_fw_put(b, f->flows.data, f->flows.len);
-    uint64_t stream = 0;
-    const char *v;
-    size_t vl;
-    if (nx_fw_is_slice(ev->ph) && ev->args.s && nx_fw_args_member(ev->args.s, ev->args.len, "stream", &v, &vl))
-        stream = nx_fw_put(b, v, vl);
-    if (name == UINT64_MAX || json == UINT64_MAX || stream == UINT64_MAX || flow == UINT64_MAX)
+    fw_event text;
+    if (put_text(f, ev, track, &text) != 0)
         return stop_buffer(f);
     fw_event *e = nx_fw_add(b);
     if (!e)
         return stop_buffer(f);
     uint64_t seq = e->seq;
     *e = (fw_event){.start = start, .end = end, .pid = pid, .tid = tid, .seq = seq, .offset = ev->offset,
-                    .name = name, .json = json, .stream = stream, .flow = flow, .session = f->session,
-                    .file = f->file, .ph = ev->ph};
+                    .name = text.name, .json = text.json, .stream = text.stream, .flow = text.flow,
+                    .session = f->session, .file = f->file, .ph = ev->ph};
     see_time(f, end);
     (*kept_count(&f->kept, ev->ph))++;
     if (ev->ph == 'B' && !(stack = thread_slot(f, pid, tid, false))) {
