@@ -10,35 +10,58 @@
  *     worker_gid (null when empty), flow_id = the flow ids as decimal strings
  *     (null when none), extra_attributes_json = the attributes as a JSON object
  *     of strings ("{}" when none), pcore_idx and framework_stream_id null;
- *   - framework complete event (ph "X") and matched B/E pair, with
- *     trace_event_source "framework". Other phases (i/I instants, C counters,
- *     M metadata, flow and async events) are not rows.
- *     start_ts = ts, end_ts = ts + dur (X; a missing dur is 0) or the E's ts,
- *     in Unix ns: the reader converts µs to ns exactly, and when the file's
- *     top level has "baseTimeNanoseconds" that value is added to every time of
- *     the file (docs/capture-format.md); otherwise ts is taken as Unix µs.
- *     name = the event's name ("" when absent; for a pair, the B's name).
+ *   - framework event: every event of a framework trace that has a time, with
+ *     trace_event_source "framework" (M events give names, framework_names.c, not
+ *     rows; an M event that gives no name is counted in one "Not Stored"
+ *     Warning per file). Slices — complete events (ph "X") and matched B/E
+ *     pairs — run from start_ts = ts to end_ts = ts + dur (X; a missing dur is
+ *     0) or the E's ts; every other kind is one row too, its kind said by the
+ *     "ph" member that starts its extra_attributes_json (slices have none):
+ *       i/I instants, C counters, s/t/f flows, n async instants and any other
+ *       phase (R, N, O, D, P, c, ...): start_ts = end_ts = ts, duration 0;
+ *       b/e async pairs: one row from the b's ts to the e's (below).
+ *     Times are Unix ns: the reader converts µs to ns exactly, and when the
+ *     file's top level has "baseTimeNanoseconds" that value is added to every
+ *     time of the file (docs/capture-format.md); otherwise ts is taken as Unix µs.
+ *     name = the event's name ("" when absent; for a pair, the B's or b's; a
+ *     counter with an "id" gets " <id>" appended, as Chrome names its series).
  *     process_id/thread_id: a numeric pid/tid as is; a string holding a decimal
  *     int64 ("1234", "-5") as that number; any other string s as
  *     -1 - (XXH3_64bits(s) >> 1), a negative number no OS id can collide with,
  *     the same for the same string; absent: 0. The original string is kept in
- *     extra_attributes_json ("pid"/"tid").
- *     extra_attributes_json = a JSON object with, in this order, "cat" (string,
- *     when the event has one), "pid"/"tid" (when they were strings), "args"
- *     (the event's args object, compact, when present; for a pair the B's),
- *     "end_args" (a pair's E args when present and not {}), "args_truncated":
- *     true (when args exceeded the reader's 64 KiB cap; one Warning per file).
- *     framework_stream_id = args.stream (its number text, or a string's
- *     content) when args has a top-level "stream" member; flow_id = [args.flow_id]
- *     likewise (the synth writes it to link framework steps to runtime flows),
- *     else [args.correlation] (Kineto gives a cuda_runtime launch and the GPU
- *     kernel or memcpy it started the same "correlation" number, the pair its
- *     ac2g flow arrows link), else null. nc_idx, pcore_idx, worker_gid null.
+ *     extra_attributes_json ("pid"/"tid"). An async row's thread_id is its
+ *     track instead: -1 - (XXH3_64bits("async\x1f" cat "\x1f" name) >> 1), one
+ *     track per (pid, cat, name); its original tid is kept as "tid" (a number
+ *     or a string as written) and "thread_name": the name labels the track.
+ *     extra_attributes_json = a JSON object with, in this order: "ph" (not for
+ *     slices), "cat" (string, when the event has one), "pid"/"tid" (when they
+ *     were strings; an async row's "tid" always), "id" (not slices: the id's
+ *     text, a number in decimal), "s" (an instant's scope), "bp" (a flow's
+ *     binding point), "flow_in"/"flow_out": true (a slice's, when set), "args"
+ *     (the event's args object, compact, when present; for a pair the
+ *     begin's), "args_truncated": true (when args exceeded the reader's 64 KiB
+ *     cap; one Warning per file), "thread_name" (an async row's track), then
+ *     "end_args" (a pair's E or e args when present and not {}).
+ *     framework_stream_id = a slice's args.stream (its number text, or a
+ *     string's content) when args has a top-level "stream" member.
+ *     flow_id = a list: for a slice, [args.flow_id] (the synth writes it to
+ *     link framework steps to runtime flows), else [args.correlation] (Kineto
+ *     gives a cuda_runtime launch and the GPU kernel or memcpy it started the
+ *     same "correlation" number, the pair its ac2g flow arrows link), then
+ *     "<cat>:<bind_id>" when it has a bind_id (flow v2; cat "" gives
+ *     ":<bind_id>"); for a flow event (s, t, f) with an id, ["<cat>:<id>"]; else
+ *     null. The keys travel as one text with 0x1F between them (that byte in a
+ *     cat or id becomes U+FFFD) and are written by put_framework_flows.
+ *     nc_idx, pcore_idx, worker_gid null.
  *   B/E matching, per framework file, per (process_id, thread_id) as a stack, as
- *   Chrome's viewer does: an E closes the latest open B of its thread. An E
- *   with no open B, a B still open at the end of its file, and an E earlier
- *   than its B are dropped; each kind gives one Warning per file with the count
- *   (category "Invalid Data"). An X with a negative dur is dropped likewise.
+ *   Chrome's viewer does: an E closes the latest open B of its thread. Async
+ *   b/e likewise per (process_id, cat, id), an absent id counting as "": an e
+ *   closes the latest open b of its cat and id, so b's of one id nest. An n
+ *   goes on the track of the latest open b of its cat and id (thread_name: that
+ *   b's name), else on its own name's track. An E (e) with no open B (b), a B
+ *   (b) still open at the end of its file, and an E (e) earlier than its B (b)
+ *   are dropped; each kind gives one Warning per file with the count (category
+ *   "Invalid Data"). An X with a negative dur is dropped likewise.
  *   id = the row's position in the table, from 0. When a track nests deeper
  *   than the timeline samples apart (profile/nesting.h NX_NESTING_LEVELS), one
  *   Warning (category "Deep Nesting") says how many tracks and how deep.
@@ -50,8 +73,8 @@
  *   buffered (104 bytes plus name and attribute text each) and sorted; above
  *   NX_FRAMEWORK_SORT_BUDGET bytes the buffer is spilled as a sorted run
  *   (event_runs.h, framework_buffer.c) and the runs are merged at the end, so
- *   memory is bounded whatever the traces' size. B events still open stay in
- *   the buffer across a spill (capped at NX_FRAMEWORK_MEMORY_LIMIT bytes; above
+ *   memory is bounded whatever the traces' size. B and b events still open
+ *   stay in the buffer across a spill (capped at NX_FRAMEWORK_MEMORY_LIMIT bytes; above
  *   it processing fails naming the file). A file's baseTimeNanoseconds, which
  *   Kineto writes after traceEvents, is added to its events in the buffer at
  *   the end of the file and to its spilled runs as they are merged.
@@ -73,34 +96,44 @@ typedef struct ev_cols {
     size_t id, name, start, end, dur, source, instance, pid, tid, nc, worker, flow, stream, extra;
 } ev_cols;
 
-/* flow_ids "12,13" as a list of strings. */
-static void put_flow_ids(nx_row *r, size_t c, const char *flows, nx_strbuf *tmp, const char ***ptrs, size_t *pcap)
+/* flow ids "12<sep>13" as a list of strings (none when flows is NULL or "").
+ * False when out of memory. */
+static bool put_flow_ids(nx_row *r, size_t c, const char *flows, char sep, nx_strbuf *tmp, const char ***ptrs,
+                         size_t *pcap)
 {
     if (!flows || !flows[0])
-        return;
+        return true;
     tmp->len = 0;
     nx_strbuf_append(tmp, flows, strlen(flows) + 1);
     if (nx_strbuf_failed(tmp))
-        return;
+        return false;
     size_t n = 1;
     for (const char *p = flows; *p; p++)
-        n += *p == ',';
+        n += *p == sep;
     if (n > *pcap) {
         const char **np = realloc(*ptrs, n * sizeof *np);
         if (!np)
-            return;
+            return false;
         *ptrs = np;
         *pcap = n;
     }
     size_t k = 0;
     (*ptrs)[k++] = tmp->data;
     for (char *p = tmp->data; *p; p++) {
-        if (*p == ',') {
+        if (*p == sep) {
             *p = '\0';
             (*ptrs)[k++] = p + 1;
         }
     }
     nx_row_list_str(r, c, *ptrs, k);
+    return true;
+}
+
+/* A framework event's flow_id: its keys (framework_kinds.c, nx_fw_flows), null when none. */
+static bool put_framework_flows(nx_row *r, size_t c, const nx_event_record *e, nx_strbuf *tmp, const char ***ptrs,
+                                size_t *pcap)
+{
+    return put_flow_ids(r, c, e->flow, NX_FW_FLOW_SEP, tmp, ptrs, pcap);
 }
 
 /* Framework file number `file` of the capture, in the order they are read. */
@@ -238,8 +271,10 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
             nx_row_str(&r, c.instance, nx_sys_instance_of(&cap->sessions[e->session]));
             nx_row_i64(&r, c.pid, e->pid);
             nx_row_i64(&r, c.tid, e->tid);
-            if (e->flow)
-                nx_row_list_str(&r, c.flow, &e->flow, 1);
+            if (!put_framework_flows(&r, c.flow, e, &tmp, &ptrs, &pcap)) {
+                snprintf(err, errlen, "SystemProfileEvents: out of memory");
+                goto out;
+            }
             if (e->stream)
                 nx_row_str(&r, c.stream, e->stream);
             if (nx_fw_names_extend(fw.names, e->file, e->pid, e->tid, e->json, &attrs)) {
@@ -266,10 +301,10 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
                 nx_row_i64(&r, c.nc, e->nc_idx);
             if (e->worker_gid != NX_SYS_NULL)
                 nx_row_i64(&r, c.worker, e->worker_gid);
-            put_flow_ids(&r, c.flow, e->flow_ids, &tmp, &ptrs, &pcap);
+            bool flows_ok = put_flow_ids(&r, c.flow, e->flow_ids, ',', &tmp, &ptrs, &pcap);
             attrs.len = 0;
             nx_sys_attributes_to_json(e->attributes, &attrs);
-            if (nx_strbuf_failed(&tmp) || nx_strbuf_failed(&attrs)) {
+            if (!flows_ok || nx_strbuf_failed(&attrs)) {
                 snprintf(err, errlen, "SystemProfileEvents: out of memory");
                 goto out;
             }

@@ -3,8 +3,10 @@
  * system_tables.h is the interface. The files, one concern each:
  *   system_tables.c     the entry: runtime TSV sources, instance ids, time span
  *   framework_buffer.c  the buffer of framework events: sort, spill, merge
- *   framework_events.c  framework traces into that buffer: B/E pairing, flows,
- *                       args, pid/tid mapping, per-file Warnings
+ *   framework_events.c  framework traces into that buffer: every kind of event,
+ *                       B/E and async b/e pairing, pid/tid mapping, per-file Warnings
+ *   framework_kinds.c   what each kind of event becomes: its attributes JSON,
+ *                       async tracks, ids and flow keys
  *   framework_tally.c   what became of each element of a framework trace
  *   framework_names.c   process and thread names from metadata (M) events
  *   system_events.c     SystemProfileEvents: runtime and framework events merged
@@ -23,13 +25,14 @@
 #include "capture/system_capture.h"
 #include "process/event_runs.h"
 #include "process/system_tables.h"
+#include "util/strbuf.h"
 
 /* Framework events buffered before they are sorted and spilled as a run
  * (event_runs.h); NXPROF_FRAMEWORK_SORT_BYTES in the environment sets another
  * budget (tests use small ones). */
 #define NX_FRAMEWORK_SORT_BUDGET ((size_t)256 << 20)
-/* Cap on the buffer whatever the budget: only B events still waiting for
- * their E cannot be spilled. */
+/* Cap on the buffer whatever the budget: only B (and async b) events still
+ * waiting for their E (e) cannot be spilled. */
 #define NX_FRAMEWORK_MEMORY_LIMIT ((size_t)2 << 30)
 
 /* ------------------------------------------------ framework_buffer.c -- */
@@ -40,17 +43,22 @@ typedef struct fw_event {
     uint64_t seq;                /* arrival order over all Chrome files: the tie-break */
     uint64_t offset;             /* the event's byte offset in its file's JSON text (a B's for a pair) */
     uint64_t name, json, stream, flow;   /* arena offsets; 0 is "" */
-    uint64_t link;               /* open B: index+1 of the thread's previous open B; 0: none */
+    uint64_t link;               /* open B (b): index+1 of the stack's previous open one; 0: none */
     uint32_t session;
     uint32_t file;               /* its Chrome file, in the order write_events reads them */
-    uint8_t open;                /* a B waiting for its E */
+    uint8_t open;                /* a B (b) waiting for its E (e) */
     uint8_t dropped;
+    char ph;                     /* the event's phase (a pair's: its B's or b's) */
 } fw_event;
+_Static_assert(sizeof(fw_event) == 104, "the docs say a buffered framework event takes 104 bytes");
 
+/* A stack of open events: B events per (pid, tid), or async b events per
+ * (pid, nx_fw_async_key(cat, id)) with async set. */
 typedef struct fw_thread {
     int64_t pid, tid;
-    uint64_t top;                /* index+1 of the thread's latest open B; 0: none */
+    uint64_t top;                /* index+1 of the stack's latest open event; 0: none */
     bool used;
+    bool async;
 } fw_thread;
 
 typedef struct nx_fw_names nx_fw_names;   /* framework_names.c */
@@ -93,6 +101,37 @@ void nx_fw_free(fw_buffer *b);
 int nx_fw_read_all(const nx_capture *cap, const nx_cap_warner *warn, fw_buffer *b, nx_system_result *res, char *err,
                    size_t errlen);
 
+/* ------------------------------------------------- framework_kinds.c -- */
+
+/* Separates the flow keys of one event in fw_event.flow (system_events.c splits them). */
+#define NX_FW_FLOW_SEP '\x1f'
+
+/* X and B events are slices: their attributes have no "ph" member. */
+bool nx_fw_is_slice(char ph);
+/* The text of an id or bind_id: a number in decimal, a string as written (up
+ * to a "\u0000"), in out; NULL when absent, or on OOM (nx_strbuf_failed(out)). */
+const char *nx_fw_ref_text(const nx_chrome_ref *r, nx_strbuf *out);
+/* The thread_id of the async track of `name` in category `cat`:
+ * -1 - (XXH3_64bits("async\x1f" cat "\x1f" name) >> 1). */
+int64_t nx_fw_async_track(const char *cat, const char *name);
+/* The stack key of async events with category `cat` and id `id` (within a pid). */
+int64_t nx_fw_async_key(const char *cat, const char *id);
+/* The value of top-level member `key` of an args object: a string's raw
+ * content (between the quotes, escapes kept) or a scalar's text. False when
+ * absent, null or an object/array. */
+bool nx_fw_args_member(const char *args, size_t len, const char *key, const char **val, size_t *vlen);
+/* ev's flow keys into list (reset), NX_FW_FLOW_SEP between them (that byte
+ * inside a key becomes U+FFFD): a slice's args.flow_id, else args.correlation,
+ * then "<cat>:<bind_id>"; a flow event's (s, t, f) "<cat>:<id>" (id: its
+ * text, or NULL); none for the other kinds. scratch: for the bind_id text. */
+void nx_fw_flows(nx_strbuf *list, const nx_chrome_event *ev, const char *id, nx_strbuf *scratch);
+/* extra_attributes_json of ev into b (reset), as system_events.c's header
+ * says: "ph" first unless a slice, then "cat", "pid"/"tid", "id" (id, when
+ * not NULL; not for slices), "s", "bp", a slice's "flow_in"/"flow_out",
+ * "args", "args_truncated", and "thread_name" (thread_name, for an async row,
+ * whose numeric tid is then kept too). */
+void nx_fw_attrs(nx_strbuf *b, const nx_chrome_event *ev, const char *id, const char *thread_name);
+
 /* ------------------------------------------------ framework_names.c -- */
 
 /* Process and thread names from M events, per file (rules in framework_names.c). */
@@ -114,11 +153,16 @@ bool nx_fw_names_extend(const nx_fw_names *t, uint32_t file, int64_t pid, int64_
 
 /* What became of the elements of one framework trace. */
 typedef struct nx_fw_tally {
-    uint64_t seen[256];          /* events delivered, by phase */
+    uint64_t unnamed;            /* M events that give no name: not stored */
     uint64_t skipped;            /* elements the source could not use as events or left out */
     const char *later_category;  /* Warning category of those past the first 20 */
     char unit[16];               /* displayTimeUnit as JSON text ("" when absent) */
 } nx_fw_tally;
+
+/* The events of one trace kept, by kind (a pair counts once in pairs). */
+typedef struct nx_fw_kept {
+    uint64_t x, pairs, instants, counters, async_pairs, async_n, flows, other, names;
+} nx_fw_kept;
 
 /* An element the source skipped: a Warning (the first 20 per file) of `category`
  * (NULL: "Invalid Data"), counted. */
@@ -129,13 +173,15 @@ void nx_fw_tally_unit(nx_fw_tally *t, const char *json);
 /* Whether a file's times count from the trace start: no base time, and its
  * `stored` events all end before 10^12 µs (max_ns their largest end). */
 bool nx_fw_tally_relative(bool has_base, uint64_t stored, int64_t max_ns);
-/* The end of the file: Warnings for the skipped past 20, for each kind of
- * phase not stored, for relative times (res->relative_time set) and for a
+/* The end of the file: Warnings for the skipped past 20, for the M events not
+ * stored, for relative times (res->relative_time set) and for a
  * displayTimeUnit other than "ms"; then one line on stderr: "<path>: kept N
- * events (X: a, B/E: b, M names: n), not stored yet M (i: c, ...), warned W". `warned`:
- * events the processor dropped with a Warning (skipped ones are added here). */
-void nx_fw_tally_finish(const nx_fw_tally *t, const nx_cap_warner *warn, const char *path, uint64_t kept_x,
-                        uint64_t pairs, uint64_t names, uint64_t warned, bool relative_ts, nx_system_result *res);
+ * events (X: a, B/E: b, i: c, C: d, b/e: e, n: f, s/t/f: g, other: h, M names:
+ * n), not stored yet M (M: m), warned W" (the "not stored yet" part only when
+ * M > 0). `warned`: events the processor dropped with a Warning (skipped ones
+ * are added here). */
+void nx_fw_tally_finish(const nx_fw_tally *t, const nx_cap_warner *warn, const char *path, const nx_fw_kept *kept,
+                        uint64_t warned, bool relative_ts, nx_system_result *res);
 
 /* --------------------------------------------------- system_tables.c -- */
 

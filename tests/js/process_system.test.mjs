@@ -1,12 +1,14 @@
 // process_system.test.mjs — the system tables of `nxprof process`, read back with DuckDB
 // and checked against the capture files decoded here independently:
 //   - every real Chrome trace in NXPROF_TEST_DATA/chrome-traces, alone in a capture
-//     directory (a framework-only profile), gives one SystemProfileEvents row per X event
-//     plus one per matched B/E pair (counted from JSON.parse), with the same names and ns
+//     directory (a framework-only profile), gives one SystemProfileEvents row per X event,
+//     per matched B/E or async b/e pair and per other event with a ts but M (counted from
+//     JSON.parse), with the same names and ns
 //     times (ts/dur converted from their decimal text with BigInt, plus
 //     baseTimeNanoseconds when present) for a sample of events; Metadata is written;
 //   - a hand-written trace checks B/E pairing as a stack per thread, unmatched B/E
-//     becoming Warning rows, string pids, args.stream and extra_attributes_json;
+//     becoming Warning rows, string pids, args.stream, instants and counters as
+//     zero-duration rows, and extra_attributes_json;
 //   - a synth tiny capture: every runtime_events.tsv line is a row with the same fields,
 //     CpuUsage/HostMemUsage equal cpu_usage.tsv/host_mem.tsv, SystemProfileMetadata spans
 //     all of it, and SystemProfileEvents is sorted by start_ts with id = row position.
@@ -34,9 +36,10 @@ function usToNs(text) {
   return m[1] ? -ns : ns;
 }
 
-// A Chrome trace's framework rows, derived from the JSON: X events, and B/E paired per
-// (pid, tid) as a stack. ts/dur are turned into strings before JSON.parse so that no digit
-// is lost to doubles.
+// A Chrome trace's framework rows, derived from the JSON: X events, B/E paired per
+// (pid, tid) as a stack, async b/e paired per (pid, cat, id) likewise, and every other
+// event with a ts but M as a zero-duration row (a counter with an id named "<name> <id>").
+// ts/dur are turned into strings before JSON.parse so that no digit is lost to doubles.
 function expectedFramework(text) {
   const exact = text.replace(/"(ts|dur)"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/g, '"$1":"$2"');
   const doc = JSON.parse(exact);
@@ -45,20 +48,27 @@ function expectedFramework(text) {
   const base = !Array.isArray(doc) && baseMatch ? BigInt(baseMatch[1]) : 0n;
   const rows = [], stacks = new Map();
   let unmatchedB = 0, unmatchedE = 0;
+  const stackOf = (key) => stacks.get(key) ?? stacks.set(key, []).get(key);
   for (const e of events) {
+    if (e.ph === 'M' || e.ts === undefined) continue;
+    const async = e.ph === 'b' || e.ph === 'e';
+    const key = JSON.stringify(async ? [e.pid ?? null, e.cat ?? '', String(e.id ?? '')] : [e.pid ?? null, e.tid ?? null]);
     if (e.ph === 'X') {
       const s = usToNs(e.ts) + base;
       rows.push({ name: e.name ?? '', start: s, end: s + (e.dur === undefined ? 0n : usToNs(e.dur)) });
-    } else if (e.ph === 'B' || e.ph === 'E') {
-      const key = JSON.stringify([e.pid ?? null, e.tid ?? null]);
-      const st = stacks.get(key) ?? [];
-      stacks.set(key, st);
-      if (e.ph === 'B') st.push(e);
-      else if (st.length === 0) unmatchedE++;
+    } else if (e.ph === 'B' || e.ph === 'b') {
+      stackOf(key).push(e);
+    } else if (e.ph === 'E' || e.ph === 'e') {
+      const st = stackOf(key);
+      if (st.length === 0) unmatchedE++;
       else {
         const b = st.pop();
         rows.push({ name: b.name ?? '', start: usToNs(b.ts) + base, end: usToNs(e.ts) + base });
       }
+    } else {
+      const s = usToNs(e.ts) + base;
+      const name = (e.name ?? '') + (e.ph === 'C' && e.id !== undefined ? ` ${e.id}` : '');
+      rows.push({ name, start: s, end: s });
     }
   }
   for (const st of stacks.values()) unmatchedB += st.length;
@@ -84,7 +94,7 @@ for (const name of fixtures) {
 
     const rows = await sql(`SELECT name, start_ts, end_ts, duration_ns, id, trace_event_source, instance_id
       FROM ${pq(prof, 'SystemProfileEvents')} ORDER BY file_row_number`);
-    assert.equal(rows.length, want.rows.length, 'one row per X event and matched B/E pair');
+    assert.equal(rows.length, want.rows.length, 'one row per event with a ts, B/E and b/e pairs as one');
     const got = new Set(rows.map((r) => `${r.name}\0${r.start_ts}\0${r.end_ts}`));
     const step = Math.max(1, Math.floor(want.rows.length / 500));
     for (let i = 0; i < want.rows.length; i += step) {
@@ -134,6 +144,8 @@ test('B/E pairing, unmatched events, string pids, stream and attributes', async 
       extra_attributes_json FROM ${pq(prof, 'SystemProfileEvents')} ORDER BY file_row_number`);
   assert.deepEqual(rows.map((r) => [r.name, String(r.start_ts), String(r.end_ts)]), [
     ['kernel', '5000', '7001'],        // 2.0005 µs = 2000.5 ns, half rounded away from zero
+    ['instant', '6000', '6000'],       // every other phase: a zero-duration row, ties in file order
+    ['counter', '6000', '6000'],
     ['outer', '10000', '20000'],
     ['inner', '11500', '13250'],
   ]);
@@ -142,8 +154,10 @@ test('B/E pairing, unmatched events, string pids, stream and attributes', async 
   assert.equal(BigInt(kernel.thread_id), 7n, 'a numeric string tid maps to its number');
   assert.equal(kernel.framework_stream_id, '7');
   assert.deepEqual(JSON.parse(kernel.extra_attributes_json), { pid: 'Spans', tid: '7', args: { stream: 7, k: [1, 2] } });
-  assert.deepEqual(JSON.parse(rows[1].extra_attributes_json), { cat: 'c1', args: { a: 1 }, end_args: { z: 'end' } });
-  assert.equal(rows[1].framework_stream_id, null);
+  assert.deepEqual(JSON.parse(rows[1].extra_attributes_json), { ph: 'i', s: 't' });
+  assert.deepEqual(JSON.parse(rows[2].extra_attributes_json), { ph: 'C', args: { v: 3 } });
+  assert.deepEqual(JSON.parse(rows[3].extra_attributes_json), { cat: 'c1', args: { a: 1 }, end_args: { z: 'end' } });
+  assert.equal(rows[3].framework_stream_id, null);
   const warns = await sql(`SELECT message, category FROM ${pq(prof, 'Warning')}`);
   assert.ok(warns.some((w) => /1 B \(begin\) events without a matching E/.test(w.message)), JSON.stringify(warns));
   assert.ok(warns.some((w) => /1 E \(end\) events without an open B/.test(w.message)), JSON.stringify(warns));

@@ -38,6 +38,7 @@ docs/capture-format.md) and from pyarrow and DuckDB reading the Parquet files.
      --force.
 """
 import hashlib
+import json
 import math
 import os
 import random
@@ -282,11 +283,14 @@ def check_system_and_devices(system_dir, device_dirs, capture):
     (session,) = sessions_of(capture)
     traces = {f"nd{d}-nc{c}": Trace(p) for d, c, p in traces_of(session)}
     sys_tables = set(profile_files(system_dir))
-    # synth's trace.json holds an instant and a counter event: no table stores them yet, so
-    # each is counted in a "Not Stored" Warning (docs/processing.md), the only Warnings.
-    assert sys_tables == SYSTEM_TABLES, sorted(sys_tables)
-    warnings = pq.read_table(profile_files(system_dir)["Warning"][0]).to_pylist()
-    assert {w["category"] for w in warnings} == {"Not Stored"}, warnings
+    # synth's trace.json holds an instant and a counter event: each is a SystemProfileEvents
+    # row with its "ph" (docs/processing.md), and nothing is warned about.
+    assert sys_tables == SYSTEM_TABLES - {"Warning"}, sorted(sys_tables)
+    events = pq.read_table(profile_files(system_dir)["SystemProfileEvents"][0]).to_pylist()
+    phases = Counter(json.loads(e["extra_attributes_json"]).get("ph") for e in events
+                     if e["trace_event_source"] == "framework")
+    raw = Counter(e["ph"] for t in Path(capture).rglob("trace*.json") for e in json.loads(t.read_text())["traceEvents"])
+    assert (phases["i"], phases["C"], set(phases)) == (raw["i"], raw["C"], {None, "i", "C"}), (phases, raw)
     (sys_meta,) = metadata(system_dir)
     for name, d in device_dirs.items():
         tables = set(profile_files(d))

@@ -1,11 +1,14 @@
 """The system profile of each real PyTorch trace in tests/data/chrome-traces, checked against
 depth and self time worked out here from the trace's JSON alone.
 
-From the JSON (json with exact decimals, gzip): the framework events nxprof keeps (docs/
-processing.md, "System tables"): complete "X" events (a missing dur is 0, a negative one is
-dropped) and B/E pairs matched per (pid, tid) as a stack; times are the microsecond text
-turned into ns exactly (halves away from zero), plus baseTimeNanoseconds. Each thread is a
-track; events are ordered by start, ties in file order. Then, by the rule of
+From the JSON (json with exact decimals, gzip): the framework rows nxprof writes, as
+tests/python/chrome_model.py works them out by the rules of docs/processing.md ("System
+tables"): complete "X" events (a missing dur is 0, a negative one is dropped), B/E pairs
+matched per (pid, tid) as a stack, instants, counters, flows and every other phase as
+zero-duration rows, async b/e pairs per (pid, cat, id) on a track per (cat, name); times are
+the microsecond text turned into ns exactly (halves away from zero), plus
+baseTimeNanoseconds. Each thread (or async track) is a track; events are ordered by start,
+ties in file order. Then, by the rule of
 src/profile/nesting.h but computed another way: an event's depth is the number of earlier
 events in (start, -end, position) order that end no earlier than it (a Fenwick tree over
 the ends), its parent the nearest such event (a monotonic stack over the ends), and its
@@ -15,81 +18,28 @@ Checked against nxprof: `top --by name --format json` (count, inclusive and self
 name, and the wall time), `summary --format json` (busy time = union of depth-0 events per
 thread, with their count), and that top and summary exit 0 in text form too. And the
 flow_id of every framework event (read back with pyarrow): [args.flow_id], else
-[args.correlation] (the number Kineto gives a launch and the kernel it started), else null.
+[args.correlation] (the number Kineto gives a launch and the kernel it started), then
+"<cat>:<bind_id>"; a flow event's "<cat>:<id>"; else null.
 """
 import gzip
 import json
-import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 import pyarrow.parquet as pq
 import pytest
 
+from chrome_model import model
 from conftest import CHROME_TRACES, nx, profile_files
 
-_INT64 = re.compile(r"-?\d+\Z")
-
-
-def us_to_ns(v):
-    """Microseconds (an exact Decimal or int) to ns, halves away from zero."""
-    d = Decimal(v) * 1000
-    return int(d.copy_abs().quantize(Decimal(1), rounding=ROUND_HALF_UP)) * (-1 if d < 0 else 1)
-
-
-def thread_id(v):
-    """A pid/tid as nxprof keys it: a number, a decimal string as that number, any other
-    string by itself (nxprof hashes it; equal strings give equal ids), absent: 0."""
-    if v is None:
-        return 0
-    if isinstance(v, str):
-        return int(v) if _INT64.match(v) and -2**63 <= int(v) < 2**63 else ("str", v)
-    return int(v)
-
-
-def arg_text(args, key):
-    """The text nxprof takes for args[key]: a string's content, a number's or boolean's
-    JSON text; None when absent, null, an object or an array."""
-    v = args.get(key) if isinstance(args, dict) else None
-    if v is None or isinstance(v, (dict, list)):
-        return None
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
-
-
-def flow_of(e):
-    """A framework event's flow_id list: [args.flow_id], else [args.correlation], else None."""
-    args = e.get("args")
-    v = arg_text(args, "flow_id")
-    v = v if v is not None else arg_text(args, "correlation")
-    return None if v is None else [v]
-
-
 def framework_events(path):
-    """[(thread, position, start, end, name, flow_id)] of one trace file."""
+    """[(thread, position, start, end, name, flow_id)] of one trace file: every row
+    chrome_model works out from its JSON."""
     doc = json.loads(gzip.open(path).read(), parse_float=Decimal)
     events = doc if isinstance(doc, list) else doc["traceEvents"]
     base = int(doc.get("baseTimeNanoseconds", 0)) if isinstance(doc, dict) else 0
-    out, stacks = [], defaultdict(list)
-    for pos, e in enumerate(events):
-        ph = e.get("ph")
-        if ph not in ("X", "B", "E") or "ts" not in e:
-            continue
-        thread = (thread_id(e.get("pid")), thread_id(e.get("tid")))
-        start = us_to_ns(e["ts"]) + base
-        if ph == "X":
-            dur = us_to_ns(e["dur"]) if "dur" in e else 0
-            if dur >= 0:
-                out.append((thread, pos, start, start + dur, e.get("name", ""), flow_of(e)))
-        elif ph == "B":
-            stacks[thread].append((pos, start, e.get("name", ""), flow_of(e)))
-        elif stacks[thread]:
-            bpos, bstart, name, flow = stacks[thread].pop()
-            if start >= bstart:
-                out.append((thread, bpos, bstart, start, name, flow))
-    return out
+    return [(r["thread"], r["pos"], r["start"], r["end"], r["name"], r["flow"]) for r in model(events, base).rows]
 
 
 class Fenwick:
@@ -185,7 +135,8 @@ def test_self_time_and_busy_time_match_the_json(trace, framework_profiles):
     got_busy = summary["threads"]
     # Numeric threads are named <instance>/<pid>/<tid>; string ones by a hash of the text:
     # compare those as a multiset of (busy, top-level events).
-    numeric = {f"unknown/{p}/{t}": v for (p, t), v in busy.items() if isinstance(p, int) and isinstance(t, int)}
+    numeric = {f"unknown/{k[0]}/{k[1]}": v for k, v in busy.items()
+               if len(k) == 2 and isinstance(k[0], int) and isinstance(k[1], int)}
     for th in got_busy:
         if th["thread"] in numeric:
             assert (th["busy_ns"], th["top_level_events"]) == numeric[th["thread"]], th["thread"]

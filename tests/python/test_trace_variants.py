@@ -2,19 +2,20 @@
 trace is dropped silently (docs/processing.md, "Framework traces: what becomes of each
 element").
 
-Each hand-made trace is processed alone in a capture; the expectation is worked out here
-from the raw JSON alone, by the documented rules, not by nxprof:
+Each hand-made trace is processed alone in a capture; the expectation is worked out from
+the raw JSON alone, by the documented rules, not by nxprof (tests/python/chrome_model.py):
   - an element is *skipped* (a Warning naming its index) when it is not an object, has no
     one-character "ph", or, other than M, no "ts" that is a number or a string holding
     one;
-  - X and B/E (matched per pid/tid as a stack) are *kept* as SystemProfileEvents rows,
-    except an X with a negative dur, an E without an open B, a B never closed and a pair
-    whose E is earlier than its B, which are *warned* about in per-file counts;
+  - every other event is *kept* as a SystemProfileEvents row (X, B/E matched per pid/tid as
+    a stack, async b/e per pid, cat and id, every other phase at its ts), except an X with
+    a negative dur, an E (e) without an open B (b), a B (b) never closed and a pair whose
+    end is earlier than its begin, which are *warned* about in per-file counts;
   - M events naming a process or thread (process_name, process_labels, thread_name, their
-    sort indexes) are kept as names;
-  - every other phase is *not stored yet*: one "Not Stored" Warning per kind per file;
-  - kept + not stored + warned = the number of elements, and `process` prints those three
-    numbers in one line per trace on stderr;
+    sort indexes) are kept as names; any other M event is *not stored* (one "Not Stored"
+    Warning per file with the count);
+  - kept + not stored + warned = the number of elements, and `process` prints them, the
+    kept ones by kind, in one line per trace on stderr;
   - names that are not UTF-8 keep every other byte, each bad byte becoming U+FFFD;
   - times are µs whatever "displayTimeUnit" says; a file without baseTimeNanoseconds whose
     times are all below 10^12 µs counts from its start (a "Relative Time" Warning, and
@@ -26,22 +27,19 @@ import codecs
 import gzip
 import json
 import re
-from collections import Counter, defaultdict
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 import pyarrow.parquet as pq
 import pytest
 
+from chrome_model import model
 from conftest import TEST_DATA, nx, profile_files
 
-NUMBER = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?\Z")
-KINDS = {"i": "instant", "I": "instant", "C": "counter", "M": "metadata",
-         **{p: "async" for p in "bneSTpF"}, **{p: "flow" for p in "stf"},
-         **{p: "sample, object, mark, memory-dump or context" for p in "PONDc(),vRV"}}
 UNIX_US = 1_700_000_000_000_000
-# Metadata events kept as names: event name -> (args member, its JSON type).
-NAMES = {"process_name": ("name", str), "process_labels": ("labels", str), "thread_name": ("name", str),
-         "process_sort_index": ("sort_index", (int, Decimal)), "thread_sort_index": ("sort_index", (int, Decimal))}
+LINE = re.compile(r": kept (\d+) events \(X: (\d+), B/E: (\d+), i: (\d+), C: (\d+), b/e: (\d+), n: (\d+), "
+                  r"s/t/f: (\d+), other: (\d+), M names: (\d+)\)(?:, not stored yet (\d+) \(M: \d+\))?, "
+                  r"warned (\d+)\n")
+LINE_KINDS = ("X", "B/E", "i", "C", "b/e", "n", "s/t/f", "other")
 
 
 def per_byte_replace(err):
@@ -50,65 +48,6 @@ def per_byte_replace(err):
 
 
 codecs.register_error("per_byte", per_byte_replace)
-
-
-def us_to_ns(v):
-    d = Decimal(v) * 1000
-    return int(d.copy_abs().quantize(Decimal(1), rounding=ROUND_HALF_UP)) * (-1 if d < 0 else 1)
-
-
-def time_of(v):
-    """A ts/dur as µs: a number, or a string holding a JSON number; else None."""
-    if isinstance(v, bool) or v is None:
-        return None
-    if isinstance(v, (int, Decimal)):
-        return Decimal(v)
-    if isinstance(v, str) and NUMBER.match(v):
-        return Decimal(v)
-    return None
-
-
-def expected(elements):
-    """(rows [(name, start, end)], events kept, not_stored Counter by ph, skipped [index],
-    warned): a B/E pair is one row and two events kept."""
-    rows, not_stored, skipped, warned, kept = [], Counter(), [], 0, 0
-    stacks = defaultdict(list)
-    for i, e in enumerate(elements):
-        ph = e.get("ph") if isinstance(e, dict) else None
-        if not isinstance(ph, str) or len(ph) != 1 or (ph != "M" and time_of(e.get("ts")) is None):
-            skipped.append(i)
-            continue
-        if ph == "M" and e.get("name") in NAMES:
-            member, kind = NAMES[e["name"]]
-            v = (e.get("args") or {}).get(member)
-            if isinstance(v, kind) and not isinstance(v, bool):
-                kept += 1
-                continue
-        if ph not in "XBE":
-            not_stored[ph] += 1
-            continue
-        ts = us_to_ns(time_of(e["ts"]))
-        thread = (e.get("pid"), e.get("tid"))
-        if ph == "X":
-            dur = us_to_ns(time_of(e.get("dur", 0)))
-            if dur < 0:
-                warned += 1
-            else:
-                rows.append((e.get("name", ""), ts, ts + dur))
-                kept += 1
-        elif ph == "B":
-            stacks[thread].append((e.get("name", ""), ts))
-        elif not stacks[thread]:
-            warned += 1
-        else:
-            name, start = stacks[thread].pop()
-            if ts < start:
-                warned += 2
-            else:
-                rows.append((name, start, ts))
-                kept += 2
-    warned += sum(len(s) for s in stacks.values())
-    return rows, kept, not_stored, skipped, warned
 
 
 def run(tmp_path, raw, name="trace.json"):
@@ -133,25 +72,25 @@ def elements_of(raw):
 
 
 def check(tmp_path, raw, name="trace.json"):
-    """Processes raw and checks rows, Warnings and the stderr line against expected()."""
+    """Processes raw and checks rows, Warnings and the stderr line against chrome_model."""
     elements = elements_of(raw)
-    rows, kept_events, not_stored, skipped, warned = expected(elements)
+    m = model(elements)
     out, err = run(tmp_path, raw, name)
-    got = sorted((r["name"], r["start_ts"], r["end_ts"]) for r in table(out, "SystemProfileEvents")
-                 if r["trace_event_source"] == "framework")
-    assert got == sorted(rows)
+    got = sorted((r["name"], r["start_ts"], r["end_ts"], json.loads(r["extra_attributes_json"]).get("ph"))
+                 for r in table(out, "SystemProfileEvents") if r["trace_event_source"] == "framework")
+    assert got == sorted((r["name"], r["start"], r["end"], r["ph"]) for r in m.rows)
     warnings = table(out, "Warning")
-    for i in skipped[:20]:
+    for i in m.skipped[:20]:
         assert any(f"event #{i}:" in w["message"] and w["category"] == "Invalid Data" for w in warnings), (i, warnings)
-    kinds = Counter()
-    for ph, n in not_stored.items():
-        kinds[KINDS.get(ph, "unknown-phase")] += n
-    said = {w["message"].split(": ", 1)[1].split(" events (ph")[0] for w in warnings if w["category"] == "Not Stored"}
-    assert said == {f"{n} {k}" for k, n in kinds.items()}
-    line = re.search(r": kept (\d+) events .*not stored yet (\d+).*, warned (\d+)\n", err)
+    said = [w["message"].split(": ", 1)[1] for w in warnings if w["category"] == "Not Stored"]
+    assert said == ([f"{m.unnamed} metadata events (ph M) are not stored: they give no process or thread name, "
+                     "labels or sort index"] if m.unnamed else [])
+    line = LINE.search(err)
     assert line, err
-    kept, later, warn_n = map(int, line.groups())
-    assert (kept, later, warn_n) == (kept_events, sum(not_stored.values()), warned + len(skipped))
+    kept, *by_kind, names, later, warn_n = (int(g or 0) for g in line.groups())
+    assert dict(zip(LINE_KINDS, by_kind)) == {k: m.kept[k] for k in LINE_KINDS}
+    assert (kept, names, later, warn_n) == (sum(m.kept.values()) + m.names, m.names, m.unnamed,
+                                            m.warned + len(m.skipped))
     assert kept + later + warn_n == len(elements)
     return out, warnings
 
@@ -190,9 +129,9 @@ def test_ids_and_counters_above_int64(tmp_path):
            '"tid":9223372036854775808,"id":18446744073709551616},'
            '{"ph":"C","name":"mem","ts":1700000000000000,"pid":1,"args":{"v":18446744073709551617}}]').encode()
     out, _ = check(tmp_path, raw)
-    (row,) = table(out, "SystemProfileEvents")
-    extra = json.loads(row["extra_attributes_json"])
-    assert extra["pid"] == "18446744073709551615" and extra["tid"] == "9223372036854775808"
+    rows = {r["name"]: json.loads(r["extra_attributes_json"]) for r in table(out, "SystemProfileEvents")}
+    assert rows["big"]["pid"] == "18446744073709551615" and rows["big"]["tid"] == "9223372036854775808"
+    assert rows["mem"] == {"ph": "C", "args": {"v": 18446744073709551617}}
 
 
 def test_invalid_utf8_in_names_kept_with_replacement(tmp_path):
@@ -239,7 +178,7 @@ def test_unbalanced_begin_end_and_negative_dur(tmp_path):
     ]))
 
 
-def test_every_phase_not_stored_is_counted_by_kind(tmp_path):
+def test_every_phase_is_kept_and_counted_by_kind(tmp_path):
     t = UNIX_US
     phases = ["i", "I", "C", "b", "e", "n", "s", "t", "f", "M", "P", "O", "Z"]
     check(tmp_path, dumps([dict(ph=p, name=p, ts=t, pid=1, tid=1) for p in phases] + [x("kept", t)]))
