@@ -8,7 +8,9 @@ The expected lanes are computed here from the Parquet read back with pyarrow, pa
 extra_attributes_json with Python's json: lanes in order of first appearance (memory
 lanes first), per series and pixel bucket the largest sample (ties: the earlier row),
 before = the latest sample before the window (ties: the later row). Then the parameter
-validation and /api/schema's viewer.counter_lanes.
+validation, /api/schema's viewer.counter_lanes, and async rows ("ph":"b" intervals on a
+synthetic thread id named by their "thread_name" member) listed by /tracks as their own
+tracks, labelled by that name.
 """
 import json
 import random
@@ -50,6 +52,12 @@ def _rows():
         else:
             extra = {"args": {"Total Allocated": 9e15, "Total Reserved": 9e15, "Device Type": 1, "Device Id": 0}}
             rows.append((ts, "[memory]", "neuron_rt", None, 1, 1, extra))
+    # Async intervals on their own tracks (the contract's synthetic negative thread ids).
+    for k, (name, tid) in enumerate([("fetch batch", -4611686018427387905), ("all_reduce", -1234567)]):
+        for j in range(3):
+            ts = 1_700_000_000_000_000_000 + 1000 * (40 * j + 7 * k + 1)
+            extra = {"ph": "b", "cat": "async", "id": f"0x{j}", "tid": 520, "thread_name": name, "args": {}}
+            rows.append((ts, name, "framework", None, 469, tid, extra, ts + 20_000))
     rows.sort(key=lambda r: r[0])
     return rows
 
@@ -64,12 +72,13 @@ def served(workdir):
         "id": pa.array(range(len(rows)), pa.int64()),
         "name": [r[1] for r in rows],
         "start_ts": pa.array([r[0] for r in rows], pa.int64()),
-        "end_ts": pa.array([r[0] for r in rows], pa.int64()),
-        "duration_ns": pa.array([0] * len(rows), pa.int64()),
+        "end_ts": pa.array([r[7] if len(r) > 7 else r[0] for r in rows], pa.int64()),
+        "duration_ns": pa.array([(r[7] - r[0]) if len(r) > 7 else 0 for r in rows], pa.int64()),
         "trace_event_source": [r[2] for r in rows],
         "instance_id": ["host"] * len(rows),
         "process_id": pa.array([r[4] for r in rows], pa.int64()),
         "thread_id": pa.array([r[5] for r in rows], pa.int64()),
+        "nc_idx": pa.array([None] * len(rows), pa.int64()),
         "worker_gid": pa.array([r[3] for r in rows], pa.int64()),
         "extra_attributes_json": [json.dumps(r[6], separators=(",", ":")) for r in rows],
     })
@@ -192,3 +201,21 @@ def test_schema_lists_the_lane_kinds(served):
     assert doc["viewer"]["counter_lanes"] == [
         {"kind": "memory", "unit": "bytes", "gauge": True, "series": ["allocated", "reserved"]},
         {"kind": "counter", "unit": None, "gauge": True, "series": []}]
+
+
+def test_async_rows_are_tracks_of_their_own(served):
+    port, prof = served
+    t = pq.read_table(prof / "SystemProfileEvents.parquet").to_pylist()
+    want = {}
+    for r in t:
+        extra = json.loads(r["extra_attributes_json"])
+        if extra.get("ph") == "b":
+            want.setdefault(r["thread_id"], [extra["thread_name"], 0])[1] += 1
+    status, doc = http_get_json(port, "/api/profiles/lanes/tracks")
+    assert status == 200, doc
+    got = {}
+    for g in doc["groups"]:
+        for tr in g["tracks"]:
+            if tr.get("tid") is not None and int(tr["tid"]) < 0:
+                got[int(tr["tid"])] = [tr.get("thread_label"), int(tr["count"])]
+    assert got == want
