@@ -343,7 +343,7 @@ static bool projection(nx_profile_table *t, pass *p, const char **cols, size_t *
     return true;
 }
 
-static int scan(nx_profile_table *t, pass *p, nxpq_error *err)
+static int scan(nx_profile_table *t, pass *p, nxpq_scan_stats *stats, nxpq_error *err)
 {
     const char *cols[C_FIXED + 2];
     size_t n_cols;
@@ -360,6 +360,8 @@ static int scan(nx_profile_table *t, pass *p, nxpq_error *err)
             if (rc < 0)
                 more = rc;
         }
+    if (sc)
+        nx_profile_scan_get_stats(sc, stats);
     nx_profile_scan_close(sc);
     return more < 0 ? more : 0;
 }
@@ -415,7 +417,8 @@ int nx_counter_lanes_read(const char *profile_dir, int64_t start, int64_t end, u
         return -1;
     p.lanes[0] = calloc(NX_COUNTER_MAX_LANES, sizeof *p.lanes[0]);
     p.lanes[1] = calloc(NX_COUNTER_MAX_LANES, sizeof *p.lanes[1]);
-    rc = p.lanes[0] && p.lanes[1] ? scan(t, &p, err) : nxpq_error_set(err, "SystemProfileEvents: out of memory");
+    nxpq_scan_stats stats = {0};
+    rc = p.lanes[0] && p.lanes[1] ? scan(t, &p, &stats, err) : nxpq_error_set(err, "SystemProfileEvents: out of memory");
     if (rc == 0)
         rc = take_lanes(&p, out, err);
     for (size_t k = 0; k < 2; k++) {
@@ -426,5 +429,6 @@ int nx_counter_lanes_read(const char *profile_dir, int64_t start, int64_t end, u
     nx_profile_table_close(t);
     if (rc != 0)
         nx_counter_lanes_free(out);
+    out->stats = stats;
     return rc;
 }

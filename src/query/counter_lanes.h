@@ -99,6 +99,7 @@ typedef struct nx_counter_lane {
 typedef struct nx_counter_lanes {
     nx_counter_lane *lanes;
     size_t n;
+    nxpq_scan_stats stats;       /* the pass's row groups and pages read vs total */
 } nx_counter_lanes;
 
 /* The lanes of profile_dir over [start, end] (start <= end) at width >= 1

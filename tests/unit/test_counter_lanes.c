@@ -370,12 +370,59 @@ static void test_budget(void **state)
     unsetenv("NXPROF_QUERY_MEMORY_MIB");
 }
 
+/* Pages that start after the window's end are not read: 400 GPU samples, 8 rows a
+ * page; a window over the first tenth reads a small share of the pages, one ending at
+ * the last sample reads them all, and both answer the samples they hold. */
+static void pages_after_the_window_are_skipped(void **state)
+{
+    (void)state;
+    char d[96], path[160];
+    snprintf(d, sizeof d, "%s/pages", dir);
+    mkdir(d, 0755);
+    snprintf(path, sizeof path, "%s/SystemProfileEvents.parquet", d);
+    nxpq_column_spec cols[] = {{.name = "start_ts", .type = NXPQ_INT64},
+                               {.name = "name", .type = NXPQ_STRING},
+                               {.name = "trace_event_source", .type = NXPQ_STRING},
+                               {.name = "extra_attributes_json", .type = NXPQ_STRING}};
+    nxpq_writer_options wo;
+    nxpq_writer_options_init(&wo);
+    wo.page_rows = 8;
+    nxpq_error err = {{0}};
+    nxpq_writer *w = nxpq_writer_open(path, cols, 4, &wo, &err);
+    assert_non_null(w);
+    for (int i = 0; i < 400; i++) {
+        char extra[160];
+        int n = snprintf(extra, sizeof extra,
+                         "{\"ph\":\"i\",\"args\":{\"Device Type\":1,\"Device Id\":0,\"Total Allocated\":%d,"
+                         "\"Total Reserved\":%d}}", i, 1000);
+        assert_int_equal(nxpq_put_int64(w, 0, 1000 + 10 * i), 0);
+        assert_int_equal(nxpq_put_string(w, 1, "[memory]", 8), 0);
+        assert_int_equal(nxpq_put_string(w, 2, "framework", 9), 0);
+        assert_int_equal(nxpq_put_string(w, 3, extra, (size_t)n), 0);
+        assert_int_equal(nxpq_end_row(w), 0);
+    }
+    assert_int_equal(nxpq_writer_close(w, &err), 0);
+    nx_counter_lanes c;
+    assert_int_equal(nx_counter_lanes_read(d, 1100, 1399, 1, &c, &err), 0);  /* samples 10..39 */
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.lanes[0].series[0].n, 1);
+    assert_true(c.lanes[0].series[0].v[0] == 39);
+    assert_true(c.lanes[0].series[0].has_before && c.lanes[0].series[0].before_v == 9);
+    assert_true(c.stats.pages_total >= 4 * 50);
+    assert_true(c.stats.pages_read * 8 < c.stats.pages_total);
+    nx_counter_lanes_free(&c);
+    assert_int_equal(nx_counter_lanes_read(d, 1000, 1000 + 10 * 399, 1, &c, &err), 0);
+    assert_true(c.lanes[0].series[0].v[0] == 399);
+    assert_int_equal(c.stats.pages_read, c.stats.pages_total);
+    nx_counter_lanes_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window),      cmocka_unit_test(test_windows),      cmocka_unit_test(test_labels_and_keys),
         cmocka_unit_test(test_bad_window),  cmocka_unit_test(test_absent_table), cmocka_unit_test(test_series_cap),
-        cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_budget),      cmocka_unit_test(pages_after_the_window_are_skipped),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
