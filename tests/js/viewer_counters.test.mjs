@@ -1,8 +1,9 @@
 // js.viewer_counters: the System Trace Viewer's memory lanes and zero-duration events on a
 // real PyTorch trace (tests/data/real-gpu/gpt2_eager.json.gz, whose 8,072 `[memory]`
-// instants give GPU 0's and the CPU's allocated and reserved bytes), in Debian's chromium
-// driven by playwright-core against the real `nxprof serve`. The profile's `[memory]` rows
-// are the processor's when it keeps them, else added in the storage contract's shape
+// instants give GPU 0's and the CPU's allocated and reserved bytes, and whose `fwdbwd`
+// flows link forward to backward operators), in Debian's chromium driven by playwright-core
+// against the real `nxprof serve`. The profile's `[memory]` and flow rows are the
+// processor's when it keeps them, else added in the storage contract's shape
 // (lib/framework_rows.mjs), so the test holds whoever writes them.
 //
 // Expected values come from the raw JSON and DuckDB, never from the viewer's code:
@@ -12,7 +13,9 @@
 //   allocated and reserved bytes of the sample before the gap, as the JSON gives them;
 // - a `[memory]` row is drawn as a marker at least 5 px wide, and a click on it selects it
 //   (Event Details name it);
-// - search for "[memory]" finds every row DuckDB finds by the same rule (name contains it).
+// - search for "[memory]" finds every row DuckDB finds by the same rule (name contains it);
+// - a click on a flow start (`s`) marker gives its flow end (`f` of the same id, as the JSON
+//   pairs them) as its successor.
 // NXPROF_SCREENSHOT=<file.png> also saves the page with the lanes. Skipped (with a message)
 // only when /usr/bin/chromium is missing.
 import { test } from 'node:test';
@@ -23,7 +26,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
 import { SKIP, GUTTER, startServer, launch, settle, viewState, pixel } from './lib/browser.mjs';
-import { withMemoryRows } from './lib/framework_rows.mjs';
+import { withFrameworkRows } from './lib/framework_rows.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_counters: ${SKIP}`);
 const TRACE = path.join(TEST_DATA, 'real-gpu', 'gpt2_eager.json.gz');
@@ -47,7 +50,7 @@ test('memory lanes and [memory] rows of a real PyTorch trace', { skip: SKIP, tim
   const profileDir = path.join(data, 'profiles', 'global', 'gpt2@latest');
   const raw = JSON.parse(gunzipSync(fs.readFileSync(TRACE)));
   const { sql } = await openDuckDB();
-  const nMemory = await withMemoryRows(BIN, profileDir, raw, sql, tmp);
+  const { memory: nMemory } = await withFrameworkRows(BIN, profileDir, raw, sql, tmp);
   const events = `read_parquet('${path.join(profileDir, 'SystemProfileEvents*.parquet')}')`;
   const base = BigInt(raw.baseTimeNanoseconds ?? 0);
 
@@ -123,6 +126,22 @@ test('memory lanes and [memory] rows of a real PyTorch trace', { skip: SKIP, tim
     await page.fill('#search-q', '[memory]');
     await page.press('#search-q', 'Enter');
     await page.waitForFunction((n) => document.querySelector('#search-count').textContent === `1 of ${n}`, want.toLocaleString('en-US'), { timeout: 20000 });
+  });
+
+  await t.test('a flow start links to its flow end', async () => {
+    const fs0 = raw.traceEvents.filter((e) => e.cat === 'fwdbwd');
+    const start = fs0.find((e) => e.ph === 's' && fs0.filter((x) => x.id === e.id).length === 2);
+    const end = fs0.find((e) => e.ph === 'f' && e.id === start.id);
+    const ns = (e) => BigInt(Math.round(e.ts * 1000)) + base;
+    await page.goto(`${url}/view/gpt2?start=${ns(start) - 2000n}&end=${ns(start) + 2000n}`);
+    await settle(page);
+    const mark = (await page.evaluate((s) => window.nxViewer.events((e) => e.name === 'fwdbwd' && e.start === s), String(ns(start))))[0];
+    assert.ok(mark && mark.w >= 5, 'the flow start is a marker');
+    const box = await page.locator('#timeline').boundingBox();
+    await page.mouse.click(box.x + mark.x + mark.w / 2, box.y + mark.y + mark.h / 2);
+    await page.waitForFunction((o) => { const s = window.nxViewer.state; return s.sel && s.sel.ordinal === o && s.flows; }, mark.ordinal, { timeout: 15000 });
+    const flows = (await viewState(page)).flows;
+    assert.deepEqual(flows.successors.map((r) => String(r.start)), [String(ns(end))]);
   });
 
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
