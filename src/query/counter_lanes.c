@@ -105,8 +105,8 @@ static nx_counter_key int_member(const char *args, size_t len, const char *key)
     const char *v;
     size_t n;
     double d;
-    if (!nx_json_member(args, len, key, &v, &n) || !json_number(v, n, &d) || d != (double)(int64_t)d ||
-        d < -9.2e18 || d > 9.2e18)
+    if (!nx_json_member(args, len, key, &v, &n) || !json_number(v, n, &d) || d < -9.2e18 || d > 9.2e18 ||
+        d != (double)(int64_t)d) /* the range first: converting a double out of it is undefined */
         return (nx_counter_key){.null = true};
     return (nx_counter_key){.v = (int64_t)d};
 }
@@ -172,30 +172,35 @@ static int series_new(pass *p, nx_counter_lane *l, const char *name, size_t len,
     return (int)(l->n_series - 1);
 }
 
-/* The lane of a key, made when first seen (for a memory lane with its two
- * series): NULL with err (rc in *rc) on failure. */
-static nx_counter_lane *lane_of(pass *p, const nx_counter_lane *key, int *rc, nxpq_error *err)
+/* Whether lane l has the key of `key` and, for a counter, the name name[0..nlen). */
+static bool lane_is(const nx_counter_lane *l, const nx_counter_lane *key, const char *name, size_t nlen)
+{
+    return key_eq(l->worker_gid, key->worker_gid) && key_eq(l->device_type, key->device_type) &&
+           key_eq(l->device_id, key->device_id) && key_eq(l->process_id, key->process_id) &&
+           (!name || (strlen(l->name) == nlen && memcmp(l->name, name, nlen) == 0));
+}
+
+/* The lane of a key (a counter's named name[0..nlen), a memory lane's name NULL),
+ * made when first seen (a memory lane with its two series): NULL with err (rc in
+ * *rc) on failure. */
+static nx_counter_lane *lane_of(pass *p, const nx_counter_lane *key, const char *name, size_t nlen, int *rc,
+                                nxpq_error *err)
 {
     nx_counter_lane *ls = p->lanes[key->kind];
-    size_t n = p->n_lanes[key->kind];
-    for (size_t i = n; i-- > 0;)
-        if (key_eq(ls[i].worker_gid, key->worker_gid) && key_eq(ls[i].device_type, key->device_type) &&
-            key_eq(ls[i].device_id, key->device_id) && key_eq(ls[i].process_id, key->process_id) &&
-            (!key->name || strcmp(ls[i].name, key->name) == 0))
+    for (size_t i = p->n_lanes[key->kind]; i-- > 0;)
+        if (lane_is(&ls[i], key, name, nlen))
             return &ls[i];
     *rc = -1;
     if (p->n_lanes[0] + p->n_lanes[1] == NX_COUNTER_MAX_LANES) {
-        nx_counter_lane tmp = *key;
-        char *label = lane_label(&tmp);
-        nxpq_error_set(err, "SystemProfileEvents: more than %d counter lanes (the next: \"%s\")", NX_COUNTER_MAX_LANES,
-                       label ? label : "?");
-        free(label);
+        nxpq_error_set(err, "SystemProfileEvents: more than %d counter lanes (the next: %s \"%.*s\")",
+                       NX_COUNTER_MAX_LANES, KINDS[key->kind].kind, name ? (int)(nlen > 64 ? 64 : nlen) : 0,
+                       name ? name : "");
         return NULL;
     }
     nx_counter_lane *l = &ls[p->n_lanes[key->kind]++];
     *l = *key;
-    l->name = key->name ? dup_n(key->name, strlen(key->name)) : NULL;
-    l->label = (!key->name || l->name) ? lane_label(l) : NULL;
+    l->name = name ? dup_n(name, nlen) : NULL;
+    l->label = (!name || l->name) ? lane_label(l) : NULL;
     if (!l->label) {
         nxpq_error_set(err, "SystemProfileEvents: out of memory");
         return NULL;
@@ -232,7 +237,7 @@ static int memory_row(pass *p, nx_counter_lane *key, const char *args, size_t al
     key->device_type = int_member(args, alen, "Device Type");
     key->device_id = int_member(args, alen, "Device Id");
     int rc;
-    nx_counter_lane *l = lane_of(p, key, &rc, err);
+    nx_counter_lane *l = lane_of(p, key, NULL, 0, &rc, err);
     if (!l)
         return rc;
     for (size_t s = 0; s < 2; s++) {
@@ -257,14 +262,9 @@ static int series_of(pass *p, nx_counter_lane *l, const char *key, size_t klen, 
 static int counter_row(pass *p, nx_counter_lane *key, const char *name, size_t nlen, const char *args, size_t alen,
                        int64_t ts, nxpq_error *err)
 {
-    char *nm = dup_n(name, nlen);
-    if (!nm)
-        return nxpq_error_set(err, "SystemProfileEvents: out of memory");
     key->kind = NX_COUNTER_COUNTER;
-    key->name = nm;
     int rc;
-    nx_counter_lane *l = lane_of(p, key, &rc, err);
-    free(nm);
+    nx_counter_lane *l = lane_of(p, key, name, nlen, &rc, err);
     if (!l)
         return rc;
     nx_json_iter it;

@@ -355,6 +355,37 @@ static void test_series_cap(void **state)
     assert_non_null(strstr(err.msg, "s64"));
 }
 
+/* One counter row per name, one name more than there may be lanes. */
+static void test_lane_cap(void **state)
+{
+    (void)state;
+    char d[96];
+    snprintf(d, sizeof d, "%s/lanes", dir);
+    mkdir(d, 0755);
+    enum { N = NX_COUNTER_MAX_LANES + 1 };
+    static char ts[N][16], name[N][16];
+    static const char *cells[N * 4];
+    for (int r = 0; r < N; r++) {
+        snprintf(ts[r], sizeof ts[r], "%d", r);
+        snprintf(name[r], sizeof name[r], "c%d", r);
+        const char *row[4] = {ts[r], name[r], "framework", "{\"ph\":\"C\",\"args\":{\"v\":1}}"};
+        memcpy(&cells[r * 4], row, sizeof row);
+    }
+    static const fx_col COLS[] = {{"start_ts", NXPQ_INT64},
+                                  {"name", NXPQ_STRING},
+                                  {"trace_event_source", NXPQ_STRING},
+                                  {"extra_attributes_json", NXPQ_STRING}};
+    fx_write(d, "SystemProfileEvents.parquet", COLS, 4, cells, N);
+    nx_counter_lanes c;
+    nxpq_error err = {{0}};
+    assert_int_equal(nx_counter_lanes_read(d, 0, N, 2, &c, &err), -1);
+    assert_non_null(strstr(err.msg, "more than 256 counter lanes"));
+    assert_non_null(strstr(err.msg, "\"c256\""));
+    assert_int_equal(nx_counter_lanes_read(d, 0, N - 2, 2, &c, &err), 0); /* the last row after the window */
+    assert_int_equal(c.n, NX_COUNTER_MAX_LANES);
+    nx_counter_lanes_free(&c);
+}
+
 /* The points are held within the query budget: a width whose series do not fit. */
 static void test_budget(void **state)
 {
@@ -422,6 +453,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window),      cmocka_unit_test(test_windows),      cmocka_unit_test(test_labels_and_keys),
         cmocka_unit_test(test_bad_window),  cmocka_unit_test(test_absent_table), cmocka_unit_test(test_series_cap),
+        cmocka_unit_test(test_lane_cap),
         cmocka_unit_test(test_budget),      cmocka_unit_test(pages_after_the_window_are_skipped),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
