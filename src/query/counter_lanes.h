@@ -17,8 +17,9 @@
  * Lanes, in this order: the memory lanes, then the counter lanes, each in the
  * order their first row appears in the table (rows before the window first).
  *   memory   one per (worker_gid, Device Type, Device Id), labelled
- *            "GPU <id> memory" (type 1, CUDA), "CPU memory" (type 0),
- *            "device type <t> <id> memory" (any other), "memory" (no type); a
+ *            "GPU <id> memory" (type 1, CUDA; "GPU memory" without an id),
+ *            "CPU memory" (type 0), "device type <t> <id> memory" (any other;
+ *            "device type <t> memory" without an id), "memory" (no type); a
  *            null or absent part of the key is its own lane;
  *   counter  one per (worker_gid, process_id, name), labelled "<name> (pid <p>)"
  *            ("<name>" when process_id is null).

@@ -259,8 +259,8 @@ export async function startViewer(name, info, host, opts = {}) {
   host.hidden = false;
   viewer.hidden = false;
   exposeState();
-  const [doc, tracks] = await Promise.all([loadSchema(), api(`/api/profiles/${V.enc}/tracks`)]);
-  V.counterLanes = await profileCounterLanes(info, tracks);
+  const [doc, tracks, counterLanes] = await Promise.all([loadSchema(), api(`/api/profiles/${V.enc}/tracks`), profileCounterLanes(info)]);
+  V.counterLanes = counterLanes;
   const schema = doc.viewer;
   V.schema = schema;
   V.units = doc.units;
@@ -299,10 +299,9 @@ export async function startViewer(name, info, host, opts = {}) {
 
 // The counter lanes of the whole profile (one /counters pass at width 1), [] without
 // SystemProfileEvents or when /counters fails (the lanes are then left out).
-async function profileCounterLanes(info, tracks) {
-  if (!(info.tables || []).includes('SystemProfileEvents')) return [];
-  const first = tracks.first_ts ?? info.first_ts, last = tracks.last_ts ?? info.last_ts;
-  if (first === null || first === undefined || last === null || last === undefined) return [];
+async function profileCounterLanes(info) {
+  const first = info.first_ts, last = info.last_ts;
+  if (!(info.tables || []).includes('SystemProfileEvents') || first === null || first === undefined || last === null || last === undefined) return [];
   const doc = await api(`/api/profiles/${V.enc}/counters?start=${first}&end=${last}&width=1`).catch(() => null);
   return [...ingestCounters(doc, 0).values()].map(({ key, kind, label, unit }) => ({ key, kind, label, unit }));
 }
