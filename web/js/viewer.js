@@ -10,7 +10,8 @@
 // - Every pan/zoom redraws at once (requestAnimationFrame, with the data already loaded)
 //   and, debounced by FETCH_DEBOUNCE_MS, fetches /timeline (and /usage) for the visible
 //   window with width = the plot's width in CSS pixels, i.e. the server's sampling (one
-//   event per track, depth and pixel bucket), and /counters. Stale responses are dropped.
+//   event per track, depth and pixel bucket); /counters comes on its own and is drawn when
+//   it arrives. Stale responses are dropped.
 // - Vertical layout: the time axis and the lanes are a pinned header; the track rows
 //   scroll under it (the canvas is as tall as the view and sticks to its top while a
 //   spacer gives the scroll height), so the axis never scrolls away.
@@ -175,10 +176,10 @@ async function fetchWindow() {
   V.inFlight++;
   try {
     const base = `/api/profiles/${V.enc}`, qs = `start=${S}&end=${E}&width=${width}`;
-    const [tl, usage, counters] = await Promise.all([
+    if (V.counterLanes.length) fetchCounters(seq, `${base}/counters?${qs}`, Number(S - V.origin));
+    const [tl, usage] = await Promise.all([
       V.timelineTables.length ? api(`${base}/timeline?tables=${V.timelineTables.join(',')}&${qs}`) : { tables: [] },
       V.usageTables.length ? api(`${base}/usage?tables=${V.usageTables.join(',')}&${qs}`).catch(() => null) : null,
-      V.counterLanes.length ? api(`${base}/counters?${qs}`).catch(() => null) : null,
     ]);
     if (seq !== V.fetchSeq) return; // a newer window was asked for
     const off = Number(S - V.origin);
@@ -186,7 +187,6 @@ async function fetchWindow() {
     V.data = got.tracks; V.lastTables = got.tables;
     V.errors = new Map([...tracksErrors(), ...got.errors]);
     V.usage = usage ? ingestUsage(usage, off, V.laneDefs) : null;
-    V.counters = counters ? ingestCounters(counters, off) : null;
     V.lastWindow = { S, E, width };
     showWindowSummary();
     updateLegend();
@@ -197,6 +197,20 @@ async function fetchWindow() {
   } finally {
     V.inFlight--;
     if (V.firstWindowDone) { V.firstWindowDone(); V.firstWindowDone = null; }
+  }
+}
+
+// The counter lanes of window `seq`, drawn when they come: /counters reads the table from
+// its start (for the values in force), slower than /timeline's index, so the tracks do
+// not wait for it; until then the lanes keep the previous window's samples (times are
+// from t0, so they stay in place).
+async function fetchCounters(seq, url, off) {
+  V.inFlight++;
+  try {
+    const doc = await api(url).catch(() => null);
+    if (seq === V.fetchSeq) { V.counters = doc ? ingestCounters(doc, off) : null; draw(); }
+  } finally {
+    V.inFlight--;
   }
 }
 
