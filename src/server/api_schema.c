@@ -9,12 +9,15 @@
  *     track suffix, label fields (nx_timeline_labels) with their type ("string" or
  *     "integer"), colour_by, whether the export dialog offers it and under what name,
  *     search_fields and aggregate_by (the default first);
- *   - "usage": query/usage.h's lanes in drawing order.
+ *   - "usage": query/usage.h's lanes in drawing order;
+ *   - "counter_lanes": the lane kinds of /counters (query/counter_lanes.h), in
+ *     drawing order, with their unit and fixed series.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "profile/timeline_rules.h"
+#include "query/counter_lanes.h"
 #include "query/usage.h"
 #include "schema/schema_emit.h"
 #include "server/api_internal.h"
@@ -109,6 +112,17 @@ static void json_viewer(nx_strbuf *b)
         json_cstr(b, l->unit);
         nx_strbuf_printf(b, ",\"gauge\":%s,\"series_what\":", l->gauge ? "true" : "false");
         json_cstr(b, l->series_what);
+        nx_strbuf_putc(b, '}');
+    }
+    nx_strbuf_puts(b, "],\n    \"counter_lanes\":[");
+    for (nx_counter_kind k = NX_COUNTER_MEMORY; k <= NX_COUNTER_COUNTER; k++) {
+        const nx_counter_kind_info *ki = nx_counter_kind_at(k);
+        nx_strbuf_puts(b, k ? ",\n      {\"kind\":" : "\n      {\"kind\":");
+        json_cstr(b, ki->kind);
+        nx_strbuf_puts(b, ",\"unit\":");
+        json_cstr(b, ki->unit);
+        nx_strbuf_puts(b, ",\"gauge\":true,\"series\":");
+        json_names(b, ki->series, count_names(ki->series));
         nx_strbuf_putc(b, '}');
     }
     nx_strbuf_puts(b, "]}");

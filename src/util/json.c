@@ -152,34 +152,52 @@ static const char *skip_value(const char *p, const char *e)
     return depth == 0 ? p : NULL;
 }
 
-bool nx_json_member(const char *js, size_t len, const char *key, const char **val, size_t *vlen)
+bool nx_json_members_begin(nx_json_iter *it, const char *js, size_t len)
 {
     const char *e = js + len, *p = skip_ws(js, e);
-    size_t klen = strlen(key);
     if (p >= e || *p != '{')
         return false;
+    it->p = skip_ws(p + 1, e);
+    it->e = e;
+    return true;
+}
+
+bool nx_json_members_next(nx_json_iter *it, const char **key, size_t *klen, const char **val, size_t *vlen)
+{
+    const char *p = it->p, *e = it->e;
+    if (p >= e || *p != '"')
+        return false;
+    const char *k = p + 1, *ke = skip_string(p, e);
+    if (!ke)
+        return false;
+    p = skip_ws(ke, e);
+    if (p >= e || *p != ':')
+        return false;
     p = skip_ws(p + 1, e);
-    while (p < e && *p == '"') {
-        const char *k = p + 1, *ke = skip_string(p, e);
-        if (!ke)
-            return false;
-        bool hit = (size_t)(ke - 1 - k) == klen && memcmp(k, key, klen) == 0;
-        p = skip_ws(ke, e);
-        if (p >= e || *p != ':')
-            return false;
+    const char *v = p;
+    if (!(p = skip_value(p, e)) || p == v)
+        return false;
+    *key = k;
+    *klen = (size_t)(ke - 1 - k);
+    *val = v;
+    *vlen = (size_t)(p - v);
+    p = skip_ws(p, e);
+    if (p < e && *p == ',')
         p = skip_ws(p + 1, e);
-        const char *v = p;
-        if (!(p = skip_value(p, e)) || p == v)
-            return false;
-        if (hit) {
-            *val = v;
-            *vlen = (size_t)(p - v);
+    it->p = p;
+    return true;
+}
+
+bool nx_json_member(const char *js, size_t len, const char *key, const char **val, size_t *vlen)
+{
+    size_t want = strlen(key), klen;
+    const char *k;
+    nx_json_iter it;
+    if (!nx_json_members_begin(&it, js, len))
+        return false;
+    while (nx_json_members_next(&it, &k, &klen, val, vlen))
+        if (klen == want && memcmp(k, key, want) == 0)
             return true;
-        }
-        p = skip_ws(p, e);
-        if (p < e && *p == ',')
-            p = skip_ws(p + 1, e);
-    }
     return false;
 }
 

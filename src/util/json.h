@@ -55,6 +55,17 @@ void nx_json_put_cstr(nx_strbuf *b, const char *s);
  * object or has no such member. */
 bool nx_json_member(const char *js, size_t len, const char *key, const char **val, size_t *vlen);
 
+/* The top-level members of an object in order, without building a tree:
+ * nx_json_members_begin (false when js[0..len) is not an object), then
+ * nx_json_members_next until it returns false (the end, or malformed text).
+ * key is the member name's raw text between its quotes (escapes kept as
+ * written), val its value's text as nx_json_member gives it. */
+typedef struct nx_json_iter {
+    const char *p, *e;
+} nx_json_iter;
+bool nx_json_members_begin(nx_json_iter *it, const char *js, size_t len);
+bool nx_json_members_next(nx_json_iter *it, const char **key, size_t *klen, const char **val, size_t *vlen);
+
 /* The member's value when it is a string: decoded (escapes resolved, a lone
  * surrogate as U+FFFD) and appended to out[*n..cap), *n advanced. False when
  * absent, not a string, malformed, or when it would not fit (out unchanged). */

@@ -8,6 +8,9 @@
  *   - SystemProfileEvents: random flow_id lists (null, empty, one or two
  *     values); the events sharing a value, split by (start, ordinal), with the
  *     first shared value of the event's own list.
+ *   - Chrome flow rows as the storage contract writes them: zero-duration "s"
+ *     and "f" rows sharing "fwdbwd:617", an X whose list holds its correlation
+ *     and its bind_id ("fwdbwd:617") and a kernel sharing the correlation.
  *   - A row that does not exist, a table the profile lacks, a table without
  *     flows.
  */
@@ -332,6 +335,65 @@ static void system_flows(void **state)
     assert_true(linked > N_SYS);
 }
 
+/* The framework flow rows of one backward step: ordinals 0..3 in start order. */
+static void chrome_flow_rows(void **state)
+{
+    (void)state;
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s/chrome", dir);
+    mkdir(sub, 0755);
+    char path[200];
+    snprintf(path, sizeof path, "%s/SystemProfileEvents.parquet", sub);
+    nxpq_column_spec cols[] = {{.name = "start_ts", .type = NXPQ_INT64},
+                               {.name = "end_ts", .type = NXPQ_INT64},
+                               {.name = "trace_event_source", .type = NXPQ_STRING},
+                               {.name = "instance_id", .type = NXPQ_STRING},
+                               {.name = "process_id", .type = NXPQ_INT64},
+                               {.name = "thread_id", .type = NXPQ_INT64},
+                               {.name = "flow_id", .type = NXPQ_LIST_STRING, .nullable = true}};
+    nxpq_error err = {{0}};
+    nxpq_writer *w = nxpq_writer_open(path, cols, 7, NULL, &err);
+    assert_non_null(w);
+    /* X with correlation 12 and bind_id 617; its flow start "s"; the kernel of 12; the flow end "f". */
+    const struct { int64_t s, e, tid; const char *f0, *f1; } R[] = {
+        {100, 200, 520, "12", "fwdbwd:617"}, {150, 150, 520, "fwdbwd:617", NULL},
+        {300, 350, 7, "12", NULL},           {400, 400, 521, "fwdbwd:617", NULL}};
+    for (size_t i = 0; i < 4; i++) {
+        nxpq_str items[2] = {{R[i].f0, strlen(R[i].f0)}, {R[i].f1, R[i].f1 ? strlen(R[i].f1) : 0}};
+        assert_int_equal(nxpq_put_int64(w, 0, R[i].s), 0);
+        assert_int_equal(nxpq_put_int64(w, 1, R[i].e), 0);
+        put_str(w, 2, "framework");
+        put_str(w, 3, "i-1");
+        assert_int_equal(nxpq_put_int64(w, 4, 469), 0);
+        assert_int_equal(nxpq_put_int64(w, 5, R[i].tid), 0);
+        assert_int_equal(nxpq_put_list_string(w, 6, items, R[i].f1 ? 2 : 1), 0);
+        assert_int_equal(nxpq_end_row(w), 0);
+    }
+    assert_int_equal(nxpq_writer_close(w, &err), 0);
+    nx_flows f;
+    /* The flow start: its X before it, the flow end after it. */
+    assert_int_equal(nx_flows_run(sub, "SystemProfileEvents", 1, NULL, &f, &err), 0);
+    assert_int_equal(f.n_pred, 1);
+    assert_int_equal(f.pred[0].ordinal, 0);
+    assert_string_equal(f.pred[0].flow_id, "fwdbwd:617");
+    assert_int_equal(f.n_succ, 1);
+    assert_int_equal(f.succ[0].ordinal, 3);
+    assert_int_equal(f.succ[0].start, 400);
+    assert_int_equal(f.succ[0].end, 400);
+    assert_string_equal(f.succ[0].track, "i-1/469/521");
+    nx_flows_free(&f);
+    /* The X: the flow rows through its bind_id, the kernel through its correlation. */
+    assert_int_equal(nx_flows_run(sub, "SystemProfileEvents", 0, NULL, &f, &err), 0);
+    assert_int_equal(f.n_pred, 0);
+    assert_int_equal(f.n_succ, 3);
+    const char *via[] = {"fwdbwd:617", "12", "fwdbwd:617"};
+    for (size_t k = 0; k < 3; k++) {
+        assert_int_equal(f.succ[k].ordinal, (int64_t)k + 1);
+        assert_string_equal(f.succ[k].flow_id, via[k]);
+    }
+    nx_flows_free(&f);
+}
+
 static void missing_rows_and_tables(void **state)
 {
     (void)state;
@@ -357,6 +419,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(device_flows),
         cmocka_unit_test(system_flows),
+        cmocka_unit_test(chrome_flow_rows),
         cmocka_unit_test(missing_rows_and_tables),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

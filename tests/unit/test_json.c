@@ -101,6 +101,30 @@ static void test_member_values(void **state)
     expect_member("{\"k\":{\"a\":1", "k", NULL);
 }
 
+/* Every top-level member in order, nested ones skipped; a malformed tail ends the walk. */
+static void test_members_in_order(void **state)
+{
+    (void)state;
+    const char *js = " { \"a\" : 1 , \"o\":{\"x\":[1,\"}\"]},\"s\":\"q\\\"\" , \"z\":true, \"bad\": } ";
+    const char *want[][2] = {{"a", "1"}, {"o", "{\"x\":[1,\"}\"]}"}, {"s", "\"q\\\"\""}, {"z", "true"}};
+    nx_json_iter it;
+    const char *k, *v;
+    size_t kl, vl, n = 0;
+    assert_true(nx_json_members_begin(&it, js, strlen(js)));
+    while (nx_json_members_next(&it, &k, &kl, &v, &vl)) {
+        assert_true(n < 4);
+        assert_int_equal(kl, strlen(want[n][0]));
+        assert_memory_equal(k, want[n][0], kl);
+        assert_int_equal(vl, strlen(want[n][1]));
+        assert_memory_equal(v, want[n][1], vl);
+        n++;
+    }
+    assert_int_equal(n, 4);
+    assert_false(nx_json_members_begin(&it, "[1]", 3));
+    assert_true(nx_json_members_begin(&it, "{}", 2));
+    assert_false(nx_json_members_next(&it, &k, &kl, &v, &vl));
+}
+
 static void test_string_member_decodes(void **state)
 {
     (void)state;
@@ -126,6 +150,7 @@ int main(void)
         cmocka_unit_test(test_invalid_utf8_becomes_replacement),
         cmocka_unit_test(test_escape_char_reports_bytes_used),
         cmocka_unit_test(test_member_values),
+        cmocka_unit_test(test_members_in_order),
         cmocka_unit_test(test_string_member_decodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,8 @@
  * plain and dictionary form (contains without case, exact), integer fields of
  * both widths, the track, a text q on an integer column, skipped tables (absent
  * column, boolean column, absent table), positions with and without an
- * ordinal, ties across tables.
+ * ordinal, ties across tables; framework rows of the storage contract (zero-duration
+ * "[memory]" instants among slices) found by name.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 
 #include "events_fixture.h"
 #include "query/search.h"
+#include "system_fixture.h"
 
 #define N_EVENTS 700
 
@@ -269,6 +271,52 @@ static void absent_table_is_skipped(void **state)
     assert_int_equal(r.n_skipped, 1);
 }
 
+/* Kineto's "[memory]" instants are zero-duration SystemProfileEvents rows; a search
+ * for the text finds each of them (and the names holding it in another case), in time
+ * order, and not the slices around them. */
+static void memory_instants_are_found(void **state)
+{
+    (void)state;
+    static const char MEM[] = "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"args\":{\"Total Allocated\":1}}";
+    const sys_event ev[] = {
+        {100, 900, "framework", NX_ABSENT, NULL, 469, 520, "ProfilerStep#2", "{}"},
+        {150, 150, "framework", NX_ABSENT, NULL, 469, 520, "[memory]", MEM},
+        {200, 400, "framework", NX_ABSENT, NULL, 469, 520, "aten::mm", "{}"},
+        {300, 300, "framework", NX_ABSENT, NULL, 469, 520, "[memory]", MEM},
+        {300, 300, "framework", NX_ABSENT, NULL, 469, 521, "[Memory] pool", "{\"ph\":\"i\"}"},
+        {700, 700, "framework", NX_ABSENT, NULL, 469, 520, "[memory]", MEM},
+    };
+    const size_t n = sizeof ev / sizeof ev[0];
+    char d[96];
+    snprintf(d, sizeof d, "%s/memory", dir);
+    write_events(d, ev, n, 0);
+    const char *names[] = {"SystemProfileEvents"};
+    nx_search_options o = {.tables = names, .n_tables = 1, .field = "name", .q = "[memory]", .q_len = 8,
+                           .from = INT64_MIN};
+    nx_search_result r;
+    nxpq_error err = {{0}};
+    int64_t want[] = {150, 300, 300, 700};   /* the rows whose name contains "[memory]" without case */
+    for (size_t k = 0; k < 4; k++) {
+        assert_int_equal(nx_search_run(d, &o, &r, &err), 0);
+        assert_true(r.found);
+        assert_int_equal(r.total, 4);
+        assert_int_equal(r.position, k + 1);
+        assert_int_equal(r.start, want[k]);
+        assert_int_equal(r.end, want[k]);
+        o.from = r.start;
+        o.have_from_ord = true;
+        o.from_table = r.table;
+        o.from_ord = r.ordinal;
+        nx_search_free(&r);
+    }
+    o.match = NX_SEARCH_EXACT;
+    o.have_from_ord = false;
+    o.from = INT64_MIN;
+    assert_int_equal(nx_search_run(d, &o, &r, &err), 0);
+    assert_int_equal(r.total, 3);
+    nx_search_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +324,7 @@ int main(void)
         cmocka_unit_test(random_searches),
         cmocka_unit_test(walks_every_match),
         cmocka_unit_test(absent_table_is_skipped),
+        cmocka_unit_test(memory_instants_are_found),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

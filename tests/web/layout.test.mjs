@@ -105,6 +105,19 @@ test('event boxes and hits: depth bands, 1 px minimum, the shortest under the po
   assert.equal(eventAt(p, flat, 115, 9, g), -1);
 });
 
+test('zero-duration events of an interval table: a 5 px marker centred on the time, hit before the slice around it', () => {
+  const r = { kind: 'track', y: 0, h: 2 * 16 + 4, nested: true };
+  // a slice of 2 us at level 0 holding an instant at 1 us on the same level, and one on level 1
+  const d = { start: Float64Array.from([0, 1000, 400]), dur: Float64Array.from([2000, 0, 0]), depth: Int32Array.from([0, 0, 1]), point: false };
+  assert.deepEqual(eventBox(d, 1, r, g), { x: 197.5, w: 5, y: 2, h: 15 });
+  assert.deepEqual(eventBox(d, 2, r, g), { x: 137.5, w: 5, y: 18, h: 15 });
+  assert.equal(eventAt(d, r, 199, 8, g), 1, 'the instant, not the slice it lies in');
+  assert.equal(eventAt(d, r, 230, 8, g), 0);
+  assert.equal(eventAt(d, r, 136, 20, g), 2);
+  assert.equal(eventAt(d, r, 145, 20, g), 2, 'within 3 px of the marker');
+  assert.equal(eventAt(d, r, 146, 20, g), -1);
+});
+
 test('rowAt and rowsInBand', () => {
   const rows = [{ kind: 'group', y: 0, h: 20 }, { kind: 'track', id: 'a', y: 20, h: 18 }, { kind: 'track', id: 'b', y: 38, h: 18 }];
   assert.equal(rowAt(rows, 25).id, 'a');

@@ -48,6 +48,8 @@ export const fmtPct = (x) => (absent(x) ? '' : `${Number(x).toFixed(Math.abs(x) 
 export const fmtSec = (x) => (absent(x) ? '' : fmtNs(Number(x) * 1e9));
 // A /usage value by its unit: percent, bytes, or bytes per second.
 export const fmtUsage = (v, unit) => (unit === 'percent' ? fmtPct(v) : unit === 'bytes' ? fmtBytes(v) : `${fmtBytes(v)}/s`);
+// A /counters value by its unit: bytes, or the number as the trace wrote it (unit null).
+export const fmtCounter = (v, unit) => (unit === 'bytes' ? fmtBytes(v) : Number(v).toLocaleString('en-US', { maximumFractionDigits: 3 }));
 
 export const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 const bigText = (k, x) => (typeof x === 'bigint' ? x.toString() : x);

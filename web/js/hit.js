@@ -2,12 +2,15 @@
 //
 // The plot starts at x = gutter; time t (ns offset from t0) is at gutter + (t - viewS) / k
 // with k = ns per CSS pixel. An interval event is at least 1 px wide, a point event a
-// 2 px tick centred on its time. On a nested track, depth level L is the band
+// 2 px tick centred on its time, and a zero-duration event of an interval table (an
+// instant, a flow end, an async instant, a counter sample) a MARK_W px marker centred on
+// its time, so that it can be seen and clicked at any zoom. On a nested track, depth level L is the band
 // [row.y + pad + L * levelH, + levelH); other tracks use the row less pad above and below.
 // A point hits an event when it is within 3 px of its box, the nearest one winning and,
 // among boxes that contain the point, the shortest (the innermost on screen).
 
 export const HIT_SLOP = 3;
+export const MARK_W = 5;
 
 // The row under y (rows: {y, h}), or undefined.
 export const rowAt = (rows, y) => rows.find((r) => y >= r.y && y < r.y + r.h);
@@ -15,8 +18,9 @@ export const rowAt = (rows, y) => rows.find((r) => y >= r.y && y < r.y + r.h);
 // The box of event i of track data d (start, dur, depth arrays; point flag) on row r.
 export function eventBox(d, i, r, g) {
   const x0 = g.gutter + (d.start[i] - g.viewS) / g.k;
-  const w = d.point ? 2 : Math.max(1, d.dur[i] / g.k);
-  const x = d.point ? x0 - 1 : x0;
+  const mark = !d.point && d.dur[i] === 0;
+  const w = d.point ? 2 : mark ? MARK_W : Math.max(1, d.dur[i] / g.k);
+  const x = d.point ? x0 - 1 : mark ? x0 - MARK_W / 2 : x0;
   if (r.nested) {
     const lvl = d.depth ? d.depth[i] : 0;
     return { x, w, y: r.y + g.pad + lvl * g.levelH, h: g.levelH - 1 };

@@ -11,6 +11,7 @@ import { zoomWindow } from './state.js';
 import { rowAt, eventAt, rowsInBand } from './hit.js';
 import { toggleMarker, NEAR_PX } from './markers.js';
 import { laneReadout, laneTooltip } from './lanes.js';
+import { counterReadout, counterTooltip } from './counter_lanes.js';
 import { GUTTER } from './paint.js';
 import { fetchEvent } from './panels.js';
 import { setArea, clearArea, leavesUnder } from './selection.js';
@@ -152,8 +153,9 @@ function hover(x, y) {
   V.canvas.style.cursor = h.row.kind === 'axis' ? 'grab' : h.row.kind === 'group' ? 'pointer' : h.d ? 'pointer' : 'crosshair';
   if (h.d) { showEventTooltip(h, x, y); return; }
   if (h.row.kind === 'lane' && x >= GUTTER) {
-    const ro = laneReadout(h.row, V.usage, Math.floor(x - GUTTER), geom());
-    if (ro) { placeTooltip(laneTooltip(ro), x, y); V.hover = null; return; }
+    const p = Math.floor(x - GUTTER), g = geom();
+    const ro = h.row.counter ? counterReadout(h.row, V.counters, p, g) : laneReadout(h.row, V.usage, p, g);
+    if (ro) { placeTooltip(h.row.counter ? counterTooltip(ro) : laneTooltip(ro), x, y); V.hover = null; return; }
   }
   if (x < GUTTER && (h.row.kind === 'track' || h.row.kind === 'group')) {
     const r = h.row;

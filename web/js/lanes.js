@@ -25,7 +25,7 @@ function laneScratch(pw) {
 }
 
 // One series' value per plot pixel into `one`: the largest sample held over the pixel.
-function seriesPixels(sr, one, pw, hold, viewS, k) {
+export function seriesPixels(sr, one, pw, hold, viewS, k) {
   one.fill(0);
   const n = sr.t.length;
   for (let i = 0; i < n; i++) {
@@ -83,6 +83,20 @@ export function paintLane(ctx, r, u, g, W) {
   ctx.fillText(caption, W - 8 - cw, r.y + 8);
 }
 
+// The largest value series sr ({t, v}, t ascending) holds over [tA, tB): the sample in
+// force at tA (held for `hold` ns past a last sample) and every sample inside; null when
+// none covers it.
+export function valueOver(sr, tA, tB, hold) {
+  const n = sr.t.length;
+  let lo = 0, hi = n;
+  while (lo < hi) { const m = (lo + hi) >> 1; if (sr.t[m] <= tA) lo = m + 1; else hi = m; }
+  let best = null;
+  const i0 = lo - 1;
+  if (i0 >= 0 && (i0 + 1 < n ? sr.t[i0 + 1] : sr.t[i0] + hold) > tA) best = sr.v[i0];
+  for (let i = lo; i < n && sr.t[i] < tB; i++) if (best === null || sr.v[i] > best) best = sr.v[i];
+  return best;
+}
+
 // The value of lane r under plot pixel p by paintLane's rule: per series the largest sample
 // held over the pixel (null where none covers it), and the total (sum, or mean of percents).
 export function laneReadout(r, u, p, g) {
@@ -92,13 +106,7 @@ export function laneReadout(r, u, p, g) {
   const cores = [];
   let sum = 0;
   for (const sr of s.series) {
-    const n = sr.t.length;
-    let lo = 0, hiI = n;
-    while (lo < hiI) { const m = (lo + hiI) >> 1; if (sr.t[m] <= tA) lo = m + 1; else hiI = m; }
-    let best = null;
-    const i0 = lo - 1;
-    if (i0 >= 0 && (i0 + 1 < n ? sr.t[i0 + 1] : sr.t[i0] + hold) > tA) best = sr.v[i0];
-    for (let i = lo; i < n && sr.t[i] < tB; i++) if (best === null || sr.v[i] > best) best = sr.v[i];
+    const best = valueOver(sr, tA, tB, hold);
     cores.push({ name: sr.name, v: best });
     sum += best ?? 0;
   }

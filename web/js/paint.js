@@ -6,7 +6,7 @@
 // least MIN_EDGE_PX wide starts; a table that failed to read shows its
 // error on its rows), then the overlays (grid, area selection, markers, flow arrows, the
 // selected event's outline), then the header (time axis with marker deltas, usage
-// lanes), and a message when there is nothing to draw. Touching rectangles of one
+// and counter lanes), and a message when there is nothing to draw. Touching rectangles of one
 // colour on one level are painted as one and fillStyle is set only when the colour
 // changes, so a frame stays within a 60 frames/s budget even when every pixel of every
 // track holds an event.
@@ -16,6 +16,7 @@ import { shortName } from './names.js';
 import { eventBox } from './hit.js';
 import { markerDeltas } from './markers.js';
 import { paintLane } from './lanes.js';
+import { paintCounterLane } from './counter_lanes.js';
 import { $ } from './dom.js';
 
 export const GUTTER = 180, AXIS_H = 30;
@@ -70,6 +71,7 @@ export function paintFrame() {
     ctx.lineWidth = 1;
   }
   ctx.restore();
+  V.counterDrawn = {};
   for (const r of V.header) r.kind === 'axis' ? paintAxis(ctx, r, W) : paintLaneRow(ctx, r, g, W);
   paintEmpty(ctx, rows, W, H);
   V.drawnEvents = drawn;
@@ -260,7 +262,8 @@ function paintLaneRow(ctx, r, g, W) {
   ctx.save();
   ctx.beginPath(); ctx.rect(GUTTER, r.y, W - GUTTER, r.h); ctx.clip();
   ctx.font = FONT;
-  paintLane(ctx, r, V.usage, g, W);
+  if (r.counter) V.counterDrawn[r.label] = paintCounterLane(ctx, r, V.counters, g, W);
+  else paintLane(ctx, r, V.usage, g, W);
   ctx.restore();
 }
 

@@ -4,11 +4,14 @@
 //
 // - Tables and lanes: the profile's timeline tables are viewer.timelines of /api/schema
 //   whose table the profile has, in the schema's drawing order; its lanes viewer.usage the
-//   same way. /tracks gives the track tree (layout.js); nothing about tables is copied here.
+//   same way, then the counter lanes (memory per device, Chrome counters) that /counters
+//   finds over the whole profile when it has SystemProfileEvents (counter_lanes.js).
+//   /tracks gives the track tree (layout.js); nothing about tables is copied here.
 // - Every pan/zoom redraws at once (requestAnimationFrame, with the data already loaded)
 //   and, debounced by FETCH_DEBOUNCE_MS, fetches /timeline (and /usage) for the visible
 //   window with width = the plot's width in CSS pixels, i.e. the server's sampling (one
-//   event per track, depth and pixel bucket). Stale responses are dropped.
+//   event per track, depth and pixel bucket); /counters comes on its own and is drawn when
+//   it arrives. Stale responses are dropped.
 // - Vertical layout: the time axis and the lanes are a pinned header; the track rows
 //   scroll under it (the canvas is as tall as the view and sticks to its top while a
 //   spacer gives the scroll height), so the axis never scrolls away.
@@ -19,8 +22,10 @@ import { $, setStatus } from './dom.js';
 import { clampWindow, parseViewQuery, viewQuery, windowOnEvent } from './state.js';
 import { buildTree, hasGroupings, layoutRows, pathTo, GROUPINGS } from './layout.js';
 import { ingestTimeline, ingestUsage, colourise } from './data.js';
+import { ingestCounters } from './counter_lanes.js';
 import { LANE_H } from './lanes.js';
 import { paintFrame, GUTTER, AXIS_H } from './paint.js';
+import { eventBox } from './hit.js';
 import { installInput, hideTooltip } from './input.js';
 import { showDetails, showWindowSummary, loadDeviceSummary } from './panels.js';
 import { installLegend, updateLegend } from './legend.js';
@@ -33,7 +38,7 @@ const FETCH_DEBOUNCE_MS = 120;
 
 export const V = {
   name: null, enc: null, info: null, kind: null, schema: null, defs: new Map(), laneDefs: new Map(),
-  tables: new Set(), timelineTables: [], usageTables: [],
+  tables: new Set(), timelineTables: [], usageTables: [], counterLanes: [], counters: null, counterDrawn: {},
   origin: 0n, span: 1, viewS: 0, viewE: 1,
   tracksDoc: null, tree: [], mode: 'default', collapsed: new Set(), colourMode: null,
   header: [], rows: [], headerH: 0, contentH: 0, scrollTop: 0, viewH: 0, cssW: 0,
@@ -91,6 +96,10 @@ export function relayout() {
   let y = AXIS_H;
   for (const lane of V.usageTables.map((t) => V.laneDefs.get(t))) {
     header.push({ kind: 'lane', lane: lane.lane, def: lane, label: lane.label, y, h: LANE_H });
+    y += LANE_H;
+  }
+  for (const def of V.counterLanes) {
+    header.push({ kind: 'lane', counter: true, def, label: def.label, y, h: LANE_H });
     y += LANE_H;
   }
   V.header = header;
@@ -158,7 +167,7 @@ async function fetchWindow() {
   const { S, E } = windowAbs();
   const width = plotWidth();
   updateURL();
-  if (!V.timelineTables.length && !V.usageTables.length) {
+  if (!V.timelineTables.length && !V.usageTables.length && !V.counterLanes.length) {
     V.lastWindow = { S, E, width }; showWindowSummary(); draw();
     if (V.firstWindowDone) { V.firstWindowDone(); V.firstWindowDone = null; }
     return;
@@ -167,6 +176,7 @@ async function fetchWindow() {
   V.inFlight++;
   try {
     const base = `/api/profiles/${V.enc}`, qs = `start=${S}&end=${E}&width=${width}`;
+    if (V.counterLanes.length) fetchCounters(seq, `${base}/counters?${qs}`, Number(S - V.origin));
     const [tl, usage] = await Promise.all([
       V.timelineTables.length ? api(`${base}/timeline?tables=${V.timelineTables.join(',')}&${qs}`) : { tables: [] },
       V.usageTables.length ? api(`${base}/usage?tables=${V.usageTables.join(',')}&${qs}`).catch(() => null) : null,
@@ -190,6 +200,20 @@ async function fetchWindow() {
   }
 }
 
+// The counter lanes of window `seq`, drawn when they come: /counters reads the table from
+// its start (for the values in force), slower than /timeline's index, so the tracks do
+// not wait for it; until then the lanes keep the previous window's samples (times are
+// from t0, so they stay in place).
+async function fetchCounters(seq, url, off) {
+  V.inFlight++;
+  try {
+    const doc = await api(url).catch(() => null);
+    if (seq === V.fetchSeq) { V.counters = doc ? ingestCounters(doc, off) : null; draw(); }
+  } finally {
+    V.inFlight--;
+  }
+}
+
 // For tests and scripts (docs/viewer.md "For scripts and tests").
 function exposeState() {
   window.nxViewer = {
@@ -201,7 +225,7 @@ function exposeState() {
         headerH: V.headerH, viewH: V.viewH, drawnEvents: V.drawnEvents, paintMs: V.paintMs, loaded: V.lastWindow !== null, sel: V.sel,
         lastWindow: V.lastWindow && { start: V.lastWindow.S.toString(), end: V.lastWindow.E.toString(), width: V.lastWindow.width },
         fetching: V.inFlight, group: V.mode, colourMode: V.colourMode, names: V.names, errors: Object.fromEntries(V.errors),
-        markers: V.markers.map((m) => absOf(m).toString()), search: { ...V.search },
+        markers: V.markers.map((m) => absOf(m).toString()), search: { ...V.search }, counterPixels: { ...V.counterDrawn },
         area: V.area && V.area.S !== undefined && { start: V.area.S.toString(), end: V.area.E.toString(), tracks: V.area.ids.map((id) => id.replace('\0', ':')) },
         aggregate: V.aggregate || null, flows: V.flows, tables: V.lastTables, empty: V.emptyMessage || null };
     },
@@ -221,9 +245,7 @@ function drawnEvents(filter) {
       const ev = { table: d.table, track: d.track, ordinal: d.ord[i], depth: d.depth ? d.depth[i] : 0, name: d.name ? d.name[i] : null,
         start: absOf(d.start[i]).toString(), dur: d.dur[i] };
       if (filter && !filter(ev)) continue;
-      const lvl = d.depth ? d.depth[i] : 0;
-      const x = g.gutter + (d.start[i] - g.viewS) / g.k, w = d.point ? 2 : Math.max(1, d.dur[i] / g.k);
-      out.push({ ...ev, x, w, y: r.nested ? r.y + g.pad + lvl * g.levelH : r.y + g.pad, h: r.nested ? g.levelH - 1 : r.h - 2 * g.pad });
+      out.push({ ...ev, ...eventBox(d, i, r, g) });
     }
   }
   return out;
@@ -251,7 +273,8 @@ export async function startViewer(name, info, host, opts = {}) {
   host.hidden = false;
   viewer.hidden = false;
   exposeState();
-  const [doc, tracks] = await Promise.all([loadSchema(), api(`/api/profiles/${V.enc}/tracks`)]);
+  const [doc, tracks, counterLanes] = await Promise.all([loadSchema(), api(`/api/profiles/${V.enc}/tracks`), profileCounterLanes(info)]);
+  V.counterLanes = counterLanes;
   const schema = doc.viewer;
   V.schema = schema;
   V.units = doc.units;
@@ -286,6 +309,15 @@ export async function startViewer(name, info, host, opts = {}) {
   scheduleFetch(0);
   setStatus('');
   return firstWindow;
+}
+
+// The counter lanes of the whole profile (one /counters pass at width 1), [] without
+// SystemProfileEvents or when /counters fails (the lanes are then left out).
+async function profileCounterLanes(info) {
+  const first = info.first_ts, last = info.last_ts;
+  if (!(info.tables || []).includes('SystemProfileEvents') || first === null || first === undefined || last === null || last === undefined) return [];
+  const doc = await api(`/api/profiles/${V.enc}/counters?start=${first}&end=${last}&width=1`).catch(() => null);
+  return [...ingestCounters(doc, 0).values()].map(({ key, kind, label, unit }) => ({ key, kind, label, unit }));
 }
 
 function installGrouping(tracks) {
