@@ -2,9 +2,7 @@
 // real PyTorch trace (tests/data/real-gpu/gpt2_eager.json.gz, whose 8,072 `[memory]`
 // instants give GPU 0's and the CPU's allocated and reserved bytes, and whose `fwdbwd`
 // flows link forward to backward operators), in Debian's chromium driven by playwright-core
-// against the real `nxprof serve`. The profile's `[memory]` and flow rows are the
-// processor's when it keeps them, else added in the storage contract's shape
-// (lib/framework_rows.mjs), so the test holds whoever writes them.
+// against the real `nxprof serve`, on the profile `nxprof process` writes of it.
 //
 // Expected values come from the raw JSON and DuckDB, never from the viewer's code:
 // - a lane per device, labelled "GPU 0 memory" and "CPU memory", painted (its path covers
@@ -26,7 +24,6 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
 import { SKIP, GUTTER, startServer, launch, settle, viewState, pixel } from './lib/browser.mjs';
-import { withFrameworkRows } from './lib/framework_rows.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_counters: ${SKIP}`);
 const TRACE = path.join(TEST_DATA, 'real-gpu', 'gpt2_eager.json.gz');
@@ -50,8 +47,11 @@ test('memory lanes and [memory] rows of a real PyTorch trace', { skip: SKIP, tim
   const profileDir = path.join(data, 'profiles', 'global', 'gpt2@latest');
   const raw = JSON.parse(gunzipSync(fs.readFileSync(TRACE)));
   const { sql } = await openDuckDB();
-  const { memory: nMemory } = await withFrameworkRows(BIN, profileDir, raw, sql, tmp);
   const events = `read_parquet('${path.join(profileDir, 'SystemProfileEvents*.parquet')}')`;
+  const nMemory = Number((await sql(`SELECT count(*)::BIGINT AS n FROM ${events}
+    WHERE name = '[memory]' AND trace_event_source = 'framework'`))[0].n);
+  assert.equal(nMemory, raw.traceEvents.filter((e) => e.name === '[memory]' && (e.ph === 'i' || e.ph === 'I')).length,
+               'a row per [memory] instant of the JSON');
   const base = BigInt(raw.baseTimeNanoseconds ?? 0);
 
   // GPU 0's samples from the JSON, in time order, and the widest gap between two of them.

@@ -82,7 +82,13 @@ test('System Trace Viewer in chromium against nxprof serve', { skip: SKIP, timeo
     assert.ok(st.rows.some((r) => r.kind === 'group' && /^instance /.test(r.label)), 'Default groups by instance');
     assert.ok(st.rows.some((r) => r.kind === 'group' && isProcess(r.label)), '... then process');
     assert.ok(rows.some((r) => /^NeuronCore \d+$/.test(r.label)), 'NeuronCore tracks');
-    assert.deepEqual(st.rows.filter((r) => r.kind === 'lane').map((r) => r.label), ['CPU (host)', 'Host memory', 'Device HBM']);
+    // the usage lanes, then a counter lane per counter of the synth's trace.json (its "C" events)
+    const counters = await sql(`SELECT DISTINCT name, process_id::VARCHAR AS pid FROM ${events('demo')}
+                                WHERE trace_event_source = 'framework' AND starts_with(extra_attributes_json, '{"ph":"C"')
+                                ORDER BY name, pid`);
+    assert.ok(counters.length > 0, 'the demo has counter events');
+    assert.deepEqual(st.rows.filter((r) => r.kind === 'lane').map((r) => r.label),
+                     ['CPU (host)', 'Host memory', 'Device HBM', ...counters.map((c) => `${c.name} (pid ${c.pid})`)]);
     // the Device Profiles table stays on the page, under the timeline
     assert.ok(await page.locator('#device-profiles tbody tr a').count() >= 2);
   });
