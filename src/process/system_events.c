@@ -33,7 +33,11 @@
  *     likewise (the synth writes it to link framework steps to runtime flows),
  *     else [args.correlation] (Kineto gives a cuda_runtime launch and the GPU
  *     kernel or memcpy it started the same "correlation" number, the pair its
- *     ac2g flow arrows link), else null. nc_idx, pcore_idx, worker_gid null.
+ *     ac2g flow arrows link), else null; in a file with a rank each id is
+ *     written "r<rank>:<id>", as every rank numbers its correlations alike.
+ *     worker_gid = the file's rank (framework_ranks.c: distributedInfo.rank,
+ *     else a file name like rank-N, else a rank per host), null without one.
+ *     nc_idx, pcore_idx null.
  *   B/E matching, per framework file, per (process_id, thread_id) as a stack, as
  *   Chrome's viewer does: an E closes the latest open B of its thread. An E
  *   with no open B, a B still open at the end of its file, and an E earlier
@@ -101,6 +105,19 @@ static void put_flow_ids(nx_row *r, size_t c, const char *flows, nx_strbuf *tmp,
         }
     }
     nx_row_list_str(r, c, *ptrs, k);
+}
+
+/* A framework flow id as written: scoped to its file's rank ("r<N>:<id>")
+ * when the file has one, since every rank numbers its correlations from the
+ * same start; the text goes to tmp. NULL when out of memory. */
+static const char *scoped_flow_id(const char *id, int64_t rank, nx_strbuf *tmp)
+{
+    if (rank < 0)
+        return id;
+    tmp->len = 0;
+    nx_strbuf_printf(tmp, "r%" PRId64 ":%s", rank, id);
+    nx_strbuf_putc(tmp, '\0');
+    return nx_strbuf_failed(tmp) ? NULL : tmp->data;
 }
 
 /* Framework file number `file` of the capture, in the order they are read. */
@@ -184,6 +201,10 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
     }
     if (nx_fw_read_all(cap, warn, &fw, res, err, errlen) != 0)
         goto out;
+    if (nx_fw_ranks_resolve(fw.ranks, cap, warn) != 0) {
+        snprintf(err, errlen, "SystemProfileEvents: out of memory");
+        goto out;
+    }
     int stopped = nx_run_stopped();   /* the sort is done: the last moment before writing */
     if (stopped) {
         nx_run_stopped_message(stopped, err, errlen);
@@ -238,8 +259,16 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
             nx_row_str(&r, c.instance, nx_sys_instance_of(&cap->sessions[e->session]));
             nx_row_i64(&r, c.pid, e->pid);
             nx_row_i64(&r, c.tid, e->tid);
-            if (e->flow)
-                nx_row_list_str(&r, c.flow, &e->flow, 1);
+            int64_t rank = nx_fw_rank_of(fw.ranks, e->file);
+            if (rank >= 0)
+                nx_row_i64(&r, c.worker, rank);
+            const char *flow = e->flow ? scoped_flow_id(e->flow, rank, &tmp) : NULL;
+            if (e->flow && !flow) {
+                snprintf(err, errlen, "SystemProfileEvents: out of memory");
+                goto out;
+            }
+            if (flow)
+                nx_row_list_str(&r, c.flow, &flow, 1);
             if (e->stream)
                 nx_row_str(&r, c.stream, e->stream);
             if (nx_fw_names_extend(fw.names, e->file, e->pid, e->tid, e->json, &attrs)) {
