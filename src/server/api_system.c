@@ -95,7 +95,7 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
     nx_system_summary s;
     nxpq_error err = {{0}};
     memset(&s, 0, sizeof s);
-    int rc = nx_system_summary_read(dir, &s, &err);
+    int rc = nx_system_summary_read(dir, -1, &s, &err);
     if (rc < 0)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     bool have = rc == 0;

@@ -227,7 +227,7 @@ static void test_summary(void **state)
     (void)state;
     nx_system_summary s;
     nxpq_error err = {{0}};
-    assert_int_equal(nx_system_summary_read(sys_dir, &s, &err), 0);
+    assert_int_equal(nx_system_summary_read(sys_dir, -1, &s, &err), 0);
     assert_string_equal(s.note, "");
     assert_int_equal(s.events, N_EVENTS);
     assert_true(s.have_wall);
@@ -279,7 +279,7 @@ static void test_summary(void **state)
 
     /* Without a timeline index the same answers, computed from the table. */
     setenv("NXPROF_NO_TIMELINE_INDEX", "1", 1);
-    assert_int_equal(nx_system_summary_read(sys_dir, &s, &err), 0);
+    assert_int_equal(nx_system_summary_read(sys_dir, -1, &s, &err), 0);
     assert_string_not_equal(s.note, "");
     assert_int_equal(s.busy[1].busy_ns, 210);
     assert_int_equal(s.top[0].self_ns, 440);
@@ -288,7 +288,7 @@ static void test_summary(void **state)
 
     char dev[300];
     snprintf(dev, sizeof dev, "%s/devB@latest", root);
-    assert_int_equal(nx_system_summary_read(dev, &s, &err), NX_PROFILE_TABLE_ABSENT);
+    assert_int_equal(nx_system_summary_read(dev, -1, &s, &err), NX_PROFILE_TABLE_ABSENT);
 }
 
 int main(void)
