@@ -15,7 +15,8 @@ Checked against nxprof: `top --by name --format json` (count, inclusive and self
 name, and the wall time), `summary --format json` (busy time = union of depth-0 events per
 thread, with their count), and that top and summary exit 0 in text form too. And the
 flow_id of every framework event (read back with pyarrow): [args.flow_id], else
-[args.correlation] (the number Kineto gives a launch and the kernel it started), else null.
+[args.correlation] (the number Kineto gives a launch and the kernel it started), else null,
+each written "r<rank>:<id>" in a file with a rank (trace_ranks.py).
 """
 import gzip
 import json
@@ -28,6 +29,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import CHROME_TRACES, nx, profile_files
+from trace_ranks import scoped, trace_rank
 
 _INT64 = re.compile(r"-?\d+\Z")
 
@@ -59,7 +61,7 @@ def arg_text(args, key):
     return str(v)
 
 
-def flow_of(e):
+def flow_in(e):
     """A framework event's flow_id list: [args.flow_id], else [args.correlation], else None."""
     args = e.get("args")
     v = arg_text(args, "flow_id")
@@ -68,10 +70,17 @@ def flow_of(e):
 
 
 def framework_events(path):
-    """[(thread, position, start, end, name, flow_id)] of one trace file."""
+    """[(thread, position, start, end, name, flow_id)] of one trace file; flow ids scoped
+    to the file's rank ("r<rank>:<id>") when it has one."""
     doc = json.loads(gzip.open(path).read(), parse_float=Decimal)
     events = doc if isinstance(doc, list) else doc["traceEvents"]
     base = int(doc.get("baseTimeNanoseconds", 0)) if isinstance(doc, dict) else 0
+    rank = trace_rank(path, doc)
+
+    def flow_of(e):
+        flow = flow_in(e)
+        return None if flow is None else [scoped(f, rank) for f in flow]
+
     out, stacks = [], defaultdict(list)
     for pos, e in enumerate(events):
         ph = e.get("ph")
