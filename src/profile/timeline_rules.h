@@ -105,9 +105,11 @@ static inline int64_t nx_row_ordinal(size_t file, int64_t row) { return ((int64_
  * nc_idx, instance_id, process_id, thread_id, worker_gid). */
 #define NX_TRACK_MAX_SOURCES 6
 /* Bytes of the buffer nx_track_name may write a name into; an instance id is
- * cut to NX_TRACK_INSTANCE_MAX bytes so that the longest name fits. */
-#define NX_TRACK_BUF 320
+ * cut to NX_TRACK_INSTANCE_MAX bytes so that the longest name fits: "rank" and
+ * an int64 (24), "/", the instance, "/" and two int64s (42). */
+#define NX_TRACK_BUF 352
 #define NX_TRACK_INSTANCE_MAX 255
+_Static_assert(NX_TRACK_BUF >= 4 + 20 + 1 + NX_TRACK_INSTANCE_MAX + 2 * (1 + 20), "the longest track name fits");
 
 /* The columns a track is named from, in the rule's order: col[k] (NULL past the
  * n-th); is_int[k]: an integer column (else a string); required[k]: a table
