@@ -20,7 +20,7 @@ from collections import Counter
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import BIN, TEST_DATA, nx, profile_files
+from conftest import BIN, TEST_DATA, http_get_json, nx, profile_files, serving
 from trace_ranks import scoped, trace_rank
 
 DDP = [TEST_DATA / "real-gpu" / f"ddp_rank{r}.json.gz" for r in (0, 1)]
@@ -132,6 +132,34 @@ def test_tracks_and_summary_per_rank(ddp):
         top = json.loads(nx("top", ddp["pair"], "--rank", str(rank), "--by", "worker_gid", "--format", "json").stdout)
         assert [g["worker_gid"] for g in top["top"]] == [rank]
         assert top["top"][0]["count"] == len(mine)
+
+
+def test_the_api_answers_per_rank(tmp_path):
+    """/tracks gives each thread its rank; /summary lists the ranks and takes rank=."""
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    for f in DDP:
+        shutil.copy(f, cap / f.name)
+    data = tmp_path / "data"
+    nx("process", cap, "--data-path", data, "--display-name", "ddp")
+    pair = rows(data / "profiles" / "global" / "ddp@latest")
+    with serving(data) as (port, _):
+        status, doc = http_get_json(port, "/api/profiles/ddp/tracks")
+        assert status == 200
+        system = next(g for g in doc["groups"] if g["group"] == "system")["tracks"]
+        assert len(system) == len(tracks(pair))
+        assert all(t["track"].startswith(f"rank{t['rank']}/") for t in system)
+        assert [t["rank"] for t in system] == sorted(t["rank"] for t in system)   # by rank
+        assert all(t["process_label"].startswith(f"rank {t['rank']} / ") for t in system)
+        status, whole = http_get_json(port, "/api/profiles/ddp/summary")
+        assert status == 200 and whole["rank"] is None
+        assert [(x["rank"], x["events"]) for x in whole["ranks"]] == \
+            [(r, sum(1 for x in pair if x["worker_gid"] == r)) for r in (0, 1)]
+        status, one = http_get_json(port, "/api/profiles/ddp/summary?rank=1")
+        assert status == 200 and one["rank"] == 1
+        assert one["events"] == whole["ranks"][1]["events"]
+        assert all(t["thread"].startswith("rank 1 / ") for t in one["threads"])
+        assert http_get_json(port, "/api/profiles/ddp/summary?rank=-1")[0] == 400
 
 
 # ----------------------------------------------------------------- hand-made variants --
