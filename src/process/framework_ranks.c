@@ -12,8 +12,9 @@
  *      not preceded by a letter ("rank-3.json", "trace_rank_3.json.gz",
  *      "worker0.rank1.pt.trace.json"); the first such run counts;
  *   3. when no file of its session has a rank by 1 or 2 and the session's
- *      files name two or more hosts (a top-level "hostname" string): the
- *      index of its host among the session's hosts in byte order;
+ *      files name two or more hosts (a top-level "hostname" string, which
+ *      the XSpace source gives from XSpace.hostnames): the index of its host
+ *      among the session's hosts in byte order;
  *   else none (worker_gid null). When 1 and 2 disagree, a "Conflicting Rank"
  *   Warning names the file and both values, and distributedInfo wins.
  * Top-level members arrive while a file is read, in whatever order the file
