@@ -186,8 +186,10 @@ static void top_text(const top_query *q, size_t shown)
     const char *what = r->value == NX_TOP_DURATION ? "sum of duration_ns"
                        : r->value == NX_TOP_SPAN   ? "sum of end_ts - start_ts (no duration_ns column)"
                                                    : "row counts (no duration_ns or start_ts/end_ts to sum)";
-    printf("%s: %" PRId64 " rows in %zu file%s, %zu groups; %s", q->table, r->rows, r->files,
-           r->files == 1 ? "" : "s", n_groups, what);
+    printf("%s: %" PRId64 " rows in %zu file%s", q->table, r->rows, r->files, r->files == 1 ? "" : "s");
+    if (q->has_rank)
+        printf(", %" PRId64 " of them of rank %" PRId64, nx_group_by_totals(r->g).count, q->rank);
+    printf(", %zu groups; %s", n_groups, what);
     if (r->self)
         printf(" and of self time (less the children's, per thread); percent of wall time %" PRId64 " ns",
                nx_top_wall(r));
@@ -279,7 +281,8 @@ static void json_sum(const char *name, bool have, int64_t v)
 }
 
 /* {"table": T, "files": n, "by": [...], "value": "duration_ns" | "end_ts - start_ts" | null,
- *  "rows": total rows, "sum_duration_ns": total sum (absent when nothing is summed),
+ *  "rows": total rows, "rank": the --rank asked for, else null,
+ *  "sum_duration_ns": total sum (absent when nothing is summed),
  *  nesting tables: "sum_self_ns": total self time, "wall_ns", "first_ts", "last_ts" (null when no row has both),
  *  "groups": number of groups, "shown": groups listed,
  *  "top": [{<by col>: value|null, ..., "count": n, "sum_duration_ns": s|null,
@@ -300,6 +303,10 @@ static void top_json(const top_query *q, size_t shown)
     printf("],\"value\":%s,\"rows\":%" PRId64,
            r->value == NX_TOP_DURATION ? "\"duration_ns\"" : r->value == NX_TOP_SPAN ? "\"end_ts - start_ts\"" : "null",
            tot.count);
+    if (q->has_rank)
+        printf(",\"rank\":%" PRId64, q->rank);
+    else
+        printf(",\"rank\":null");
     if (sums(q))
         printf(",\"sum_duration_ns\":%" PRId64, tot.sum[0]);
     if (r->self) {
