@@ -182,29 +182,32 @@ static int cmp_rank(const void *pa, const void *pb)
     return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
-/* out->ranks from the tracks' accumulators: one entry per rank, in rank order. */
-static bool ranks_from_tracks(const busy_acc *acc, size_t n_acc, nx_system_summary *out)
+/* out->ranks from the tracks' accumulators: one entry per track with a rank,
+ * sorted by rank, then those of one rank merged (n log n in the tracks, however
+ * many ranks). -1 with err when out of memory or a rank's busy time exceeds int64. */
+static int ranks_from_tracks(const busy_acc *acc, size_t n_acc, nx_system_summary *out, nxpq_error *err)
 {
     if (!(out->ranks = calloc(n_acc + 1, sizeof *out->ranks)))
-        return false;
-    for (size_t i = 0; i < n_acc; i++) {
-        const busy_acc *a = &acc[i];
-        if (a->rank < 0 || a->rows == 0)
+        return nxpq_error_set(err, "%s: out of memory", EVENTS);
+    size_t n = 0;
+    for (size_t i = 0; i < n_acc; i++)
+        if (acc[i].rank >= 0 && acc[i].rows > 0)
+            out->ranks[n++] = (nx_system_rank){acc[i].rank, acc[i].rows, acc[i].first, acc[i].last, acc[i].busy};
+    qsort(out->ranks, n, sizeof *out->ranks, cmp_rank);
+    for (size_t i = 0; i < n; i++) {
+        const nx_system_rank *t = &out->ranks[i];
+        nx_system_rank *x = out->n_ranks ? &out->ranks[out->n_ranks - 1] : NULL;
+        if (!x || x->rank != t->rank) {
+            out->ranks[out->n_ranks++] = *t;
             continue;
-        nx_system_rank *x = NULL;
-        for (size_t k = 0; !x && k < out->n_ranks; k++)
-            x = out->ranks[k].rank == a->rank ? &out->ranks[k] : NULL;
-        if (!x) {
-            x = &out->ranks[out->n_ranks++];
-            *x = (nx_system_rank){.rank = a->rank, .first_ts = a->first, .last_ts = a->last};
         }
-        x->events += a->rows;
-        x->busy_ns += a->busy;   /* each track's busy time fits; their sum stays within the rank's rows' times */
-        x->first_ts = a->first < x->first_ts ? a->first : x->first_ts;
-        x->last_ts = a->last > x->last_ts ? a->last : x->last_ts;
+        x->events += t->events;   /* row counts: no overflow */
+        if (__builtin_add_overflow(x->busy_ns, t->busy_ns, &x->busy_ns))
+            return nxpq_error_set(err, "%s: the busy time of rank %" PRId64 " exceeds the int64 range", EVENTS, x->rank);
+        x->first_ts = t->first_ts < x->first_ts ? t->first_ts : x->first_ts;
+        x->last_ts = t->last_ts > x->last_ts ? t->last_ts : x->last_ts;
     }
-    qsort(out->ranks, out->n_ranks, sizeof *out->ranks, cmp_rank);
-    return true;
+    return 0;
 }
 
 static int read_busy(const char *dir, const nx_nesting_values *nest, int64_t rank, nx_system_summary *out,
@@ -285,8 +288,8 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, int64_t ran
         out->n_busy++;
     }
     qsort(out->busy, out->n_busy, sizeof *out->busy, cmp_busy);
-    if (!ranks_from_tracks(acc, n_acc, out))
-        goto oom;
+    if (ranks_from_tracks(acc, n_acc, out, err) != 0)
+        goto done;
     rc = 0;
     goto done;
 oom:
