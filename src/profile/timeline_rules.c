@@ -193,7 +193,8 @@ nx_track_source nx_track_sources(nx_track_kind kind)
     case NX_TRACK_CC_CORE: return (nx_track_source){{"core_idx"}, {true}, {true}, 1};
     case NX_TRACK_CC_STREAM: return (nx_track_source){{"stream_id"}, {true}, {true}, 1};
     case NX_TRACK_SYSTEM:
-        return (nx_track_source){{"trace_event_source", "nc_idx", "instance_id", "process_id", "thread_id", "worker_gid"},
+        return (nx_track_source){{"trace_event_source", "nc_idx", "instance_id", "process_id", "thread_id",
+                                  "worker_gid"},
                                  {false, true, false, true, true, true},
                                  {true, false, false, true, true, false},
                                  6};

@@ -203,7 +203,8 @@ static int ranks_from_tracks(const busy_acc *acc, size_t n_acc, nx_system_summar
         }
         x->events += t->events;   /* row counts: no overflow */
         if (__builtin_add_overflow(x->busy_ns, t->busy_ns, &x->busy_ns))
-            return nxpq_error_set(err, "%s: the busy time of rank %" PRId64 " exceeds the int64 range", EVENTS, x->rank);
+            return nxpq_error_set(err, "%s: the busy time of rank %" PRId64 " exceeds the int64 range", EVENTS,
+                                  x->rank);
         x->first_ts = t->first_ts < x->first_ts ? t->first_ts : x->first_ts;
         x->last_ts = t->last_ts > x->last_ts ? t->last_ts : x->last_ts;
     }

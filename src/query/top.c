@@ -276,7 +276,8 @@ static int times_not_negative(const nx_group_values *vals, size_t n_sums, size_t
     return 0;
 }
 
-/* The --rank filter of one batch: keep[r] = 1 for the rows whose worker_gid is rank, 0 for the others (null included); returns keep. */
+/* The --rank filter of one batch: keep[r] = 1 for the rows whose worker_gid
+ * is rank, 0 for the others (null included); returns keep. */
 static const uint8_t *rank_rows(const nxpq_column_data *worker, size_t n, int64_t rank, uint8_t *keep)
 {
     for (size_t r = 0; r < n; r++)
