@@ -343,6 +343,22 @@ static int read_plane(xs *x, const nx_pb_field *pf, int64_t pid)
     return rc;
 }
 
+/* XSpace.hostnames' first entry, delivered as the top-level member "hostname" a
+ * Chrome trace may carry (its JSON string), so the processor tells hosts apart
+ * the same way for both formats. The callback's stop value, -1 out of memory. */
+static int deliver_hostname(xs *x, const char *s, size_t len)
+{
+    if (!x->h->toplevel || x->counts->hostnames++ > 0)
+        return 0;
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_json_put_string(&b, s, len);
+    int rc = nx_strbuf_failed(&b) ? xs_fail(x, 0, "out of memory")
+                                  : x->h->toplevel(x->h->ctx, &(nx_chrome_toplevel){
+                                        .key = {"hostname", 8}, .json = {b.data, b.len}, .too_large = false});
+    nx_strbuf_free(&b);
+    return rc;
+}
+
 static int read_space(xs *x)
 {
     nx_pb_cursor c = nx_pb_cursor_init(x->data, x->size);
@@ -355,6 +371,8 @@ static int read_space(xs *x)
             size_t len;
             if (xs_string(x, &f, names[f.number], &s, &len) < 0)
                 return -1;
+            if (f.number == 4 && (rc = deliver_hostname(x, s, len)) != 0)
+                return rc;
             continue;
         }
         if (f.number != 1)

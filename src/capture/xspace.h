@@ -62,10 +62,13 @@ typedef struct nx_xspace_counts {
     uint64_t events;              /* X events delivered */
     uint64_t internal_events;     /* left out: the profiler's internal events */
     uint64_t aggregated_events;   /* left out: num_occurrences, no time */
+    uint64_t hostnames;           /* XSpace.hostnames entries */
 } nx_xspace_counts;
 
 /* Reads the XSpace file at path (a regular file) and delivers its events to
- * h->event (h->toplevel is not called). opts and counts may be NULL. Returns
+ * h->event, and the first of XSpace.hostnames to h->toplevel as the member
+ * "hostname" (its JSON string), as a Chrome trace's top-level "hostname" would
+ * come (the processor's rank per host). opts and counts may be NULL. Returns
  * 0, -1 with *err filled, or the callback's stop value. */
 int nx_xspace_read_file(const char *path, const nx_xspace_options *opts, const nx_chrome_handlers *h,
                         nx_xspace_counts *counts, nx_chrome_error *err);

@@ -11,6 +11,7 @@
 #define NX_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum {
@@ -44,8 +45,12 @@ int nx_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 int nx_schema_print(const char *format);
 
 /* Prints a profile's Summary and top OpcodeSummary rows as text or JSON (cmd_summary.c);
- * returns an NX_EXIT_* code (1 when either table is missing). */
-int nx_summary_print(const char *profile_dir, bool json);
+ * a system profile's rows of `rank` only when rank >= 0; returns an NX_EXIT_*
+ * code (1 when either table is missing). */
+int nx_summary_print(const char *profile_dir, int64_t rank, bool json);
+
+/* --rank N (summary, top): a decimal rank 0..10^18 into *out; 0, or -1 when s is none. */
+int nx_parse_rank(const char *s, int64_t *out);
 
 /* serve/view helpers (cmd_serve.c): port 0..65535 and bind-address checks (0 or -1),
  * and $HOME/.nxprof malloc'd into *out (-1 when HOME is unset). */

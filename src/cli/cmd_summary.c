@@ -13,12 +13,17 @@
  * time, or the error that kept one from being read). JSON: {"profile": DIR,
  * "kind": "system", "events", "wall": {"first_ts", "last_ts", "duration_ns"} |
  * null, "threads": [{"thread", "busy_ns", "top_level_events",
- * "percent_of_wall"}], "top_operators": [{"name", "count", "sum_duration_ns",
+ * "percent_of_wall"}], "ranks": [{"rank", "events", "first_ts", "last_ts",
+ * "busy_ns"}], "top_operators": [{"name", "count", "sum_duration_ns",
  * "sum_self_ns"}], "device_profiles": [{"name", "dir", "nc_id",
  * "physical_cores", "total_time_s", "executions", "mfu_estimated_percent",
  * "hfu_estimated_percent", "mbu_estimated_percent", "cc_op_active_time_s",
  * "error"}] | null (no DeviceProfileList)}; unknown values are null. Exit 0
  * unless the profile cannot be read; a device profile's error is not a failure.
+ * Ranks (framework traces of several ranks, worker_gid): text adds a table of
+ * one line per rank (its events, span and busy time) when there are any;
+ * --rank N reads the rows of rank N only (every figure is that rank's; JSON
+ * has "rank": N, else null).
  *
  * Device profile rules (the reading is query/device_summary.h's):
  *   - Summary's first row, every scalar column; a note on stderr says when the
@@ -68,15 +73,17 @@
 static void summary_help(FILE *out)
 {
     fprintf(out,
-            "Usage: nxprof summary PROFILE_DIR [--format text|json]\n"
+            "Usage: nxprof summary PROFILE_DIR [--format text|json] [--rank N]\n"
             "\n"
             "Show a device profile's Summary table (time, engines, DMA, flops and utilisation,\n"
             "memory; null fields left out) and the ten opcodes with the most instruction time\n"
             "from OpcodeSummary. For a system profile (SystemProfileEvents, no Instruction):\n"
             "its wall time, busy time per thread, the ten operators with the most self time\n"
-            "and its device profiles (LNC, cores, total time, executions, MFU, HFU, MBU, CC).\n"
+            "and its device profiles (LNC, cores, total time, executions, MFU, HFU, MBU, CC);\n"
+            "with framework traces of several ranks, one line per rank (events, span, busy).\n"
             "\n"
             "  -f, --format F   text (default) or json (every non-null field with its value)\n"
+            "  -r, --rank N     a system profile's rows of rank N only (worker_gid)\n"
             "  -h, --help       show this help\n"
             "\n"
             "Exit status: 0 success, 1 profile unreadable or (device profile) without\n"
@@ -353,10 +360,37 @@ static void opt_text(char *out, size_t cap, nx_opt_f64 v, bool seconds)
         snprintf(out, cap, "%.2f %%", v.v);
 }
 
+/* One line per rank: its events, span and busy time. -1 when out of memory. */
+static int print_ranks_text(const nx_system_summary *s, text_table *t)
+{
+    char (*row)[96];
+    printf("\nRanks (framework traces, worker_gid)\n");
+    t->n_cols = 5;
+    if (!(row = table_row(t)))
+        return -1;
+    static const char *const head[] = {"rank", "events", "span", "first ns", "busy"};
+    for (size_t c = 0; c < 5; c++)
+        snprintf(row[c], 96, "%s", head[c]);
+    for (size_t i = 0; i < s->n_ranks; i++) {
+        const nx_system_rank *r = &s->ranks[i];
+        if (!(row = table_row(t)))
+            return -1;
+        snprintf(row[0], 96, "%" PRId64, r->rank);
+        snprintf(row[1], 96, "%" PRId64, r->events);
+        seconds_text((double)(r->last_ts - r->first_ts) / 1e9, row[2], 96);
+        snprintf(row[3], 96, "%" PRId64, r->first_ts);
+        seconds_text((double)r->busy_ns / 1e9, row[4], 96);
+    }
+    table_print(t);
+    return 0;
+}
+
 static int print_system_text(const char *dir, const nx_system_summary *s)
 {
     char a[64];
     printf("System profile %s\n\n", dir);
+    if (s->rank >= 0)
+        printf("  rank       %" PRId64 " (its rows only)\n", s->rank);
     printf("  events     %" PRId64 "\n", s->events);
     if (s->have_wall)
         printf("  wall time  %s (first %" PRId64 " ns, last %" PRId64 " ns)\n", seconds_text((double)s->wall_ns / 1e9, a, sizeof a),
@@ -365,6 +399,9 @@ static int print_system_text(const char *dir, const nx_system_summary *s)
         printf("  wall time  - (no event has a start and an end)\n");
     text_table t = {0};
     char (*row)[96];
+    if (s->n_ranks > 0 && print_ranks_text(s, &t) != 0)
+        goto oom;
+    t.n_rows = 0;
     printf("\nBusy time per thread (union of its top-level events)\n");
     t.n_cols = 4;
     if (!(row = table_row(&t)))
@@ -472,7 +509,12 @@ static void print_system_json(const char *dir, const nx_system_summary *s)
 {
     printf("{\"profile\":");
     nx_out_json_string(stdout, dir, strlen(dir));
-    printf(",\"kind\":\"system\",\"events\":%" PRId64 ",\"wall\":", s->events);
+    printf(",\"kind\":\"system\",\"rank\":");
+    if (s->rank >= 0)
+        printf("%" PRId64, s->rank);
+    else
+        fputs("null", stdout);
+    printf(",\"events\":%" PRId64 ",\"wall\":", s->events);
     if (s->have_wall)
         printf("{\"first_ts\":%" PRId64 ",\"last_ts\":%" PRId64 ",\"duration_ns\":%" PRId64 "}", s->first_ts,
                s->last_ts, s->wall_ns);
@@ -486,6 +528,13 @@ static void print_system_json(const char *dir, const nx_system_summary *s)
                s->busy[i].top_level);
         nx_out_json_real(stdout, s->busy[i].percent_of_wall, true);
         putchar('}');
+    }
+    printf("],\"ranks\":[");
+    for (size_t i = 0; i < s->n_ranks; i++) {
+        const nx_system_rank *r = &s->ranks[i];
+        printf("%s{\"rank\":%" PRId64 ",\"events\":%" PRId64 ",\"first_ts\":%" PRId64 ",\"last_ts\":%" PRId64
+               ",\"busy_ns\":%" PRId64 "}",
+               i ? ",\n" : "\n", r->rank, r->events, r->first_ts, r->last_ts, r->busy_ns);
     }
     printf("],\"top_operators\":[");
     for (size_t i = 0; i < s->n_top; i++) {
@@ -547,11 +596,11 @@ static void print_system_json(const char *dir, const nx_system_summary *s)
     printf("]}\n");
 }
 
-static int system_summary_print(const char *profile_dir, bool json)
+static int system_summary_print(const char *profile_dir, int64_t rank, bool json)
 {
     nx_system_summary s;
     nxpq_error err = {{0}};
-    int rc = nx_system_summary_read(profile_dir, &s, &err);
+    int rc = nx_system_summary_read(profile_dir, rank, &s, &err);
     if (rc != 0) {
         fprintf(stderr, "nxprof summary: %s\n", rc > 0 ? "the profile has no SystemProfileEvents table" : err.msg);
         return NX_EXIT_ERROR;
@@ -572,10 +621,14 @@ static int system_summary_print(const char *profile_dir, bool json)
     return rc;
 }
 
-int nx_summary_print(const char *profile_dir, bool json)
+int nx_summary_print(const char *profile_dir, int64_t rank, bool json)
 {
     if (nx_profile_is_system(profile_dir))
-        return system_summary_print(profile_dir, json);
+        return system_summary_print(profile_dir, rank, json);
+    if (rank >= 0) {
+        fprintf(stderr, "nxprof summary: --rank: %s is a device profile; ranks are a system profile's\n", profile_dir);
+        return NX_EXIT_USAGE;
+    }
 
     nx_device_summary d;
     nxpq_error err = {{0}};
@@ -610,13 +663,19 @@ static int summary_run(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"format", required_argument, NULL, 'f'},
+        {"rank", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     bool json = false;
+    int64_t rank = -1;
     int c;
-    while ((c = getopt_long(argc, argv, ":f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:r:h", opts, NULL)) != -1) {
         switch (c) {
+        case 'r':
+            if (nx_parse_rank(optarg, &rank) != 0)
+                return nx_usage_error("summary", "--rank '%s' is not a rank (0 or a positive integer)", optarg);
+            break;
         case 'f':
             if (strcmp(optarg, "json") == 0)
                 json = true;
@@ -638,7 +697,7 @@ static int summary_run(int argc, char **argv)
         return nx_usage_error("summary", "unexpected argument '%s'", argv[optind + 1]);
     if (!*argv[optind])
         return nx_usage_error("summary", "PROFILE_DIR must not be empty");
-    return nx_summary_print(argv[optind], json);
+    return nx_summary_print(argv[optind], rank, json);
 }
 
 const nx_command nx_cmd_summary = {

@@ -5,6 +5,8 @@
  *
  * Rules (the query's, with the default table and --by and the percentages, are in top.h):
  *   - --limit N keeps the first N groups (0 = all). Totals always cover every row.
+ *   - --rank N counts only the rows whose worker_gid is N (a framework trace's
+ *     rank): groups, totals and wall time; --by worker_gid gives per-rank figures.
  *   - text: aligned table with a header, the kept groups, an "(N other groups)"
  *     line when the limit dropped some, and a "total" line. csv: a header line
  *     (the --by names, count, sum_duration_ns, and sum_self_ns for nesting
@@ -36,7 +38,7 @@ static void top_help(FILE *out)
 {
     fprintf(out,
             "Usage: nxprof top PROFILE_DIR [--table T] [--by COL[,COL...]] [--limit N]\n"
-            "                  [--format text|csv|json]\n"
+            "                  [--format text|csv|json] [--rank N]\n"
             "\n"
             "Group a profile table by columns and show, per group, the number of rows and the\n"
             "sum of duration_ns, largest first (ties by the group columns ascending). Reads\n"
@@ -50,6 +52,8 @@ static void top_help(FILE *out)
             "                       name for SystemProfileEvents, which also takes cat and thread)\n"
             "  -l, --limit N        show the first N groups, 0 for all (default 10)\n"
             "  -f, --format F       text (default), csv or json\n"
+            "  -r, --rank N         only the rows of rank N (worker_gid: a framework trace's rank);\n"
+            "                       --by worker_gid gives one group per rank\n"
             "  -h, --help           show this help\n"
             "\n"
             "Tables without duration_ns sum end_ts - start_ts when they have both, else only count.\n"
@@ -67,6 +71,8 @@ typedef struct top_query {
     size_t n_by;
     unsigned long long limit;
     top_format format;
+    bool has_rank;
+    int64_t rank;
     const nx_top *r;                    /* the answer */
 } top_query;
 
@@ -180,8 +186,10 @@ static void top_text(const top_query *q, size_t shown)
     const char *what = r->value == NX_TOP_DURATION ? "sum of duration_ns"
                        : r->value == NX_TOP_SPAN   ? "sum of end_ts - start_ts (no duration_ns column)"
                                                    : "row counts (no duration_ns or start_ts/end_ts to sum)";
-    printf("%s: %" PRId64 " rows in %zu file%s, %zu groups; %s", q->table, r->rows, r->files,
-           r->files == 1 ? "" : "s", n_groups, what);
+    printf("%s: %" PRId64 " rows in %zu file%s", q->table, r->rows, r->files, r->files == 1 ? "" : "s");
+    if (q->has_rank)
+        printf(", %" PRId64 " of them of rank %" PRId64, nx_group_by_totals(r->g).count, q->rank);
+    printf(", %zu groups; %s", n_groups, what);
     if (r->self)
         printf(" and of self time (less the children's, per thread); percent of wall time %" PRId64 " ns",
                nx_top_wall(r));
@@ -273,7 +281,8 @@ static void json_sum(const char *name, bool have, int64_t v)
 }
 
 /* {"table": T, "files": n, "by": [...], "value": "duration_ns" | "end_ts - start_ts" | null,
- *  "rows": total rows, "sum_duration_ns": total sum (absent when nothing is summed),
+ *  "rows": total rows, "rank": the --rank asked for, else null,
+ *  "sum_duration_ns": total sum (absent when nothing is summed),
  *  nesting tables: "sum_self_ns": total self time, "wall_ns", "first_ts", "last_ts" (null when no row has both),
  *  "groups": number of groups, "shown": groups listed,
  *  "top": [{<by col>: value|null, ..., "count": n, "sum_duration_ns": s|null,
@@ -294,6 +303,10 @@ static void top_json(const top_query *q, size_t shown)
     printf("],\"value\":%s,\"rows\":%" PRId64,
            r->value == NX_TOP_DURATION ? "\"duration_ns\"" : r->value == NX_TOP_SPAN ? "\"end_ts - start_ts\"" : "null",
            tot.count);
+    if (q->has_rank)
+        printf(",\"rank\":%" PRId64, q->rank);
+    else
+        printf(",\"rank\":null");
     if (sums(q))
         printf(",\"sum_duration_ns\":%" PRId64, tot.sum[0]);
     if (r->self) {
@@ -338,6 +351,7 @@ static int top_run(int argc, char **argv)
         {"by", required_argument, NULL, 'b'},
         {"limit", required_argument, NULL, 'l'},
         {"format", required_argument, NULL, 'f'},
+        {"rank", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -345,8 +359,13 @@ static int top_run(int argc, char **argv)
     int rc = NX_EXIT_ERROR;
     const char *by_arg = NULL;
     int c;
-    while ((c = getopt_long(argc, argv, ":t:b:l:f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":t:b:l:f:r:h", opts, NULL)) != -1) {
         switch (c) {
+        case 'r':
+            if (nx_parse_rank(optarg, &q.rank) != 0)
+                return nx_usage_error("top", "--rank '%s' is not a rank (0 or a positive integer)", optarg);
+            q.has_rank = true;
+            break;
         case 't':
             q.table = optarg;
             break;
@@ -400,7 +419,7 @@ static int top_run(int argc, char **argv)
 
     nx_top r = {0};
     nxpq_error err = {{0}};
-    nx_top_options o = {.table = q.table, .by = q.by, .n_by = q.n_by};
+    nx_top_options o = {.table = q.table, .by = q.by, .n_by = q.n_by, .has_rank = q.has_rank, .rank = q.rank};
     int qrc = nx_top_run(q.dir, &o, &r, &err);
     q.r = &r;
     if (qrc == NX_PROFILE_TABLE_ABSENT) {

@@ -6,7 +6,9 @@
  */
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -38,6 +40,15 @@ int nx_usage_error(const char *cmd, const char *fmt, ...)
     else
         fprintf(stderr, "\nTry 'nxprof --help'.\n");
     return NX_EXIT_USAGE;
+}
+
+int nx_parse_rank(const char *s, int64_t *out)
+{
+    size_t n = strspn(s, "0123456789");
+    if (n == 0 || n > 18 || s[n] != '\0')
+        return -1;
+    *out = (int64_t)strtoll(s, NULL, 10);
+    return 0;
 }
 
 int nx_getopt_error(const char *cmd, int c, char **argv)

@@ -233,7 +233,8 @@ bool nx_fw_init(fw_buffer *b, const char *run_dir)
     b->budget = sort_budget();
     b->run_dir = run_dir;
     char zero = '\0';
-    return (b->names = nx_fw_names_new()) && nx_fw_put(b, &zero, 1) != UINT64_MAX;   /* offset 0 stays "" */
+    return (b->names = nx_fw_names_new()) && (b->ranks = nx_fw_ranks_new()) &&
+           nx_fw_put(b, &zero, 1) != UINT64_MAX;   /* offset 0 stays "" */
 }
 
 int nx_fw_finish(fw_buffer *b, const char *last_path, char *err, size_t errlen)
@@ -276,4 +277,5 @@ void nx_fw_free(fw_buffer *b)
     free(b->arena);
     nx_event_runs_free(b->runs);
     nx_fw_names_free(b->names);
+    nx_fw_ranks_free(b->ranks);
 }

@@ -166,6 +166,10 @@ static int chrome_toplevel(void *ctx, const nx_chrome_toplevel *tl)
     chrome_file *f = ctx;
     if (tl->key.s && tl->json.s && strcmp(tl->key.s, "displayTimeUnit") == 0)
         nx_fw_tally_unit(&f->tally, tl->json.s);
+    if (nx_fw_ranks_toplevel(f->buf->ranks, f->file, tl, f->path, f->warn) != 0) {
+        f->buf->oom = true;
+        return stop_buffer(f);
+    }
     if (!tl->key.s || strcmp(tl->key.s, "baseTimeNanoseconds") != 0)
         return 0;
     char *e = NULL;

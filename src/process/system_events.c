@@ -51,8 +51,12 @@
  *     "<cat>:<bind_id>" when it has a bind_id (flow v2; cat "" gives
  *     ":<bind_id>"); for a flow event (s, t, f) with an id, ["<cat>:<id>"]; else
  *     null. The keys travel as one text with 0x1F between them (that byte in a
- *     cat or id becomes U+FFFD) and are written by put_framework_flows.
- *     nc_idx, pcore_idx, worker_gid null.
+ *     cat or id becomes U+FFFD) and are written by put_framework_flows; in a
+ *     file with a rank each key is written "r<rank>:<key>", as every rank
+ *     numbers its correlations alike.
+ *     worker_gid = the file's rank (framework_ranks.c: distributedInfo.rank,
+ *     else a file name like rank-N, else a rank per host), null without one.
+ *     nc_idx, pcore_idx null.
  *   B/E matching, per framework file, per (process_id, thread_id) as a stack, as
  *   Chrome's viewer does: an E closes the latest open B of its thread. Async
  *   b/e likewise per (process_id, cat, id), an absent id counting as "": an e
@@ -96,17 +100,13 @@ typedef struct ev_cols {
     size_t id, name, start, end, dur, source, instance, pid, tid, nc, worker, flow, stream, extra;
 } ev_cols;
 
-/* flow ids "12<sep>13" as a list of strings (none when flows is NULL or "").
- * False when out of memory. */
-static bool put_flow_ids(nx_row *r, size_t c, const char *flows, char sep, nx_strbuf *tmp, const char ***ptrs,
-                         size_t *pcap)
+/* flow ids "12<sep>13" as a list of strings, each after `prefix` (none when
+ * flows is NULL or ""). False when out of memory. */
+static bool put_flow_ids(nx_row *r, size_t c, const char *flows, char sep, const char *prefix, nx_strbuf *tmp,
+                         const char ***ptrs, size_t *pcap)
 {
     if (!flows || !flows[0])
         return true;
-    tmp->len = 0;
-    nx_strbuf_append(tmp, flows, strlen(flows) + 1);
-    if (nx_strbuf_failed(tmp))
-        return false;
     size_t n = 1;
     for (const char *p = flows; *p; p++)
         n += *p == sep;
@@ -117,23 +117,37 @@ static bool put_flow_ids(nx_row *r, size_t c, const char *flows, char sep, nx_st
         *ptrs = np;
         *pcap = n;
     }
-    size_t k = 0;
-    (*ptrs)[k++] = tmp->data;
-    for (char *p = tmp->data; *p; p++) {
-        if (*p == sep) {
-            *p = '\0';
-            (*ptrs)[k++] = p + 1;
-        }
+    /* Each key as prefix, key, NUL; the pointers are set once tmp stops growing. */
+    tmp->len = 0;
+    for (const char *p = flows;; p++) {
+        const char *end = strchr(p, sep);
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        nx_strbuf_puts(tmp, prefix);
+        nx_strbuf_append(tmp, p, len);
+        nx_strbuf_putc(tmp, '\0');
+        if (!end)
+            break;
+        p = end;
     }
-    nx_row_list_str(r, c, *ptrs, k);
+    if (nx_strbuf_failed(tmp))
+        return false;
+    const char *q = tmp->data;
+    for (size_t k = 0; k < n; k++, q += strlen(q) + 1)
+        (*ptrs)[k] = q;
+    nx_row_list_str(r, c, *ptrs, n);
     return true;
 }
 
-/* A framework event's flow_id: its keys (framework_kinds.c, nx_fw_flows), null when none. */
-static bool put_framework_flows(nx_row *r, size_t c, const nx_event_record *e, nx_strbuf *tmp, const char ***ptrs,
-                                size_t *pcap)
+/* A framework event's flow_id: its keys (framework_kinds.c, nx_fw_flows), null
+ * when none; scoped to its file's rank ("r<N>:<key>") when the file has one,
+ * since every rank numbers its correlations from the same start. */
+static bool put_framework_flows(nx_row *r, size_t c, const nx_event_record *e, int64_t rank, nx_strbuf *tmp,
+                                const char ***ptrs, size_t *pcap)
 {
-    return put_flow_ids(r, c, e->flow, NX_FW_FLOW_SEP, tmp, ptrs, pcap);
+    char prefix[32] = "";
+    if (rank >= 0)
+        snprintf(prefix, sizeof prefix, "r%" PRId64 ":", rank);
+    return put_flow_ids(r, c, e->flow, NX_FW_FLOW_SEP, prefix, tmp, ptrs, pcap);
 }
 
 /* Framework file number `file` of the capture, in the order they are read. */
@@ -217,6 +231,10 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
     }
     if (nx_fw_read_all(cap, warn, &fw, res, err, errlen) != 0)
         goto out;
+    if (nx_fw_ranks_resolve(fw.ranks, cap, warn) != 0) {
+        snprintf(err, errlen, "SystemProfileEvents: out of memory");
+        goto out;
+    }
     int stopped = nx_run_stopped();   /* the sort is done: the last moment before writing */
     if (stopped) {
         nx_run_stopped_message(stopped, err, errlen);
@@ -271,7 +289,10 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
             nx_row_str(&r, c.instance, nx_sys_instance_of(&cap->sessions[e->session]));
             nx_row_i64(&r, c.pid, e->pid);
             nx_row_i64(&r, c.tid, e->tid);
-            if (!put_framework_flows(&r, c.flow, e, &tmp, &ptrs, &pcap)) {
+            int64_t rank = nx_fw_rank_of(fw.ranks, e->file);
+            if (rank >= 0)
+                nx_row_i64(&r, c.worker, rank);
+            if (!put_framework_flows(&r, c.flow, e, rank, &tmp, &ptrs, &pcap)) {
                 snprintf(err, errlen, "SystemProfileEvents: out of memory");
                 goto out;
             }
@@ -301,7 +322,7 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
                 nx_row_i64(&r, c.nc, e->nc_idx);
             if (e->worker_gid != NX_SYS_NULL)
                 nx_row_i64(&r, c.worker, e->worker_gid);
-            bool flows_ok = put_flow_ids(&r, c.flow, e->flow_ids, ',', &tmp, &ptrs, &pcap);
+            bool flows_ok = put_flow_ids(&r, c.flow, e->flow_ids, ',', "", &tmp, &ptrs, &pcap);
             attrs.len = 0;
             nx_sys_attributes_to_json(e->attributes, &attrs);
             if (!flows_ok || nx_strbuf_failed(&attrs)) {

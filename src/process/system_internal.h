@@ -9,6 +9,7 @@
  *                       async tracks, ids and flow keys
  *   framework_tally.c   what became of each element of a framework trace
  *   framework_names.c   process and thread names from metadata (M) events
+ *   framework_ranks.c   the rank of each framework trace (worker_gid, flow scope)
  *   system_events.c     SystemProfileEvents: runtime and framework events merged
  *   system_samples.c    CpuUsage, HostMemUsage, SystemProfileHbmUsage
  *   system_metadata.c   SystemProfileMetadata, and Metadata without device traces
@@ -62,6 +63,7 @@ typedef struct fw_thread {
 } fw_thread;
 
 typedef struct nx_fw_names nx_fw_names;   /* framework_names.c */
+typedef struct nx_fw_ranks nx_fw_ranks;   /* framework_ranks.c */
 
 typedef struct fw_buffer {
     fw_event *v;
@@ -74,6 +76,7 @@ typedef struct fw_buffer {
     const char *run_dir;         /* where runs are written (the profile's temporary directory) */
     nx_event_runs *runs;         /* NULL until the first spill */
     nx_fw_names *names;          /* the process and thread names of every file */
+    nx_fw_ranks *ranks;          /* the rank of every file */
 } fw_buffer;
 
 /* Empties b and readies it to buffer events; runs go to run_dir. False on OOM. */
@@ -148,6 +151,24 @@ void nx_fw_names_seal(nx_fw_names *t);
  * thread_sort_index, those known) into out (reset), and true; else false. */
 bool nx_fw_names_extend(const nx_fw_names *t, uint32_t file, int64_t pid, int64_t tid, const char *json,
                         nx_strbuf *out);
+
+/* ------------------------------------------------ framework_ranks.c -- */
+
+/* The rank of each framework file (rules in framework_ranks.c). */
+nx_fw_ranks *nx_fw_ranks_new(void);
+void nx_fw_ranks_free(nx_fw_ranks *r);
+/* Keeps what top-level member tl of file `file` (at `path`) says of its rank
+ * (distributedInfo.rank, hostname); an unusable rank is a Warning. -1 when
+ * out of memory, else 0. */
+int nx_fw_ranks_toplevel(nx_fw_ranks *r, uint32_t file, const nx_chrome_toplevel *tl, const char *path,
+                         const nx_cap_warner *warn);
+/* The rank a file's base name gives ("rank-3", "rank_3", "rank3"), or -1. */
+int64_t nx_fw_rank_from_name(const char *path);
+/* After the last file of cap: every file's rank; conflicts are Warnings. -1
+ * when out of memory. */
+int nx_fw_ranks_resolve(nx_fw_ranks *r, const nx_capture *cap, const nx_cap_warner *warn);
+/* File `file`'s rank, or -1 when it has none. */
+int64_t nx_fw_rank_of(const nx_fw_ranks *r, uint32_t file);
 
 /* ------------------------------------------------ framework_tally.c -- */
 

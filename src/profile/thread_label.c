@@ -63,11 +63,21 @@ static size_t cut_utf8(char *s, size_t n)
     return n;
 }
 
-bool nx_thread_label_parts(const char *json, size_t len, int64_t pid, int64_t tid, char *proc, char *thread)
+bool nx_thread_label_parts(const char *json, size_t len, int64_t pid, int64_t tid, int64_t rank, char *proc,
+                           char *thread)
 {
-    bool named = process_part(json, len, pid, proc, NX_THREAD_PART_MAX);
+    char p[NX_THREAD_PART_MAX];
+    bool named = process_part(json, len, pid, p, sizeof p);
     named |= thread_part(json, len, tid, thread, NX_THREAD_PART_MAX);
-    return named;
+    if (rank < 0) {
+        memcpy(proc, p, strlen(p) + 1);
+        return named;
+    }
+    char full[NX_THREAD_PART_MAX + 32];
+    int n = snprintf(full, sizeof full, "rank %" PRId64 " / %s", rank, p);
+    size_t k = cut_utf8(full, n < 0 ? 0 : (size_t)n);
+    memcpy(proc, full, k + 1);
+    return true;   /* the rank alone tells the track apart */
 }
 
 /* Integer member `key`, or dflt when absent or not an integer. */
@@ -93,10 +103,10 @@ void nx_thread_sort_keys(const char *json, size_t len, int64_t pid, int64_t tid,
     *thread_sort = int_member(json, len, "thread_sort_index", tid);
 }
 
-size_t nx_thread_label(const char *json, size_t len, int64_t pid, int64_t tid, char *out)
+size_t nx_thread_label(const char *json, size_t len, int64_t pid, int64_t tid, int64_t rank, char *out)
 {
     char p[NX_THREAD_PART_MAX], t[NX_THREAD_PART_MAX];
-    if (!nx_thread_label_parts(json, len, pid, tid, p, t))
+    if (!nx_thread_label_parts(json, len, pid, tid, rank, p, t))
         return 0;
     char full[2 * NX_THREAD_LABEL_MAX + 72];
     int n = snprintf(full, sizeof full, "%s / %s", p, t);
@@ -119,15 +129,15 @@ size_t nx_thread_label_of_row(const nx_thread_label_cols *c, size_t r, char *out
         memcmp(c->source->data + c->source->offsets[r], "framework", 9) != 0)
         return 0;
     return nx_thread_label(c->json->data + c->json->offsets[r], (size_t)(c->json->offsets[r + 1] - c->json->offsets[r]),
-                           int_at(c->pid, r), int_at(c->tid, r), out);
+                           int_at(c->pid, r), int_at(c->tid, r), has(c->worker, r) ? int_at(c->worker, r) : -1, out);
 }
 
-const char *const nx_thread_label_columns[4] = {"extra_attributes_json", "trace_event_source", "process_id",
-                                                "thread_id"};
+const char *const nx_thread_label_columns[NX_THREAD_LABEL_COLUMNS] = {
+    "extra_attributes_json", "trace_event_source", "process_id", "thread_id", "worker_gid"};
 
 bool nx_thread_label_columns_ok(const nx_profile_table *t)
 {
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < NX_THREAD_LABEL_COLUMNS; i++) {
         int c = nx_profile_table_find_column(t, nx_thread_label_columns[i]);
         nxpq_type ty = c < 0 ? NXPQ_UNSUPPORTED : nx_profile_table_column(t, (size_t)c)->type;
         if (i < 2 ? ty != NXPQ_STRING : ty != NXPQ_INT32 && ty != NXPQ_INT64)

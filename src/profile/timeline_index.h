@@ -21,7 +21,7 @@
  *
  *   header (160 bytes)
  *     0   magic "NXTLIDX1"
- *     8   u32 version (6)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
+ *     8   u32 version (7)          12  u32 block_events (NX_TLX_BLOCK_EVENTS)
  *     16  u64 table rows (all files)
  *     24  u64 rows per file (the split limit it was written with; 0 unknown)
  *     32  u32 files                36  u32 tracks
@@ -90,7 +90,10 @@
  *
  * Versions: 4 added the nesting section (and the 16 header bytes before the
  * data); 5 the depth tracks (and 16 more header bytes); 6 folds the depth
- * tracks past NX_NESTING_LEVELS - 2 into one per track. An index of another version is refused like a malformed one (its
+ * tracks past NX_NESTING_LEVELS - 2 into one per track; 7 names
+ * SystemProfileEvents' thread tracks of ranked rows "rank<N>/..." (their
+ * worker_gid is part of the track, timeline_rules.h), so an index of 6 would
+ * merge ranks. An index of another version is refused like a malformed one (its
  * `why` says which version it is and that `nxprof index` rebuilds it), so a
  * profile indexed by an older nxprof is scanned until it is re-indexed.
  *
@@ -109,7 +112,7 @@
 #include "profile/timeline_rules.h"
 
 #define NX_TLX_MAGIC "NXTLIDX1"
-#define NX_TLX_VERSION 6u
+#define NX_TLX_VERSION 7u
 #define NX_TLX_BLOCK_EVENTS 128u
 #define NX_TLX_MINI_EVENTS 16u
 #define NX_TLX_SUPER_BLOCKS 16u

@@ -193,22 +193,30 @@ nx_track_source nx_track_sources(nx_track_kind kind)
     case NX_TRACK_CC_CORE: return (nx_track_source){{"core_idx"}, {true}, {true}, 1};
     case NX_TRACK_CC_STREAM: return (nx_track_source){{"stream_id"}, {true}, {true}, 1};
     case NX_TRACK_SYSTEM:
-        return (nx_track_source){{"trace_event_source", "nc_idx", "instance_id", "process_id", "thread_id"},
-                                 {false, true, false, true, true},
-                                 {true, false, false, true, true},
-                                 5};
+        return (nx_track_source){{"trace_event_source", "nc_idx", "instance_id", "process_id", "thread_id",
+                                  "worker_gid"},
+                                 {false, true, false, true, true, true},
+                                 {true, false, false, true, true, false},
+                                 6};
     }
     return (nx_track_source){{NULL}, {false}, {false}, 0};
 }
 
-/* "<instance_id>/<process_id>/<thread_id>" of SystemProfileEvents' sources
- * 2, 3, 4 into buf (a null part is empty). */
+/* "[rank<worker_gid>/]<instance_id>/<process_id>/<thread_id>" of
+ * SystemProfileEvents' sources 5, 2, 3, 4 into buf (a null part is empty; a
+ * null worker_gid gives no prefix). */
 static size_t thread_name(const nx_track_values *v, char *buf)
 {
     size_t n = 0;
+    if (v->ok[5]) {
+        memcpy(buf, "rank", 4);
+        n = put_decimal(buf, 4, v->i[5]);
+        buf[n++] = '/';
+    }
     if (v->ok[2]) {
-        n = v->len[2] < NX_TRACK_INSTANCE_MAX ? v->len[2] : NX_TRACK_INSTANCE_MAX;
-        memcpy(buf, v->s[2], n);
+        size_t len = v->len[2] < NX_TRACK_INSTANCE_MAX ? v->len[2] : NX_TRACK_INSTANCE_MAX;
+        memcpy(buf + n, v->s[2], len);
+        n += len;
     }
     buf[n++] = '/';
     if (v->ok[3])

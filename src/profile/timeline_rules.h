@@ -30,7 +30,10 @@
  *                           thread (e.g. "i-0b1e/4121/4121"); runtime and hardware
  *                           events (any other source): "nc<nc_idx>" (e.g. "nc0")
  *                           when nc_idx is non-null, else
- *                           "<instance_id>/<process_id>/<thread_id>". A null part
+ *                           "<instance_id>/<process_id>/<thread_id>". A thread
+ *                           name of a row with a worker_gid (a framework trace's
+ *                           rank) starts "rank<worker_gid>/" ("rank1//469/520"),
+ *                           so ranks never share a thread track. A null part
  *                           is empty text ("//7"); an instance id is cut to its
  *                           first NX_TRACK_INSTANCE_MAX bytes (so a name fits
  *                           NX_TRACK_BUF);
@@ -99,12 +102,14 @@ const nx_timeline_info *nx_timeline_at(size_t i);
 static inline int64_t nx_row_ordinal(size_t file, int64_t row) { return ((int64_t)file << 40) | row; }
 
 /* Most columns a track name is made of (SystemProfileEvents: trace_event_source,
- * nc_idx, instance_id, process_id, thread_id). */
-#define NX_TRACK_MAX_SOURCES 5
+ * nc_idx, instance_id, process_id, thread_id, worker_gid). */
+#define NX_TRACK_MAX_SOURCES 6
 /* Bytes of the buffer nx_track_name may write a name into; an instance id is
- * cut to NX_TRACK_INSTANCE_MAX bytes so that the longest name fits. */
-#define NX_TRACK_BUF 320
+ * cut to NX_TRACK_INSTANCE_MAX bytes so that the longest name fits: "rank" and
+ * an int64 (24), "/", the instance, "/" and two int64s (42). */
+#define NX_TRACK_BUF 352
 #define NX_TRACK_INSTANCE_MAX 255
+_Static_assert(NX_TRACK_BUF >= 4 + 20 + 1 + NX_TRACK_INSTANCE_MAX + 2 * (1 + 20), "the longest track name fits");
 
 /* The columns a track is named from, in the rule's order: col[k] (NULL past the
  * n-th); is_int[k]: an integer column (else a string); required[k]: a table

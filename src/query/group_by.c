@@ -168,6 +168,12 @@ static uint64_t get_u64(const char *p)
 int nx_group_by_add(nx_group_by *g, const nxpq_column_data *const *keys, const nx_group_values *values,
                     size_t n_sums, size_t n_rows, nxpq_error *err)
 {
+    return nx_group_by_add_kept(g, keys, values, n_sums, n_rows, NULL, err);
+}
+
+int nx_group_by_add_kept(nx_group_by *g, const nxpq_column_data *const *keys, const nx_group_values *values,
+                         size_t n_sums, size_t n_rows, const uint8_t *keep, nxpq_error *err)
+{
     if (n_sums > NX_GROUP_SUMS) {
         nxpq_error_set(err, "group by: %zu sums, at most %d", n_sums, NX_GROUP_SUMS);
         return -1;
@@ -176,6 +182,8 @@ int nx_group_by_add(nx_group_by *g, const nxpq_column_data *const *keys, const n
         g->n_sums = n_sums;
     long last = -1;
     for (size_t r = 0; r < n_rows; r++) {
+        if (keep && !keep[r])
+            continue;
         size_t len = 0;
         for (size_t k = 0; k < g->n_keys; k++) {
             const nxpq_column_data *c = keys[k];

@@ -64,6 +64,10 @@ void nx_group_by_free(nx_group_by *g);
  * or -1 with err (out of memory, sum overflow). */
 int nx_group_by_add(nx_group_by *g, const nxpq_column_data *const *keys, const nx_group_values *values,
                     size_t n_sums, size_t n_rows, nxpq_error *err);
+/* nx_group_by_add of the rows r with keep[r] != 0 only (keep NULL: all), as
+ * a WHERE clause before the GROUP BY: the others count nowhere, totals included. */
+int nx_group_by_add_kept(nx_group_by *g, const nxpq_column_data *const *keys, const nx_group_values *values,
+                         size_t n_sums, size_t n_rows, const uint8_t *keep, nxpq_error *err);
 
 size_t nx_group_by_count(const nx_group_by *g);
 /* Totals over all rows added. */

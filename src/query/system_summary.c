@@ -109,6 +109,8 @@ typedef struct busy_acc {
     bool open;
     int64_t start, end;              /* the union's current interval */
     int64_t busy, top_level;
+    int64_t rows, first, last;       /* all its events (every depth) and their extent */
+    int64_t rank;                    /* its rows' worker_gid, -1 when null */
 } busy_acc;
 
 static int cmp_busy(const void *pa, const void *pb)
@@ -156,13 +158,61 @@ static const char *busy_add(busy_acc *a, int64_t start, int64_t end)
 static bool read_label(busy_acc *a, const nxpq_batch *b, size_t r)
 {
     a->label_read = true;
-    nx_thread_label_cols c = {&b->columns[0], &b->columns[1], &b->columns[2], &b->columns[3]};
+    nx_thread_label_cols c = {&b->columns[0], &b->columns[1], &b->columns[2], &b->columns[3], &b->columns[4]};
     char buf[NX_THREAD_LABEL_MAX + 1];
     size_t n = nx_thread_label_of_row(&c, r, buf);
     return n == 0 || (a->label = strdup(buf)) != NULL;
 }
 
-static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_summary *out, nxpq_error *err)
+/* Row r's worker_gid (the batch's column 4 when the label columns are
+ * projected), -1 when null or not projected. */
+static int64_t row_rank(const nxpq_batch *b, bool labels, size_t r)
+{
+    if (!labels)
+        return -1;
+    const nxpq_column_data *c = &b->columns[4];
+    if (c->valid && !c->valid[r])
+        return -1;
+    return c->type == NXPQ_INT32 ? c->values.i32[r] : c->values.i64[r];
+}
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+    const nx_system_rank *a = pa, *b = pb;
+    return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* out->ranks from the tracks' accumulators: one entry per track with a rank,
+ * sorted by rank, then those of one rank merged (n log n in the tracks, however
+ * many ranks). -1 with err when out of memory or a rank's busy time exceeds int64. */
+static int ranks_from_tracks(const busy_acc *acc, size_t n_acc, nx_system_summary *out, nxpq_error *err)
+{
+    if (!(out->ranks = calloc(n_acc + 1, sizeof *out->ranks)))
+        return nxpq_error_set(err, "%s: out of memory", EVENTS);
+    size_t n = 0;
+    for (size_t i = 0; i < n_acc; i++)
+        if (acc[i].rank >= 0 && acc[i].rows > 0)
+            out->ranks[n++] = (nx_system_rank){acc[i].rank, acc[i].rows, acc[i].first, acc[i].last, acc[i].busy};
+    qsort(out->ranks, n, sizeof *out->ranks, cmp_rank);
+    for (size_t i = 0; i < n; i++) {
+        const nx_system_rank *t = &out->ranks[i];
+        nx_system_rank *x = out->n_ranks ? &out->ranks[out->n_ranks - 1] : NULL;
+        if (!x || x->rank != t->rank) {
+            out->ranks[out->n_ranks++] = *t;
+            continue;
+        }
+        x->events += t->events;   /* row counts: no overflow */
+        if (__builtin_add_overflow(x->busy_ns, t->busy_ns, &x->busy_ns))
+            return nxpq_error_set(err, "%s: the busy time of rank %" PRId64 " exceeds the int64 range", EVENTS,
+                                  x->rank);
+        x->first_ts = t->first_ts < x->first_ts ? t->first_ts : x->first_ts;
+        x->last_ts = t->last_ts > x->last_ts ? t->last_ts : x->last_ts;
+    }
+    return 0;
+}
+
+static int read_busy(const char *dir, const nx_nesting_values *nest, int64_t rank, nx_system_summary *out,
+                     nxpq_error *err)
 {
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(dir, EVENTS, &t, err);
@@ -173,7 +223,7 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
     size_t n_acc = 0;
     bool labels = nx_thread_label_columns_ok(t);
     nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX, .columns = labels ? nx_thread_label_columns : NULL,
-                            .n_columns = labels ? 4 : 0};
+                            .n_columns = labels ? NX_THREAD_LABEL_COLUMNS : 0};
     nx_window *w = nx_window_open(t, &wo, err);
     if (!w)
         goto done;
@@ -182,9 +232,8 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
     while ((more = nx_window_next(w, &b, err)) > 0) {
         int64_t base = nx_row_ordinal(b.file, b.batch->first_row);
         for (size_t k = 0; k < b.n_rows; k++) {
-            uint32_t depth;
-            int64_t self;
-            if (!nx_nesting_get(nest, base + b.rows[k], &depth, &self) || depth != 0)
+            int64_t worker = row_rank(b.batch, labels, b.rows[k]);
+            if (rank >= 0 && worker != rank)
                 continue;
             uint32_t tr = b.track[k];
             if (tr >= n_acc) {
@@ -196,6 +245,18 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
                 acc = g;
                 n_acc = n;
             }
+            busy_acc *a = &acc[tr];
+            if (a->rows++ == 0) {
+                a->rank = worker;
+                a->first = b.start[k];
+                a->last = b.end[k];
+            }
+            a->first = b.start[k] < a->first ? b.start[k] : a->first;
+            a->last = b.end[k] > a->last ? b.end[k] : a->last;
+            uint32_t depth;
+            int64_t self;
+            if (!nx_nesting_get(nest, base + b.rows[k], &depth, &self) || depth != 0)
+                continue;
             if (labels && !acc[tr].label_read && !read_label(&acc[tr], b.batch, b.rows[k]))
                 goto oom;
             const char *why = busy_add(&acc[tr], b.start[k], b.end[k]);
@@ -228,6 +289,8 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, nx_system_s
         out->n_busy++;
     }
     qsort(out->busy, out->n_busy, sizeof *out->busy, cmp_busy);
+    if (ranks_from_tracks(acc, n_acc, out, err) != 0)
+        goto done;
     rc = 0;
     goto done;
 oom:
@@ -243,17 +306,18 @@ done:
 
 /* ----------------------------------------------------------- operators -- */
 
-static int read_top(const char *dir, const nx_nesting_values *nest, nx_system_summary *out, nxpq_error *err)
+static int read_top(const char *dir, const nx_nesting_values *nest, int64_t rank, nx_system_summary *out,
+                    nxpq_error *err)
 {
     static const char *const by[] = {"name"};
-    nx_top_options o = {.table = EVENTS, .by = by, .n_by = 1, .nesting = nest};
+    nx_top_options o = {.table = EVENTS, .by = by, .n_by = 1, .nesting = nest, .has_rank = rank >= 0, .rank = rank};
     nx_top r;
     int rc = nx_top_run(dir, &o, &r, err);
     if (rc == NX_TOP_BAD_KEY)
         rc = -1;   /* SystemProfileEvents without a usable name column */
     if (rc != 0)
         return rc;
-    out->events = r.rows;
+    out->events = nx_group_by_totals(r.g).count;
     out->have_wall = r.have_wall;
     out->first_ts = r.first_ts;
     out->last_ts = r.last_ts;
@@ -453,14 +517,15 @@ done:
 
 /* ---------------------------------------------------------------- read -- */
 
-int nx_system_summary_read(const char *dir, nx_system_summary *out, nxpq_error *err)
+int nx_system_summary_read(const char *dir, int64_t rank, nx_system_summary *out, nxpq_error *err)
 {
     memset(out, 0, sizeof *out);
+    out->rank = rank;
     nx_nesting_values *nest = NULL;
     int rc = nx_nesting_open(dir, EVENTS, &nest, out->note, sizeof out->note, err);
     if (rc != 0)
         return rc;
-    if ((rc = read_top(dir, nest, out, err)) != 0 || (rc = read_busy(dir, nest, out, err)) != 0 ||
+    if ((rc = read_top(dir, nest, rank, out, err)) != 0 || (rc = read_busy(dir, nest, rank, out, err)) != 0 ||
         (rc = read_devices(dir, out, err)) != 0)
         rc = rc > 0 ? -1 : rc;   /* the table was there a moment ago */
     if (rc == 0)
@@ -476,6 +541,7 @@ void nx_system_summary_free(nx_system_summary *s)
     for (size_t i = 0; i < s->n_busy; i++)
         free(s->busy[i].track);
     free(s->busy);
+    free(s->ranks);
     for (size_t i = 0; i < s->n_top; i++)
         free(s->top[i].name);
     for (size_t i = 0; i < s->n_devices; i++) {

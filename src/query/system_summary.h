@@ -15,6 +15,12 @@
  *     named the process or thread (profile/thread_label.h, read from the
  *     track's first top-level event), else by its track name;
  *     ordered by busy time descending, ties by that name (bytewise);
+ *   - per rank (a framework trace's rank, SystemProfileEvents.worker_gid;
+ *     none when every row's is null): its events, span (first start, last
+ *     end) and busy time (the sum of its tracks' busy time); a track's rank is
+ *     its rows' worker_gid, part of a thread track's key (timeline_rules.h);
+ *   - with a rank asked for, every answer above and below counts that rank's
+ *     rows only (the wall time is its span);
  *   - the NX_SYSTEM_TOP_OPERATORS event names with the most self time
  *     (top.h grouped by name: count, inclusive and self sums, same order);
  *   - one entry per DeviceProfileList row, in table order: its name, nc_id
@@ -84,13 +90,23 @@ typedef struct nx_system_device {
     nx_opt_f64 total_time_s, mfu, hfu, mbu, cc_active_s;
 } nx_system_device;
 
+typedef struct nx_system_rank {
+    int64_t rank;                    /* worker_gid */
+    int64_t events;                  /* its rows */
+    int64_t first_ts, last_ts;       /* its span: first start, last end */
+    int64_t busy_ns;                 /* the sum of its tracks' busy time */
+} nx_system_rank;
+
 typedef struct nx_system_summary {
-    int64_t events;                  /* SystemProfileEvents rows */
+    int64_t rank;                    /* the rank asked for, -1: all */
+    int64_t events;                  /* SystemProfileEvents rows (of that rank) */
     bool have_wall;
     int64_t first_ts, last_ts;
     int64_t wall_ns;                 /* last_ts - first_ts, 0 without a wall */
     nx_system_busy *busy;
     size_t n_busy;
+    nx_system_rank *ranks;           /* per rank, in rank order; none without worker_gid */
+    size_t n_ranks;
     nx_system_operator top[NX_SYSTEM_TOP_OPERATORS];
     size_t n_top;
     bool have_device_list;           /* the profile has DeviceProfileList */
@@ -99,9 +115,11 @@ typedef struct nx_system_summary {
     char note[600];                  /* why SystemProfileEvents' timeline index was not used, or "" */
 } nx_system_summary;
 
-/* Reads the summary of the system profile `dir`. 0, NX_PROFILE_TABLE_ABSENT (no
- * SystemProfileEvents), or -1 with err naming the table or file. */
-int nx_system_summary_read(const char *dir, nx_system_summary *out, nxpq_error *err);
+/* Reads the summary of the system profile `dir`, of the rows whose
+ * worker_gid is `rank` only when rank >= 0 (-1: every row). 0,
+ * NX_PROFILE_TABLE_ABSENT (no SystemProfileEvents), or -1 with err naming the
+ * table or file. */
+int nx_system_summary_read(const char *dir, int64_t rank, nx_system_summary *out, nxpq_error *err);
 void nx_system_summary_free(nx_system_summary *s);
 
 #endif

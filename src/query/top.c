@@ -38,7 +38,8 @@ typedef struct scan_plan {
     int key_at[NX_TOP_MAX_KEYS];             /* batch column of each real key, or -1 */
     virt_col virt[NX_TOP_MAX_KEYS];
     int dur_at, start_at, end_at, json_at;   /* -1: not projected */
-    int pid_at, tid_at, source_at;           /* the thread label's columns; -1: not projected */
+    int pid_at, tid_at, source_at, worker_at; /* the thread label's columns; -1: not projected */
+    int rank_at;                             /* worker_gid for the rank filter; -1: no filter */
     int track_at[NX_TRACK_MAX_SOURCES];
     nx_track_source src;
     nx_track_kind kind;
@@ -94,7 +95,7 @@ static size_t thread_label_of_row(const scan_plan *p, const nxpq_batch *b, size_
     if (p->json_at < 0 || p->pid_at < 0 || p->tid_at < 0 || p->source_at < 0)
         return 0;
     nx_thread_label_cols c = {&b->columns[p->json_at], &b->columns[p->source_at], &b->columns[p->pid_at],
-                              &b->columns[p->tid_at]};
+                              &b->columns[p->tid_at], p->worker_at >= 0 ? &b->columns[p->worker_at] : NULL};
     return nx_thread_label_of_row(&c, r, out);
 }
 
@@ -155,7 +156,14 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
 {
     memset(p, 0, sizeof *p);
     p->dur_at = p->start_at = p->end_at = p->json_at = -1;
-    p->pid_at = p->tid_at = p->source_at = -1;
+    p->pid_at = p->tid_at = p->source_at = p->worker_at = p->rank_at = -1;
+    if (o->has_rank) {
+        if (!is_int(column_type(t, "worker_gid"))) {
+            nxpq_error_set(err, "--rank: table %s has no integer column worker_gid", o->table);
+            return NX_TOP_BAD_KEY;
+        }
+        p->rank_at = want(p, "worker_gid");
+    }
     const nx_timeline_info *info = nx_timeline_find(o->table);
     for (size_t k = 0; k < o->n_by; k++) {
         const char *name = o->by[k];
@@ -204,6 +212,7 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
                 p->source_at = want(p, "trace_event_source");
                 p->pid_at = want(p, "process_id");
                 p->tid_at = want(p, "thread_id");
+                p->worker_at = is_int(column_type(t, "worker_gid")) ? want(p, "worker_gid") : -1;
             }
         }
     }
@@ -219,7 +228,7 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
 /* Per-batch value arrays: the span (NX_TOP_SPAN) and the self times. */
 typedef struct value_bufs {
     int64_t *span, *self;
-    uint8_t *span_ok, *self_ok;
+    uint8_t *span_ok, *self_ok, *keep;
     size_t cap;
 } value_bufs;
 
@@ -239,7 +248,10 @@ static int bufs_reserve(value_bufs *v, size_t n)
     uint8_t *d = realloc(v->self_ok, n);
     if (d)
         v->self_ok = d;
-    if (!a || !b || !c || !d)
+    uint8_t *k = realloc(v->keep, n);
+    if (k)
+        v->keep = k;
+    if (!a || !b || !c || !d || !k)
         return -1;
     v->cap = n;
     return 0;
@@ -264,9 +276,21 @@ static int times_not_negative(const nx_group_values *vals, size_t n_sums, size_t
     return 0;
 }
 
-static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_nesting_values *nest, size_t n_by,
-                     const char *table, nxpq_error *err)
+/* The --rank filter of one batch: keep[r] = 1 for the rows whose worker_gid
+ * is rank, 0 for the others (null included); returns keep. */
+static const uint8_t *rank_rows(const nxpq_column_data *worker, size_t n, int64_t rank, uint8_t *keep)
 {
+    for (size_t r = 0; r < n; r++)
+        keep[r] = present(worker, r) && int_at(worker, r) == rank;
+    return keep;
+}
+
+static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_nesting_values *nest,
+                     const nx_top_options *o, nxpq_error *err)
+{
+    size_t n_by = o->n_by;
+    const char *table = o->table;
+    int64_t rank = o->rank;
     nx_profile_scan_options so = {.columns = p->cols, .n_columns = p->n_cols};
     nx_profile_scan *s = nx_profile_scan_open(t, &so, err);
     if (!s)
@@ -319,7 +343,8 @@ static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_ne
         }
         if (times_not_negative(vals, n_sums, n, out->self, table, base, err) != 0)
             goto done;
-        if (nx_group_by_add(out->g, keys, vals, n_sums, n, err) != 0) {
+        const uint8_t *keep = p->rank_at >= 0 ? rank_rows(&b->columns[p->rank_at], n, rank, vb.keep) : NULL;
+        if (nx_group_by_add_kept(out->g, keys, vals, n_sums, n, keep, err) != 0) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
             nxpq_error_set(err, "%s: %s (rows %" PRId64 " to %" PRId64 ")", table, why, base,
@@ -327,7 +352,7 @@ static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_ne
             goto done;
         }
         for (size_t r = 0; out->self && st && en && r < n; r++) {
-            if (!present(st, r) || !present(en, r))
+            if (!present(st, r) || !present(en, r) || (keep && !keep[r]))
                 continue;
             int64_t a = int_at(st, r), e = int_at(en, r);
             if (!out->have_wall || a < out->first_ts)
@@ -350,6 +375,7 @@ done:
     free(vb.self);
     free(vb.span_ok);
     free(vb.self_ok);
+    free(vb.keep);
     nx_profile_scan_close(s);
     return rc;
 }
@@ -389,7 +415,7 @@ int nx_top_run(const char *profile_dir, const nx_top_options *o, nx_top *out, nx
         nest = own;
     }
     rc = -1;
-    if (!(out->g = nx_group_by_new(types, o->n_by, err)) || aggregate(out, t, p, nest, o->n_by, o->table, err) != 0 ||
+    if (!(out->g = nx_group_by_new(types, o->n_by, err)) || aggregate(out, t, p, nest, o, err) != 0 ||
         nx_nesting_check(nest, o->table, err) != 0)
         goto done;
     int by = out->self ? 1 : out->value == NX_TOP_COUNT ? -1 : 0;

@@ -19,10 +19,14 @@
  *                category: "cpu_op", "kernel", ...; JSON escapes decoded), null
  *                when absent, not a string, or the text is not a JSON object;
  *       "thread" a framework event's thread label when its trace named the
- *                process or thread (profile/thread_label.h: "python3 (469) /
- *                thread 520 (pt_autograd_0)", "GPU 0 / stream 7"), else the row's
+ *                process or thread or has a rank (profile/thread_label.h:
+ *                "python3 (469) / thread 520 (pt_autograd_0)", "GPU 0 / stream
+ *                7", "rank 1 / GPU 0 / stream 7"), else the row's
  *                track (window.h: "<instance>/<pid>/<tid>" of a framework
  *                event's thread, "nc<i>" or a thread for runtime events).
+ * Rank filter (has_rank): only rows whose worker_gid equals rank count, in the
+ * groups, the totals and the wall; a table without an integer worker_gid is
+ * NX_TOP_BAD_KEY.
  * Order: group_by.h's, on the self sum, else the summed value, else the count:
  * descending, ties by the keys ascending (strings bytewise, nulls last).
  * Percent (nx_top_percent) of a group, of the other groups past a limit
@@ -61,6 +65,8 @@ typedef struct nx_top_options {
     const char *const *by;             /* 1..NX_TOP_MAX_KEYS names, no repeats */
     size_t n_by;
     const nx_nesting_values *nesting;  /* self time of the table's rows; NULL: opened when needed */
+    bool has_rank;                     /* only the rows whose worker_gid is rank (a framework */
+    int64_t rank;                      /*   trace's rank): groups, totals and wall alike */
 } nx_top_options;
 
 typedef struct nx_top {

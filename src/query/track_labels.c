@@ -18,8 +18,7 @@ static bool is_thread_track(const nx_track_entry *e)
  * runtime event (a thread track may hold both); -1 when out of memory. */
 static int take_row(nx_track_entry *e, const nxpq_batch *b, size_t r)
 {
-    nx_thread_label_cols c = {&b->columns[0], &b->columns[1], &b->columns[2], &b->columns[3]};
-    const nxpq_column_data *js = c.json, *src = c.source;
+    const nxpq_column_data *js = &b->columns[0], *src = &b->columns[1];   /* nx_thread_label_columns' order */
     if ((src->valid && !src->valid[r]) || src->offsets[r + 1] - src->offsets[r] != 9 ||
         memcmp(src->data + src->offsets[r], "framework", 9) != 0)
         return 0;
@@ -28,7 +27,7 @@ static int take_row(nx_track_entry *e, const nxpq_batch *b, size_t r)
     const char *json = js->data + js->offsets[r];
     size_t len = (size_t)(js->offsets[r + 1] - js->offsets[r]);
     char proc[NX_THREAD_PART_MAX], thread[NX_THREAD_PART_MAX];
-    if (!nx_thread_label_parts(json, len, e->pid.i, e->tid.i, proc, thread))
+    if (!nx_thread_label_parts(json, len, e->pid.i, e->tid.i, e->worker.ok ? e->worker.i : -1, proc, thread))
         return 1;
     nx_thread_sort_keys(json, len, e->pid.i, e->tid.i, &e->process_sort, &e->thread_sort);
     e->process_label = strdup(proc);

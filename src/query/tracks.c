@@ -74,8 +74,27 @@ static nx_track_part int_part(const char *p, size_t n)
     return r;
 }
 
+/* The "rank<N>/" a ranked thread track's name starts with (timeline_rules.h):
+ * e->worker, and s/n moved past it; nothing when the name has no such prefix
+ * followed by "<instance>/<pid>/<tid>". */
+static void rank_prefix(nx_track_entry *e, const char **s, size_t *n)
+{
+    const char *slash = *n > 4 && memcmp(*s, "rank", 4) == 0 ? memchr(*s, '/', *n) : NULL;
+    if (!slash)
+        return;
+    size_t rest = *n - (size_t)(slash + 1 - *s);
+    const char *t = memrchr(slash + 1, '/', rest);
+    nx_track_part w = int_part(*s + 4, (size_t)(slash - *s - 4));
+    if (!t || !memrchr(slash + 1, '/', (size_t)(t - slash - 1)) || !w.ok || w.i < 0)
+        return;
+    e->worker = w;
+    *s = slash + 1;
+    *n = rest;
+}
+
 /* SystemProfileEvents' parts, read back from the track's name (tracks.h):
- * "nc<N>" gives nc; "<instance>/<pid>/<tid>" the other three. false when out of memory. */
+ * "nc<N>" gives nc; "[rank<W>/]<instance>/<pid>/<tid>" the other four. false
+ * when out of memory. */
 static bool name_parts(nx_track_entry *e)
 {
     const char *s = e->name;
@@ -83,6 +102,7 @@ static bool name_parts(nx_track_entry *e)
     e->has_parts = true;
     if (n > 2 && s[0] == 'n' && s[1] == 'c' && (e->nc = int_part(s + 2, n - 2)).ok)
         return true;
+    rank_prefix(e, &s, &n);
     const char *t = memrchr(s, '/', n);
     const char *p = t ? memrchr(s, '/', (size_t)(t - s)) : NULL;
     if (!p)
@@ -338,6 +358,10 @@ static int ranked_cmp(const void *pa, const void *pb)
         return a->e.view->group < b->e.view->group ? -1 : 1;
     if (a->rank != b->rank)
         return a->rank < b->rank ? -1 : 1;
+    if (a->e.worker.ok != b->e.worker.ok)
+        return a->e.worker.ok ? 1 : -1;
+    if (a->e.worker.i != b->e.worker.i)
+        return a->e.worker.i < b->e.worker.i ? -1 : 1;
     if (a->e.labelled != b->e.labelled)
         return a->e.labelled ? -1 : 1;
     int c = a->e.labelled ? labelled_cmp(&a->e, &b->e) : 0;

@@ -14,13 +14,15 @@
  *   - SystemProfileEvents only (has_parts): the parts of the track's name
  *     (timeline_rules.h's rule, read back): a NeuronCore track "nc<N>" has nc;
  *     a thread track "<instance>/<pid>/<tid>" has instance, pid and tid (each
- *     null when its text is empty, or for pid/tid not a decimal integer); the
- *     other parts are null.
+ *     null when its text is empty, or for pid/tid not a decimal integer), and
+ *     a ranked one "rank<W>/<instance>/<pid>/<tid>" also worker (W, the
+ *     worker_gid: its framework trace's rank); the other parts are null.
  *   - SystemProfileEvents framework threads whose trace named the process or
  *     thread (labelled): process_label and thread_label, the two parts of
  *     profile/thread_label.h's label, and the sort keys (track_labels.h).
  * Order: by group (profile/timeline_rules.h nx_timeline_group_at), then by
- * table in the order of nx_timeline_view_at; in SystemProfileEvents labelled
+ * table in the order of nx_timeline_view_at; in SystemProfileEvents tracks
+ * without a rank first, then by rank (worker), and within each labelled
  * tracks come first, by instance (natural order), process_sort, pid,
  * thread_sort, tid, as Perfetto orders threads by their sort indexes; then by
  * track name in natural
@@ -64,7 +66,7 @@ typedef struct nx_track_entry {
     int64_t count, first_ts, last_ts;
     uint32_t max_depth;
     bool has_parts;                      /* SystemProfileEvents: the parts below */
-    nx_track_part instance, pid, tid, nc;
+    nx_track_part instance, pid, tid, nc, worker;   /* worker: the rank (worker_gid) */
     bool labelled;                       /* a framework thread its trace named (track_labels.h): */
     char *process_label, *thread_label;  /*   "python3 (469)", "thread 520 (pt_autograd_0)" */
     int64_t process_sort, thread_sort;   /*   process/thread_sort_index, else pid/tid */

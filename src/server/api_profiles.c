@@ -346,6 +346,7 @@ static void json_track(nx_strbuf *b, const nx_track_entry *t)
         json_part(b, "pid", &t->pid, false);
         json_part(b, "tid", &t->tid, false);
         json_part(b, "nc", &t->nc, false);
+        json_part(b, "rank", &t->worker, false);
     }
     if (t->labelled) {   /* names from the trace's metadata (query/tracks.h) */
         nx_strbuf_puts(b, ",\"process_label\":");
@@ -544,8 +545,9 @@ static enum MHD_Result device_summary(nx_api_req *r, const char *dir, int64_t to
 enum MHD_Result nx_api_summary(nx_api_req *r, const char *name)
 {
     enum MHD_Result res;
-    int64_t top;
-    if (nx_api_int_param(r, "top", false, 50, 1, 10000, &top, &res) < 0)
+    int64_t top, rank;
+    if (nx_api_int_param(r, "top", false, 50, 1, 10000, &top, &res) < 0 ||
+        nx_api_int_param(r, "rank", false, -1, 0, INT64_MAX, &rank, &res) < 0)
         return res;
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
@@ -558,7 +560,10 @@ enum MHD_Result nx_api_summary(nx_api_req *r, const char *name)
     }
     bool device = p.info.device;
     info_free(&p);
-    res = device ? device_summary(r, dir, top) : nx_api_system_summary(r, name, dir);
+    if (device && rank >= 0)
+        res = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "rank: %s is a device profile; ranks are a system profile's", name);
+    else
+        res = device ? device_summary(r, dir, top) : nx_api_system_summary(r, name, dir, rank);
     free(dir);
     return res;
 }

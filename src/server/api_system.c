@@ -90,17 +90,19 @@ static int devices_json(nx_api_req *r, const char *name, const char *dir, const 
     return 0;
 }
 
-enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir)
+enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir, int64_t rank)
 {
     nx_system_summary s;
     nxpq_error err = {{0}};
     memset(&s, 0, sizeof s);
-    int rc = nx_system_summary_read(dir, &s, &err);
+    int rc = nx_system_summary_read(dir, rank, &s, &err);
     if (rc < 0)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     bool have = rc == 0;
     nx_strbuf b = NX_STRBUF_INIT;
-    nx_strbuf_printf(&b, "{\"kind\":\"system\",\"events\":%" PRId64 ",\"wall\":", have ? s.events : 0);
+    nx_strbuf_puts(&b, "{\"kind\":\"system\",\"rank\":");
+    json_opt_i64(&b, rank >= 0, rank);
+    nx_strbuf_printf(&b, ",\"events\":%" PRId64 ",\"wall\":", have ? s.events : 0);
     if (have && s.have_wall) {
         nx_strbuf_puts(&b, "{\"first_ts\":");
         nx_json_i64(&b, s.first_ts);
@@ -120,6 +122,18 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
         nx_json_i64(&b, s.busy[i].busy_ns);
         nx_strbuf_puts(&b, ",\"top_level_events\":");
         nx_json_i64(&b, s.busy[i].top_level);
+        nx_strbuf_putc(&b, '}');
+    }
+    nx_strbuf_puts(&b, "],\"ranks\":[");
+    for (size_t i = 0; have && i < s.n_ranks; i++) {
+        const nx_system_rank *k = &s.ranks[i];
+        nx_strbuf_printf(&b, "%s{\"rank\":%" PRId64 ",\"events\":%" PRId64 ",\"first_ts\":", i ? "," : "", k->rank,
+                         k->events);
+        nx_json_i64(&b, k->first_ts);
+        nx_strbuf_puts(&b, ",\"last_ts\":");
+        nx_json_i64(&b, k->last_ts);
+        nx_strbuf_puts(&b, ",\"busy_ns\":");
+        nx_json_i64(&b, k->busy_ns);
         nx_strbuf_putc(&b, '}');
     }
     nx_strbuf_puts(&b, "],\"top_operators\":[");

@@ -33,8 +33,8 @@ contains "kernel," "GPU kernels have their category"
 expect 0 "top by thread" -- top "$S" --by thread --format json
 contains '"percent_of_wall":' "json has the percent of wall time"
 contains '"wall_ns":' "json has the wall time"
-contains '"thread":"GPU 0 / stream 7"' "threads are labelled by the trace's metadata names (process_labels / thread_name)"
-contains '"thread":"Spans / PyTorch Profiler"' "string pid/tid label a thread as written"
+contains '"thread":"rank 0 / GPU 0 / stream 7"' "threads are labelled by the trace's metadata names (process_labels / thread_name), after the rank its file name gives"
+contains '"thread":"rank 0 / Spans / PyTorch Profiler"' "string pid/tid label a thread as written"
 expect 0 "top by two keys" -- top "$S" --by trace_event_source,cat --limit 3
 expect 0 "top by a real column" -- top "$S" --by process_id --format csv
 expect 2 "top by an unknown key" -- top "$S" --by nope; contains "no column 'nope'" "unknown key named"

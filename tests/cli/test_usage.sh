@@ -44,7 +44,11 @@ for cmd in top summary; do
     expect 2 "$cmd bad format" -- $cmd "$PD" --format xml; contains "unknown format 'xml'" "$cmd bad format named"
     expect 2 "$cmd missing format value" -- $cmd "$PD" --format; contains "needs an argument" "$cmd missing value named"
     expect 1 "$cmd on a missing profile" -- $cmd "$UT/nope"
+    expect 2 "$cmd negative rank" -- $cmd "$UT/prof" --rank -1; contains "--rank '-1' is not a rank" "$cmd bad rank named"
+    expect 2 "$cmd non-numeric rank" -- $cmd "$UT/prof" --rank one
 done
+expect 2 "summary --rank of a device profile" -- summary "$PD" --rank 0; contains "ranks are a system profile's" "summary says why"
+expect 0 "summary --rank of a system profile" -- summary "$UT/prof" --rank 3;   contains "rank       3" "summary names the rank"
 expect 0 "top default" -- top "$PD";                  contains "total" "top prints a total line"
 expect 2 "top unknown table" -- top "$PD" --table Nope; contains "unknown table 'Nope'" "unknown table named"
 expect 2 "top transient table" -- top "$PD" --table MemoryBandwidthPoint

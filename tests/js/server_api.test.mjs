@@ -486,7 +486,8 @@ test('timeline: window counts, one event per (track, bucket), ordinals point at 
 
 // SystemProfileEvents' track rule (docs/query.md) in SQL.
 const SYS_TRACK = `CASE WHEN trace_event_source = 'framework' OR nc_idx IS NULL
-  THEN coalesce(instance_id, '') || '/' || coalesce(CAST(process_id AS VARCHAR), '') || '/' || coalesce(CAST(thread_id AS VARCHAR), '')
+  THEN coalesce('rank' || CAST(worker_gid AS VARCHAR) || '/', '') || coalesce(instance_id, '') || '/'
+    || coalesce(CAST(process_id AS VARCHAR), '') || '/' || coalesce(CAST(thread_id AS VARCHAR), '')
   ELSE 'nc' || nc_idx END`;
 
 test('timeline: SystemProfileEvents keeps one event per (track, depth, bucket), depths equal the encloser count (DuckDB)', async () => {

@@ -19,7 +19,8 @@ name, and the wall time), `summary --format json` (busy time = union of depth-0 
 thread, with their count), and that top and summary exit 0 in text form too. And the
 flow_id of every framework event (read back with pyarrow): [args.flow_id], else
 [args.correlation] (the number Kineto gives a launch and the kernel it started), then
-"<cat>:<bind_id>"; a flow event's "<cat>:<id>"; else null.
+"<cat>:<bind_id>"; a flow event's "<cat>:<id>"; else null; each written "r<rank>:<id>" in a
+file with a rank (trace_ranks.py).
 """
 import gzip
 import json
@@ -32,14 +33,22 @@ import pytest
 
 from chrome_model import model
 from conftest import CHROME_TRACES, nx, profile_files
+from trace_ranks import scoped, trace_rank
+
 
 def framework_events(path):
     """[(thread, position, start, end, name, flow_id)] of one trace file: every row
-    chrome_model works out from its JSON."""
+    chrome_model works out from its JSON, flow ids scoped to the file's rank."""
     doc = json.loads(gzip.open(path).read(), parse_float=Decimal)
     events = doc if isinstance(doc, list) else doc["traceEvents"]
     base = int(doc.get("baseTimeNanoseconds", 0)) if isinstance(doc, dict) else 0
-    return [(r["thread"], r["pos"], r["start"], r["end"], r["name"], r["flow"]) for r in model(events, base).rows]
+    rank = trace_rank(path, doc)
+
+    def flows(f):
+        return None if f is None else [scoped(x, rank) for x in f]
+
+    return [(r["thread"], r["pos"], r["start"], r["end"], r["name"], flows(r["flow"]))
+            for r in model(events, base).rows]
 
 
 class Fenwick:

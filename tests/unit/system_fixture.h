@@ -30,8 +30,9 @@ static inline void fixture_rmrf(const char *dir)
 }
 
 /* dir (created) gets SystemProfileEvents from ev[0..n), in that order, split every
- * max_rows rows (0: one file). */
-static inline void write_events(const char *dir, const sys_event *ev, size_t n, uint64_t max_rows)
+ * max_rows rows (0: one file); worker_gid = rank[i] (rank NULL or rank[i] < 0: null). */
+static inline void write_ranked_events(const char *dir, const sys_event *ev, const int64_t *rank, size_t n,
+                                       uint64_t max_rows)
 {
     mkdir(dir, 0755);
     nx_table_dest dest = {.dir = dir, .max_rows = max_rows};
@@ -43,7 +44,7 @@ static inline void write_events(const char *dir, const sys_event *ev, size_t n, 
            c_end = nx_row_col(&r, "end_ts"), c_dur = nx_row_col(&r, "duration_ns"),
            c_src = nx_row_col(&r, "trace_event_source"), c_inst = nx_row_col(&r, "instance_id"),
            c_pid = nx_row_col(&r, "process_id"), c_tid = nx_row_col(&r, "thread_id"), c_nc = nx_row_col(&r, "nc_idx"),
-           c_json = nx_row_col(&r, "extra_attributes_json");
+           c_json = nx_row_col(&r, "extra_attributes_json"), c_worker = nx_row_col(&r, "worker_gid");
     for (size_t i = 0; i < n; i++) {
         const sys_event *e = &ev[i];
         assert_int_equal(nx_row_begin(&r, &err), 0);
@@ -59,9 +60,17 @@ static inline void write_events(const char *dir, const sys_event *ev, size_t n, 
         nx_row_opt_i64(&r, c_nc, e->nc);
         if (e->json)
             nx_row_str(&r, c_json, e->json);
+        if (rank && rank[i] >= 0)
+            nx_row_i64(&r, c_worker, rank[i]);
         assert_int_equal(nx_row_end(&r, &err), 0);
     }
     assert_int_equal(nx_row_close(&r, true, &tables, &err), 0);
+}
+
+/* write_ranked_events without ranks. */
+static inline void write_events(const char *dir, const sys_event *ev, size_t n, uint64_t max_rows)
+{
+    write_ranked_events(dir, ev, NULL, n, max_rows);
 }
 
 /* dir/<table>.parquet with one row: INT64 columns names[0..n_int), then FLOAT

@@ -201,8 +201,10 @@ static void test_system_track_rule(void **state)
 {
     (void)state;
     nx_track_source src = nx_track_sources(NX_TRACK_SYSTEM);
-    assert_int_equal(src.n, 5);
+    assert_int_equal(src.n, 6);
     assert_string_equal(src.col[0], "trace_event_source");
+    assert_string_equal(src.col[5], "worker_gid");
+    assert_true(src.is_int[5] && !src.required[5]);   /* older profiles without it still read */
     char buf[NX_TRACK_BUF];
     size_t len;
     nx_track_values v = {.s = {"framework", NULL, "i-0ab"}, .len = {9, 0, 5}, .i = {0, 3, 0, 4121, -7},
@@ -233,6 +235,18 @@ static void test_system_track_rule(void **state)
     s = nx_track_name(NX_TRACK_SYSTEM, &v, buf, &len);
     assert_true(len < NX_TRACK_BUF);
     assert_int_equal(len, NX_TRACK_INSTANCE_MAX + 2 * (1 + 20));
+    /* A worker_gid (a framework trace's rank) starts the thread's name, the longest one included. */
+    v.ok[5] = true;
+    v.i[5] = INT64_MIN;
+    s = nx_track_name(NX_TRACK_SYSTEM, &v, buf, &len);
+    assert_true(len <= NX_TRACK_BUF);
+    assert_int_equal(len, 4 + 20 + 1 + NX_TRACK_INSTANCE_MAX + 2 * (1 + 20));
+    assert_memory_equal(s, "rank-9223372036854775808/xxx", 28);
+    v = (nx_track_values){.s = {"framework", NULL, "i-0ab"}, .len = {9, 0, 5}, .i = {0, 0, 0, 4121, -7, 3},
+                          .ok = {true, false, true, true, true, true}};
+    s = nx_track_name(NX_TRACK_SYSTEM, &v, buf, &len);
+    assert_int_equal(len, 19);
+    assert_memory_equal(s, "rank3/i-0ab/4121/-7", 19);
 }
 
 /* --------------------------------------------------- through the index -- */

@@ -3,7 +3,8 @@
  * SystemProfileEvents (self time, wall time, the virtual keys cat and thread),
  * system_summary.h (busy time per track, top operators, device profiles found by
  * nx_device_profile_dir, a missing or refused device profile as an error entry)
- * and the JSON member reader behind `cat`.
+ * and the JSON member reader behind `cat`; a second profile of two ranks' events
+ * for the per-rank answers (summary's ranks, --rank in top and summary).
  *
  * The profile is built by hand: ten events on three tracks (a framework thread
  * that a runtime event without nc_idx shares, a second thread whose two events
@@ -227,7 +228,7 @@ static void test_summary(void **state)
     (void)state;
     nx_system_summary s;
     nxpq_error err = {{0}};
-    assert_int_equal(nx_system_summary_read(sys_dir, &s, &err), 0);
+    assert_int_equal(nx_system_summary_read(sys_dir, -1, &s, &err), 0);
     assert_string_equal(s.note, "");
     assert_int_equal(s.events, N_EVENTS);
     assert_true(s.have_wall);
@@ -279,7 +280,7 @@ static void test_summary(void **state)
 
     /* Without a timeline index the same answers, computed from the table. */
     setenv("NXPROF_NO_TIMELINE_INDEX", "1", 1);
-    assert_int_equal(nx_system_summary_read(sys_dir, &s, &err), 0);
+    assert_int_equal(nx_system_summary_read(sys_dir, -1, &s, &err), 0);
     assert_string_not_equal(s.note, "");
     assert_int_equal(s.busy[1].busy_ns, 210);
     assert_int_equal(s.top[0].self_ns, 440);
@@ -288,7 +289,118 @@ static void test_summary(void **state)
 
     char dev[300];
     snprintf(dev, sizeof dev, "%s/devB@latest", root);
-    assert_int_equal(nx_system_summary_read(dev, &s, &err), NX_PROFILE_TABLE_ABSENT);
+    assert_int_equal(nx_system_summary_read(dev, -1, &s, &err), NX_PROFILE_TABLE_ABSENT);
+}
+
+/* Two ranks' traces with the same pid and tid (what two ranks on one machine
+ * give once their pids repeat), and a runtime event without a rank:
+ *   rank 0: step [100,200] with mm [110,150] inside;
+ *   rank 1: step [105,300] with mm [120,130] inside, mm [400,450];
+ *   none:   nrt_init [10,20] on thread i-1/2/2. */
+#define NAMED "{\"process_name\":\"python3\",\"thread_name\":\"main\"}"
+static const sys_event RANKED[] = {
+    {10, 20, "neuron_rt", NX_ABSENT, "i-1", 2, 2, "nrt_init", "{}"},
+    {100, 200, "framework", NX_ABSENT, "i-1", 1, 1, "step", NAMED},
+    {105, 300, "framework", NX_ABSENT, "i-1", 1, 1, "step", NAMED},
+    {110, 150, "framework", NX_ABSENT, "i-1", 1, 1, "mm", NAMED},
+    {120, 130, "framework", NX_ABSENT, "i-1", 1, 1, "mm", NAMED},
+    {400, 450, "framework", NX_ABSENT, "i-1", 1, 1, "mm", NAMED},
+};
+static const int64_t RANK_OF[] = {-1, 0, 1, 0, 1, 1};
+#define N_RANKED (sizeof RANKED / sizeof RANKED[0])
+
+static void ranked_profile(char *dir, size_t cap)
+{
+    snprintf(dir, cap, "%s/ranked", root);
+    write_ranked_events(dir, RANKED, RANK_OF, N_RANKED, 0);
+}
+
+static void test_top_rank(void **state)
+{
+    (void)state;
+    char dir[300];
+    ranked_profile(dir, sizeof dir);
+    nx_top r;
+    nxpq_error err = {{0}};
+    const char *by[] = {"name"};
+    nx_top_options o = {.table = "SystemProfileEvents", .by = by, .n_by = 1, .has_rank = true, .rank = 1};
+    assert_int_equal(nx_top_run(dir, &o, &r, &err), 0);
+    /* Rank 1 only: step 195 (self 195 - 10), mm 10 + 50; its wall 105..450. */
+    assert_int_equal(nx_group_by_totals(r.g).count, 3);
+    assert_int_equal(nx_group_by_count(r.g), 2);
+    nx_group_key k;
+    nx_group_by_key(r.g, 0, 0, &k);
+    assert_memory_equal(k.s, "step", 4);
+    assert_int_equal(nx_group_by_stats(r.g, 0)->sum[0], 195);
+    assert_int_equal(nx_group_by_stats(r.g, 0)->sum[1], 185);
+    assert_int_equal(nx_group_by_stats(r.g, 1)->count, 2);
+    assert_int_equal(nx_group_by_stats(r.g, 1)->sum[1], 60);
+    assert_int_equal(r.first_ts, 105);
+    assert_int_equal(r.last_ts, 450);
+    nx_top_free(&r);
+
+    /* By thread, every rank: each rank's thread is its own group, labelled with its rank. */
+    const char *thread[] = {"thread"};
+    o = (nx_top_options){.table = "SystemProfileEvents", .by = thread, .n_by = 1};
+    assert_int_equal(nx_top_run(dir, &o, &r, &err), 0);
+    assert_int_equal(nx_group_by_count(r.g), 3);
+    static const struct { const char *label; int64_t count; } want[] = {
+        {"rank 1 / python3 (1) / main", 3}, {"rank 0 / python3 (1) / main", 2}, {"i-1/2/2", 1}};
+    for (size_t i = 0; i < 3; i++) {
+        nx_group_by_key(r.g, i, 0, &k);
+        assert_int_equal(k.len, strlen(want[i].label));
+        assert_memory_equal(k.s, want[i].label, k.len);
+        assert_int_equal(nx_group_by_stats(r.g, i)->count, want[i].count);
+    }
+    nx_top_free(&r);
+
+    /* A rank no row has: no groups, no wall. */
+    o = (nx_top_options){.table = "SystemProfileEvents", .by = by, .n_by = 1, .has_rank = true, .rank = 7};
+    assert_int_equal(nx_top_run(dir, &o, &r, &err), 0);
+    assert_int_equal(nx_group_by_count(r.g), 0);
+    assert_false(r.have_wall);
+    nx_top_free(&r);
+}
+
+static void test_summary_ranks(void **state)
+{
+    (void)state;
+    char dir[300];
+    ranked_profile(dir, sizeof dir);
+    nx_system_summary s;
+    nxpq_error err = {{0}};
+    assert_int_equal(nx_system_summary_read(dir, -1, &s, &err), 0);
+    assert_int_equal(s.events, (int64_t)N_RANKED);
+    /* Per rank: rank 0 two events over 100..200, busy 100; rank 1 three over 105..450,
+     * busy 195 + 50. The runtime event has no rank. */
+    assert_int_equal(s.n_ranks, 2);
+    static const nx_system_rank want[] = {{0, 2, 100, 200, 100}, {1, 3, 105, 450, 245}};
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(s.ranks[i].rank, want[i].rank);
+        assert_int_equal(s.ranks[i].events, want[i].events);
+        assert_int_equal(s.ranks[i].first_ts, want[i].first_ts);
+        assert_int_equal(s.ranks[i].last_ts, want[i].last_ts);
+        assert_int_equal(s.ranks[i].busy_ns, want[i].busy_ns);
+    }
+    assert_int_equal(s.n_busy, 3);
+    assert_string_equal(s.busy[0].track, "rank 1 / python3 (1) / main");
+    assert_string_equal(s.busy[1].track, "rank 0 / python3 (1) / main");
+    nx_system_summary_free(&s);
+
+    assert_int_equal(nx_system_summary_read(dir, 1, &s, &err), 0);
+    assert_int_equal(s.rank, 1);
+    assert_int_equal(s.events, 3);
+    assert_int_equal(s.first_ts, 105);
+    assert_int_equal(s.wall_ns, 345);
+    assert_int_equal(s.n_busy, 1);
+    assert_string_equal(s.busy[0].track, "rank 1 / python3 (1) / main");
+    assert_int_equal(s.busy[0].busy_ns, 245);
+    assert_int_equal(s.busy[0].top_level, 2);
+    assert_int_equal(s.n_ranks, 1);
+    assert_int_equal(s.n_top, 2);
+    assert_string_equal(s.top[0].name, "step");
+    assert_int_equal(s.top[0].self_ns, 185);
+    nx_system_summary_free(&s);
 }
 
 int main(void)
@@ -298,6 +410,8 @@ int main(void)
         cmocka_unit_test(test_json_member),
         cmocka_unit_test(test_top),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_top_rank),
+        cmocka_unit_test(test_summary_ranks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -344,6 +344,54 @@ static void view_rules(void **state)
     assert_false(nx_timeline_label_is_string("SemaphoreUpdate", "value"));
 }
 
+/* Ranked threads (worker_gid, a framework trace's rank): two ranks with the same
+ * instance, pid and tid are two tracks "rank<N>/<instance>/<pid>/<tid>" with the rank
+ * as a part, after the tracks without a rank and in rank order (rank 10 after rank 2,
+ * whatever the order of their events), from the index and from a scan alike. */
+static void ranked_threads(void **state)
+{
+    (void)state;
+    char rd[128];
+    snprintf(rd, sizeof rd, "%s/ranked", dir);
+    static const sys_event ev[] = {
+        {1, 9, "framework", NX_ABSENT, "i-1", 5, 6, "a", "{}"},   /* rank 10 */
+        {2, 8, "framework", NX_ABSENT, "i-1", 5, 6, "b", "{}"},   /* rank 2 */
+        {3, 4, "framework", NX_ABSENT, "i-1", 5, 6, "c", "{}"},   /* no rank */
+        {5, 7, "framework", NX_ABSENT, "i-1", 5, 6, "d", "{}"},   /* rank 2 */
+    };
+    static const int64_t rank[] = {10, 2, -1, 2};
+    static const struct { const char *name; int64_t rank, count; } want[] = {
+        {"i-1/5/6", -1, 1}, {"rank2/i-1/5/6", 2, 2}, {"rank10/i-1/5/6", 10, 1}};
+    write_ranked_events(rd, ev, rank, 4, 0);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {   /* the same from a scan */
+            char idx[200];
+            snprintf(idx, sizeof idx, "%s/.SystemProfileEvents.nxtl", rd);
+            assert_int_equal(unlink(idx), 0);
+        }
+        nx_tracks t;
+        nxpq_error err = {{0}};
+        assert_int_equal(nx_tracks_read(rd, &t, &err), 0);
+        assert_int_equal(t.n, 3);
+        for (size_t i = 0; i < 3; i++) {
+            const nx_track_entry *e = &t.tracks[i];
+            assert_string_equal(e->name, want[i].name);
+            assert_int_equal(e->count, want[i].count);
+            assert_true(e->has_parts && e->pid.ok && e->tid.ok && e->instance.ok);
+            assert_int_equal(e->pid.i, 5);
+            assert_int_equal(e->tid.i, 6);
+            assert_string_equal(e->instance.s, "i-1");
+            assert_int_equal(e->worker.ok, want[i].rank >= 0);
+            if (want[i].rank >= 0)
+                assert_int_equal(e->worker.i, want[i].rank);
+            assert_true(e->labelled == (want[i].rank >= 0));   /* a rank alone labels a thread */
+            if (e->labelled)
+                assert_non_null(strstr(e->process_label, want[i].rank == 2 ? "rank 2 / " : "rank 10 / "));
+        }
+        nx_tracks_free(&t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +399,7 @@ int main(void)
         cmocka_unit_test(no_timeline_tables),
         cmocka_unit_test(unreadable_table_names_it),
         cmocka_unit_test(view_rules),
+        cmocka_unit_test(ranked_threads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -450,6 +450,31 @@ static void test_empty_space(void **state)
     assert_int_equal(n.planes, 0);
 }
 
+static int keep_toplevel(void *ctx, const nx_chrome_toplevel *tl)
+{
+    char *out = ctx;   /* "key=json;" per member */
+    size_t at = strlen(out);
+    snprintf(out + at, 256 - at, "%s=%.*s;", tl->key.s, (int)tl->json.len, tl->json.s);
+    return 0;
+}
+
+/* XSpace.hostnames (field 4): the first one reaches the toplevel callback as the
+ * member "hostname" holding its JSON string, as a Chrome trace's would. */
+static void test_hostname_as_toplevel(void **state)
+{
+    (void)state;
+    pb space = {0};
+    put_str(&space, 4, "node-\"b\"");
+    put_str(&space, 4, "node-c");
+    char got[256] = "";
+    nx_chrome_handlers h = {.event = NULL, .toplevel = keep_toplevel, .ctx = got, .skipped = NULL};
+    nx_xspace_counts n;
+    nx_chrome_error err;
+    assert_int_equal(nx_xspace_read_bytes("t.xplane.pb", space.b, space.n, NULL, &h, &n, &err), 0);
+    assert_string_equal(got, "hostname=\"node-\\\"b\\\"\";");
+    assert_int_equal(n.hostnames, 2);
+}
+
 /* One plane, one line at timestamp_ns line_ts, whose last event is `bad_event`;
  * event metadata 1 "ok", stat metadata 1 "s". */
 static pb space_at(const pb *bad_event, int64_t line_ts)
@@ -671,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_events_names_and_args),
         cmocka_unit_test(test_args_work_is_bounded),
         cmocka_unit_test(test_empty_space),
+        cmocka_unit_test(test_hostname_as_toplevel),
         cmocka_unit_test(test_event_errors),
         cmocka_unit_test(test_structure_errors),
         cmocka_unit_test(test_real_xspace),

@@ -69,6 +69,27 @@ test('threads the trace named show its names (/tracks process_label, thread_labe
     'python3 (469) / thread 469 (python3)', 'python3 (469) / thread 520 (pt_autograd_0)', 'GPU 0 / stream 7', '5/6']]]);
 });
 
+test('ranked tracks: a group per rank, in /tracks order, above its processes in every mode', () => {
+  const r = (rank, pid, tid, p, th) => sysT(`rank${rank}/unknown/${pid}/${tid}`, 1, { instance: 'unknown', pid, tid, rank,
+    process_label: `rank ${rank} / ${p}`, thread_label: th });
+  const doc = { groups: [{ group: 'system', label: 'System', tracks: [
+    sysT('u/5/6', 1, { instance: 'u', pid: 5, tid: 6, rank: null }),
+    r(0, 731, 731, 'python3 (731)', 'thread 731 (python3)'), r(0, 0, 7, 'GPU 0', 'stream 7'),
+    r(1, 732, 732, 'python3 (732)', 'thread 732 (python3)'), r(1, 0, 7, 'GPU 0', 'stream 7')] }] };
+  assert.deepEqual(shape(buildTree(doc, defs, 'default'))[0][2], [
+    ['instance u', 1, [['process 5', 1, ['thread 6']]]],
+    ['rank 0 (pid 731)', 2, [['instance unknown', 2, [['python3 (731)', 1, ['thread 731 (python3)']], ['GPU 0', 1, ['stream 7']]]]]],
+    ['rank 1 (pid 732)', 2, [['instance unknown', 2, [['python3 (732)', 1, ['thread 732 (python3)']], ['GPU 0', 1, ['stream 7']]]]]]]);
+  assert.deepEqual(shape(buildTree(doc, defs, 'thread'))[0][2], [['Threads', 1, ['5/6']],
+    ['rank 0 (pid 731)', 2, [['Threads', 2, ['python3 (731) / thread 731 (python3)', 'GPU 0 / stream 7']]]],
+    ['rank 1 (pid 732)', 2, [['Threads', 2, ['python3 (732) / thread 732 (python3)', 'GPU 0 / stream 7']]]]]);
+  const t = buildTree(doc, defs, 'process');
+  const ids = t[0].children.map((n) => n.id);
+  assert.equal(new Set(ids).size, ids.length);   // each rank's group collapses on its own
+  const host = { groups: [{ group: 'system', label: 'System', tracks: [sysT('rank3/i-9/40/40', 2, { instance: 'i-9', pid: 40, tid: 40, rank: 3 })] }] };
+  assert.equal(buildTree(host, defs, 'default')[0].children[0].label, 'rank 3 (i-9, pid 40)');
+});
+
 test('rows: heights by depth, collapse hides children, pathTo finds the groups', () => {
   const tree = buildTree(DOC, defs, 'default');
   const { rows, height } = layoutRows(tree, defs, new Set(), 100);

@@ -8,6 +8,11 @@
 //   thread     one "Threads" group, then "NeuronCores"
 //   neuroncore one "NeuronCores" group, then "Threads"
 //   instance   instance -> its threads and NeuronCores, flat
+// Tracks of ranked framework traces (/tracks' rank, a trace's worker_gid) are first split
+// by rank: the unranked tracks arranged as above, then one group per rank in /tracks' order,
+// "rank N (instance, pid P)" (the instance when it names a host, P the rank's smallest
+// positive pid: its Python process), each holding its tracks arranged as above with the
+// "rank N / " prefix of their process labels dropped (the group says it).
 // A track with a non-null nc is a NeuronCore's track (its runtime events), any other one a
 // thread's. Tracks keep /tracks' order inside a group, NeuronCores go by index.
 // Every group node has an id (stable for a mode), its label and the sum of its tracks'
@@ -47,8 +52,32 @@ const threadLabel = (t) => (known(t.thread_label) ? `${t.process_label} / ${t.th
 const processLabel = (pid, ts) => { const n = ts.find((t) => known(t.process_label)); return n ? n.process_label : `process ${pid}`; };
 const threadLeafLabel = (t) => (known(t.thread_label) ? t.thread_label : known(t.tid) ? `thread ${t.tid}` : txt(t.track, '(none)'));
 
-// The subtree of a group of SystemProfileEvents tracks under grouping `mode`.
+const ranked = (t) => t.rank !== null && t.rank !== undefined;
+// "rank N (host, pid P)" of one rank's tracks.
+function rankLabel(rank, ts) {
+  const inst = new Set(ts.map((t) => txt(t.instance, '')));
+  const host = inst.size === 1 ? [...inst][0] : '';
+  const pids = ts.map((t) => Number(t.pid)).filter((p) => Number.isFinite(p) && p > 0);
+  const parts = [...(host && host !== 'unknown' ? [host] : []), ...(pids.length ? [`pid ${Math.min(...pids)}`] : [])];
+  return `rank ${rank}${parts.length ? ` (${parts.join(', ')})` : ''}`;
+}
+// A ranked track as arranged inside its rank's group: its process label without "rank N / ".
+function inRank(t) {
+  const pfx = `rank ${t.rank} / `;
+  return known(t.process_label) && t.process_label.startsWith(pfx) ? { ...t, process_label: t.process_label.slice(pfx.length) } : t;
+}
+
+// The subtree of a group of SystemProfileEvents tracks under grouping `mode`: per rank
+// when some tracks have one, else arranged by `mode` (arrange).
 export function systemTree(id, tracks, mode) {
+  if (!tracks.some(ranked)) return arrange(id, tracks, mode);
+  const plain = tracks.filter((t) => !ranked(t));
+  return [...(plain.length ? arrange(id, plain, mode) : []),
+    ...groupBy(tracks.filter(ranked), (t) => String(t.rank)).map(([rank, ts]) =>
+      node(`${id}/r:${rank}`, rankLabel(rank, ts), arrange(`${id}/r:${rank}`, ts.map(inRank), mode)))];
+}
+
+function arrange(id, tracks, mode) {
   const threads = tracks.filter((t) => !isNc(t)), ncs = ncLeaves(tracks);
   const threadLeaves = threads.map((t) => leaf(t, threadLabel(t)));
   const ncGroup = () => (ncs.length ? [node(`${id}/nc`, 'NeuronCores', ncs)] : []);

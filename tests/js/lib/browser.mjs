@@ -20,7 +20,8 @@ export const GUTTER = 180;   // px of track labels left of the plot (docs/viewer
 export const TRACK_SQL = {
   Instruction: "coalesce(nullif(timeline_track, ''), engine)",
   SystemProfileEvents: "CASE WHEN trace_event_source <> 'framework' AND nc_idx IS NOT NULL THEN 'nc' || nc_idx::VARCHAR " +
-    "ELSE coalesce(left(instance_id, 255), '') || '/' || coalesce(process_id::VARCHAR, '') || '/' || coalesce(thread_id::VARCHAR, '') END",
+    "ELSE coalesce('rank' || worker_gid::VARCHAR || '/', '') || coalesce(left(instance_id, 255), '') || '/' || " +
+    "coalesce(process_id::VARCHAR, '') || '/' || coalesce(thread_id::VARCHAR, '') END",
 };
 
 export async function startServer(bin, dataPath) {
