@@ -22,6 +22,7 @@ import pytest
 
 from chrome_model import model, us_to_ns
 from conftest import TEST_DATA, nx, profile_files
+from trace_ranks import scoped, trace_rank
 
 REAL = ["gpt2_eager.json.gz", "ddp_rank0.json.gz", "ddp_rank1.json.gz", "jax_perfetto_trace.json.gz"]
 LINE = re.compile(r": kept (\d+) events \(X: (\d+), B/E: (\d+), i: (\d+), C: (\d+), b/e: (\d+), n: (\d+), "
@@ -72,8 +73,10 @@ def test_real_trace_rows_per_phase_equal_the_raw_json(tmp_path, name):
     assert got_mem == want_mem
     assert all(r["duration_ns"] == 0 for r in rows if attrs(r).get("ph"))
 
-    # Flows: "<cat>:<id>" on each s/t/f row, as many of each key as the file has.
-    want_flows = Counter(f"{e.get('cat', '')}:{e['id']}" for e in elements
+    # Flows: "<cat>:<id>" on each s/t/f row (after "r<rank>:" in a file with a rank), as many
+    # of each key as the file has.
+    rank = trace_rank(name.removesuffix(".gz"), doc)
+    want_flows = Counter(scoped(f"{e.get('cat', '')}:{e['id']}", rank) for e in elements
                          if isinstance(e, dict) and e.get("ph") in ("s", "t", "f") and "id" in e)
     got_flows = Counter(r["flow_id"][0] for r in rows if attrs(r).get("ph") in ("s", "t", "f"))
     assert got_flows == want_flows
@@ -81,8 +84,8 @@ def test_real_trace_rows_per_phase_equal_the_raw_json(tmp_path, name):
     # Every row, as chrome_model works them out; and the stderr line adds up.
     m = model(elements, base)
     assert Counter((r["name"], r["start_ts"], r["end_ts"], attrs(r).get("ph"), tuple(r["flow_id"] or ()))
-                   for r in rows) == Counter((r["name"], r["start"], r["end"], r["ph"], tuple(r["flow"] or ()))
-                                             for r in m.rows)
+                   for r in rows) == Counter((r["name"], r["start"], r["end"], r["ph"],
+                                              tuple(scoped(f, rank) for f in r["flow"] or ())) for r in m.rows)
     line = LINE.search(err)
     assert line, err
     kept, x, be, i, c, ab, n, stf, other, names, later, warned = (int(g or 0) for g in line.groups())
