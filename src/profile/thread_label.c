@@ -27,6 +27,14 @@ static size_t member(const char *json, size_t len, const char *key, char *out, s
     return n - a;
 }
 
+/* Whether the event is an instant of global scope ("s":"g"): Kineto writes
+ * those with a blank pid and tid, so nothing else names their track. */
+static bool global_scope(const char *json, size_t len)
+{
+    char s[4];
+    return member(json, len, "s", s, sizeof s) == 1 && s[0] == 'g';
+}
+
 /* The <process> part into out (cap bytes); false when nothing names it. */
 static bool process_part(const char *json, size_t len, int64_t pid, char *out, size_t cap)
 {
@@ -39,6 +47,10 @@ static bool process_part(const char *json, size_t len, int64_t pid, char *out, s
     }
     if (member(json, len, "pid", out, cap))
         return true;
+    if (global_scope(json, len)) {
+        snprintf(out, cap, "Global");
+        return true;
+    }
     snprintf(out, cap, "process %" PRId64, pid);
     return false;
 }
@@ -47,6 +59,10 @@ static bool thread_part(const char *json, size_t len, int64_t tid, char *out, si
 {
     if (member(json, len, "thread_name", out, cap) || member(json, len, "tid", out, cap))
         return true;
+    if (global_scope(json, len)) {
+        snprintf(out, cap, "instant events");
+        return true;
+    }
     snprintf(out, cap, "thread %" PRId64, tid);
     return false;
 }

@@ -7,10 +7,13 @@
  *               GPU "process" "GPU <n>" and its host process "CPU": the GPU's
  *               label is what tells its tracks apart, the name what tells host
  *               processes apart); else "<process_name> (<pid>)"; else the
- *               original pid string ("Spans"); else "process <pid>";
+ *               original pid string ("Spans"); else "Global" for an instant
+ *               of global scope ("s":"g": Kineto writes its "Record Window
+ *               End" so, with a blank pid and tid); else "process <pid>";
  *   <thread>  = thread_name, without leading and trailing blanks (Kineto
  *               writes "stream 7 "); else the original tid string ("PyTorch
- *               Profiler"); else "thread <tid>".
+ *               Profiler"); else "instant events" for an instant of global
+ *               scope; else "thread <tid>".
  * e.g. "python3 (469) / thread 520 (pt_autograd_0)", "GPU 0 / stream 7",
  * "/device:GPU:0 (1) / Stream #14(Compute)", "Spans / PyTorch Profiler".
  * An event of a framework trace with a rank (worker_gid N) has the process

@@ -44,18 +44,20 @@ def names_from_json(events):
     return out
 
 
-def label(names, pid, tid, pid_text, tid_text):
-    """The documented thread label, or None when nothing names the thread."""
+def label(names, pid, tid, pid_text, tid_text, scope=None):
+    """The documented thread label, or None when nothing names the thread. An instant of
+    global scope (scope "g") with nothing else naming it is on "Global / instant events"."""
     def text(v):
         return v.strip(" \t") or None if isinstance(v, str) else None
     labels, name = text(names.get("process_labels")), text(names.get("process_name"))
+    glob = scope == "g"
     if labels and labels != "CPU":
         proc = labels
     elif name:
         proc = f"{name} ({pid})"
     else:
-        proc = text(pid_text)
-    thread = text(names.get("thread_name")) or text(tid_text)
+        proc = text(pid_text) or ("Global" if glob else None)
+    thread = text(names.get("thread_name")) or text(tid_text) or ("instant events" if glob else None)
     if proc is None and thread is None:
         return None
     return f"{proc or f'process {pid}'} / {thread or f'thread {tid}'}"
@@ -99,7 +101,7 @@ def labels_of(table, rows):
     for row in rows:
         extra = json.loads(row["extra_attributes_json"], parse_float=Decimal)
         pid, tid = row["process_id"], row["thread_id"]
-        lab = label(expected_names(table, row), pid, tid, extra.get("pid"), extra.get("tid"))
+        lab = label(expected_names(table, row), pid, tid, extra.get("pid"), extra.get("tid"), extra.get("s"))
         c[lab or f"{row['instance_id']}/{pid}/{tid}"] += 1
     return c
 
@@ -128,3 +130,18 @@ def test_perfetto_style_labels_of_the_issue():
                 seen.add(label(names, e["pid"], e.get("tid"), None, None))
     assert {"python3 (469) / thread 520 (pt_autograd_0)", "GPU 0 / stream 7",
             "/device:GPU:0 (1) / Stream #14(Compute)"} <= seen
+
+
+def test_global_instants_have_their_own_label(tmp_path):
+    """Kineto's "Record Window End" is an instant of global scope with a blank pid and tid:
+    its track reads "Global / instant events", not a hashed process number."""
+    raw = gzip.open(TEST_DATA / "real-gpu" / "gpt2_eager.json.gz").read()
+    events = json.loads(raw)["traceEvents"]
+    glob = [e for e in events if e.get("ph") == "i" and e.get("s") == "g" and e.get("pid") == ""]
+    assert glob, "the trace has a global instant without a pid"
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "gpt2_eager.json.gz").write_bytes(gzip.compress(raw))
+    nx("process", cap, "-o", tmp_path / "p")
+    got = json.loads(nx("top", tmp_path / "p", "--by", "thread", "--format", "json", "--limit", "0").stdout)
+    assert {g["thread"]: g["count"] for g in got["top"]}.get("Global / instant events") == len(glob)
