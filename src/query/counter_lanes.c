@@ -1,4 +1,5 @@
 /* counter_lanes.c — memory and counter lanes of framework rows over a window (rules in counter_lanes.h). */
+#define _DEFAULT_SOURCE /* strndup */
 #include "query/counter_lanes.h"
 
 #include <errno.h>
@@ -69,16 +70,6 @@ static nx_counter_key key_of(const nxpq_batch *bt, int col, size_t i)
     if (c->valid && !c->valid[i])
         return (nx_counter_key){.null = true};
     return (nx_counter_key){.v = c->values.i64[i]};
-}
-
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
 }
 
 /* A JSON number's text as a double: false for anything else (strings, true,
@@ -162,7 +153,7 @@ static int series_new(pass *p, nx_counter_lane *l, const char *name, size_t len,
         return nxpq_error_set(err, "SystemProfileEvents: out of memory");
     l->series = g;
     nx_counter_series *s = &g[l->n_series];
-    *s = (nx_counter_series){.name = dup_n(name, len), .t = malloc(p->width * sizeof *s->t),
+    *s = (nx_counter_series){.name = strndup(name, len), .t = malloc(p->width * sizeof *s->t),
                              .v = malloc(p->width * sizeof *s->v)};
     l->n_series++; /* counted now, so lane_free frees what was allocated */
     if (!s->name || !s->t || !s->v)
@@ -199,7 +190,7 @@ static nx_counter_lane *lane_of(pass *p, const nx_counter_lane *key, const char 
     }
     nx_counter_lane *l = &ls[p->n_lanes[key->kind]++];
     *l = *key;
-    l->name = name ? dup_n(name, nlen) : NULL;
+    l->name = name ? strndup(name, nlen) : NULL;
     l->label = (!name || l->name) ? lane_label(l) : NULL;
     if (!l->label) {
         nxpq_error_set(err, "SystemProfileEvents: out of memory");

@@ -330,6 +330,17 @@ void nx_json_i128(nx_strbuf *b, __int128 v)
     nx_strbuf_putc(b, '"');
 }
 
+void nx_json_time_offsets(nx_strbuf *b, const int64_t *t, size_t n, int64_t start)
+{
+    nx_strbuf_putc(b, '[');
+    for (size_t q = 0; q < n; q++) {
+        if (q)
+            nx_strbuf_putc(b, ',');
+        nx_json_i128(b, (__int128)t[q] - start);
+    }
+    nx_strbuf_putc(b, ']');
+}
+
 void nx_json_f64(nx_strbuf *b, double v)
 {
     if (isnan(v)) {

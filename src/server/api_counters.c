@@ -42,13 +42,9 @@ static void json_series(nx_strbuf *b, const nx_counter_series *s, int64_t start)
     } else {
         nx_strbuf_puts(b, "null");
     }
-    nx_strbuf_puts(b, ",\"t\":[");
-    for (size_t q = 0; q < s->n; q++) {
-        if (q)
-            nx_strbuf_putc(b, ',');
-        nx_json_i128(b, (__int128)s->t[q] - start);
-    }
-    nx_strbuf_puts(b, "],\"v\":[");
+    nx_strbuf_puts(b, ",\"t\":");
+    nx_json_time_offsets(b, s->t, s->n, start);
+    nx_strbuf_puts(b, ",\"v\":[");
     for (size_t q = 0; q < s->n; q++) {
         if (q)
             nx_strbuf_putc(b, ',');

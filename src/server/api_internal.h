@@ -157,6 +157,8 @@ void nx_json_i64(nx_strbuf *b, int64_t v);
 /* The same for a difference of two int64 values, which may lie beyond int64 (a
  * window's start far from an event's): a decimal string beyond +-2^53. */
 void nx_json_i128(nx_strbuf *b, __int128 v);
+/* Times t[0..n) as the JSON array of their offsets from start (nx_json_i128 each). */
+void nx_json_time_offsets(nx_strbuf *b, const int64_t *t, size_t n, int64_t start);
 /* A double: shortest round-trip text; NaN and infinities as the strings "nan", "inf", "-inf". */
 void nx_json_f64(nx_strbuf *b, double v);
 /* A float: shortest text that reads back as the same float; NaN and infinities as above. */

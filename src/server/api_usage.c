@@ -19,30 +19,6 @@
 #include "query/usage.h"
 #include "server/api_internal.h"
 
-/* ts - start as JSON: a number, or a decimal string beyond int64 (and beyond 2^53, by
- * nx_json_i64's rule). */
-static void json_offset(nx_strbuf *b, int64_t ts, int64_t start)
-{
-    __int128 d = (__int128)ts - (__int128)start;
-    if (d >= INT64_MIN && d <= INT64_MAX) {
-        nx_json_i64(b, (int64_t)d);
-        return;
-    }
-    char tmp[48];
-    size_t k = 0;
-    unsigned __int128 u = d < 0 ? (unsigned __int128)(-d) : (unsigned __int128)d;
-    do {
-        tmp[k++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    nx_strbuf_putc(b, '"');
-    if (d < 0)
-        nx_strbuf_putc(b, '-');
-    while (k)
-        nx_strbuf_putc(b, tmp[--k]);
-    nx_strbuf_putc(b, '"');
-}
-
 static void json_val(nx_strbuf *b, nx_usage_value v, bool is_int)
 {
     if (is_int)
@@ -78,7 +54,7 @@ static void json_series(nx_strbuf *b, const nx_usage_series *s, int64_t start)
         nx_strbuf_puts(b, ",\"before\":");
         if (s->has_before) {
             nx_strbuf_puts(b, "{\"t\":");
-            json_offset(b, s->before_t, start);
+            nx_json_i128(b, (__int128)s->before_t - start);
             nx_strbuf_puts(b, ",\"v\":");
             json_val(b, s->before_v, s->is_int);
             nx_strbuf_putc(b, '}');
@@ -86,13 +62,9 @@ static void json_series(nx_strbuf *b, const nx_usage_series *s, int64_t start)
             nx_strbuf_puts(b, "null");
         }
     }
-    nx_strbuf_puts(b, ",\"t\":[");
-    for (size_t q = 0; q < s->n; q++) {
-        if (q)
-            nx_strbuf_putc(b, ',');
-        json_offset(b, s->t[q], start);
-    }
-    nx_strbuf_puts(b, "],\"v\":[");
+    nx_strbuf_puts(b, ",\"t\":");
+    nx_json_time_offsets(b, s->t, s->n, start);
+    nx_strbuf_puts(b, ",\"v\":[");
     for (size_t q = 0; q < s->n; q++) {
         if (q)
             nx_strbuf_putc(b, ',');
