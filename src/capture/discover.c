@@ -393,12 +393,41 @@ static int discover_inside(nx_capture *cap, const char *root, const nx_cap_warne
     return rc;
 }
 
+/* A ROOT that is one framework trace file (`nxprof process trace.json.gz`) is a
+ * framework-only capture of that file alone. 1 when it is (taken), 0 when root
+ * is not a file, -1 on error (a file no framework source reads is refused). */
+static int discover_file(nx_capture *cap, const char *root, nx_cap_error *err)
+{
+    struct stat st;
+    if (stat(root, &st) != 0 || S_ISDIR(st.st_mode))
+        return 0;
+    const char *slash = strrchr(root, '/');
+    if (!is_framework_name(slash ? slash + 1 : root)) {
+        char patterns[128];
+        nx_framework_source_patterns(patterns, sizeof patterns);
+        return nx_cap_fail(err, root, "not a capture: a capture directory, or one framework trace "
+                           "file (%s)", patterns);
+    }
+    char **one = malloc(sizeof *one);
+    if (!one || !(one[0] = strdup(root))) {
+        free(one);
+        return nx_cap_fail(err, root, "out of memory");
+    }
+    return framework_only(cap, one, 1, err) == 0 ? 1 : -1;
+}
+
 int nx_capture_discover(const char *root, nx_capture *out, const nx_cap_warner *warn, nx_cap_error *err)
 {
     memset(out, 0, sizeof *out);
     out->root = strdup(root);
     if (!out->root)
         return nx_cap_fail(err, root, "out of memory");
+    int file = discover_file(out, root, err);
+    if (file != 0) {
+        if (file < 0)
+            nx_capture_free(out);
+        return file < 0 ? -1 : 0;
+    }
     int inside = discover_inside(out, root, warn, err);
     if (inside != 0) {
         if (inside < 0)

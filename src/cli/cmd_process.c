@@ -13,11 +13,12 @@
 static void process_help(FILE *out)
 {
     fprintf(out,
-            "Usage: nxprof process CAPTURE_DIR (--data-path P [--display-name N] | --output-file DIR)\n"
+            "Usage: nxprof process CAPTURE (--data-path P [--display-name N] | --output-file DIR)\n"
             "                      [--max-rows-per-file N] [--ignore-device-profile]\n"
             "                      [--ignore-system-profile] [--jobs N]\n"
             "\n"
-            "Read a capture (program files and device traces, docs/capture-format.md) and write\n"
+            "Read a capture (a directory of program files, device traces and framework traces,\n"
+            "docs/capture-format.md; or one framework trace file) and write\n"
             "its profile as Parquet tables. The profile is built aside and published atomically;\n"
             "a failed run leaves any previous profile untouched.\n"
             "\n"
@@ -53,7 +54,7 @@ static int process_run(int argc, char **argv)
             return rc;
     }
     if (optind >= argc)
-        return nx_usage_error("process", "CAPTURE_DIR is required");
+        return nx_usage_error("process", "CAPTURE is required (a capture directory or a trace file)");
     if (optind + 1 < argc)
         return nx_usage_error("process", "unexpected argument '%s'", argv[optind + 1]);
     o.capture_dir = argv[optind];

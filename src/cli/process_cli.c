@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "profile/profile_output.h"
@@ -16,7 +17,7 @@ void nx_process_cli_help(FILE *out)
     fprintf(out,
             "      --data-path P          write to P/profiles/global/: the system profile N@latest/\n"
             "                             and a device profile N-nd<D>-nc<C>@latest/ per NeuronCore\n"
-            "      --display-name N       profile name (default: the capture directory's name)\n"
+            "      --display-name N       profile name (default: the capture's name)\n"
             "      --output-file DIR      write the system profile to DIR and its device profiles to\n"
             "                             DIR/devices/<name>/ instead (one capture session only)\n"
             "      --max-rows-per-file N  split a table into T_0.parquet, T_1.parquet, ... above\n"
@@ -75,6 +76,31 @@ int nx_process_cli_option(const char *cmd, int id, const char *arg, nx_process_o
     }
 }
 
+/* The capture directory's name; for one trace file its name without the
+ * suffixes trace writers add ("w0.123.pt.trace.json.gz" -> "w0.123"), so the
+ * profile is not called "trace.json". */
+static char *default_display_name(const char *capture)
+{
+    char *name = nx_path_last_component(capture);
+    struct stat st;
+    if (!name || stat(capture, &st) != 0 || S_ISDIR(st.st_mode))
+        return name;
+    static const char *const suffixes[] = {".gz", ".json", ".pb", ".xplane", ".trace", ".pt"};
+    for (bool cut = true; cut;) {
+        cut = false;
+        size_t len = strlen(name);
+        for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+            size_t n = strlen(suffixes[i]);
+            if (len > n && strcmp(name + len - n, suffixes[i]) == 0) {
+                name[len - n] = '\0';
+                cut = true;
+                break;
+            }
+        }
+    }
+    return name;
+}
+
 int nx_process_cli_validate(const char *cmd, nx_process_options *o, bool default_data_path, char **owned)
 {
     *owned = NULL;
@@ -89,7 +115,7 @@ int nx_process_cli_validate(const char *cmd, nx_process_options *o, bool default
     if (o->ignore_device_profile && o->ignore_system_profile)
         return nx_usage_error(cmd, "--ignore-device-profile with --ignore-system-profile leaves nothing to process");
     if (!o->output_file && !o->display_name) {
-        *owned = nx_path_last_component(o->capture_dir);
+        *owned = default_display_name(o->capture_dir);
         if (!*owned)
             return nx_usage_error(cmd, "no display name in '%s'; give --display-name", o->capture_dir);
         o->display_name = *owned;

@@ -196,3 +196,23 @@ def test_real_jax_perfetto_trace(tmp_path):
     assert elements[-1] == {}
     out, warnings = check(tmp_path, raw, "jax_perfetto_trace.json")
     assert any(w["category"] == "Relative Time" for w in warnings)
+
+
+def test_one_trace_file_is_a_capture(tmp_path):
+    """`process trace.json.gz` reads that file alone, as a directory holding only it would be
+    read; the profile's default name is the file's, without the trace writer's suffixes."""
+    src = TEST_DATA / "real-gpu" / "ddp_rank0.json.gz"
+    named = tmp_path / "host_1234.1733000000.pt.trace.json.gz"
+    named.write_bytes(src.read_bytes())
+    nx("process", named, "--data-path", tmp_path / "dp")
+    profile = tmp_path / "dp" / "profiles" / "global" / "host_1234.1733000000@latest"
+    elements = elements_of(gzip.decompress(src.read_bytes()))
+    rows = table(profile, "SystemProfileEvents")
+    m = model(elements)
+    assert len([r for r in rows if r["trace_event_source"] == "framework"]) == len(m.rows)
+    assert named.read_bytes() == src.read_bytes()          # the user's file is left alone
+    other = tmp_path / "notes.txt"
+    other.write_text("not a trace")
+    r = nx("process", other, "-o", tmp_path / "o2", check=False)
+    assert r.returncode == 1 and str(other) in r.stderr and "framework trace" in r.stderr
+    assert not (tmp_path / "o2").exists()
