@@ -7,7 +7,9 @@
  *             "total_ns_a", "total_ns_b", "self_ns_a", "self_ns_b" (null when the
  *             table does not nest), "delta_ns", "ratio" (null without one)}],
  *    "totals": {the same figures over every group, less name and status}}
- * Integers exact; the ratio as the shortest decimal that reads back as the double.
+ * Integers exact, those beyond 2^53 as decimal strings (docs/api.md "Conventions":
+ * a JavaScript number is exact only up to there); the ratio as the shortest decimal
+ * that reads back as the double.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,9 +19,12 @@
 #include "query/diff.h"
 #include "util/json.h"
 
+#define JSON_SAFE_INT INT64_C(9007199254740991)
+
 static void put_i64(nx_strbuf *b, const char *name, int64_t v)
 {
-    nx_strbuf_printf(b, ",\"%s\":%" PRId64, name, v);
+    bool big = v > JSON_SAFE_INT || v < -JSON_SAFE_INT;
+    nx_strbuf_printf(b, big ? ",\"%s\":\"%" PRId64 "\"" : ",\"%s\":%" PRId64, name, v);
 }
 
 static void put_opt_i64(nx_strbuf *b, const char *name, bool have, int64_t v)
