@@ -1,0 +1,131 @@
+// compare.js — the Compare page ("/compare?a=<A>&b=<B>[&by=KEY][&all=1][&sort=COL[:asc]]"):
+// the diff of two profiles of one kind from GET /api/diff (docs/api.md), as a table: per
+// group its status (added and removed marked), the row count and the summed time in A and
+// B, the difference B − A, the ratio B / A and, on nesting tables, the self time; a totals
+// row over every group. Times are shown with their unit (fmtNs) and exact in ns on hover.
+// Clicking a column header sorts by it (again: the other way); the server's order is
+// |difference| descending. The key and the profiler-rows switch reload the answer; every
+// choice is kept in the URL so a copied link reopens the same table.
+import { api, viewHref } from './api.js';
+import { $, setStatus } from './dom.js';
+import { esc, fmtNs, fmtCount, cut } from './format.js';
+
+const LIMIT = 1000;   // groups fetched; the page says how many others there were
+
+// The page's one store of view state.
+const C = { a: null, b: null, by: null, all: false, sort: null, asc: false, answer: null };
+
+// Columns: id, header, the value of an op (or the totals), how it is shown, self only.
+const COLUMNS = [
+  { id: 'name', head: 'Group', get: (o) => o.name, show: (o) => (o.name === null ? '<span class="muted">(null)</span>' : cut(o.name)) },
+  { id: 'status', head: 'Status', get: (o) => o.status, show: (o) => (o.status ? `<span class="diff-${o.status}">${o.status}</span>` : '') },
+  { id: 'count_a', head: 'Count A', num: true, get: (o) => o.count_a, show: (o) => fmtCount(o.count_a) },
+  { id: 'count_b', head: 'Count B', num: true, get: (o) => o.count_b, show: (o) => fmtCount(o.count_b) },
+  { id: 'total_ns_a', head: 'Time A', num: true, time: true, get: (o) => Number(o.total_ns_a) },
+  { id: 'total_ns_b', head: 'Time B', num: true, time: true, get: (o) => Number(o.total_ns_b) },
+  { id: 'delta_ns', head: 'Δ B − A', num: true, time: true, signed: true, get: (o) => Number(o.delta_ns) },
+  { id: 'ratio', head: 'B / A', num: true, get: (o) => o.ratio, show: (o) => (o.ratio === null ? '<span class="muted">–</span>' : `${o.ratio.toFixed(3)}×`) },
+  { id: 'self_ns_a', head: 'Self A', num: true, time: true, self: true, get: (o) => Number(o.self_ns_a) },
+  { id: 'self_ns_b', head: 'Self B', num: true, time: true, self: true, get: (o) => Number(o.self_ns_b) },
+];
+
+const columns = () => COLUMNS.filter((c) => !c.self || C.answer.has_self);
+
+function cell(c, o) {
+  if (!c.time) return `<td class="${c.num ? 'num' : c.id}">${c.show(o)}</td>`;
+  const v = c.get(o);
+  const text = (c.signed && v > 0 ? '+' : '') + fmtNs(v);
+  return `<td class="num" title="${esc(`${v} ns`)}">${esc(text)}</td>`;
+}
+
+function sorted(ops) {
+  if (!C.sort) return ops;
+  const c = COLUMNS.find((x) => x.id === C.sort);
+  if (!c) return ops;
+  const key = (o) => c.get(o);
+  const cmp = (x, y) => {
+    const a = key(x), b = key(y);
+    if (a === b) return 0;
+    if (a === null) return 1;
+    if (b === null) return -1;
+    return (a < b ? -1 : 1) * (C.asc ? 1 : -1);
+  };
+  return [...ops].sort(cmp);
+}
+
+function render() {
+  const d = C.answer;
+  const cols = columns();
+  $('#compare-table thead').innerHTML = `<tr>${cols.map((c) => {
+    const mark = C.sort === c.id ? (C.asc ? ' ▲' : ' ▼') : '';
+    return `<th class="${c.num ? 'num' : ''}" data-col="${c.id}" title="Sort by ${esc(c.head)}">${esc(c.head)}${mark}</th>`;
+  }).join('')}</tr>`;
+  $('#compare-table tbody').innerHTML = sorted(d.ops).map((o) =>
+    `<tr class="row-${o.status}">${cols.map((c) => cell(c, o)).join('')}</tr>`).join('');
+  const t = { ...d.totals, name: 'Total', status: '' };
+  $('#compare-table tfoot').innerHTML = `<tr>${cols.map((c) => (c.id === 'name' ? '<td><b>Total</b></td>' : cell(c, t))).join('')}</tr>`;
+  const more = d.groups - d.shown;
+  const facts = [`${esc(d.table)} by <b>${esc(d.by)}</b>`, `${fmtCount(d.groups)} groups`];
+  if (more > 0) facts.push(`${fmtCount(more)} more not shown (the totals cover them)`);
+  if (d.wall_ns_a !== null && d.wall_ns_b !== null) facts.push(`wall time A ${fmtNs(Number(d.wall_ns_a))}, B ${fmtNs(Number(d.wall_ns_b))}`);
+  if (d.excluded_a || d.excluded_b) facts.push(`profiler rows left out: ${fmtCount(d.excluded_a)} in A, ${fmtCount(d.excluded_b)} in B`);
+  $('#compare-facts').innerHTML = facts.join(' · ');
+}
+
+function writeURL() {
+  const q = new URLSearchParams({ a: C.a, b: C.b });
+  if (C.by) q.set('by', C.by);
+  if (C.all) q.set('all', '1');
+  if (C.sort) q.set('sort', `${C.sort}${C.asc ? ':asc' : ''}`);
+  history.replaceState(null, '', `/compare?${q}`);
+}
+
+async function load() {
+  setStatus('Loading…');
+  const q = new URLSearchParams({ a: C.a, b: C.b, limit: String(LIMIT) });
+  if (C.by) q.set('by', C.by);
+  if (C.all) q.set('all', '1');
+  try {
+    C.answer = await api(`/api/diff?${q}`);
+    $('#compare-error').hidden = true;
+    $('#compare-by').value = C.answer.by;
+    render();
+    setStatus('');
+  } catch (e) {
+    $('#compare-error').textContent = `Error: ${e.message}`;
+    $('#compare-error').hidden = false;
+    setStatus('');
+  }
+  writeURL();
+}
+
+export async function showCompare() {
+  const q = new URLSearchParams(location.search);
+  C.a = q.get('a');
+  C.b = q.get('b');
+  C.by = q.get('by') || null;
+  C.all = q.get('all') === '1';
+  const s = (q.get('sort') || '').split(':');
+  C.sort = s[0] || null;
+  C.asc = s[1] === 'asc';
+  $('#compare-view').hidden = false;
+  if (!C.a || !C.b) throw new Error('the Compare page needs two profiles: /compare?a=<A>&b=<B>');
+  document.title = `nxprof — ${C.a} vs ${C.b}`;
+  $('#crumb').innerHTML = `<span class="sep">›</span> <span class="here">Compare</span>`;
+  for (const [id, name] of [['#compare-a', C.a], ['#compare-b', C.b]]) {
+    $(id).textContent = name;
+    $(id).href = viewHref(name);
+  }
+  $('#compare-all').checked = C.all;
+  $('#compare-by').addEventListener('change', () => { C.by = $('#compare-by').value.trim() || null; load(); });
+  $('#compare-all').addEventListener('change', () => { C.all = $('#compare-all').checked; load(); });
+  $('#compare-table thead').addEventListener('click', (e) => {
+    const th = e.target.closest('th[data-col]');
+    if (!th) return;
+    if (C.sort === th.dataset.col) C.asc = !C.asc;
+    else { C.sort = th.dataset.col; C.asc = th.dataset.col === 'name' || th.dataset.col === 'status'; }
+    render();
+    writeURL();
+  });
+  await load();
+}
