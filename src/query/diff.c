@@ -16,6 +16,7 @@
 
 #define SYSTEM_TABLE "SystemProfileEvents"
 #define DEVICE_TABLE "Instruction"
+#define FRAMEWORK_TABLE "FrameworkInstruction"
 
 /* One side's group: its key text (NULL: null) and figures. */
 typedef struct entry {
@@ -288,8 +289,8 @@ int nx_diff_run(const char *a_dir, const char *b_dir, const nx_diff_options *o, 
                  a_dir, sys_a ? "system" : "device", b_dir, sys_b ? "system" : "device");
         return NX_DIFF_KINDS;
     }
-    out->table = sys_a ? SYSTEM_TABLE : DEVICE_TABLE;
     out->by = o->by ? o->by : sys_a ? "name" : "opcode";
+    out->table = sys_a ? SYSTEM_TABLE : strcmp(out->by, "framework_name") == 0 ? FRAMEWORK_TABLE : DEVICE_TABLE;
     plan p = plan_of(out->by, sys_a, o->include_profiler);
     side a = {0}, b = {0};
     bool self_b = false;

@@ -5,8 +5,9 @@
  * summed time in A and in B, the difference and the ratio.
  *
  * Kinds and tables: two system profiles (query/system_summary.h nx_profile_is_system)
- * compare SystemProfileEvents, two device profiles compare Instruction; a system and
- * a device profile are NX_DIFF_KINDS, refused.
+ * compare SystemProfileEvents, two device profiles compare Instruction, or by
+ * "framework_name" the IR roll-up FrameworkInstruction (its rows' end_ts - start_ts
+ * summed: top.h's NX_TOP_SPAN); a system and a device profile are NX_DIFF_KINDS, refused.
  * Keys (nx_diff_options.by; NULL: "name" on system profiles, "opcode" on device ones):
  *   "kernel"  system profiles: the events whose category (top.h's virtual key "cat")
  *             is "kernel", grouped by name as the profile stores it;
@@ -19,7 +20,7 @@
  *   step annotations) count nowhere: not in the groups, not in the totals (they are
  *   counted in excluded_a/excluded_b). Each side then runs top with the keys
  *   (by, "name") and folds the groups of one `by` value back together.
- * Per group, side s in {a, b}: count_s rows, total_ns_s the summed duration_ns, and
+ * Per group, side s in {a, b}: count_s rows, total_ns_s the summed time, and
  *   self_ns_s the summed self time on nesting tables (top.h; has_self). Then
  *   delta_ns = total_ns_b - total_ns_a; ratio = total_ns_b / total_ns_a, none
  *   (has_ratio false) when either total is 0; status: added (count_a 0), removed
@@ -67,7 +68,7 @@ typedef struct nx_diff_options {
 } nx_diff_options;
 
 typedef struct nx_diff {
-    const char *table;         /* static: "SystemProfileEvents" or "Instruction" */
+    const char *table;         /* static: "SystemProfileEvents", "Instruction" or "FrameworkInstruction" */
     const char *by;            /* the key used (the options' or the default; not owned) */
     bool has_self;             /* the table's events nest: self_ns is meaningful */
     nx_diff_row *rows;         /* in the order above */

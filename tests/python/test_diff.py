@@ -9,7 +9,8 @@ Parquet tables, and the raw trace JSON read in Python.
     operator lengthened by 1 ms: that kernel removed, that operator's delta 1 ms,
     every other group's total unchanged;
   - two device profiles from `nxprof synth` (tiny, seeds 1 and 2; and tiny against
-    llama-layer), by opcode and by hlo_name (DuckDB);
+    llama-layer), by opcode and hlo_name (Instruction) and by framework_name (the
+    FrameworkInstruction roll-up, each row's end_ts - start_ts) (DuckDB);
   - /api/diff answers what `--format json` prints, less the profile names.
 """
 import gzip
@@ -166,16 +167,20 @@ def devices(workdir):
 
 
 def instruction_sql(profile, key):
+    if key == "framework_name":   # the IR roll-up: each row's span
+        return (f"SELECT {key} AS k, count(*) AS c, coalesce(sum(end_ts - start_ts), 0) AS t "
+                f"FROM read_parquet('{profile}/FrameworkInstruction*.parquet') GROUP BY k")
     return (f"SELECT {key} AS k, count(*) AS c, coalesce(sum(duration_ns), 0) AS t "
             f"FROM read_parquet('{profile}/Instruction*.parquet') GROUP BY k")
 
 
 @pytest.mark.parametrize("pair", [("tiny1", "tiny2"), ("tiny1", "llama")])
-@pytest.mark.parametrize("key", ["opcode", "hlo_name"])
+@pytest.mark.parametrize("key", ["opcode", "hlo_name", "framework_name"])
 def test_device_profiles(devices, pair, key):
     a, b = devices[pair[0]], devices[pair[1]]
     got = diff(a, b, "--by", key)
-    assert got["table"] == "Instruction" and got["has_self"] is False
+    assert got["table"] == ("FrameworkInstruction" if key == "framework_name" else "Instruction")
+    assert got["has_self"] is False
     check(got, expected(instruction_sql(a, key), instruction_sql(b, key)))
     assert got["groups"] > 3 and any(o["delta_ns"] != 0 for o in got["ops"])
 

@@ -17,6 +17,9 @@
  * Device profiles (Instruction: opcode, duration_ns):
  *   A: MATMUL 10, MATMUL 20, ADD 7;  B: MATMUL 30, SUB 7
  *   -> ADD removed -7, SUB added +7 (a tie: ADD first), MATMUL changed 0 (ratio 1).
+ *   FrameworkInstruction (framework_name, start_ts, end_ts): A: mlp [0,40], attn [50,60],
+ *   attn [70,75]; B: mlp [0,30], attn [40,55], attn [60,61], attn [70,null]
+ *   -> mlp changed -10, attn changed 15 -> 16 (+1; the null end counts as a row, not a time).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -74,6 +77,11 @@ static int setup(void **state)
     fx_write(dev_a, "Instruction.parquet", cols, 2, (const char *const[]){"MATMUL", "10", "MATMUL", "20", "ADD", "7"},
              3);
     fx_write(dev_b, "Instruction.parquet", cols, 2, (const char *const[]){"MATMUL", "30", "SUB", "7"}, 2);
+    static const fx_col fw[] = {{"framework_name", NXPQ_STRING}, {"start_ts", NXPQ_INT64}, {"end_ts", NXPQ_INT64}};
+    fx_write(dev_a, "FrameworkInstruction.parquet", fw, 3,
+             (const char *const[]){"mlp", "0", "40", "attn", "50", "60", "attn", "70", "75"}, 3);
+    fx_write(dev_b, "FrameworkInstruction.parquet", fw, 3,
+             (const char *const[]){"mlp", "0", "30", "attn", "40", "55", "attn", "60", "61", "attn", "70", NULL}, 4);
     return 0;
 }
 
@@ -193,6 +201,18 @@ static void device_by_opcode(void **state)
     nx_diff_free(&d);
 }
 
+static void device_by_framework_name(void **state)
+{
+    (void)state;
+    nx_diff d;
+    run(dev_a, dev_b, "framework_name", false, &d);
+    assert_string_equal(d.table, "FrameworkInstruction");
+    assert_int_equal(d.n_rows, 2);
+    expect(&d.rows[0], "mlp", NX_DIFF_CHANGED, 1, 1, 40, 30);
+    expect(&d.rows[1], "attn", NX_DIFF_CHANGED, 2, 3, 15, 16);
+    nx_diff_free(&d);
+}
+
 static void json_text(void **state)
 {
     (void)state;
@@ -251,7 +271,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(system_by_name),   cmocka_unit_test(profiler_rows_kept), cmocka_unit_test(by_cat_and_kernel),
-        cmocka_unit_test(device_by_opcode), cmocka_unit_test(json_text),          cmocka_unit_test(same_profile_all_same),
+        cmocka_unit_test(device_by_opcode), cmocka_unit_test(device_by_framework_name), cmocka_unit_test(json_text),          cmocka_unit_test(same_profile_all_same),
         cmocka_unit_test(refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
