@@ -8,6 +8,9 @@
 //   (GROUP BY name less the profiler's rows, FULL OUTER JOIN); the totals row likewise;
 // - added and removed groups are marked (row class and status);
 // - a click on a column header sorts the rows by it, again the other way; the URL keeps it;
+// - steps: the ProfilerStep#N both profiles have are offered (DuckDB: the first event of
+//   each name), the chosen step's links open each profile at a window of one width
+//   starting at its step; choosing another step moves both (B's link with it);
 // - the key box reloads the table by another key (kernel), as the API answers it.
 // The page is screenshotted to NXPROF_SCREENSHOTS (docs/compare-viewer.png).
 // Skipped (with a message) only when /usr/bin/chromium is missing.
@@ -96,6 +99,32 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
     counts = (await tableRows()).map((r) => Number(r.cells[2].replaceAll(',', '')));
     assert.deepEqual(counts, [...counts].sort((x, y) => x - y), 'count A ascending');
     assert.equal(new URL(page.url()).searchParams.get('sort'), 'count_a:asc');
+  });
+
+  await t.test('steps: both profiles linked at one window from the chosen step', async () => {
+    const stepSql = (p) => `SELECT name, start_ts::VARCHAR AS s, end_ts::VARCHAR AS e FROM (SELECT *, row_number() OVER
+        (PARTITION BY name ORDER BY start_ts, file_row_number) AS rn FROM read_parquet('${path.join(data, 'profiles', 'global', `${p}@latest`, 'SystemProfileEvents*.parquet')}', file_row_number = true)
+        WHERE name LIKE 'ProfilerStep#%') WHERE rn = 1 ORDER BY start_ts`;
+    const [sa, sb] = [await sql(stepSql('rank0')), await sql(stepSql('rank1'))];
+    const inB = new Map(sb.map((r) => [r.name, r]));
+    const both = sa.filter((r) => inB.has(r.name));
+    assert.ok(both.length >= 2, 'the DDP ranks share their steps');
+    await page.goto(`${url}/compare?a=rank0&b=rank1`);
+    await page.locator('#compare-align:not([hidden])').waitFor({ timeout: 15000 });
+    assert.deepEqual(await page.locator('#compare-step option').allInnerTexts(), both.map((r) => r.name));
+    const expectLinks = async (step) => {
+      const a = both.find((r) => r.name === step), b = inB.get(step);
+      const da = BigInt(a.e) - BigInt(a.s), db = BigInt(b.e) - BigInt(b.s);
+      const w = da > db ? da : db;
+      assert.equal(await page.locator('#compare-open-a').getAttribute('href'), `/view/rank0?start=${a.s}&end=${BigInt(a.s) + w}`);
+      assert.equal(await page.locator('#compare-open-b').getAttribute('href'), `/view/rank1?start=${b.s}&end=${BigInt(b.s) + w}`);
+    };
+    await expectLinks(both[0].name);
+    const before = await page.locator('#compare-open-b').getAttribute('href');
+    await page.locator('#compare-step').selectOption(both[1].name);
+    await expectLinks(both[1].name);
+    assert.notEqual(await page.locator('#compare-open-b').getAttribute('href'), before, 'another step moves B');
+    assert.equal(new URL(page.url()).searchParams.get('step'), both[1].name);
   });
 
   await t.test('another key reloads the table', async () => {

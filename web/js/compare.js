@@ -6,14 +6,20 @@
 // Clicking a column header sorts by it (again: the other way); the server's order is
 // |difference| descending. The key and the profiler-rows switch reload the answer; every
 // choice is kept in the URL so a copied link reopens the same table.
-import { api, viewHref } from './api.js';
+// Steps (system profiles with ProfilerStep#N annotations, found by /search): a step both
+// profiles have is chosen (&step=), its duration in A and B shown side by side, and each
+// profile's viewer linked at a window of one width starting at that step, so the two
+// open aligned on the step.
+import { api, big, namePath, viewHref } from './api.js';
 import { $, setStatus } from './dom.js';
 import { esc, fmtNs, fmtCount, cut } from './format.js';
 
 const LIMIT = 1000;   // groups fetched; the page says how many others there were
+const MAX_STEPS = 500; // step annotations listed per profile
+const STEP = 'ProfilerStep#';
 
 // The page's one store of view state.
-const C = { a: null, b: null, by: null, all: false, sort: null, asc: false, answer: null };
+const C = { a: null, b: null, by: null, all: false, sort: null, asc: false, answer: null, step: null, steps: null };
 
 // Columns: id, header, the value of an op (or the totals), how it is shown, self only.
 const COLUMNS = [
@@ -72,10 +78,46 @@ function render() {
   $('#compare-facts').innerHTML = facts.join(' · ');
 }
 
+// A profile's step annotations: name -> its first event (the search's order: by start).
+async function stepsOf(name) {
+  const base = `/api/profiles/${namePath(name)}/search?tables=SystemProfileEvents&field=name&q=${encodeURIComponent(STEP)}`;
+  const out = new Map();
+  let r = await api(base);
+  for (let i = 0; r.event && i < MAX_STEPS; i++) {
+    if (r.event.label.startsWith(STEP) && !out.has(r.event.label)) out.set(r.event.label, r.event);
+    r = await api(`${base}&from=${r.event.start}&from_table=${r.event.table}&from_ord=${r.event.ordinal}`);
+  }
+  return out;
+}
+
+// The chosen step side by side, and each profile's viewer at one window from that step.
+function renderStep() {
+  const [sa, sb] = C.steps;
+  const ea = sa.get(C.step), eb = sb.get(C.step);
+  const da = big(ea.end) - big(ea.start), db = big(eb.end) - big(eb.start);
+  const w = da > db ? da : db;
+  const link = (name, e, who) => `<a id="compare-open-${who}" href="${viewHref(name)}?start=${big(e.start)}&end=${big(e.start) + w}">open ${who.toUpperCase()} at ${esc(C.step)}</a>`;
+  const d = Number(db - da);
+  $('#compare-step-out').innerHTML = `lasts ${fmtNs(Number(da))} in A, ${fmtNs(Number(db))} in B (Δ ${d > 0 ? '+' : ''}${fmtNs(d)}) · ` +
+    `${link(C.a, ea, 'a')} · ${link(C.b, eb, 'b')}`;
+}
+
+async function loadSteps() {
+  if (C.answer.table !== 'SystemProfileEvents') return;
+  C.steps = await Promise.all([stepsOf(C.a), stepsOf(C.b)]);
+  const both = [...C.steps[0].keys()].filter((k) => C.steps[1].has(k));
+  $('#compare-align').hidden = both.length === 0;
+  if (!both.length) return;
+  if (!both.includes(C.step)) C.step = both[0];
+  $('#compare-step').innerHTML = both.map((k) => `<option${k === C.step ? ' selected' : ''}>${esc(k)}</option>`).join('');
+  renderStep();
+}
+
 function writeURL() {
   const q = new URLSearchParams({ a: C.a, b: C.b });
   if (C.by) q.set('by', C.by);
   if (C.all) q.set('all', '1');
+  if (C.step) q.set('step', C.step);
   if (C.sort) q.set('sort', `${C.sort}${C.asc ? ':asc' : ''}`);
   history.replaceState(null, '', `/compare?${q}`);
 }
@@ -108,6 +150,7 @@ export async function showCompare() {
   const s = (q.get('sort') || '').split(':');
   C.sort = s[0] || null;
   C.asc = s[1] === 'asc';
+  C.step = q.get('step') || null;
   $('#compare-view').hidden = false;
   if (!C.a || !C.b) throw new Error('the Compare page needs two profiles: /compare?a=<A>&b=<B>');
   document.title = `nxprof — ${C.a} vs ${C.b}`;
@@ -127,5 +170,10 @@ export async function showCompare() {
     render();
     writeURL();
   });
+  $('#compare-step').addEventListener('change', () => { C.step = $('#compare-step').value; renderStep(); writeURL(); });
   await load();
+  if (C.answer) {
+    await loadSteps().catch((e) => { $('#compare-step-out').textContent = `Steps: ${e.message}`; });
+    writeURL();
+  }
 }
