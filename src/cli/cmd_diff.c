@@ -9,7 +9,8 @@
  *     dropped some, a "total" line over every group, and a line saying how many
  *     profiler rows were left out of each side;
  *   - csv: a header line then one line per shown group, exact integers, null and a
- *     missing ratio as empty fields, no total line;
+ *     missing ratio as empty fields, no total line; --normalize adds norm_a, norm_b and
+ *     norm_delta (text and CSV columns, JSON members);
  *   - json: nx_diff_json's object.
  * Exit: 0; 1 when a profile or its table cannot be read, or the two are of different
  * kinds; 2 for usage errors, including --by naming a key the table lacks.
@@ -30,6 +31,7 @@ static void diff_help(FILE *out)
 {
     fprintf(out,
             "Usage: nxprof diff A B [--by KEY] [--limit N] [--format text|csv|json] [--all]\n"
+            "                   [--normalize step|wall]\n"
             "\n"
             "Compare two profiles of one kind: two system profiles (SystemProfileEvents) or\n"
             "two device profiles (Instruction; by framework_name, the FrameworkInstruction\n"
@@ -47,6 +49,10 @@ static void diff_help(FILE *out)
             "  -f, --format F       text (default), csv or json\n"
             "  -a, --all            keep the profiler's own rows (\"PyTorch Profiler (N)\",\n"
             "                       \"ProfilerStep#N\"), left out by default\n"
+            "  -n, --normalize M    also each side's time per step (M step: over its number of\n"
+            "                       ProfilerStep#N annotations, ns per step) or per wall time\n"
+            "                       (M wall: the fraction of its wall time), ordered by their\n"
+            "                       difference\n"
             "  -h, --help           show this help\n"
             "\n"
             "Exit status: 0 success, 1 a profile or its table missing or unreadable, or the\n"
@@ -66,7 +72,8 @@ static void diff_csv(const nx_diff *d, size_t shown)
 {
     nx_out_csv_field(stdout, d->by, strlen(d->by));
     fputs(",status,count_a,count_b,total_ns_a,total_ns_b,delta_ns,ratio", stdout);
-    fputs(d->has_self ? ",self_ns_a,self_ns_b\n" : "\n", stdout);
+    fputs(d->has_self ? ",self_ns_a,self_ns_b" : "", stdout);
+    fputs(d->normalize != NX_DIFF_NORM_NONE ? ",norm_a,norm_b,norm_delta\n" : "\n", stdout);
     for (size_t i = 0; i < shown; i++) {
         const nx_diff_row *r = &d->rows[i];
         if (r->key)
@@ -79,6 +86,8 @@ static void diff_csv(const nx_diff *d, size_t shown)
             csv_i64(true, r->a.self_ns);
             csv_i64(true, r->b.self_ns);
         }
+        if (d->normalize != NX_DIFF_NORM_NONE)
+            printf(",%.17g,%.17g,%.17g", r->norm_a, r->norm_b, r->norm_delta);
         putchar('\n');
     }
 }
@@ -105,6 +114,10 @@ static void text_line(const nx_diff *d, int kw, const char *key, size_t klen, co
         printf("  %8s", "-");
     if (d->has_self)
         printf("  %15" PRId64 "  %15" PRId64, a->self_ns, b->self_ns);
+    if (d->normalize != NX_DIFF_NORM_NONE) {
+        double na = (double)a->total_ns / d->div_a, nb = (double)b->total_ns / d->div_b;
+        printf("  %13.6g  %13.6g  %13.6g", na, nb, nb - na);
+    }
     putchar('\n');
 }
 
@@ -115,6 +128,8 @@ static void diff_text(const nx_diff *d, size_t shown)
            "total_ns_b", "delta_ns", "ratio");
     if (d->has_self)
         printf("  %15s  %15s", "self_ns_a", "self_ns_b");
+    if (d->normalize != NX_DIFF_NORM_NONE)
+        printf("  %13s  %13s  %13s", "norm_a", "norm_b", "norm_delta");
     putchar('\n');
     for (size_t i = 0; i < shown; i++) {
         const nx_diff_row *r = &d->rows[i];
@@ -124,6 +139,10 @@ static void diff_text(const nx_diff *d, size_t shown)
     if (shown < d->n_rows)
         printf("(%zu other groups)\n", d->n_rows - shown);
     text_line(d, kw, "total", 5, "", &d->total_a, &d->total_b);
+    if (d->normalize == NX_DIFF_NORM_STEP)
+        printf("norm: ns per step, over %" PRId64 " steps in A and %" PRId64 " in B\n", d->steps_a, d->steps_b);
+    else if (d->normalize == NX_DIFF_NORM_WALL)
+        printf("norm: fraction of the wall time, %" PRId64 " ns in A and %" PRId64 " ns in B\n", d->wall_a, d->wall_b);
     if (d->excluded_a || d->excluded_b)
         printf("profiler rows left out: %" PRId64 " in A, %" PRId64 " in B (--all keeps them)\n", d->excluded_a,
                d->excluded_b);
@@ -173,6 +192,10 @@ static int run_query(const char *a, const char *b, const nx_diff_options *o, uns
     int rc = nx_diff_run(a, b, o, &d, &err);
     if (rc == NX_TOP_BAD_KEY)
         return nx_usage_error("diff", "%s", err.msg);
+    if (rc == NX_DIFF_NO_DIVISOR) {
+        fprintf(stderr, "nxprof diff: %s\n", err.msg);
+        return NX_EXIT_ERROR;
+    }
     if (rc == NX_PROFILE_TABLE_ABSENT) {
         fprintf(stderr, "nxprof diff: a profile lacks the table to compare (%s)\n", err.msg);
         return NX_EXIT_ERROR;
@@ -191,13 +214,14 @@ static int diff_run(int argc, char **argv)
     static const struct option opts[] = {
         {"by", required_argument, NULL, 'b'},       {"limit", required_argument, NULL, 'l'},
         {"format", required_argument, NULL, 'f'},   {"all", no_argument, NULL, 'a'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+        {"normalize", required_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     nx_diff_options o = {0};
     unsigned long long limit = 20;
     diff_format f = FMT_TEXT;
     int c;
-    while ((c = getopt_long(argc, argv, ":b:l:f:ah", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":b:l:f:an:h", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
             if (!*optarg)
@@ -220,6 +244,10 @@ static int diff_run(int argc, char **argv)
             break;
         case 'a':
             o.include_profiler = true;
+            break;
+        case 'n':
+            if (nx_diff_normalize_parse(optarg, &o.normalize) != 0)
+                return nx_usage_error("diff", "unknown --normalize '%s' (step, wall or none)", optarg);
             break;
         case 'h':
             diff_help(stdout);

@@ -5,6 +5,7 @@
  * lists are then joined in one merge walk and the rows ordered by |delta|.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ typedef struct side {
     entry *e;
     size_t n;
     int64_t excluded;
+    int64_t steps;      /* distinct ProfilerStep#<n> names */
     bool has_wall;
     int64_t wall;
 } side;
@@ -40,16 +42,23 @@ static void side_free(side *s)
     free(s->e);
 }
 
+static bool is_step_name(const nx_group_key *k)
+{
+    static const char step[] = "ProfilerStep#";
+    return !k->null && k->type == NXPQ_STRING && k->len >= sizeof step - 1 && memcmp(k->s, step, sizeof step - 1) == 0;
+}
+
 /* The profiler's own rows: "PyTorch Profiler (<n>)" and "ProfilerStep#<n>". */
 static bool is_profiler_name(const nx_group_key *k)
 {
-    static const char span[] = "PyTorch Profiler (", step[] = "ProfilerStep#";
+    static const char span[] = "PyTorch Profiler (";
     if (k->null || k->type != NXPQ_STRING)
         return false;
-    if (k->len >= sizeof step - 1 && memcmp(k->s, step, sizeof step - 1) == 0)
+    if (is_step_name(k))
         return true;
     return k->len > sizeof span && memcmp(k->s, span, sizeof span - 1) == 0 && k->s[k->len - 1] == ')';
 }
+
 
 static bool is_kernel_cat(const nx_group_key *k)
 {
@@ -97,6 +106,29 @@ static int entry_cmp(const void *x, const void *y)
     return key_cmp(a->key, a->len, b->key, b->len);
 }
 
+/* A step's name: bytes valid while its group_by lives. */
+typedef struct name_ref {
+    const char *s;
+    size_t len;
+} name_ref;
+
+static int name_cmp(const void *x, const void *y)
+{
+    const name_ref *a = x, *b = y;
+    return key_cmp(a->s, a->len, b->s, b->len);
+}
+
+/* The distinct names among n (sorted in place): a name can head several groups when
+ * the key is not the name (cat, thread). */
+static int64_t distinct_names(name_ref *names, size_t n)
+{
+    qsort(names, n, sizeof *names, name_cmp);
+    int64_t d = 0;
+    for (size_t i = 0; i < n; i++)
+        d += i == 0 || name_cmp(&names[i - 1], &names[i]) != 0;
+    return d;
+}
+
 static int add_to(nx_diff_side *t, const nx_diff_side *s, const char *what, nxpq_error *err)
 {
     if (__builtin_add_overflow(t->count, s->count, &t->count) ||
@@ -132,25 +164,26 @@ static int fold(side *s, const char *dir, nxpq_error *err)
 typedef struct plan {
     const char *keys[2];
     size_t n_keys;
-    int name_at;   /* the key holding the name for the profiler rule, or -1 */
+    int name_at;   /* the key holding the name (system profiles), or -1 */
+    bool drop_profiler; /* leave the profiler's rows out */
     int cat_at;    /* the key holding the category ("kernel"), or -1 */
     int show_at;   /* the key shown */
 } plan;
 
 static plan plan_of(const char *by, bool system, bool include_profiler)
 {
-    plan p = {.name_at = -1, .cat_at = -1, .show_at = 0};
+    plan p = {.name_at = -1, .cat_at = -1, .show_at = 0, .drop_profiler = system && !include_profiler};
     if (system && strcmp(by, "kernel") == 0) {
         p.keys[0] = "name";
         p.keys[1] = "cat";
         p.n_keys = 2;
         p.cat_at = 1;
-        p.name_at = include_profiler ? -1 : 0;
+        p.name_at = 0;
         return p;
     }
     p.keys[0] = by;
     p.n_keys = 1;
-    if (system && !include_profiler) {
+    if (system) {
         if (strcmp(by, "name") == 0) {
             p.name_at = 0;
         } else {
@@ -165,9 +198,11 @@ static plan plan_of(const char *by, bool system, bool include_profiler)
 /* Turns the groups of r into s's entries under plan p. */
 static int collect(const nx_top *r, const plan *p, side *s, const char *dir, nxpq_error *err)
 {
-    size_t n = nx_group_by_count(r->g);
+    size_t n = nx_group_by_count(r->g), n_steps = 0;
     s->e = calloc(n ? n : 1, sizeof *s->e);
-    if (!s->e) {
+    name_ref *steps = calloc(n ? n : 1, sizeof *steps);
+    if (!s->e || !steps) {
+        free(steps);
         snprintf(err->msg, sizeof err->msg, "%s: out of memory", dir);
         return -1;
     }
@@ -176,7 +211,9 @@ static int collect(const nx_top *r, const plan *p, side *s, const char *dir, nxp
         nx_group_key k;
         if (p->name_at >= 0) {
             nx_group_by_key(r->g, i, (size_t)p->name_at, &k);
-            if (is_profiler_name(&k)) {
+            if (is_step_name(&k))
+                steps[n_steps++] = (name_ref){k.s, k.len};
+            if (p->drop_profiler && is_profiler_name(&k)) {
                 s->excluded += st->count;
                 continue;
             }
@@ -191,6 +228,7 @@ static int collect(const nx_top *r, const plan *p, side *s, const char *dir, nxp
         bool oom;
         e->key = key_text(&k, &e->len, &oom);
         if (oom) {
+            free(steps);
             snprintf(err->msg, sizeof err->msg, "%s: out of memory", dir);
             return -1;
         }
@@ -199,6 +237,8 @@ static int collect(const nx_top *r, const plan *p, side *s, const char *dir, nxp
         e->s.total_ns = st->sum[0];
         e->s.self_ns = r->self ? st->sum[1] : 0;
     }
+    s->steps = distinct_names(steps, n_steps);
+    free(steps);
     return fold(s, dir, err);
 }
 
@@ -246,6 +286,40 @@ static int row_cmp(const void *x, const void *y)
     if (da != db)
         return da > db ? -1 : 1;
     return key_cmp(a->key, a->key_len, b->key, b->key_len);
+}
+
+static int norm_cmp(const void *x, const void *y)
+{
+    const nx_diff_row *a = x, *b = y;
+    double da = fabs(a->norm_delta), db = fabs(b->norm_delta);
+    if (da != db)
+        return da > db ? -1 : 1;
+    return key_cmp(a->key, a->key_len, b->key, b->key_len);
+}
+
+/* The divisors of d->normalize, then each row's normalised figures and their order. */
+static int normalize(nx_diff *d, nxpq_error *err)
+{
+    if (d->normalize == NX_DIFF_NORM_NONE)
+        return 0;
+    bool step = d->normalize == NX_DIFF_NORM_STEP;
+    int64_t a = step ? d->steps_a : d->has_wall_a ? d->wall_a : 0;
+    int64_t b = step ? d->steps_b : d->has_wall_b ? d->wall_b : 0;
+    if (a <= 0 || b <= 0) {
+        snprintf(err->msg, sizeof err->msg, "cannot normalise per %s: %s has %s", step ? "step" : "wall time",
+                 a <= 0 ? "A" : "B", step ? "no ProfilerStep#<n> annotation" : "no wall time (device profiles have none)");
+        return NX_DIFF_NO_DIVISOR;
+    }
+    d->div_a = (double)a;
+    d->div_b = (double)b;
+    for (size_t i = 0; i < d->n_rows; i++) {
+        nx_diff_row *r = &d->rows[i];
+        r->norm_a = (double)r->a.total_ns / d->div_a;
+        r->norm_b = (double)r->b.total_ns / d->div_b;
+        r->norm_delta = r->norm_b - r->norm_a;
+    }
+    qsort(d->rows, d->n_rows, sizeof *d->rows, norm_cmp);
+    return 0;
 }
 
 /* The merge walk over the two sorted sides; takes their keys. */
@@ -306,8 +380,13 @@ int nx_diff_run(const char *a_dir, const char *b_dir, const nx_diff_options *o, 
     out->wall_a = a.wall;
     out->has_wall_b = b.has_wall;
     out->wall_b = b.wall;
+    out->steps_a = a.steps;
+    out->steps_b = b.steps;
+    out->normalize = o->normalize;
     side_free(&a);
     side_free(&b);
+    if (rc == 0)
+        rc = normalize(out, err);
     if (rc != 0)
         nx_diff_free(out);
     return rc;
@@ -320,6 +399,24 @@ void nx_diff_free(nx_diff *d)
     free(d->rows);
     d->rows = NULL;
     d->n_rows = 0;
+}
+
+const char *nx_diff_normalize_name(nx_diff_normalize n)
+{
+    return n == NX_DIFF_NORM_STEP ? "step" : n == NX_DIFF_NORM_WALL ? "wall" : NULL;
+}
+
+int nx_diff_normalize_parse(const char *s, nx_diff_normalize *out)
+{
+    if (strcmp(s, "step") == 0)
+        *out = NX_DIFF_NORM_STEP;
+    else if (strcmp(s, "wall") == 0)
+        *out = NX_DIFF_NORM_WALL;
+    else if (strcmp(s, "none") == 0)
+        *out = NX_DIFF_NORM_NONE;
+    else
+        return -1;
+    return 0;
 }
 
 const char *nx_diff_status_name(nx_diff_status s)

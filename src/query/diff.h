@@ -43,8 +43,18 @@
 #include "parquet/parquet.h"
 #include "util/strbuf.h"
 
-/* nx_diff_run: A is a system profile and B a device profile or the reverse. */
-enum { NX_DIFF_KINDS = 3 };
+/* nx_diff_run: A is a system profile and B a device profile or the reverse; a
+ * normalisation without its divisor on a side (no step, no wall). */
+enum { NX_DIFF_KINDS = 3, NX_DIFF_NO_DIVISOR = 4 };
+
+/* Normalised figures (nx_diff_options.normalize), beside the exact ones:
+ *   STEP  each side's times divided by its number of steps (distinct ProfilerStep#<n>
+ *         names, counted whether or not the profiler's rows are kept): ns per step;
+ *   WALL  each side's times divided by its wall time: the fraction of the wall.
+ * Rows are then ordered by |norm_delta| (norm_b - norm_a) descending, ties by key.
+ * Without a divisor on either side (no step, or a device profile's missing wall):
+ * NX_DIFF_NO_DIVISOR, err saying which. */
+typedef enum nx_diff_normalize { NX_DIFF_NORM_NONE, NX_DIFF_NORM_STEP, NX_DIFF_NORM_WALL } nx_diff_normalize;
 
 typedef enum nx_diff_status { NX_DIFF_ADDED, NX_DIFF_REMOVED, NX_DIFF_CHANGED, NX_DIFF_SAME } nx_diff_status;
 
@@ -60,11 +70,13 @@ typedef struct nx_diff_row {
     bool has_ratio;
     double ratio;
     nx_diff_status status;
+    double norm_a, norm_b, norm_delta; /* total_ns over each side's divisor (normalize only) */
 } nx_diff_row;
 
 typedef struct nx_diff_options {
     const char *by;            /* NULL: the default key of the kind */
     bool include_profiler;     /* keep the profiler's own rows */
+    nx_diff_normalize normalize;
 } nx_diff_options;
 
 typedef struct nx_diff {
@@ -77,14 +89,20 @@ typedef struct nx_diff {
     bool has_wall_a, has_wall_b;
     int64_t wall_a, wall_b;
     int64_t excluded_a, excluded_b; /* profiler rows left out */
+    int64_t steps_a, steps_b;  /* distinct ProfilerStep#<n> names */
+    nx_diff_normalize normalize;
+    double div_a, div_b;       /* the divisors (normalize only) */
 } nx_diff;
 
-/* Runs the diff. 0 (*out filled; nx_diff_free it), NX_DIFF_KINDS, NX_TOP_BAD_KEY,
+/* Runs the diff. 0 (*out filled; nx_diff_free it), NX_DIFF_KINDS, NX_DIFF_NO_DIVISOR, NX_TOP_BAD_KEY,
  * NX_PROFILE_TABLE_ABSENT (either side lacks the table; err names it), or -1 with
  * err naming the profile and table at fault. */
 int nx_diff_run(const char *a_dir, const char *b_dir, const nx_diff_options *o, nx_diff *out, nxpq_error *err);
 void nx_diff_free(nx_diff *d);
 
+/* "step", "wall" or NULL (none); and the reverse (-1: not a name). */
+const char *nx_diff_normalize_name(nx_diff_normalize n);
+int nx_diff_normalize_parse(const char *s, nx_diff_normalize *out);
 /* "added", "removed", "changed" or "same". */
 const char *nx_diff_status_name(nx_diff_status s);
 /* The rows shown under a limit: all when limit is 0 or above their count. */

@@ -6,7 +6,10 @@
  *    "ops": [{"name" (the key's text, or null), "status", "count_a", "count_b",
  *             "total_ns_a", "total_ns_b", "self_ns_a", "self_ns_b" (null when the
  *             table does not nest), "delta_ns", "ratio" (null without one)}],
- *    "totals": {the same figures over every group, less name and status}}
+ *    "totals": {the same figures over every group, less name and status},
+ *    "steps_a", "steps_b" (distinct ProfilerStep#<n> names), "normalize" (null, "step" or
+ *    "wall"); when normalising, each op and the totals also get "norm_a", "norm_b" and
+ *    "norm_delta" (total_ns over the side's steps or wall time, diff.h)}
  * Integers exact, those beyond 2^53 as decimal strings (docs/api.md "Conventions":
  * a JavaScript number is exact only up to there); the ratio as the shortest decimal
  * that reads back as the double.
@@ -62,6 +65,15 @@ static void put_figures(nx_strbuf *b, const nx_diff *d, const nx_diff_side *a, c
         put_double(b, (double)s->total_ns / (double)a->total_ns);
     else
         nx_strbuf_puts(b, "null");
+    if (d->normalize == NX_DIFF_NORM_NONE)
+        return;
+    double na = (double)a->total_ns / d->div_a, nb = (double)s->total_ns / d->div_b;
+    nx_strbuf_puts(b, ",\"norm_a\":");
+    put_double(b, na);
+    nx_strbuf_puts(b, ",\"norm_b\":");
+    put_double(b, nb);
+    nx_strbuf_puts(b, ",\"norm_delta\":");
+    put_double(b, nb - na);
 }
 
 void nx_diff_json(nx_strbuf *b, const nx_diff *d, const char *a, const char *b_name, uint64_t limit)
@@ -81,6 +93,13 @@ void nx_diff_json(nx_strbuf *b, const nx_diff *d, const char *a, const char *b_n
     put_i64(b, "excluded_b", d->excluded_b);
     put_opt_i64(b, "wall_ns_a", d->has_wall_a, d->wall_a);
     put_opt_i64(b, "wall_ns_b", d->has_wall_b, d->wall_b);
+    put_i64(b, "steps_a", d->steps_a);
+    put_i64(b, "steps_b", d->steps_b);
+    nx_strbuf_puts(b, ",\"normalize\":");
+    if (d->normalize == NX_DIFF_NORM_NONE)
+        nx_strbuf_puts(b, "null");
+    else
+        nx_json_put_cstr(b, nx_diff_normalize_name(d->normalize));
     nx_strbuf_puts(b, ",\"ops\":[");
     for (size_t i = 0; i < shown; i++) {
         const nx_diff_row *r = &d->rows[i];

@@ -4,8 +4,9 @@
  * object of `nxprof diff --format json` (docs/api.md). This file only parses and
  * answers: a and b are profile names (resolved as every handler resolves one: 400
  * invalid, 404 absent); limit 0..10^9, default 100, 0 for every group; all 0 or 1
- * (1 keeps the profiler's own rows). A key the table lacks, or two profiles of
- * different kinds, is a 400; a profile without the table compared, a 404.
+ * (1 keeps the profiler's own rows); normalize step, wall or none. A key the table
+ * lacks, two profiles of different kinds, or a normalisation without its divisor is a
+ * 400; a profile without the table compared, a 404.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 
 static unsigned diff_status(int rc)
 {
-    if (rc == NX_DIFF_KINDS || rc == NX_TOP_BAD_KEY)
+    if (rc == NX_DIFF_KINDS || rc == NX_DIFF_NO_DIVISOR || rc == NX_TOP_BAD_KEY)
         return MHD_HTTP_BAD_REQUEST;
     if (rc == NX_PROFILE_TABLE_ABSENT)
         return MHD_HTTP_NOT_FOUND;
@@ -59,6 +60,9 @@ enum MHD_Result nx_api_diff(nx_api_req *r)
     nx_diff_options o = {.by = nx_api_param(r, "by"), .include_profiler = all == 1};
     if (o.by && !*o.by)
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter 'by' must not be empty");
+    const char *norm = nx_api_param(r, "normalize");
+    if (norm && nx_diff_normalize_parse(norm, &o.normalize) != 0)
+        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter 'normalize' must be step, wall or none");
     char *a_dir = NULL, *b_dir = NULL;
     if (nx_api_profile_dir(r, a, &a_dir, &res) < 0)
         return res;

@@ -27,6 +27,8 @@ expect 2 "bad limit" -- diff "$T/d1" "$T/d2" --limit -1; contains "--limit" "bad
 expect 2 "empty key" -- diff "$T/d1" "$T/d2" --by "";    contains "--by needs a key" "empty key named"
 expect 2 "unknown key" -- diff "$T/d1" "$T/d2" --by nope; contains "no column 'nope'" "unknown key named"
 expect 2 "missing --by argument" -- diff "$T/d1" "$T/d2" --by; contains "needs an argument" "missing argument named"
+expect 2 "bad normalize" -- diff "$T/d1" "$T/d2" --normalize steps; contains "unknown --normalize 'steps'" "bad normalize named"
+expect 1 "no wall to normalise by" -- diff "$T/d1" "$T/d2" --normalize wall; contains "no wall time" "missing divisor named"
 expect 1 "kinds differ" -- diff "$T/d1" "$T/sys";        contains "only two of one kind compare" "kinds named"
 expect 1 "absent profile" -- diff "$T/d1" "$T/nothing"; contains "$T/nothing" "absent profile named"
 

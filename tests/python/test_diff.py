@@ -5,6 +5,8 @@ Parquet tables, and the raw trace JSON read in Python.
   - gpt2_eager against itself: every group the same, zero deltas, the groups DuckDB finds;
   - the DDP run's rank 0 against rank 1, by name, and by kernel (DuckDB, and the raw
     JSON's kernel events counted per name);
+  - --normalize step and wall: each side's steps (distinct ProfilerStep#<n>) and wall
+    time from DuckDB, the per-step or per-wall figures and their order;
   - a hand-edited copy of gpt2_eager with every event of one kernel removed and one
     operator lengthened by 1 ms: that kernel removed, that operator's delta 1 ms,
     every other group's total unchanged;
@@ -112,6 +114,27 @@ def test_ddp_ranks_by_name(ddp):
     check(everything, expected(group_sql(a, "name", "true"), group_sql(b, "name", "true")))
 
 
+@pytest.mark.parametrize("how", ["step", "wall"])
+def test_ddp_ranks_normalized(ddp, how):
+    a, b = ddp
+    got = diff(a, b, "--normalize", how)
+    events = lambda p: f"read_parquet('{p}/SystemProfileEvents*.parquet')"
+    steps = [duckdb.sql(f"SELECT count(DISTINCT name) FROM {events(p)} WHERE name LIKE 'ProfilerStep#%'").fetchall()[0][0]
+             for p in (a, b)]
+    walls = [duckdb.sql(f"SELECT max(end_ts) - min(start_ts) FROM {events(p)}").fetchall()[0][0] for p in (a, b)]
+    assert [got["steps_a"], got["steps_b"]] == steps and steps[0] > 0
+    assert [got["wall_ns_a"], got["wall_ns_b"]] == walls
+    div = steps if how == "step" else walls
+    assert got["normalize"] == how
+    for o in got["ops"] + [got["totals"]]:
+        na, nb = o["total_ns_a"] / div[0], o["total_ns_b"] / div[1]
+        assert (o["norm_a"], o["norm_b"], o["norm_delta"]) == (na, nb, nb - na)
+    assert [o["name"] for o in got["ops"]] == \
+        [o["name"] for o in sorted(got["ops"], key=lambda o: (-abs(o["norm_delta"]), o["name"].encode()))]
+    plain = diff(a, b)
+    assert sorted((o["name"], o["delta_ns"]) for o in got["ops"]) == sorted((o["name"], o["delta_ns"]) for o in plain["ops"])
+
+
 def kernel_counts(trace):
     return Counter(e["name"] for e in trace["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "kernel")
 
@@ -200,6 +223,9 @@ def test_api_answers_the_cli(workdir, ddp, devices):
         cli = diff(ddp[0], ddp[1], "--by", "kernel")
         assert body["a"] == "r0" and body["b"] == "r1" and body["shown"] == 5
         assert body["ops"] == cli["ops"][:5] and body["totals"] == cli["totals"]
+        status, body = http_get_json(port, "/api/diff?a=r0&b=r1&normalize=wall&limit=0")
+        assert status == 200 and body["ops"] == diff(ddp[0], ddp[1], "--normalize", "wall")["ops"]
+        assert http_get_json(port, "/api/diff?a=r0&b=r1&normalize=bogus")[0] == 400
         assert http_get_json(port, "/api/diff?a=r0&b=r1&by=no_such")[0] == 400
         assert http_get_json(port, "/api/diff?a=r0")[0] == 400
         assert http_get_json(port, "/api/diff?a=r0&b=absent")[0] == 404

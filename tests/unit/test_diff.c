@@ -9,8 +9,8 @@
  *   A: ProfilerStep#1 [0,100] > mm [10,30], mm [40,50]; relu [60,70]; mark [80,80];
  *      "PyTorch Profiler (0)" [0,200] on tid 2; k1 [0,10] cat kernel on tid 3
  *   B: ProfilerStep#1 [0,100] > mm [10,40], gelu [50,55]; relu [60,70]; mark [80,80];
- *      "PyTorch Profiler (0)" [0,200] on tid 2; k1 [0,12] cat kernel, k2 [20,21]
- *      cat cpu_op on tid 3
+ *      ProfilerStep#2 [150,160]; "PyTorch Profiler (0)" [0,200] on tid 2; k1 [0,12] cat
+ *      kernel, k2 [20,21] cat cpu_op on tid 3
  *   by name: gelu added +5; k1 changed +2 (ratio 1.2); mm changed (2 -> 1 rows, 30
  *   -> 30 ns: delta 0); mark same (0 ns, no ratio); relu same (10 -> 10); k2 added +1.
  *   Order: gelu 5, k1 2, k2 1, then the zeros by name: mark, mm, relu.
@@ -68,6 +68,7 @@ static int setup(void **state)
         {50, 55, "framework", NX_ABSENT, "i-1", 1, 1, "gelu", CPU_OP},
         {60, 70, "framework", NX_ABSENT, "i-1", 1, 1, "relu", CPU_OP},
         {80, 80, "framework", NX_ABSENT, "i-1", 1, 1, "mark", NULL},
+        {150, 160, "framework", NX_ABSENT, "i-1", 1, 1, "ProfilerStep#2", NULL},
     };
     write_events(sys_a, a, sizeof a / sizeof a[0], 0);
     write_events(sys_b, b, sizeof b / sizeof b[0], 0);
@@ -134,7 +135,9 @@ static void system_by_name(void **state)
     assert_int_equal(d.rows[4].a.self_ns, 30);
     assert_int_equal(d.rows[4].b.self_ns, 30);
     assert_int_equal(d.excluded_a, 2);
-    assert_int_equal(d.excluded_b, 2);
+    assert_int_equal(d.excluded_b, 3);
+    assert_int_equal(d.steps_a, 1);
+    assert_int_equal(d.steps_b, 2);
     /* Totals: A 5 rows, 10+30+10+0 = 50 ns; B 6 rows, 12+30+1+5+10+0 = 58 ns. */
     assert_int_equal(d.total_a.count, 5);
     assert_int_equal(d.total_b.count, 6);
@@ -152,16 +155,53 @@ static void profiler_rows_kept(void **state)
     (void)state;
     nx_diff d;
     run(sys_a, sys_b, "name", true, &d);
-    assert_int_equal(d.n_rows, 8);
+    assert_int_equal(d.n_rows, 9);
     assert_int_equal(d.excluded_a, 0);
-    /* Both profiler rows last as long in A and B: delta 0, between k2 and mark. The
-     * step's self time differs (A 60, B 55: its children differ), so it changed. */
-    expect(&d.rows[3], "ProfilerStep#1", NX_DIFF_CHANGED, 1, 1, 100, 100);
-    expect(&d.rows[4], "PyTorch Profiler (0)", NX_DIFF_SAME, 1, 1, 200, 200);
-    assert_int_equal(d.rows[3].a.self_ns, 100 - 20 - 10 - 10 - 0);
-    assert_int_equal(d.rows[3].b.self_ns, 100 - 30 - 5 - 10 - 0);
+    assert_int_equal(d.steps_b, 2); /* counted whether or not the rows are kept */
+    expect(&d.rows[0], "ProfilerStep#2", NX_DIFF_ADDED, 0, 1, 0, 10);
+    /* Both other profiler rows last as long in A and B: delta 0, between k2 and mark.
+     * The step's self time differs (A 60, B 55: its children differ), so it changed. */
+    expect(&d.rows[4], "ProfilerStep#1", NX_DIFF_CHANGED, 1, 1, 100, 100);
+    expect(&d.rows[5], "PyTorch Profiler (0)", NX_DIFF_SAME, 1, 1, 200, 200);
+    assert_int_equal(d.rows[4].a.self_ns, 100 - 20 - 10 - 10 - 0);
+    assert_int_equal(d.rows[4].b.self_ns, 100 - 30 - 5 - 10 - 0);
     assert_int_equal(d.total_a.total_ns, 350);
     nx_diff_free(&d);
+}
+
+static void normalized(void **state)
+{
+    (void)state;
+    nx_diff d;
+    nxpq_error err = {{0}};
+    nx_diff_options o = {.normalize = NX_DIFF_NORM_STEP};
+    assert_int_equal(nx_diff_run(sys_a, sys_b, &o, &d, &err), 0);
+    /* ns per step, 1 step in A and 2 in B: mm 30 -> 15 (-15), relu 10 -> 5 (-5), k1 10 -> 6
+     * (-4), gelu 0 -> 2.5, k2 0 -> 0.5, mark 0 -> 0. */
+    static const char *const order[] = {"mm", "relu", "k1", "gelu", "k2", "mark"};
+    static const double delta[] = {-15, -5, -4, 2.5, 0.5, 0};
+    assert_int_equal(d.n_rows, 6);
+    for (size_t i = 0; i < 6; i++) {
+        assert_string_equal(d.rows[i].key, order[i]);
+        assert_true(d.rows[i].norm_delta == delta[i]);
+        assert_true(d.rows[i].norm_a == (double)d.rows[i].a.total_ns);
+    }
+    assert_int_equal(d.rows[0].delta_ns, 0); /* the exact figures stay */
+    nx_diff_free(&d);
+    o.normalize = NX_DIFF_NORM_WALL; /* both walls 200 ns */
+    assert_int_equal(nx_diff_run(sys_a, sys_b, &o, &d, &err), 0);
+    assert_string_equal(d.rows[0].key, "gelu");
+    assert_true(d.rows[0].norm_b == 5.0 / 200.0);
+    nx_diff_free(&d);
+    assert_int_equal(nx_diff_run(dev_a, dev_b, &o, &d, &err), NX_DIFF_NO_DIVISOR);
+    assert_non_null(strstr(err.msg, "wall"));
+    o.normalize = NX_DIFF_NORM_STEP;
+    assert_int_equal(nx_diff_run(dev_a, dev_b, &o, &d, &err), NX_DIFF_NO_DIVISOR);
+    assert_non_null(strstr(err.msg, "ProfilerStep"));
+    nx_diff_normalize n;
+    assert_int_equal(nx_diff_normalize_parse("wall", &n), 0);
+    assert_int_equal(n, NX_DIFF_NORM_WALL);
+    assert_int_equal(nx_diff_normalize_parse("steps", &n), -1);
 }
 
 static void by_cat_and_kernel(void **state)
@@ -224,7 +264,8 @@ static void json_text(void **state)
     assert_string_equal(
         b.data,
         "{\"a\":\"A\",\"b\":\"B\",\"table\":\"Instruction\",\"by\":\"opcode\",\"has_self\":false,\"groups\":3,"
-        "\"shown\":2,\"excluded_a\":0,\"excluded_b\":0,\"wall_ns_a\":null,\"wall_ns_b\":null,\"ops\":["
+        "\"shown\":2,\"excluded_a\":0,\"excluded_b\":0,\"wall_ns_a\":null,\"wall_ns_b\":null,\"steps_a\":0,"
+        "\"steps_b\":0,\"normalize\":null,\"ops\":["
         "{\"name\":\"ADD\",\"status\":\"removed\",\"count_a\":1,\"count_b\":0,\"total_ns_a\":7,\"total_ns_b\":0,"
         "\"self_ns_a\":null,\"self_ns_b\":null,\"delta_ns\":-7,\"ratio\":null},"
         "{\"name\":\"SUB\",\"status\":\"added\",\"count_a\":0,\"count_b\":1,\"total_ns_a\":0,\"total_ns_b\":7,"
@@ -270,7 +311,8 @@ static void refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(system_by_name),   cmocka_unit_test(profiler_rows_kept), cmocka_unit_test(by_cat_and_kernel),
+        cmocka_unit_test(system_by_name),   cmocka_unit_test(profiler_rows_kept), cmocka_unit_test(normalized),
+        cmocka_unit_test(by_cat_and_kernel),
         cmocka_unit_test(device_by_opcode), cmocka_unit_test(device_by_framework_name), cmocka_unit_test(json_text),          cmocka_unit_test(same_profile_all_same),
         cmocka_unit_test(refusals),
     };
