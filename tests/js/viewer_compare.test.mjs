@@ -11,6 +11,8 @@
 // - steps: the ProfilerStep#N both profiles have are offered (DuckDB: the first event of
 //   each name), the chosen step's links open each profile at a window of one width
 //   starting at its step; choosing another step moves both (B's link with it);
+// - "Normalise per step" reloads the table in the API's normalised order with the
+//   per-step columns;
 // - the key box reloads the table by another key (kernel), as the API answers it.
 // The page is screenshotted to NXPROF_SCREENSHOTS (docs/compare-viewer.png).
 // Skipped (with a message) only when /usr/bin/chromium is missing.
@@ -125,6 +127,24 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
     await expectLinks(both[1].name);
     assert.notEqual(await page.locator('#compare-open-b').getAttribute('href'), before, 'another step moves B');
     assert.equal(new URL(page.url()).searchParams.get('step'), both[1].name);
+  });
+
+  await t.test('normalised per step', async () => {
+    await page.goto(`${url}/compare?a=rank0&b=rank1`);
+    await page.locator('#compare-table tbody tr').first().waitFor({ timeout: 15000 });
+    await page.locator('#compare-norm').selectOption('step');
+    await page.waitForURL(/normalize=step/);
+    await page.locator('#compare-table th[data-col="norm_delta"]').waitFor({ timeout: 15000 });
+    const api = await apiDiff('a=rank0&b=rank1&limit=0&normalize=step');
+    const steps = async (p) => Number((await sql(`SELECT count(DISTINCT name) AS n FROM ${events(p)} WHERE name LIKE 'ProfilerStep#%'`))[0].n);
+    const [na, nb] = [await steps('rank0'), await steps('rank1')];
+    assert.deepEqual([api.steps_a, api.steps_b], [na, nb], 'DuckDB\'s steps');
+    const rows = await tableRows();
+    assert.deepEqual(rows.map((r) => r.cells[0]), api.ops.map((o) => o.name), 'the API\'s normalised order');
+    const heads = await page.locator('#compare-table th').allInnerTexts();
+    assert.deepEqual(heads.slice(-3).map((h) => h.trim()), ['Norm. A', 'Norm. B', 'Norm. Δ']);
+    assert.ok((await page.locator('#compare-facts').innerText()).includes(`per step: ${na} steps in A, ${nb} in B`));
+    await page.screenshot({ path: path.join(process.env.NXPROF_SCREENSHOTS || tmp, 'compare-viewer-per-step.png') });
   });
 
   await t.test('another key reloads the table', async () => {

@@ -5,21 +5,27 @@
 // row over every group. Times are shown with their unit (fmtNs) and exact in ns on hover.
 // Clicking a column header sorts by it (again: the other way); the server's order is
 // |difference| descending. The key and the profiler-rows switch reload the answer; every
-// choice is kept in the URL so a copied link reopens the same table.
+// choice is kept in the URL so a copied link reopens the same table. "Per step" and "per
+// wall time" add each side's normalised time and their difference (&normalize=).
 // Steps (system profiles with ProfilerStep#N annotations, found by /search): a step both
 // profiles have is chosen (&step=), its duration in A and B shown side by side, and each
 // profile's viewer linked at a window of one width starting at that step, so the two
 // open aligned on the step.
 import { api, big, namePath, viewHref } from './api.js';
 import { $, setStatus } from './dom.js';
-import { esc, fmtNs, fmtCount, cut } from './format.js';
+import { esc, fmtNs, fmtCount, fmtPct, cut } from './format.js';
 
 const LIMIT = 1000;   // groups fetched; the page says how many others there were
 const MAX_STEPS = 500; // step annotations listed per profile
 const STEP = 'ProfilerStep#';
 
 // The page's one store of view state.
-const C = { a: null, b: null, by: null, all: false, sort: null, asc: false, answer: null, step: null, steps: null };
+const C = { a: null, b: null, by: null, all: false, norm: null, sort: null, asc: false, answer: null, step: null, steps: null };
+
+// A normalised figure (per step: ns; per wall: a fraction, shown as a percent).
+const fmtNorm = (v, signed) => (v === undefined ? '' : (signed && v > 0 ? '+' : '') +
+  (C.answer.normalize === 'wall' ? fmtPct(v * 100) : fmtNs(v)));
+const normCell = (id, signed) => ({ id, num: true, norm: true, get: (o) => o[id], show: (o) => esc(fmtNorm(o[id], signed)) });
 
 // Columns: id, header, the value of an op (or the totals), how it is shown, self only.
 const COLUMNS = [
@@ -33,9 +39,12 @@ const COLUMNS = [
   { id: 'ratio', head: 'B / A', num: true, get: (o) => o.ratio, show: (o) => (o.ratio === null ? '<span class="muted">–</span>' : `${o.ratio.toFixed(3)}×`) },
   { id: 'self_ns_a', head: 'Self A', num: true, time: true, self: true, get: (o) => Number(o.self_ns_a) },
   { id: 'self_ns_b', head: 'Self B', num: true, time: true, self: true, get: (o) => Number(o.self_ns_b) },
+  { ...normCell('norm_a', false), head: 'Norm. A' },
+  { ...normCell('norm_b', false), head: 'Norm. B' },
+  { ...normCell('norm_delta', true), head: 'Norm. Δ' },
 ];
 
-const columns = () => COLUMNS.filter((c) => !c.self || C.answer.has_self);
+const columns = () => COLUMNS.filter((c) => (!c.self || C.answer.has_self) && (!c.norm || C.answer.normalize));
 
 function cell(c, o) {
   if (!c.time) return `<td class="${c.num ? 'num' : c.id}">${c.show(o)}</td>`;
@@ -74,6 +83,8 @@ function render() {
   const facts = [`${esc(d.table)} by <b>${esc(d.by)}</b>`, `${fmtCount(d.groups)} groups`];
   if (more > 0) facts.push(`${fmtCount(more)} more not shown (the totals cover them)`);
   if (d.wall_ns_a !== null && d.wall_ns_b !== null) facts.push(`wall time A ${fmtNs(Number(d.wall_ns_a))}, B ${fmtNs(Number(d.wall_ns_b))}`);
+  if (d.normalize === 'step') facts.push(`per step: ${fmtCount(d.steps_a)} steps in A, ${fmtCount(d.steps_b)} in B`);
+  if (d.normalize === 'wall') facts.push('per wall time: each side\'s share of its wall time');
   if (d.excluded_a || d.excluded_b) facts.push(`profiler rows left out: ${fmtCount(d.excluded_a)} in A, ${fmtCount(d.excluded_b)} in B`);
   $('#compare-facts').innerHTML = facts.join(' · ');
 }
@@ -117,6 +128,7 @@ function writeURL() {
   const q = new URLSearchParams({ a: C.a, b: C.b });
   if (C.by) q.set('by', C.by);
   if (C.all) q.set('all', '1');
+  if (C.norm) q.set('normalize', C.norm);
   if (C.step) q.set('step', C.step);
   if (C.sort) q.set('sort', `${C.sort}${C.asc ? ':asc' : ''}`);
   history.replaceState(null, '', `/compare?${q}`);
@@ -127,6 +139,7 @@ async function load() {
   const q = new URLSearchParams({ a: C.a, b: C.b, limit: String(LIMIT) });
   if (C.by) q.set('by', C.by);
   if (C.all) q.set('all', '1');
+  if (C.norm) q.set('normalize', C.norm);
   try {
     C.answer = await api(`/api/diff?${q}`);
     $('#compare-error').hidden = true;
@@ -151,6 +164,7 @@ export async function showCompare() {
   C.sort = s[0] || null;
   C.asc = s[1] === 'asc';
   C.step = q.get('step') || null;
+  C.norm = q.get('normalize') || null;
   $('#compare-view').hidden = false;
   if (!C.a || !C.b) throw new Error('the Compare page needs two profiles: /compare?a=<A>&b=<B>');
   document.title = `nxprof — ${C.a} vs ${C.b}`;
@@ -160,6 +174,8 @@ export async function showCompare() {
     $(id).href = viewHref(name);
   }
   $('#compare-all').checked = C.all;
+  $('#compare-norm').value = C.norm || '';
+  $('#compare-norm').addEventListener('change', () => { C.norm = $('#compare-norm').value || null; load(); });
   $('#compare-by').addEventListener('change', () => { C.by = $('#compare-by').value.trim() || null; load(); });
   $('#compare-all').addEventListener('change', () => { C.all = $('#compare-all').checked; load(); });
   $('#compare-table thead').addEventListener('click', (e) => {
