@@ -59,7 +59,6 @@ static bool is_profiler_name(const nx_group_key *k)
     return k->len > sizeof span && memcmp(k->s, span, sizeof span - 1) == 0 && k->s[k->len - 1] == ')';
 }
 
-
 static bool is_kernel_cat(const nx_group_key *k)
 {
     return !k->null && k->type == NXPQ_STRING && k->len == 6 && memcmp(k->s, "kernel", 6) == 0;
@@ -260,7 +259,8 @@ static int side_run(const char *dir, const char *table, const plan *p, side *s, 
 
 static void finish_row(nx_diff_row *row)
 {
-    /* Each total is an int64 >= 0 (durations are), so the difference fits. */
+    /* top refuses a negative time (top.c times_not_negative), so each total lies in
+     * [0, INT64_MAX] and their difference fits. */
     row->delta_ns = row->b.total_ns - row->a.total_ns;
     row->has_ratio = row->a.total_ns != 0 && row->b.total_ns != 0;
     row->ratio = row->has_ratio ? (double)row->b.total_ns / (double)row->a.total_ns : 0.0;
@@ -274,15 +274,15 @@ static void finish_row(nx_diff_row *row)
         row->status = NX_DIFF_CHANGED;
 }
 
-static int64_t abs_delta(const nx_diff_row *r)
+static uint64_t abs_delta(const nx_diff_row *r)
 {
-    return r->delta_ns < 0 ? -r->delta_ns : r->delta_ns;
+    return r->delta_ns < 0 ? (uint64_t)0 - (uint64_t)r->delta_ns : (uint64_t)r->delta_ns;
 }
 
 static int row_cmp(const void *x, const void *y)
 {
     const nx_diff_row *a = x, *b = y;
-    int64_t da = abs_delta(a), db = abs_delta(b);
+    uint64_t da = abs_delta(a), db = abs_delta(b);
     if (da != db)
         return da > db ? -1 : 1;
     return key_cmp(a->key, a->key_len, b->key, b->key_len);
