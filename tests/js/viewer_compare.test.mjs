@@ -10,7 +10,8 @@
 // - a click on a column header sorts the rows by it, again the other way; the URL keeps it;
 // - steps: the ProfilerStep#N both profiles have are offered (DuckDB: the first event of
 //   each name), the chosen step's links open each profile at a window of one width
-//   starting at its step; choosing another step moves both (B's link with it);
+//   starting at its step; choosing another step moves both (B's link with it); a click on
+//   a group links both at one window around its first event from that step (DuckDB);
 // - "Normalise per step" reloads the table in the API's normalised order with the
 //   per-step columns;
 // - the key box reloads the table by another key (kernel), as the API answers it.
@@ -127,6 +128,19 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
     await expectLinks(both[1].name);
     assert.notEqual(await page.locator('#compare-open-b').getAttribute('href'), before, 'another step moves B');
     assert.equal(new URL(page.url()).searchParams.get('step'), both[1].name);
+
+    // A click on a group: both profiles at one window around its first event from the step.
+    const firstAfter = async (p, from) => (await sql(`SELECT start_ts::VARCHAR AS s, end_ts::VARCHAR AS e FROM read_parquet('${path.join(data, 'profiles', 'global', `${p}@latest`, 'SystemProfileEvents*.parquet')}', file_row_number = true)
+        WHERE name = 'aten::mm' AND start_ts >= ${from} ORDER BY start_ts, file_row_number LIMIT 1`))[0];
+    const [ma, mb] = [await firstAfter('rank0', both[1].s), await firstAfter('rank1', inB.get(both[1].name).s)];
+    await page.locator('#compare-table tr[data-key="aten::mm"]').click();
+    await page.locator('#compare-at-a').waitFor({ timeout: 15000 });
+    const da = BigInt(ma.e) - BigInt(ma.s), db = BigInt(mb.e) - BigInt(mb.s);
+    let w = da > db ? da : db;
+    if (w < 1000n) w = 1000n;
+    assert.equal(await page.locator('#compare-at-a').getAttribute('href'), `/view/rank0?start=${BigInt(ma.s) - w}&end=${BigInt(ma.s) + 2n * w}`);
+    assert.equal(await page.locator('#compare-at-b').getAttribute('href'), `/view/rank1?start=${BigInt(mb.s) - w}&end=${BigInt(mb.s) + 2n * w}`);
+    await page.screenshot({ path: path.join(process.env.NXPROF_SCREENSHOTS || tmp, 'compare-viewer-at.png'), clip: { x: 0, y: 0, width: 1500, height: 300 } });
   });
 
   await t.test('normalised per step', async () => {

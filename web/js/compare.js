@@ -10,7 +10,9 @@
 // Steps (system profiles with ProfilerStep#N annotations, found by /search): a step both
 // profiles have is chosen (&step=), its duration in A and B shown side by side, and each
 // profile's viewer linked at a window of one width starting at that step, so the two
-// open aligned on the step.
+// open aligned on the step. A click on a group (of event names, or of an Instruction
+// column) links each profile's viewer around that group's first event (from the chosen
+// step on), at one window width: aligned at that event.
 import { api, big, namePath, viewHref } from './api.js';
 import { $, setStatus } from './dom.js';
 import { esc, fmtNs, fmtCount, fmtPct, cut } from './format.js';
@@ -75,8 +77,9 @@ function render() {
     const mark = C.sort === c.id ? (C.asc ? ' ▲' : ' ▼') : '';
     return `<th class="${c.num ? 'num' : ''}" data-col="${c.id}" title="Sort by ${esc(c.head)}">${esc(c.head)}${mark}</th>`;
   }).join('')}</tr>`;
+  const key = (o) => (o.name !== null && canAlign() ? ` data-key="${esc(o.name)}" title="Click: open both profiles at its first event"` : '');
   $('#compare-table tbody').innerHTML = sorted(d.ops).map((o) =>
-    `<tr class="row-${o.status}">${cols.map((c) => cell(c, o)).join('')}</tr>`).join('');
+    `<tr class="row-${o.status}"${key(o)}>${cols.map((c) => cell(c, o)).join('')}</tr>`).join('');
   const t = { ...d.totals, name: 'Total', status: '' };
   $('#compare-table tfoot').innerHTML = `<tr>${cols.map((c) => (c.id === 'name' ? '<td><b>Total</b></td>' : cell(c, t))).join('')}</tr>`;
   const more = d.groups - d.shown;
@@ -111,6 +114,38 @@ function renderStep() {
   const d = Number(db - da);
   $('#compare-step-out').innerHTML = `lasts ${fmtNs(Number(da))} in A, ${fmtNs(Number(db))} in B (Δ ${d > 0 ? '+' : ''}${fmtNs(d)}) · ` +
     `${link(C.a, ea, 'a')} · ${link(C.b, eb, 'b')}`;
+}
+
+// Whether a group's events can be found by /search: names of SystemProfileEvents (by name
+// or kernel), or a column of Instruction.
+const canAlign = () => C.answer && ((C.answer.table === 'SystemProfileEvents' && ['name', 'kernel'].includes(C.answer.by)) ||
+  C.answer.table === 'Instruction');
+
+// The first event of group `key` in each profile (from the chosen step's start when a step
+// is chosen), and each profile's viewer at one window around it, the event a third in.
+async function alignAt(key) {
+  const field = C.answer.by === 'kernel' ? 'name' : C.answer.by;
+  const step = C.steps && C.step ? [C.steps[0].get(C.step), C.steps[1].get(C.step)] : [null, null];
+  const first = async (name, st) => {
+    let q = `/api/profiles/${namePath(name)}/search?tables=${C.answer.table}&field=${encodeURIComponent(field)}` +
+      `&q=${encodeURIComponent(key)}&match=exact`;
+    if (st) q += `&from=${big(st.start)}`;
+    return (await api(q)).event;
+  };
+  const [ea, eb] = await Promise.all([first(C.a, step[0]), first(C.b, step[1])]);
+  const out = $('#compare-at');
+  out.hidden = false;
+  const where = step[0] ? ` from ${esc(C.step)}` : '';
+  if (!ea || !eb) {
+    out.innerHTML = `<b>${esc(key)}</b>${where}: not in ${!ea ? 'A' : 'B'}`;
+    return;
+  }
+  const da = big(ea.end) - big(ea.start), db = big(eb.end) - big(eb.start);
+  let w = da > db ? da : db;
+  if (w < 1000n) w = 1000n;
+  const link = (name, e, who) => `<a id="compare-at-${who}" href="${viewHref(name)}?start=${big(e.start) - w}&end=${big(e.start) + 2n * w}">open ${who.toUpperCase()}</a>`;
+  out.innerHTML = `first <b>${esc(key)}</b>${where}: ${fmtNs(Number(da))} in A, ${fmtNs(Number(db))} in B · ` +
+    `${link(C.a, ea, 'a')} · ${link(C.b, eb, 'b')} at one window around it`;
 }
 
 async function loadSteps() {
@@ -187,6 +222,10 @@ export async function showCompare() {
     writeURL();
   });
   $('#compare-step').addEventListener('change', () => { C.step = $('#compare-step').value; renderStep(); writeURL(); });
+  $('#compare-table tbody').addEventListener('click', (e) => {
+    const tr = e.target.closest('tr[data-key]');
+    if (tr) alignAt(tr.dataset.key).catch((err) => { $('#compare-at').textContent = `Error: ${err.message}`; });
+  });
   await load();
   if (C.answer) {
     await loadSteps().catch((e) => { $('#compare-step-out').textContent = `Steps: ${e.message}`; });
