@@ -307,7 +307,8 @@ static int normalize(nx_diff *d, nxpq_error *err)
     int64_t b = step ? d->steps_b : d->has_wall_b ? d->wall_b : 0;
     if (a <= 0 || b <= 0) {
         snprintf(err->msg, sizeof err->msg, "cannot normalise per %s: %s has %s", step ? "step" : "wall time",
-                 a <= 0 ? "A" : "B", step ? "no ProfilerStep#<n> annotation" : "no wall time (device profiles have none)");
+                 a <= 0 ? "A" : "B",
+                 step ? "no ProfilerStep#<n> annotation" : "no wall time (a device profile has none)");
         return NX_DIFF_NO_DIVISOR;
     }
     d->div_a = (double)a;

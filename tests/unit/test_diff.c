@@ -311,9 +311,14 @@ static void refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(system_by_name),   cmocka_unit_test(profiler_rows_kept), cmocka_unit_test(normalized),
+        cmocka_unit_test(system_by_name),
+        cmocka_unit_test(profiler_rows_kept),
+        cmocka_unit_test(normalized),
         cmocka_unit_test(by_cat_and_kernel),
-        cmocka_unit_test(device_by_opcode), cmocka_unit_test(device_by_framework_name), cmocka_unit_test(json_text),          cmocka_unit_test(same_profile_all_same),
+        cmocka_unit_test(device_by_opcode),
+        cmocka_unit_test(device_by_framework_name),
+        cmocka_unit_test(json_text),
+        cmocka_unit_test(same_profile_all_same),
         cmocka_unit_test(refusals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
