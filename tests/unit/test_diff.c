@@ -276,6 +276,23 @@ static void json_text(void **state)
     nx_diff_free(&d);
 }
 
+/* Beyond 2^53 an integer is a decimal string (docs/api.md "Conventions"); 2^53 - 1 is not. */
+static void json_big_integers(void **state)
+{
+    (void)state;
+    char key[] = "x";
+    nx_diff_row row = {.key = key, .key_len = 1, .a = {1, INT64_C(9007199254740991), 0},
+                       .b = {1, INT64_C(1) << 60, 0}, .status = NX_DIFF_CHANGED};
+    nx_diff d = {.table = "Instruction", .by = "opcode", .rows = &row, .n_rows = 1, .total_a = row.a, .total_b = row.b};
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_diff_json(&b, &d, "A", "B", 0);
+    assert_false(nx_strbuf_failed(&b));
+    assert_non_null(strstr(b.data, "\"total_ns_a\":9007199254740991,"));
+    assert_non_null(strstr(b.data, "\"total_ns_b\":\"1152921504606846976\","));
+    assert_non_null(strstr(b.data, "\"delta_ns\":\"1143914305352105985\","));
+    nx_strbuf_free(&b);
+}
+
 static void same_profile_all_same(void **state)
 {
     (void)state;
@@ -318,6 +335,7 @@ int main(void)
         cmocka_unit_test(device_by_opcode),
         cmocka_unit_test(device_by_framework_name),
         cmocka_unit_test(json_text),
+        cmocka_unit_test(json_big_integers),
         cmocka_unit_test(same_profile_all_same),
         cmocka_unit_test(refusals),
     };
