@@ -5,11 +5,12 @@
 // system profile's folder is "<system>/devices/<device>", docs/api.md): a system profile
 // shows the System Trace Viewer with its summary and Device Profiles (js/system.js), a
 // device profile the Device Trace Viewer (js/viewer.js) with a trail back to its system
-// profile. Everything talks only to the JSON API of `nxprof serve` (docs/api.md).
+// profile. "/compare?a=<A>&b=<B>" compares two profiles (js/compare.js). Everything talks only to the JSON API of `nxprof serve` (docs/api.md).
 import { api, namePath, viewHref, leafName } from './js/api.js';
 import { $, setStatus } from './js/dom.js';
 import { esc } from './js/format.js';
 import { showProfiles } from './js/profiles.js';
+import { showCompare } from './js/compare.js';
 import { showSystem } from './js/system.js';
 import { startViewer, updateURL } from './js/viewer.js';
 
@@ -50,6 +51,7 @@ function route() {
   const fail = (e) => { setStatus(`Error: ${e.message}`); };
   const m = location.pathname.match(/^\/(?:view|profile)\/([^/]+(?:\/devices\/[^/]+)?)\/?$/);
   if (m) openProfile(m[1].split('/').map(decodeURIComponent).join('/')).catch(fail);
+  else if (location.pathname === '/compare') showCompare().catch(fail);
   else showProfiles().catch(fail);
 }
 

@@ -185,5 +185,7 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
 enum MHD_Result nx_api_search(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_aggregate(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_flows(nx_api_req *r, const char *name);
+/* GET /api/diff (api_diff.c). */
+enum MHD_Result nx_api_diff(nx_api_req *r);
 
 #endif

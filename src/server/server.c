@@ -28,13 +28,14 @@
  * request answered on the first call (a body, a method other than GET and HEAD)
  * makes MHD close the connection, since its body is never read.
  * Routing on the decoded path, split at '/':
- *   /api/health, /api/profiles, /api/schema, /api/profiles/<name>[/tracks|/timeline|
+ *   /api/health, /api/profiles, /api/schema, /api/diff, /api/profiles/<name>[/tracks|/timeline|
  *   /event|/summary|/usage|/counters|/search|/aggregate|/flows|/export/<Table>.csv]; other
  *   /api/... -> 404. <name> may be <S>/devices/<D> (three segments, a device
  *   profile nested in system profile S).
  *   Anything else is a static file: "/" -> /index.html, "/static/<f>" -> asset "/<f>",
  *   "/<f>" -> asset "/<f>" (exact match in the embedded table, web_assets.h),
- *   "/profile/..." and "/view/..." -> /index.html (client-side routes); otherwise 404.
+ *   "/profile/...", "/view/..." and "/compare" -> /index.html (client-side routes);
+ *   otherwise 404.
  *   Without an embedded /index.html, "/" serves a placeholder page.
  * The limits and the routing are nx_server_answer (api_internal.h), which MHD's
  * request callback calls with the connection and which tests and the fuzz harness
@@ -176,7 +177,7 @@ static enum MHD_Result serve_static(nx_api_req *r, const char *url)
 {
     const nx_web_asset *a = NULL;
     if (strcmp(url, "/") == 0 || strncmp(url, "/profile/", 9) == 0 || strncmp(url, "/view/", 6) == 0 ||
-        strcmp(url, "/profile") == 0 || strcmp(url, "/view") == 0) {
+        strcmp(url, "/profile") == 0 || strcmp(url, "/view") == 0 || strcmp(url, "/compare") == 0) {
         a = nx_web_asset_find("/index.html");
         if (!a) {
             static const nx_web_asset placeholder = {"/index.html", "text/html; charset=utf-8",
@@ -218,6 +219,8 @@ static enum MHD_Result route_api(nx_api_req *r, char **seg, size_t n)
         return nx_api_health(r);
     if (n == 2 && strcmp(seg[1], "schema") == 0)
         return nx_api_schema(r);
+    if (n == 2 && strcmp(seg[1], "diff") == 0)
+        return nx_api_diff(r);
     if (n >= 2 && strcmp(seg[1], "profiles") == 0) {
         if (n == 2)
             return nx_api_profiles(r);

@@ -144,6 +144,11 @@ GET /profile/tiny
 GET /nope.txt
 GET /api/health
 GET /api/profiles/tiny?a=1&b&=c&e=%41+%42
+GET /api/diff?a=$D&b=tiny-nd0-nc1&by=hlo_name&limit=3
+GET /api/diff?a=tiny&b=tiny&by=kernel&all=1
+GET /api/diff?a=tiny&b=$D
+GET /api/diff?a=broken&b=$D
+GET /api/diff?a=nested/devices/nested-nd0-nc0&b=$D&by=framework_name&limit=0
 EOF
 printf 'GET /api/profiles HTTP/1.1\r\nContent-Length: 5\r\n\r\n' >"$C/http/body.req"
 printf 'GET /api/profiles HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n' >"$C/http/chunked.req"

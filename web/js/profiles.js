@@ -1,7 +1,8 @@
 // profiles.js — the profile list ("/"): each system profile with its device profiles (its
 // DeviceProfileList, from /api/profiles) indented under it, then the device profiles no
 // system profile names. Sizes in B/KiB/MiB, durations with units; long names and table
-// lists are ellipsised with the whole text on hover.
+// lists are ellipsised with the whole text on hover. Each profile has a checkbox: with two
+// checked, "Compare" opens /compare?a=<first>&b=<second> (js/compare.js).
 import { api, big, namePath, viewHref } from './api.js';
 import { $ } from './dom.js';
 import { esc, cut, fmtNs, fmtBytes } from './format.js';
@@ -22,6 +23,24 @@ export async function showProfiles() {
     tbody.append(profileRow(p, null));
     for (const d of p.device_profiles || []) tbody.append(profileRow(byName.get(d.open) || null, d));
   }
+  installPick(tbody);
+}
+
+// The two checked profiles, in the order they were checked, open the Compare page.
+function installPick(tbody) {
+  const picked = [];
+  const go = $('#compare-go');
+  tbody.addEventListener('change', (e) => {
+    const box = e.target.closest('input.pick');
+    if (!box) return;
+    const i = picked.indexOf(box.value);
+    if (box.checked && i < 0) picked.push(box.value);
+    if (!box.checked && i >= 0) picked.splice(i, 1);
+    go.disabled = picked.length !== 2;
+  });
+  go.addEventListener('click', () => {
+    location.href = `/compare?${new URLSearchParams({ a: picked[0], b: picked[1] })}`;
+  });
 }
 
 // One row: profile p (null when unknown), or device profile ref (a DeviceProfileList entry
@@ -37,7 +56,8 @@ function profileRow(p, ref) {
   const span = p && p.first_ts !== null && p.last_ts !== null;
   const dur = span ? fmtNs(Number(big(p.last_ts) - big(p.first_ts))) : '';
   const err = p && p.error ? `${cut(`⚠ ${p.error}`, 'warn')}<br>` : '';
-  tr.innerHTML = `<td class="name"><span class="cut">${ref ? '<span class="tree">└</span>' : ''}${link}</span></td><td>${kind}</td><td>${nc}</td>` +
+  const pick = open && p ? `<input type="checkbox" class="pick" value="${esc(open)}" title="Compare ${esc(name)}">` : '';
+  tr.innerHTML = `<td class="name">${pick}<span class="cut">${ref ? '<span class="tree">└</span>' : ''}${link}</span></td><td>${kind}</td><td>${nc}</td>` +
     `<td class="num">${p ? fmtBytes(p.size_bytes) : ''}</td><td>${esc(span ? p.first_ts : '')}</td><td class="num">${dur}</td>` +
     `<td class="tables">${p ? err + cut(p.tables.join(', ')) : ''}</td>`;
   return tr;
