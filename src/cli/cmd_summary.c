@@ -6,7 +6,8 @@
  * the top operators by self time and its device profiles. Also used by
  * `nxprof view --ingest-only --output-format summary-text|summary-json`.
  *
- * System profile, text: the wall time, then three aligned tables (busy time
+ * System profile, text: the wall time, then the Devices and Steps tables of
+ * query/device_stats.h (each only when it has rows), then three aligned tables (busy time
  * per track with its percent of wall time and top-level event count; the top
  * operators with count, self and total time; the device profiles with name,
  * LNC, physical cores, total time, executions, MFU, HFU, MBU and CC active
@@ -14,7 +15,8 @@
  * "kind": "system", "events", "wall": {"first_ts", "last_ts", "duration_ns"} |
  * null, "threads": [{"thread", "busy_ns", "top_level_events",
  * "percent_of_wall"}], "ranks": [{"rank", "events", "first_ts", "last_ts",
- * "busy_ns"}], "top_operators": [{"name", "count", "sum_duration_ns",
+ * "busy_ns"}], "devices": [...], "steps": [...] (device_stats.h's writer),
+ * "top_operators": [{"name", "count", "sum_duration_ns",
  * "sum_self_ns"}], "device_profiles": [{"name", "dir", "nc_id",
  * "physical_cores", "total_time_s", "executions", "mfu_estimated_percent",
  * "hfu_estimated_percent", "mbu_estimated_percent", "cc_op_active_time_s",
@@ -74,17 +76,22 @@
 static void summary_help(FILE *out)
 {
     fprintf(out,
-            "Usage: nxprof summary PROFILE_DIR [--format text|json] [--rank N]\n"
+            "Usage: nxprof summary PROFILE_DIR [--format text|json] [--rank N] [--profiler-rows]\n"
             "\n"
             "Show a device profile's Summary table (time, engines, DMA, flops and utilisation,\n"
             "memory; null fields left out) and the ten opcodes with the most instruction time\n"
             "from OpcodeSummary. For a system profile (SystemProfileEvents, no Instruction):\n"
-            "its wall time, busy time per thread, the ten operators with the most self time\n"
+            "its devices (GPUs, NeuronCores: busy, idle, kernel, memcpy and memset time per\n"
+            "device and rank) and steps (ProfilerStep#N, JAX step_num steps: duration and the\n"
+            "device time inside each), its wall time, busy time per thread, the ten operators\n"
+            "with the most self time (the profiler's own rows left out)\n"
             "and its device profiles (LNC, cores, total time, executions, MFU, HFU, MBU, CC);\n"
             "with framework traces of several ranks, one line per rank (events, span, busy).\n"
             "\n"
             "  -f, --format F   text (default) or json (every non-null field with its value)\n"
             "  -r, --rank N     a system profile's rows of rank N only (worker_gid)\n"
+            "      --profiler-rows  keep the profiler's own rows (PyTorch Profiler (0),\n"
+            "                   ProfilerStep#N) among the operators\n"
             "  -h, --help       show this help\n"
             "\n"
             "Exit status: 0 success, 1 profile unreadable or (device profile) without\n"
@@ -491,7 +498,7 @@ static int print_system_text(const char *dir, const nx_system_summary *s, const 
     if (s->n_ranks > 0 && print_ranks_text(s, &t) != 0)
         goto oom;
     t.n_rows = 0;
-    printf("\nBusy time per thread (union of its top-level events)\n");
+    printf("\nBusy time per thread (union of its top-level events; on a GPU stream, of its kernels, memcpys and memsets)\n");
     t.n_cols = 4;
     if (!(row = table_row(&t)))
         goto oom;
@@ -696,12 +703,12 @@ static int print_system_json(const char *dir, const nx_system_summary *s, const 
     return 0;
 }
 
-static int system_summary_print(const char *profile_dir, int64_t rank, bool json)
+static int system_summary_print(const char *profile_dir, int64_t rank, bool profiler_rows, bool json)
 {
     nx_system_summary s;
     nx_device_stats ds;
     nxpq_error err = {{0}};
-    int rc = nx_system_summary_read(profile_dir, rank, &s, &err);
+    int rc = nx_system_summary_read_rows(profile_dir, rank, profiler_rows, &s, &err);
     if (rc != 0) {
         fprintf(stderr, "nxprof summary: %s\n", rc > 0 ? "the profile has no SystemProfileEvents table" : err.msg);
         return NX_EXIT_ERROR;
@@ -726,10 +733,10 @@ static int system_summary_print(const char *profile_dir, int64_t rank, bool json
     return rc;
 }
 
-int nx_summary_print(const char *profile_dir, int64_t rank, bool json)
+int nx_summary_print(const char *profile_dir, int64_t rank, bool profiler_rows, bool json)
 {
     if (nx_profile_is_system(profile_dir))
-        return system_summary_print(profile_dir, rank, json);
+        return system_summary_print(profile_dir, rank, profiler_rows, json);
     if (rank >= 0) {
         fprintf(stderr, "nxprof summary: --rank: %s is a device profile; ranks are a system profile's\n", profile_dir);
         return NX_EXIT_USAGE;
@@ -769,10 +776,11 @@ static int summary_run(int argc, char **argv)
     static const struct option opts[] = {
         {"format", required_argument, NULL, 'f'},
         {"rank", required_argument, NULL, 'r'},
+        {"profiler-rows", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    bool json = false;
+    bool json = false, profiler_rows = false;
     int64_t rank = -1;
     int c;
     while ((c = getopt_long(argc, argv, ":f:r:h", opts, NULL)) != -1) {
@@ -780,6 +788,9 @@ static int summary_run(int argc, char **argv)
         case 'r':
             if (nx_parse_rank(optarg, &rank) != 0)
                 return nx_usage_error("summary", "--rank '%s' is not a rank (0 or a positive integer)", optarg);
+            break;
+        case 'P':
+            profiler_rows = true;
             break;
         case 'f':
             if (strcmp(optarg, "json") == 0)
@@ -802,7 +813,7 @@ static int summary_run(int argc, char **argv)
         return nx_usage_error("summary", "unexpected argument '%s'", argv[optind + 1]);
     if (!*argv[optind])
         return nx_usage_error("summary", "PROFILE_DIR must not be empty");
-    return nx_summary_print(argv[optind], rank, json);
+    return nx_summary_print(argv[optind], rank, profiler_rows, json);
 }
 
 const nx_command nx_cmd_summary = {
