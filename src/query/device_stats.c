@@ -243,7 +243,8 @@ static bool rank_view_build(const acc *a, int64_t rank, rank_view *v)
     for (size_t i = 0; i < kern->n; i++)
         v->kernel_starts[i] = kern->v[i].start;
     v->n_kernels = kern->n;
-    qsort(v->kernel_starts, v->n_kernels, sizeof *v->kernel_starts, cmp_i64);
+    if (v->n_kernels > 1)
+        qsort(v->kernel_starts, v->n_kernels, sizeof *v->kernel_starts, cmp_i64);
     for (int k = 0; k < N_KINDS; k++)
         v->kind[k].n = nx_interval_union(v->kind[k].v, v->kind[k].n);
     v->all.n = nx_interval_union(v->all.v, v->all.n);
@@ -290,7 +291,8 @@ static int cmp_step(const void *pa, const void *pb)
  * sorted by rank first). */
 static int steps_answer(acc *a, nxpq_error *err)
 {
-    qsort(a->steps, a->n_steps, sizeof *a->steps, cmp_step);
+    if (a->n_steps > 1)
+        qsort(a->steps, a->n_steps, sizeof *a->steps, cmp_step);
     rank_view v = {0};
     bool have = false;
     for (size_t i = 0; i < a->n_steps; i++) {
@@ -348,7 +350,7 @@ int nx_device_stats_read(const char *dir, int64_t rank, nx_device_stats *out, nx
     for (size_t i = 0; rc == 0 && i < a.n_dev; i++)
         if ((rc = device_answer(&a.dev[i], &a, &out->devices[i], err)) == 0)
             out->n_devices++;
-    if (rc == 0)
+    if (rc == 0 && out->n_devices > 1)
         qsort(out->devices, out->n_devices, sizeof *out->devices, cmp_device);
     acc_free(&a);
     if (rc < 0)
