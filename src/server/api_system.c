@@ -92,12 +92,13 @@ static int devices_json(nx_api_req *r, const char *name, const char *dir, const 
     return 0;
 }
 
-enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir, int64_t rank)
+enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir, int64_t rank,
+                                      bool profiler_rows)
 {
     nx_system_summary s;
     nxpq_error err = {{0}};
     memset(&s, 0, sizeof s);
-    int rc = nx_system_summary_read(dir, rank, &s, &err);
+    int rc = nx_system_summary_read_rows(dir, rank, profiler_rows, &s, &err);
     if (rc < 0)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     bool have = rc == 0;

@@ -247,3 +247,11 @@ def test_the_api_answers_the_same(profiles):
         status, doc = http_get_json(port, "/api/profiles/ddp/summary?rank=1")
         assert status == 200
         assert {d["rank"] for d in doc["devices"]} == {1} and {s["rank"] for s in doc["steps"]} == {1}
+        status, doc = http_get_json(port, "/api/profiles/gpt2/summary")
+        assert [o["name"] for o in doc["top_operators"]] == [o["name"] for o in summary(profiles["gpt2"][0])["top_operators"]]
+        status, doc = http_get_json(port, "/api/profiles/gpt2/summary?profiler_rows=1")
+        assert status == 200
+        assert [o["name"] for o in doc["top_operators"]] == \
+            [o["name"] for o in summary(profiles["gpt2"][0], "--profiler-rows")["top_operators"]]
+        assert "PyTorch Profiler (0)" in [o["name"] for o in doc["top_operators"]]
+        assert http_get_json(port, "/api/profiles/gpt2/summary?profiler_rows=2")[0] == 400
