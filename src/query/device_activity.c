@@ -185,10 +185,19 @@ static int64_t int_at(const nxpq_column_data *c, size_t r, int64_t null)
 static const char *str_at(const nxpq_column_data *c, size_t r, size_t *len)
 {
     *len = 0;
-    if (!has(c, r))
+    if (!c || !has(c, r))
         return NULL;
     *len = (size_t)(c->offsets[r + 1] - c->offsets[r]);
     return c->data + c->offsets[r];
+}
+
+void nx_activity_input_of(const nxpq_column_data *name, const nxpq_column_data *source,
+                          const nxpq_column_data *json, size_t r, nx_activity_input *in)
+{
+    *in = (nx_activity_input){.nc_idx = -1, .worker_gid = -1};
+    in->name = str_at(name, r, &in->name_len);
+    in->source = str_at(source, r, &in->source_len);
+    in->json = str_at(json, r, &in->json_len);
 }
 
 /* Which of the columns the table has with a usable type: the required ones
@@ -215,12 +224,10 @@ static int scan_batch(const nxpq_batch *b, size_t file, const int *at, nx_activi
     const nxpq_column_data *c = b->columns;
     for (size_t r = 0; r < b->n_rows; r++) {
         nx_activity_row row = {.ordinal = nx_row_ordinal(file, b->first_row + (int64_t)r)};
-        nx_activity_input in = {.nc_idx = at[C_NC] < 0 ? -1 : int_at(&c[at[C_NC]], r, -1),
-                                .worker_gid = at[C_WORKER] < 0 ? -1 : int_at(&c[at[C_WORKER]], r, -1)};
-        in.name = str_at(&c[at[C_NAME]], r, &in.name_len);
-        in.source = str_at(&c[at[C_SOURCE]], r, &in.source_len);
-        if (at[C_JSON] >= 0)
-            in.json = str_at(&c[at[C_JSON]], r, &in.json_len);
+        nx_activity_input in;
+        nx_activity_input_of(&c[at[C_NAME]], &c[at[C_SOURCE]], at[C_JSON] >= 0 ? &c[at[C_JSON]] : NULL, r, &in);
+        in.nc_idx = at[C_NC] < 0 ? -1 : int_at(&c[at[C_NC]], r, -1);
+        in.worker_gid = at[C_WORKER] < 0 ? -1 : int_at(&c[at[C_WORKER]], r, -1);
         if (!has(&c[at[C_START]], r) || !has(&c[at[C_END]], r))
             return nxpq_error_set(err, "%s: row %" PRId64 " has a null start_ts or end_ts", EVENTS, row.ordinal);
         row.start_ns = int_at(&c[at[C_START]], r, 0);

@@ -78,6 +78,12 @@ typedef struct nx_activity {
     int64_t step;                    /* the step number, -1 when not a step */
 } nx_activity;
 
+/* The input of row r from plain (not dictionary) string columns of a batch,
+ * each NULL when not projected; nc_idx and worker_gid -1 (set them when the
+ * answer needs them). */
+void nx_activity_input_of(const nxpq_column_data *name, const nxpq_column_data *source,
+                          const nxpq_column_data *json, size_t r, nx_activity_input *in);
+
 /* Classifies one row by the rules above. */
 void nx_activity_classify(const nx_activity_input *in, nx_activity *out);
 

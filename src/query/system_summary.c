@@ -177,15 +177,6 @@ static int64_t row_rank(const nxpq_batch *b, bool labels, size_t r)
     return c->type == NXPQ_INT32 ? c->values.i32[r] : c->values.i64[r];
 }
 
-static const char *cell(const nxpq_column_data *c, size_t r, size_t *len)
-{
-    *len = 0;
-    if (c->valid && !c->valid[r])
-        return NULL;
-    *len = (size_t)(c->offsets[r + 1] - c->offsets[r]);
-    return c->data + c->offsets[r];
-}
-
 /* Whether row r (at `depth`) counts toward its track's busy time: on a device
  * (device_activity.h), its kernels, memcpys and memsets at any depth, never
  * the annotations drawn on the device's track (a ProfilerStep there spans the
@@ -195,9 +186,8 @@ static bool counts_busy(const nxpq_batch *b, bool labels, size_t r, uint32_t dep
 {
     if (!labels)
         return depth == 0;
-    nx_activity_input in = {.nc_idx = -1, .worker_gid = -1};
-    in.json = cell(&b->columns[0], r, &in.json_len);
-    in.source = cell(&b->columns[1], r, &in.source_len);
+    nx_activity_input in;
+    nx_activity_input_of(NULL, &b->columns[1], &b->columns[0], r, &in);
     nx_activity a;
     nx_activity_classify(&in, &a);
     return a.device_type == NX_DEVICE_NONE ? depth == 0 : nx_activity_is_busy(a.kind);

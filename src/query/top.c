@@ -299,26 +299,15 @@ static const uint8_t *rank_rows(const nxpq_column_data *worker, size_t n, int64_
     return keep;
 }
 
-static const char *str_cell(const nxpq_column_data *c, size_t r, size_t *len)
-{
-    *len = 0;
-    if (!present(c, r))
-        return NULL;
-    *len = (size_t)(c->offsets[r + 1] - c->offsets[r]);
-    return c->data + c->offsets[r];
-}
-
 /* The rows the groups count: those `keep` keeps (NULL: all) that are not the
  * profiler's own (device_activity.h), counted in *left_out; returns out. */
 static const uint8_t *not_profiler_rows(const scan_plan *p, const nxpq_batch *b, const uint8_t *keep, uint8_t *out,
                                         int64_t *left_out)
 {
     for (size_t r = 0; r < b->n_rows; r++) {
-        nx_activity_input in = {.nc_idx = -1, .worker_gid = -1};
-        in.name = str_cell(&b->columns[p->prof_at[0]], r, &in.name_len);
-        in.source = str_cell(&b->columns[p->prof_at[1]], r, &in.source_len);
-        if (p->prof_at[2] >= 0)
-            in.json = str_cell(&b->columns[p->prof_at[2]], r, &in.json_len);
+        nx_activity_input in;
+        nx_activity_input_of(&b->columns[p->prof_at[0]], &b->columns[p->prof_at[1]],
+                             p->prof_at[2] >= 0 ? &b->columns[p->prof_at[2]] : NULL, r, &in);
         nx_activity a;
         nx_activity_classify(&in, &a);
         out[r] = (!keep || keep[r]) && !a.profiler;
