@@ -46,9 +46,10 @@ int nx_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 int nx_schema_print(const char *format);
 
 /* Prints a profile's Summary and top OpcodeSummary rows as text or JSON (cmd_summary.c);
- * a system profile's rows of `rank` only when rank >= 0; returns an NX_EXIT_*
- * code (1 when either table is missing). */
-int nx_summary_print(const char *profile_dir, int64_t rank, bool json);
+ * a system profile's rows of `rank` only when rank >= 0, the profiler's own rows
+ * among its operators when profiler_rows; returns an NX_EXIT_* code (1 when
+ * either table is missing). */
+int nx_summary_print(const char *profile_dir, int64_t rank, bool profiler_rows, bool json);
 
 /* --rank N (summary, top): a decimal rank 0..10^18 into *out; 0, or -1 when s is none. */
 int nx_parse_rank(const char *s, int64_t *out);

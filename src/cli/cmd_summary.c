@@ -6,7 +6,8 @@
  * the top operators by self time and its device profiles. Also used by
  * `nxprof view --ingest-only --output-format summary-text|summary-json`.
  *
- * System profile, text: the wall time, then three aligned tables (busy time
+ * System profile, text: the wall time, then the Devices and Steps tables of
+ * query/device_stats.h (each only when it has rows), then three aligned tables (busy time
  * per track with its percent of wall time and top-level event count; the top
  * operators with count, self and total time; the device profiles with name,
  * LNC, physical cores, total time, executions, MFU, HFU, MBU and CC active
@@ -14,7 +15,8 @@
  * "kind": "system", "events", "wall": {"first_ts", "last_ts", "duration_ns"} |
  * null, "threads": [{"thread", "busy_ns", "top_level_events",
  * "percent_of_wall"}], "ranks": [{"rank", "events", "first_ts", "last_ts",
- * "busy_ns"}], "top_operators": [{"name", "count", "sum_duration_ns",
+ * "busy_ns"}], "devices": [...], "steps": [...] (device_stats.h's writer),
+ * "top_operators": [{"name", "count", "sum_duration_ns",
  * "sum_self_ns"}], "device_profiles": [{"name", "dir", "nc_id",
  * "physical_cores", "total_time_s", "executions", "mfu_estimated_percent",
  * "hfu_estimated_percent", "mbu_estimated_percent", "cc_op_active_time_s",
@@ -64,6 +66,7 @@
 
 #include "cli/cli.h"
 #include "cli/text_out.h"
+#include "query/device_stats.h"
 #include "query/device_summary.h"
 #include "query/system_summary.h"
 #include "schema/schema.h"
@@ -73,17 +76,22 @@
 static void summary_help(FILE *out)
 {
     fprintf(out,
-            "Usage: nxprof summary PROFILE_DIR [--format text|json] [--rank N]\n"
+            "Usage: nxprof summary PROFILE_DIR [--format text|json] [--rank N] [--profiler-rows]\n"
             "\n"
             "Show a device profile's Summary table (time, engines, DMA, flops and utilisation,\n"
             "memory; null fields left out) and the ten opcodes with the most instruction time\n"
             "from OpcodeSummary. For a system profile (SystemProfileEvents, no Instruction):\n"
-            "its wall time, busy time per thread, the ten operators with the most self time\n"
+            "its devices (GPUs, NeuronCores: busy, idle, kernel, memcpy and memset time per\n"
+            "device and rank) and steps (ProfilerStep#N, JAX step_num steps: duration and the\n"
+            "device time inside each), its wall time, busy time per thread, the ten operators\n"
+            "with the most self time (the profiler's own rows left out)\n"
             "and its device profiles (LNC, cores, total time, executions, MFU, HFU, MBU, CC);\n"
             "with framework traces of several ranks, one line per rank (events, span, busy).\n"
             "\n"
             "  -f, --format F   text (default) or json (every non-null field with its value)\n"
             "  -r, --rank N     a system profile's rows of rank N only (worker_gid)\n"
+            "      --profiler-rows  keep the profiler's own rows (PyTorch Profiler (0),\n"
+            "                   ProfilerStep#N) among the operators\n"
             "  -h, --help       show this help\n"
             "\n"
             "Exit status: 0 success, 1 profile unreadable or (device profile) without\n"
@@ -385,7 +393,92 @@ static int print_ranks_text(const nx_system_summary *s, text_table *t)
     return 0;
 }
 
-static int print_system_text(const char *dir, const nx_system_summary *s)
+/* "-" for a null rank, else its number. */
+static void rank_text(char *out, int64_t rank)
+{
+    if (rank < 0)
+        snprintf(out, 96, "-");
+    else
+        snprintf(out, 96, "%" PRId64, rank);
+}
+
+/* The Devices table (query/device_stats.h), none when no device was busy. -1
+ * when out of memory. */
+static int print_devices_text(const nx_device_stats *ds, text_table *t)
+{
+    char (*row)[96];
+    if (ds->n_devices == 0)
+        return 0;
+    printf("\nDevices (busy: union of kernel, memcpy and memset time; wall: the rank's trace span)\n");
+    t->n_rows = 0;
+    t->n_cols = 9;
+    static const char *const head[] = {"device", "rank", "busy", "of wall", "idle", "kernels", "kernel time",
+                                       "memcpy time", "memset time"};
+    if (!(row = table_row(t)))
+        return -1;
+    for (size_t c = 0; c < 9; c++)
+        snprintf(row[c], 96, "%s", head[c]);
+    for (size_t i = 0; i < ds->n_devices; i++) {
+        const nx_device_stat *d = &ds->devices[i];
+        if (!(row = table_row(t)))
+            return -1;
+        snprintf(row[0], 96, "%s", d->device);
+        rank_text(row[1], d->rank);
+        seconds_text((double)d->busy_ns / 1e9, row[2], 96);
+        snprintf(row[3], 96, "%.2f %%", 100.0 * d->utilization);
+        seconds_text((double)d->idle_ns / 1e9, row[4], 96);
+        snprintf(row[5], 96, "%" PRId64, d->kernel_count);
+        seconds_text((double)d->kernel_ns / 1e9, row[6], 96);
+        seconds_text((double)d->memcpy_ns / 1e9, row[7], 96);
+        seconds_text((double)d->memset_ns / 1e9, row[8], 96);
+    }
+    table_print(t);
+    return 0;
+}
+
+/* The Steps table, none without steps. -1 when out of memory. */
+static int print_steps_text(const nx_device_stats *ds, text_table *t)
+{
+    char (*row)[96];
+    if (ds->n_steps == 0)
+        return 0;
+    printf("\nSteps (device time clipped to each step's window)\n");
+    t->n_rows = 0;
+    t->n_cols = 9;
+    static const char *const head[] = {"step", "rank", "duration", "device busy", "of step", "kernels",
+                                       "kernel time", "memcpy time", "memset time"};
+    if (!(row = table_row(t)))
+        return -1;
+    for (size_t c = 0; c < 9; c++)
+        snprintf(row[c], 96, "%s", head[c]);
+    for (size_t i = 0; i < ds->n_steps; i++) {
+        const nx_step_stat *st = &ds->steps[i];
+        if (!(row = table_row(t)))
+            return -1;
+        /* A JAX step's name ("train") does not carry its number: show it. */
+        char num[32], name[96];
+        int nl = snprintf(num, sizeof num, "%" PRId64, st->step);
+        size_t len = strlen(st->name);
+        bool numbered = len >= (size_t)nl && strcmp(st->name + len - (size_t)nl, num) == 0;
+        snprintf(name, sizeof name, numbered ? "%.80s" : "%.60s (step %s)", st->name, num);
+        plain(row[0], 96, name);
+        rank_text(row[1], st->rank);
+        seconds_text((double)st->duration_ns / 1e9, row[2], 96);
+        seconds_text((double)st->gpu_busy_ns / 1e9, row[3], 96);
+        if (st->duration_ns > 0)
+            snprintf(row[4], 96, "%.2f %%", 100.0 * (double)st->gpu_busy_ns / (double)st->duration_ns);
+        else
+            snprintf(row[4], 96, "-");
+        snprintf(row[5], 96, "%" PRId64, st->kernel_count);
+        seconds_text((double)st->kernel_ns / 1e9, row[6], 96);
+        seconds_text((double)st->memcpy_ns / 1e9, row[7], 96);
+        seconds_text((double)st->memset_ns / 1e9, row[8], 96);
+    }
+    table_print(t);
+    return 0;
+}
+
+static int print_system_text(const char *dir, const nx_system_summary *s, const nx_device_stats *ds)
 {
     char a[64];
     printf("System profile %s\n\n", dir);
@@ -399,10 +492,13 @@ static int print_system_text(const char *dir, const nx_system_summary *s)
         printf("  wall time  - (no event has a start and an end)\n");
     text_table t = {0};
     char (*row)[96];
+    if (print_devices_text(ds, &t) != 0 || print_steps_text(ds, &t) != 0)
+        goto oom;
+    t.n_rows = 0;
     if (s->n_ranks > 0 && print_ranks_text(s, &t) != 0)
         goto oom;
     t.n_rows = 0;
-    printf("\nBusy time per thread (union of its top-level events)\n");
+    printf("\nBusy time per thread (union of its top-level events; on a GPU stream, of its kernels, memcpys and memsets)\n");
     t.n_cols = 4;
     if (!(row = table_row(&t)))
         goto oom;
@@ -505,7 +601,7 @@ static void json_opt(const char *name, nx_opt_f64 v)
         fputs("null", stdout);
 }
 
-static void print_system_json(const char *dir, const nx_system_summary *s)
+static int print_system_json(const char *dir, const nx_system_summary *s, const nx_device_stats *ds)
 {
     printf("{\"profile\":");
     nx_out_json_string(stdout, dir, strlen(dir));
@@ -554,10 +650,20 @@ static void print_system_json(const char *dir, const nx_system_summary *s)
         else
             printf(",\"sum_self_ns\":%" PRId64 "}", o->self_ns);
     }
-    printf("],\"device_profiles\":");
+    printf("],");
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_device_stats_json(ds, false, &b);
+    if (nx_strbuf_failed(&b)) {
+        nx_strbuf_free(&b);
+        fprintf(stderr, "nxprof summary: out of memory\n");
+        return -1;
+    }
+    fwrite(b.data, 1, b.len, stdout);
+    nx_strbuf_free(&b);
+    printf(",\"device_profiles\":");
     if (!s->have_device_list) {
         fputs("null}\n", stdout);
-        return;
+        return 0;
     }
     putchar('[');
     for (size_t i = 0; i < s->n_devices; i++) {
@@ -594,37 +700,43 @@ static void print_system_json(const char *dir, const nx_system_summary *s)
         putchar('}');
     }
     printf("]}\n");
+    return 0;
 }
 
-static int system_summary_print(const char *profile_dir, int64_t rank, bool json)
+static int system_summary_print(const char *profile_dir, int64_t rank, bool profiler_rows, bool json)
 {
     nx_system_summary s;
+    nx_device_stats ds;
     nxpq_error err = {{0}};
-    int rc = nx_system_summary_read(profile_dir, rank, &s, &err);
+    int rc = nx_system_summary_read_rows(profile_dir, rank, profiler_rows, &s, &err);
     if (rc != 0) {
         fprintf(stderr, "nxprof summary: %s\n", rc > 0 ? "the profile has no SystemProfileEvents table" : err.msg);
+        return NX_EXIT_ERROR;
+    }
+    if (nx_device_stats_read(profile_dir, rank, &ds, &err) != 0) {
+        fprintf(stderr, "nxprof summary: %s\n", err.msg);
+        nx_system_summary_free(&s);
         return NX_EXIT_ERROR;
     }
     if (s.note[0])
         fprintf(stderr, "nxprof summary: note: SystemProfileEvents: depth and self time computed from the table; its "
                         "timeline index was not used (%s)\n", s.note);
     rc = NX_EXIT_OK;
-    if (json)
-        print_system_json(profile_dir, &s);
-    else if (print_system_text(profile_dir, &s) != 0)
+    if (json ? print_system_json(profile_dir, &s, &ds) != 0 : print_system_text(profile_dir, &s, &ds) != 0)
         rc = NX_EXIT_ERROR;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "nxprof summary: writing the output failed\n");
         rc = NX_EXIT_ERROR;
     }
     nx_system_summary_free(&s);
+    nx_device_stats_free(&ds);
     return rc;
 }
 
-int nx_summary_print(const char *profile_dir, int64_t rank, bool json)
+int nx_summary_print(const char *profile_dir, int64_t rank, bool profiler_rows, bool json)
 {
     if (nx_profile_is_system(profile_dir))
-        return system_summary_print(profile_dir, rank, json);
+        return system_summary_print(profile_dir, rank, profiler_rows, json);
     if (rank >= 0) {
         fprintf(stderr, "nxprof summary: --rank: %s is a device profile; ranks are a system profile's\n", profile_dir);
         return NX_EXIT_USAGE;
@@ -664,10 +776,11 @@ static int summary_run(int argc, char **argv)
     static const struct option opts[] = {
         {"format", required_argument, NULL, 'f'},
         {"rank", required_argument, NULL, 'r'},
+        {"profiler-rows", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    bool json = false;
+    bool json = false, profiler_rows = false;
     int64_t rank = -1;
     int c;
     while ((c = getopt_long(argc, argv, ":f:r:h", opts, NULL)) != -1) {
@@ -675,6 +788,9 @@ static int summary_run(int argc, char **argv)
         case 'r':
             if (nx_parse_rank(optarg, &rank) != 0)
                 return nx_usage_error("summary", "--rank '%s' is not a rank (0 or a positive integer)", optarg);
+            break;
+        case 'P':
+            profiler_rows = true;
             break;
         case 'f':
             if (strcmp(optarg, "json") == 0)
@@ -697,7 +813,7 @@ static int summary_run(int argc, char **argv)
         return nx_usage_error("summary", "unexpected argument '%s'", argv[optind + 1]);
     if (!*argv[optind])
         return nx_usage_error("summary", "PROFILE_DIR must not be empty");
-    return nx_summary_print(argv[optind], rank, json);
+    return nx_summary_print(argv[optind], rank, profiler_rows, json);
 }
 
 const nx_command nx_cmd_summary = {

@@ -7,6 +7,10 @@
  *   - --limit N keeps the first N groups (0 = all). Totals always cover every row.
  *   - --rank N counts only the rows whose worker_gid is N (a framework trace's
  *     rank): groups, totals and wall time; --by worker_gid gives per-rank figures.
+ *   - SystemProfileEvents: the profiler's own rows ("PyTorch Profiler (0)",
+ *     ProfilerStep#N) are left out of groups and totals unless --profiler-rows.
+ *   - The total line of a nesting table has no percent ("-"): self time summed
+ *     over threads that run at once is no share of the wall time.
  *   - text: aligned table with a header, the kept groups, an "(N other groups)"
  *     line when the limit dropped some, and a "total" line. csv: a header line
  *     (the --by names, count, sum_duration_ns, and sum_self_ns for nesting
@@ -38,7 +42,7 @@ static void top_help(FILE *out)
 {
     fprintf(out,
             "Usage: nxprof top PROFILE_DIR [--table T] [--by COL[,COL...]] [--limit N]\n"
-            "                  [--format text|csv|json] [--rank N]\n"
+            "                  [--format text|csv|json] [--rank N] [--profiler-rows]\n"
             "\n"
             "Group a profile table by columns and show, per group, the number of rows and the\n"
             "sum of duration_ns, largest first (ties by the group columns ascending). Reads\n"
@@ -54,6 +58,8 @@ static void top_help(FILE *out)
             "  -f, --format F       text (default), csv or json\n"
             "  -r, --rank N         only the rows of rank N (worker_gid: a framework trace's rank);\n"
             "                       --by worker_gid gives one group per rank\n"
+            "      --profiler-rows  keep the profiler's own rows of SystemProfileEvents (PyTorch\n"
+            "                       Profiler (0), ProfilerStep#N), left out by default\n"
             "  -h, --help           show this help\n"
             "\n"
             "Tables without duration_ns sum end_ts - start_ts when they have both, else only count.\n"
@@ -73,6 +79,7 @@ typedef struct top_query {
     top_format format;
     bool has_rank;
     int64_t rank;
+    bool profiler_rows;
     const nx_top *r;                    /* the answer */
 } top_query;
 
@@ -189,6 +196,8 @@ static void top_text(const top_query *q, size_t shown)
     printf("%s: %" PRId64 " rows in %zu file%s", q->table, r->rows, r->files, r->files == 1 ? "" : "s");
     if (q->has_rank)
         printf(", %" PRId64 " of them of rank %" PRId64, nx_group_by_totals(r->g).count, q->rank);
+    if (r->profiler_left_out)
+        printf(", %" PRId64 " of the profiler's own left out (--profiler-rows keeps them)", r->profiler_left_out);
     printf(", %zu groups; %s", n_groups, what);
     if (r->self)
         printf(" and of self time (less the children's, per thread); percent of wall time %" PRId64 " ns",
@@ -231,7 +240,12 @@ static void top_text(const top_query *q, size_t shown)
         printf("  %*" PRId64, ws, tot.sum[0]);
     if (r->self)
         printf("  %*" PRId64, wf, tot.sum[1]);
-    printf("  %6.2f%%\n", nx_top_percent(r, &tot));
+    /* Self time summed over every thread is not a share of the wall time (threads
+     * run at once: it can pass 100 %), so the total has no percent then. */
+    if (r->self)
+        printf("  %7s\n", "-");
+    else
+        printf("  %6.2f%%\n", nx_top_percent(r, &tot));
 }
 
 static void top_csv(const top_query *q, size_t shown)
@@ -281,7 +295,8 @@ static void json_sum(const char *name, bool have, int64_t v)
 }
 
 /* {"table": T, "files": n, "by": [...], "value": "duration_ns" | "end_ts - start_ts" | null,
- *  "rows": total rows, "rank": the --rank asked for, else null,
+ *  "rows": total rows (of the rank), "profiler_rows_left_out": those of them the groups
+ *  and totals leave out as the profiler's own, "rank": the --rank asked for, else null,
  *  "sum_duration_ns": total sum (absent when nothing is summed),
  *  nesting tables: "sum_self_ns": total self time, "wall_ns", "first_ts", "last_ts" (null when no row has both),
  *  "groups": number of groups, "shown": groups listed,
@@ -300,9 +315,9 @@ static void top_json(const top_query *q, size_t shown)
             putchar(',');
         nx_out_json_string(stdout, q->by[k], strlen(q->by[k]));
     }
-    printf("],\"value\":%s,\"rows\":%" PRId64,
+    printf("],\"value\":%s,\"rows\":%" PRId64 ",\"profiler_rows_left_out\":%" PRId64,
            r->value == NX_TOP_DURATION ? "\"duration_ns\"" : r->value == NX_TOP_SPAN ? "\"end_ts - start_ts\"" : "null",
-           tot.count);
+           tot.count + r->profiler_left_out, r->profiler_left_out);
     if (q->has_rank)
         printf(",\"rank\":%" PRId64, q->rank);
     else
@@ -352,6 +367,7 @@ static int top_run(int argc, char **argv)
         {"limit", required_argument, NULL, 'l'},
         {"format", required_argument, NULL, 'f'},
         {"rank", required_argument, NULL, 'r'},
+        {"profiler-rows", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -365,6 +381,9 @@ static int top_run(int argc, char **argv)
             if (nx_parse_rank(optarg, &q.rank) != 0)
                 return nx_usage_error("top", "--rank '%s' is not a rank (0 or a positive integer)", optarg);
             q.has_rank = true;
+            break;
+        case 'P':
+            q.profiler_rows = true;
             break;
         case 't':
             q.table = optarg;
@@ -419,7 +438,8 @@ static int top_run(int argc, char **argv)
 
     nx_top r = {0};
     nxpq_error err = {{0}};
-    nx_top_options o = {.table = q.table, .by = q.by, .n_by = q.n_by, .has_rank = q.has_rank, .rank = q.rank};
+    nx_top_options o = {.table = q.table, .by = q.by, .n_by = q.n_by, .has_rank = q.has_rank, .rank = q.rank,
+                         .profiler_rows = q.profiler_rows};
     int qrc = nx_top_run(q.dir, &o, &r, &err);
     q.r = &r;
     if (qrc == NX_PROFILE_TABLE_ABSENT) {

@@ -166,7 +166,7 @@ static int view_run(int argc, char **argv)
     if (rc == 0)
         rc = nx_process_cli_execute("view", &o, fmt == OUT_PARQUET ? stdout : stderr, &profile_dir);
     if (rc == 0 && fmt != OUT_PARQUET)
-        rc = nx_summary_print(profile_dir, -1, fmt == OUT_SUMMARY_JSON);
+        rc = nx_summary_print(profile_dir, -1, false, fmt == OUT_SUMMARY_JSON);
     if (rc == 0 && !ingest_only) {
         char *dp = NULL;
         if (!o.data_path && nx_serve_default_data_path(&dp) < 0) {

@@ -12,6 +12,7 @@
 
 #include "profile/profile_table.h"
 #include "query/diff.h"
+#include "query/device_activity.h"
 #include "query/system_summary.h"
 #include "query/top.h"
 
@@ -48,15 +49,10 @@ static bool is_step_name(const nx_group_key *k)
     return !k->null && k->type == NXPQ_STRING && k->len >= sizeof step - 1 && memcmp(k->s, step, sizeof step - 1) == 0;
 }
 
-/* The profiler's own rows: "PyTorch Profiler (<n>)" and "ProfilerStep#<n>". */
+/* The profiler's own rows (device_activity.h), by name: a diff's groups have no cat. */
 static bool is_profiler_name(const nx_group_key *k)
 {
-    static const char span[] = "PyTorch Profiler (";
-    if (k->null || k->type != NXPQ_STRING)
-        return false;
-    if (is_step_name(k))
-        return true;
-    return k->len > sizeof span && memcmp(k->s, span, sizeof span - 1) == 0 && k->s[k->len - 1] == ')';
+    return !k->null && k->type == NXPQ_STRING && nx_activity_profiler_name(k->s, k->len);
 }
 
 static bool is_kernel_cat(const nx_group_key *k)
@@ -245,7 +241,9 @@ static int collect(const nx_top *r, const plan *p, side *s, const char *dir, nxp
 static int side_run(const char *dir, const char *table, const plan *p, side *s, bool *self, nxpq_error *err)
 {
     nx_top r;
-    nx_top_options o = {.table = table, .by = p->keys, .n_by = p->n_keys};
+    /* top keeps the profiler's rows: their ProfilerStep#N names give the steps,
+     * and the plan leaves them out of the groups itself. */
+    nx_top_options o = {.table = table, .by = p->keys, .n_by = p->n_keys, .profiler_rows = true};
     int rc = nx_top_run(dir, &o, &r, err);
     if (rc != 0)
         return rc;

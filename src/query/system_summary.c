@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "query/device_activity.h"
 #include "query/nesting_values.h"
 #include "profile/data_path.h"
 #include "profile/profile_output.h"
@@ -176,6 +177,22 @@ static int64_t row_rank(const nxpq_batch *b, bool labels, size_t r)
     return c->type == NXPQ_INT32 ? c->values.i32[r] : c->values.i64[r];
 }
 
+/* Whether row r (at `depth`) counts toward its track's busy time: on a device
+ * (device_activity.h), its kernels, memcpys and memsets at any depth, never
+ * the annotations drawn on the device's track (a ProfilerStep there spans the
+ * kernels: counting it would count idle time as busy); elsewhere its top-level
+ * events. Without the label columns, the top-level rule. */
+static bool counts_busy(const nxpq_batch *b, bool labels, size_t r, uint32_t depth)
+{
+    if (!labels)
+        return depth == 0;
+    nx_activity_input in;
+    nx_activity_input_of(NULL, &b->columns[1], &b->columns[0], r, &in);
+    nx_activity a;
+    nx_activity_classify(&in, &a);
+    return a.device_type == NX_DEVICE_NONE ? depth == 0 : nx_activity_is_busy(a.kind);
+}
+
 static int cmp_rank(const void *pa, const void *pb)
 {
     const nx_system_rank *a = pa, *b = pb;
@@ -255,7 +272,8 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, int64_t ran
             a->last = b.end[k] > a->last ? b.end[k] : a->last;
             uint32_t depth;
             int64_t self;
-            if (!nx_nesting_get(nest, base + b.rows[k], &depth, &self) || depth != 0)
+            if (!nx_nesting_get(nest, base + b.rows[k], &depth, &self) ||
+                !counts_busy(b.batch, labels, b.rows[k], depth))
                 continue;
             if (labels && !acc[tr].label_read && !read_label(&acc[tr], b.batch, b.rows[k]))
                 goto oom;
@@ -306,18 +324,19 @@ done:
 
 /* ----------------------------------------------------------- operators -- */
 
-static int read_top(const char *dir, const nx_nesting_values *nest, int64_t rank, nx_system_summary *out,
-                    nxpq_error *err)
+static int read_top(const char *dir, const nx_nesting_values *nest, int64_t rank, bool profiler_rows,
+                    nx_system_summary *out, nxpq_error *err)
 {
     static const char *const by[] = {"name"};
-    nx_top_options o = {.table = EVENTS, .by = by, .n_by = 1, .nesting = nest, .has_rank = rank >= 0, .rank = rank};
+    nx_top_options o = {.table = EVENTS, .by = by, .n_by = 1, .nesting = nest, .has_rank = rank >= 0, .rank = rank,
+                        .profiler_rows = profiler_rows};
     nx_top r;
     int rc = nx_top_run(dir, &o, &r, err);
     if (rc == NX_TOP_BAD_KEY)
         rc = -1;   /* SystemProfileEvents without a usable name column */
     if (rc != 0)
         return rc;
-    out->events = nx_group_by_totals(r.g).count;
+    out->events = nx_group_by_totals(r.g).count + r.profiler_left_out;
     out->have_wall = r.have_wall;
     out->first_ts = r.first_ts;
     out->last_ts = r.last_ts;
@@ -519,13 +538,19 @@ done:
 
 int nx_system_summary_read(const char *dir, int64_t rank, nx_system_summary *out, nxpq_error *err)
 {
+    return nx_system_summary_read_rows(dir, rank, false, out, err);
+}
+
+int nx_system_summary_read_rows(const char *dir, int64_t rank, bool profiler_rows, nx_system_summary *out,
+                                nxpq_error *err)
+{
     memset(out, 0, sizeof *out);
     out->rank = rank;
     nx_nesting_values *nest = NULL;
     int rc = nx_nesting_open(dir, EVENTS, &nest, out->note, sizeof out->note, err);
     if (rc != 0)
         return rc;
-    if ((rc = read_top(dir, nest, rank, out, err)) != 0 || (rc = read_busy(dir, nest, rank, out, err)) != 0 ||
+    if ((rc = read_top(dir, nest, rank, profiler_rows, out, err)) != 0 || (rc = read_busy(dir, nest, rank, out, err)) != 0 ||
         (rc = read_devices(dir, out, err)) != 0)
         rc = rc > 0 ? -1 : rc;   /* the table was there a moment ago */
     if (rc == 0)

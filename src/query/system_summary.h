@@ -22,7 +22,8 @@
  *   - with a rank asked for, every answer above and below counts that rank's
  *     rows only (the wall time is its span);
  *   - the NX_SYSTEM_TOP_OPERATORS event names with the most self time
- *     (top.h grouped by name: count, inclusive and self sums, same order);
+ *     (top.h grouped by name: count, inclusive and self sums, same order),
+ *     without the profiler's own rows unless asked for (top.h);
  *   - one entry per DeviceProfileList row, in table order: its name, nc_id
  *     (the LNC), and from the device profile's own tables (found by
  *     nx_device_profile_dir) Metadata.num_physical_cores (first row),
@@ -120,6 +121,9 @@ typedef struct nx_system_summary {
  * NX_PROFILE_TABLE_ABSENT (no SystemProfileEvents), or -1 with err naming the
  * table or file. */
 int nx_system_summary_read(const char *dir, int64_t rank, nx_system_summary *out, nxpq_error *err);
+/* The same, with the profiler's own rows among the operators when profiler_rows. */
+int nx_system_summary_read_rows(const char *dir, int64_t rank, bool profiler_rows, nx_system_summary *out,
+                                nxpq_error *err);
 void nx_system_summary_free(nx_system_summary *s);
 
 #endif

@@ -14,6 +14,7 @@
 #include "profile/profile_table.h"
 #include "profile/thread_label.h"
 #include "profile/timeline_rules.h"
+#include "query/device_activity.h"
 #include "query/system_summary.h"
 #include "schema/schema.h"
 #include "util/json.h"
@@ -40,6 +41,8 @@ typedef struct scan_plan {
     int dur_at, start_at, end_at, json_at;   /* -1: not projected */
     int pid_at, tid_at, source_at, worker_at; /* the thread label's columns; -1: not projected */
     int rank_at;                             /* worker_gid for the rank filter; -1: no filter */
+    int prof_at[3];                          /* name, trace_event_source, extra_attributes_json to tell the
+                                                profiler's own rows; [0] -1: they are kept */
     int track_at[NX_TRACK_MAX_SOURCES];
     nx_track_source src;
     nx_track_kind kind;
@@ -157,6 +160,14 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
     memset(p, 0, sizeof *p);
     p->dur_at = p->start_at = p->end_at = p->json_at = -1;
     p->pid_at = p->tid_at = p->source_at = p->worker_at = p->rank_at = -1;
+    p->prof_at[0] = p->prof_at[1] = p->prof_at[2] = -1;
+    if (!o->profiler_rows && strcmp(o->table, "SystemProfileEvents") == 0 &&
+        column_type(t, "name") == NXPQ_STRING && column_type(t, "trace_event_source") == NXPQ_STRING) {
+        p->prof_at[0] = want(p, "name");
+        p->prof_at[1] = want(p, "trace_event_source");
+        if (column_type(t, "extra_attributes_json") == NXPQ_STRING)
+            p->prof_at[2] = want(p, "extra_attributes_json");
+    }
     if (o->has_rank) {
         if (!is_int(column_type(t, "worker_gid"))) {
             nxpq_error_set(err, "--rank: table %s has no integer column worker_gid", o->table);
@@ -228,7 +239,7 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
 /* Per-batch value arrays: the span (NX_TOP_SPAN) and the self times. */
 typedef struct value_bufs {
     int64_t *span, *self;
-    uint8_t *span_ok, *self_ok, *keep;
+    uint8_t *span_ok, *self_ok, *keep, *group_keep;
     size_t cap;
 } value_bufs;
 
@@ -251,7 +262,10 @@ static int bufs_reserve(value_bufs *v, size_t n)
     uint8_t *k = realloc(v->keep, n);
     if (k)
         v->keep = k;
-    if (!a || !b || !c || !d || !k)
+    uint8_t *g = realloc(v->group_keep, n);
+    if (g)
+        v->group_keep = g;
+    if (!a || !b || !c || !d || !k || !g)
         return -1;
     v->cap = n;
     return 0;
@@ -283,6 +297,23 @@ static const uint8_t *rank_rows(const nxpq_column_data *worker, size_t n, int64_
     for (size_t r = 0; r < n; r++)
         keep[r] = present(worker, r) && int_at(worker, r) == rank;
     return keep;
+}
+
+/* The rows the groups count: those `keep` keeps (NULL: all) that are not the
+ * profiler's own (device_activity.h), counted in *left_out; returns out. */
+static const uint8_t *not_profiler_rows(const scan_plan *p, const nxpq_batch *b, const uint8_t *keep, uint8_t *out,
+                                        int64_t *left_out)
+{
+    for (size_t r = 0; r < b->n_rows; r++) {
+        nx_activity_input in;
+        nx_activity_input_of(&b->columns[p->prof_at[0]], &b->columns[p->prof_at[1]],
+                             p->prof_at[2] >= 0 ? &b->columns[p->prof_at[2]] : NULL, r, &in);
+        nx_activity a;
+        nx_activity_classify(&in, &a);
+        out[r] = (!keep || keep[r]) && !a.profiler;
+        *left_out += (!keep || keep[r]) && a.profiler;
+    }
+    return out;
 }
 
 static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_nesting_values *nest,
@@ -344,7 +375,9 @@ static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_ne
         if (times_not_negative(vals, n_sums, n, out->self, table, base, err) != 0)
             goto done;
         const uint8_t *keep = p->rank_at >= 0 ? rank_rows(&b->columns[p->rank_at], n, rank, vb.keep) : NULL;
-        if (nx_group_by_add_kept(out->g, keys, vals, n_sums, n, keep, err) != 0) {
+        const uint8_t *group_keep = p->prof_at[0] >= 0 ? not_profiler_rows(p, b, keep, vb.group_keep, &out->profiler_left_out)
+                                                         : keep;
+        if (nx_group_by_add_kept(out->g, keys, vals, n_sums, n, group_keep, err) != 0) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
             nxpq_error_set(err, "%s: %s (rows %" PRId64 " to %" PRId64 ")", table, why, base,
@@ -376,6 +409,7 @@ done:
     free(vb.span_ok);
     free(vb.self_ok);
     free(vb.keep);
+    free(vb.group_keep);
     nx_profile_scan_close(s);
     return rc;
 }

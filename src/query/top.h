@@ -24,6 +24,10 @@
  *                7", "rank 1 / GPU 0 / stream 7"), else the row's
  *                track (window.h: "<instance>/<pid>/<tid>" of a framework
  *                event's thread, "nc<i>" or a thread for runtime events).
+ * Profiler rows: the profiler's own rows of SystemProfileEvents
+ * (device_activity.h: "PyTorch Profiler (n)", every "ProfilerStep#N") are
+ * left out of the groups and totals unless profiler_rows is set; the wall
+ * still spans them (they are part of the trace).
  * Rank filter (has_rank): only rows whose worker_gid equals rank count, in the
  * groups, the totals and the wall; a table without an integer worker_gid is
  * NX_TOP_BAD_KEY.
@@ -67,6 +71,7 @@ typedef struct nx_top_options {
     const nx_nesting_values *nesting;  /* self time of the table's rows; NULL: opened when needed */
     bool has_rank;                     /* only the rows whose worker_gid is rank (a framework */
     int64_t rank;                      /*   trace's rank): groups, totals and wall alike */
+    bool profiler_rows;                /* keep the profiler's own rows in the groups (above) */
 } nx_top_options;
 
 typedef struct nx_top {
@@ -74,6 +79,7 @@ typedef struct nx_top {
     nx_top_value value;
     bool self;                         /* the table's events nest */
     int64_t rows;
+    int64_t profiler_left_out;         /* rows (of the rank) left out as the profiler's own */
     size_t files;
     bool have_wall;                    /* self, and some row has a start and an end */
     int64_t first_ts, last_ts;         /* the wall: min start_ts, max end_ts */

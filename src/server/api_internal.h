@@ -176,7 +176,8 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_summary(nx_api_req *r, const char *name);
 /* The summary of system profile `name` in `dir` (api_system.c; nx_api_summary hands
  * system profiles to it). */
-enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir, int64_t rank);
+enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir, int64_t rank,
+                                      bool profiler_rows);
 enum MHD_Result nx_api_usage(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_counters(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_schema(nx_api_req *r);

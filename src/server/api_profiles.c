@@ -545,9 +545,10 @@ static enum MHD_Result device_summary(nx_api_req *r, const char *dir, int64_t to
 enum MHD_Result nx_api_summary(nx_api_req *r, const char *name)
 {
     enum MHD_Result res;
-    int64_t top, rank;
+    int64_t top, rank, profiler_rows;
     if (nx_api_int_param(r, "top", false, 50, 1, 10000, &top, &res) < 0 ||
-        nx_api_int_param(r, "rank", false, -1, 0, INT64_MAX, &rank, &res) < 0)
+        nx_api_int_param(r, "rank", false, -1, 0, INT64_MAX, &rank, &res) < 0 ||
+        nx_api_int_param(r, "profiler_rows", false, 0, 0, 1, &profiler_rows, &res) < 0)
         return res;
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
@@ -563,7 +564,8 @@ enum MHD_Result nx_api_summary(nx_api_req *r, const char *name)
     if (device && rank >= 0)
         res = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "rank: %s is a device profile; ranks are a system profile's", name);
     else
-        res = device ? device_summary(r, dir, top) : nx_api_system_summary(r, name, dir, rank);
+        res = device ? device_summary(r, dir, top)
+                     : nx_api_system_summary(r, name, dir, rank, profiler_rows == 1);
     free(dir);
     return res;
 }

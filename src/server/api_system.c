@@ -8,14 +8,16 @@
  *
  * The fields and their names are those of `nxprof summary --format json` on a system
  * profile (src/cli/cmd_summary.c), less "profile" (a path), "dir" and
- * "percent_of_wall", plus each device profile's "open". A system profile without
- * SystemProfileEvents answers with no events, a null wall, empty lists and null
- * device_profiles.
+ * "percent_of_wall", plus each device profile's "open"; "devices" and "steps" are
+ * query/device_stats.h's own writer's, with integers beyond 2^53 as strings. A
+ * system profile without SystemProfileEvents answers with no events, a null wall,
+ * empty lists and null device_profiles.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "query/device_stats.h"
 #include "query/system_summary.h"
 #include "server/api_internal.h"
 
@@ -90,15 +92,22 @@ static int devices_json(nx_api_req *r, const char *name, const char *dir, const 
     return 0;
 }
 
-enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir, int64_t rank)
+enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir, int64_t rank,
+                                      bool profiler_rows)
 {
     nx_system_summary s;
     nxpq_error err = {{0}};
     memset(&s, 0, sizeof s);
-    int rc = nx_system_summary_read(dir, rank, &s, &err);
+    int rc = nx_system_summary_read_rows(dir, rank, profiler_rows, &s, &err);
     if (rc < 0)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     bool have = rc == 0;
+    nx_device_stats ds;
+    if (nx_device_stats_read(dir, rank, &ds, &err) < 0) {
+        if (have)
+            nx_system_summary_free(&s);
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+    }
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"kind\":\"system\",\"rank\":");
     json_opt_i64(&b, rank >= 0, rank);
@@ -149,7 +158,10 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
         json_opt_i64(&b, !o->self_null, o->self_ns);
         nx_strbuf_putc(&b, '}');
     }
-    nx_strbuf_puts(&b, "],\"device_profiles\":");
+    nx_strbuf_puts(&b, "],");
+    nx_device_stats_json(&ds, true, &b);
+    nx_device_stats_free(&ds);
+    nx_strbuf_puts(&b, ",\"device_profiles\":");
     if (have)
         rc = devices_json(r, name, dir, &s, &b);
     else

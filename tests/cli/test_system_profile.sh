@@ -30,7 +30,7 @@ NAMES=$(($(wc -l <<<"$OUT") - 1))
 expect 0 "top by cat" -- top "$S" --by cat --format csv --limit 0
 contains "cpu_op," "cat comes from extra_attributes_json"
 contains "kernel," "GPU kernels have their category"
-expect 0 "top by thread" -- top "$S" --by thread --format json
+expect 0 "top by thread" -- top "$S" --by thread --format json --profiler-rows
 contains '"percent_of_wall":' "json has the percent of wall time"
 contains '"wall_ns":' "json has the wall time"
 contains '"thread":"rank 0 / GPU 0 / stream 7"' "threads are labelled by the trace's metadata names (process_labels / thread_name), after the rank its file name gives"

@@ -108,7 +108,7 @@ def labels_of(table, rows):
 
 def test_top_by_thread_uses_the_labels(processed):
     out, table, rows = processed
-    got = json.loads(nx("top", out, "--by", "thread", "--format", "json", "--limit", "0").stdout)
+    got = json.loads(nx("top", out, "--by", "thread", "--format", "json", "--limit", "0", "--profiler-rows").stdout)
     assert {g["thread"]: g["count"] for g in got["top"]} == dict(labels_of(table, rows))
 
 

@@ -129,7 +129,8 @@ def test_tracks_and_summary_per_rank(ddp):
         assert one["rank"] == rank and one["events"] == len(mine)
         assert all(t["thread"].startswith(f"rank {rank} / ") for t in one["threads"])
         assert per_rank[rank]["busy_ns"] == sum(t["busy_ns"] for t in one["threads"])
-        top = json.loads(nx("top", ddp["pair"], "--rank", str(rank), "--by", "worker_gid", "--format", "json").stdout)
+        top = json.loads(nx("top", ddp["pair"], "--rank", str(rank), "--by", "worker_gid", "--format", "json",
+                            "--profiler-rows").stdout)
         assert [g["worker_gid"] for g in top["top"]] == [rank]
         assert top["top"][0]["count"] == len(mine)
 

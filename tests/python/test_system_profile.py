@@ -31,23 +31,50 @@ from decimal import Decimal
 import pyarrow.parquet as pq
 import pytest
 
-from chrome_model import model
+from chrome_model import model, thread_id
 from conftest import CHROME_TRACES, nx, profile_files
 from trace_ranks import scoped, trace_rank
 
 
+def gpu_activity(events):
+    """Whether a row of chrome_model is device activity by docs/analyses.md: a slice of a
+    process labelled "GPU <n>" (or named "/device:GPU:<n>") whose cat is kernel, gpu_memcpy
+    or gpu_memset (without a cat: any row of a "Stream #" thread). None: not on a GPU."""
+    gpus, streams = set(), set()
+    for e in events:
+        if isinstance(e, dict) and e.get("ph") == "M":
+            v = str((e.get("args") or {}).get("labels" if e.get("name") == "process_labels" else "name", ""))
+            if e.get("name") in ("process_labels", "process_name") and (
+                    (v.startswith("GPU ") and v[4:].isdigit()) or
+                    (v.startswith("/device:GPU:") and v[12:].isdigit())):
+                gpus.add(thread_id(e.get("pid")))
+            if e.get("name") == "thread_name" and v.startswith("Stream #"):
+                streams.add((thread_id(e.get("pid")), thread_id(e.get("tid"))))
+
+    def of(r):
+        if r["ph"] is not None or r["thread"][0] not in gpus:
+            return None
+        cat = r["event"].get("cat")
+        if cat is None:
+            return r["thread"] in streams
+        return cat in ("kernel", "gpu_memcpy", "gpu_memset")
+    return of
+
+
 def framework_events(path):
-    """[(thread, position, start, end, name, flow_id)] of one trace file: every row
-    chrome_model works out from its JSON, flow ids scoped to the file's rank."""
+    """[(thread, position, start, end, name, flow_id, gpu)] of one trace file: every row
+    chrome_model works out from its JSON, flow ids scoped to the file's rank, gpu whether it
+    is device activity (gpu_activity)."""
     doc = json.loads(gzip.open(path).read(), parse_float=Decimal)
     events = doc if isinstance(doc, list) else doc["traceEvents"]
     base = int(doc.get("baseTimeNanoseconds", 0)) if isinstance(doc, dict) else 0
     rank = trace_rank(path, doc)
+    gpu = gpu_activity(events)
 
     def flows(f):
         return None if f is None else [scoped(x, rank) for x in f]
 
-    return [(r["thread"], r["pos"], r["start"], r["end"], r["name"], flows(r["flow"]))
+    return [(r["thread"], r["pos"], r["start"], r["end"], r["name"], flows(r["flow"]), gpu(r))
             for r in model(events, base).rows]
 
 
@@ -100,8 +127,11 @@ def expected(path):
     for thread, track in by_thread.items():
         v = nest(track)
         values.update(v)
-        # Union of the depth-0 intervals, in start order.
-        tops = sorted((s, e) for d, _, s, e in v.values() if d == 0)
+        # Union of the depth-0 intervals, in start order; on a GPU's thread, of its kernels,
+        # memcpys and memsets at any depth instead (its annotations left out).
+        gpu = {e[1]: e[6] for e in track}
+        tops = sorted((s, e) for pos, (d, _, s, e) in v.items()
+                      if (d == 0 if gpu[pos] is None else gpu[pos]))
         total, cur = 0, None
         for s, e in tops:
             if cur and s <= cur[1]:
@@ -112,9 +142,10 @@ def expected(path):
             cur = [s, e]
         if cur:
             total += cur[1] - cur[0]
-        busy[thread] = (total, len(tops))
+        if tops:   # a thread with nothing counted (a GPU's annotations only) is not listed
+            busy[thread] = (total, len(tops))
     names = defaultdict(lambda: [0, 0, 0])
-    for thread, pos, start, end, name, _ in events:
+    for thread, pos, start, end, name, *_ in events:
         g = names[name]
         g[0] += 1
         g[1] += end - start
@@ -130,7 +161,7 @@ def test_self_time_and_busy_time_match_the_json(trace, framework_profiles):
     path = next(t for t in CHROME_TRACES if t.name == trace)
     names, busy, (first, last) = expected(path)
 
-    top = json.loads(nx("top", prof, "--by", "name", "--format", "json", "--limit", "0").stdout)
+    top = json.loads(nx("top", prof, "--by", "name", "--format", "json", "--limit", "0", "--profiler-rows").stdout)
     assert top["table"] == "SystemProfileEvents"
     assert (top["first_ts"], top["last_ts"], top["wall_ns"]) == (first, last, last - first)
     got = {g["name"]: [g["count"], g["sum_duration_ns"], g["sum_self_ns"]] for g in top["top"]}
@@ -138,7 +169,7 @@ def test_self_time_and_busy_time_match_the_json(trace, framework_profiles):
     selfs = [g["sum_self_ns"] for g in top["top"]]
     assert selfs == sorted(selfs, reverse=True), "ordered by self time"
 
-    summary = json.loads(nx("summary", prof, "--format", "json").stdout)
+    summary = json.loads(nx("summary", prof, "--format", "json", "--profiler-rows").stdout)
     assert summary["kind"] == "system"
     assert summary["wall"] == {"first_ts": first, "last_ts": last, "duration_ns": last - first}
     got_busy = summary["threads"]
@@ -180,7 +211,7 @@ def test_flow_ids_match_the_json(trace, framework_profiles):
     prof = framework_profiles[trace]
     path = next(t for t in CHROME_TRACES if t.name == trace)
     want = Counter((start, end, name, tuple(flow) if flow else None)
-                   for _, _, start, end, name, flow in framework_events(path))
+                   for _, _, start, end, name, flow, _ in framework_events(path))
     rows = []
     for f in profile_files(prof)["SystemProfileEvents"]:
         rows += pq.read_table(f, columns=["start_ts", "end_ts", "name", "trace_event_source", "flow_id"]).to_pylist()

@@ -403,6 +403,69 @@ static void test_summary_ranks(void **state)
     nx_system_summary_free(&s);
 }
 
+/* A Kineto-like trace: the profiler's span and a step on the CPU, the step's copy on
+ * the GPU's stream around two kernels that leave a gap, an instant on the GPU. */
+#define GPU_JSON(cat) "{\"cat\":\"" cat "\",\"process_labels\":\"GPU 0\",\"thread_name\":\"stream 7 \"}"
+static const sys_event PROFILED[] = {
+    {0, 1000, "framework", NX_ABSENT, "i-1", 9, 9, "PyTorch Profiler (0)", "{\"cat\":\"Trace\",\"pid\":\"Spans\"}"},
+    {100, 900, "framework", NX_ABSENT, "i-1", 1, 1, "ProfilerStep#1", "{\"cat\":\"user_annotation\"}"},
+    {110, 200, "framework", NX_ABSENT, "i-1", 1, 1, "aten::mm", "{\"cat\":\"cpu_op\"}"},
+    {150, 950, "framework", NX_ABSENT, "i-1", 0, 7, "ProfilerStep#1", GPU_JSON("gpu_user_annotation")},
+    {200, 300, "framework", NX_ABSENT, "i-1", 0, 7, "gemm", GPU_JSON("kernel")},
+    {250, 250, "framework", NX_ABSENT, "i-1", 0, 7, "ac2g",
+     "{\"ph\":\"f\",\"cat\":\"ac2g\",\"process_labels\":\"GPU 0\",\"thread_name\":\"stream 7 \"}"},
+    {600, 650, "framework", NX_ABSENT, "i-1", 0, 7, "gemm", GPU_JSON("kernel")},
+};
+
+static void test_profiler_rows(void **state)
+{
+    (void)state;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/profiled", root);
+    write_events(dir, PROFILED, sizeof PROFILED / sizeof PROFILED[0], 0);
+    const char *by[] = {"name"};
+    nx_top r;
+    nxpq_error err = {{0}};
+    nx_top_options o = {.table = "SystemProfileEvents", .by = by, .n_by = 1};
+    assert_int_equal(nx_top_run(dir, &o, &r, &err), 0);
+    assert_int_equal(r.profiler_left_out, 3);
+    assert_int_equal(nx_group_by_count(r.g), 3);   /* aten::mm, gemm, ac2g */
+    assert_int_equal(nx_group_by_totals(r.g).count, 4);
+    assert_int_equal(nx_top_wall(&r), 1000);       /* the wall still spans the profiler's rows */
+    nx_group_key k;
+    nx_group_by_key(r.g, 0, 0, &k);
+    assert_memory_equal(k.s, "gemm", 4);
+    nx_top_free(&r);
+    o.profiler_rows = true;
+    assert_int_equal(nx_top_run(dir, &o, &r, &err), 0);
+    assert_int_equal(r.profiler_left_out, 0);
+    assert_int_equal(nx_group_by_count(r.g), 5);
+    nx_group_by_key(r.g, 0, 0, &k);   /* self time 710 on the CPU + 650 on the GPU */
+    assert_memory_equal(k.s, "ProfilerStep#1", 14);
+    assert_int_equal(nx_group_by_stats(r.g, 0)->sum[1], 1360);
+    nx_top_free(&r);
+
+    nx_system_summary s;
+    assert_int_equal(nx_system_summary_read(dir, -1, &s, &err), 0);
+    assert_int_equal(s.events, 7);
+    assert_int_equal(s.n_top, 3);
+    for (size_t i = 0; i < s.n_top; i++)
+        assert_null(strstr(s.top[i].name, "Profiler"));
+    /* The stream: its two kernels, 150 ns, not the annotation's 800 ns. */
+    const nx_system_busy *gpu = NULL;
+    for (size_t i = 0; i < s.n_busy; i++)
+        if (strcmp(s.busy[i].track, "GPU 0 / stream 7") == 0)
+            gpu = &s.busy[i];
+    assert_non_null(gpu);
+    assert_int_equal(gpu->busy_ns, 150);
+    assert_int_equal(gpu->top_level, 2);
+    nx_system_summary_free(&s);
+    assert_int_equal(nx_system_summary_read_rows(dir, -1, true, &s, &err), 0);
+    assert_string_equal(s.top[0].name, "ProfilerStep#1");
+    assert_string_equal(s.top[1].name, "PyTorch Profiler (0)");
+    nx_system_summary_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_top_rank),
         cmocka_unit_test(test_summary_ranks),
+        cmocka_unit_test(test_profiler_rows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,7 +1,8 @@
 // system.js — a system profile's page ("/view/<system>"): the System Trace Viewer (its
 // SystemProfileEvents on the shared timeline, viewer.js, with the grouping modes and the
 // CPU / host memory / device HBM lanes), then its summary (wall time, busy time per
-// thread or stream, top operators, /summary) and its Device Profiles table, one row per
+// thread or stream, top operators, /summary; before them its Devices and Steps tables,
+// device_answers.js) and its Device Profiles table, one row per
 // DeviceProfileList entry with the facts the summary read from that device profile and a
 // link to its Device Trace Viewer. A profile that names no device profiles (a PyTorch or
 // JAX trace processed alone: /api/profiles/<name> lists none) has no NeuronCore facts to
@@ -10,6 +11,7 @@
 // (/api/profiles/<device>) let Event Details offer "Open in Device Trace Viewer" for a
 // NeuronCore's events.
 import { api, big, namePath, viewHref } from './api.js';
+import { showDeviceAnswers } from './device_answers.js';
 import { $, setStatus } from './dom.js';
 import { esc, cut, fmtNs, fmtCount, fmtPct, fmtSec, fmtBytes } from './format.js';
 import { shortName } from './names.js';
@@ -87,6 +89,7 @@ export async function showSystem(info) {
   let s = null, failed = null;
   try { s = await api(`/api/profiles/${namePath(info.name)}/summary`); } catch (e) { failed = e.message; }
   $('#system-facts').innerHTML = facts(info, s, failed);
+  showDeviceAnswers(s);
   const framework = !(info.device_profiles || []).length;
   $('#system-busy h2').textContent = framework ? 'Busy time per thread or stream' : 'Busy time per thread';
   $('#system-busy .content').innerHTML = busyHTML(s, framework ? 'Thread or stream' : 'Thread or NeuronCore');

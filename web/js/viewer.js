@@ -79,6 +79,15 @@ export function changed() {
   scheduleFetch();
 }
 
+// Shows the window [startAbs, endAbs] (absolute ns, BigInt or its decimal text): a step
+// row of the Devices and Steps tables zooms the timeline to its step so.
+export function zoomTo(startAbs, endAbs) {
+  const s = relOf(startAbs), e = relOf(endAbs);
+  V.viewS = s; V.viewE = Math.max(e, s + 10);
+  changed();
+  updateURL();
+}
+
 export function updateURL() {
   if (!V.tracksDoc) return;
   const { S, E } = windowAbs();
