@@ -55,6 +55,7 @@ class Trace:
         base = int(doc.get("baseTimeNanoseconds", 0)) if isinstance(doc, dict) else 0
         events = doc["traceEvents"] if isinstance(doc, dict) else doc
         self.path = Path(path)
+        self.base = base
         self.rank = trace_rank(path, doc)
         self.timed = []    # (start, end) of every event with a ts
         self.slices = []   # (start, end, event) of the X events
