@@ -12,7 +12,7 @@ Every answer (devices, steps, skew, stragglers) equals the independent computati
 raw JSON in tests/python/gpu_oracle.py, as returned and as written (Parquet read by pyarrow);
 the two bad inputs are reported per trace and the job answers for the rest; a rerun skips
 every profile that is up to date. `nxprof summary --format json` of each rank's profile has
-the same "devices" and "steps" members as the oracle.
+the oracle's span as its wall time, and the same "devices" and "steps" members.
 """
 import gzip
 import json
@@ -160,6 +160,14 @@ def test_a_rerun_skips_what_is_up_to_date(job):
     assert profile.stat().st_mtime_ns == before
     forced = nxprof_spark.process_all(job["spark"], job["inputs"][3:4], out, str(BIN), force=True)
     assert [r["status"] for r in forced] == ["processed"]
+
+
+def test_rank_span_is_the_summary_wall(job):
+    """The oracle's span (the devices' start_ns/end_ns) is nxprof's own wall time of the
+    rank's profile: the same ns from the same µs text."""
+    for rec, trace in zip(job["result"]["traces"], job["oracle"]):
+        wall = json.loads(nx("summary", rec["profile"], "--format", "json").stdout)["wall"]
+        assert (wall["first_ts"], wall["last_ts"]) == trace.span(), rec["profile"]
 
 
 def test_summary_contract_matches_the_oracle(job):
