@@ -126,7 +126,8 @@ def load_events(spark, records):
                e.start_ts, e.end_ts, e.process_id,
                get_json_object(e.extra_attributes_json, '$.ph') AS ph,
                get_json_object(e.extra_attributes_json, '$.cat') AS cat,
-               get_json_object(e.extra_attributes_json, '$.args.device') AS arg_device
+               get_json_object(e.extra_attributes_json, '$.args.device') AS arg_device,
+               get_json_object(e.extra_attributes_json, '$.args') AS args
         FROM raw_events e JOIN traces t ON e.profile = t.name
     """).createOrReplaceTempView("events")
 
@@ -139,64 +140,80 @@ VIEWS = {
                CASE cat WHEN 'kernel' THEN 'kernel' WHEN 'gpu_memcpy' THEN 'memcpy'
                         ELSE 'memset' END AS kind, start_ts AS s, end_ts AS e
         FROM events WHERE ph IS NULL AND cat IN ('kernel', 'gpu_memcpy', 'gpu_memset')""",
-    # Interval union per (rank, device): ordered by start, the running max of the ends before
-    # a row; a row starting after it opens a new segment; a running count numbers them.
+    # Each activity row in four sets: its device and kind, its device (any kind), its
+    # kind on any device of the rank ('*'), and any activity of the rank.
+    "gpu_sets": """
+        SELECT rank, device, kind, s, e FROM gpu UNION ALL
+        SELECT rank, device, '*', s, e FROM gpu UNION ALL
+        SELECT rank, '*', kind, s, e FROM gpu UNION ALL
+        SELECT rank, '*', '*', s, e FROM gpu""",
+    # Interval union per (rank, device, kind) set: ordered by start, the running max of the
+    # ends before a row; a row starting after it opens a new segment; a running count
+    # numbers them.
     "gpu_prev": """
-        SELECT rank, device, s, e,
-               MAX(e) OVER (PARTITION BY rank, device ORDER BY s, e
+        SELECT rank, device, kind, s, e,
+               MAX(e) OVER (PARTITION BY rank, device, kind ORDER BY s, e
                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-        FROM gpu""",
+        FROM gpu_sets""",
     "gpu_seg_id": """
-        SELECT rank, device, s, e,
+        SELECT rank, device, kind, s, e,
                SUM(CASE WHEN prev_end IS NULL OR s > prev_end THEN 1 ELSE 0 END)
-                 OVER (PARTITION BY rank, device ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS seg
+                 OVER (PARTITION BY rank, device, kind ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS seg
         FROM gpu_prev""",
     "segments": """
-        SELECT rank, device, MIN(s) AS s, MAX(e) AS e FROM gpu_seg_id GROUP BY rank, device, seg""",
+        SELECT rank, device, kind, MIN(s) AS s, MAX(e) AS e FROM gpu_seg_id
+        GROUP BY rank, device, kind, seg""",
     "spans": """
         SELECT rank, MIN(start_ts) AS start_ns, MAX(end_ts) AS end_ns FROM events GROUP BY rank""",
     "devices": """
-        WITH busy AS (SELECT rank, device, SUM(e - s) AS busy_ns FROM segments
-                      GROUP BY rank, device),
-             kinds AS (SELECT rank, device,
-                  SUM(IF(kind = 'kernel', e - s, 0)) AS kernel_ns, COUNT_IF(kind = 'kernel') AS kernel_count,
-                  SUM(IF(kind = 'memcpy', e - s, 0)) AS memcpy_ns, COUNT_IF(kind = 'memcpy') AS memcpy_count,
-                  SUM(IF(kind = 'memset', e - s, 0)) AS memset_ns, COUNT_IF(kind = 'memset') AS memset_count
-                  FROM gpu GROUP BY rank, device)
-        SELECT b.device, b.rank, p.start_ns, p.end_ns, p.end_ns - p.start_ns AS wall_ns,
-               b.busy_ns, p.end_ns - p.start_ns - b.busy_ns AS idle_ns,
-               IF(p.end_ns > p.start_ns, b.busy_ns / (p.end_ns - p.start_ns), 0D) AS utilization,
-               k.kernel_ns, k.kernel_count, k.memcpy_ns, k.memcpy_count, k.memset_ns, k.memset_count
-        FROM busy b JOIN spans p USING (rank) JOIN kinds k USING (rank, device)
-        ORDER BY rank, device""",
-    # Steps: the CPU-side ProfilerStep#N windows (the GPU-side annotation of the same name
-    # is not a step); GPU figures clipped to the window, kernels counted by start.
+        WITH u AS (SELECT rank, device,
+                     SUM(IF(kind = '*', e - s, 0)) AS busy_ns, SUM(IF(kind = 'kernel', e - s, 0)) AS kernel_ns,
+                     SUM(IF(kind = 'memcpy', e - s, 0)) AS memcpy_ns, SUM(IF(kind = 'memset', e - s, 0)) AS memset_ns
+                   FROM segments WHERE device <> '*' GROUP BY rank, device),
+             n AS (SELECT rank, device, COUNT_IF(kind = 'kernel') AS kernel_count,
+                     COUNT_IF(kind = 'memcpy') AS memcpy_count, COUNT_IF(kind = 'memset') AS memset_count
+                   FROM gpu GROUP BY rank, device)
+        SELECT u.device, u.rank, p.start_ns, p.end_ns, p.end_ns - p.start_ns AS wall_ns,
+               u.busy_ns, p.end_ns - p.start_ns - u.busy_ns AS idle_ns,
+               IF(p.end_ns > p.start_ns, u.busy_ns / (p.end_ns - p.start_ns), 0D) AS utilization,
+               u.kernel_ns, n.kernel_count, u.memcpy_ns, n.memcpy_count, u.memset_ns, n.memset_count
+        FROM u JOIN spans p USING (rank) JOIN n USING (rank, device)
+        ORDER BY rank, CAST(regexp_extract(device, '([0-9]+)$', 1) AS BIGINT)""",
+    # Steps: the host's ProfilerStep#N (cat user_annotation; Kineto's GPU-side copy is not
+    # a step) or a slice with an integer args.step_num (JAX); GPU figures are the rank's
+    # unions over all its devices clipped to the window, kernels counted by start.
     "step_windows": f"""
-        SELECT rank, name, CAST(regexp_extract(name, '{STEP}', 1) AS BIGINT) AS step,
-               start_ts AS start_ns, end_ts AS end_ns
-        FROM events WHERE ph IS NULL AND name RLIKE '{STEP}'
-          AND COALESCE(cat, '') <> 'gpu_user_annotation'""",
+        SELECT rank, name, start_ns, end_ns,
+               CAST(IF(is_profiler, regexp_extract(name, '{STEP}', 1), step_num) AS BIGINT) AS step
+        FROM (SELECT rank, name, start_ts AS start_ns, end_ts AS end_ns,
+                     name RLIKE '{STEP}' AND cat = 'user_annotation' AS is_profiler,
+                     get_json_object(args, '$.step_num') AS step_num
+              FROM events WHERE ph IS NULL)
+        WHERE is_profiler OR step_num RLIKE '^[0-9]+$'""",
     "steps": """
-        WITH busy AS (
-               SELECT w.rank, w.step, SUM(GREATEST(0, LEAST(g.e, w.end_ns) - GREATEST(g.s, w.start_ns))) AS ns
+        WITH clipped AS (
+               SELECT w.rank, w.step, w.start_ns, g.kind,
+                      SUM(LEAST(g.e, w.end_ns) - GREATEST(g.s, w.start_ns)) AS ns
                FROM step_windows w JOIN segments g
-                 ON g.rank = w.rank AND g.s < w.end_ns AND g.e > w.start_ns
-               GROUP BY w.rank, w.step),
+                 ON g.rank = w.rank AND g.device = '*' AND g.s < w.end_ns AND g.e > w.start_ns
+               GROUP BY w.rank, w.step, w.start_ns, g.kind),
              kinds AS (
-               SELECT w.rank, w.step,
-                 SUM(IF(g.kind = 'kernel', LEAST(g.e, w.end_ns) - GREATEST(g.s, w.start_ns), 0)) AS kernel_ns,
-                 COUNT_IF(g.kind = 'kernel' AND g.s >= w.start_ns) AS kernel_count,
-                 SUM(IF(g.kind = 'memcpy', LEAST(g.e, w.end_ns) - GREATEST(g.s, w.start_ns), 0)) AS memcpy_ns,
-                 SUM(IF(g.kind = 'memset', LEAST(g.e, w.end_ns) - GREATEST(g.s, w.start_ns), 0)) AS memset_ns
+               SELECT rank, step, start_ns, SUM(IF(kind = '*', ns, 0)) AS gpu_busy_ns,
+                      SUM(IF(kind = 'kernel', ns, 0)) AS kernel_ns,
+                      SUM(IF(kind = 'memcpy', ns, 0)) AS memcpy_ns, SUM(IF(kind = 'memset', ns, 0)) AS memset_ns
+               FROM clipped GROUP BY rank, step, start_ns),
+             counts AS (
+               SELECT w.rank, w.step, w.start_ns, COUNT(*) AS kernel_count
                FROM step_windows w JOIN gpu g
-                 ON g.rank = w.rank AND g.s < w.end_ns AND g.e > w.start_ns
-               GROUP BY w.rank, w.step)
+                 ON g.rank = w.rank AND g.kind = 'kernel' AND g.s >= w.start_ns AND g.s < w.end_ns
+               GROUP BY w.rank, w.step, w.start_ns)
         SELECT w.name, w.step, w.rank, w.start_ns, w.end_ns, w.end_ns - w.start_ns AS duration_ns,
-               COALESCE(b.ns, 0) AS gpu_busy_ns, COALESCE(k.kernel_ns, 0) AS kernel_ns,
-               COALESCE(k.kernel_count, 0) AS kernel_count, COALESCE(k.memcpy_ns, 0) AS memcpy_ns,
+               COALESCE(k.gpu_busy_ns, 0) AS gpu_busy_ns, COALESCE(k.kernel_ns, 0) AS kernel_ns,
+               COALESCE(c.kernel_count, 0) AS kernel_count, COALESCE(k.memcpy_ns, 0) AS memcpy_ns,
                COALESCE(k.memset_ns, 0) AS memset_ns
-        FROM step_windows w LEFT JOIN busy b USING (rank, step) LEFT JOIN kinds k USING (rank, step)
-        ORDER BY step, rank""",
+        FROM step_windows w LEFT JOIN kinds k USING (rank, step, start_ns)
+             LEFT JOIN counts c USING (rank, step, start_ns)
+        ORDER BY rank, start_ns, step""",
     # Skew per step over the ranks that have it; the slowest rank (ties: the lower rank).
     "skew": """
         SELECT step, COUNT(*) AS n_ranks, MIN(duration_ns) AS min_ns, MAX(duration_ns) AS max_ns,

@@ -10,12 +10,15 @@ goes through a binary float.
 
   device activity    X events of cat kernel, gpu_memcpy, gpu_memset (Kineto's GPU rows;
                      annotations excluded), on device "GPU <args.device>" (else the pid)
-  busy               the length of the union of a device's activity intervals
+  busy               the length of the union of a device's activity intervals; a kind's
+                     time (kernel_ns, ...) the length of the union of that kind's intervals
   wall               the rank's trace span: first start to last end over every event that
                      has a ts (each becomes a SystemProfileEvents row)
-  steps              X events named ProfilerStep#<N> that are not gpu_user_annotation (the
-                     CPU-side step window); a step's GPU figures clip each interval (busy:
-                     each union segment) to the window; kernel_count counts the kernels
+  steps              X events named ProfilerStep#<N> of cat user_annotation (the host's step,
+                     not Kineto's GPU-side copy), or X events whose args hold an integer
+                     step_num (JAX's StepTraceAnnotation); a step's GPU figures are the
+                     union of the activity of every device of the rank (of each kind, for
+                     kernel_ns, ...) clipped to the window; kernel_count counts the kernels
                      starting inside it
   collectives        X events whose name is a communication op (COMM below), each given the
                      step whose window holds its start, numbered per (step, cat, name)
@@ -83,11 +86,10 @@ class Trace:
         return out
 
     def steps(self):
-        """[(step number, name, start, end)] in step order."""
-        out = [(int(STEP.match(ev["name"]).group(1)), ev["name"], s, e)
-               for s, e, ev in self.slices
-               if STEP.match(ev.get("name", "")) and ev.get("cat") != "gpu_user_annotation"]
-        return sorted(out)
+        """[(step number, name, start, end)] in order of start, then number."""
+        out = [(n, ev.get("name", ""), s, e) for s, e, ev in self.slices
+               if (n := step_number(ev)) is not None]
+        return sorted(out, key=lambda x: (x[2], x[0]))
 
     def collectives(self):
         """{(step, cat, name, k): start} of the communication events inside a step window,
@@ -104,6 +106,21 @@ class Trace:
             seen[key] = k + 1
             out[key + (k,)] = s
         return out
+
+
+def step_number(ev):
+    """The step an X event marks, or None: ProfilerStep#N of cat user_annotation, or an
+    integer args.step_num (a number or a string of digits)."""
+    m = STEP.match(ev.get("name", ""))
+    if m and ev.get("cat") == "user_annotation":
+        return int(m.group(1))
+    args = ev.get("args")
+    num = args.get("step_num") if isinstance(args, dict) else None
+    if isinstance(num, int) and not isinstance(num, bool) and num >= 0:
+        return num
+    if isinstance(num, str) and num.isdigit() and num.isascii():
+        return int(num)
+    return None
 
 
 def union(intervals):
@@ -127,14 +144,14 @@ def devices(trace):
     utilization and per-kind time and count."""
     start, end = trace.span()
     rows = []
-    for dev, acts in sorted(trace.gpu().items()):
+    for dev, acts in sorted(trace.gpu().items(), key=lambda d: int(d[0].split()[1])):
         busy = sum(e - s for s, e in union(acts))
         row = {"device": dev, "rank": trace.rank, "start_ns": start, "end_ns": end,
                "wall_ns": end - start, "busy_ns": busy, "idle_ns": end - start - busy,
                "utilization": busy / (end - start) if end > start else 0.0}
         for kind in ("kernel", "memcpy", "memset"):
             mine = [(s, e) for s, e, k in acts if k == kind]
-            row[f"{kind}_ns"] = sum(e - s for s, e in mine)
+            row[f"{kind}_ns"] = sum(e - s for s, e in union(mine))
             row[f"{kind}_count"] = len(mine)
         rows.append(row)
     return rows
@@ -143,13 +160,14 @@ def devices(trace):
 def steps(trace):
     """The contract's "steps" rows of one rank (GPU figures over all its devices)."""
     acts = [a for dev in trace.gpu().values() for a in dev]
-    segs = [seg for dev in trace.gpu().values() for seg in union(dev)]
+    segs = {kind: union([x for x in acts if kind in (None, x[2])])
+            for kind in (None, "kernel", "memcpy", "memset")}
     rows = []
     for n, name, a, b in trace.steps():
         row = {"name": name, "step": n, "rank": trace.rank, "start_ns": a, "end_ns": b,
-               "duration_ns": b - a, "gpu_busy_ns": sum(clip(s, e, a, b) for s, e in segs)}
+               "duration_ns": b - a, "gpu_busy_ns": sum(clip(s, e, a, b) for s, e in segs[None])}
         for kind in ("kernel", "memcpy", "memset"):
-            row[f"{kind}_ns"] = sum(clip(s, e, a, b) for s, e, k in acts if k == kind)
+            row[f"{kind}_ns"] = sum(clip(s, e, a, b) for s, e in segs[kind])
         row["kernel_count"] = sum(1 for s, _, k in acts if k == "kernel" and a <= s < b)
         rows.append(row)
     return rows

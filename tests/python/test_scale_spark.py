@@ -4,8 +4,9 @@ the module, over:
   - 8 ranks generated from the two real DDP ranks by scale/make_ranks.py (rank r a copy of
     ddp_rank<r % 2> with its times moved and stretched; rank 5 the known straggler),
   - a hand-made rank 8 whose GPU intervals overlap across streams, nest, touch, repeat, last
-    0 ns and start at a half ns, with steps (ProfilerStep#101/#102) that cut a kernel and a
-    GPU-side ProfilerStep annotation that is not a step,
+    0 ns and start at a half ns, with steps (ProfilerStep#101/#102) that cut a kernel, a
+    JAX-style step (args.step_num "103"), and a GPU-side ProfilerStep annotation and a
+    non-integer step_num that are not steps,
   - a file that is not JSON, and a path that does not exist.
 
 Every answer (devices, steps, skew, stragglers) equals the independent computation from the
@@ -51,6 +52,8 @@ def handmade_trace(path):
         x("Memcpy HtoD", "gpu_memcpy", 78, 12, tid=8),
         x("Memset", "gpu_memset", 100, 1.5),
         x("k7", "kernel", 10.0005, 1.0004, device=1),                     # half ns, GPU 1
+        {**x("train", "python_function", 100, 25, pid=1, tid=1), "args": {"step_num": "103"}},
+        {**x("eval", "python_function", 101, 2, pid=1, tid=1), "args": {"step_num": "x"}},
         {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "python3"}},
         {"ph": "i", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 130},
     ]
@@ -114,7 +117,7 @@ def test_steps_equal_the_oracle(job):
     want = [row for t in job["oracle"] for row in gpu_oracle.steps(t)]
     got = keyed(job["result"]["steps"], "rank", "step")
     assert set(got) == set(keyed(want, "rank", "step"))
-    assert len(got) == 8 * 4 + 2
+    assert len(got) == 8 * 4 + 3
     for w in want:
         same_row(got[(w["rank"], w["step"])], w)
 
