@@ -35,13 +35,17 @@ STRAGGLER = 5
 
 
 def handmade_trace(path):
-    """Rank 8: the union, clipping and rounding cases of the answers' SQL."""
-    def x(name, cat, ts, dur, pid=0, tid=7, device=0):
-        return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur,
-                "args": {"device": device, "stream": tid}}
+    """Rank 8: the union, clipping and rounding cases of the answers' SQL. As in Kineto, a
+    GPU's events are on the pid its process_labels name "GPU <n>"; the host is pid 100."""
+    def x(name, cat, ts, dur, pid=None, tid=7, device=0):
+        return {"ph": "X", "cat": cat, "name": name, "pid": device if pid is None else pid,
+                "tid": tid, "ts": ts, "dur": dur, "args": {"device": device, "stream": tid}}
+
+    def label(pid, text):
+        return {"ph": "M", "name": "process_labels", "pid": pid, "tid": 0, "args": {"labels": text}}
     events = [
-        x("ProfilerStep#101", "user_annotation", 0, 52, pid=1, tid=1),
-        x("ProfilerStep#102", "user_annotation", 52, 68, pid=1, tid=1),
+        x("ProfilerStep#101", "user_annotation", 0, 52, pid=100, tid=1),
+        x("ProfilerStep#102", "user_annotation", 52, 68, pid=100, tid=1),
         x("ProfilerStep#101", "gpu_user_annotation", 1, 300),     # not a step
         x("k1", "kernel", 10, 10), x("k2", "kernel", 15, 10, tid=8),   # overlap across streams
         x("k3", "kernel", 25, 5),                                        # touches k2
@@ -52,9 +56,9 @@ def handmade_trace(path):
         x("Memcpy HtoD", "gpu_memcpy", 78, 12, tid=8),
         x("Memset", "gpu_memset", 100, 1.5),
         x("k7", "kernel", 10.0005, 1.0004, device=1),                     # half ns, GPU 1
-        {**x("train", "python_function", 100, 25, pid=1, tid=1), "args": {"step_num": "103"}},
-        {**x("eval", "python_function", 101, 2, pid=1, tid=1), "args": {"step_num": "x"}},
-        {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "python3"}},
+        {**x("train", "python_function", 100, 25, pid=100, tid=1), "args": {"step_num": "103"}},
+        {**x("eval", "python_function", 101, 2, pid=100, tid=1), "args": {"step_num": "x"}},
+        label(0, "GPU 0"), label(1, "GPU 1"), label(100, "CPU"),
         {"ph": "i", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 130},
     ]
     doc = {"distributedInfo": {"rank": 8}, "baseTimeNanoseconds": 1_790_000_000_000_000_000,
