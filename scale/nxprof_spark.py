@@ -167,8 +167,10 @@ VIEWS = {
         SELECT rank, MIN(start_ts) AS start_ns, MAX(end_ts) AS end_ns FROM events GROUP BY rank""",
     "devices": """
         WITH u AS (SELECT rank, device,
-                     SUM(IF(kind = '*', e - s, 0)) AS busy_ns, SUM(IF(kind = 'kernel', e - s, 0)) AS kernel_ns,
-                     SUM(IF(kind = 'memcpy', e - s, 0)) AS memcpy_ns, SUM(IF(kind = 'memset', e - s, 0)) AS memset_ns
+                     SUM(IF(kind = '*', e - s, 0)) AS busy_ns,
+                     SUM(IF(kind = 'kernel', e - s, 0)) AS kernel_ns,
+                     SUM(IF(kind = 'memcpy', e - s, 0)) AS memcpy_ns,
+                     SUM(IF(kind = 'memset', e - s, 0)) AS memset_ns
                    FROM segments WHERE device <> '*' GROUP BY rank, device),
              n AS (SELECT rank, device, COUNT_IF(kind = 'kernel') AS kernel_count,
                      COUNT_IF(kind = 'memcpy') AS memcpy_count, COUNT_IF(kind = 'memset') AS memset_count
@@ -200,7 +202,8 @@ VIEWS = {
              kinds AS (
                SELECT rank, step, start_ns, SUM(IF(kind = '*', ns, 0)) AS gpu_busy_ns,
                       SUM(IF(kind = 'kernel', ns, 0)) AS kernel_ns,
-                      SUM(IF(kind = 'memcpy', ns, 0)) AS memcpy_ns, SUM(IF(kind = 'memset', ns, 0)) AS memset_ns
+                      SUM(IF(kind = 'memcpy', ns, 0)) AS memcpy_ns,
+                      SUM(IF(kind = 'memset', ns, 0)) AS memset_ns
                FROM clipped GROUP BY rank, step, start_ns),
              counts AS (
                SELECT w.rank, w.step, w.start_ns, COUNT(*) AS kernel_count

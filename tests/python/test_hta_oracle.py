@@ -58,10 +58,10 @@ def hta_kind(name):
 
 
 def hta_model(trace):
-    """[(ts µs, end µs, kind, stream, start ns, end ns)] of the GPU events HTA keeps: a kernel, memcpy or memset
-    whose correlation matches a CPU event that starts before the last ProfilerStep start
-    (_filter_irrelevant_gpu_kernels: the last step and what follows are left out; the
-    ProfilerStep events of both sides count)."""
+    """[(ts µs, end µs, kind, stream, start ns, end ns)] of the GPU events HTA keeps: a
+    kernel, memcpy or memset whose correlation matches a CPU event that starts before the
+    last ProfilerStep start (_filter_irrelevant_gpu_kernels: the last step and what follows
+    are left out; the ProfilerStep events of both sides count)."""
     last = max(hta_us(trace, s, e)[0] for s, e, ev in trace.slices
                if ev.get("name", "").startswith("ProfilerStep"))
     launched = {(ev.get("args") or {}).get("correlation") for s, e, ev in trace.slices

@@ -188,3 +188,18 @@ def test_summary_contract_matches_the_oracle(job):
             assert len(got) == len(want), (rec["profile"], member)
             for g, w in zip(got, want):
                 same_row(g, w)
+
+
+def test_inputs_and_profile_names(tmp_path):
+    """Globs expand in order, a glob that matches nothing stays (so its failure is reported),
+    a manifest adds its lines (blanks and # comments skipped), repeats count once; profile
+    names are file names without .json[.gz]/.pb, other characters as '_', clashes numbered."""
+    for n in ("b.json", "a.json.gz"):
+        (tmp_path / n).write_text("{}")
+    manifest = tmp_path / "list"
+    manifest.write_text(f"# traces\n\n{tmp_path / 'x y.pb'}\n  {tmp_path / 'a.json.gz'}\n")
+    got = nxprof_spark.expand([str(tmp_path / "*.json*"), str(tmp_path / "none*.json")], manifest)
+    assert got == [str(tmp_path / "a.json.gz"), str(tmp_path / "b.json"), str(tmp_path / "none*.json"),
+                   str(tmp_path / "x y.pb")]
+    assert nxprof_spark.profile_names(["/p/rank-0.json.gz", "/q/rank-0.json", "/r/x y.xplane.pb", "/s/t.json"]) \
+        == ["rank-0-0", "rank-0-1", "x_y", "t"]
