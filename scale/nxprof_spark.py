@@ -84,7 +84,7 @@ def process_one(item):
                     "error": f"nxprof process exited {r.returncode}: {r.stderr.strip()}"}
         done.write_text(json.dumps(want))
         return {**record, "status": "processed"}
-    except OSError as e:
+    except (OSError, ValueError) as e:   # unreadable trace, missing binary, damaged stamp
         return {**record, "status": "failed", "error": f"{trace}: {e}"}
 
 
@@ -108,16 +108,25 @@ def process_all(spark, traces, out, nxprof, force=False):
     return sorted(rdd.map(process_one).collect(), key=lambda r: r["index"])
 
 
+def event_files(profile):
+    """The SystemProfileEvents files of a profile: T.parquet, or T_<n>.parquet when split."""
+    return glob.glob(f"{glob.escape(profile)}/SystemProfileEvents.parquet") + \
+        glob.glob(f"{glob.escape(profile)}/SystemProfileEvents_[0-9]*.parquet")
+
+
 def load_events(spark, records):
-    """The `events` view: the SystemProfileEvents rows of every processed profile, with the
-    fields the answers need pulled out of extra_attributes_json, and `rank`: worker_gid,
-    else the trace's position in the input list."""
+    """The `events` view: the SystemProfileEvents rows of every processed profile that has
+    the table, with the fields the answers need pulled out of extra_attributes_json, and
+    `rank`: worker_gid, else the trace's position in the input list. Returns how many
+    profiles it reads (0: no view)."""
     from pyspark.sql import functions as F
 
-    ok = [r for r in records if r["status"] != "failed"]
+    ok = [r for r in records if r["status"] != "failed" and event_files(r["profile"])]
+    if not ok:
+        return 0
     spark.createDataFrame([(r["name"], r["index"]) for r in ok],
                           "name string, trace_index long").createOrReplaceTempView("traces")
-    paths = [f"{r['profile']}/SystemProfileEvents{{.parquet,_*.parquet}}" for r in ok]
+    paths = [f for r in ok for f in event_files(r["profile"])]
     df = spark.read.parquet(*paths).withColumn(
         "profile", F.regexp_extract(F.input_file_name(), r"/([^/]+)/SystemProfileEvents[^/]*$", 1))
     df.createOrReplaceTempView("raw_events")
@@ -130,6 +139,7 @@ def load_events(spark, records):
                get_json_object(e.extra_attributes_json, '$.args') AS args
         FROM raw_events e JOIN traces t ON e.profile = t.name
     """).createOrReplaceTempView("events")
+    return len(ok)
 
 
 # The SQL of the answers, in order: each statement makes the view its name says.
@@ -246,8 +256,10 @@ VIEWS = {
 
 
 def answers(spark, records):
-    """The cross-rank answers as Spark DataFrames, {name: DataFrame} for ANSWERS."""
-    load_events(spark, records)
+    """The cross-rank answers as Spark DataFrames, {name: DataFrame} for ANSWERS; {} when
+    no profile has SystemProfileEvents."""
+    if not load_events(spark, records):
+        return {}
     spark.table("events").cache().createOrReplaceTempView("events")
     for name, sql in VIEWS.items():
         # cached: every view feeds several later ones, each answer is written and collected
@@ -264,10 +276,9 @@ def run(spark, traces, out, nxprof, force=False):
     records = process_all(spark, traces, out, nxprof, force)
     (out / "traces.json").write_text(json.dumps(records, indent=1) + "\n")
     result = {"traces": records}
-    if any(r["status"] != "failed" for r in records):
-        for name, df in answers(spark, records).items():
-            df.write.mode("overwrite").parquet(str(out / "answers" / name))
-            result[name] = [row.asDict(recursive=True) for row in df.collect()]
+    for name, df in answers(spark, records).items():
+        df.write.mode("overwrite").parquet(str(out / "answers" / name))
+        result[name] = [row.asDict(recursive=True) for row in df.collect()]
     (out / "answers.json").write_text(json.dumps(result, indent=1) + "\n")
     return result
 
