@@ -132,7 +132,7 @@ def load_events(spark, records):
     df.createOrReplaceTempView("raw_events")
     spark.sql("""
         SELECT CAST(COALESCE(e.worker_gid, t.trace_index) AS BIGINT) AS rank, e.name,
-               e.start_ts, e.end_ts, e.process_id,
+               e.start_ts, e.end_ts, e.process_id, e.trace_event_source AS source, e.nc_idx,
                get_json_object(e.extra_attributes_json, '$.ph') AS ph,
                get_json_object(e.extra_attributes_json, '$.cat') AS cat,
                get_json_object(e.extra_attributes_json, '$.args.device') AS arg_device,
@@ -144,12 +144,17 @@ def load_events(spark, records):
 
 # The SQL of the answers, in order: each statement makes the view its name says.
 VIEWS = {
-    # GPU activity: Kineto's kernel, memcpy and memset slices (annotations excluded).
+    # Device activity: Kineto's kernel, memcpy and memset slices (annotations excluded), and
+    # a Neuron capture's neuron_hw rows (a NeuronCore's own activity, kernels).
     "gpu": """
         SELECT rank, CONCAT('GPU ', COALESCE(arg_device, CAST(process_id AS STRING))) AS device,
                CASE cat WHEN 'kernel' THEN 'kernel' WHEN 'gpu_memcpy' THEN 'memcpy'
                         ELSE 'memset' END AS kind, start_ts AS s, end_ts AS e
-        FROM events WHERE ph IS NULL AND cat IN ('kernel', 'gpu_memcpy', 'gpu_memset')""",
+        FROM events WHERE source = 'framework' AND ph IS NULL
+                      AND cat IN ('kernel', 'gpu_memcpy', 'gpu_memset')
+        UNION ALL
+        SELECT rank, CONCAT('NeuronCore ', nc_idx), 'kernel', start_ts, end_ts
+        FROM events WHERE source = 'neuron_hw' AND nc_idx IS NOT NULL""",
     # Each activity row in four sets: its device and kind, its device (any kind), its
     # kind on any device of the rank ('*'), and any activity of the rank.
     "gpu_sets": """
@@ -190,7 +195,8 @@ VIEWS = {
                IF(p.end_ns > p.start_ns, u.busy_ns / (p.end_ns - p.start_ns), 0D) AS utilization,
                u.kernel_ns, n.kernel_count, u.memcpy_ns, n.memcpy_count, u.memset_ns, n.memset_count
         FROM u JOIN spans p USING (rank) JOIN n USING (rank, device)
-        ORDER BY rank, CAST(regexp_extract(device, '([0-9]+)$', 1) AS BIGINT)""",
+        ORDER BY rank, device LIKE 'NeuronCore %',
+                 CAST(regexp_extract(device, '([0-9]+)$', 1) AS BIGINT)""",
     # Steps: the host's ProfilerStep#N (cat user_annotation; Kineto's GPU-side copy is not
     # a step) or a slice with an integer args.step_num (JAX); GPU figures are the rank's
     # unions over all its devices clipped to the window, kernels counted by start.

@@ -9,7 +9,9 @@ file's top-level baseTimeNanoseconds. The JSON is parsed with Decimal numbers so
 goes through a binary float.
 
   device activity    X events of cat kernel, gpu_memcpy, gpu_memset (Kineto's GPU rows;
-                     annotations excluded), on device "GPU <args.device>" (else the pid)
+                     annotations excluded), on device "GPU <args.device>" (else the pid);
+                     in a Neuron capture (Capture), every neuron_hw line of
+                     runtime_events.tsv with an nc_idx, a kernel on "NeuronCore <nc_idx>"
   busy               the length of the union of a device's activity intervals; a kind's
                      time (kernel_ns, ...) the length of the union of that kind's intervals
   wall               the rank's trace span: first start to last end over every event that
@@ -54,7 +56,9 @@ class Trace:
     """One rank's trace: its rank, its events as (start_ns, end_ns, event) slices."""
 
     def __init__(self, path):
-        doc = load(path)
+        self._read(path, load(path))
+
+    def _read(self, path, doc):
         base = int(doc.get("baseTimeNanoseconds", 0)) if isinstance(doc, dict) else 0
         events = doc["traceEvents"] if isinstance(doc, dict) else doc
         self.path = Path(path)
@@ -72,6 +76,7 @@ class Trace:
                 self.slices.append((start, end, e))
 
     def span(self):
+        """(first start, last end) over every row of the trace."""
         return min(s for s, _ in self.timed), max(e for _, e in self.timed)
 
     def gpu(self):
@@ -123,6 +128,39 @@ def step_number(ev):
     return None
 
 
+class Capture(Trace):
+    """A Neuron capture session folder (docs/capture-format.md): its trace.json, if any, as a
+    Trace, plus the lines of its runtime_events.tsv (one row each; rank from worker_gid)."""
+
+    def __init__(self, folder):
+        tsv = sorted(Path(folder).glob("**/runtime_events.tsv"))
+        assert len(tsv) == 1, f"{folder}: one session expected, found {tsv}"
+        chrome = tsv[0].parent / "trace.json"
+        self._read(chrome, load(chrome) if chrome.is_file() else {"traceEvents": []})
+        self.neuron = []    # (start, end, nc_idx) of the neuron_hw lines
+        gids = set()
+        for line in tsv[0].read_text().splitlines()[2:]:
+            start, end, source, _, _, _, nc, gid = line.split("\t")[:8]
+            self.timed.append((int(start), int(end)))
+            gids.add(gid)
+            if source == "neuron_hw" and nc:
+                self.neuron.append((int(start), int(end), int(nc)))
+        if self.rank is None and len(gids - {""}) == 1:
+            self.rank = int(next(iter(gids - {""})))
+
+    def gpu(self):
+        out = super().gpu()
+        for s, e, nc in self.neuron:
+            out.setdefault(f"NeuronCore {nc}", []).append((s, e, "kernel"))
+        return out
+
+
+def device_order(name):
+    """GPUs before NeuronCores, then by number."""
+    kind, number = name.rsplit(" ", 1)
+    return kind != "GPU", int(number)
+
+
 def union(intervals):
     """The disjoint segments covering intervals [(start, end, ...)], in order."""
     segs = []
@@ -144,7 +182,7 @@ def devices(trace):
     utilization and per-kind time and count."""
     start, end = trace.span()
     rows = []
-    for dev, acts in sorted(trace.gpu().items(), key=lambda d: int(d[0].split()[1])):
+    for dev, acts in sorted(trace.gpu().items(), key=lambda d: device_order(d[0])):
         busy = sum(e - s for s, e in union(acts))
         row = {"device": dev, "rank": trace.rank, "start_ns": start, "end_ns": end,
                "wall_ns": end - start, "busy_ns": busy, "idle_ns": end - start - busy,

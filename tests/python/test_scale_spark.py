@@ -7,6 +7,9 @@ the module, over:
     0 ns and start at a half ns, with steps (ProfilerStep#101/#102) that cut a kernel, a
     JAX-style step (args.step_num "103"), and a GPU-side ProfilerStep annotation and a
     non-integer step_num that are not steps,
+  - a Neuron capture (`nxprof synth --preset tiny`, 2 NeuronCores, without its trace.json,
+    whose ProfilerSteps would join the DDP ranks' steps; no rank: its rank is its position
+    in the input list, 9),
   - a file that is not JSON, and a path that does not exist.
 
 Every answer (devices, steps, skew, stragglers) equals the independent computation from the
@@ -73,11 +76,18 @@ def job(tmp_path_factory, spark):
     base = tmp_path_factory.mktemp("scale")
     traces = [str(p) for p in make_ranks.make(TEST_DATA / "real-gpu", base / "traces")]
     traces.append(str(handmade_trace(base / "traces" / "rank-8.json.gz")))
+    capture = base / "neuron-capture"
+    nx("synth", "--out", capture, "--preset", "tiny")
+    for chrome in capture.glob("*/*/trace.json"):
+        chrome.unlink()
     broken = base / "broken.json"
     broken.write_text("{not json")
-    inputs = traces + [str(broken), str(base / "missing.json")]
+    inputs = traces + [str(capture), str(broken), str(base / "missing.json")]
     result = nxprof_spark.run(spark, inputs, base / "out", str(BIN))
-    oracle = [gpu_oracle.Trace(t) for t in traces]
+    neuron = gpu_oracle.Capture(capture)
+    assert neuron.rank is None
+    neuron.rank = len(traces)   # the job's rank of an input without one: its position
+    oracle = [gpu_oracle.Trace(t) for t in traces] + [neuron]
     return {"base": base, "inputs": inputs, "traces": traces, "result": result, "oracle": oracle,
             "spark": spark}
 
@@ -99,11 +109,12 @@ def same_row(got, want):
 def test_each_trace_is_one_task_and_failures_are_reported(job):
     recs = job["result"]["traces"]
     assert [r["trace"] for r in recs] == job["inputs"]
-    assert [r["status"] for r in recs] == ["processed"] * 9 + ["failed"] * 2
-    assert "nxprof process exited 1" in recs[9]["error"] and "broken.json" in recs[9]["error"]
-    assert "missing.json" in recs[10]["error"]
-    for r in recs[:9]:
+    assert [r["status"] for r in recs] == ["processed"] * 10 + ["failed"] * 2
+    assert "nxprof process exited 1" in recs[10]["error"] and "broken.json" in recs[10]["error"]
+    assert "missing.json" in recs[11]["error"]
+    for r in recs[:10]:
         assert (Path(r["profile"]) / "SystemProfileEvents.parquet").is_file()
+    assert len(list((Path(recs[9]["profile"]) / "devices").iterdir())) == 2
     written = json.loads((job["base"] / "out" / "traces.json").read_text())
     assert written == recs
 
@@ -112,7 +123,7 @@ def test_devices_equal_the_oracle(job):
     want = [row for t in job["oracle"] for row in gpu_oracle.devices(t)]
     got = keyed(job["result"]["devices"], "rank", "device")
     assert set(got) == set(keyed(want, "rank", "device"))
-    assert (8, "GPU 1") in got
+    assert (8, "GPU 1") in got and (9, "NeuronCore 1") in got
     for w in want:
         same_row(got[(w["rank"], w["device"])], w)
 
@@ -163,7 +174,7 @@ def test_a_rerun_skips_what_is_up_to_date(job):
     profile = out / "profiles" / "rank-3" / "SystemProfileEvents.parquet"
     before = profile.stat().st_mtime_ns
     recs = nxprof_spark.process_all(job["spark"], job["inputs"], out, str(BIN))
-    assert [r["status"] for r in recs] == ["skipped"] * 9 + ["failed"] * 2
+    assert [r["status"] for r in recs] == ["skipped"] * 10 + ["failed"] * 2
     assert profile.stat().st_mtime_ns == before
     forced = nxprof_spark.process_all(job["spark"], job["inputs"][3:4], out, str(BIN), force=True)
     assert [r["status"] for r in forced] == ["processed"]
@@ -179,15 +190,17 @@ def test_rank_span_is_the_summary_wall(job):
 
 def test_summary_contract_matches_the_oracle(job):
     """`nxprof summary --format json` of each rank's profile: its "devices" and "steps"
-    members (the contract in docs/scaling.md) equal the oracle's."""
+    members (the contract in docs/scaling.md) equal the oracle's (a rank null where the
+    profile has no worker_gid: the Neuron capture)."""
     for rec, trace in zip(job["result"]["traces"], job["oracle"]):
         summary = json.loads(nx("summary", rec["profile"], "--format", "json").stdout)
+        unranked = isinstance(trace, gpu_oracle.Capture)
         for member, want in (("devices", gpu_oracle.devices(trace)), ("steps", gpu_oracle.steps(trace))):
             assert member in summary, f"{rec['profile']}: summary has no {member!r} member"
             got = summary[member]
             assert len(got) == len(want), (rec["profile"], member)
             for g, w in zip(got, want):
-                same_row(g, w)
+                same_row(g, {**w, "rank": None} if unranked else w)
 
 
 def test_inputs_and_profile_names(tmp_path):
