@@ -55,6 +55,11 @@ def analyses(a):
                                              ("cpu_duration", "gpu_duration", "launch_delay")}}
             for rank, df in a.get_cuda_kernel_launch_stats(ranks=ranks, visualize=False).items()},
         "potential_stragglers": lambda: a.get_potential_stragglers(),
+        # HTA's per-step attribution: the iteration column its parser adds (a GPU event
+        # takes its launching CPU event's step), summed over the GPU events it kept
+        "gpu_time_per_iteration": lambda: {
+            str(rank): a.t.get_trace(rank).query("stream >= 0").groupby("iteration")["dur"].sum()
+            for rank in ranks},
     }
 
 

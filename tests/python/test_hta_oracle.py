@@ -14,7 +14,9 @@ this environment does not have); docs/analyses-hta.md explains every difference 
      out was launched at or after the start of the last ProfilerStep.
   c. Per-rank idle time and kernel time (the span) of HTA's temporal breakdown (DDP) and
      per-stream idle time of its idle-time breakdown (both sets) equal hta_model's.
-  d. HTA's profiler steps are the oracle's steps.
+  d. HTA's profiler steps are the oracle's steps, and its per-step GPU time (the iteration
+     its parser gives each kept GPU event: its launching CPU event's ProfilerStep) equals
+     hta_model's attribution.
 """
 import json
 import math
@@ -144,7 +146,30 @@ def test_idle_time_per_rank_and_stream(hta_set):
             assert by_stream[st] == span - busy, (rank, st)
 
 
-def test_profiler_steps(hta_set):
+def hta_iteration(trace):
+    """{correlation: step} of the CPU events, as HTA's add_iteration gives them: the step of
+    the last ProfilerStep event (either side, file order) whose [ts, end) in HTA's µs holds
+    the event's ts; -1 in none."""
+    steps = [(*hta_us(trace, s, e), int(ev["name"].split("#")[1])) for s, e, ev in trace.slices
+             if gpu_oracle.STEP.match(ev.get("name", ""))]
+    out = {}
+    for s, e, ev in trace.slices:
+        corr = (ev.get("args") or {}).get("correlation")
+        if corr is not None and ev.get("cat") not in gpu_oracle.GPU_CATS:
+            ts = hta_us(trace, s, e)[0]
+            out[corr] = ([n for a, b, n in steps if a <= ts < b] or [-1])[-1]
+    return out
+
+
+def test_profiler_steps_and_gpu_time_per_step(hta_set):
     _, figures, traces = hta_set
-    for trace in traces.values():
-        assert figures["profiler_steps"] == [n for n, *_ in trace.steps()]
+    for rank, trace in traces.items():
+        assert figures["profiler_steps"] == sorted(n for n, *_ in trace.steps())
+        step_of = hta_iteration(trace)
+        corr = {(s, e): ev["args"].get("correlation") for s, e, ev in trace.slices
+                if ev.get("cat") in gpu_oracle.GPU_CATS}
+        want = {}
+        for a, b, _, _, s, e in hta_model(trace):
+            n = str(step_of.get(corr[(s, e)], -1))
+            want[n] = want.get(n, 0) + b - a
+        assert figures["gpu_time_per_iteration"][str(rank)] == want
