@@ -117,8 +117,8 @@ def event_files(profile):
 def load_events(spark, records):
     """The `events` view: the SystemProfileEvents rows of every processed profile that has
     the table, with the fields the answers need pulled out of extra_attributes_json, and
-    `rank`: worker_gid, else the trace's position in the input list. Returns how many
-    profiles it reads (0: no view)."""
+    `rank`: worker_gid, else -1 - the trace's position in the input list (negative, so it
+    is never a real rank). Returns how many profiles it reads (0: no view)."""
     from pyspark.sql import functions as F
 
     ok = [r for r in records if r["status"] != "failed" and event_files(r["profile"])]
@@ -131,7 +131,7 @@ def load_events(spark, records):
         "profile", F.regexp_extract(F.input_file_name(), r"/([^/]+)/SystemProfileEvents[^/]*$", 1))
     df.createOrReplaceTempView("raw_events")
     spark.sql("""
-        SELECT CAST(COALESCE(e.worker_gid, t.trace_index) AS BIGINT) AS rank, e.name,
+        SELECT CAST(COALESCE(e.worker_gid, -1 - t.trace_index) AS BIGINT) AS rank, e.name,
                e.start_ts, e.end_ts, e.process_id, e.trace_event_source AS source, e.nc_idx,
                get_json_object(e.extra_attributes_json, '$.ph') AS ph,
                get_json_object(e.extra_attributes_json, '$.cat') AS cat,
@@ -301,6 +301,9 @@ def main(argv=None):
                     help="the nxprof binary on the executors (default: $NXPROF_BIN, else PATH)")
     ap.add_argument("--force", action="store_true", help="process traces whose profile is up to date")
     ap.add_argument("--master", help="Spark master when not given by spark-submit, e.g. local[2]")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a Spark setting when not given by spark-submit, e.g. "
+                    "spark.sql.shuffle.partitions=4 (repeatable)")
     a = ap.parse_args(argv)
     traces = expand(a.inputs, a.manifest)
     if not traces:
@@ -308,6 +311,11 @@ def main(argv=None):
     builder = SparkSession.builder.appName("nxprof-scale")
     if a.master:
         builder = builder.master(a.master)
+    for kv in a.conf:
+        key, sep, value = kv.partition("=")
+        if not sep:
+            ap.error(f"--conf {kv}: KEY=VALUE expected")
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     try:
         result = run(spark, traces, a.out, a.nxprof, a.force)

@@ -8,8 +8,8 @@ the module, over:
     JAX-style step (args.step_num "103"), and a GPU-side ProfilerStep annotation and a
     non-integer step_num that are not steps,
   - a Neuron capture (`nxprof synth --preset tiny`, 2 NeuronCores, without its trace.json,
-    whose ProfilerSteps would join the DDP ranks' steps; no rank: its rank is its position
-    in the input list, 9),
+    whose ProfilerSteps would join the DDP ranks' steps; no rank: the job ranks it -1 - its
+    position in the input list, -10),
   - a file that is not JSON, and a path that does not exist.
 
 Every answer (devices, steps, skew, stragglers) equals the independent computation from the
@@ -86,7 +86,7 @@ def job(tmp_path_factory, spark):
     result = nxprof_spark.run(spark, inputs, base / "out", str(BIN))
     neuron = gpu_oracle.Capture(capture)
     assert neuron.rank is None
-    neuron.rank = len(traces)   # the job's rank of an input without one: its position
+    neuron.rank = -1 - len(traces)   # the job's rank of an input without one
     oracle = [gpu_oracle.Trace(t) for t in traces] + [neuron]
     return {"base": base, "inputs": inputs, "traces": traces, "result": result, "oracle": oracle,
             "spark": spark}
@@ -123,7 +123,7 @@ def test_devices_equal_the_oracle(job):
     want = [row for t in job["oracle"] for row in gpu_oracle.devices(t)]
     got = keyed(job["result"]["devices"], "rank", "device")
     assert set(got) == set(keyed(want, "rank", "device"))
-    assert (8, "GPU 1") in got and (9, "NeuronCore 1") in got
+    assert (8, "GPU 1") in got and (-10, "NeuronCore 1") in got
     for w in want:
         same_row(got[(w["rank"], w["device"])], w)
 
