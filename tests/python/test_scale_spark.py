@@ -1,0 +1,218 @@
+"""The Spark job of scale/nxprof_spark.py (docs/scaling.md) on local[2], one SparkSession for
+the module, over:
+
+  - 8 ranks generated from the two real DDP ranks by scale/make_ranks.py (rank r a copy of
+    ddp_rank<r % 2> with its times moved and stretched; rank 5 the known straggler),
+  - a hand-made rank 8 whose GPU intervals overlap across streams, nest, touch, repeat, last
+    0 ns and start at a half ns, with steps (ProfilerStep#101/#102) that cut a kernel, a
+    JAX-style step (args.step_num "103"), and a GPU-side ProfilerStep annotation and a
+    non-integer step_num that are not steps,
+  - a Neuron capture (`nxprof synth --preset tiny`, 2 NeuronCores, without its trace.json,
+    whose ProfilerSteps would join the DDP ranks' steps; no rank: the job ranks it -1 - its
+    position in the input list, -10),
+  - a file that is not JSON, and a path that does not exist.
+
+Every answer (devices, steps, skew, stragglers) equals the independent computation from the
+raw JSON in tests/python/gpu_oracle.py, as returned and as written (Parquet read by pyarrow);
+the two bad inputs are reported per trace and the job answers for the rest; a rerun skips
+every profile that is up to date. `nxprof summary --format json` of each rank's profile has
+the oracle's span as its wall time, and the same "devices" and "steps" members.
+"""
+import gzip
+import json
+import math
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import gpu_oracle
+from conftest import BIN, ROOT, TEST_DATA, nx
+
+sys.path.insert(0, str(ROOT / "scale"))
+import make_ranks  # noqa: E402
+import nxprof_spark  # noqa: E402
+
+STRAGGLER = 5
+
+
+def handmade_trace(path):
+    """Rank 8: the union, clipping and rounding cases of the answers' SQL. As in Kineto, a
+    GPU's events are on the pid its process_labels name "GPU <n>"; the host is pid 100."""
+    def x(name, cat, ts, dur, pid=None, tid=7, device=0):
+        return {"ph": "X", "cat": cat, "name": name, "pid": device if pid is None else pid,
+                "tid": tid, "ts": ts, "dur": dur, "args": {"device": device, "stream": tid}}
+
+    def label(pid, text):
+        return {"ph": "M", "name": "process_labels", "pid": pid, "tid": 0, "args": {"labels": text}}
+    events = [
+        x("ProfilerStep#101", "user_annotation", 0, 52, pid=100, tid=1),
+        x("ProfilerStep#102", "user_annotation", 52, 68, pid=100, tid=1),
+        x("ProfilerStep#101", "gpu_user_annotation", 1, 300),     # not a step
+        x("k1", "kernel", 10, 10), x("k2", "kernel", 15, 10, tid=8),   # overlap across streams
+        x("k3", "kernel", 25, 5),                                        # touches k2
+        x("ncclDevKernel_AllReduce_Sum_f32", "kernel", 30.5, 0.5, tid=9),
+        x("k0", "kernel", 40, 0),                                         # 0 ns
+        x("k4", "kernel", 50, 10), x("k5", "kernel", 52, 3, tid=8),       # nested, cut by #102
+        x("k6", "kernel", 70, 10), x("k6", "kernel", 70, 10),             # repeated
+        x("Memcpy HtoD", "gpu_memcpy", 78, 12, tid=8),
+        x("Memset", "gpu_memset", 100, 1.5),
+        x("k7", "kernel", 10.0005, 1.0004, device=1),                     # half ns, GPU 1
+        {**x("train", "python_function", 100, 25, pid=100, tid=1), "args": {"step_num": "103"}},
+        {**x("eval", "python_function", 101, 2, pid=100, tid=1), "args": {"step_num": "x"}},
+        label(0, "GPU 0"), label(1, "GPU 1"), label(100, "CPU"),
+        {"ph": "i", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 130},
+    ]
+    doc = {"distributedInfo": {"rank": 8}, "baseTimeNanoseconds": 1_790_000_000_000_000_000,
+           "traceEvents": events}
+    with gzip.open(path, "wt") as f:
+        json.dump(doc, f)
+    return path
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory, spark):
+    base = tmp_path_factory.mktemp("scale")
+    traces = [str(p) for p in make_ranks.make(TEST_DATA / "real-gpu", base / "traces")]
+    traces.append(str(handmade_trace(base / "traces" / "rank-8.json.gz")))
+    capture = base / "neuron-capture"
+    nx("synth", "--out", capture, "--preset", "tiny")
+    for chrome in capture.glob("*/*/trace.json"):
+        chrome.unlink()
+    broken = base / "broken.json"
+    broken.write_text("{not json")
+    inputs = traces + [str(capture), str(broken), str(base / "missing.json")]
+    result = nxprof_spark.run(spark, inputs, base / "out", str(BIN))
+    neuron = gpu_oracle.Capture(capture)
+    assert neuron.rank is None
+    neuron.rank = -1 - len(traces)   # the job's rank of an input without one
+    oracle = [gpu_oracle.Trace(t) for t in traces] + [neuron]
+    return {"base": base, "inputs": inputs, "traces": traces, "result": result, "oracle": oracle,
+            "spark": spark}
+
+
+def keyed(rows, *key):
+    return {tuple(r[k] for k in key): r for r in rows}
+
+
+def same_row(got, want):
+    """Equal, floats within 1e-12 relative (Spark's and Python's divisions)."""
+    assert set(got) >= set(want), f"missing {set(want) - set(got)}"
+    for k, v in want.items():
+        if isinstance(v, float) or isinstance(got[k], float):
+            assert got[k] is not None and math.isclose(got[k], v, rel_tol=1e-12), (k, got[k], v)
+        else:
+            assert got[k] == v, (k, got[k], v)
+
+
+def test_each_trace_is_one_task_and_failures_are_reported(job):
+    recs = job["result"]["traces"]
+    assert [r["trace"] for r in recs] == job["inputs"]
+    assert [r["status"] for r in recs] == ["processed"] * 10 + ["failed"] * 2
+    assert "nxprof process exited 1" in recs[10]["error"] and "broken.json" in recs[10]["error"]
+    assert "missing.json" in recs[11]["error"]
+    for r in recs[:10]:
+        assert (Path(r["profile"]) / "SystemProfileEvents.parquet").is_file()
+    assert len(list((Path(recs[9]["profile"]) / "devices").iterdir())) == 2
+    written = json.loads((job["base"] / "out" / "traces.json").read_text())
+    assert written == recs
+
+
+def test_devices_equal_the_oracle(job):
+    want = [row for t in job["oracle"] for row in gpu_oracle.devices(t)]
+    got = keyed(job["result"]["devices"], "rank", "device")
+    assert set(got) == set(keyed(want, "rank", "device"))
+    assert (8, "GPU 1") in got and (-10, "NeuronCore 1") in got
+    for w in want:
+        same_row(got[(w["rank"], w["device"])], w)
+
+
+def test_steps_equal_the_oracle(job):
+    want = [row for t in job["oracle"] for row in gpu_oracle.steps(t)]
+    got = keyed(job["result"]["steps"], "rank", "step")
+    assert set(got) == set(keyed(want, "rank", "step"))
+    assert len(got) == 8 * 4 + 3
+    for w in want:
+        same_row(got[(w["rank"], w["step"])], w)
+
+
+def test_skew_equals_the_oracle(job):
+    want = gpu_oracle.skew(job["oracle"])
+    got = keyed(job["result"]["skew"], "step")
+    assert set(got) == {(n,) for n in want}
+    for n, w in want.items():
+        same_row(got[(n,)], w)
+    for n in (1, 2, 3, 4):
+        assert got[(n,)]["slowest_rank"] == STRAGGLER and got[(n,)]["n_ranks"] == 8
+
+
+def test_stragglers_equal_the_oracle(job):
+    want = gpu_oracle.stragglers(job["oracle"])
+    got = keyed(job["result"]["stragglers"], "step", "cat", "name", "k")
+    assert set(got) == set(want)
+    for key, w in want.items():
+        same_row(got[key], w)
+    ddp = [v for (step, *_), v in got.items() if step <= 4]
+    assert len(ddp) > 4 and all(v["straggler_rank"] == STRAGGLER for v in ddp)
+    assert got[(101, "kernel", "ncclDevKernel_AllReduce_Sum_f32", 0)]["n_ranks"] == 1
+
+
+def test_written_parquet_equals_the_answers(job):
+    for name in nxprof_spark.ANSWERS:
+        files = sorted((job["base"] / "out" / "answers" / name).glob("*.parquet"))
+        rows = [r for f in files for r in pq.read_table(f).to_pylist()]
+        key = sorted(job["result"][name][0])
+        assert sorted(map(str, (tuple(r[k] for k in key) for r in rows))) == \
+            sorted(map(str, (tuple(r[k] for k in key) for r in job["result"][name])))
+    written = json.loads((job["base"] / "out" / "answers.json").read_text())
+    assert written["skew"] == json.loads(json.dumps(job["result"]["skew"]))
+
+
+def test_a_rerun_skips_what_is_up_to_date(job):
+    out = job["base"] / "out"
+    profile = out / "profiles" / "rank-3" / "SystemProfileEvents.parquet"
+    before = profile.stat().st_mtime_ns
+    recs = nxprof_spark.process_all(job["spark"], job["inputs"], out, str(BIN))
+    assert [r["status"] for r in recs] == ["skipped"] * 10 + ["failed"] * 2
+    assert profile.stat().st_mtime_ns == before
+    forced = nxprof_spark.process_all(job["spark"], job["inputs"][3:4], out, str(BIN), force=True)
+    assert [r["status"] for r in forced] == ["processed"]
+
+
+def test_rank_span_is_the_summary_wall(job):
+    """The oracle's span (the devices' start_ns/end_ns) is nxprof's own wall time of the
+    rank's profile: the same ns from the same µs text."""
+    for rec, trace in zip(job["result"]["traces"], job["oracle"]):
+        wall = json.loads(nx("summary", rec["profile"], "--format", "json").stdout)["wall"]
+        assert (wall["first_ts"], wall["last_ts"]) == trace.span(), rec["profile"]
+
+
+def test_summary_contract_matches_the_oracle(job):
+    """`nxprof summary --format json` of each rank's profile: its "devices" and "steps"
+    members (the contract in docs/scaling.md) equal the oracle's (a rank null where the
+    profile has no worker_gid: the Neuron capture)."""
+    for rec, trace in zip(job["result"]["traces"], job["oracle"]):
+        summary = json.loads(nx("summary", rec["profile"], "--format", "json").stdout)
+        unranked = isinstance(trace, gpu_oracle.Capture)
+        for member, want in (("devices", gpu_oracle.devices(trace)), ("steps", gpu_oracle.steps(trace))):
+            assert member in summary, f"{rec['profile']}: summary has no {member!r} member"
+            got = summary[member]
+            assert len(got) == len(want), (rec["profile"], member)
+            for g, w in zip(got, want):
+                same_row(g, {**w, "rank": None} if unranked else w)
+
+
+def test_inputs_and_profile_names(tmp_path):
+    """Globs expand in order, a glob that matches nothing stays (so its failure is reported),
+    a manifest adds its lines (blanks and # comments skipped), repeats count once; profile
+    names are file names without .json[.gz]/.pb, other characters as '_', clashes numbered."""
+    for n in ("b.json", "a.json.gz"):
+        (tmp_path / n).write_text("{}")
+    manifest = tmp_path / "list"
+    manifest.write_text(f"# traces\n\n{tmp_path / 'x y.pb'}\n  {tmp_path / 'a.json.gz'}\n")
+    got = nxprof_spark.expand([str(tmp_path / "*.json*"), str(tmp_path / "none*.json")], manifest)
+    assert got == [str(tmp_path / "a.json.gz"), str(tmp_path / "b.json"), str(tmp_path / "none*.json"),
+                   str(tmp_path / "x y.pb")]
+    assert nxprof_spark.profile_names(["/p/rank-0.json.gz", "/q/rank-0.json", "/r/x y.xplane.pb", "/s/t.json"]) \
+        == ["rank-0-0", "rank-0-1", "x_y", "t"]
