@@ -27,7 +27,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 # The communication ops a straggler is looked for in (NCCL kernels, gloo and c10d ops,
@@ -53,15 +52,9 @@ def stamp(trace):
 
 
 def nxprof_process(nxprof, trace, prof):
-    """`nxprof process` of a capture folder, or of a lone trace file through a capture
-    folder of its own (a temporary one holding a link to it: nxprof reads folders)."""
-    if Path(trace).is_dir():
-        return subprocess.run([nxprof, "process", trace, "--output-file", str(prof)],
-                              capture_output=True, text=True)
-    with tempfile.TemporaryDirectory(prefix="nxprof-capture-") as cap:
-        os.symlink(os.path.abspath(trace), Path(cap) / Path(trace).name)
-        return subprocess.run([nxprof, "process", cap, "--output-file", str(prof)],
-                              capture_output=True, text=True)
+    """`nxprof process` of a capture folder or of one trace file."""
+    return subprocess.run([nxprof, "process", trace, "--output-file", str(prof)],
+                          capture_output=True, text=True)
 
 
 def process_one(item):
