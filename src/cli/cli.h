@@ -28,6 +28,7 @@ typedef struct nx_command {
     void (*help)(FILE *out);             /* full `nxprof <name> --help` text */
 } nx_command;
 
+extern const nx_command nx_cmd_breakdown;
 extern const nx_command nx_cmd_export_csv;
 extern const nx_command nx_cmd_index;
 extern const nx_command nx_cmd_process;
