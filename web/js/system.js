@@ -10,6 +10,7 @@
 // (/api/profiles/<device>) let Event Details offer "Open in Device Trace Viewer" for a
 // NeuronCore's events.
 import { api, big, namePath, viewHref } from './api.js';
+import { showBreakdown } from './breakdown.js';
 import { $, setStatus } from './dom.js';
 import { esc, cut, fmtNs, fmtCount, fmtPct, fmtSec, fmtBytes } from './format.js';
 import { shortName } from './names.js';
@@ -93,5 +94,6 @@ export async function showSystem(info) {
   $('#system-devices').hidden = framework;
   $('#system-ops .content').innerHTML = opsHTML(s);
   devicesTable(info, s);
+  await showBreakdown(info.name, $('#system-breakdown'));
   setStatus('');
 }
