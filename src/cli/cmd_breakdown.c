@@ -4,8 +4,9 @@
  * per step (query/breakdown.h; docs/analyses-breakdown.md). This file only
  * parses the options and formats the answer.
  *
- * Exit: 0, 1 when the profile has no SystemProfileEvents or cannot be read,
- * 2 on a usage error.
+ * A device profile (no SystemProfileEvents) gets query/engine_breakdown.h's answer.
+ * Exit: 0, 1 when the profile has neither SystemProfileEvents nor Instruction or
+ * cannot be read, 2 on a usage error.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include "cli/cli.h"
 #include "profile/profile_table.h"
 #include "query/breakdown.h"
+#include "query/engine_breakdown.h"
 #include "util/strbuf.h"
 
 #define DEFAULT_TOP 10
@@ -32,6 +34,9 @@ static void breakdown_help(FILE *out)
             "wait, kernel wait, other); kernel classes; launch delays (kernel start - launch) with\n"
             "median, p95, outliers, short kernels and a CPU-/GPU-bound verdict; memcpy/memset\n"
             "bytes and bandwidth; the top kernels by total time with their spread across ranks.\n"
+            "On a NeuronCore's device profile: each engine's busy and idle time, compute\n"
+            "(instructions) > collectives (CcOp) > DMA (DmaPacket) > idle over the profile's\n"
+            "window, collectives under compute, DMA bytes and bandwidth.\n"
             "Definitions and thresholds: docs/analyses-breakdown.md. Times are integer ns.\n"
             "\n"
             "Options:\n"
@@ -41,7 +46,8 @@ static void breakdown_help(FILE *out)
             "  -f, --format FMT   text (default) or json\n"
             "  -h, --help         this text\n"
             "\n"
-            "Exit status: 0 success, 1 no SystemProfileEvents or an unreadable profile, 2 usage error.\n",
+            "Exit status: 0 success, 1 no SystemProfileEvents nor Instruction, or an unreadable profile,\n"
+            "2 usage error.\n",
             DEFAULT_TOP);
 }
 
@@ -106,30 +112,85 @@ static void print_text(const nx_breakdown *b)
     }
 }
 
-static int breakdown_print(const char *dir, int64_t rank, int64_t step, size_t top, bool json)
+static void print_engines(const nx_engine_breakdown *b)
 {
-    nx_breakdown b;
+    printf("NeuronCore [%" PRId64 ", %" PRId64 ") window %" PRId64 " ns\n", b->start_ns, b->end_ns, b->window_ns);
+    printf("  time:      compute %" PRId64 " ns (%.1f%%), collectives %" PRId64 " ns (%.1f%%), DMA %" PRId64
+           " ns (%.1f%%), idle %" PRId64 " ns (%.1f%%)\n",
+           b->compute_ns, pct(b->compute_ns, b->window_ns), b->communication_ns, pct(b->communication_ns, b->window_ns),
+           b->memory_ns, pct(b->memory_ns, b->window_ns), b->idle_ns, pct(b->idle_ns, b->window_ns));
+    printf("  overlap:   collectives under compute %" PRId64 " ns", b->overlapped_cc_ns);
+    if (b->overlap_pct >= 0)
+        printf(" (%.1f%% of %" PRId64 " ns in %" PRId64 " CcOp rows)\n", b->overlap_pct, b->cc_ns, b->cc_count);
+    else
+        printf(" (no CcOp rows)\n");
+    printf("  DMA:       %" PRId64 " packets, %" PRId64 " bytes, busy %" PRId64 " ns, %.3f GB/s\n", b->dma_count,
+           b->dma_bytes, b->dma_busy_ns, b->dma_gbps);
+    for (size_t i = 0; i < b->n_engines; i++) {
+        const nx_eb_engine *e = &b->engines[i];
+        printf("  engine %-10s %" PRId64 " instructions, busy %" PRId64 " ns (%.1f%%), idle %" PRId64 " ns\n", e->name,
+               e->count, e->busy_ns, pct(e->busy_ns, b->window_ns), e->idle_ns);
+    }
+}
+
+static int print_json_text(nx_strbuf *s, const char *dir)
+{
+    if (nx_strbuf_failed(s)) {
+        fprintf(stderr, "nxprof breakdown: %s: out of memory writing the JSON\n", dir);
+        return NX_EXIT_ERROR;
+    }
+    printf("%s\n", s->data);
+    return NX_EXIT_OK;
+}
+
+/* A device profile (no SystemProfileEvents): its engines, collectives and DMA. */
+static int engines_print(const char *dir, bool json)
+{
+    nx_engine_breakdown b;
     nxpq_error err = {{0}};
-    int rc = nx_breakdown_read(dir, rank, step, top, &b, &err);
+    int rc = nx_engine_breakdown_read(dir, &b, &err);
     if (rc == NX_PROFILE_TABLE_ABSENT) {
-        fprintf(stderr, "nxprof breakdown: profile %s has no SystemProfileEvents table (not a system profile?)\n", dir);
+        fprintf(stderr, "nxprof breakdown: profile %s has neither SystemProfileEvents nor Instruction\n", dir);
         return NX_EXIT_ERROR;
     }
     if (rc < 0) {
         fprintf(stderr, "nxprof breakdown: %s: %s\n", dir, err.msg);
         return NX_EXIT_ERROR;
     }
-    if (json) {
-        nx_strbuf s = NX_STRBUF_INIT;
+    nx_strbuf s = NX_STRBUF_INIT;
+    if (json)
+        nx_engine_breakdown_json(&b, false, &s);
+    else
+        print_engines(&b);
+    rc = json ? print_json_text(&s, dir) : NX_EXIT_OK;
+    nx_strbuf_free(&s);
+    nx_engine_breakdown_free(&b);
+    return rc;
+}
+
+static int breakdown_print(const char *dir, int64_t rank, int64_t step, size_t top, bool json)
+{
+    nx_breakdown b;
+    nxpq_error err = {{0}};
+    int rc = nx_breakdown_read(dir, rank, step, top, &b, &err);
+    if (rc == NX_PROFILE_TABLE_ABSENT) {
+        if (rank >= 0 || step >= 0) {
+            fprintf(stderr, "nxprof breakdown: --rank and --step: %s is not a system profile\n", dir);
+            return NX_EXIT_USAGE;
+        }
+        return engines_print(dir, json);
+    }
+    if (rc < 0) {
+        fprintf(stderr, "nxprof breakdown: %s: %s\n", dir, err.msg);
+        return NX_EXIT_ERROR;
+    }
+    nx_strbuf s = NX_STRBUF_INIT;
+    if (json)
         nx_breakdown_json(&b, false, &s);
-        if (nx_strbuf_failed(&s)) {
-            fprintf(stderr, "nxprof breakdown: %s: out of memory writing the JSON\n", dir);
-            rc = NX_EXIT_ERROR;
-        } else
-            printf("%s\n", s.data);
-        nx_strbuf_free(&s);
-    } else
+    else
         print_text(&b);
+    rc = json ? print_json_text(&s, dir) : NX_EXIT_OK;
+    nx_strbuf_free(&s);
     nx_breakdown_free(&b);
     return rc;
 }

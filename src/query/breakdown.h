@@ -136,7 +136,7 @@ typedef struct nx_breakdown {
 int nx_breakdown_read(const char *dir, int64_t rank, int64_t step, size_t top, nx_breakdown *out, nxpq_error *err);
 void nx_breakdown_free(nx_breakdown *b);
 
-/* The answer as one JSON object: {"thresholds":{...},"n_ranks":N,
+/* The answer as one JSON object: {"kind":"system","thresholds":{...},"n_ranks":N,
  * "entries":[...],"kernels":[...]} with the names above (rank, step and
  * overlap_pct null when -1 / -1 / no communication). With safe_ints, integers
  * beyond +-2^53 are decimal strings (the HTTP API's rule). */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "query/breakdown.h"
+#include "util/strbuf.h"
 
 /* One kernel, memcpy or memset row. */
 typedef struct bd_row {
@@ -57,5 +58,11 @@ typedef struct bd_acc {
  * numbered step), and the top kernels. 0 or -1 with err. */
 int bd_answer_entries(bd_acc *a, int64_t step, nx_breakdown *out, nxpq_error *err);
 int bd_answer_kernels(const bd_acc *a, size_t top, nx_breakdown *out, nxpq_error *err);
+
+/* JSON members shared by breakdown_json.c and engine_breakdown.c: ,"key":v
+ * (with safe, beyond +-2^53 as a string: a browser's doubles), and ,"key":pct
+ * (null when pct < 0: nothing to take a share of). */
+void bd_json_i64(nx_strbuf *b, const char *key, int64_t v, bool safe);
+void bd_json_pct(nx_strbuf *b, const char *key, double pct);
 
 #endif

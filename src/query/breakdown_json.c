@@ -5,10 +5,10 @@
 #include <inttypes.h>
 
 #include "query/breakdown.h"
+#include "query/breakdown_internal.h"
 #include "util/json.h"
 
-/* A member "key":v; with safe, beyond +-2^53 as a string (a browser's doubles). */
-static void put_i64(nx_strbuf *b, const char *key, int64_t v, bool safe)
+void bd_json_i64(nx_strbuf *b, const char *key, int64_t v, bool safe)
 {
     bool quote = safe && (v > INT64_C(9007199254740991) || v < -INT64_C(9007199254740991));
     nx_strbuf_printf(b, quote ? ",\"%s\":\"%" PRId64 "\"" : ",\"%s\":%" PRId64, key, v);
@@ -16,51 +16,55 @@ static void put_i64(nx_strbuf *b, const char *key, int64_t v, bool safe)
 
 static void put_num(nx_strbuf *b, const char *key, double v) { nx_strbuf_printf(b, ",\"%s\":%.6g", key, v); }
 
+void bd_json_pct(nx_strbuf *b, const char *key, double pct)
+{
+    if (pct < 0)
+        nx_strbuf_printf(b, ",\"%s\":null", key);
+    else
+        put_num(b, key, pct);
+}
+
 static void put_opt(nx_strbuf *b, const char *key, int64_t v, bool safe)
 {
     if (v < 0)
         nx_strbuf_printf(b, ",\"%s\":null", key);
     else
-        put_i64(b, key, v, safe);
+        bd_json_i64(b, key, v, safe);
 }
 
 static void temporal_json(const nx_bd_temporal *t, bool s, nx_strbuf *b)
 {
     nx_strbuf_printf(b, ",\"temporal\":{\"window_ns\":%" PRId64, t->window_ns);
-    put_i64(b, "compute_ns", t->compute_ns, s);
-    put_i64(b, "communication_ns", t->communication_ns, s);
-    put_i64(b, "overlapped_comm_ns", t->overlapped_comm_ns, s);
-    put_i64(b, "memory_ns", t->memory_ns, s);
-    put_i64(b, "idle_ns", t->idle_ns, s);
-    if (t->overlap_pct < 0)
-        nx_strbuf_puts(b, ",\"overlap_pct\":null}");
-    else {
-        put_num(b, "overlap_pct", t->overlap_pct);
-        nx_strbuf_puts(b, "}");
-    }
+    bd_json_i64(b, "compute_ns", t->compute_ns, s);
+    bd_json_i64(b, "communication_ns", t->communication_ns, s);
+    bd_json_i64(b, "overlapped_comm_ns", t->overlapped_comm_ns, s);
+    bd_json_i64(b, "memory_ns", t->memory_ns, s);
+    bd_json_i64(b, "idle_ns", t->idle_ns, s);
+    bd_json_pct(b, "overlap_pct", t->overlap_pct);
+    nx_strbuf_puts(b, "}");
 }
 
 static void idle_json(const nx_bd_idle *i, bool s, nx_strbuf *b)
 {
     nx_strbuf_printf(b, ",\"idle\":{\"host_wait_ns\":%" PRId64, i->host_wait_ns);
-    put_i64(b, "kernel_wait_ns", i->kernel_wait_ns, s);
-    put_i64(b, "other_ns", i->other_ns, s);
-    put_i64(b, "host_wait_count", i->host_wait_count, s);
-    put_i64(b, "kernel_wait_count", i->kernel_wait_count, s);
-    put_i64(b, "other_count", i->other_count, s);
+    bd_json_i64(b, "kernel_wait_ns", i->kernel_wait_ns, s);
+    bd_json_i64(b, "other_ns", i->other_ns, s);
+    bd_json_i64(b, "host_wait_count", i->host_wait_count, s);
+    bd_json_i64(b, "kernel_wait_count", i->kernel_wait_count, s);
+    bd_json_i64(b, "other_count", i->other_count, s);
     nx_strbuf_puts(b, "}");
 }
 
 static void launch_json(const nx_bd_launch *l, bool s, nx_strbuf *b)
 {
     nx_strbuf_printf(b, ",\"launch\":{\"kernels\":%" PRId64, l->kernels);
-    put_i64(b, "linked", l->linked, s);
-    put_i64(b, "median_ns", l->median_ns, s);
-    put_i64(b, "p95_ns", l->p95_ns, s);
-    put_i64(b, "max_ns", l->max_ns, s);
-    put_i64(b, "outlier_above_ns", l->outlier_above_ns, s);
-    put_i64(b, "outliers", l->outliers, s);
-    put_i64(b, "short_kernels", l->short_kernels, s);
+    bd_json_i64(b, "linked", l->linked, s);
+    bd_json_i64(b, "median_ns", l->median_ns, s);
+    bd_json_i64(b, "p95_ns", l->p95_ns, s);
+    bd_json_i64(b, "max_ns", l->max_ns, s);
+    bd_json_i64(b, "outlier_above_ns", l->outlier_above_ns, s);
+    bd_json_i64(b, "outliers", l->outliers, s);
+    bd_json_i64(b, "short_kernels", l->short_kernels, s);
     nx_strbuf_printf(b, ",\"verdict\":\"%s\"}", l->verdict);
 }
 
@@ -70,7 +74,7 @@ static void classes_json(const nx_bd_entry *e, bool s, nx_strbuf *b)
     for (int c = 0; c < NX_BD_N_CLASSES; c++) {
         nx_strbuf_printf(b, "%s\"%s\":{\"count\":%" PRId64, c ? "," : "", nx_breakdown_class_name(c),
                          e->class_count[c]);
-        put_i64(b, "total_ns", e->class_ns[c], s);
+        bd_json_i64(b, "total_ns", e->class_ns[c], s);
         nx_strbuf_puts(b, "}");
     }
     nx_strbuf_puts(b, "},\"transfers\":[");
@@ -81,9 +85,9 @@ static void classes_json(const nx_bd_entry *e, bool s, nx_strbuf *b)
             continue;
         nx_strbuf_printf(b, "%s{\"kind\":\"%s\",\"count\":%" PRId64, first ? "" : ",", nx_breakdown_xfer_name(k),
                          x->count);
-        put_i64(b, "with_bytes", x->with_bytes, s);
-        put_i64(b, "bytes", x->bytes, s);
-        put_i64(b, "duration_ns", x->duration_ns, s);
+        bd_json_i64(b, "with_bytes", x->with_bytes, s);
+        bd_json_i64(b, "bytes", x->bytes, s);
+        bd_json_i64(b, "duration_ns", x->duration_ns, s);
         put_num(b, "gbps", x->gbps);
         nx_strbuf_puts(b, "}");
         first = false;
@@ -102,8 +106,8 @@ static void entry_json(const nx_bd_entry *e, bool s, nx_strbuf *b)
         nx_json_put_cstr(b, e->step_name);
     else
         nx_strbuf_puts(b, "null");
-    put_i64(b, "start_ns", e->start_ns, s);
-    put_i64(b, "end_ns", e->end_ns, s);
+    bd_json_i64(b, "start_ns", e->start_ns, s);
+    bd_json_i64(b, "end_ns", e->end_ns, s);
     temporal_json(&e->t, s, b);
     idle_json(&e->idle, s, b);
     classes_json(e, s, b);
@@ -116,20 +120,20 @@ static void kernel_json(const nx_bd_kernel *k, bool s, nx_strbuf *b)
     nx_strbuf_puts(b, "{\"name\":");
     nx_json_put_cstr(b, k->name);
     nx_strbuf_printf(b, ",\"class\":\"%s\"", nx_breakdown_class_name(k->cls));
-    put_i64(b, "count", k->count, s);
-    put_i64(b, "total_ns", k->total_ns, s);
+    bd_json_i64(b, "count", k->count, s);
+    bd_json_i64(b, "total_ns", k->total_ns, s);
     put_num(b, "mean_ns", k->mean_ns);
-    put_i64(b, "min_ns", k->min_ns, s);
-    put_i64(b, "max_ns", k->max_ns, s);
-    put_i64(b, "rank_min_ns", k->rank_min_ns, s);
-    put_i64(b, "rank_max_ns", k->rank_max_ns, s);
+    bd_json_i64(b, "min_ns", k->min_ns, s);
+    bd_json_i64(b, "max_ns", k->max_ns, s);
+    bd_json_i64(b, "rank_min_ns", k->rank_min_ns, s);
+    bd_json_i64(b, "rank_max_ns", k->rank_max_ns, s);
     put_num(b, "rank_mean_ns", k->rank_mean_ns);
     nx_strbuf_puts(b, "}");
 }
 
 void nx_breakdown_json(const nx_breakdown *bd, bool safe_ints, nx_strbuf *b)
 {
-    nx_strbuf_printf(b, "{\"thresholds\":{\"kernel_wait_ns\":%" PRId64 ",\"short_kernel_ns\":%" PRId64
+    nx_strbuf_printf(b, "{\"kind\":\"system\",\"thresholds\":{\"kernel_wait_ns\":%" PRId64 ",\"short_kernel_ns\":%" PRId64
                      ",\"queued_ns\":%" PRId64 "},\"n_ranks\":%zu,\"entries\":[",
                      NX_BD_KERNEL_WAIT_NS, NX_BD_SHORT_KERNEL_NS, NX_BD_QUEUED_NS, bd->n_ranks);
     for (size_t i = 0; i < bd->n_entries; i++) {
