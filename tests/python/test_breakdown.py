@@ -389,3 +389,56 @@ def test_api_equals_cli(tmp_path):
         assert body == cli
         status, body = http_get_json(port, "/api/profiles/gpt2/breakdown?top=0")
         assert status == 400
+
+
+def union_len(iv):
+    """Length of the union of [s, e) intervals, by a sweep of +1/-1 boundaries."""
+    total, depth, prev = 0, 0, None
+    for x, d in sorted(p for s, e in iv if e > s for p in ((s, 1), (e, -1))):
+        if depth > 0:
+            total += x - prev
+        depth += d
+        prev = x
+    return total
+
+
+def test_neuron_device_profile(tmp_path):
+    """On a synthesized capture's device profiles (two cores, so AllReduces), the engine
+    breakdown equals unions worked out here with pyarrow."""
+    import pyarrow.parquet as pq
+    cap, prof = tmp_path / "syn", tmp_path / "synp"
+    for args in (["synth", "--out", cap, "--preset", "tiny", "--cores", "2"], ["process", cap, "--output-file", prof]):
+        r = subprocess.run([str(BIN), *map(str, args)], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+    devices = sorted((prof / "devices").iterdir())
+    assert len(devices) == 2
+    for d in devices:
+        def table(name, cols):
+            return [x for x in pq.read_table(d / f"{name}.parquet", columns=cols).to_pylist()
+                    if x["start_ts"] is not None and x["end_ts"] is not None]
+        ins = table("Instruction", ["start_ts", "end_ts", "engine"])
+        cc = table("CcOp", ["start_ts", "end_ts"])
+        dma = table("DmaPacket", ["start_ts", "end_ts", "transfer_bytes"])
+        iv = lambda rows: [(x["start_ts"], x["end_ts"]) for x in rows]
+        lo = min(x["start_ts"] for x in ins + cc + dma)
+        hi = max(x["end_ts"] for x in ins + cc + dma)
+        compute, cc_c, every = union_len(iv(ins)), union_len(iv(ins + cc)), union_len(iv(ins + cc + dma))
+        got = breakdown(d)
+        assert got["kind"] == "device" and cc
+        assert (got["start_ns"], got["end_ns"], got["window_ns"]) == (lo, hi, hi - lo)
+        assert got["compute_ns"] == compute
+        assert got["communication_ns"] == cc_c - compute
+        assert got["overlapped_cc_ns"] == union_len(iv(cc)) - (cc_c - compute)
+        assert got["memory_ns"] == every - cc_c
+        assert got["idle_ns"] == hi - lo - every
+        assert (got["cc_count"], got["cc_ns"]) == (len(cc), union_len(iv(cc)))
+        assert got["dma_count"] == len(dma)
+        assert got["dma_bytes"] == sum(x["transfer_bytes"] or 0 for x in dma)
+        assert got["dma_busy_ns"] == union_len(iv(dma))
+        assert got["dma_gbps"] == pytest.approx(got["dma_bytes"] / got["dma_busy_ns"], rel=1e-5)
+        engines = sorted({x["engine"] for x in ins})
+        assert [e["engine"] for e in got["engines"]] == engines
+        for e in got["engines"]:
+            rows = [x for x in ins if x["engine"] == e["engine"]]
+            assert (e["count"], e["busy_ns"]) == (len(rows), union_len(iv(rows)))
+            assert e["idle_ns"] == hi - lo - e["busy_ns"]
