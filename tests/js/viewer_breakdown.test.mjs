@@ -6,7 +6,8 @@
 // have the widths of compute, communication, memory and idle over the window (they fill
 // it); the top kernels are the API's in its order, with the rank spread only for several
 // ranks. With NXPROF_BREAKDOWN_PNG set, the gpt2_eager page's section is saved there
-// (docs/breakdown.png). Skipped (with a message) only when /usr/bin/chromium is missing.
+// (docs/breakdown.png). On a synthesized NeuronCore device profile, the device page's
+// engine breakdown (window split, CcOp, DMA, each engine) equals the API's. Skipped (with a message) only when /usr/bin/chromium is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -99,5 +100,33 @@ test('the Breakdown section shows the API\'s figures', { skip: SKIP, timeout: 20
       }
     });
   }
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a NeuronCore\'s device page shows its engine breakdown', { skip: SKIP, timeout: 200000 }, async (t) => {
+  const BIN = requireBin();
+  const tmp = tempDir('nxviewer-engines-');
+  const cap = path.join(tmp, 'cap'), data = path.join(tmp, 'data');
+  execFileSync(BIN, ['synth', '--out', cap, '--preset', 'tiny', '--cores', '2'], { stdio: 'ignore' });
+  execFileSync(BIN, ['process', cap, '--data-path', data, '--display-name', 'syn'], { stdio: 'ignore' });
+  const { child, url } = await startServer(BIN, data);
+  const browser = await launch();
+  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
+  const page = await (await browser.newContext({ viewport: { width: 1500, height: 1000 } })).newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const api = await (await fetch(`${url}/api/profiles/syn-nd0-nc0/breakdown`)).json();
+  assert.equal(api.kind, 'device');
+  await page.goto(`${url}/view/syn-nd0-nc0`);
+  await settle(page);
+  await page.waitForSelector('#bd-engines', { timeout: 60000 });
+  const cells = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('#bd-device [data-k], #bd-dma [data-k]')].map((c) => [c.dataset.k, c.dataset.v])));
+  for (const k of ['window_ns', 'compute_ns', 'communication_ns', 'memory_ns', 'idle_ns', 'overlap_pct', 'cc_count', 'cc_ns', 'dma_count', 'dma_bytes', 'dma_busy_ns', 'dma_gbps']) {
+    assert.equal(cells[k], s(api[k]), k);
+  }
+  const engines = await page.evaluate(() => [...document.querySelectorAll('#bd-engines tr')].slice(1).map((tr) => ({
+    engine: tr.cells[0].textContent, ...Object.fromEntries([...tr.querySelectorAll('[data-k]')].map((c) => [c.dataset.k, c.dataset.v])) })));
+  assert.deepEqual(engines, api.engines.map((e) => ({ engine: e.engine, count: s(e.count), busy_ns: s(e.busy_ns), idle_ns: s(e.idle_ns) })));
+  if (process.env.NXPROF_BREAKDOWN_DEVICE_PNG) await page.locator('#device-breakdown').screenshot({ path: process.env.NXPROF_BREAKDOWN_DEVICE_PNG });
   assert.deepEqual(pageErrors, []);
 });

@@ -21,6 +21,7 @@ const label = (e) => `${e.device}${e.rank === null ? '' : ` · rank ${e.rank}`} 
 // A cell with the exact value v (ns, a count) and its text.
 const td = (v, text, key) => `<td class="num" data-k="${key}" data-v="${esc(String(v))}" title="${esc(String(v))}">${esc(text)}</td>`;
 const ns = (v, key) => td(v, fmtNs(Number(v)), key);
+const sp = (v, text, key) => `<span data-k="${key}" data-v="${esc(String(v))}" title="${esc(String(v))}">${esc(text)}</span>`;
 
 function bar(t) {
   const w = Number(t.window_ns) || 1;
@@ -97,4 +98,38 @@ export async function showBreakdown(name, el) {
     `<h3>Time per device, rank and step</h3>${temporalHTML(b)}<h3>Idle time by cause</h3>${idleHTML(b)}` +
     `<h3>Kernel classes and launches</h3>${launchHTML(b)}<h3>Memcpy and memset</h3>${transfersHTML(b)}` +
     `<h3>Top kernels by total time</h3>${kernelsHTML(b)}`;
+}
+
+// A NeuronCore's device profile (engine_breakdown.h): one stacked bar of compute
+// (instructions) > collectives (CcOp) > DMA (DmaPacket) > idle over the profile's window,
+// collectives under compute, DMA bytes and bandwidth, and each engine's busy and idle time.
+function engineHTML(b) {
+  const t = { window_ns: b.window_ns, compute_ns: b.compute_ns, communication_ns: b.communication_ns, memory_ns: b.memory_ns, idle_ns: b.idle_ns };
+  const names = ['Compute', 'Collectives', 'DMA', 'Idle'];
+  const legend = PARTS.map(([, , c], i) => `<span class="bd-key"><i style="background:${c}"></i>${names[i]}</span>`).join(' ');
+  const w = Number(b.window_ns) || 1;
+  return `<p class="bd-legend">${legend}</p><table class="bars bd-table" id="bd-device"><tr><th class="num">Window</th><th class="bd-barcell"></th>` +
+    names.map((n) => `<th class="num">${n}</th>`).join('') + '<th class="num" title="Collective time under compute, as a share of all collective time">CC overlap</th></tr>' +
+    `<tr>${ns(b.window_ns, 'window_ns')}<td class="bd-barcell">${bar(t)}</td>${PARTS.map(([k]) => ns(b[k], k)).join('')}` +
+    `${td(b.overlap_pct ?? '', b.overlap_pct === null ? '—' : fmtPct(b.overlap_pct), 'overlap_pct')}</tr></table>` +
+    `<p class="facts" id="bd-dma">CcOp: ${sp(b.cc_count, fmtCount(b.cc_count), 'cc_count')} rows, ${sp(b.cc_ns, fmtNs(Number(b.cc_ns)), 'cc_ns')} · ` +
+    `DMA: ${sp(b.dma_count, fmtCount(b.dma_count), 'dma_count')} packets, ${sp(b.dma_bytes, fmtBytes(Number(b.dma_bytes)), 'dma_bytes')} in ` +
+    `${sp(b.dma_busy_ns, fmtNs(Number(b.dma_busy_ns)), 'dma_busy_ns')} busy, ${sp(b.dma_gbps, `${Number(b.dma_gbps).toFixed(3)} GB/s`, 'dma_gbps')}</p>` +
+    '<table class="bars bd-table" id="bd-engines"><tr><th>Engine</th><th class="num">Instructions</th><th class="num">Busy</th><th class="num">of window</th><th class="bd-barcell"></th><th class="num">Idle</th></tr>' +
+    b.engines.map((e) => `<tr><td>${esc(e.engine)}</td>${td(e.count, fmtCount(e.count), 'count')}${ns(e.busy_ns, 'busy_ns')}` +
+      `<td class="num">${esc(fmtPct(100 * Number(e.busy_ns) / w))}</td><td class="bd-barcell"><div class="gauge"><div class="bar" style="width:${(100 * Number(e.busy_ns) / w).toFixed(3)}%"></div></div></td>${ns(e.idle_ns, 'idle_ns')}</tr>`).join('') +
+    '</table>';
+}
+
+// Appends a "Breakdown" section to a device profile's page `el`.
+export async function showEngineBreakdown(name, el) {
+  const section = document.createElement('section');
+  section.id = 'device-breakdown';
+  section.innerHTML = '<h2 title="Compute, collectives, DMA and idle time; engines busy and idle (docs/analyses-breakdown.md)">Breakdown</h2><div class="content"><p class="muted">Loading…</p></div>';
+  el.append(section);
+  try {
+    section.querySelector('.content').innerHTML = engineHTML(await api(`/api/profiles/${namePath(name)}/breakdown`));
+  } catch (e) {
+    section.querySelector('.content').innerHTML = `<p class="warn">Breakdown unavailable: ${esc(e.message)}</p>`;
+  }
 }
