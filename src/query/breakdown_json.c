@@ -6,6 +6,7 @@
 
 #include "query/breakdown.h"
 #include "query/breakdown_internal.h"
+#include "query/csv.h"
 #include "util/json.h"
 
 void bd_json_i64(nx_strbuf *b, const char *key, int64_t v, bool safe)
@@ -14,7 +15,15 @@ void bd_json_i64(nx_strbuf *b, const char *key, int64_t v, bool safe)
     nx_strbuf_printf(b, quote ? ",\"%s\":\"%" PRId64 "\"" : ",\"%s\":%" PRId64, key, v);
 }
 
-static void put_num(nx_strbuf *b, const char *key, double v) { nx_strbuf_printf(b, ",\"%s\":%.6g", key, v); }
+/* A double as its shortest round-trip text (a mean of large ns totals keeps every digit). */
+static void put_num(nx_strbuf *b, const char *key, double v)
+{
+    char buf[32];
+    nx_csv_format_f64(buf, v);
+    nx_strbuf_printf(b, ",\"%s\":%s", key, buf);
+}
+
+void bd_json_num(nx_strbuf *b, const char *key, double v) { put_num(b, key, v); }
 
 void bd_json_pct(nx_strbuf *b, const char *key, double pct)
 {

@@ -250,7 +250,8 @@ void nx_engine_breakdown_json(const nx_engine_breakdown *b, bool s, nx_strbuf *o
     bd_json_i64(out, "dma_count", b->dma_count, s);
     bd_json_i64(out, "dma_bytes", b->dma_bytes, s);
     bd_json_i64(out, "dma_busy_ns", b->dma_busy_ns, s);
-    nx_strbuf_printf(out, ",\"dma_gbps\":%.6g,\"engines\":[", b->dma_gbps);
+    bd_json_num(out, "dma_gbps", b->dma_gbps);
+    nx_strbuf_puts(out, ",\"engines\":[");
     for (size_t i = 0; i < b->n_engines; i++) {
         nx_strbuf_puts(out, i ? ",{\"engine\":" : "{\"engine\":");
         nx_json_put_cstr(out, b->engines[i].name);
