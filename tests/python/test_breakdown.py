@@ -442,3 +442,19 @@ def test_neuron_device_profile(tmp_path):
             rows = [x for x in ins if x["engine"] == e["engine"]]
             assert (e["count"], e["busy_ns"]) == (len(rows), union_len(iv(rows)))
             assert e["idle_ns"] == hi - lo - e["busy_ns"]
+
+
+def test_usage_errors(tmp_path):
+    """Bad options exit 2 naming them; --rank on a device profile and a directory with
+    neither table are refused."""
+    for args, code, text in ((["--rank", "x"], 2, "--rank 'x'"), (["--top", "-1"], 2, "--top '-1'"),
+                             (["--format", "csv"], 2, "unknown format 'csv'"), ([], 1, "neither SystemProfileEvents")):
+        empty = tmp_path / "empty"
+        empty.mkdir(exist_ok=True)
+        r = subprocess.run([str(BIN), "breakdown", str(empty), *args], capture_output=True, text=True)
+        assert r.returncode == code and text in r.stderr, (args, r.returncode, r.stderr)
+    cap, prof = tmp_path / "syn", tmp_path / "synp"
+    for a in (["synth", "--out", cap, "--preset", "tiny", "--cores", "1", "--no-system"], ["process", cap, "--output-file", prof]):
+        assert subprocess.run([str(BIN), *map(str, a)], capture_output=True).returncode == 0
+    r = subprocess.run([str(BIN), "breakdown", str(prof), "--rank", "0"], capture_output=True, text=True)
+    assert r.returncode == 2 and "not a system profile" in r.stderr
