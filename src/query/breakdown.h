@@ -52,7 +52,8 @@
  * rank's total (min, max, mean; a rank without the kernel counts 0).
  * With rank >= 0 only that rank's rows count; with step >= 0 only the entries
  * of steps numbered step are kept (the kernels stay the whole trace's).
- * Memory: about 64 bytes per device row and 24 per launch row.
+ * Memory: about 80 bytes per device row, 24 per launch row and each distinct
+ * device row name once.
  */
 #ifndef NX_QUERY_BREAKDOWN_H
 #define NX_QUERY_BREAKDOWN_H

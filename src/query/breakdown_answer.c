@@ -102,7 +102,15 @@ static void idle_causes(const bd_row *g, size_t n, const unions *s, const bd_spa
     size_t m = s->n[U_ALL];
     int64_t *sum[3] = {&idle->host_wait_ns, &idle->kernel_wait_ns, &idle->other_ns};
     int64_t *cnt[3] = {&idle->host_wait_count, &idle->kernel_wait_count, &idle->other_count};
-    for (size_t i = 0; i <= m; i++) {
+    size_t i = 0, top = m;   /* the first gap ending after lo: the first busy start after lo */
+    while (i < top) {
+        size_t mid = i + (top - i) / 2;
+        if (u[mid].start <= lo)
+            i = mid + 1;
+        else
+            top = mid;
+    }
+    for (; i <= m && (i == 0 || u[i - 1].end < hi); i++) {
         int64_t g0 = i ? u[i - 1].end : sp->lo, g1 = i < m ? u[i].start : sp->hi;
         int64_t c0 = g0 > lo ? g0 : lo, c1 = g1 < hi ? g1 : hi;
         if (c1 <= c0)
