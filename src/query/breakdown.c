@@ -223,7 +223,8 @@ static int cmp_launch(const void *pa, const void *pb)
 /* Each row's launch: the earliest host row of its rank with its correlation id. */
 static void link_launches(bd_acc *a)
 {
-    qsort(a->launches, a->n_launches, sizeof *a->launches, cmp_launch);
+    if (a->n_launches)   /* qsort must not get a null array */
+        qsort(a->launches, a->n_launches, sizeof *a->launches, cmp_launch);
     for (size_t i = 0; i < a->n_rows; i++) {
         bd_row *r = &a->rows[i];
         if (r->corr < 0)
@@ -286,7 +287,8 @@ int nx_breakdown_read(const char *dir, int64_t rank, int64_t step, size_t top, n
     int rc = nx_activity_scan(dir, on_row, &a, err);
     if (rc == 0) {
         link_launches(&a);
-        qsort(a.rows, a.n_rows, sizeof *a.rows, cmp_row);
+        if (a.n_rows)
+            qsort(a.rows, a.n_rows, sizeof *a.rows, cmp_row);
         rc = bd_answer_entries(&a, step, out, err);
     }
     if (rc == 0)

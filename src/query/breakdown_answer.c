@@ -249,7 +249,8 @@ static int device_entries(const bd_acc *a, const bd_row *g, size_t n, int64_t st
 
 int bd_answer_entries(bd_acc *a, int64_t step, nx_breakdown *out, nxpq_error *err)
 {
-    qsort(a->steps, a->n_steps, sizeof *a->steps, cmp_step);
+    if (a->n_steps)   /* qsort must not get a null array */
+        qsort(a->steps, a->n_steps, sizeof *a->steps, cmp_step);
     for (size_t i = 0; i < a->n_rows;) {
         size_t j = i + 1;
         while (j < a->n_rows && a->rows[j].rank == a->rows[i].rank && a->rows[j].dtype == a->rows[i].dtype &&
