@@ -144,6 +144,9 @@ GET /profile/tiny
 GET /nope.txt
 GET /api/health
 GET /api/profiles/tiny?a=1&b&=c&e=%41+%42
+GET /api/profiles/tiny/breakdown?rank=0&step=1&top=3
+GET /api/profiles/$D/breakdown
+GET /api/profiles/$D/breakdown?rank=1&top=0
 EOF
 printf 'GET /api/profiles HTTP/1.1\r\nContent-Length: 5\r\n\r\n' >"$C/http/body.req"
 printf 'GET /api/profiles HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n' >"$C/http/chunked.req"
