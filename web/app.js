@@ -5,10 +5,13 @@
 // system profile's folder is "<system>/devices/<device>", docs/api.md): a system profile
 // shows the System Trace Viewer with its summary and Device Profiles (js/system.js), a
 // device profile the Device Trace Viewer (js/viewer.js) with a trail back to its system
-// profile. "/compare?a=<A>&b=<B>" compares two profiles (js/compare.js). Everything talks only to the JSON API of `nxprof serve` (docs/api.md).
+// profile and its Breakdown (js/breakdown.js). "/compare?a=<A>&b=<B>" compares two
+// profiles (js/compare.js). Everything talks only to the JSON API of `nxprof serve`
+// (docs/api.md).
 import { api, namePath, viewHref, leafName } from './js/api.js';
 import { $, setStatus } from './js/dom.js';
 import { esc } from './js/format.js';
+import { showEngineBreakdown } from './js/breakdown.js';
 import { showProfiles } from './js/profiles.js';
 import { showCompare } from './js/compare.js';
 import { showSystem } from './js/system.js';
@@ -44,6 +47,7 @@ async function openProfile(name) {
   } else {
     systemOf(name).then((system) => { setCrumb(name, system); updateURL(); }, () => {});
     await startViewer(name, info, $('#device-view'));
+    await showEngineBreakdown(name, $('#device-view'));
   }
 }
 

@@ -29,6 +29,7 @@ typedef struct nx_command {
 } nx_command;
 
 extern const nx_command nx_cmd_diff;
+extern const nx_command nx_cmd_breakdown;
 extern const nx_command nx_cmd_export_csv;
 extern const nx_command nx_cmd_index;
 extern const nx_command nx_cmd_process;

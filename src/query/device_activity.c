@@ -243,6 +243,8 @@ static int scan_batch(const nxpq_batch *b, size_t file, const int *at, nx_activi
                                   row.end_ns);
         row.name = in.name ? in.name : "";
         row.name_len = in.name_len;
+        row.json = in.json ? in.json : "";
+        row.json_len = in.json_len;
         nx_activity_classify(&in, &row.a);
         if (fn(ctx, &row, err) != 0)
             return -1;

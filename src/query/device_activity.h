@@ -102,13 +102,17 @@ static inline bool nx_activity_is_busy(nx_activity_kind k)
  * "NeuronCore 3", "" for none. */
 void nx_device_name(nx_device_type t, int64_t n, char *out, size_t cap);
 
-/* One classified row as the scan delivers it. name is valid during the
- * callback only. */
+/* One classified row as the scan delivers it. name and json are valid during
+ * the callback only. */
 typedef struct nx_activity_row {
     int64_t ordinal;                 /* timeline_rules.h nx_row_ordinal (file, row) */
     int64_t start_ns, end_ns;
     const char *name;
     size_t name_len;
+    const char *json;                /* extra_attributes_json, "" when null (args
+                                        such as a kernel's correlation or a
+                                        memcpy's bytes) */
+    size_t json_len;
     nx_activity a;
 } nx_activity_row;
 

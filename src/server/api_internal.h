@@ -180,6 +180,7 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
                                       bool profiler_rows);
 enum MHD_Result nx_api_usage(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_counters(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_breakdown(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_schema(nx_api_req *r);
 enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file);
 /* api_search.c: search, selection aggregates and flows of events. */

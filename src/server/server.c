@@ -29,7 +29,7 @@
  * makes MHD close the connection, since its body is never read.
  * Routing on the decoded path, split at '/':
  *   /api/health, /api/profiles, /api/schema, /api/diff, /api/profiles/<name>[/tracks|/timeline|
- *   /event|/summary|/usage|/counters|/search|/aggregate|/flows|/export/<Table>.csv]; other
+ *   /event|/summary|/usage|/counters|/breakdown|/search|/aggregate|/flows|/export/<Table>.csv]; other
  *   /api/... -> 404. <name> may be <S>/devices/<D> (three segments, a device
  *   profile nested in system profile S).
  *   Anything else is a static file: "/" -> /index.html, "/static/<f>" -> asset "/<f>",
@@ -247,6 +247,8 @@ static enum MHD_Result route_api(nx_api_req *r, char **seg, size_t n)
             return nx_api_usage(r, name);
         if (n == 4 && strcmp(seg[3], "counters") == 0)
             return nx_api_counters(r, name);
+        if (n == 4 && strcmp(seg[3], "breakdown") == 0)
+            return nx_api_breakdown(r, name);
         if (n == 4 && strcmp(seg[3], "search") == 0)
             return nx_api_search(r, name);
         if (n == 4 && strcmp(seg[3], "aggregate") == 0)

@@ -149,6 +149,9 @@ GET /api/diff?a=tiny&b=tiny&by=kernel&all=1
 GET /api/diff?a=tiny&b=$D
 GET /api/diff?a=broken&b=$D
 GET /api/diff?a=nested/devices/nested-nd0-nc0&b=$D&by=framework_name&limit=0
+GET /api/profiles/tiny/breakdown?rank=0&step=1&top=3
+GET /api/profiles/$D/breakdown
+GET /api/profiles/$D/breakdown?rank=1&top=0
 EOF
 printf 'GET /api/profiles HTTP/1.1\r\nContent-Length: 5\r\n\r\n' >"$C/http/body.req"
 printf 'GET /api/profiles HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n' >"$C/http/chunked.req"

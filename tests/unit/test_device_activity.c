@@ -133,7 +133,7 @@ typedef struct seen {
     size_t n;
     int64_t start[8], end[8], rank[8];
     nx_activity_kind kind[8];
-    char name[8][32];
+    char name[8][32], json[8][80];
 } seen;
 
 static int record(void *ctx, const nx_activity_row *r, nxpq_error *err)
@@ -146,6 +146,7 @@ static int record(void *ctx, const nx_activity_row *r, nxpq_error *err)
     s->rank[s->n] = r->a.rank;
     s->kind[s->n] = r->a.kind;
     snprintf(s->name[s->n], 32, "%.*s", (int)r->name_len, r->name);
+    snprintf(s->json[s->n], 80, "%.*s", (int)r->json_len, r->json);
     s->n++;
     return 0;
 }
@@ -178,6 +179,7 @@ static void test_scan(void **state)
         assert_int_equal(s.end[i], ev[i].end);
         assert_int_equal(s.rank[i], rank[i]);
         assert_string_equal(s.name[i], ev[i].name);
+        assert_string_equal(s.json[i], ev[i].json);   /* the args a breakdown reads */
     }
     assert_int_equal(s.kind[0], NX_ACT_NONE);
     assert_int_equal(s.kind[1], NX_ACT_KERNEL);

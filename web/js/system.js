@@ -12,6 +12,7 @@
 // NeuronCore's events.
 import { api, big, namePath, viewHref } from './api.js';
 import { showDeviceAnswers } from './device_answers.js';
+import { showBreakdown } from './breakdown.js';
 import { $, setStatus } from './dom.js';
 import { esc, cut, fmtNs, fmtCount, fmtPct, fmtSec, fmtBytes } from './format.js';
 import { shortName } from './names.js';
@@ -96,5 +97,6 @@ export async function showSystem(info) {
   $('#system-devices').hidden = framework;
   $('#system-ops .content').innerHTML = opsHTML(s);
   devicesTable(info, s);
+  await showBreakdown(info.name, $('#system-breakdown'));
   setStatus('');
 }
