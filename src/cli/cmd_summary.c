@@ -494,6 +494,8 @@ static int print_system_text(const char *dir, const nx_system_summary *s, const 
     char (*row)[96];
     if (print_devices_text(ds, &t) != 0 || print_steps_text(ds, &t) != 0)
         goto oom;
+    if (nx_ranks_summary_member(dir, false) != 0)
+        goto oom;
     t.n_rows = 0;
     if (s->n_ranks > 0 && print_ranks_text(s, &t) != 0)
         goto oom;
@@ -660,6 +662,8 @@ static int print_system_json(const char *dir, const nx_system_summary *s, const 
     }
     fwrite(b.data, 1, b.len, stdout);
     nx_strbuf_free(&b);
+    if (nx_ranks_summary_member(dir, true) != 0)
+        return -1;
     printf(",\"device_profiles\":");
     if (!s->have_device_list) {
         fputs("null}\n", stdout);
