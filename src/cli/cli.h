@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "query/insights.h"
 #include "query/rank_stats.h"
 
 enum {
@@ -32,6 +33,7 @@ typedef struct nx_command {
 
 extern const nx_command nx_cmd_export_csv;
 extern const nx_command nx_cmd_index;
+extern const nx_command nx_cmd_insights;
 extern const nx_command nx_cmd_process;
 extern const nx_command nx_cmd_ranks;
 extern const nx_command nx_cmd_schema;
@@ -67,6 +69,12 @@ int nx_ranks_print_text(const nx_rank_stats *s);
  * ranks: the member `,"rank_stats":{...}` (json) or a Ranks section (text);
  * nothing otherwise. 0, or -1 (the cause printed to stderr). */
 int nx_ranks_summary_member(const char *dir, bool json);
+
+/* The text list of findings (cmd_insights.c; the top of summary too). */
+void nx_insights_print_text(const nx_insights *s);
+/* summary's part of the insights: the member `,"insights":{...}` (json) or
+ * the list (text). 0, or -1 (the cause printed to stderr). */
+int nx_insights_summary_member(const char *dir, bool json);
 
 /* --rank N (summary, top): a decimal rank 0..10^18 into *out; 0, or -1 when s is none. */
 int nx_parse_rank(const char *s, int64_t *out);

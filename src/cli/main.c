@@ -18,6 +18,7 @@
 static const nx_command *const COMMANDS[] = {
     &nx_cmd_export_csv,
     &nx_cmd_index,
+    &nx_cmd_insights,
     &nx_cmd_process,
     &nx_cmd_ranks,
     &nx_cmd_schema,
