@@ -1,0 +1,137 @@
+"""`nxprof insights`, summary's insights member and GET /api/profiles/<name>/insights
+(docs/analyses-insights.md): each rule on a profile made to trigger it and on one that does
+not. GPU rules on hand-written Kineto traces; NeuronCore rules on a synthetic device
+profile (which triggers none) and on copies whose Summary row is rewritten with pyarrow to
+cross each threshold.
+
+Independent of nxprof: the expected idle time is the span of the trace's events minus the
+union of its GPU kernel intervals, worked out here from the JSON; the NeuronCore ratios are
+computed from the Summary values written here.
+"""
+import gzip
+import json
+import shutil
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from conftest import http_get_json, nx, serving
+
+
+def kineto(kernels, runtime, span_us):
+    """A one-rank Kineto trace: a host op over [0, span_us), GPU 0 kernels, runtime calls."""
+    ev = [{"ph": "M", "name": "process_labels", "pid": 0, "args": {"labels": "GPU 0"}},
+          {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 100, "ts": 0, "dur": span_us}]
+    ev += [{"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": a, "dur": b - a}
+           for a, b in kernels]
+    ev += [{"ph": "X", "cat": "cuda_runtime", "name": n, "pid": 100, "tid": 100, "ts": a, "dur": d}
+           for n, a, d in runtime]
+    return {"schemaVersion": 1, "traceEvents": ev}
+
+
+def union_us(iv):
+    total, end = 0, None
+    for a, b in sorted(iv):
+        if end is None or a > end:
+            total += b - a
+            end = b
+        elif b > end:
+            total += b - end
+            end = b
+    return total
+
+
+def process_trace(tmp_path, name, doc):
+    cap = tmp_path / f"cap_{name}"
+    cap.mkdir()
+    with gzip.open(cap / "trace.json.gz", "wt") as f:
+        json.dump(doc, f)
+    out = tmp_path / f"out_{name}"
+    nx("process", cap, "--output-file", out)
+    return out
+
+
+def insights(profile):
+    return json.loads(nx("insights", profile, "--format", "json").stdout)
+
+
+def test_gpu_rules_fire(tmp_path):
+    kernels = [(100, 200), (150, 300), (700, 750)]     # the second overlaps the first
+    runtime = [("cudaMemcpy", 400, 20), ("cudaMemcpy2D", 450, 5), ("cudaMemcpyAsync", 500, 9)]
+    out = process_trace(tmp_path, "loud", kineto(kernels, runtime, 1000))
+    doc = insights(out)
+    by = {i["rule"]: i for i in doc["insights"]}
+    assert set(by) == {"gpu_idle", "sync_memcpy"}
+    busy_ns = union_us(kernels) * 1000
+    idle = by["gpu_idle"]["values"]
+    assert (idle["wall_ns"], idle["busy_ns"], idle["idle_ns"]) == (1_000_000, busy_ns, 1_000_000 - busy_ns)
+    assert by["gpu_idle"]["score"] == (1_000_000 - busy_ns) / 1_000_000
+    assert by["sync_memcpy"]["values"] == {"count": 2, "total_ns": 25_000, "span_ns": 1_000_000}
+    assert [i["score"] for i in doc["insights"]] == sorted((i["score"] for i in doc["insights"]), reverse=True)
+    text = nx("insights", out).stdout
+    assert "rule gpu_idle: idle over 20% of the rank's span" in text
+    summary = json.loads(nx("summary", out, "--format", "json").stdout)
+    assert summary["insights"] == doc
+    assert nx("summary", out).stdout.splitlines()[2].startswith("Insights (most severe first)")
+
+
+def test_gpu_rules_quiet(tmp_path):
+    kernels = [(0, 500), (500, 850)]                   # idle 15 %
+    out = process_trace(tmp_path, "quiet", kineto(kernels, [("cudaMemcpyAsync", 500, 9)], 1000))
+    doc = insights(out)
+    assert doc["insights"] == []
+    assert [r["id"] for r in doc["rules"]] == ["gpu_idle", "sync_memcpy"]
+
+
+DEVICE_FIELDS = {
+    # field: (value that fires, ...) per rule, against hardware_flops 1000 / hbm_read_bytes 1000
+    "model_flops": 400, "hardware_flops": 1000, "transpose_flops": 150,
+    "spill_save_bytes": 200, "spill_reload_bytes": 100, "hbm_read_bytes": 1000,
+    "dma_transfer_count": 50, "dma_transfer_average_bytes": 512.0,
+}
+
+
+def rewrite_summary(device_dir, values):
+    t = pq.read_table(device_dir / "Summary.parquet")
+    cols = {n: t.column(n) for n in t.column_names}
+    for k, v in values.items():
+        cols[k] = pa.array([v], type=t.schema.field(k).type)
+    pq.write_table(pa.table(cols, schema=t.schema), device_dir / "Summary.parquet")
+
+
+def expected_device(values):
+    hw, hbm = values["hardware_flops"], values["hbm_read_bytes"]
+    fired = set()
+    if values["model_flops"] / hw < 0.5:
+        fired.add("low_model_flops")
+    if values["transpose_flops"] / hw > 0.1:
+        fired.add("transpose_flops")
+    if (values["spill_save_bytes"] + values["spill_reload_bytes"]) / hbm > 0.25:
+        fired.add("spill_reload")
+    if values["dma_transfer_count"] > 0 and values["dma_transfer_average_bytes"] < 4096:
+        fired.add("small_dma")
+    return fired
+
+
+def test_device_rules(tmp_path):
+    cap = tmp_path / "syn"
+    nx("synth", "--out", cap, "--preset", "tiny", "--cores", "1")
+    data = tmp_path / "data"
+    nx("process", cap, "--data-path", data, "--display-name", "syn")
+    dev = next((data / "profiles" / "global").glob("syn-nd*@latest"))
+    base = pq.read_table(dev / "Summary.parquet").to_pylist()[0]
+    assert {i["rule"] for i in insights(dev)["insights"]} == expected_device(base) == set()
+    loud = dev.parent / "loud-nd0-nc0"
+    shutil.copytree(dev.resolve(), loud)
+    rewrite_summary(loud, DEVICE_FIELDS)
+    doc = insights(loud)
+    assert {i["rule"] for i in doc["insights"]} == expected_device(DEVICE_FIELDS) == {
+        "low_model_flops", "transpose_flops", "spill_reload", "small_dma"}
+    by = {i["rule"]: i["values"] for i in doc["insights"]}
+    assert by["low_model_flops"]["ratio"] == 0.4 and by["spill_reload"]["ratio"] == 0.3
+    assert [r["scope"] for r in doc["rules"]] == ["device"] * 4
+    with serving(data) as (port, _):
+        status, api = http_get_json(port, f"/api/profiles/{dev.name.removesuffix('@latest')}/insights")
+        assert status == 200 and api["insights"] == [] and len(api["rules"]) == 4
+        status, api = http_get_json(port, "/api/profiles/syn/insights")
+        assert status == 200 and [r["scope"] for r in api["rules"]] == ["system", "system"]
