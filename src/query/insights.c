@@ -4,7 +4,7 @@
  * add() per finding; a new rule is a function and one line in RULES.
  * Inputs are loaded once, on a rule's first call: device_stats (GPU busy and
  * span per device and rank), one scan for synchronous copies, and the device
- * profile's Summary row.
+ * profile's Summary row; ThrottleSummary and CcOp are read by their rules.
  */
 #include "query/insights.h"
 
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/profile_table.h"
 #include "query/device_activity.h"
 #include "query/device_stats.h"
 #include "query/row0.h"
@@ -60,18 +61,21 @@ static int add(ctx *c, nxpq_error *err, const char *subject, double score, const
         o->items = g;
         c->cap = cap;
     }
-    nx_strbuf v = NX_STRBUF_INIT;
-    va_list ap;
+    va_list ap, ap2;
     va_start(ap, values_fmt);
-    nx_strbuf_putc(&v, '{');
-    char tmp[512];
-    vsnprintf(tmp, sizeof tmp, values_fmt, ap);
+    va_copy(ap2, ap);
+    int len = vsnprintf(NULL, 0, values_fmt, ap);
     va_end(ap);
-    nx_strbuf_puts(&v, tmp);
-    nx_strbuf_putc(&v, '}');
+    char *values = len >= 0 ? malloc((size_t)len + 3) : NULL;
+    if (values) {
+        values[0] = '{';
+        vsnprintf(values + 1, (size_t)len + 1, values_fmt, ap2);
+        memcpy(values + 1 + len, "}", 2);
+    }
+    va_end(ap2);
     nx_insight *x = &o->items[o->n];
     *x = (nx_insight){.rule = c->rule, .subject = strdup(subject), .evidence = strdup(evidence),
-                      .values = nx_strbuf_detach(&v), .score = clamp01(score)};
+                      .values = values, .score = clamp01(score)};
     x->severity = severity_of(x->score);
     if (!x->subject || !x->evidence || !x->values) {
         free(x->subject);
@@ -274,6 +278,187 @@ static int rule_small_dma(ctx *c, nxpq_error *err)
                "\"dma_transfer_average_bytes\":%.17g,\"dma_transfer_count\":%.17g", avg, count);
 }
 
+/* The row callback of scan_rows: the batch and the row in it. */
+typedef int (*row_fn)(void *p, const nxpq_batch *b, size_t r, nxpq_error *err);
+
+/* Calls fn for every row of `table` of the profile with columns cols[0..n)
+ * projected (no rows when the table is absent). 0, or -1 with err. */
+static int scan_rows(const char *dir, const char *table, const char *const *cols, size_t n, row_fn fn, void *p,
+                     nxpq_error *err)
+{
+    nx_profile_table *t;
+    int rc = nx_profile_table_open(dir, table, &t, err);
+    if (rc != 0)
+        return rc == NX_PROFILE_TABLE_ABSENT ? 0 : -1;
+    nx_profile_scan_options o = {.columns = cols, .n_columns = n};
+    nx_profile_scan *s = nx_profile_scan_open(t, &o, err);
+    const nxpq_batch *b;
+    rc = s ? 0 : -1;
+    while (rc == 0 && (rc = nx_profile_scan_next(s, &b, err)) == 1) {
+        rc = 0;
+        for (size_t r = 0; rc == 0 && r < b->n_rows; r++)
+            rc = fn(p, b, r, err);
+    }
+    if (s)
+        nx_profile_scan_close(s);
+    nx_profile_table_close(t);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Integer cell r of a column: false when null or not an integer column. */
+static bool cell_i64(const nxpq_column_data *c, size_t r, int64_t *v)
+{
+    if (c->valid && !c->valid[r])
+        return false;
+    if (c->type == NXPQ_INT64)
+        *v = c->values.i64[r];
+    else if (c->type == NXPQ_INT32)
+        *v = c->values.i32[r];
+    else
+        return false;
+    return true;
+}
+
+/* String cell r (not NUL-terminated): false when null or not a string column. */
+static bool cell_str(const nxpq_column_data *c, size_t r, const char **s, size_t *len)
+{
+    if ((c->valid && !c->valid[r]) || c->type != NXPQ_STRING)
+        return false;
+    *s = c->data + c->offsets[r];
+    *len = (size_t)(c->offsets[r + 1] - c->offsets[r]);
+    return true;
+}
+
+/* Throttling: one finding per ThrottleSummary row with throttled active time. */
+static int throttle_row(void *p, const nxpq_batch *b, size_t r, nxpq_error *err)
+{
+    ctx *c = p;
+    int64_t nc = -1, ns;
+    const char *type = "";
+    size_t tlen = 0;
+    const nxpq_column_data *col = b->columns;
+    if (!cell_i64(&col[2], r, &ns) || ns <= 0)
+        return 0;
+    (void)cell_i64(&col[0], r, &nc);
+    (void)cell_str(&col[1], r, &type, &tlen);
+    double pct = col[3].type == NXPQ_DOUBLE && (!col[3].valid || col[3].valid[r]) ? col[3].values.f64[r]
+                 : col[3].type == NXPQ_FLOAT && (!col[3].valid || col[3].valid[r]) ? col[3].values.f32[r]
+                                                                                    : 0;
+    char subject[96], ev[256];
+    size_t shown = tlen > 40 ? 40 : tlen;
+    snprintf(subject, sizeof subject, "NeuronCore %" PRId64 ", %.*s", nc, (int)shown, type);
+    snprintf(ev, sizeof ev, "throttled %" PRId64 " ns while active (%.3g %% of the active time)", ns, pct);
+    nx_strbuf q = NX_STRBUF_INIT;
+    nx_json_put_string(&q, type, shown);
+    int rc = nx_strbuf_failed(&q) ? nxpq_error_set(err, "ThrottleSummary: out of memory")
+             : add(c, err, subject, pct / 100, ev,
+                   "\"nc_idx\":%" PRId64 ",\"throttle_type\":%s,\"throttle_active_time_ns\":%" PRId64
+                   ",\"throttle_active_time_percent\":%.17g",
+                   nc, q.data, ns, pct);
+    nx_strbuf_free(&q);
+    return rc;
+}
+
+static int rule_throttle(ctx *c, nxpq_error *err)
+{
+    static const char *const COLS[] = {"nc_idx", "throttle_type", "throttle_active_time_ns",
+                                       "throttle_active_time_percent"};
+    return scan_rows(c->dir, "ThrottleSummary", COLS, 4, throttle_row, c, err);
+}
+
+/* Collective outliers: CcOp rows grouped by operation and input size. */
+typedef struct cc_row {
+    char *op;
+    int64_t size, ns;
+} cc_row;
+
+typedef struct cc_rows {
+    cc_row *v;
+    size_t n, cap;
+} cc_rows;
+
+static int cc_collect(void *p, const nxpq_batch *b, size_t r, nxpq_error *err)
+{
+    cc_rows *a = p;
+    const char *op = "";
+    size_t len = 0;
+    int64_t size = -1, ns;
+    if (!cell_i64(&b->columns[2], r, &ns))
+        return 0;
+    (void)cell_str(&b->columns[0], r, &op, &len);
+    (void)cell_i64(&b->columns[1], r, &size);
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 64;
+        cc_row *g = realloc(a->v, cap * sizeof *g);
+        if (!g)
+            return nxpq_error_set(err, "CcOp: out of memory");
+        a->v = g;
+        a->cap = cap;
+    }
+    char *name = strndup(op, len);
+    if (!name)
+        return nxpq_error_set(err, "CcOp: out of memory");
+    a->v[a->n++] = (cc_row){name, size, ns};
+    return 0;
+}
+
+static int by_group(const void *x, const void *y)
+{
+    const cc_row *a = x, *b = y;
+    int c = strcmp(a->op, b->op);
+    if (c)
+        return c;
+    if (a->size != b->size)
+        return a->size < b->size ? -1 : 1;
+    return (a->ns > b->ns) - (a->ns < b->ns);
+}
+
+#define CC_MIN_GROUP 3
+#define CC_OUTLIER_FACTOR 2
+
+/* One group g[0..n), sorted by duration: a finding when its longest op took more
+ * than twice the lower median. */
+static int cc_group(ctx *c, const cc_row *g, size_t n, nxpq_error *err)
+{
+    int64_t median = g[(n - 1) / 2].ns, max = g[n - 1].ns;
+    if (n < CC_MIN_GROUP || median <= 0 || max <= CC_OUTLIER_FACTOR * median)
+        return 0;
+    size_t outliers = 0;
+    for (size_t i = 0; i < n; i++)
+        outliers += g[i].ns > CC_OUTLIER_FACTOR * median;
+    char subject[96], ev[256];
+    snprintf(subject, sizeof subject, "%.48s of %" PRId64 " bytes", g[0].op, g[0].size);
+    snprintf(ev, sizeof ev, "%zu of %zu ops took over twice the group's median %" PRId64 " ns (longest %" PRId64 " ns)",
+             outliers, n, median, max);
+    nx_strbuf q = NX_STRBUF_INIT;
+    nx_json_put_cstr(&q, g[0].op);
+    int rc = nx_strbuf_failed(&q) ? nxpq_error_set(err, "CcOp: out of memory")
+             : add(c, err, subject, 1 - (double)CC_OUTLIER_FACTOR * (double)median / (double)max, ev,
+                   "\"operation\":%s,\"input_size\":%" PRId64 ",\"ops\":%zu,\"outliers\":%zu,\"median_ns\":%" PRId64
+                   ",\"max_ns\":%" PRId64,
+                   q.data, g[0].size, n, outliers, median, max);
+    nx_strbuf_free(&q);
+    return rc;
+}
+
+static int rule_cc_outliers(ctx *c, nxpq_error *err)
+{
+    static const char *const COLS[] = {"operation", "input_size", "duration_ns"};
+    cc_rows a = {0};
+    int rc = scan_rows(c->dir, "CcOp", COLS, 3, cc_collect, &a, err);
+    if (rc == 0 && a.n > 1)
+        qsort(a.v, a.n, sizeof *a.v, by_group);
+    for (size_t i = 0, j; rc == 0 && i < a.n; i = j) {
+        for (j = i + 1; j < a.n && strcmp(a.v[j].op, a.v[i].op) == 0 && a.v[j].size == a.v[i].size;)
+            j++;
+        rc = cc_group(c, &a.v[i], j - i, err);
+    }
+    for (size_t i = 0; i < a.n; i++)
+        free(a.v[i].op);
+    free(a.v);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- table -- */
 
 typedef struct rule {
@@ -294,6 +479,12 @@ static const rule RULES[] = {
       NX_INSIGHT_DEVICE},
      rule_spill},
     {{"small_dma", "Small DMA transfers", "dma_transfer_average_bytes < 4096", NX_INSIGHT_DEVICE}, rule_small_dma},
+    {{"throttle_active", "Throttling while active", "any ThrottleSummary throttle_active_time_ns > 0",
+      NX_INSIGHT_DEVICE},
+     rule_throttle},
+    {{"cc_outliers", "Collective outliers", "a CcOp over 2x the median of its operation and input size (3+ ops)",
+      NX_INSIGHT_DEVICE},
+     rule_cc_outliers},
 };
 #define N_RULES (sizeof RULES / sizeof RULES[0])
 
@@ -331,7 +522,8 @@ int nx_insights_read(const char *dir, nx_insights *out, nxpq_error *err)
         nx_insights_free(out);
         return -1;
     }
-    qsort(out->items, out->n, sizeof *out->items, by_score);
+    if (out->n > 1)
+        qsort(out->items, out->n, sizeof *out->items, by_score);
     return 0;
 }
 

@@ -98,6 +98,13 @@ static int on_row(void *ctx, const nx_activity_row *row, nxpq_error *err)
 
 /* ---------------------------------------------------------------- order -- */
 
+/* qsort, which must not be given a null array even when it is empty. */
+static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(v, n, size, cmp);
+}
+
 static int cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
 
 static int by_i64(const void *x, const void *y) { return cmp_i64(*(const int64_t *)x, *(const int64_t *)y); }
@@ -213,7 +220,7 @@ static bool step_figures(const nx_rank_stats *s, nx_rank_step *st)
 
 static bool build_steps(acc *a, nx_rank_stats *out)
 {
-    qsort(a->steps, a->n_steps, sizeof *a->steps, by_step_rank);
+    sort(a->steps, a->n_steps, sizeof *a->steps, by_step_rank);
     size_t n = 0;
     for (size_t i = 0; i < a->n_steps; i++)
         n += i == 0 || a->steps[i].step != a->steps[i - 1].step;
@@ -251,7 +258,7 @@ static bool build_steps(acc *a, nx_rank_stats *out)
 /* The step of each collective: its rank's step whose [start, end) holds its start. */
 static void assign_steps(acc *a)
 {
-    qsort(a->steps, a->n_steps, sizeof *a->steps, by_rank_start);
+    sort(a->steps, a->n_steps, sizeof *a->steps, by_rank_start);
     for (size_t i = 0; i < a->n_colls; i++) {
         coll_row *c = &a->colls[i];
         size_t lo = 0, hi = a->n_steps;   /* the first step after (rank, start) */
@@ -274,7 +281,7 @@ static void assign_steps(acc *a)
 
 static void number_occurrences(acc *a)
 {
-    qsort(a->colls, a->n_colls, sizeof *a->colls, by_rank_step_name);
+    sort(a->colls, a->n_colls, sizeof *a->colls, by_rank_step_name);
     for (size_t i = 0; i < a->n_colls; i++) {
         const coll_row *p = i ? &a->colls[i - 1] : NULL;
         coll_row *c = &a->colls[i];
@@ -317,7 +324,7 @@ static bool same_instance(const coll_row *x, const coll_row *y)
 
 static bool build_stragglers(acc *a, nx_rank_stats *out)
 {
-    qsort(a->colls, a->n_colls, sizeof *a->colls, by_instance);
+    sort(a->colls, a->n_colls, sizeof *a->colls, by_instance);
     size_t n = 0;
     for (size_t i = 0, j; i < a->n_colls; i = j) {
         for (j = i + 1; j < a->n_colls && same_instance(&a->colls[j], &a->colls[i]);)
@@ -329,7 +336,7 @@ static bool build_stragglers(acc *a, nx_rank_stats *out)
             return false;
         out->n_stragglers++;
     }
-    qsort(out->stragglers, out->n_stragglers, sizeof *out->stragglers, by_output);
+    sort(out->stragglers, out->n_stragglers, sizeof *out->stragglers, by_output);
     return true;
 }
 

@@ -1,8 +1,9 @@
 """`nxprof insights`, summary's insights member and GET /api/profiles/<name>/insights
 (docs/analyses-insights.md): each rule on a profile made to trigger it and on one that does
 not. GPU rules on hand-written Kineto traces; NeuronCore rules on a synthetic device
-profile (which triggers none) and on copies whose Summary row is rewritten with pyarrow to
-cross each threshold.
+profile of two cores (its Summary crosses no threshold) and on a copy whose Summary row is
+rewritten with pyarrow to cross each one; throttling and collective outliers as its
+ThrottleSummary and CcOp, read with pyarrow, say.
 
 Independent of nxprof: the expected idle time is the span of the trace's events minus the
 union of its GPU kernel intervals, worked out here from the JSON; the NeuronCore ratios are
@@ -91,6 +92,9 @@ DEVICE_FIELDS = {
 }
 
 
+DEVICE_FIELDS_RULES = ("low_model_flops", "transpose_flops", "spill_reload", "small_dma")
+
+
 def rewrite_summary(device_dir, values):
     t = pq.read_table(device_dir / "Summary.parquet")
     cols = {n: t.column(n) for n in t.column_names}
@@ -99,7 +103,9 @@ def rewrite_summary(device_dir, values):
     pq.write_table(pa.table(cols, schema=t.schema), device_dir / "Summary.parquet")
 
 
-def expected_device(values):
+def expected_device(values, device_dir):
+    """The rules that must fire: Summary ratios from values, throttling and collective
+    outliers from the profile's ThrottleSummary and CcOp read with pyarrow."""
     hw, hbm = values["hardware_flops"], values["hbm_read_bytes"]
     fired = set()
     if values["model_flops"] / hw < 0.5:
@@ -110,28 +116,45 @@ def expected_device(values):
         fired.add("spill_reload")
     if values["dma_transfer_count"] > 0 and values["dma_transfer_average_bytes"] < 4096:
         fired.add("small_dma")
+    throttle = device_dir / "ThrottleSummary.parquet"
+    if throttle.exists() and any((r["throttle_active_time_ns"] or 0) > 0 for r in pq.read_table(throttle).to_pylist()):
+        fired.add("throttle_active")
+    cc = device_dir / "CcOp.parquet"
+    groups = {}
+    for r in pq.read_table(cc).to_pylist() if cc.exists() else []:
+        groups.setdefault((r["operation"], r["input_size"]), []).append(r["duration_ns"])
+    for d in groups.values():
+        d.sort()
+        if len(d) >= 3 and d[-1] > 2 * d[(len(d) - 1) // 2]:
+            fired.add("cc_outliers")
     return fired
 
 
 def test_device_rules(tmp_path):
     cap = tmp_path / "syn"
-    nx("synth", "--out", cap, "--preset", "tiny", "--cores", "1")
+    nx("synth", "--out", cap, "--preset", "tiny", "--cores", "2")   # two cores: collectives (CcOp)
     data = tmp_path / "data"
     nx("process", cap, "--data-path", data, "--display-name", "syn")
     dev = next((data / "profiles" / "global").glob("syn-nd*@latest"))
     base = pq.read_table(dev / "Summary.parquet").to_pylist()[0]
-    assert {i["rule"] for i in insights(dev)["insights"]} == expected_device(base) == set()
+    assert {i["rule"] for i in insights(dev)["insights"]} == expected_device(base, dev)
+    assert not expected_device(base, dev) & set(DEVICE_FIELDS_RULES)   # its Summary crosses no threshold
     loud = dev.parent / "loud-nd0-nc0"
     shutil.copytree(dev.resolve(), loud)
     rewrite_summary(loud, DEVICE_FIELDS)
+    cc = pq.read_table(loud / "CcOp.parquet")
+    durations = cc.column("duration_ns").to_pylist()
+    durations[0] = 3 * max(durations)   # one collective three times the longest: an outlier
+    pq.write_table(cc.set_column(cc.column_names.index("duration_ns"), "duration_ns",
+                                 pa.array(durations, type=cc.schema.field("duration_ns").type)), loud / "CcOp.parquet")
     doc = insights(loud)
-    assert {i["rule"] for i in doc["insights"]} == expected_device(DEVICE_FIELDS) == {
-        "low_model_flops", "transpose_flops", "spill_reload", "small_dma"}
+    assert {i["rule"] for i in doc["insights"]} == expected_device(DEVICE_FIELDS, loud) >= {
+        *DEVICE_FIELDS_RULES, "cc_outliers"}
     by = {i["rule"]: i["values"] for i in doc["insights"]}
     assert by["low_model_flops"]["ratio"] == 0.4 and by["spill_reload"]["ratio"] == 0.3
-    assert [r["scope"] for r in doc["rules"]] == ["device"] * 4
+    assert [r["scope"] for r in doc["rules"]] == ["device"] * 6
     with serving(data) as (port, _):
         status, api = http_get_json(port, f"/api/profiles/{dev.name.removesuffix('@latest')}/insights")
-        assert status == 200 and api["insights"] == [] and len(api["rules"]) == 4
+        assert status == 200 and api["insights"] == insights(dev)["insights"] and len(api["rules"]) == 6
         status, api = http_get_json(port, "/api/profiles/syn/insights")
         assert status == 200 and [r["scope"] for r in api["rules"]] == ["system", "system"]
