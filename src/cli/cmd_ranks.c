@@ -52,8 +52,10 @@ static void print_steps(const nx_rank_stats *s)
 {
     char v[32];
     printf("Step durations per rank (us)\n%8s", "step");
-    for (size_t r = 0; r < s->n_ranks; r++)
-        printf(" %12s%-2" PRId64, "rank ", s->ranks[r]);
+    for (size_t r = 0; r < s->n_ranks; r++) {
+        snprintf(v, sizeof v, "rank %" PRId64, s->ranks[r]);
+        printf(" %14s", v);
+    }
     printf(" %12s %10s %8s %8s %10s %12s\n", "skew", "max/median", "slowest", "fastest", "straggler", "lateness");
     for (size_t i = 0; i < s->n_steps; i++) {
         const nx_rank_step *st = &s->steps[i];
