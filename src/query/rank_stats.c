@@ -255,10 +255,20 @@ static bool build_steps(acc *a, nx_rank_stats *out)
 
 /* ---------------------------------------------------------- collectives -- */
 
-/* The step of each collective: its rank's step whose [start, end) holds its start. */
-static void assign_steps(acc *a)
+/* The step of each collective: its rank's step whose [start, end) holds its
+ * start (the latest-starting one when steps nest). False when out of memory. */
+static bool assign_steps(acc *a)
 {
     sort(a->steps, a->n_steps, sizeof *a->steps, by_rank_start);
+    /* reach[j]: the latest end among the rank's steps up to j, so the look back
+     * below stops as soon as no earlier step can hold the start. */
+    int64_t *reach = a->n_steps ? malloc(a->n_steps * sizeof *reach) : NULL;
+    if (a->n_steps && !reach)
+        return false;
+    for (size_t j = 0; j < a->n_steps; j++) {
+        bool same = j && a->steps[j - 1].rank == a->steps[j].rank;
+        reach[j] = same && reach[j - 1] > a->steps[j].end ? reach[j - 1] : a->steps[j].end;
+    }
     for (size_t i = 0; i < a->n_colls; i++) {
         coll_row *c = &a->colls[i];
         size_t lo = 0, hi = a->n_steps;   /* the first step after (rank, start) */
@@ -270,13 +280,14 @@ static void assign_steps(acc *a)
             else
                 hi = mid;
         }
-        /* Steps may nest or overlap: look back over the rank's earlier steps. */
-        for (size_t j = lo; j-- > 0 && a->steps[j].rank == c->rank;)
+        for (size_t j = lo; j-- > 0 && a->steps[j].rank == c->rank && reach[j] > c->start;)
             if (c->start < a->steps[j].end) {
                 c->step = a->steps[j].step;
                 break;
             }
     }
+    free(reach);
+    return true;
 }
 
 static void number_occurrences(acc *a)
@@ -373,9 +384,10 @@ int nx_rank_stats_read(const char *dir, nx_rank_stats *out, nxpq_error *err)
     acc a = {0};
     int rc = nx_activity_scan(dir, on_row, &a, err);
     if (rc == 0) {
-        assign_steps(&a);
-        number_occurrences(&a);
-        bool ok = collect_ranks(&a, out) && build_steps(&a, out) && build_stragglers(&a, out);
+        bool ok = assign_steps(&a);
+        if (ok)
+            number_occurrences(&a);
+        ok = ok && collect_ranks(&a, out) && build_steps(&a, out) && build_stragglers(&a, out);
         if (ok)
             step_stragglers(out);
         else

@@ -52,7 +52,23 @@ static const sys_event EVENTS[] = {
 static const int64_t RANK[] = {0, 1, -1, 2, 0, 1, 0, 1, 2, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 1};
 #define N_EVENTS (sizeof EVENTS / sizeof EVENTS[0])
 
-static char dir[64], one[64];
+/* Two ranks, each with a step 2 nested in its step 1 and collectives in step 2, in
+ * step 1 after step 2 ended, and after both; rank 1 10 ns later. */
+static const sys_event NESTED[] = {
+    {0, 1000, "framework", NX_ABSENT, "i-1", 9, 9, "ProfilerStep#1", HOST},
+    {10, 1010, "framework", NX_ABSENT, "i-1", 9, 9, "ProfilerStep#1", HOST},
+    {200, 400, "framework", NX_ABSENT, "i-1", 9, 9, "ProfilerStep#2", HOST},
+    {210, 410, "framework", NX_ABSENT, "i-1", 9, 9, "ProfilerStep#2", HOST},
+    {300, 301, "framework", NX_ABSENT, "i-1", 9, 9, "c10d::allreduce_", CPU},
+    {310, 311, "framework", NX_ABSENT, "i-1", 9, 9, "c10d::allreduce_", CPU},
+    {500, 501, "framework", NX_ABSENT, "i-1", 9, 9, "c10d::allreduce_", CPU},
+    {510, 511, "framework", NX_ABSENT, "i-1", 9, 9, "c10d::allreduce_", CPU},
+    {1500, 1501, "framework", NX_ABSENT, "i-1", 9, 9, "c10d::allreduce_", CPU},
+    {1510, 1511, "framework", NX_ABSENT, "i-1", 9, 9, "c10d::allreduce_", CPU},
+};
+static const int64_t NESTED_RANK[] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+
+static char dir[64], one[64], nested[64];
 
 static int setup(void **state)
 {
@@ -62,6 +78,8 @@ static int setup(void **state)
     write_ranked_events(dir, EVENTS, RANK, N_EVENTS, 7);   /* three files */
     static const int64_t ONE[] = {0, 0, 0, 0, 0};
     write_ranked_events(one, EVENTS, ONE, 5, 0);
+    snprintf(nested, sizeof nested, "/tmp/nx_rankstats2_%d", (int)getpid());
+    write_ranked_events(nested, NESTED, NESTED_RANK, sizeof NESTED / sizeof NESTED[0], 0);
     return 0;
 }
 
@@ -70,6 +88,7 @@ static int teardown(void **state)
     (void)state;
     fixture_rmrf(dir);
     fixture_rmrf(one);
+    fixture_rmrf(nested);
     return 0;
 }
 
@@ -143,6 +162,19 @@ static void test_stragglers(void **state)
     nx_rank_stats_free(&s);
 }
 
+static void test_nested_steps(void **state)
+{
+    (void)state;
+    nx_rank_stats s;
+    nxpq_error err = {{0}};
+    assert_int_equal(nx_rank_stats_read(nested, &s, &err), 0);
+    assert_int_equal(s.n_stragglers, 3);
+    check(&s.stragglers[0], -1, "c10d::allreduce_", 0, 2, 0, 1500, 1, 10, 10);   /* after every step */
+    check(&s.stragglers[1], 1, "c10d::allreduce_", 0, 2, 0, 500, 1, 10, 10);     /* step 1, step 2 over */
+    check(&s.stragglers[2], 2, "c10d::allreduce_", 0, 2, 0, 300, 1, 10, 10);     /* the inner step */
+    nx_rank_stats_free(&s);
+}
+
 static void test_one_rank_and_absent(void **state)
 {
     (void)state;
@@ -190,6 +222,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_stragglers),
+        cmocka_unit_test(test_nested_steps),
         cmocka_unit_test(test_one_rank_and_absent),
         cmocka_unit_test(test_json),
     };
