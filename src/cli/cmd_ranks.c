@@ -107,6 +107,10 @@ static int print_stragglers(const nx_rank_stats *s)
 
 int nx_ranks_print_text(const nx_rank_stats *s)
 {
+    if (s->n_ranks == 0) {
+        printf("No ranks: no step or collective row has a worker_gid (one trace, or traces of no rank).\n");
+        return 0;
+    }
     printf("Ranks:");
     for (size_t r = 0; r < s->n_ranks; r++)
         printf(" %" PRId64, s->ranks[r]);
