@@ -186,10 +186,13 @@ static int rule_gpu_idle(ctx *c, nxpq_error *err)
             snprintf(subject, sizeof subject, "%s", d->device);
         snprintf(ev, sizeof ev, "idle %.1f %% of the rank's span (%" PRId64 " of %" PRId64 " ns; busy %" PRId64 " ns)",
                  100 * idle, d->idle_ns, d->wall_ns, d->busy_ns);
+        char rank[24] = "null";   /* a trace of no rank */
+        if (d->rank >= 0)
+            snprintf(rank, sizeof rank, "%" PRId64, d->rank);
         if (add(c, err, subject, idle, ev,
-                "\"device\":\"%s\",\"rank\":%" PRId64 ",\"idle_ns\":%" PRId64 ",\"wall_ns\":%" PRId64
+                "\"device\":\"%s\",\"rank\":%s,\"idle_ns\":%" PRId64 ",\"wall_ns\":%" PRId64
                 ",\"busy_ns\":%" PRId64 ",\"idle_fraction\":%.17g",
-                d->device, d->rank, d->idle_ns, d->wall_ns, d->busy_ns, idle) < 0)
+                d->device, rank, d->idle_ns, d->wall_ns, d->busy_ns, idle) < 0)
             return -1;
     }
     return 0;

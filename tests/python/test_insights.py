@@ -16,7 +16,7 @@ import shutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from conftest import http_get_json, nx, serving
+from conftest import TEST_DATA, http_get_json, nx, serving
 
 
 def kineto(kernels, runtime, span_us):
@@ -158,3 +158,40 @@ def test_device_rules(tmp_path):
         assert status == 200 and api["insights"] == insights(dev)["insights"] and len(api["rules"]) == 6
         status, api = http_get_json(port, "/api/profiles/syn/insights")
         assert status == 200 and [r["scope"] for r in api["rules"]] == ["system", "system"]
+
+
+def test_gpu_idle_of_a_real_trace(tmp_path):
+    """gpt2_eager.json.gz: GPU 0's idle time from the JSON (span of every event that is a
+    row, i.e. all but metadata, less the union of kernel, gpu_memcpy and gpu_memset
+    intervals, exact decimals plus baseTimeNanoseconds) is what gpu_idle reports."""
+    from decimal import Decimal
+    src = TEST_DATA / "real-gpu" / "gpt2_eager.json.gz"
+    doc = json.loads(gzip.open(src).read(), parse_float=Decimal)
+    base = int(doc.get("baseTimeNanoseconds", 0))
+
+    def ns(us):
+        return int((Decimal(us) * 1000).to_integral_value()) + base
+
+    spans, busy, sync = [], [], 0
+    for e in doc["traceEvents"]:
+        if not e or e.get("ph") == "M" or "ts" not in e:
+            continue
+        a = ns(e["ts"])
+        b = ns(e["ts"] + e["dur"]) if e.get("ph") == "X" else a
+        spans.append((a, b))
+        if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+            busy.append((a, b))
+        name = e.get("name", "")
+        sync += name.startswith("cudaMemcpy") and "Async" not in name
+    wall = max(b for _, b in spans) - min(a for a, _ in spans)
+    busy_ns = union_us(busy)
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    shutil.copy(src, cap / src.name)
+    out = tmp_path / "out"
+    nx("process", cap, "--output-file", out)
+    doc = insights(out)
+    by = {i["rule"]: i for i in doc["insights"]}
+    assert by["gpu_idle"]["values"] == {"device": "GPU 0", "rank": None, "idle_ns": wall - busy_ns, "wall_ns": wall,
+                                        "busy_ns": busy_ns, "idle_fraction": (wall - busy_ns) / wall}
+    assert ("sync_memcpy" in by) == (sync > 0)
