@@ -7,17 +7,8 @@
 import { api, big, namePath } from './api.js';
 import { $ } from './dom.js';
 import { esc, fmtNs } from './format.js';
+import { heatColour } from './colour.js';
 import { V, changed, relOf } from './viewer.js';
-
-const FULL = 0.2;   // the relative difference drawn at full colour
-
-// The cell colour of duration d against the median m.
-export function heatColour(d, m) {
-  const r = m > 0 ? d / m : 1;
-  const k = Math.min(1, Math.abs(r - 1) / FULL);
-  const light = Math.round(96 - 46 * k);
-  return r >= 1 ? `hsl(0 75% ${light}%)` : `hsl(215 75% ${light}%)`;
-}
 
 function heatHTML(doc) {
   const head = doc.steps.map((s) => `<th class="num">${esc(s.step)}</th>`).join('');
