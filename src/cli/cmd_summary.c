@@ -203,7 +203,8 @@ static void print_value(const nx_cell *c, const char *unit)
 
 static void print_text(const char *dir, const nx_device_summary *d)
 {
-    printf("Profile %s\n", dir);
+    printf("Profile %s\n\n", dir);
+    (void)nx_insights_summary_member(dir, false);   /* a failure is told on stderr; the Summary still shows */
     if (d->summary.present) {
         const nx_schema_table *st = nx_schema_table_find("Summary");
         size_t w = 0;
@@ -260,6 +261,7 @@ static void print_json(const char *dir, const nx_device_summary *d)
 {
     printf("{\"profile\":");
     nx_out_json_string(stdout, dir, strlen(dir));
+    (void)nx_insights_summary_member(dir, true);   /* a failure is told on stderr; the member is left out */
     printf(",\"summary\":");
     if (!d->summary.present) {
         printf("null");
@@ -482,6 +484,8 @@ static int print_system_text(const char *dir, const nx_system_summary *s, const 
 {
     char a[64];
     printf("System profile %s\n\n", dir);
+    if (nx_insights_summary_member(dir, false) != 0)
+        return -1;
     if (s->rank >= 0)
         printf("  rank       %" PRId64 " (its rows only)\n", s->rank);
     printf("  events     %" PRId64 "\n", s->events);
@@ -493,6 +497,8 @@ static int print_system_text(const char *dir, const nx_system_summary *s, const 
     text_table t = {0};
     char (*row)[96];
     if (print_devices_text(ds, &t) != 0 || print_steps_text(ds, &t) != 0)
+        goto oom;
+    if (nx_ranks_summary_member(dir, false) != 0)
         goto oom;
     t.n_rows = 0;
     if (s->n_ranks > 0 && print_ranks_text(s, &t) != 0)
@@ -660,6 +666,8 @@ static int print_system_json(const char *dir, const nx_system_summary *s, const 
     }
     fwrite(b.data, 1, b.len, stdout);
     nx_strbuf_free(&b);
+    if (nx_ranks_summary_member(dir, true) != 0 || nx_insights_summary_member(dir, true) != 0)
+        return -1;
     printf(",\"device_profiles\":");
     if (!s->have_device_list) {
         fputs("null}\n", stdout);

@@ -37,6 +37,34 @@ void nx_device_name(nx_device_type t, int64_t n, char *out, size_t cap)
         out[0] = '\0';
 }
 
+static const char *const COLLECTIVE_WORDS[] = {
+    "nccl",          "gloo",           "c10d::",         "record_param_comms", "allreduce",  "all_reduce",
+    "all-reduce",    "allgather",      "all_gather",     "all-gather",         "reducescatter", "reduce_scatter",
+    "reduce-scatter", "alltoall",      "all_to_all",     "all-to-all",         "collective-permute", "sendrecv",
+};
+
+/* Whether word (lower case) occurs in s[0..n) in any case. */
+static bool has_word(const char *s, size_t n, const char *word)
+{
+    size_t w = strlen(word);
+    for (size_t i = 0; i + w <= n; i++) {
+        size_t j = 0;
+        while (j < w && (s[i + j] >= 'A' && s[i + j] <= 'Z' ? s[i + j] + 32 : s[i + j]) == word[j])
+            j++;
+        if (j == w)
+            return true;
+    }
+    return false;
+}
+
+bool nx_activity_is_collective(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof COLLECTIVE_WORDS / sizeof COLLECTIVE_WORDS[0]; i++)
+        if (has_word(name, len, COLLECTIVE_WORDS[i]))
+            return true;
+    return false;
+}
+
 static bool eq(const char *s, size_t n, const char *lit) { return n == strlen(lit) && memcmp(s, lit, n) == 0; }
 
 static bool starts(const char *s, size_t n, const char *lit)

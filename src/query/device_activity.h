@@ -98,6 +98,18 @@ static inline bool nx_activity_is_busy(nx_activity_kind k)
     return k == NX_ACT_KERNEL || k == NX_ACT_MEMCPY || k == NX_ACT_MEMSET;
 }
 
+/* Whether a row's name is a collective communication: a substring, in any
+ * case, of "nccl", "gloo", "c10d::", "record_param_comms", "allreduce",
+ * "all_reduce", "all-reduce", "allgather", "all_gather", "all-gather",
+ * "reducescatter", "reduce_scatter", "reduce-scatter", "alltoall",
+ * "all_to_all", "all-to-all", "collective-permute" or "sendrecv". This covers
+ * NCCL kernels (ncclDevKernel_AllReduce_...), PyTorch's CPU-side ops
+ * (c10d::allreduce_, record_param_comms), gloo's annotations
+ * (gloo:all_reduce) and XLA's collective ops (all-reduce.3). Bare words such
+ * as "broadcast" or "send" are not enough: aten::broadcast_tensors is not a
+ * collective. */
+bool nx_activity_is_collective(const char *name, size_t len);
+
 /* The device's display name into out (at least 32 bytes): "GPU 0",
  * "NeuronCore 3", "" for none. */
 void nx_device_name(nx_device_type t, int64_t n, char *out, size_t cap);

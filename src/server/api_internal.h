@@ -174,6 +174,8 @@ enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_event(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_summary(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_ranks(nx_api_req *r, const char *name);     /* api_ranks.c */
+enum MHD_Result nx_api_insights(nx_api_req *r, const char *name);  /* api_insights.c */
 /* The summary of system profile `name` in `dir` (api_system.c; nx_api_summary hands
  * system profiles to it). */
 enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir, int64_t rank,

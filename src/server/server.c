@@ -243,6 +243,10 @@ static enum MHD_Result route_api(nx_api_req *r, char **seg, size_t n)
             return nx_api_event(r, name);
         if (n == 4 && strcmp(seg[3], "summary") == 0)
             return nx_api_summary(r, name);
+        if (n == 4 && strcmp(seg[3], "insights") == 0)
+            return nx_api_insights(r, name);
+        if (n == 4 && strcmp(seg[3], "ranks") == 0)
+            return nx_api_ranks(r, name);
         if (n == 4 && strcmp(seg[3], "usage") == 0)
             return nx_api_usage(r, name);
         if (n == 4 && strcmp(seg[3], "counters") == 0)

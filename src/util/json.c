@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "util/decimal.h"
+
 /* The length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
  * surrogates, nothing above U+10FFFF), or 0 when p does not start one. */
 static size_t utf8_len(const unsigned char *p, size_t avail)
@@ -94,6 +96,14 @@ void nx_json_put_utf8(nx_strbuf *b, const char *s, size_t len)
         i++;
     }
     nx_strbuf_append(b, s + len - run, run);
+}
+
+void nx_json_put_i64(nx_strbuf *b, int64_t v, bool safe)
+{
+    char num[24];
+    size_t n = nx_i64_text(num, v);
+    bool quote = safe && (v > INT64_C(9007199254740991) || v < -INT64_C(9007199254740991));
+    nx_strbuf_printf(b, "%s%.*s%s", quote ? "\"" : "", (int)n, num, quote ? "\"" : "");
 }
 
 void nx_json_put_cstr(nx_strbuf *b, const char *s)

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/strbuf.h"
 
@@ -46,6 +47,11 @@ void nx_json_put_string(nx_strbuf *b, const char *s, size_t len);
  * starts no valid UTF-8 sequence replaced by U+FFFD (EF BF BD), the rule the
  * escaper applies, so text from a file that is not UTF-8 is kept readable. */
 void nx_json_put_utf8(nx_strbuf *b, const char *s, size_t len);
+
+/* Appends the integer v; with safe, one beyond +-2^53 (what a browser's
+ * number cannot hold exactly) as a decimal string instead, the HTTP API's
+ * rule for every integer. */
+void nx_json_put_i64(nx_strbuf *b, int64_t v, bool safe);
 
 /* nx_json_put_string of the NUL-terminated s. */
 void nx_json_put_cstr(nx_strbuf *b, const char *s);

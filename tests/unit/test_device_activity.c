@@ -203,6 +203,26 @@ static void test_scan(void **state)
 
 /* ----------------------------------------------------------- intervals -- */
 
+static bool coll(const char *s) { return nx_activity_is_collective(s, strlen(s)); }
+
+static void test_collective(void **state)
+{
+    (void)state;
+    assert_true(coll("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
+    assert_true(coll("c10d::allreduce_"));
+    assert_true(coll("gloo:all_reduce"));
+    assert_true(coll("record_param_comms"));
+    assert_true(coll("all-reduce.3"));
+    assert_true(coll("ALL_GATHER"));
+    assert_true(coll("reduce-scatter-start"));
+    assert_false(coll("aten::broadcast_tensors"));
+    assert_false(coll("aten::mm"));
+    assert_false(coll("send"));
+    assert_false(coll(""));
+    assert_false(nx_activity_is_collective("ncc", 3));
+    assert_false(nx_activity_is_collective("nccl", 3));   /* only the given length is read */
+}
+
 static void test_union_fixed(void **state)
 {
     (void)state;
@@ -263,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_neuron),         cmocka_unit_test(test_steps_and_profiler),
         cmocka_unit_test(test_scan),           cmocka_unit_test(test_union_fixed),
         cmocka_unit_test(test_union_random),
+        cmocka_unit_test(test_collective),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,24 @@ static void expect_escaped(const char *in, size_t len, const char *want)
     nx_strbuf_free(&b);
 }
 
+static void test_put_i64(void **state)
+{
+    (void)state;
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_json_put_i64(&b, INT64_C(9007199254740991), true);    /* 2^53 - 1: a number */
+    nx_strbuf_putc(&b, ' ');
+    nx_json_put_i64(&b, INT64_C(9007199254740992), true);    /* 2^53: a string */
+    nx_strbuf_putc(&b, ' ');
+    nx_json_put_i64(&b, INT64_MIN, true);
+    nx_strbuf_putc(&b, ' ');
+    nx_json_put_i64(&b, INT64_MIN, false);
+    nx_strbuf_putc(&b, ' ');
+    nx_json_put_i64(&b, -7, true);
+    assert_string_equal(b.data, "9007199254740991 \"9007199254740992\" \"-9223372036854775808\" "
+                                "-9223372036854775808 -7");
+    nx_strbuf_free(&b);
+}
+
 static void test_escapes_specials_and_controls(void **state)
 {
     (void)state;
@@ -145,6 +163,7 @@ static void test_string_member_decodes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_put_i64),
         cmocka_unit_test(test_escapes_specials_and_controls),
         cmocka_unit_test(test_valid_utf8_is_copied),
         cmocka_unit_test(test_invalid_utf8_becomes_replacement),

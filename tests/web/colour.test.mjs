@@ -1,7 +1,7 @@
 // js.web_modules: web/js/colour.js — colour keys by colour_by and mode, stable colours.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fnv1a32, colourOf, colourFields, colourKey, colourModes, PALETTE, NEUTRAL } from '../../web/js/colour.js';
+import { fnv1a32, colourOf, colourFields, colourKey, colourModes, heatColour, PALETTE, NEUTRAL } from '../../web/js/colour.js';
 
 const INSTR = { table: 'Instruction', group: 'compute', colour_by: ['framework_name', 'raw_framework_id', 'hlo_name', 'opcode'] };
 const types = { framework_name: 'string', raw_framework_id: 'integer', hlo_name: 'string', opcode: 'string' };
@@ -35,4 +35,13 @@ test('keys: first non-null field; integers named; the track when all are null', 
 test('modes: every colour_by field once, in order', () => {
   assert.deepEqual(colourModes([INSTR, { colour_by: [] }, { colour_by: ['description', 'opcode'] }]),
     ['framework_name', 'raw_framework_id', 'hlo_name', 'opcode', 'description']);
+});
+
+test('heatColour: white-ish at the median, red above, blue below, full at 20 % off', () => {
+  assert.equal(heatColour(100, 100), 'hsl(0 75% 96%)');
+  assert.equal(heatColour(110, 100), 'hsl(0 75% 73%)');      // half way: 96 - 23
+  assert.equal(heatColour(120, 100), 'hsl(0 75% 50%)');
+  assert.equal(heatColour(500, 100), 'hsl(0 75% 50%)');      // capped
+  assert.equal(heatColour(80, 100), 'hsl(215 75% 50%)');
+  assert.equal(heatColour(5, 0), 'hsl(0 75% 96%)');          // no median: neutral
 });

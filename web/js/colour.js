@@ -1,4 +1,4 @@
-// colour.js — which colour an event gets, and the key the legend shows for it (pure).
+// colour.js — which colour an event gets, the key the legend shows for it, and a heat map cell's colour (pure).
 //
 // A timeline table's colour_by (/api/schema viewer.timelines) lists label fields in order
 // of preference, e.g. Instruction ["framework_name", "raw_framework_id", "hlo_name",
@@ -55,4 +55,14 @@ export function colourModes(defs) {
   const out = [];
   for (const d of defs) for (const f of d.colour_by || []) if (!out.includes(f)) out.push(f);
   return out;
+}
+
+// A heat map cell's colour for value v against the reference m (the Ranks heat map: a
+// rank's step duration against the step's median): blue below, red above, white at m,
+// full colour at `full` (a fraction) off.
+export function heatColour(v, m, full = 0.2) {
+  const r = m > 0 ? v / m : 1;
+  const k = Math.min(1, Math.abs(r - 1) / full);
+  const light = Math.round(96 - 46 * k);
+  return r >= 1 ? `hsl(0 75% ${light}%)` : `hsl(215 75% ${light}%)`;
 }

@@ -9,7 +9,8 @@
 // show, so the Device Profiles table (MFU, HFU, MBU per NeuronCore) is left out and its
 // summary speaks of threads and streams. The device profiles' spans
 // (/api/profiles/<device>) let Event Details offer "Open in Device Trace Viewer" for a
-// NeuronCore's events.
+// NeuronCore's events. Its Insights (insights.js) and, with two ranks or more, its Ranks
+// section (rank_heatmap.js) come last, each from its own API answer.
 import { api, big, namePath, viewHref } from './api.js';
 import { showDeviceAnswers } from './device_answers.js';
 import { showBreakdown } from './breakdown.js';
@@ -17,6 +18,8 @@ import { $, setStatus } from './dom.js';
 import { esc, cut, fmtNs, fmtCount, fmtPct, fmtSec, fmtBytes } from './format.js';
 import { shortName } from './names.js';
 import { startViewer } from './viewer.js';
+import { showRanks } from './rank_heatmap.js';
+import { showInsights } from './insights.js';
 
 async function deviceSpans(info) {
   return Promise.all((info.device_profiles || []).filter((d) => d.open).map((d) =>
@@ -97,6 +100,7 @@ export async function showSystem(info) {
   $('#system-devices').hidden = framework;
   $('#system-ops .content').innerHTML = opsHTML(s);
   devicesTable(info, s);
-  await showBreakdown(info.name, $('#system-breakdown'));
+  await Promise.all([showInsights(info.name, $('#system-insights')), showRanks(info.name),
+                     showBreakdown(info.name, $('#system-breakdown'))]);
   setStatus('');
 }

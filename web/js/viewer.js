@@ -28,6 +28,7 @@ import { paintFrame, GUTTER, AXIS_H } from './paint.js';
 import { eventBox } from './hit.js';
 import { installInput, hideTooltip } from './input.js';
 import { showDetails, showWindowSummary, loadDeviceSummary } from './panels.js';
+import { showInsights } from './insights.js';
 import { installLegend, updateLegend } from './legend.js';
 import { installSearch } from './search.js';
 import { installSelection } from './selection.js';
@@ -310,7 +311,7 @@ export async function startViewer(name, info, host, opts = {}) {
   installExport();
   installHelp();
   relayout();
-  if (info.kind === 'device') loadDeviceSummary();
+  if (info.kind === 'device') { loadDeviceSummary(); showInsights(name, $('#insights')); }
   else $('#summary').hidden = true;
   if (V.sel) showDetails(V.sel);
   // Resolves once the first window has been answered (drawn, or failed).
