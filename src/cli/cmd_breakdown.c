@@ -1,7 +1,7 @@
 /*
  * cmd_breakdown.c — `nxprof breakdown PROFILE_DIR [--rank N] [--step N]
  * [--top K] [--format text|json]`: where each device's time went, per rank and
- * per step (query/breakdown.h; docs/analyses-breakdown.md). This file only
+ * per step (query/breakdown.h; docs/analyses.md). This file only
  * parses the options and formats the answer.
  *
  * A device profile (no SystemProfileEvents) gets query/engine_breakdown.h's answer.
@@ -37,7 +37,7 @@ static void breakdown_help(FILE *out)
             "On a NeuronCore's device profile: each engine's busy and idle time, compute\n"
             "(instructions) > collectives (CcOp) > DMA (DmaPacket) > idle over the profile's\n"
             "window, collectives under compute, DMA bytes and bandwidth.\n"
-            "Definitions and thresholds: docs/analyses-breakdown.md. Times are integer ns.\n"
+            "Definitions and thresholds: docs/analyses.md. Times are integer ns.\n"
             "\n"
             "Options:\n"
             "  --rank N           only the rows of rank N (worker_gid)\n"

@@ -18,7 +18,7 @@ static void insights_help(FILE *out)
             "behind it. A system profile (framework traces) gets the GPU rules (GPU idle,\n"
             "synchronous memcpy), a device profile the NeuronCore rules (model FLOPs,\n"
             "transpose FLOPs, spill and reload, small DMA transfers, throttling, collective\n"
-            "outliers) where it has the fields. docs/analyses-insights.md documents each rule.\n"
+            "outliers) where it has the fields. docs/analyses.md documents each rule.\n"
             "\n"
             "  -f, --format F   text (default) or json\n"
             "  -h, --help       show this help\n"

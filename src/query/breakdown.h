@@ -1,7 +1,7 @@
 /*
  * breakdown.h — where each device's time went, per rank and per step, from a
  * system profile's SystemProfileEvents as device_activity.h classifies its
- * rows (docs/analyses-breakdown.md gives the definitions to users). All times
+ * rows (docs/analyses.md gives the definitions to users). All times
  * are integer nanoseconds; nothing is counted twice.
  *
  * Entries: per (rank, device) with device activity, in rank then device

@@ -1,6 +1,6 @@
 /*
  * engine_breakdown.h — where a NeuronCore's time went, from a device profile's
- * Instruction, CcOp and DmaPacket tables (docs/analyses-breakdown.md, "Neuron
+ * Instruction, CcOp and DmaPacket tables (docs/analyses.md, "Neuron
  * device profiles"): the device-profile side of breakdown.h. All times are
  * integer nanoseconds; nothing is counted twice.
  *

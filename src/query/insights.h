@@ -1,7 +1,7 @@
 /*
  * insights.h — Performance Insights: a ranked list of findings, each the
  * firing of one rule with the evidence (the numbers it looked at), its
- * threshold and a score. docs/analyses-insights.md documents every rule for
+ * threshold and a score. docs/analyses.md documents every rule for
  * users.
  *
  * Rules live in one table in insights.c (one function and one line each, as

@@ -1,6 +1,6 @@
 /*
  * rank_stats.h — how the ranks of one system profile compare, step by step
- * and collective by collective (docs/analyses-ranks.md gives the definitions
+ * and collective by collective (docs/analyses.md gives the definitions
  * to users). Read from SystemProfileEvents as device_activity.h classifies
  * its rows; all times are integer nanoseconds.
  *

@@ -7,7 +7,7 @@
 HTA reads every *.json / *.json.gz of the directory as one rank (distributedInfo.rank, else
 rank 0). Each analysis is one member; a table is a list of row objects (NaN as null); an
 analysis that raises is {"error": "<exception>"}, never a crash. HTA's own log lines go to
-stderr. The figures are HTA's, in its units (µs) and with its rules (docs/analyses-hta.md).
+stderr. The figures are HTA's, in its units (µs) and with its rules (docs/analyses.md#hta-as-a-second-oracle).
 """
 import contextlib
 import json

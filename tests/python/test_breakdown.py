@@ -1,4 +1,4 @@
-"""`nxprof breakdown` and GET /api/profiles/<name>/breakdown (docs/analyses-breakdown.md)
+"""`nxprof breakdown` and GET /api/profiles/<name>/breakdown (docs/analyses.md#breakdowns-per-rank-and-per-step)
 against a model worked out here from the raw trace JSON alone, on the real traces
 (tests/data/real-gpu: gpt2_eager, the DDP pair, the JAX Perfetto trace) and on a generated
 two-rank Kineto trace whose nccl kernels overlap compute, so communication and overlap are

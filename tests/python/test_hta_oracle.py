@@ -1,7 +1,7 @@
 """HTA (HolisticTraceAnalysis 0.5.0, in .venv-hta/: it needs pandas 2.x) as a second oracle of
 the GPU figures, on the real traces gpt2_eager.json.gz and the DDP pair (ddp_rank0/1).
 Runs with .venv-hta/bin/python and `--noconftest` (the .venv conftest imports pyarrow, which
-this environment does not have); docs/analyses-hta.md explains every difference found here.
+this environment does not have); docs/analyses.md explains every difference found here.
 
   a. tests/hta/hta_figures.py's JSON of each set equals the committed
      tests/hta/expected/<set>.json (HTA's answers are deterministic; the pins are exact), and

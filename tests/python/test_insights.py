@@ -1,5 +1,5 @@
 """`nxprof insights`, summary's insights member and GET /api/profiles/<name>/insights
-(docs/analyses-insights.md): each rule on a profile made to trigger it and on one that does
+(docs/analyses.md#performance-insights): each rule on a profile made to trigger it and on one that does
 not. GPU rules on hand-written Kineto traces; NeuronCore rules on a synthetic device
 profile of two cores (its Summary crosses no threshold) and on a copy whose Summary row is
 rewritten with pyarrow to cross each one; throttling and collective outliers as its

@@ -1,5 +1,5 @@
 """`nxprof ranks`, summary's rank_stats member and GET /api/profiles/<name>/ranks
-(docs/analyses-ranks.md) on the two ranks of the real DDP run processed as one capture and
+(docs/analyses.md#ranks-step-durations-skew-and-stragglers) on the two ranks of the real DDP run processed as one capture and
 on an 8-rank capture made from them: rank r is ddp_rank<r % 2> with every timestamp shifted
 by r * 7 us and, for rank 5, its collectives by 3 ms more, so rank 5 straggles.
 

@@ -1,6 +1,6 @@
 // breakdown.js — the "Breakdown" section of a system profile's page: where each device's
 // time went, per rank and per step, from /api/profiles/<name>/breakdown (docs/api.md; the
-// definitions in docs/analyses-breakdown.md). One stacked bar per entry splits its window
+// definitions in docs/analyses.md). One stacked bar per entry splits its window
 // into compute, communication (not under compute), memory and idle, which add up to the
 // window; then idle time by cause, kernel classes, launch statistics with the verdict,
 // memcpy/memset bandwidth and the top kernels with their spread across ranks. Every
@@ -125,7 +125,7 @@ function engineHTML(b) {
 export async function showEngineBreakdown(name, el) {
   const section = document.createElement('section');
   section.id = 'device-breakdown';
-  section.innerHTML = '<h2 title="Compute, collectives, DMA and idle time; engines busy and idle (docs/analyses-breakdown.md)">Breakdown</h2><div class="content"><p class="muted">Loading…</p></div>';
+  section.innerHTML = '<h2 title="Compute, collectives, DMA and idle time; engines busy and idle (docs/analyses.md#breakdowns-per-rank-and-per-step)">Breakdown</h2><div class="content"><p class="muted">Loading…</p></div>';
   el.append(section);
   try {
     section.querySelector('.content').innerHTML = engineHTML(await api(`/api/profiles/${namePath(name)}/breakdown`));
