@@ -448,12 +448,13 @@ nx_json_kind nx_json_scan_next(nx_json_scan *s, nx_json_token *t)
         if (rc == LEX_ERR)
             return t->kind = NX_JSON_FAIL;
         if (rc == LEX_MORE) {
+            bool was_eof = s->eof;
             int got = refill(s);
             if (got < 0)
                 return t->kind = NX_JSON_FAIL;
-            if (got == 0)
+            if (got == 0 && was_eof)
                 break;   /* the input ends inside this token */
-            continue;
+            continue;    /* more text, or the end just found: a number may end there */
         }
         if (t->kind == NX_JSON_EOF)
             continue;   /* ',' or ':' */
