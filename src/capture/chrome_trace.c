@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/json_readahead.h"
 #include "capture/json_scan.h"
 #include "util/gzip_input.h"
 #include "util/json.h"
@@ -28,6 +29,11 @@
 
 /* Keeps a hostile "[[[[..." from costing memory (the tokenizer refuses it). */
 #define MAX_DEPTH 1000
+
+/* The read-ahead (json_readahead.h): 4 MiB in flight keeps the tokenizer fed
+ * between two wake-ups of the reading thread. */
+#define READ_AHEAD_BLOCK (1u << 20)
+#define READ_AHEAD_BLOCKS 4u
 
 typedef nx_json_kind tok_kind;
 #define T_NULL NX_JSON_NULL
@@ -107,6 +113,7 @@ typedef struct event_state {
 struct nx_chrome_reader {
     char *path;
     nx_gzip_input *src;   /* the file, decompressed when gzip */
+    nx_readahead *ahead;  /* src read on a thread of its own */
     size_t chunk_size, max_args, max_toplevel;
     bool used;            /* nx_chrome_read() runs once */
     bool bare_array;
@@ -786,9 +793,9 @@ nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts
 }
 
 /* Fills dst (up to cap bytes) from the file, fewer only at its end: the
- * count, or -1 with why filled. nx_gzip_input_read hands over at most what it
- * holds (128 KiB of a plain file), so this loops; a stop request
- * (SIGINT/SIGTERM) is checked once per 128 KiB at most. */
+ * count, or -1 with why filled. The read-ahead hands over at most one block
+ * at a time, so this loops; a stop request (SIGINT/SIGTERM) is checked once
+ * per block at most. */
 static long read_text(void *ctx, char *dst, size_t cap, char *why, size_t why_size)
 {
     nx_chrome_reader *r = ctx;
@@ -799,7 +806,7 @@ static long read_text(void *ctx, char *dst, size_t cap, char *why, size_t why_si
             nx_run_stopped_message(stopped, why, why_size);
             return -1;
         }
-        long n = nx_gzip_input_read(r->src, (unsigned char *)dst + got, cap - got, why, why_size);
+        long n = nx_readahead_read(r->ahead, dst + got, cap - got, why, why_size);
         if (n < 0)
             return -1;
         if (n == 0)
@@ -863,6 +870,12 @@ int nx_chrome_read(nx_chrome_reader *r, const nx_chrome_handlers *h, nx_chrome_e
         return -1;
     }
     r->scan_ready = true;
+    char why[256];
+    r->ahead = nx_readahead_start(r->src, READ_AHEAD_BLOCK, READ_AHEAD_BLOCKS, why, sizeof why);
+    if (!r->ahead) {
+        snprintf(err->msg, sizeof err->msg, "%s: %s", r->path, why);
+        return -1;
+    }
     return read_all(r);
 }
 
@@ -877,6 +890,7 @@ void nx_chrome_close(nx_chrome_reader *r)
         return;
     if (r->scan_ready)
         nx_json_scan_free(&r->scan);
+    nx_readahead_stop(r->ahead);   /* before src, which its thread reads */
     nx_gzip_input_close(r->src);
     nx_strbuf_free(&r->strs);
     nx_strbuf_free(&r->args);
