@@ -169,6 +169,19 @@ static int out_of_memory(nx_chrome_reader *r)
     return fail(r, "out of memory");
 }
 
+/* nx_strbuf_append with its common case (room left) inline: the reader
+ * appends a few bytes per token. */
+static inline void sb_add(nx_strbuf *b, const char *s, size_t n)
+{
+    if (!b->failed && b->cap - b->len > n) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return;
+    }
+    nx_strbuf_append(b, s, n);
+}
+
 static void sb_reset(nx_strbuf *b)
 {
     b->len = 0;
@@ -261,11 +274,11 @@ static bool store_string(nx_chrome_reader *r, stored *dst, const char *s, size_t
 {
     size_t off = r->strs.len;
     if (r->plain)
-        nx_strbuf_append(&r->strs, s, len);
+        sb_add(&r->strs, s, len);
     else
         nx_json_put_utf8(&r->strs, s, len);   /* the tokenizer does not validate UTF-8: repaired here */
     size_t kept = r->strs.len - off;
-    nx_strbuf_putc(&r->strs, '\0');
+    sb_add(&r->strs, "", 1);
     if (nx_strbuf_failed(&r->strs))
         return false;
     *dst = (stored){true, off, kept};
@@ -304,7 +317,7 @@ static void cap_put(capture *c, const char *s, size_t n)
         c->too_large = true;
         return;
     }
-    nx_strbuf_append(c->out, s, n);
+    sb_add(c->out, s, n);
 }
 
 /* A JSON string literal for s[0..n) (util/json.h's escaping; a plain string,
