@@ -432,6 +432,9 @@ static inline bool space(char c)
 
 nx_json_kind nx_json_scan_next(nx_json_scan *s, nx_json_token *t)
 {
+    t->s = NULL;   /* what a token of another kind leaves unset */
+    t->len = 0;
+    t->b = t->plain = false;
     for (;;) {
         while (s->pos < s->end && space(s->buf[s->pos]))
             s->pos++;
