@@ -178,7 +178,7 @@ static int scan_json_scan(const char *buf, size_t len, struct scan_result *r)
         return -1;
     }
     nx_json_token t;
-    int depth = 0, want = 0, rc = 0;
+    int depth = 0, want = 0, rc = 0, in_events = 0;
     for (nx_json_kind k; (k = nx_json_scan_next(&s, &t)) != NX_JSON_EOF;) {
         if (k == NX_JSON_FAIL) {
             fprintf(stderr, "json_scan: byte %llu: %s\n", (unsigned long long)s.err_offset, s.err);
@@ -188,7 +188,12 @@ static int scan_json_scan(const char *buf, size_t len, struct scan_result *r)
         if (k == NX_JSON_START_MAP || k == NX_JSON_START_ARRAY) {
             depth++;
         } else if (k == NX_JSON_END_MAP || k == NX_JSON_END_ARRAY) {
-            r->events += --depth == 2 && k == NX_JSON_END_MAP;
+            r->events += --depth == 2 && k == NX_JSON_END_MAP && in_events;
+            in_events &= depth >= 2;
+        } else if (k == NX_JSON_KEY && depth == 1) {
+            in_events = t.len == 11 && memcmp(t.s, "traceEvents", 11) == 0;
+        } else if (!in_events) {
+            continue;
         } else if (k == NX_JSON_KEY && depth == 3) {
             want = event_key(t.s, t.len);
         } else if (depth > 3 && want == 3) {

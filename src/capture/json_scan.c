@@ -436,9 +436,12 @@ nx_json_kind nx_json_scan_next(nx_json_scan *s, nx_json_token *t)
     t->len = 0;
     t->b = t->plain = false;
     for (;;) {
-        while (s->pos < s->end && space(s->buf[s->pos]))
-            s->pos++;
-        if (s->pos == s->end) {
+        /* locals: through s, each byte's load and store would go to memory */
+        const char *p = s->buf + s->pos, *e = s->buf + s->end;
+        while (p < e && space(*p))
+            p++;
+        s->pos = (size_t)(p - s->buf);
+        if (p == e) {
             int got = refill(s);
             if (got < 0)
                 return t->kind = NX_JSON_FAIL;
