@@ -165,8 +165,8 @@ typedef struct nx_chrome_handlers {
 } nx_chrome_handlers;
 
 typedef struct nx_chrome_options {
-    size_t chunk_size;          /* bytes per read; 0 means 64 KiB, at most 1 GiB (reads grow
-                                   while one token spans them: time stays linear) */
+    size_t chunk_size;          /* the tokenizer's first buffer; 0 means 64 KiB, at most 1 GiB
+                                   (it doubles while one token outgrows it: time stays linear) */
     size_t max_args_bytes;      /* cap on one event's args text; 0 means 64 KiB */
     size_t max_toplevel_bytes;  /* cap on one top-level value; 0 means 4 MiB */
 } nx_chrome_options;
