@@ -8,7 +8,10 @@
  *   object's raw text, so args is only walked (the reader re-serialises it on top of this).
  * - simdjson: On-Demand through the C++ shim simdjson_shim.cpp (Debian's libsimdjson-dev);
  *   it needs the whole document in one padded buffer.
- * - scan: a tokenizer written for trace events (below): finds each event's bounds and the
+ * - json_scan: nxprof's own tokenizer (src/capture/json_scan.c), driven token by token as
+ *   the Chrome reader drives it, fed 64 KiB reads from the buffer: the full grammar checked,
+ *   strings decoded, numbers as text; args_bytes counts its strings' and numbers' bytes.
+ * - scan: a prototype tokenizer written for trace events (below): finds each event's bounds and the
  *   keys ph/name/cat/ts/dur/pid/tid/id/args, converts ts/dur, takes args as a raw span and
  *   skips other values by bracket depth. It checks the structure it walks but does not
  *   validate every scalar (a production reader would, and would refill its buffer at event
@@ -24,6 +27,7 @@
 
 #include <yajl/yajl_parse.h>
 
+#include "capture/json_scan.h"
 #include "json_layers.h"
 
 #define PAD 64
@@ -133,6 +137,79 @@ static int scan_yajl(const char *buf, size_t len, struct scan_result *r)
     }
     yajl_free(h);
     return st == yajl_status_ok ? 0 : -1;
+}
+
+/* ---- json_scan: nxprof's tokenizer ---- */
+
+struct mem_src {
+    const char *buf;
+    size_t len, at;
+};
+
+static long mem_read(void *ctx, char *dst, size_t cap, char *why, size_t why_size)
+{
+    (void)why, (void)why_size;
+    struct mem_src *m = ctx;
+    size_t n = m->len - m->at < cap ? m->len - m->at : cap;
+    n = n < 65536 ? n : 65536;
+    memcpy(dst, m->buf + m->at, n);
+    m->at += n;
+    return (long)n;
+}
+
+/* What an event's key asks of its value: 1 ts/dur, 2 text, 3 args, 0 nothing. */
+static int event_key(const char *k, size_t n)
+{
+    if ((n == 2 && memcmp(k, "ts", 2) == 0) || (n == 3 && memcmp(k, "dur", 3) == 0))
+        return 1;
+    if ((n == 2 && (memcmp(k, "ph", 2) == 0 || memcmp(k, "id", 2) == 0)) ||
+        (n == 3 && (memcmp(k, "cat", 3) == 0 || memcmp(k, "pid", 3) == 0 || memcmp(k, "tid", 3) == 0)) ||
+        (n == 4 && memcmp(k, "name", 4) == 0))
+        return 2;
+    return n == 4 && memcmp(k, "args", 4) == 0 ? 3 : 0;
+}
+
+static int scan_json_scan(const char *buf, size_t len, struct scan_result *r)
+{
+    struct mem_src m = {buf, len, 0};
+    nx_json_scan s;
+    if (nx_json_scan_init(&s, 65536, 1000, mem_read, &m) != 0) {
+        fprintf(stderr, "json_scan: %s\n", s.err);
+        return -1;
+    }
+    nx_json_token t;
+    int depth = 0, want = 0, rc = 0, in_events = 0;
+    for (nx_json_kind k; (k = nx_json_scan_next(&s, &t)) != NX_JSON_EOF;) {
+        if (k == NX_JSON_FAIL) {
+            fprintf(stderr, "json_scan: byte %llu: %s\n", (unsigned long long)s.err_offset, s.err);
+            rc = -1;
+            break;
+        }
+        if (k == NX_JSON_START_MAP || k == NX_JSON_START_ARRAY) {
+            depth++;
+        } else if (k == NX_JSON_END_MAP || k == NX_JSON_END_ARRAY) {
+            r->events += --depth == 2 && k == NX_JSON_END_MAP && in_events;
+            in_events &= depth >= 2;
+        } else if (k == NX_JSON_KEY && depth == 1) {
+            in_events = t.len == 11 && memcmp(t.s, "traceEvents", 11) == 0;
+        } else if (!in_events) {
+            continue;
+        } else if (k == NX_JSON_KEY && depth == 3) {
+            want = event_key(t.s, t.len);
+        } else if (depth > 3 && want == 3) {
+            r->args_bytes += k == NX_JSON_STRING || k == NX_JSON_NUMBER || k == NX_JSON_KEY ? t.len : 0;
+        } else if (depth == 3 && want == 1 && k == NX_JSON_NUMBER) {
+            r->ts_sum += strtod(t.s, NULL);   /* the text is followed by a non-digit */
+        } else if (depth == 3 && want == 2) {
+            r->text_bytes += k == NX_JSON_STRING || k == NX_JSON_NUMBER ? t.len : 0;
+        }
+    }
+    if (rc == 0 && !nx_json_scan_complete(&s)) {
+        fprintf(stderr, "json_scan: the text ends early\n");
+        rc = -1;
+    }
+    nx_json_scan_free(&s);
+    return rc;
 }
 
 /* ---- scan: a tokenizer for trace events ---- */
@@ -343,7 +420,8 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*scan)(const char *, size_t, struct scan_result *);
-    } layers[] = {{"yajl", scan_yajl}, {"simdjson", scan_simdjson}, {"scan", scan_events}};
+    } layers[] = {{"yajl", scan_yajl}, {"simdjson", scan_simdjson}, {"json_scan", scan_json_scan},
+                  {"scan", scan_events}};
     int runs = argc > 2 ? atoi(argv[2]) : 3;
     size_t len = 0;
     char *buf = argc > 1 && runs > 0 && runs <= 99 ? slurp(argv[1], &len) : NULL;

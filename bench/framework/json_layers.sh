@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/framework/json_layers.sh — builds json_layers (yajl, simdjson through its C++ shim,
-# the trace-event tokenizer) into a temporary folder and runs it on TRACE_JSON:
+# nxprof's tokenizer src/capture/json_scan.c, the prototype trace-event tokenizer) into a
+# temporary folder and runs it on TRACE_JSON:
 #
 #   bash bench/framework/json_layers.sh TRACE_JSON [RUNS]
 #
@@ -15,7 +16,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 flags=(-O2 -g -Wall -Wextra -Werror)
-cc -std=c11 "${flags[@]}" -c "$here/json_layers.c" -o "$tmp/json_layers.o"
+src=$here/../../src
+cc -std=c11 "${flags[@]}" -I "$src" -c "$here/json_layers.c" -o "$tmp/json_layers.o"
+cc -std=c11 "${flags[@]}" -I "$src" -c "$src/capture/json_scan.c" -o "$tmp/json_scan.o"
+cc -std=c11 "${flags[@]}" -I "$src" -c "$src/util/strbuf.c" -o "$tmp/strbuf.o"
 c++ -std=c++17 "${flags[@]}" -march=native -c "$here/simdjson_shim.cpp" -o "$tmp/simdjson_shim.o"
-c++ "$tmp/json_layers.o" "$tmp/simdjson_shim.o" -lsimdjson -lyajl -o "$tmp/json_layers"
+c++ "$tmp/json_layers.o" "$tmp/json_scan.o" "$tmp/strbuf.o" "$tmp/simdjson_shim.o" -lsimdjson -lyajl -o "$tmp/json_layers"
 "$tmp/json_layers" "$@"

@@ -1,8 +1,8 @@
 /*
  * chrome_trace.c — see chrome_trace.h.
  *
- * yajl calls back once per JSON token. Every callback funnels into on_token(),
- * a state machine over where we are in the document (before the top-level
+ * The tokenizer (json_scan.h) hands over one JSON token at a time to
+ * on_token(), a state machine over where we are in the document (before the top-level
  * value, in the top-level object, in traceEvents, in one event, ...). Values
  * that are kept as JSON text ("args", top-level values) or skipped (unknown
  * keys holding objects or arrays) are handed to a small "capture" sub-machine
@@ -19,20 +19,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
 
+#include "capture/json_readahead.h"
+#include "capture/json_scan.h"
 #include "util/gzip_input.h"
 #include "util/json.h"
 #include "util/strbuf.h"
 #include "util/run_control.h"
 
-/* yajl's own stack grows without limit; this keeps a hostile "[[[[..." from
- * growing it (and our depth counter) with the file. */
+/* Keeps a hostile "[[[[..." from costing memory (the tokenizer refuses it). */
 #define MAX_DEPTH 1000
 
-typedef enum tok_kind {
-    T_NULL, T_BOOL, T_NUMBER, T_STRING, T_START_MAP, T_KEY, T_END_MAP, T_START_ARRAY, T_END_ARRAY
-} tok_kind;
+/* The read-ahead (json_readahead.h): 4 MiB in flight keeps the tokenizer fed
+ * between two wake-ups of the reading thread. */
+#define READ_AHEAD_BLOCK (1u << 20)
+#define READ_AHEAD_BLOCKS 4u
+
+typedef nx_json_kind tok_kind;
+#define T_NULL NX_JSON_NULL
+#define T_BOOL NX_JSON_BOOL
+#define T_NUMBER NX_JSON_NUMBER
+#define T_STRING NX_JSON_STRING
+#define T_START_MAP NX_JSON_START_MAP
+#define T_KEY NX_JSON_KEY
+#define T_END_MAP NX_JSON_END_MAP
+#define T_START_ARRAY NX_JSON_START_ARRAY
+#define T_END_ARRAY NX_JSON_END_ARRAY
 
 static const char *const tok_names[] = {
     "null", "a boolean", "a number", "a string", "an object", "a key", "'}'", "an array", "']'"
@@ -101,25 +113,21 @@ typedef struct event_state {
 struct nx_chrome_reader {
     char *path;
     nx_gzip_input *src;   /* the file, decompressed when gzip */
-    unsigned char *buf;
+    nx_readahead *ahead;  /* src read on a thread of its own */
     size_t chunk_size, max_args, max_toplevel;
-    size_t buf_size;      /* bytes of buf: chunk_size, more while a token outgrows it */
-    uint64_t tokens;      /* tokens seen so far (to tell a chunk that ends none) */
     bool used;            /* nx_chrome_read() runs once */
-    unsigned bom;         /* bytes of a leading UTF-8 BOM matched; 4 once past the start */
     bool bare_array;
 
     /* parsing */
-    yajl_handle yh;
+    nx_json_scan scan;
+    bool scan_ready;      /* scan was initialised */
+    uint64_t tok_end;     /* JSON-text offset just past the current token */
+    bool plain;           /* the current string token is plain (json_scan.h) */
     const nx_chrome_handlers *h;
     nx_chrome_error *err;
     int stop;             /* a callback's stop value, or 0 */
     bool failed;          /* err is filled */
-    bool finishing;       /* inside yajl_complete_parse: offsets are the end */
-    uint64_t chunk_start; /* JSON-text offset of the chunk being parsed */
-    uint64_t total;       /* JSON-text bytes read so far */
     where where;
-    unsigned depth;
     bool seen_events;     /* traceEvents found (object form) */
     uint64_t index;       /* traceEvents elements begun so far */
     bool in_event;
@@ -133,13 +141,11 @@ struct nx_chrome_reader {
 
 static uint64_t cur_offset(const nx_chrome_reader *r)
 {
-    if (r->finishing)
-        return r->total;
-    return r->chunk_start + yajl_get_bytes_consumed(r->yh);
+    return r->tok_end;
 }
 
 /* Fills err with "<path>: byte <off>[: event #<i>]: <message>" and returns 0,
- * yajl's "cancel" value, so callers can `return fail_at(...)`. */
+ * the "stop reading" value, so callers can `return fail_at(...)`. */
 __attribute__((format(printf, 3, 4))) static int fail_at(nx_chrome_reader *r, uint64_t off, const char *fmt, ...)
 {
     char what[384];
@@ -163,6 +169,19 @@ static int out_of_memory(nx_chrome_reader *r)
     return fail(r, "out of memory");
 }
 
+/* nx_strbuf_append with its common case (room left) inline: the reader
+ * appends a few bytes per token. */
+static inline void sb_add(nx_strbuf *b, const char *s, size_t n)
+{
+    if (!b->failed && b->cap - b->len > n) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return;
+    }
+    nx_strbuf_append(b, s, n);
+}
+
 static void sb_reset(nx_strbuf *b)
 {
     b->len = 0;
@@ -173,7 +192,7 @@ static void sb_reset(nx_strbuf *b)
 /* ---- numbers ---------------------------------------------------------- */
 
 /*
- * Converts JSON number text (already validated by yajl: -?int(.frac)?(e[+-]?exp)?)
+ * Converts JSON number text (already validated by the tokenizer: -?int(.frac)?(e[+-]?exp)?)
  * to int64 value * 10^scale, exactly, rounding to the nearest integer with
  * halves away from zero. *inexact says whether rounding dropped anything.
  * Returns false when the result does not fit in int64.
@@ -254,9 +273,12 @@ static bool decimal_to_int64(const char *s, size_t len, int scale, int64_t *out,
 static bool store_string(nx_chrome_reader *r, stored *dst, const char *s, size_t len)
 {
     size_t off = r->strs.len;
-    nx_json_put_utf8(&r->strs, s, len);   /* yajl does not validate UTF-8: repaired here */
+    if (r->plain)
+        sb_add(&r->strs, s, len);
+    else
+        nx_json_put_utf8(&r->strs, s, len);   /* the tokenizer does not validate UTF-8: repaired here */
     size_t kept = r->strs.len - off;
-    nx_strbuf_putc(&r->strs, '\0');
+    sb_add(&r->strs, "", 1);
     if (nx_strbuf_failed(&r->strs))
         return false;
     *dst = (stored){true, off, kept};
@@ -295,17 +317,28 @@ static void cap_put(capture *c, const char *s, size_t n)
         c->too_large = true;
         return;
     }
-    nx_strbuf_append(c->out, s, n);
+    sb_add(c->out, s, n);
 }
 
-/* A JSON string literal for s[0..n) (util/json.h's escaping). */
-static void cap_put_string(capture *c, const char *s, size_t n)
+/* A JSON string literal for s[0..n) (util/json.h's escaping; a plain string,
+ * json_scan.h, needs none). */
+static void cap_put_string(capture *c, const char *s, size_t n, bool plain)
 {
     if (!c->out || c->too_large)
         return;
     size_t before = c->out->len;
     if (n + 2 > c->limit - before) {   /* the literal is at least that long */
         c->too_large = true;
+        return;
+    }
+    if (plain) {
+        char *o = nx_strbuf_reserve(c->out, n + 2);
+        if (o) {
+            o[0] = '"';
+            memcpy(o + 1, s, n);
+            o[n + 1] = '"';
+            nx_strbuf_commit(c->out, n + 2);
+        }
         return;
     }
     nx_json_put_string(c->out, s, n);
@@ -326,7 +359,7 @@ static void cap_value_prefix(capture *c)
 static int cap_done(nx_chrome_reader *r);
 
 /* One token of the captured value; finishes the capture when the value is
- * complete. Returns yajl's continue (1) or cancel (0). */
+ * complete. Returns 1 to go on or 0 to stop. */
 static int cap_token(nx_chrome_reader *r, tok_kind k, const char *s, size_t len, int b)
 {
     capture *c = &r->cap;
@@ -334,7 +367,7 @@ static int cap_token(nx_chrome_reader *r, tok_kind k, const char *s, size_t len,
     case T_KEY:
         if (c->need_comma)
             cap_put(c, ",", 1);
-        cap_put_string(c, s, len);
+        cap_put_string(c, s, len, r->plain);
         cap_put(c, ":", 1);
         c->after_key = true;
         return 1;
@@ -364,8 +397,11 @@ static int cap_token(nx_chrome_reader *r, tok_kind k, const char *s, size_t len,
         break;
     case T_STRING:
         cap_value_prefix(c);
-        cap_put_string(c, s, len);
+        cap_put_string(c, s, len, r->plain);
         break;
+    case NX_JSON_EOF:
+    case NX_JSON_FAIL:
+        return 1;   /* read_all hands over neither */
     }
     c->need_comma = true;
     if (c->out && nx_strbuf_failed(c->out))
@@ -403,16 +439,23 @@ static int cap_done(nx_chrome_reader *r)
 
 /* ---- events ---------------------------------------------------------------- */
 
+/* By length first: every event has several keys, so this is on the hot path. */
 static field lookup_field(const char *s, size_t len)
 {
-    for (int f = F_OTHER + 1; f < F_COUNT; f++)
-        if (strlen(field_names[f]) == len && memcmp(field_names[f], s, len) == 0)
-            return (field)f;
+    static const field by_len[9][4] = {
+        [1] = {F_S}, [2] = {F_PH, F_TS, F_ID, F_BP}, [3] = {F_CAT, F_DUR, F_PID, F_TID},
+        [4] = {F_NAME, F_ARGS}, [7] = {F_BIND_ID, F_FLOW_IN}, [8] = {F_FLOW_OUT},
+    };
+    if (len >= 9)
+        return F_OTHER;
+    for (int i = 0; i < 4 && by_len[len][i] != F_OTHER; i++)
+        if (memcmp(field_names[by_len[len][i]], s, len) == 0)
+            return by_len[len][i];
     return F_OTHER;
 }
 
 /* Marks the event unusable for the first reason found, and reads on: one odd
- * event costs itself, never the trace. Returns yajl's continue. */
+ * event costs itself, never the trace. Returns 1 (go on). */
 __attribute__((format(printf, 2, 3))) static int event_bad(nx_chrome_reader *r, const char *fmt, ...)
 {
     if (r->ev.bad)
@@ -660,13 +703,6 @@ static int not_an_object(nx_chrome_reader *r, tok_kind k, const char *s, size_t 
 
 static int on_token(nx_chrome_reader *r, tok_kind k, const char *s, size_t len, int b)
 {
-    r->tokens++;
-    if (k == T_START_MAP || k == T_START_ARRAY) {
-        if (++r->depth > MAX_DEPTH)
-            return fail(r, "JSON nested deeper than %d levels", MAX_DEPTH);
-    } else if (k == T_END_MAP || k == T_END_ARRAY) {
-        r->depth--;
-    }
     if (r->cap.active)
         return cap_token(r, k, s, len, b);
 
@@ -735,31 +771,9 @@ static int on_token(nx_chrome_reader *r, tok_kind k, const char *s, size_t len, 
     case W_END:
         break;
     }
-    /* yajl rejects anything after the top-level value before calling back. */
+    /* the tokenizer rejects anything after the top-level value */
     return fail(r, "unexpected %s after the end of the trace", tok_names[k]);
 }
-
-static int cb_null(void *ctx) { return on_token(ctx, T_NULL, NULL, 0, 0); }
-static int cb_bool(void *ctx, int b) { return on_token(ctx, T_BOOL, NULL, 0, b); }
-static int cb_number(void *ctx, const char *s, size_t len) { return on_token(ctx, T_NUMBER, s, len, 0); }
-static int cb_string(void *ctx, const unsigned char *s, size_t len)
-{
-    return on_token(ctx, T_STRING, (const char *)s, len, 0);
-}
-static int cb_start_map(void *ctx) { return on_token(ctx, T_START_MAP, NULL, 0, 0); }
-static int cb_key(void *ctx, const unsigned char *s, size_t len)
-{
-    return on_token(ctx, T_KEY, (const char *)s, len, 0);
-}
-static int cb_end_map(void *ctx) { return on_token(ctx, T_END_MAP, NULL, 0, 0); }
-static int cb_start_array(void *ctx) { return on_token(ctx, T_START_ARRAY, NULL, 0, 0); }
-static int cb_end_array(void *ctx) { return on_token(ctx, T_END_ARRAY, NULL, 0, 0); }
-
-/* yajl_number set means yajl_integer and yajl_double are never called. */
-static const yajl_callbacks callbacks = {
-    cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
-    cb_start_map, cb_key, cb_end_map, cb_start_array, cb_end_array,
-};
 
 /* ---- public API --------------------------------------------------------------- */
 
@@ -771,14 +785,12 @@ nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts
         snprintf(err->msg, sizeof err->msg, "%s: out of memory", path);
         return NULL;
     }
-    /* Reads grow with a long token (next_read_size); 1 GiB bounds one. */
+    /* The tokenizer's buffer grows with a long token; 1 GiB bounds the first. */
     r->chunk_size = o.chunk_size == 0 ? 64 * 1024 : o.chunk_size > (1u << 30) ? (1u << 30) : o.chunk_size;
     r->max_args = o.max_args_bytes ? o.max_args_bytes : 64 * 1024;
     r->max_toplevel = o.max_toplevel_bytes ? o.max_toplevel_bytes : 4 * 1024 * 1024;
     r->path = strdup(path);
-    r->buf = malloc(r->chunk_size);
-    r->buf_size = r->chunk_size;
-    if (!r->path || !r->buf) {
+    if (!r->path) {
         snprintf(err->msg, sizeof err->msg, "%s: out of memory", path);
         nx_chrome_close(r);
         return NULL;
@@ -793,56 +805,21 @@ nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts
     return r;
 }
 
-/* A yajl status other than ok: our own error, a callback's stop, or yajl's. */
-static int parse_fail(nx_chrome_reader *r, yajl_status st, const unsigned char *chunk, size_t n)
+/* Fills dst (up to cap bytes) from the file, fewer only at its end: the
+ * count, or -1 with why filled. The read-ahead hands over at most one block
+ * at a time, so this loops; a stop request (SIGINT/SIGTERM) is checked once
+ * per block at most. */
+static long read_text(void *ctx, char *dst, size_t cap, char *why, size_t why_size)
 {
-    if (st == yajl_status_client_canceled)
-        return r->failed ? -1 : r->stop;
-    unsigned char *m = yajl_get_error(r->yh, 0, chunk, n);
-    if (!m) {
-        fail(r, "invalid JSON");
-        return -1;
-    }
-    /* yajl's message ends with a newline */
-    m[strcspn((char *)m, "\n")] = '\0';
-    fail(r, "invalid JSON: %s", (char *)m);
-    yajl_free_error(r->yh, m);
-    return -1;
-}
-
-/* Bytes to read next. yajl lexes a token that spans chunks again from its
- * first byte with every chunk, so a token of L bytes fed in fixed chunks costs
- * O(L^2): while chunks end no token, each read is twice the last (up to 1 GiB),
- * which keeps the cost O(L); the first chunk that ends a token returns to
- * chunk_size. 0, or -1 when out of memory. */
-static int next_read_size(nx_chrome_reader *r, bool token_ended, size_t last, size_t *size)
-{
-    size_t want = token_ended || last >= (1u << 30) ? r->chunk_size : last * 2;
-    if (want > r->buf_size) {
-        unsigned char *b = realloc(r->buf, want);
-        if (!b)
-            return fail(r, "out of memory for a JSON token longer than %zu bytes", last);
-        r->buf = b;
-        r->buf_size = want;
-    }
-    *size = want;
-    return 0;
-}
-
-/* Up to size bytes into r->buf, fewer only at the end of the input: the count,
- * or -1 with why filled. nx_gzip_input_read hands over at most what it holds
- * (128 KiB of a plain file), and a read grown for a long token must reach yajl
- * whole, or the token is lexed again every 128 KiB (next_read_size). */
-static long read_chunk(nx_chrome_reader *r, size_t size, char *why, size_t why_size)
-{
+    nx_chrome_reader *r = ctx;
     size_t got = 0;
-    while (got < size) {
-        int stopped = nx_run_stopped();   /* SIGINT/SIGTERM: checked once a read of at most 128 KiB */
+    while (got < cap) {
+        int stopped = nx_run_stopped();
         if (stopped) {
             nx_run_stopped_message(stopped, why, why_size);
             return -1;
         }
-        long n = nx_gzip_input_read(r->src, r->buf + got, size - got, why, why_size);
+        long n = nx_readahead_read(r->ahead, dst + got, cap - got, why, why_size);
         if (n < 0)
             return -1;
         if (n == 0)
@@ -852,72 +829,37 @@ static long read_chunk(nx_chrome_reader *r, size_t size, char *why, size_t why_s
     return (long)got;
 }
 
-/* A UTF-8 byte-order mark (EF BB BF) opening the text is not JSON; some
- * Windows tools write one. It is passed over (offsets still count it), even
- * split over reads. Returns how many bytes of buf[0..n) to pass over. A start
- * that turns out to be no BOM has the bytes matched in earlier reads fed to
- * yajl first (*st its answer), so it reports the text as it is. */
-static size_t skip_bom(nx_chrome_reader *r, const unsigned char *buf, size_t n, yajl_status *st)
+/* The tokenizer failed: a read error (no JSON offset) or a syntax error. */
+static int scan_failed(nx_chrome_reader *r)
 {
-    static const unsigned char bom[3] = {0xef, 0xbb, 0xbf};
-    size_t i = 0;
-    *st = yajl_status_ok;
-    while (r->bom < 3 && i < n && buf[i] == bom[r->bom])
-        r->bom++, i++;
-    if (r->bom == 3) {
-        r->bom = 4;
-        return i;
+    if (r->scan.read_failed) {
+        snprintf(r->err->msg, sizeof r->err->msg, "%s: %s", r->path, r->scan.err);
+        return -1;
     }
-    if (i == n)
-        return i;   /* all of buf is a BOM's beginning: the next read tells */
-    size_t earlier = r->bom - i;
-    r->bom = 4;
-    if (earlier > 0) {
-        uint64_t start = r->chunk_start;
-        r->chunk_start -= earlier;   /* they came before this read: offsets as one read gives */
-        *st = yajl_parse(r->yh, bom, earlier);
-        if (*st == yajl_status_ok)
-            r->chunk_start = start;
-    }
-    return 0;
+    fail_at(r, r->scan.err_offset, "%s", r->scan.err);
+    return -1;
 }
 
 static int read_all(nx_chrome_reader *r)
 {
-    size_t size = r->chunk_size;
+    /* A UTF-8 byte-order mark (EF BB BF) opening the text is not JSON; some
+     * Windows tools write one. It is passed over; offsets still count it. */
+    nx_json_scan_skip_prefix(&r->scan, "\xef\xbb\xbf", 3);
+    nx_json_token t;
     for (;;) {
-        char why[256];
-        long n = read_chunk(r, size, why, sizeof why);
-        if (n < 0) {
-            snprintf(r->err->msg, sizeof r->err->msg, "%s: %s", r->path, why);
-            return -1;
-        }
-        if (n == 0)
+        nx_json_kind k = nx_json_scan_next(&r->scan, &t);
+        if (k == NX_JSON_FAIL)
+            return scan_failed(r);
+        r->tok_end = t.end;
+        if (k == NX_JSON_EOF)
             break;
-        r->chunk_start = r->total;
-        r->total += (uint64_t)n;
-        uint64_t tokens = r->tokens;
-        size_t skip = 0;
-        yajl_status st = yajl_status_ok;
-        if (r->bom < 4) {
-            skip = skip_bom(r, r->buf, (size_t)n, &st);
-            if (st != yajl_status_ok)
-                return parse_fail(r, st, NULL, 0);
-            r->chunk_start += skip;
-        }
-        st = yajl_parse(r->yh, r->buf + skip, (size_t)n - skip);
-        if (st != yajl_status_ok)
-            return parse_fail(r, st, r->buf + skip, (size_t)n - skip);
-        if (next_read_size(r, r->tokens != tokens, size, &size) != 0)
-            return -1;
+        r->plain = t.plain;
+        if (!on_token(r, k, t.s, t.len, t.b))
+            return r->failed ? -1 : r->stop;
     }
-    r->finishing = true;
-    yajl_status st = yajl_complete_parse(r->yh);
-    if (st != yajl_status_ok)
-        return parse_fail(r, st, NULL, 0);
     /* Partial values are allowed only so that a bare array may lack its ']'
      * (the format permits it) when the input stops between two events. */
-    if (r->where == W_END || (r->bare_array && r->where == W_EVENTS))
+    if (r->where == W_END || (r->bare_array && r->where == W_EVENTS && !r->cap.active))
         return 0;
     if (r->where == W_START)
         fail(r, "empty file: no JSON value");
@@ -936,15 +878,17 @@ int nx_chrome_read(nx_chrome_reader *r, const nx_chrome_handlers *h, nx_chrome_e
     r->used = true;
     r->h = h;
     r->err = err;
-    r->yh = yajl_alloc(&callbacks, NULL, r);
-    if (!r->yh) {
+    if (nx_json_scan_init(&r->scan, r->chunk_size, MAX_DEPTH, read_text, r) != 0) {
         snprintf(err->msg, sizeof err->msg, "%s: out of memory", r->path);
         return -1;
     }
-    yajl_config(r->yh, yajl_allow_partial_values, 1);
-    /* Invalid UTF-8 in a string is one odd name, not a broken file: strings
-     * are repaired (U+FFFD) as they are kept, util/json.h. */
-    yajl_config(r->yh, yajl_dont_validate_strings, 1);
+    r->scan_ready = true;
+    char why[256];
+    r->ahead = nx_readahead_start(r->src, READ_AHEAD_BLOCK, READ_AHEAD_BLOCKS, why, sizeof why);
+    if (!r->ahead) {
+        snprintf(err->msg, sizeof err->msg, "%s: %s", r->path, why);
+        return -1;
+    }
     return read_all(r);
 }
 
@@ -957,14 +901,14 @@ void nx_chrome_close(nx_chrome_reader *r)
 {
     if (!r)
         return;
-    if (r->yh)
-        yajl_free(r->yh);
+    if (r->scan_ready)
+        nx_json_scan_free(&r->scan);
+    nx_readahead_stop(r->ahead);   /* before src, which its thread reads */
     nx_gzip_input_close(r->src);
     nx_strbuf_free(&r->strs);
     nx_strbuf_free(&r->args);
     nx_strbuf_free(&r->top_key);
     nx_strbuf_free(&r->top_json);
-    free(r->buf);
     free(r->path);
     free(r);
 }

@@ -12,19 +12,14 @@
  * so that a crashed process still leaves a readable trace); the input must
  * then end between two events. Any other truncation is an error.
  *
- * Streaming: the file is decompressed in fixed-size chunks and fed to yajl's
- * push parser; each event is assembled from the tokens of its own object and
- * handed to a callback, then forgotten. Memory is bounded by the largest
- * single event (and by the caps on "args" and top-level values below), never
- * by the file size: no document tree is built.
- *
- * Why yajl: it is a push (streaming) parser, so decompressed chunks go straight
- * in and a token split across two chunks is reassembled by yajl itself; it is
- * packaged by Debian (libyajl-dev, a stable ABI, already in the bootstrap
- * list); and its callback API maps one-to-one onto this reader's state machine.
- * Its yajl_number callback hands over numbers as their source text, which is
- * what lets "ts" be converted to nanoseconds exactly. The DOM parsers in reach
- * (jansson, cJSON, json-c) would have to hold a whole 1 GB trace in memory.
+ * Streaming: the file is decompressed in chunks into the tokenizer's buffer
+ * (capture/json_scan.h, a pull scanner written for trace files); each event is
+ * assembled from the tokens of its own object and handed to a callback, then
+ * forgotten. Memory is bounded by the largest single token and event (and by
+ * the caps on "args" and top-level values below), never by the file size: no
+ * document tree is built. Numbers reach the reader as their source text, which
+ * is what lets "ts" be converted to nanoseconds exactly. docs/architecture.md
+ * ("The JSON layer") says why this tokenizer and not a library.
  *
  * Events are delivered in file order, one call per element of traceEvents,
  * whatever the phase. In particular:
@@ -71,8 +66,7 @@
  * Errors: functions that can fail return -1 or NULL and fill an nx_chrome_error
  * whose message names the file, the byte offset in the JSON text (after gzip
  * decompression) and, inside traceEvents, the event's index. The offset points
- * just past the offending token; for
- * a few syntax errors yajl backs it up to near the token's start instead.
+ * just past the offending byte.
  * gzip errors (corrupt or truncated stream, junk after a member) name the
  * offset in the compressed file instead. Events before an error have been delivered already. Nothing
  * here prints or exits.
@@ -171,8 +165,8 @@ typedef struct nx_chrome_handlers {
 } nx_chrome_handlers;
 
 typedef struct nx_chrome_options {
-    size_t chunk_size;          /* bytes per read; 0 means 64 KiB, at most 1 GiB (reads grow
-                                   while one token spans them: time stays linear) */
+    size_t chunk_size;          /* the tokenizer's first buffer; 0 means 64 KiB, at most 1 GiB
+                                   (it doubles while one token outgrows it: time stays linear) */
     size_t max_args_bytes;      /* cap on one event's args text; 0 means 64 KiB */
     size_t max_toplevel_bytes;  /* cap on one top-level value; 0 means 4 MiB */
 } nx_chrome_options;

@@ -374,7 +374,9 @@ static int put_text(chrome_file *f, const nx_chrome_event *ev, const char *track
     fw_buffer *b = f->buf;
     const char *id = nx_fw_ref_text(&ev->id, &f->id);
     nx_fw_attrs(&f->sb, ev, id, track);
-    nx_fw_flows(&f->flows, ev, id, &f->bind);
+    nx_fw_slice_args args;
+    nx_fw_slice_args_find(ev, &args);
+    nx_fw_flows(&f->flows, ev, &args, id, &f->bind);
     f->args_truncated += ev->args_too_large;
     if (nx_strbuf_failed(&f->sb) || nx_strbuf_failed(&f->id) || nx_strbuf_failed(&f->flows) ||
         nx_strbuf_failed(&f->bind)) {
@@ -385,10 +387,8 @@ static int put_text(chrome_file *f, const nx_chrome_event *ev, const char *track
     t->json = nx_fw_put(b, f->sb.data, f->sb.len);
     t->flow = nx_fw_put(b, f->flows.data, f->flows.len);
     t->stream = 0;
-    const char *v;
-    size_t vl;
-    if (nx_fw_is_slice(ev->ph) && ev->args.s && nx_fw_args_member(ev->args.s, ev->args.len, "stream", &v, &vl))
-        t->stream = nx_fw_put(b, v, vl);
+    if (args.stream)
+        t->stream = nx_fw_put(b, args.stream, args.stream_len);
     return t->name == UINT64_MAX || t->json == UINT64_MAX || t->stream == UINT64_MAX || t->flow == UINT64_MAX
                ? -1
                : 0;

@@ -58,16 +58,46 @@ int64_t nx_fw_async_key(const char *cat, const char *id)
     return (int64_t)(XXH3_64bits_digest(&st) >> 1);
 }
 
-bool nx_fw_args_member(const char *args, size_t len, const char *key, const char **val, size_t *vlen)
+/* A member's value as the processor keeps it: a string's raw content
+ * (quotes dropped), a scalar's text; false for null, an object or an array. */
+static bool args_scalar(const char **val, size_t *vlen)
 {
-    if (!nx_json_member(args, len, key, val, vlen))
-        return false;
     if (**val == '"') {
         (*val)++;
         *vlen -= 2;
         return true;
     }
     return **val != '{' && **val != '[' && !(*vlen == 4 && memcmp(*val, "null", 4) == 0);
+}
+
+/* The first member named key (len n) fills v and vl once: later ones are ignored,
+ * as nx_json_member finds the first. */
+static void take_member(const char *k, size_t kl, const char *key, size_t n, const char *val, size_t vlen,
+                        bool *seen, const char **v, size_t *vl)
+{
+    if (*seen || kl != n || memcmp(k, key, n) != 0)
+        return;
+    *seen = true;
+    if (args_scalar(&val, &vlen)) {
+        *v = val;
+        *vl = vlen;
+    }
+}
+
+void nx_fw_slice_args_find(const nx_chrome_event *ev, nx_fw_slice_args *a)
+{
+    *a = (nx_fw_slice_args){0};
+    nx_json_iter it;
+    if (!nx_fw_is_slice(ev->ph) || !ev->args.s || !nx_json_members_begin(&it, ev->args.s, ev->args.len))
+        return;
+    bool seen[3] = {false, false, false};
+    const char *k, *v;
+    size_t kl, vl;
+    while (!(seen[0] && seen[1] && seen[2]) && nx_json_members_next(&it, &k, &kl, &v, &vl)) {
+        take_member(k, kl, "stream", 6, v, vl, &seen[0], &a->stream, &a->stream_len);
+        take_member(k, kl, "flow_id", 7, v, vl, &seen[1], &a->flow_id, &a->flow_id_len);
+        take_member(k, kl, "correlation", 11, v, vl, &seen[2], &a->correlation, &a->correlation_len);
+    }
 }
 
 /* s[0..len) appended with each NX_FW_FLOW_SEP byte (a control character no
@@ -91,7 +121,8 @@ static void flow_key(nx_strbuf *list, const char *cat, const char *id)
     put_flow_part(list, id, strlen(id));
 }
 
-void nx_fw_flows(nx_strbuf *list, const nx_chrome_event *ev, const char *id, nx_strbuf *scratch)
+void nx_fw_flows(nx_strbuf *list, const nx_chrome_event *ev, const nx_fw_slice_args *a, const char *id,
+                 nx_strbuf *scratch)
 {
     const char *cat = ev->cat.s ? ev->cat.s : "";
     list->len = 0;
@@ -100,11 +131,10 @@ void nx_fw_flows(nx_strbuf *list, const nx_chrome_event *ev, const char *id, nx_
             flow_key(list, cat, id);
         return;
     }
-    const char *v;
-    size_t vl;
-    if (ev->args.s && (nx_fw_args_member(ev->args.s, ev->args.len, "flow_id", &v, &vl) ||
-                       nx_fw_args_member(ev->args.s, ev->args.len, "correlation", &v, &vl)))
-        put_flow_part(list, v, vl);
+    if (a->flow_id)
+        put_flow_part(list, a->flow_id, a->flow_id_len);
+    else if (a->correlation)
+        put_flow_part(list, a->correlation, a->correlation_len);
     const char *bind = nx_fw_ref_text(&ev->bind_id, scratch);
     if (bind)
         flow_key(list, cat, bind);

@@ -119,15 +119,23 @@ const char *nx_fw_ref_text(const nx_chrome_ref *r, nx_strbuf *out);
 int64_t nx_fw_async_track(const char *cat, const char *name);
 /* The stack key of async events with category `cat` and id `id` (within a pid). */
 int64_t nx_fw_async_key(const char *cat, const char *id);
-/* The value of top-level member `key` of an args object: a string's raw
- * content (between the quotes, escapes kept) or a scalar's text. False when
- * absent, null or an object/array. */
-bool nx_fw_args_member(const char *args, size_t len, const char *key, const char **val, size_t *vlen);
+/* The top-level args members a slice's row uses, found in one pass over its
+ * args text (every event has one; three lookups cost three passes). Each is
+ * the first member of that name: a string's raw content (between the quotes,
+ * escapes kept) or a scalar's text; NULL when absent, null or an
+ * object/array, and all NULL for an event that is not a slice. */
+typedef struct nx_fw_slice_args {
+    const char *stream, *flow_id, *correlation;
+    size_t stream_len, flow_id_len, correlation_len;
+} nx_fw_slice_args;
+void nx_fw_slice_args_find(const nx_chrome_event *ev, nx_fw_slice_args *a);
 /* ev's flow keys into list (reset), NX_FW_FLOW_SEP between them (that byte
- * inside a key becomes U+FFFD): a slice's args.flow_id, else args.correlation,
- * then "<cat>:<bind_id>"; a flow event's (s, t, f) "<cat>:<id>" (id: its
- * text, or NULL); none for the other kinds. scratch: for the bind_id text. */
-void nx_fw_flows(nx_strbuf *list, const nx_chrome_event *ev, const char *id, nx_strbuf *scratch);
+ * inside a key becomes U+FFFD): a slice's args.flow_id, else args.correlation
+ * (a, from nx_fw_slice_args_find), then "<cat>:<bind_id>"; a flow event's
+ * (s, t, f) "<cat>:<id>" (id: its text, or NULL); none for the other kinds.
+ * scratch: for the bind_id text. */
+void nx_fw_flows(nx_strbuf *list, const nx_chrome_event *ev, const nx_fw_slice_args *a, const char *id,
+                 nx_strbuf *scratch);
 /* extra_attributes_json of ev into b (reset), as system_events.c's header
  * says: "ph" first unless a slice, then "cat", "pid"/"tid", "id" (id, when
  * not NULL; not for slices), "s", "bp", a slice's "flow_in"/"flow_out",

@@ -91,7 +91,7 @@ def test_json_layers_agree(trace):
     events = json.loads(trace.read_bytes())["traceEvents"]
     ts_sum = sum(e.get("ts", 0) + e.get("dur", 0) for e in events)
     layers = {f[0]: f for f in (line.split() for line in r.stdout.splitlines()[1:])}
-    assert set(layers) == {"yajl", "simdjson", "scan"}, r.stdout
+    assert set(layers) == {"yajl", "simdjson", "json_scan", "scan"}, r.stdout
     for name, f in layers.items():
         assert int(f[2]) == len(events), (name, f)
         assert float(f[5]) == pytest.approx(ts_sum, rel=1e-9), (name, f)

@@ -100,7 +100,9 @@ static void test_id_text(void **state)
 static void expect_flows(const nx_chrome_event *ev, const char *id, const char *want)
 {
     nx_strbuf list = NX_STRBUF_INIT, scratch = NX_STRBUF_INIT;
-    nx_fw_flows(&list, ev, id, &scratch);
+    nx_fw_slice_args args;
+    nx_fw_slice_args_find(ev, &args);
+    nx_fw_flows(&list, ev, &args, id, &scratch);
     assert_false(nx_strbuf_failed(&list) || nx_strbuf_failed(&scratch));
     char *got = calloc(list.len + 1, 1);
     assert_non_null(got);
