@@ -8,8 +8,11 @@
 //   (GROUP BY name less the profiler's rows, FULL OUTER JOIN); the totals row likewise;
 // - added and removed groups are marked (row class and status);
 // - a click on a column header sorts the rows by it, again the other way; the URL keeps it;
-// - steps: the ProfilerStep#N both profiles have are offered (DuckDB: the first event of
-//   each name), the chosen step's links open each profile at a window of one width
+// - the device and step totals above the table: /api/diff's "devices" and "steps", the
+//   steps' durations those of each profile's host ProfilerStep#N rows (DuckDB), GPU 0's
+//   busy times the API's;
+// - steps: the ProfilerStep#N both profiles have are offered (DuckDB: the host row, cat
+//   user_annotation, of each name), the chosen step's links open each profile at a window of one width
 //   starting at its step; choosing another step moves both (B's link with it); a click on
 //   a group links both at one window around its first event from that step (DuckDB);
 // - "Normalise per step" reloads the table in the API's normalised order with the
@@ -93,6 +96,30 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
     await page.screenshot({ path: path.join(shots, 'compare-viewer.png') });
   });
 
+  await t.test('device and step totals side by side above the table', async () => {
+    const api = await apiDiff('a=rank0&b=rank1&limit=1');
+    const cells = (id) => page.locator(`#${id} tbody tr`).evaluateAll((trs) => trs.map((tr) =>
+      [...tr.children].map((td) => ({ text: td.innerText.trim(), title: td.title }))));
+    const devs = await cells('compare-devices');
+    assert.deepEqual(devs.map((r) => r[0].text), api.devices.map((d) => d.device), 'a row per device');
+    assert.deepEqual(devs.map((r) => [r[2].title, r[3].title, r[4].title]),
+      api.devices.map((d) => [`${d.busy_ns_a} ns`, `${d.busy_ns_b} ns`, `${d.busy_ns_delta} ns`]), 'busy A, B and delta');
+    const host = async (p) => new Map((await sql(`SELECT name, duration_ns::VARCHAR AS d FROM ${events(p)}
+        WHERE name LIKE 'ProfilerStep#%' AND json_extract_string(extra_attributes_json, '$.cat') = 'user_annotation'`))
+      .map((r) => [r.name, r.d]));
+    const [ha, hb] = [await host('rank0'), await host('rank1')];
+    const steps = await cells('compare-steps');
+    assert.deepEqual(steps.map((r) => r[0].text), [...ha.keys()].sort(), 'every step of both, by number');
+    for (const r of steps) {
+      assert.equal(r[2].title, `${ha.get(r[0].text)} ns`, `${r[0].text}: A's duration (DuckDB)`);
+      assert.equal(r[3].title, `${hb.get(r[0].text)} ns`, `${r[0].text}: B's duration (DuckDB)`);
+      assert.equal(r[4].title, `${BigInt(hb.get(r[0].text)) - BigInt(ha.get(r[0].text))} ns`, 'the difference');
+    }
+    const box = await page.locator('#compare-totals').boundingBox();
+    const table = await page.locator('#compare-table').boundingBox();
+    assert.ok(box.y + box.height <= table.y, 'the totals are above the groups');
+  });
+
   await t.test('a header click sorts by that column, a second the other way', async () => {
     await page.locator('#compare-table th[data-col="count_a"]').click();
     let counts = (await tableRows()).map((r) => Number(r.cells[2].replaceAll(',', '')));
@@ -107,7 +134,7 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
   await t.test('steps: both profiles linked at one window from the chosen step', async () => {
     const stepSql = (p) => `SELECT name, start_ts::VARCHAR AS s, end_ts::VARCHAR AS e FROM (SELECT *, row_number() OVER
         (PARTITION BY name ORDER BY start_ts, file_row_number) AS rn FROM read_parquet('${path.join(data, 'profiles', 'global', `${p}@latest`, 'SystemProfileEvents*.parquet')}', file_row_number = true)
-        WHERE name LIKE 'ProfilerStep#%') WHERE rn = 1 ORDER BY start_ts`;
+        WHERE name LIKE 'ProfilerStep#%' AND json_extract_string(extra_attributes_json, '$.cat') = 'user_annotation') WHERE rn = 1 ORDER BY start_ts`;
     const [sa, sb] = [await sql(stepSql('rank0')), await sql(stepSql('rank1'))];
     const inB = new Map(sb.map((r) => [r.name, r]));
     const both = sa.filter((r) => inB.has(r.name));
