@@ -15,10 +15,15 @@
 //   user_annotation, of each name), the chosen step's links open each profile at a window of one width
 //   starting at its step; choosing another step moves both (B's link with it); a click on
 //   a group links both at one window around its first event from that step (DuckDB);
+// - the two timelines stacked: aligned at ProfilerStep#2 (each profile's origin its host
+//   step row's start, DuckDB), both loading one window relative to it; a wheel over A's
+//   plot zooms both, a drag over B's pans both; a click on a group realigns both at its
+//   first event from the step (DuckDB);
 // - "Normalise per step" reloads the table in the API's normalised order with the
 //   per-step columns;
 // - the key box reloads the table by another key (kernel), as the API answers it.
-// The page is screenshotted to NXPROF_SCREENSHOTS (docs/compare-viewer.png).
+// The page is screenshotted to NXPROF_SCREENSHOTS (docs/compare-viewer.png: the stacked
+// timelines aligned at ProfilerStep#2).
 // Skipped (with a message) only when /usr/bin/chromium is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -93,7 +98,7 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
     assert.equal(foot[4], `${sum(2)} ns`, 'total A');
     assert.equal(foot[5], `${sum(3)} ns`, 'total B');
     const shots = process.env.NXPROF_SCREENSHOTS || tmp;
-    await page.screenshot({ path: path.join(shots, 'compare-viewer.png') });
+    await page.screenshot({ path: path.join(shots, 'compare-viewer-table.png') });
   });
 
   await t.test('device and step totals side by side above the table', async () => {
@@ -168,6 +173,51 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
     assert.equal(await page.locator('#compare-at-a').getAttribute('href'), `/view/rank0?start=${BigInt(ma.s) - w}&end=${BigInt(ma.s) + 2n * w}`);
     assert.equal(await page.locator('#compare-at-b').getAttribute('href'), `/view/rank1?start=${BigInt(mb.s) - w}&end=${BigInt(mb.s) + 2n * w}`);
     await page.screenshot({ path: path.join(process.env.NXPROF_SCREENSHOTS || tmp, 'compare-viewer-at.png'), clip: { x: 0, y: 0, width: 1500, height: 300 } });
+  });
+
+  await t.test('two timelines stacked on one axis, aligned at a step or an event', async () => {
+    const hostStep = async (p, name) => (await sql(`SELECT start_ts::VARCHAR AS s FROM ${events(p)} WHERE name = '${name}'
+        AND json_extract_string(extra_attributes_json, '$.cat') = 'user_annotation'`))[0].s;
+    const [a2, b2] = [await hostStep('rank0', 'ProfilerStep#2'), await hostStep('rank1', 'ProfilerStep#2')];
+    await page.goto(`${url}/compare?a=rank0&b=rank1&step=${encodeURIComponent('ProfilerStep#2')}`);
+    const settled = () => page.waitForFunction(() => {
+      const st = window.nxCompare && window.nxCompare.stacked;
+      return st && st.views.length === 2 && st.views.every((v) => v.loaded && !v.fetching && v.error === null &&
+        BigInt(v.loaded.start) - BigInt(v.origin) === BigInt(Math.floor(st.start)) &&
+        BigInt(v.loaded.end) - BigInt(v.origin) === BigInt(Math.ceil(st.end)));
+    }, null, { timeout: 20000 });
+    await settled();
+    let st = await page.evaluate(() => window.nxCompare.stacked);
+    assert.deepEqual(st.at, { a: a2, b: b2, label: 'ProfilerStep#2' }, 'aligned at each host step row (DuckDB)');
+    assert.deepEqual(st.views.map((v) => [v.profile, v.origin]), [['rank0', a2], ['rank1', b2]]);
+    assert.ok(st.views.every((v) => v.rows > 0), 'both draw their tracks');
+    assert.ok(st.start < 0 && st.end > 0, 'the step start is in view');
+    await page.screenshot({ path: path.join(process.env.NXPROF_SCREENSHOTS || tmp, 'compare-viewer.png') });
+
+    const box = await page.locator('#cmp-canvas-a').boundingBox();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + 100);
+    await page.mouse.wheel(0, -600);   // × exp(-0.9): both windows 0.41 as wide
+    await settled();
+    const zoomed = await page.evaluate(() => window.nxCompare.stacked);
+    assert.ok(zoomed.end - zoomed.start < (st.end - st.start) / 2, 'the wheel zoomed in');
+    const boxB = await page.locator('#cmp-canvas-b').boundingBox();
+    await page.mouse.move(boxB.x + boxB.width * 0.5, boxB.y + 100);
+    await page.mouse.down();
+    await page.mouse.move(boxB.x + boxB.width * 0.3, boxB.y + 100, { steps: 4 });
+    await page.mouse.up();
+    await settled();
+    st = await page.evaluate(() => window.nxCompare.stacked);
+    assert.ok(st.start > zoomed.start, 'dragging left moved both later');
+    assert.ok(Math.abs((st.end - st.start) - (zoomed.end - zoomed.start)) < 1, 'a pan keeps the width');
+
+    const first = async (p, from) => (await sql(`SELECT start_ts::VARCHAR AS s FROM ${events(p)}
+        WHERE name = 'aten::mm' AND start_ts >= ${from} ORDER BY start_ts LIMIT 1`))[0].s;
+    await page.locator('#compare-table tr[data-key="aten::mm"]').click();
+    await page.waitForFunction(() => window.nxCompare.stacked.at.label.startsWith('first aten::mm'), null, { timeout: 15000 });
+    await settled();
+    st = await page.evaluate(() => window.nxCompare.stacked);
+    assert.deepEqual([st.at.a, st.at.b], [await first('rank0', a2), await first('rank1', b2)], 'both at its first event from the step');
+    assert.deepEqual(pageErrors, []);
   });
 
   await t.test('normalised per step', async () => {

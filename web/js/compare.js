@@ -18,6 +18,7 @@ import { api, big, namePath, viewHref } from './api.js';
 import { $, setStatus } from './dom.js';
 import { esc, fmtNs, fmtCount, fmtPct, cut } from './format.js';
 import { sharedSteps, totalsHTML } from './compare_totals.js';
+import { alignStacked, openStacked, stackedState } from './compare_timelines.js';
 
 const LIMIT = 1000;   // groups fetched; the page says how many others there were
 
@@ -100,6 +101,7 @@ function renderStep() {
   const w = da > db ? da : db;
   const link = (name, e, who) => `<a id="compare-open-${who}" href="${viewHref(name)}?start=${big(e.start)}&end=${big(e.start) + w}">open ${who.toUpperCase()} at ${esc(C.step)}</a>`;
   const d = Number(db - da);
+  alignStacked(ea.start, eb.start, C.step, -Number(w) / 20, Number(w) * 1.05);
   $('#compare-step-out').innerHTML = `lasts ${fmtNs(Number(da))} in A, ${fmtNs(Number(db))} in B (Δ ${d > 0 ? '+' : ''}${fmtNs(d)}) · ` +
     `${link(C.a, ea, 'a')} · ${link(C.b, eb, 'b')}`;
 }
@@ -133,6 +135,7 @@ async function alignAt(key) {
   let w = da > db ? da : db;
   if (w < 1000n) w = 1000n;
   const link = (name, e, who) => `<a id="compare-at-${who}" href="${viewHref(name)}?start=${big(e.start) - w}&end=${big(e.start) + 2n * w}">open ${who.toUpperCase()}</a>`;
+  alignStacked(big(ea.start), big(eb.start), `first ${key}${step[0] ? ` from ${C.step}` : ''}`, -Number(w), 2 * Number(w));
   out.innerHTML = `first <b>${esc(key)}</b>${where}: ${fmtNs(Number(da))} in A, ${fmtNs(Number(db))} in B · ` +
     `${link(C.a, ea, 'a')} · ${link(C.b, eb, 'b')} at one window around it`;
 }
@@ -189,6 +192,7 @@ export async function showCompare() {
   C.step = q.get('step') || null;
   C.norm = q.get('normalize') || null;
   $('#compare-view').hidden = false;
+  window.nxCompare = { get stacked() { return stackedState(); } };   // for tests (docs/viewer.md)
   if (!C.a || !C.b) throw new Error('the Compare page needs two profiles: /compare?a=<A>&b=<B>');
   document.title = `nxprof — ${C.a} vs ${C.b}`;
   $('#crumb').innerHTML = `<span class="sep">›</span> <span class="here">Compare</span>`;
@@ -216,7 +220,11 @@ export async function showCompare() {
   });
   await load();
   if (C.answer) {
+    $('#cmp-name-a').textContent = C.a;
+    $('#cmp-name-b').textContent = C.b;
+    openStacked(C.a, C.b).catch((e) => { $('#compare-error').textContent = `Timelines: ${e.message}`; $('#compare-error').hidden = false; });
     loadSteps();
+    if (!C.steps.size) alignStacked(null, null, 'each start', 0, 1);
     writeURL();
   }
 }
