@@ -224,7 +224,7 @@ export async function showCompare() {
     $('#cmp-name-b').textContent = C.b;
     openStacked(C.a, C.b).catch((e) => { $('#compare-error').textContent = `Timelines: ${e.message}`; $('#compare-error').hidden = false; });
     loadSteps();
-    if (!C.steps.size) alignStacked(null, null, 'each start', 0, 1);
+    if (!C.steps.size) alignStacked(null, null, 'each profile\'s start', 0, 1);
     writeURL();
   }
 }

@@ -65,9 +65,9 @@ export function openStacked(a, b) {
 
 // Aligns both (once open) at absolute points aAbs and bAbs (BigInt ns; null: each
 // profile's first timestamp, showing the whole of the longer), labelled `label`, showing
-// [s, e] ns around them.
+// [s, e] ns around them. Nothing when the timelines failed to open.
 export async function alignStacked(aAbs, bAbs, label, s, e) {
-  await T.ready;
+  try { await T.ready; } catch { return; }   // openStacked's caller shows why
   const at = [aAbs ?? T.stores[0].first, bAbs ?? T.stores[1].first];
   T.at = { a: at[0].toString(), b: at[1].toString(), label };
   T.stores.forEach((v, i) => {
