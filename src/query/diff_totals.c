@@ -54,11 +54,18 @@ static int step_sort(const void *x, const void *y)
     return c ? c : cmp_i64(((const nx_step_stat *)x)->start_ns, ((const nx_step_stat *)y)->start_ns);
 }
 
+/* qsort, which must not see the NULL of an empty list. */
+static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(v, n, size, cmp);
+}
+
 static int join_devices(nx_diff *d, bool by_rank, nxpq_error *err)
 {
     nx_device_stats *a = &d->stats_a, *b = &d->stats_b;
-    qsort(a->devices, a->n_devices, sizeof *a->devices, dev_sort);
-    qsort(b->devices, b->n_devices, sizeof *b->devices, dev_sort);
+    sort(a->devices, a->n_devices, sizeof *a->devices, dev_sort);
+    sort(b->devices, b->n_devices, sizeof *b->devices, dev_sort);
     d->devices = calloc(a->n_devices + b->n_devices + 1, sizeof *d->devices);
     if (!d->devices) {
         snprintf(err->msg, sizeof err->msg, "diff: out of memory joining the devices");
@@ -83,8 +90,8 @@ static int join_devices(nx_diff *d, bool by_rank, nxpq_error *err)
 static int join_steps(nx_diff *d, bool by_rank, nxpq_error *err)
 {
     nx_device_stats *a = &d->stats_a, *b = &d->stats_b;
-    qsort(a->steps, a->n_steps, sizeof *a->steps, step_sort);
-    qsort(b->steps, b->n_steps, sizeof *b->steps, step_sort);
+    sort(a->steps, a->n_steps, sizeof *a->steps, step_sort);
+    sort(b->steps, b->n_steps, sizeof *b->steps, step_sort);
     d->steps = calloc(a->n_steps + b->n_steps + 1, sizeof *d->steps);
     if (!d->steps) {
         snprintf(err->msg, sizeof err->msg, "diff: out of memory joining the steps");
