@@ -194,13 +194,13 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
     assert.ok(st.start < 0 && st.end > 0, 'the step start is in view');
     await page.screenshot({ path: path.join(process.env.NXPROF_SCREENSHOTS || tmp, 'compare-viewer.png') });
 
-    const box = await page.locator('#cmp-canvas-a').boundingBox();
+    const box = await page.locator('#cmp-timeline-a canvas').boundingBox();
     await page.mouse.move(box.x + box.width * 0.6, box.y + 100);
     await page.mouse.wheel(0, -600);   // × exp(-0.9): both windows 0.41 as wide
     await settled();
     const zoomed = await page.evaluate(() => window.nxCompare.stacked);
     assert.ok(zoomed.end - zoomed.start < (st.end - st.start) / 2, 'the wheel zoomed in');
-    const boxB = await page.locator('#cmp-canvas-b').boundingBox();
+    const boxB = await page.locator('#cmp-timeline-b canvas').boundingBox();
     await page.mouse.move(boxB.x + boxB.width * 0.5, boxB.y + 100);
     await page.mouse.down();
     await page.mouse.move(boxB.x + boxB.width * 0.3, boxB.y + 100, { steps: 4 });

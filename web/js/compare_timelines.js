@@ -57,8 +57,7 @@ export function openStacked(a, b) {
   T.stores = [createStore(), createStore()];
   T.ready = Promise.all([a, b].map((name, i) => {
     const who = i ? 'b' : 'a';
-    return openTimeline(T.stores[i], name, $(`#cmp-canvas-${who}`), $(`#cmp-scroll-${who}`), $(`#cmp-spacer-${who}`))
-      .then(() => installInput(T.stores[i]));
+    return openTimeline(T.stores[i], name, $(`#cmp-timeline-${who}`)).then(() => installInput(T.stores[i]));
   }));
   return T.ready;
 }

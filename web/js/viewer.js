@@ -344,13 +344,15 @@ async function loadStore(v, name, info) {
 }
 
 // A timeline of its own (the Compare page's stacked views): store v (createStore) on
-// profile `name`, drawn on `canvas` inside `scroller` (whose `spacer` gives the scroll
-// height), with the tracks in the default grouping. No input: the caller moves the window
+// profile `name`, drawn inside element `root` (given a height by the page) on a canvas of
+// its own, with the tracks in the default grouping. No input: the caller moves the window
 // (v.viewS, v.viewE, then changed(v, false)). Resolves when the first window is drawn.
-export async function openTimeline(v, name, canvas, scroller, spacer) {
+export async function openTimeline(v, name, root) {
   const info = await api(`/api/profiles/${namePath(name)}`);
   await loadStore(v, name, info);
-  installCanvas(v, canvas, scroller, spacer);
+  root.innerHTML = '<div class="timeline-scroll"><canvas class="timeline"></canvas><div></div></div>';
+  const scroller = root.firstChild;
+  installCanvas(v, scroller.firstChild, scroller, scroller.lastChild);
   relayout(v);
   const firstWindow = new Promise((resolve) => { v.firstWindowDone = resolve; });
   scheduleFetch(0, v);
