@@ -32,6 +32,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
 import { SKIP, startServer, launch } from './lib/browser.mjs';
+import { fmtNs } from '../../web/js/format.js';
 
 if (SKIP) console.log(`# SKIP js.viewer_compare: ${SKIP}`);
 const PROFILER = "(name LIKE 'ProfilerStep#%' OR regexp_matches(name, '^PyTorch Profiler \\(.*\\)$'))";
@@ -193,6 +194,15 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
     assert.ok(st.views.every((v) => v.rows > 0), 'both draw their tracks');
     assert.ok(st.start < 0 && st.end > 0, 'the step start is in view');
     await page.screenshot({ path: path.join(process.env.NXPROF_SCREENSHOTS || tmp, 'compare-viewer.png') });
+    // Hovering the middle of the step on A's host thread names the step and its duration.
+    const durA = (await sql(`SELECT duration_ns::VARCHAR AS d FROM ${events('rank0')} WHERE start_ts = ${a2}
+        AND name = 'ProfilerStep#2'`))[0].d;
+    const thread = st.views[0].tracks.find((r) => r.label.startsWith('thread '));
+    const boxA = await page.locator('#cmp-timeline-a canvas').boundingBox();
+    const xMid = 180 + ((Number(durA) / 2 - st.start) / (st.end - st.start)) * (boxA.width - 180);
+    await page.mouse.move(boxA.x + xMid, boxA.y + thread.y + 2 + 8);
+    assert.equal(await page.locator('#cmp-timeline-a canvas').getAttribute('title'),
+      `ProfilerStep#2 — ${fmtNs(Number(durA))}`);
 
     const box = await page.locator('#cmp-timeline-a canvas').boundingBox();
     await page.mouse.move(box.x + box.width * 0.6, box.y + 100);

@@ -6,10 +6,13 @@
 // or a clicked group's first event in that profile, so one window [s, e] in ns from the
 // point is both views' window and both axes read "time from <point>". Wheel over either
 // plot zooms both around the pointer (Shift+wheel or a horizontal wheel: pans), dragging
-// pans both, as in the viewer; the track labels scroll each timeline's tracks.
-import { changed, createStore, nsPerPx, openTimeline } from './viewer.js';
+// pans both, as in the viewer; the track labels scroll each timeline's tracks. Hovering an
+// event gives its name and duration (the canvas's title).
+import { changed, createStore, geom, nsPerPx, openTimeline, screenRows } from './viewer.js';
 import { GUTTER } from './paint.js';
 import { zoomWindow } from './state.js';
+import { eventAt, rowAt } from './hit.js';
+import { fmtNs } from './format.js';
 import { $ } from './dom.js';
 
 const MIN_SPAN = 10;
@@ -25,9 +28,23 @@ function show(s, e) {
   for (const v of T.stores) { v.viewS = T.s; v.viewE = T.e; changed(v, false); }
 }
 
+// The track rows of v on screen (below its pinned header).
+const trackRows = (v) => screenRows(v).filter((r) => r.kind === 'track' && r.visible && r.y >= v.headerH);
+
+// "name — duration" of the event of v under canvas point (x, y), or ''.
+function eventText(v, x, y) {
+  const row = x >= GUTTER ? rowAt(trackRows(v), y) : null;
+  const d = row && v.data.get(row.id);
+  const i = d ? eventAt(d, row, x, y, geom(v)) : -1;
+  return i < 0 ? '' : `${d.name ? d.name[i] : row.label} — ${fmtNs(d.dur[i])}`;
+}
+
 function installInput(v) {
   const canvas = v.canvas;
   const xOf = (e) => e.clientX - canvas.getBoundingClientRect().left;
+  canvas.addEventListener('mousemove', (e) => {
+    canvas.title = e.buttons ? '' : eventText(v, xOf(e), e.clientY - canvas.getBoundingClientRect().top);
+  });
   canvas.addEventListener('wheel', (e) => {
     const x = xOf(e);
     if (x < GUTTER && !e.shiftKey) return;   // the labels: let the tracks scroll
@@ -78,11 +95,13 @@ export async function alignStacked(aAbs, bAbs, label, s, e) {
   show(s, e);
 }
 
-// For tests: the window, the alignment and each store's loaded window (absolute ns).
+// For tests: the window, the alignment and per store its loaded window (absolute ns) and
+// its track rows on screen (canvas CSS px).
 export function stackedState() {
   return {
     start: T.s, end: T.e, at: T.at,
     views: T.stores.map((v) => ({ profile: v.name, origin: v.origin.toString(), loaded: v.lastWindow && { start: v.lastWindow.S.toString(), end: v.lastWindow.E.toString() },
-      rows: v.rows.length, error: v.error || null, fetching: v.inFlight })),
+      rows: v.rows.length, error: v.error || null, fetching: v.inFlight,
+      tracks: trackRows(v).map((r) => ({ label: r.label, y: r.y, h: r.h })) })),
   };
 }
