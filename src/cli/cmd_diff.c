@@ -162,7 +162,7 @@ static void text_util(bool have, double u)
 static void devices_text(const nx_diff *d)
 {
     printf("%-16s  %6s  %6s  %15s  %15s  %15s  %15s  %15s  %15s  %15s  %6s  %6s\n", "device", "rank_a", "rank_b",
-           "busy_ns_a", "busy_ns_b", "busy_delta_ns", "idle_ns_a", "idle_ns_b", "kernel_ns_a", "kernel_ns_b", "util_a",
+           "busy_ns_a", "busy_ns_b", "busy_ns_delta", "idle_ns_a", "idle_ns_b", "kernel_ns_a", "kernel_ns_b", "util_a",
            "util_b");
     for (size_t i = 0; i < d->n_devices; i++) {
         const nx_diff_device *x = &d->devices[i];

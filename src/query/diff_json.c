@@ -15,7 +15,7 @@
  *                 "F_delta" (b - a), then "utilization_a", "utilization_b"}],
  *    "steps": [{"name", "step", "rank_a", "rank_b", "start_ns_a", "start_ns_b",
  *               "duration_ns_a", "duration_ns_b", "delta_ns", "ratio",
- *               "gpu_busy_ns_a", "gpu_busy_ns_b", "gpu_busy_delta_ns"}]
+ *               "gpu_busy_ns_a", "gpu_busy_ns_b", "gpu_busy_ns_delta"}]
  *    (diff.h's totals side by side: a side without the device or step has null
  *    figures, and the delta and ratio are then null too)}
  * Integers exact, those beyond 2^53 as decimal strings (docs/api.md "Conventions":
