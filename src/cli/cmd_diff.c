@@ -4,7 +4,10 @@
  * prints its answer as text, CSV or JSON (query/diff_json.c, the API's object).
  *
  * Output:
- *   - text: aligned table (key, status, count A/B, total ns A/B, delta, ratio, and
+ *   - text: on system profiles first the devices (busy, idle, kernel time and
+ *     utilisation of A and B, busy delta) and the steps (duration and GPU-busy time of A
+ *     and B, delta, ratio) side by side, each a small table (diff.h's totals; "-" where a
+ *     side lacks the device or step); then an aligned table (key, status, count A/B, total ns A/B, delta, ratio, and
  *     self ns A/B on nesting tables), an "(N other groups)" line when the limit
  *     dropped some, a "total" line over every group, and a line saying how many
  *     profiler rows were left out of each side;
@@ -39,7 +42,9 @@ static void diff_help(FILE *out)
             "group it shows the row count and summed time in A and in B, the difference B - A,\n"
             "the ratio B / A (none when either is 0) and whether the group was added,\n"
             "removed, changed or is the same; nesting tables also get the self time.\n"
-            "Largest |difference| first, ties by the key.\n"
+            "Largest |difference| first, ties by the key. On system profiles the text first\n"
+            "shows each device's busy and idle time and each step's duration in A and B side\n"
+            "by side (JSON: \"devices\" and \"steps\").\n"
             "\n"
             "  -b, --by KEY         name (default on system profiles), cat, thread, kernel\n"
             "                       (kernel events by name), or opcode (default on device\n"
@@ -121,8 +126,98 @@ static void text_line(const nx_diff *d, int kw, const char *key, size_t klen, co
     putchar('\n');
 }
 
+/* A figure of one side, or "-" where the side lacks the row. */
+static void text_opt(bool have, int64_t v)
+{
+    if (have)
+        printf("  %15" PRId64, v);
+    else
+        printf("  %15s", "-");
+}
+
+static void text_rank(bool have, int64_t rank)
+{
+    if (have && rank >= 0)
+        printf("  %6" PRId64, rank);
+    else
+        printf("  %6s", "-");
+}
+
+static void text_ratio(bool have, int64_t a, int64_t b)
+{
+    if (have && a != 0 && b != 0)
+        printf("  %8.3f", (double)b / (double)a);
+    else
+        printf("  %8s", "-");
+}
+
+static void text_util(bool have, double u)
+{
+    if (have)
+        printf("  %5.1f%%", 100.0 * u);
+    else
+        printf("  %6s", "-");
+}
+
+static void devices_text(const nx_diff *d)
+{
+    printf("%-16s  %6s  %6s  %15s  %15s  %15s  %15s  %15s  %15s  %15s  %6s  %6s\n", "device", "rank_a", "rank_b",
+           "busy_ns_a", "busy_ns_b", "busy_ns_delta", "idle_ns_a", "idle_ns_b", "kernel_ns_a", "kernel_ns_b", "util_a",
+           "util_b");
+    for (size_t i = 0; i < d->n_devices; i++) {
+        const nx_diff_device *x = &d->devices[i];
+        printf("%-16s", x->in_a ? x->a.device : x->b.device);
+        text_rank(x->in_a, x->a.rank);
+        text_rank(x->in_b, x->b.rank);
+        text_opt(x->in_a, x->a.busy_ns);
+        text_opt(x->in_b, x->b.busy_ns);
+        text_opt(x->in_a && x->in_b, x->b.busy_ns - x->a.busy_ns);
+        text_opt(x->in_a, x->a.idle_ns);
+        text_opt(x->in_b, x->b.idle_ns);
+        text_opt(x->in_a, x->a.kernel_ns);
+        text_opt(x->in_b, x->b.kernel_ns);
+        text_util(x->in_a, x->a.utilization);
+        text_util(x->in_b, x->b.utilization);
+        putchar('\n');
+    }
+}
+
+static void steps_text(const nx_diff *d)
+{
+    printf("%-20s  %6s  %6s  %15s  %15s  %15s  %8s  %15s  %15s\n", "step", "rank_a", "rank_b", "duration_ns_a",
+           "duration_ns_b", "delta_ns", "ratio", "gpu_busy_ns_a", "gpu_busy_ns_b");
+    for (size_t i = 0; i < d->n_steps; i++) {
+        const nx_diff_step *x = &d->steps[i];
+        bool both = x->in_a && x->in_b;
+        printf("%-20.20s", x->in_a ? x->a.name : x->b.name);
+        text_rank(x->in_a, x->a.rank);
+        text_rank(x->in_b, x->b.rank);
+        text_opt(x->in_a, x->a.duration_ns);
+        text_opt(x->in_b, x->b.duration_ns);
+        text_opt(both, x->b.duration_ns - x->a.duration_ns);
+        text_ratio(both, x->a.duration_ns, x->b.duration_ns);
+        text_opt(x->in_a, x->a.gpu_busy_ns);
+        text_opt(x->in_b, x->b.gpu_busy_ns);
+        putchar('\n');
+    }
+}
+
+/* The devices and steps side by side, each followed by a blank line; none when empty. */
+static void totals_text(const nx_diff *d)
+{
+    if (d->n_devices) {
+        devices_text(d);
+        putchar('\n');
+    }
+    if (d->n_steps) {
+        steps_text(d);
+        putchar('\n');
+    }
+}
+
 static void diff_text(const nx_diff *d, size_t shown)
 {
+    totals_text(d);
     int kw = key_width(d, shown);
     printf("%-*s  %-7s  %9s  %9s  %15s  %15s  %15s  %8s", kw, d->by, "status", "count_a", "count_b", "total_ns_a",
            "total_ns_b", "delta_ns", "ratio");

@@ -372,6 +372,8 @@ int nx_diff_run(const char *a_dir, const char *b_dir, const nx_diff_options *o, 
         rc = side_run(b_dir, out->table, &p, &b, &self_b, err);
     if (rc == 0)
         rc = join(&a, &b, out, err);
+    if (rc == 0)
+        rc = nx_diff_totals(a_dir, b_dir, sys_a, out, err);
     out->has_self = out->has_self && self_b;
     out->excluded_a = a.excluded;
     out->excluded_b = b.excluded;
@@ -398,6 +400,13 @@ void nx_diff_free(nx_diff *d)
     free(d->rows);
     d->rows = NULL;
     d->n_rows = 0;
+    free(d->devices);
+    free(d->steps);
+    d->devices = NULL;
+    d->steps = NULL;
+    d->n_devices = d->n_steps = 0;
+    nx_device_stats_free(&d->stats_a);
+    nx_device_stats_free(&d->stats_b);
 }
 
 const char *nx_diff_normalize_name(nx_diff_normalize n)

@@ -32,6 +32,18 @@
  *   each level it is nested in, self_ns counts every nanosecond once. Wall: last end
  *   minus first start of each side's table (nesting tables only, top.h's wall).
  * Exact: int64 nanoseconds throughout; a sum beyond int64 is an error, not a wrap.
+ *
+ * Device and step totals side by side (diff_totals.c; system profiles only: a device
+ * profile has no SystemProfileEvents, so its lists are empty): query/device_stats.h of
+ * each side (every rank), joined.
+ *   Devices join on (rank, device), steps on (rank, step number); when neither side holds
+ *   more than one rank (two single-rank profiles, e.g. the two ranks of one run traced
+ *   apart) the rank is left out of the key, so rank 0's GPU 0 meets rank 1's GPU 0 and
+ *   their ProfilerStep#2 meet. Each side keeps its own rank; a row only one side has is
+ *   in_a or in_b only, its other side zero. Equal keys on one side pair in that side's
+ *   order.
+ *   Order: devices by (rank, device type, number), steps by (rank, step number), the
+ *   rank being A's when A has the row, else B's (null first).
  */
 #ifndef NX_QUERY_DIFF_H
 #define NX_QUERY_DIFF_H
@@ -41,6 +53,7 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
+#include "query/device_stats.h"
 #include "util/strbuf.h"
 
 /* nx_diff_run: A is a system profile and B a device profile or the reverse; a
@@ -73,6 +86,18 @@ typedef struct nx_diff_row {
     double norm_a, norm_b, norm_delta; /* total_ns over each side's divisor (normalize only) */
 } nx_diff_row;
 
+/* One device of either side: figures of a side that lacks it are zero. */
+typedef struct nx_diff_device {
+    bool in_a, in_b;
+    nx_device_stat a, b;
+} nx_diff_device;
+
+/* One step of either side; the step stats' names point into nx_diff's stats. */
+typedef struct nx_diff_step {
+    bool in_a, in_b;
+    nx_step_stat a, b;
+} nx_diff_step;
+
 typedef struct nx_diff_options {
     const char *by;            /* NULL: the default key of the kind */
     bool include_profiler;     /* keep the profiler's own rows */
@@ -92,6 +117,11 @@ typedef struct nx_diff {
     int64_t steps_a, steps_b;  /* distinct ProfilerStep#<n> names */
     nx_diff_normalize normalize;
     double div_a, div_b;       /* the divisors (normalize only) */
+    nx_diff_device *devices;   /* device and step totals side by side (see above) */
+    size_t n_devices;
+    nx_diff_step *steps;
+    size_t n_steps;
+    nx_device_stats stats_a, stats_b; /* each side's device_stats (owned) */
 } nx_diff;
 
 /* Runs the diff. 0 (*out filled; nx_diff_free it), NX_DIFF_KINDS, NX_DIFF_NO_DIVISOR, NX_TOP_BAD_KEY,
@@ -99,6 +129,10 @@ typedef struct nx_diff {
  * err naming the profile and table at fault. */
 int nx_diff_run(const char *a_dir, const char *b_dir, const nx_diff_options *o, nx_diff *out, nxpq_error *err);
 void nx_diff_free(nx_diff *d);
+
+/* diff_totals.c: fills d's devices and steps from the system profiles a_dir and b_dir
+ * (nothing for device profiles). 0, or -1 with err naming the profile at fault. */
+int nx_diff_totals(const char *a_dir, const char *b_dir, bool system, nx_diff *d, nxpq_error *err);
 
 /* "step", "wall" or NULL (none); and the reverse (-1: not a name). */
 const char *nx_diff_normalize_name(nx_diff_normalize n);

@@ -8,14 +8,22 @@
 //   (GROUP BY name less the profiler's rows, FULL OUTER JOIN); the totals row likewise;
 // - added and removed groups are marked (row class and status);
 // - a click on a column header sorts the rows by it, again the other way; the URL keeps it;
-// - steps: the ProfilerStep#N both profiles have are offered (DuckDB: the first event of
-//   each name), the chosen step's links open each profile at a window of one width
+// - the device and step totals above the table: /api/diff's "devices" and "steps", the
+//   steps' durations those of each profile's host ProfilerStep#N rows (DuckDB), GPU 0's
+//   busy times the API's;
+// - steps: the ProfilerStep#N both profiles have are offered (DuckDB: the host row, cat
+//   user_annotation, of each name), the chosen step's links open each profile at a window of one width
 //   starting at its step; choosing another step moves both (B's link with it); a click on
 //   a group links both at one window around its first event from that step (DuckDB);
+// - the two timelines stacked: aligned at ProfilerStep#2 (each profile's origin its host
+//   step row's start, DuckDB), both loading one window relative to it; a wheel over A's
+//   plot zooms both, a drag over B's pans both; a click on a group realigns both at its
+//   first event from the step (DuckDB);
 // - "Normalise per step" reloads the table in the API's normalised order with the
 //   per-step columns;
 // - the key box reloads the table by another key (kernel), as the API answers it.
-// The page is screenshotted to NXPROF_SCREENSHOTS (docs/compare-viewer.png).
+// The page is screenshotted to NXPROF_SCREENSHOTS (docs/compare-viewer.png: the stacked
+// timelines aligned at ProfilerStep#2).
 // Skipped (with a message) only when /usr/bin/chromium is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,6 +32,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
 import { SKIP, startServer, launch } from './lib/browser.mjs';
+import { fmtNs } from '../../web/js/format.js';
 
 if (SKIP) console.log(`# SKIP js.viewer_compare: ${SKIP}`);
 const PROFILER = "(name LIKE 'ProfilerStep#%' OR regexp_matches(name, '^PyTorch Profiler \\(.*\\)$'))";
@@ -90,7 +99,31 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
     assert.equal(foot[4], `${sum(2)} ns`, 'total A');
     assert.equal(foot[5], `${sum(3)} ns`, 'total B');
     const shots = process.env.NXPROF_SCREENSHOTS || tmp;
-    await page.screenshot({ path: path.join(shots, 'compare-viewer.png') });
+    await page.screenshot({ path: path.join(shots, 'compare-viewer-table.png') });
+  });
+
+  await t.test('device and step totals side by side above the table', async () => {
+    const api = await apiDiff('a=rank0&b=rank1&limit=1');
+    const cells = (id) => page.locator(`#${id} tbody tr`).evaluateAll((trs) => trs.map((tr) =>
+      [...tr.children].map((td) => ({ text: td.innerText.trim(), title: td.title }))));
+    const devs = await cells('compare-devices');
+    assert.deepEqual(devs.map((r) => r[0].text), api.devices.map((d) => d.device), 'a row per device');
+    assert.deepEqual(devs.map((r) => [r[2].title, r[3].title, r[4].title]),
+      api.devices.map((d) => [`${d.busy_ns_a} ns`, `${d.busy_ns_b} ns`, `${d.busy_ns_delta} ns`]), 'busy A, B and delta');
+    const host = async (p) => new Map((await sql(`SELECT name, duration_ns::VARCHAR AS d FROM ${events(p)}
+        WHERE name LIKE 'ProfilerStep#%' AND json_extract_string(extra_attributes_json, '$.cat') = 'user_annotation'`))
+      .map((r) => [r.name, r.d]));
+    const [ha, hb] = [await host('rank0'), await host('rank1')];
+    const steps = await cells('compare-steps');
+    assert.deepEqual(steps.map((r) => r[0].text), [...ha.keys()].sort(), 'every step of both, by number');
+    for (const r of steps) {
+      assert.equal(r[2].title, `${ha.get(r[0].text)} ns`, `${r[0].text}: A's duration (DuckDB)`);
+      assert.equal(r[3].title, `${hb.get(r[0].text)} ns`, `${r[0].text}: B's duration (DuckDB)`);
+      assert.equal(r[4].title, `${BigInt(hb.get(r[0].text)) - BigInt(ha.get(r[0].text))} ns`, 'the difference');
+    }
+    const box = await page.locator('#compare-totals').boundingBox();
+    const table = await page.locator('#compare-table').boundingBox();
+    assert.ok(box.y + box.height <= table.y, 'the totals are above the groups');
   });
 
   await t.test('a header click sorts by that column, a second the other way', async () => {
@@ -107,7 +140,7 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
   await t.test('steps: both profiles linked at one window from the chosen step', async () => {
     const stepSql = (p) => `SELECT name, start_ts::VARCHAR AS s, end_ts::VARCHAR AS e FROM (SELECT *, row_number() OVER
         (PARTITION BY name ORDER BY start_ts, file_row_number) AS rn FROM read_parquet('${path.join(data, 'profiles', 'global', `${p}@latest`, 'SystemProfileEvents*.parquet')}', file_row_number = true)
-        WHERE name LIKE 'ProfilerStep#%') WHERE rn = 1 ORDER BY start_ts`;
+        WHERE name LIKE 'ProfilerStep#%' AND json_extract_string(extra_attributes_json, '$.cat') = 'user_annotation') WHERE rn = 1 ORDER BY start_ts`;
     const [sa, sb] = [await sql(stepSql('rank0')), await sql(stepSql('rank1'))];
     const inB = new Map(sb.map((r) => [r.name, r]));
     const both = sa.filter((r) => inB.has(r.name));
@@ -141,6 +174,60 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
     assert.equal(await page.locator('#compare-at-a').getAttribute('href'), `/view/rank0?start=${BigInt(ma.s) - w}&end=${BigInt(ma.s) + 2n * w}`);
     assert.equal(await page.locator('#compare-at-b').getAttribute('href'), `/view/rank1?start=${BigInt(mb.s) - w}&end=${BigInt(mb.s) + 2n * w}`);
     await page.screenshot({ path: path.join(process.env.NXPROF_SCREENSHOTS || tmp, 'compare-viewer-at.png'), clip: { x: 0, y: 0, width: 1500, height: 300 } });
+  });
+
+  await t.test('two timelines stacked on one axis, aligned at a step or an event', async () => {
+    const hostStep = async (p, name) => (await sql(`SELECT start_ts::VARCHAR AS s FROM ${events(p)} WHERE name = '${name}'
+        AND json_extract_string(extra_attributes_json, '$.cat') = 'user_annotation'`))[0].s;
+    const [a2, b2] = [await hostStep('rank0', 'ProfilerStep#2'), await hostStep('rank1', 'ProfilerStep#2')];
+    await page.goto(`${url}/compare?a=rank0&b=rank1&step=${encodeURIComponent('ProfilerStep#2')}`);
+    const settled = () => page.waitForFunction(() => {
+      const st = window.nxCompare && window.nxCompare.stacked;
+      return st && st.views.length === 2 && st.views.every((v) => v.loaded && !v.fetching && v.error === null &&
+        BigInt(v.loaded.start) - BigInt(v.origin) === BigInt(Math.floor(st.start)) &&
+        BigInt(v.loaded.end) - BigInt(v.origin) === BigInt(Math.ceil(st.end)));
+    }, null, { timeout: 20000 });
+    await settled();
+    let st = await page.evaluate(() => window.nxCompare.stacked);
+    assert.deepEqual(st.at, { a: a2, b: b2, label: 'ProfilerStep#2' }, 'aligned at each host step row (DuckDB)');
+    assert.deepEqual(st.views.map((v) => [v.profile, v.origin]), [['rank0', a2], ['rank1', b2]]);
+    assert.ok(st.views.every((v) => v.rows > 0), 'both draw their tracks');
+    assert.ok(st.start < 0 && st.end > 0, 'the step start is in view');
+    await page.screenshot({ path: path.join(process.env.NXPROF_SCREENSHOTS || tmp, 'compare-viewer.png') });
+    // Hovering the middle of the step on A's host thread names the step and its duration.
+    const durA = (await sql(`SELECT duration_ns::VARCHAR AS d FROM ${events('rank0')} WHERE start_ts = ${a2}
+        AND name = 'ProfilerStep#2'`))[0].d;
+    const thread = st.views[0].tracks.find((r) => r.label.startsWith('thread '));
+    const boxA = await page.locator('#cmp-timeline-a canvas').boundingBox();
+    const xMid = 180 + ((Number(durA) / 2 - st.start) / (st.end - st.start)) * (boxA.width - 180);
+    await page.mouse.move(boxA.x + xMid, boxA.y + thread.y + 2 + 8);
+    assert.equal(await page.locator('#cmp-timeline-a canvas').getAttribute('title'),
+      `ProfilerStep#2 — ${fmtNs(Number(durA))}`);
+
+    const box = await page.locator('#cmp-timeline-a canvas').boundingBox();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + 100);
+    await page.mouse.wheel(0, -600);   // × exp(-0.9): both windows 0.41 as wide
+    await settled();
+    const zoomed = await page.evaluate(() => window.nxCompare.stacked);
+    assert.ok(zoomed.end - zoomed.start < (st.end - st.start) / 2, 'the wheel zoomed in');
+    const boxB = await page.locator('#cmp-timeline-b canvas').boundingBox();
+    await page.mouse.move(boxB.x + boxB.width * 0.5, boxB.y + 100);
+    await page.mouse.down();
+    await page.mouse.move(boxB.x + boxB.width * 0.3, boxB.y + 100, { steps: 4 });
+    await page.mouse.up();
+    await settled();
+    st = await page.evaluate(() => window.nxCompare.stacked);
+    assert.ok(st.start > zoomed.start, 'dragging left moved both later');
+    assert.ok(Math.abs((st.end - st.start) - (zoomed.end - zoomed.start)) < 1, 'a pan keeps the width');
+
+    const first = async (p, from) => (await sql(`SELECT start_ts::VARCHAR AS s FROM ${events(p)}
+        WHERE name = 'aten::mm' AND start_ts >= ${from} ORDER BY start_ts LIMIT 1`))[0].s;
+    await page.locator('#compare-table tr[data-key="aten::mm"]').click();
+    await page.waitForFunction(() => window.nxCompare.stacked.at.label.startsWith('first aten::mm'), null, { timeout: 15000 });
+    await settled();
+    st = await page.evaluate(() => window.nxCompare.stacked);
+    assert.deepEqual([st.at.a, st.at.b], [await first('rank0', a2), await first('rank1', b2)], 'both at its first event from the step');
+    assert.deepEqual(pageErrors, []);
   });
 
   await t.test('normalised per step', async () => {

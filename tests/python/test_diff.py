@@ -23,6 +23,7 @@ from collections import Counter
 import duckdb
 import pytest
 
+import gpu_oracle
 from conftest import TEST_DATA, http_get_json, nx, serving
 
 REAL = TEST_DATA / "real-gpu"
@@ -229,3 +230,68 @@ def test_api_answers_the_cli(workdir, ddp, devices):
         assert http_get_json(port, "/api/diff?a=r0&b=r1&by=no_such")[0] == 400
         assert http_get_json(port, "/api/diff?a=r0")[0] == 400
         assert http_get_json(port, "/api/diff?a=r0&b=absent")[0] == 404
+
+
+def by_step(rows):
+    return {r["step"]: r for r in rows}
+
+
+def test_ddp_steps_side_by_side(ddp):
+    """The steps of rank 0 and rank 1 (one rank each: joined on the step number) are the
+    raw JSON's host ProfilerStep#N windows, and their GPU-busy time the raw kernels',
+    memcpys' and memsets' union clipped to each (gpu_oracle, from the JSON alone)."""
+    got = diff(ddp[0], ddp[1], "--limit", "1")
+    want = [by_step(gpu_oracle.steps(gpu_oracle.Trace(REAL / f"ddp_rank{r}.json.gz"))) for r in (0, 1)]
+    assert [s["step"] for s in got["steps"]] == sorted(want[0].keys() | want[1].keys())
+    for s in got["steps"]:
+        a, b = want[0][s["step"]], want[1][s["step"]]
+        assert s["name"] == a["name"] and (s["rank_a"], s["rank_b"]) == (0, 1)
+        assert (int(s["start_ns_a"]), s["duration_ns_a"], s["gpu_busy_ns_a"]) == \
+            (a["start_ns"], a["duration_ns"], a["gpu_busy_ns"])
+        assert (int(s["start_ns_b"]), s["duration_ns_b"], s["gpu_busy_ns_b"]) == \
+            (b["start_ns"], b["duration_ns"], b["gpu_busy_ns"])
+        assert s["delta_ns"] == b["duration_ns"] - a["duration_ns"]
+        assert s["ratio"] == b["duration_ns"] / a["duration_ns"]
+    devs = [gpu_oracle.devices(gpu_oracle.Trace(REAL / f"ddp_rank{r}.json.gz")) for r in (0, 1)]
+    assert [d["device"] for d in got["devices"]] == [d["device"] for d in devs[0]] == ["GPU 0"]
+    d = got["devices"][0]
+    for k in ("wall_ns", "busy_ns", "idle_ns", "kernel_ns", "memcpy_ns", "memset_ns"):
+        assert (d[f"{k}_a"], d[f"{k}_b"], d[f"{k}_delta"]) == \
+            (devs[0][0][k], devs[1][0][k], devs[1][0][k] - devs[0][0][k]), k
+    text = nx("diff", ddp[0], ddp[1], "--limit", "1").stdout
+    assert text.index("busy_ns_delta") < text.index("duration_ns_a") < text.index("total_ns_a")
+
+
+def isolated_kernel(trace, gap_ns):
+    """A kernel on the GPU whose end is followed by at least gap_ns of no GPU activity
+    (and not the trace's last event), from the raw JSON."""
+    acts = [(s, e, ev) for s, e, ev in trace.slices if ev.get("cat") in gpu_oracle.GPU_CATS]
+    segs = gpu_oracle.union(acts)
+    for (s0, e0), (s1, _) in zip(segs, segs[1:]):
+        if s1 - e0 > 2 * gap_ns:
+            ends = [ev for s, e, ev in acts if e == e0 and ev.get("cat") == "kernel"]
+            if ends:
+                return ends[0]
+    raise AssertionError("no kernel with room after it")
+
+
+def test_lengthened_kernel_busy_delta(workdir, gpt2):
+    """A copy of gpt2_eager with one kernel lengthened by 2 µs into idle GPU time: the
+    device's busy and kernel time grow by exactly that, its idle time shrinks by it."""
+    oracle = gpu_oracle.Trace(REAL / "gpt2_eager.json.gz")
+    ev = isolated_kernel(oracle, 2000)
+    # The JSON text edited in place, so no other number goes through a float.
+    with gzip.open(REAL / "gpt2_eager.json.gz", "rt") as f:
+        text = f.read()
+    was = f'"ts": {ev["ts"]}, "dur": {ev["dur"]}'
+    assert text.count(was) == 1
+    src = workdir / "gpt2_longer.json.gz"
+    with gzip.open(src, "wt") as f:
+        f.write(text.replace(was, f'"ts": {ev["ts"]}, "dur": {ev["dur"] + 2}'))   # 2 µs longer
+    edited = process(workdir, "gpt2-longer", src=src)
+    got = diff(gpt2, edited, "--limit", "1")
+    d = {x["device"]: x for x in got["devices"]}["GPU 0"]
+    assert d["busy_ns_delta"] == d["kernel_ns_delta"] == 2000
+    assert d["idle_ns_delta"] == -2000 and d["wall_ns_delta"] == 0
+    assert all(s["duration_ns_a"] == s["duration_ns_b"] for s in got["steps"])
+    assert sum(s["gpu_busy_ns_delta"] for s in got["steps"]) in (0, 2000)

@@ -20,6 +20,18 @@
  *   FrameworkInstruction (framework_name, start_ts, end_ts): A: mlp [0,40], attn [50,60],
  *   attn [70,75]; B: mlp [0,30], attn [40,55], attn [60,61], attn [70,null]
  *   -> mlp changed -10, attn changed 15 -> 16 (+1; the null end counts as a row, not a time).
+ * Device and step totals (GPU rows labelled "GPU n", host rows on pid 9):
+ *   GA (rank 0): host [0,1000]; ProfilerStep#1 [100,400], #2 [400,800]; GPU 0 kernels
+ *       [100,200], [500,600] -> GPU 0 wall 1000 busy 200 idle 800 kernel 200;
+ *   GB (rank 1): host [0,1200]; ProfilerStep#1 [100,500], #3 [600,700]; GPU 0 kernel
+ *       [100,250], memcpy [300,320]; GPU 1 kernel [600,650] -> GPU 0 busy 170 idle 1030
+ *       kernel 150 memcpy 20; GPU 1 busy 50 idle 1150;
+ *   GA vs GB (one rank each: joined without it): GPU 0 both, GPU 1 only B; step 1 both
+ *       (300 -> 400 ns, busy 100 -> 170), step 2 only A (busy 100), step 3 only B (busy 50);
+ *   GC (ranks 0 and 1): rank 0 GPU 0 kernel [100,150], ProfilerStep#1 [100,400]; rank 1
+ *       host [0,60], GPU 0 kernel [0,10], ProfilerStep#1 [0,50]; GA vs GC joins on the
+ *       rank: (0, GPU 0) both, (1, GPU 0) only C; steps (0,1) both, (0,2) only A, (1,1)
+ *       only C.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,10 +48,46 @@
 #include "system_fixture.h"
 #include "table_fixture.h"
 
-static char root[64], sys_a[128], sys_b[128], dev_a[128], dev_b[128];
+static char root[64], sys_a[128], sys_b[128], dev_a[128], dev_b[128], gpu_a[128], gpu_b[128], gpu_c[128];
 
 #define KERNEL "{\"cat\":\"kernel\"}"
 #define CPU_OP "{\"cat\":\"cpu_op\"}"
+#define GPU(n, cat) "{\"cat\":\"" cat "\",\"process_labels\":\"GPU " #n "\"}"
+#define HOST "{\"cat\":\"user_annotation\",\"process_labels\":\"CPU\"}"
+
+/* The device and step fixtures above. */
+static void write_gpu_profiles(void)
+{
+    snprintf(gpu_a, sizeof gpu_a, "%s/ga", root);
+    snprintf(gpu_b, sizeof gpu_b, "%s/gb", root);
+    snprintf(gpu_c, sizeof gpu_c, "%s/gc", root);
+    static const sys_event a[] = {
+        {0, 1000, "framework", NX_ABSENT, "i-1", 9, 9, "aten::mm", CPU_OP},
+        {100, 400, "framework", NX_ABSENT, "i-1", 9, 9, "ProfilerStep#1", HOST},
+        {100, 200, "framework", NX_ABSENT, "i-1", 0, 7, "k", GPU(0, "kernel")},
+        {400, 800, "framework", NX_ABSENT, "i-1", 9, 9, "ProfilerStep#2", HOST},
+        {500, 600, "framework", NX_ABSENT, "i-1", 0, 7, "k", GPU(0, "kernel")},
+    };
+    static const sys_event b[] = {
+        {0, 1200, "framework", NX_ABSENT, "i-1", 9, 9, "aten::mm", CPU_OP},
+        {100, 500, "framework", NX_ABSENT, "i-1", 9, 9, "ProfilerStep#1", HOST},
+        {100, 250, "framework", NX_ABSENT, "i-1", 0, 7, "k", GPU(0, "kernel")},
+        {300, 320, "framework", NX_ABSENT, "i-1", 0, 7, "Memcpy HtoD", GPU(0, "gpu_memcpy")},
+        {600, 700, "framework", NX_ABSENT, "i-1", 9, 9, "ProfilerStep#3", HOST},
+        {600, 650, "framework", NX_ABSENT, "i-1", 1, 7, "k", GPU(1, "kernel")},
+    };
+    static const sys_event c[] = {
+        {0, 60, "framework", NX_ABSENT, "i-1", 9, 9, "aten::mm", CPU_OP},
+        {0, 50, "framework", NX_ABSENT, "i-1", 9, 9, "ProfilerStep#1", HOST},
+        {0, 10, "framework", NX_ABSENT, "i-1", 0, 7, "k", GPU(0, "kernel")},
+        {100, 400, "framework", NX_ABSENT, "i-1", 9, 9, "ProfilerStep#1", HOST},
+        {100, 150, "framework", NX_ABSENT, "i-1", 0, 7, "k", GPU(0, "kernel")},
+    };
+    static const int64_t ra[] = {0, 0, 0, 0, 0}, rb[] = {1, 1, 1, 1, 1, 1}, rc[] = {1, 1, 1, 0, 0};
+    write_ranked_events(gpu_a, a, ra, sizeof a / sizeof a[0], 0);
+    write_ranked_events(gpu_b, b, rb, sizeof b / sizeof b[0], 0);
+    write_ranked_events(gpu_c, c, rc, sizeof c / sizeof c[0], 0);
+}
 
 static int setup(void **state)
 {
@@ -70,6 +118,7 @@ static int setup(void **state)
         {80, 80, "framework", NX_ABSENT, "i-1", 1, 1, "mark", NULL},
         {150, 160, "framework", NX_ABSENT, "i-1", 1, 1, "ProfilerStep#2", NULL},
     };
+    write_gpu_profiles();
     write_events(sys_a, a, sizeof a / sizeof a[0], 0);
     write_events(sys_b, b, sizeof b / sizeof b[0], 0);
     static const fx_col cols[] = {{"opcode", NXPQ_STRING}, {"duration_ns", NXPQ_INT64}};
@@ -271,7 +320,7 @@ static void json_text(void **state)
         "{\"name\":\"SUB\",\"status\":\"added\",\"count_a\":0,\"count_b\":1,\"total_ns_a\":0,\"total_ns_b\":7,"
         "\"self_ns_a\":null,\"self_ns_b\":null,\"delta_ns\":7,\"ratio\":null}],"
         "\"totals\":{\"groups\":3,\"count_a\":3,\"count_b\":2,\"total_ns_a\":37,\"total_ns_b\":37,"
-        "\"self_ns_a\":null,\"self_ns_b\":null,\"delta_ns\":0,\"ratio\":1}}");
+        "\"self_ns_a\":null,\"self_ns_b\":null,\"delta_ns\":0,\"ratio\":1},\"devices\":[],\"steps\":[]}");
     nx_strbuf_free(&b);
     nx_diff_free(&d);
 }
@@ -325,6 +374,93 @@ static void refusals(void **state)
     assert_non_null(strstr(err.msg, "none"));
 }
 
+static void expect_device(const nx_diff_device *x, const char *name, bool in_a, bool in_b, int64_t busy_a,
+                          int64_t busy_b)
+{
+    assert_string_equal(in_a ? x->a.device : x->b.device, name);
+    assert_int_equal(x->in_a, in_a);
+    assert_int_equal(x->in_b, in_b);
+    assert_int_equal(x->a.busy_ns, busy_a);
+    assert_int_equal(x->b.busy_ns, busy_b);
+}
+
+static void expect_step(const nx_diff_step *x, int64_t step, int64_t rank, bool in_a, bool in_b, int64_t dur_a,
+                        int64_t dur_b, int64_t busy_a, int64_t busy_b)
+{
+    assert_int_equal(in_a ? x->a.step : x->b.step, step);
+    assert_int_equal(in_a ? x->a.rank : x->b.rank, rank);
+    assert_int_equal(x->in_a, in_a);
+    assert_int_equal(x->in_b, in_b);
+    assert_int_equal(x->a.duration_ns, dur_a);
+    assert_int_equal(x->b.duration_ns, dur_b);
+    assert_int_equal(x->a.gpu_busy_ns, busy_a);
+    assert_int_equal(x->b.gpu_busy_ns, busy_b);
+}
+
+static void totals_one_rank_each(void **state)
+{
+    (void)state;
+    nx_diff d;
+    run(gpu_a, gpu_b, NULL, false, &d);
+    assert_int_equal(d.n_devices, 2);
+    expect_device(&d.devices[0], "GPU 0", true, true, 200, 170);
+    assert_int_equal(d.devices[0].a.rank, 0);
+    assert_int_equal(d.devices[0].b.rank, 1);
+    assert_int_equal(d.devices[0].a.idle_ns, 800);
+    assert_int_equal(d.devices[0].b.idle_ns, 1030);
+    assert_int_equal(d.devices[0].b.kernel_ns, 150);
+    assert_int_equal(d.devices[0].b.memcpy_ns, 20);
+    expect_device(&d.devices[1], "GPU 1", false, true, 0, 50);
+    assert_int_equal(d.devices[1].b.idle_ns, 1150);
+    assert_int_equal(d.n_steps, 3);
+    expect_step(&d.steps[0], 1, 0, true, true, 300, 400, 100, 170);
+    expect_step(&d.steps[1], 2, 0, true, false, 400, 0, 100, 0);
+    expect_step(&d.steps[2], 3, 1, false, true, 0, 100, 0, 50);
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_diff_json(&b, &d, "A", "B", 0);
+    assert_false(nx_strbuf_failed(&b));
+    assert_non_null(strstr(b.data, ",\"devices\":[{\"device\":\"GPU 0\",\"rank_a\":0,\"rank_b\":1,\"wall_ns_a\":1000,"
+                                   "\"wall_ns_b\":1200,\"wall_ns_delta\":200,\"busy_ns_a\":200,\"busy_ns_b\":170,"
+                                   "\"busy_ns_delta\":-30,\"idle_ns_a\":800,\"idle_ns_b\":1030,\"idle_ns_delta\":230,"));
+    assert_non_null(strstr(b.data, "\"utilization_a\":0.2,\"utilization_b\":0.14166666666666666},"
+                                   "{\"device\":\"GPU 1\",\"rank_a\":null,\"rank_b\":1,\"wall_ns_a\":null,"));
+    assert_non_null(strstr(b.data, ",\"steps\":[{\"name\":\"ProfilerStep#1\",\"step\":1,\"rank_a\":0,\"rank_b\":1,"
+                                   "\"start_ns_a\":100,\"start_ns_b\":100,\"duration_ns_a\":300,\"duration_ns_b\":400,"
+                                   "\"delta_ns\":100,\"ratio\":1.3333333333333333,\"gpu_busy_ns_a\":100,"
+                                   "\"gpu_busy_ns_b\":170,\"gpu_busy_ns_delta\":70},"));
+    assert_non_null(strstr(b.data, "\"duration_ns_b\":null,\"delta_ns\":null,\"ratio\":null,\"gpu_busy_ns_a\":100,"
+                                   "\"gpu_busy_ns_b\":null,\"gpu_busy_ns_delta\":null}"));
+    nx_strbuf_free(&b);
+    nx_diff_free(&d);
+}
+
+static void totals_joined_on_rank(void **state)
+{
+    (void)state;
+    nx_diff d;
+    run(gpu_a, gpu_c, NULL, false, &d);
+    assert_int_equal(d.n_devices, 2);
+    expect_device(&d.devices[0], "GPU 0", true, true, 200, 50);
+    assert_int_equal(d.devices[0].b.rank, 0);
+    expect_device(&d.devices[1], "GPU 0", false, true, 0, 10);
+    assert_int_equal(d.devices[1].b.rank, 1);
+    assert_int_equal(d.n_steps, 3);
+    expect_step(&d.steps[0], 1, 0, true, true, 300, 300, 100, 50);
+    expect_step(&d.steps[1], 2, 0, true, false, 400, 0, 100, 0);
+    expect_step(&d.steps[2], 1, 1, false, true, 0, 50, 0, 10);
+    nx_diff_free(&d);
+}
+
+static void totals_none_on_device_profiles(void **state)
+{
+    (void)state;
+    nx_diff d;
+    run(dev_a, dev_b, NULL, false, &d);
+    assert_int_equal(d.n_devices, 0);
+    assert_int_equal(d.n_steps, 0);
+    nx_diff_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +474,9 @@ int main(void)
         cmocka_unit_test(json_big_integers),
         cmocka_unit_test(same_profile_all_same),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(totals_one_rank_each),
+        cmocka_unit_test(totals_joined_on_rank),
+        cmocka_unit_test(totals_none_on_device_profiles),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

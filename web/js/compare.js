@@ -7,7 +7,8 @@
 // |difference| descending. The key and the profiler-rows switch reload the answer; every
 // choice is kept in the URL so a copied link reopens the same table. "Per step" and "per
 // wall time" add each side's normalised time and their difference (&normalize=).
-// Steps (system profiles with ProfilerStep#N annotations, found by /search): a step both
+// Above the table, the device and step totals of both side by side (compare_totals.js).
+// Steps (the answer's "steps": host ProfilerStep#N, or a JAX step_num): a step both
 // profiles have is chosen (&step=), its duration in A and B shown side by side, and each
 // profile's viewer linked at a window of one width starting at that step, so the two
 // open aligned on the step. A click on a group (of event names, or of an Instruction
@@ -16,10 +17,10 @@
 import { api, big, namePath, viewHref } from './api.js';
 import { $, setStatus } from './dom.js';
 import { esc, fmtNs, fmtCount, fmtPct, cut } from './format.js';
+import { sharedSteps, totalsHTML } from './compare_totals.js';
+import { alignStacked, openStacked, stackedState } from './compare_timelines.js';
 
 const LIMIT = 1000;   // groups fetched; the page says how many others there were
-const MAX_STEPS = 500; // step annotations listed per profile
-const STEP = 'ProfilerStep#';
 
 // The page's one store of view state.
 const C = { a: null, b: null, by: null, all: false, norm: null, sort: null, asc: false, answer: null, step: null, steps: null };
@@ -90,28 +91,17 @@ function render() {
   if (d.normalize === 'wall') facts.push('per wall time: each side\'s share of its wall time');
   if (d.excluded_a || d.excluded_b) facts.push(`profiler rows left out: ${fmtCount(d.excluded_a)} in A, ${fmtCount(d.excluded_b)} in B`);
   $('#compare-facts').innerHTML = facts.join(' · ');
-}
-
-// A profile's step annotations: name -> its first event (the search's order: by start).
-async function stepsOf(name) {
-  const base = `/api/profiles/${namePath(name)}/search?tables=SystemProfileEvents&field=name&q=${encodeURIComponent(STEP)}`;
-  const out = new Map();
-  let r = await api(base);
-  for (let i = 0; r.event && i < MAX_STEPS; i++) {
-    if (r.event.label.startsWith(STEP) && !out.has(r.event.label)) out.set(r.event.label, r.event);
-    r = await api(`${base}&from=${r.event.start}&from_table=${r.event.table}&from_ord=${r.event.ordinal}`);
-  }
-  return out;
+  $('#compare-totals').innerHTML = totalsHTML(d);
 }
 
 // The chosen step side by side, and each profile's viewer at one window from that step.
 function renderStep() {
-  const [sa, sb] = C.steps;
-  const ea = sa.get(C.step), eb = sb.get(C.step);
-  const da = big(ea.end) - big(ea.start), db = big(eb.end) - big(eb.start);
+  const { a: ea, b: eb } = C.steps.get(C.step);
+  const da = ea.end - ea.start, db = eb.end - eb.start;
   const w = da > db ? da : db;
   const link = (name, e, who) => `<a id="compare-open-${who}" href="${viewHref(name)}?start=${big(e.start)}&end=${big(e.start) + w}">open ${who.toUpperCase()} at ${esc(C.step)}</a>`;
   const d = Number(db - da);
+  alignStacked(ea.start, eb.start, C.step, -Number(w) / 20, Number(w) * 1.05);
   $('#compare-step-out').innerHTML = `lasts ${fmtNs(Number(da))} in A, ${fmtNs(Number(db))} in B (Δ ${d > 0 ? '+' : ''}${fmtNs(d)}) · ` +
     `${link(C.a, ea, 'a')} · ${link(C.b, eb, 'b')}`;
 }
@@ -125,7 +115,8 @@ const canAlign = () => C.answer && ((C.answer.table === 'SystemProfileEvents' &&
 // is chosen), and each profile's viewer at one window around it, the event a third in.
 async function alignAt(key) {
   const field = C.answer.by === 'kernel' ? 'name' : C.answer.by;
-  const step = C.steps && C.step ? [C.steps[0].get(C.step), C.steps[1].get(C.step)] : [null, null];
+  const st = C.steps && C.step ? C.steps.get(C.step) : null;
+  const step = st ? [st.a, st.b] : [null, null];
   const first = async (name, st) => {
     let q = `/api/profiles/${namePath(name)}/search?tables=${C.answer.table}&field=${encodeURIComponent(field)}` +
       `&q=${encodeURIComponent(key)}&match=exact`;
@@ -144,14 +135,14 @@ async function alignAt(key) {
   let w = da > db ? da : db;
   if (w < 1000n) w = 1000n;
   const link = (name, e, who) => `<a id="compare-at-${who}" href="${viewHref(name)}?start=${big(e.start) - w}&end=${big(e.start) + 2n * w}">open ${who.toUpperCase()}</a>`;
+  alignStacked(big(ea.start), big(eb.start), `first ${key}${step[0] ? ` from ${C.step}` : ''}`, -Number(w), 2 * Number(w));
   out.innerHTML = `first <b>${esc(key)}</b>${where}: ${fmtNs(Number(da))} in A, ${fmtNs(Number(db))} in B · ` +
     `${link(C.a, ea, 'a')} · ${link(C.b, eb, 'b')} at one window around it`;
 }
 
-async function loadSteps() {
-  if (C.answer.table !== 'SystemProfileEvents') return;
-  C.steps = await Promise.all([stepsOf(C.a), stepsOf(C.b)]);
-  const both = [...C.steps[0].keys()].filter((k) => C.steps[1].has(k));
+function loadSteps() {
+  C.steps = sharedSteps(C.answer);
+  const both = [...C.steps.keys()];
   $('#compare-align').hidden = both.length === 0;
   if (!both.length) return;
   if (!both.includes(C.step)) C.step = both[0];
@@ -201,6 +192,7 @@ export async function showCompare() {
   C.step = q.get('step') || null;
   C.norm = q.get('normalize') || null;
   $('#compare-view').hidden = false;
+  window.nxCompare = { get stacked() { return stackedState(); } };   // for tests (docs/viewer.md)
   if (!C.a || !C.b) throw new Error('the Compare page needs two profiles: /compare?a=<A>&b=<B>');
   document.title = `nxprof — ${C.a} vs ${C.b}`;
   $('#crumb').innerHTML = `<span class="sep">›</span> <span class="here">Compare</span>`;
@@ -228,7 +220,11 @@ export async function showCompare() {
   });
   await load();
   if (C.answer) {
-    await loadSteps().catch((e) => { $('#compare-step-out').textContent = `Steps: ${e.message}`; });
+    $('#cmp-name-a').textContent = C.a;
+    $('#cmp-name-b').textContent = C.b;
+    openStacked(C.a, C.b).catch((e) => { $('#compare-error').textContent = `Timelines: ${e.message}`; $('#compare-error').hidden = false; });
+    loadSteps();
+    if (!C.steps.size) alignStacked(null, null, 'each profile\'s start', 0, 1);
     writeURL();
   }
 }

@@ -10,7 +10,10 @@
 // colour on one level are painted as one and fillStyle is set only when the colour
 // changes, so a frame stays within a 60 frames/s budget even when every pixel of every
 // track holds an event.
-import { V, geom, screenRows, relOf, nsPerPx } from './viewer.js';
+// paintFrame(v) paints view v (the page's viewer by default, or a store of
+// viewer.js createStore, such as each of the Compare page's stacked timelines); a frame
+// is painted synchronously, so the functions below read the view being painted from V.
+import { V as PAGE, geom, screenRows, relOf, nsPerPx } from './viewer.js';
 import { ellipsize, fmtNs, fmtTick, niceStep } from './format.js';
 import { shortName } from './names.js';
 import { eventBox } from './hit.js';
@@ -23,6 +26,8 @@ export const GUTTER = 180, AXIS_H = 30;
 const FONT = '11px system-ui, sans-serif', BOLD = 'bold 11px system-ui, sans-serif';
 const MIN_NAME_PX = 28, MIN_EDGE_PX = 4, MAX_NAMES = 4000;
 const MARKER = '#d97706', PRED = '#7c3aed', SUCC = '#db2777';
+
+let V = null;   // set by paintFrame (PAGE is not yet defined while the modules load)
 
 const widths = new Map();
 function measure(ctx, s) {
@@ -44,15 +49,16 @@ function inkOn(c) {
   return ink;
 }
 
-export function paintFrame() {
+export function paintFrame(v = PAGE) {
+  V = v;
   const ctx = V.ctx, W = V.cssW, H = V.viewH;
   if (!ctx) return;
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, W, H);
   ctx.font = FONT;
   ctx.textBaseline = 'middle';
-  const g = geom();
-  const rows = screenRows().filter((r) => r.kind !== 'axis' && r.kind !== 'lane' && r.visible);
+  const g = geom(V);
+  const rows = screenRows(V).filter((r) => r.kind !== 'axis' && r.kind !== 'lane' && r.visible);
   V.selBox = null; V.names = []; V.boxes = new Map();
   // the boxes the flow arrows need, found while painting
   const want = new Set(V.flows ? [...V.flows.predecessors, ...V.flows.successors].map((r) => `${r.table}:${r.ordinal}`) : []);
@@ -75,6 +81,7 @@ export function paintFrame() {
   for (const r of V.header) r.kind === 'axis' ? paintAxis(ctx, r, W) : paintLaneRow(ctx, r, g, W);
   paintEmpty(ctx, rows, W, H);
   V.drawnEvents = drawn;
+  if (V !== PAGE) return;
   const label = $('#range-label');
   label.firstChild.textContent = `${fmtNs(V.viewS)} – ${fmtNs(V.viewE)} (${fmtNs(V.viewE - V.viewS)} visible)`;
   label.lastChild.textContent = `t0 = ${V.origin} ns`;
@@ -179,14 +186,14 @@ function paintEvents(ctx, r, d, g, W, want) {
 }
 
 function ticks() {
-  const k = nsPerPx();
+  const k = nsPerPx(V);
   const step = niceStep(Math.max(1, 90 * k));
   const first = Math.ceil(V.viewS / step) * step;
   const out = [];
   for (let t = first; t <= V.viewE; t += step) out.push(t);
   return { step, list: out };
 }
-const xOf = (t) => GUTTER + (t - V.viewS) / nsPerPx();
+const xOf = (t) => GUTTER + (t - V.viewS) / nsPerPx(V);
 
 function paintGrid(ctx, y0, y1) {
   ctx.strokeStyle = 'rgba(0,0,0,0.05)';
@@ -199,7 +206,7 @@ function paintAxis(ctx, r, W) {
   ctx.fillStyle = '#f0f2f5';
   ctx.fillRect(0, r.y, W, r.h);
   ctx.font = FONT; ctx.fillStyle = '#6b7280';
-  ctx.fillText('time from t0', 8, r.y + r.h / 2);
+  ctx.fillText(V.axisLabel || 'time from t0', 8, r.y + r.h / 2);
   const { step, list } = ticks();
   const mag = Math.max(Math.abs(V.viewS), Math.abs(V.viewE), step);
   ctx.strokeStyle = '#9ca3af';
@@ -286,9 +293,9 @@ function paintArea(ctx, rows, g) {
 function refBox(ref, g) {
   const drawnBox = V.boxes.get(`${ref.table}:${ref.ordinal}`);
   if (drawnBox) return drawnBox;
-  const r = screenRows().find((x) => x.kind === 'track' && x.table === ref.table && x.track === ref.track);
+  const r = screenRows(V).find((x) => x.kind === 'track' && x.table === ref.table && x.track === ref.track);
   if (!r || !r.visible) return null;
-  const a = relOf(ref.start), b = ref.end !== null && ref.end !== undefined ? relOf(ref.end) : a;
+  const a = relOf(ref.start, V), b = ref.end !== null && ref.end !== undefined ? relOf(ref.end, V) : a;
   const x = g.gutter + (a - g.viewS) / g.k;
   return { x, w: Math.max(1, (b - a) / g.k), y: r.y + g.pad, h: r.nested ? g.levelH - 1 : r.h - 2 * g.pad };
 }

@@ -37,7 +37,11 @@ import { installHelp } from './help.js';
 
 const FETCH_DEBOUNCE_MS = 120;
 
-export const V = {
+// A view's store: everything one timeline shows. The page's viewer is V; the Compare
+// page's stacked timelines are stores of their own (createStore, openTimeline), drawn by
+// the same layout, fetch and paint code. Only the page's store drives the URL, the panels,
+// the legend and the status line.
+export const createStore = () => ({
   name: null, enc: null, info: null, kind: null, schema: null, defs: new Map(), laneDefs: new Map(),
   tables: new Set(), timelineTables: [], usageTables: [], counterLanes: [], counters: null, counterDrawn: {},
   origin: 0n, span: 1, viewS: 0, viewE: 1,
@@ -46,38 +50,42 @@ export const V = {
   data: new Map(), errors: new Map(), lastTables: null, lastWindow: null, usage: null,
   sel: null, flows: null, area: null, markers: [], search: { field: null, q: '' },
   devices: [], fetchSeq: 0, fetchTimer: 0, frame: 0, inFlight: 0, drawnEvents: 0, paintMs: null, names: [],
-};
+});
 
-export const plotWidth = () => Math.max(1, Math.min(10000, Math.round(V.cssW - GUTTER)));
-export const nsPerPx = () => (V.viewE - V.viewS) / Math.max(1, V.cssW - GUTTER);
-export const geom = () => ({ gutter: GUTTER, viewS: V.viewS, k: nsPerPx(), pad: 2, levelH: 16 });
-export const windowAbs = () => ({ S: V.origin + BigInt(Math.floor(V.viewS)), E: V.origin + BigInt(Math.ceil(V.viewE)) });
-export const absOf = (t) => V.origin + BigInt(Math.round(t));
-export const relOf = (abs) => Number(big(abs) - V.origin);
+export const V = createStore();
+
+// Each takes the store (the page's by default).
+export const plotWidth = (v = V) => Math.max(1, Math.min(10000, Math.round(v.cssW - GUTTER)));
+export const nsPerPx = (v = V) => (v.viewE - v.viewS) / Math.max(1, v.cssW - GUTTER);
+export const geom = (v = V) => ({ gutter: GUTTER, viewS: v.viewS, k: nsPerPx(v), pad: 2, levelH: 16 });
+export const windowAbs = (v = V) => ({ S: v.origin + BigInt(Math.floor(v.viewS)), E: v.origin + BigInt(Math.ceil(v.viewE)) });
+export const absOf = (t, v = V) => v.origin + BigInt(Math.round(t));
+export const relOf = (abs, v = V) => Number(big(abs) - v.origin);
 
 // Tables /tracks could not read: table -> message.
-const tracksErrors = () => new Map((V.tracksDoc.errors || []).map((e) => [e.table, e.error]));
+const tracksErrors = (v = V) => new Map((v.tracksDoc.errors || []).map((e) => [e.table, e.error]));
 
 // Rows as drawn now: the pinned header at its place, the track rows shifted by the scroll.
-export function screenRows() {
-  return [...V.header, ...V.rows.map((r) => ({ ...r, y: r.y - V.scrollTop, visible: r.y - V.scrollTop + r.h > V.headerH && r.y - V.scrollTop < V.viewH }))];
+export function screenRows(v = V) {
+  return [...v.header, ...v.rows.map((r) => ({ ...r, y: r.y - v.scrollTop, visible: r.y - v.scrollTop + r.h > v.headerH && r.y - v.scrollTop < v.viewH }))];
 }
 
-export function draw() {
-  if (V.frame) return;
-  V.frame = requestAnimationFrame(() => {
-    V.frame = 0;
+export function draw(v = V) {
+  if (v.frame) return;
+  v.frame = requestAnimationFrame(() => {
+    v.frame = 0;
     const t0 = performance.now();
-    paintFrame();
-    V.paintMs = performance.now() - t0;   // reported in nxViewer.state for bench/viewer
+    paintFrame(v);
+    v.paintMs = performance.now() - t0;   // reported in nxViewer.state for bench/viewer
   });
 }
 
-export function changed() {
-  [V.viewS, V.viewE] = clampWindow(V.viewS, V.viewE, V.span);
-  hideTooltip();
-  draw();
-  scheduleFetch();
+// After the window moved: clamped, redrawn, fetched (clamp false: the caller keeps it).
+export function changed(v = V, clamp = true) {
+  if (clamp) [v.viewS, v.viewE] = clampWindow(v.viewS, v.viewE, v.span);
+  if (v === V) hideTooltip();
+  draw(v);
+  scheduleFetch(FETCH_DEBOUNCE_MS, v);
 }
 
 // Shows the window [startAbs, endAbs] (absolute ns, BigInt or its decimal text): a step
@@ -100,25 +108,25 @@ export function updateURL() {
 }
 
 // The track tree and the rows again (after a grouping change or a collapse).
-export function relayout() {
-  V.tree = buildTree(V.tracksDoc, V.defs, V.mode);
+export function relayout(v = V) {
+  v.tree = buildTree(v.tracksDoc, v.defs, v.mode);
   const header = [{ kind: 'axis', label: '', y: 0, h: AXIS_H }];
   let y = AXIS_H;
-  for (const lane of V.usageTables.map((t) => V.laneDefs.get(t))) {
+  for (const lane of v.usageTables.map((t) => v.laneDefs.get(t))) {
     header.push({ kind: 'lane', lane: lane.lane, def: lane, label: lane.label, y, h: LANE_H });
     y += LANE_H;
   }
-  for (const def of V.counterLanes) {
+  for (const def of v.counterLanes) {
     header.push({ kind: 'lane', counter: true, def, label: def.label, y, h: LANE_H });
     y += LANE_H;
   }
-  V.header = header;
-  V.headerH = y;
-  const { rows, height } = layoutRows(V.tree, V.defs, V.collapsed, y);
-  V.rows = rows;
-  V.contentH = y + height + 8;
-  if (V.resize) V.resize();
-  draw();
+  v.header = header;
+  v.headerH = y;
+  const { rows, height } = layoutRows(v.tree, v.defs, v.collapsed, y);
+  v.rows = rows;
+  v.contentH = y + height + 8;
+  if (v.resize) v.resize();
+  draw(v);
 }
 
 export function setGrouping(mode) { V.mode = mode; relayout(); updateURL(); }
@@ -168,45 +176,50 @@ function revealEvent(ref) {
   }
 }
 
-export function scheduleFetch(delay = FETCH_DEBOUNCE_MS) {
-  clearTimeout(V.fetchTimer);
-  V.fetchTimer = setTimeout(fetchWindow, delay);
+export function scheduleFetch(delay = FETCH_DEBOUNCE_MS, v = V) {
+  clearTimeout(v.fetchTimer);
+  v.fetchTimer = setTimeout(() => fetchWindow(v), delay);
 }
 
-async function fetchWindow() {
-  const { S, E } = windowAbs();
-  const width = plotWidth();
-  updateURL();
-  if (!V.timelineTables.length && !V.usageTables.length && !V.counterLanes.length) {
-    V.lastWindow = { S, E, width }; showWindowSummary(); draw();
-    if (V.firstWindowDone) { V.firstWindowDone(); V.firstWindowDone = null; }
+// The page's panels, legend and status after a window came (or failed: msg).
+function windowDone(v, msg = '') {
+  if (v !== V) { v.error = msg || null; return; }
+  if (!msg) { showWindowSummary(); updateLegend(); }
+  setStatus(msg);
+}
+
+async function fetchWindow(v) {
+  const { S, E } = windowAbs(v);
+  const width = plotWidth(v);
+  if (v === V) updateURL();
+  if (!v.timelineTables.length && !v.usageTables.length && !v.counterLanes.length) {
+    v.lastWindow = { S, E, width }; if (v === V) showWindowSummary(); draw(v);
+    if (v.firstWindowDone) { v.firstWindowDone(); v.firstWindowDone = null; }
     return;
   }
-  const seq = ++V.fetchSeq;
-  V.inFlight++;
+  const seq = ++v.fetchSeq;
+  v.inFlight++;
   try {
-    const base = `/api/profiles/${V.enc}`, qs = `start=${S}&end=${E}&width=${width}`;
-    if (V.counterLanes.length) fetchCounters(seq, `${base}/counters?${qs}`, Number(S - V.origin));
+    const base = `/api/profiles/${v.enc}`, qs = `start=${S}&end=${E}&width=${width}`;
+    if (v.counterLanes.length) fetchCounters(v, seq, `${base}/counters?${qs}`, Number(S - v.origin));
     const [tl, usage] = await Promise.all([
-      V.timelineTables.length ? api(`${base}/timeline?tables=${V.timelineTables.join(',')}&${qs}`) : { tables: [] },
-      V.usageTables.length ? api(`${base}/usage?tables=${V.usageTables.join(',')}&${qs}`).catch(() => null) : null,
+      v.timelineTables.length ? api(`${base}/timeline?tables=${v.timelineTables.join(',')}&${qs}`) : { tables: [] },
+      v.usageTables.length ? api(`${base}/usage?tables=${v.usageTables.join(',')}&${qs}`).catch(() => null) : null,
     ]);
-    if (seq !== V.fetchSeq) return; // a newer window was asked for
-    const off = Number(S - V.origin);
-    const got = ingestTimeline(tl, off, V.defs, V.colourMode);
-    V.data = got.tracks; V.lastTables = got.tables;
-    V.errors = new Map([...tracksErrors(), ...got.errors]);
-    V.usage = usage ? ingestUsage(usage, off, V.laneDefs) : null;
-    V.lastWindow = { S, E, width };
-    showWindowSummary();
-    updateLegend();
-    draw();
-    setStatus('');
+    if (seq !== v.fetchSeq) return; // a newer window was asked for
+    const off = Number(S - v.origin);
+    const got = ingestTimeline(tl, off, v.defs, v.colourMode);
+    v.data = got.tracks; v.lastTables = got.tables;
+    v.errors = new Map([...tracksErrors(v), ...got.errors]);
+    v.usage = usage ? ingestUsage(usage, off, v.laneDefs) : null;
+    v.lastWindow = { S, E, width };
+    draw(v);
+    windowDone(v);
   } catch (e) {
-    if (seq === V.fetchSeq) setStatus(`Error: ${e.message}`);
+    if (seq === v.fetchSeq) windowDone(v, `Error: ${e.message}`);
   } finally {
-    V.inFlight--;
-    if (V.firstWindowDone) { V.firstWindowDone(); V.firstWindowDone = null; }
+    v.inFlight--;
+    if (v.firstWindowDone) { v.firstWindowDone(); v.firstWindowDone = null; }
   }
 }
 
@@ -214,13 +227,13 @@ async function fetchWindow() {
 // its start (for the values in force), slower than /timeline's index, so the tracks do
 // not wait for it; until then the lanes keep the previous window's samples (times are
 // from t0, so they stay in place).
-async function fetchCounters(seq, url, off) {
-  V.inFlight++;
+async function fetchCounters(v, seq, url, off) {
+  v.inFlight++;
   try {
     const doc = await api(url).catch(() => null);
-    if (seq === V.fetchSeq) { V.counters = doc ? ingestCounters(doc, off) : null; draw(); }
+    if (seq === v.fetchSeq) { v.counters = doc ? ingestCounters(doc, off) : null; draw(v); }
   } finally {
-    V.inFlight--;
+    v.inFlight--;
   }
 }
 
@@ -277,33 +290,16 @@ function readURL() {
 // element that holds #viewer). opts.devices: the device profiles a system profile names,
 // [{open, nc_id, first, last}], for "Open in Device Trace Viewer".
 export async function startViewer(name, info, host, opts = {}) {
-  Object.assign(V, { name, enc: namePath(name), info, kind: info.kind, devices: opts.devices || [] });
   const viewer = $('#viewer');
   host.append(viewer);
   host.hidden = false;
   viewer.hidden = false;
   exposeState();
-  const [doc, tracks, counterLanes] = await Promise.all([loadSchema(), api(`/api/profiles/${V.enc}/tracks`), profileCounterLanes(info)]);
-  V.counterLanes = counterLanes;
-  const schema = doc.viewer;
-  V.schema = schema;
-  V.units = doc.units;
-  V.tables = new Set(info.tables);
-  V.defs = new Map(schema.timelines.map((t) => [t.table, t]));
-  V.laneDefs = new Map(schema.usage.map((u) => [u.table, u]));
-  V.timelineTables = schema.timelines.map((t) => t.table).filter((t) => V.tables.has(t));
-  V.usageTables = schema.usage.map((u) => u.table).filter((t) => V.tables.has(t));
-  V.defaultColour = V.colourMode = (schema.timelines.find((t) => V.tables.has(t.table) && (t.colour_by || []).length) || { colour_by: [null] }).colour_by[0];
-  const first = big(tracks.first_ts ?? info.first_ts) ?? 0n;
-  const lastTs = big(tracks.last_ts ?? info.last_ts) ?? first + 1000n;
-  V.origin = first;
-  V.span = Math.max(1, Number(lastTs - first));
-  V.viewS = 0; V.viewE = V.span;
-  V.tracksDoc = tracks;
-  V.errors = tracksErrors();
+  V.devices = opts.devices || [];
+  const tracks = await loadStore(V, name, info);
   readURL();
   installGrouping(tracks);
-  installCanvas();
+  installCanvas(V, $('#timeline'), $('#timeline-scroll'), $('#timeline-spacer'));
   installInput();
   installLegend();
   installSearch();
@@ -321,12 +317,54 @@ export async function startViewer(name, info, host, opts = {}) {
   return firstWindow;
 }
 
+// Store v on profile `name` (info: /api/profiles/<name>): its tables and lanes from
+// /api/schema, its tracks, its whole span in view. Returns the /tracks answer.
+async function loadStore(v, name, info) {
+  Object.assign(v, { name, enc: namePath(name), info, kind: info.kind });
+  const [doc, tracks, counterLanes] = await Promise.all([loadSchema(), api(`/api/profiles/${v.enc}/tracks`), profileCounterLanes(v, info)]);
+  v.counterLanes = counterLanes;
+  const schema = doc.viewer;
+  v.schema = schema;
+  v.units = doc.units;
+  v.tables = new Set(info.tables);
+  v.defs = new Map(schema.timelines.map((t) => [t.table, t]));
+  v.laneDefs = new Map(schema.usage.map((u) => [u.table, u]));
+  v.timelineTables = schema.timelines.map((t) => t.table).filter((t) => v.tables.has(t));
+  v.usageTables = schema.usage.map((u) => u.table).filter((t) => v.tables.has(t));
+  v.defaultColour = v.colourMode = (schema.timelines.find((t) => v.tables.has(t.table) && (t.colour_by || []).length) || { colour_by: [null] }).colour_by[0];
+  const first = big(tracks.first_ts ?? info.first_ts) ?? 0n;
+  const lastTs = big(tracks.last_ts ?? info.last_ts) ?? first + 1000n;
+  v.first = first;
+  v.origin = first;
+  v.span = Math.max(1, Number(lastTs - first));
+  v.viewS = 0; v.viewE = v.span;
+  v.tracksDoc = tracks;
+  v.errors = tracksErrors(v);
+  return tracks;
+}
+
+// A timeline of its own (the Compare page's stacked views): store v (createStore) on
+// profile `name`, drawn inside element `root` (given a height by the page) on a canvas of
+// its own, with the tracks in the default grouping. No input: the caller moves the window
+// (v.viewS, v.viewE, then changed(v, false)). Resolves when the first window is drawn.
+export async function openTimeline(v, name, root) {
+  const info = await api(`/api/profiles/${namePath(name)}`);
+  await loadStore(v, name, info);
+  root.innerHTML = '<div class="timeline-scroll"><canvas class="timeline"></canvas><div></div></div>';
+  const scroller = root.firstChild;
+  installCanvas(v, scroller.firstChild, scroller, scroller.lastChild);
+  relayout(v);
+  const firstWindow = new Promise((resolve) => { v.firstWindowDone = resolve; });
+  scheduleFetch(0, v);
+  return firstWindow;
+}
+
 // The counter lanes of the whole profile (one /counters pass at width 1), [] without
 // SystemProfileEvents or when /counters fails (the lanes are then left out).
-async function profileCounterLanes(info) {
+async function profileCounterLanes(v, info) {
   const first = info.first_ts, last = info.last_ts;
   if (!(info.tables || []).includes('SystemProfileEvents') || first === null || first === undefined || last === null || last === undefined) return [];
-  const doc = await api(`/api/profiles/${V.enc}/counters?start=${first}&end=${last}&width=1`).catch(() => null);
+  const doc = await api(`/api/profiles/${v.enc}/counters?start=${first}&end=${last}&width=1`).catch(() => null);
   return [...ingestCounters(doc, 0).values()].map(({ key, kind, label, unit }) => ({ key, kind, label, unit }));
 }
 
@@ -339,26 +377,25 @@ function installGrouping(tracks) {
   $('#group-box').hidden = !hasGroupings(tracks);
 }
 
-function installCanvas() {
-  const canvas = $('#timeline'), scroller = $('#timeline-scroll'), spacer = $('#timeline-spacer');
+function installCanvas(v, canvas, scroller, spacer) {
   const ctx = canvas.getContext('2d');
-  V.canvas = canvas; V.ctx = ctx;
+  v.canvas = canvas; v.ctx = ctx;
   const resize = () => {
-    V.cssW = scroller.clientWidth;
-    V.viewH = Math.max(50, scroller.clientHeight);
+    v.cssW = scroller.clientWidth;
+    v.viewH = Math.max(50, scroller.clientHeight);
     const dpr = window.devicePixelRatio || 1;
-    canvas.style.height = `${V.viewH}px`;
-    canvas.width = Math.round(V.cssW * dpr);
-    canvas.height = Math.round(V.viewH * dpr);
+    canvas.style.height = `${v.viewH}px`;
+    canvas.width = Math.round(v.cssW * dpr);
+    canvas.height = Math.round(v.viewH * dpr);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    spacer.style.height = `${Math.max(0, V.contentH - V.viewH)}px`;
-    V.scrollTop = scroller.scrollTop;
-    draw();
-    if (plotWidth() !== (V.lastWindow && V.lastWindow.width)) scheduleFetch();
+    spacer.style.height = `${Math.max(0, v.contentH - v.viewH)}px`;
+    v.scrollTop = scroller.scrollTop;
+    draw(v);
+    if (plotWidth(v) !== (v.lastWindow && v.lastWindow.width)) scheduleFetch(FETCH_DEBOUNCE_MS, v);
   };
-  V.resize = resize;
+  v.resize = resize;
   new ResizeObserver(resize).observe(scroller);
-  scroller.addEventListener('scroll', () => { V.scrollTop = scroller.scrollTop; hideTooltip(); draw(); });
+  scroller.addEventListener('scroll', () => { v.scrollTop = scroller.scrollTop; if (v === V) hideTooltip(); draw(v); });
   resize();
 }
 
