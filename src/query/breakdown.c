@@ -8,27 +8,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "profile/profile_table.h"
 #include "query/breakdown_internal.h"
 #include "query/device_activity.h"
 #include "util/json.h"
-
-static const char *const COMM[] = {"nccl",          "gloo",       "all_reduce", "allreduce", "all_gather",
-                                   "allgather",     "reduce_scatter", "reducescatter", "all_to_all",
-                                   "alltoall",      "broadcast",  "sendrecv"};
-
-bool nx_breakdown_is_comm(const char *name, size_t len)
-{
-    for (size_t p = 0; p < sizeof COMM / sizeof COMM[0]; p++) {
-        size_t l = strlen(COMM[p]);
-        for (size_t i = 0; i + l <= len; i++)
-            if (strncasecmp(name + i, COMM[p], l) == 0)
-                return true;
-    }
-    return false;
-}
 
 const char *nx_breakdown_class_name(int cls)
 {
@@ -178,7 +162,7 @@ static bool add_device_row(bd_acc *a, const nx_activity_row *r)
                   .device = r->a.device, .corr = correlation(r->json, r->json_len), .name = name,
                   .dtype = (int)r->a.device_type, .kind = (int)k, .bytes = -1};
     if (k == NX_ACT_KERNEL)
-        row.cls = nx_breakdown_is_comm(r->name, r->name_len) ? NX_BD_COMM : NX_BD_COMPUTE;
+        row.cls = nx_activity_is_collective(r->name, r->name_len) ? NX_BD_COMM : NX_BD_COMPUTE;
     else {
         row.cls = NX_BD_MEMORY;
         row.xfer = xfer_kind(r->name, r->name_len, k);

@@ -10,8 +10,9 @@
  * that rank (device_activity.h's step rows), in start order, over the step's
  * window [start, end):
  *   - temporal: the device's kernel, memcpy and memset intervals in three sets,
- *     communication (kernels whose name matches nx_breakdown_is_comm), memory
- *     (memcpy and memset rows) and compute (the other kernels); each instant of
+ *     communication (kernels whose name nx_activity_is_collective matches),
+ *     memory (memcpy and memset rows) and compute (the other kernels); each
+ *     instant of
  *     the window counts once, for the first of compute > communication > memory
  *     > idle that covers it (HTA's precedence), so compute_ns +
  *     communication_ns + memory_ns + idle_ns = window_ns exactly;
@@ -75,11 +76,6 @@ enum { NX_BD_HTOD, NX_BD_DTOH, NX_BD_DTOD, NX_BD_HTOH, NX_BD_PTOP, NX_BD_MEMSET,
 /* "compute", "communication", "memory"; "HtoD", ..., "memset", "other". */
 const char *nx_breakdown_class_name(int cls);
 const char *nx_breakdown_xfer_name(int kind);
-
-/* Whether a kernel name is a collective's: it contains, ignoring ASCII case,
- * one of nccl, gloo, all_reduce, allreduce, all_gather, allgather,
- * reduce_scatter, reducescatter, all_to_all, alltoall, broadcast, sendrecv. */
-bool nx_breakdown_is_comm(const char *name, size_t len);
 
 typedef struct nx_bd_temporal {
     int64_t window_ns, compute_ns, communication_ns, overlapped_comm_ns, memory_ns, idle_ns;

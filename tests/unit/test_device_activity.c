@@ -215,9 +215,22 @@ static void test_collective(void **state)
     assert_true(coll("all-reduce.3"));
     assert_true(coll("ALL_GATHER"));
     assert_true(coll("reduce-scatter-start"));
+    assert_true(coll("ProcessGroupGloo::allreduce"));
+    assert_true(coll("c10d::all_gather_"));
+    assert_true(coll("ReduceScatter_AllGather"));
+    assert_true(coll("reduce_scatter"));
+    assert_true(coll("ncclKernel_SendRecv"));
+    assert_true(coll("all_to_all_single"));
+    assert_true(coll("AllToAll"));
+    assert_true(coll("collective-permute.1"));
+    assert_true(coll("ncclDevKernel_Broadcast_RING_LL"));   /* by "nccl", not by "broadcast" */
     assert_false(coll("aten::broadcast_tensors"));
     assert_false(coll("aten::mm"));
     assert_false(coll("send"));
+    assert_false(coll("BROADCAST"));   /* a bare word: aten::broadcast_to is no collective */
+    assert_false(coll("void at::native::reduce_kernel<128, 4>"));
+    assert_false(coll("Memcpy DtoD"));
+    assert_false(coll("gemm"));
     assert_false(coll(""));
     assert_false(nx_activity_is_collective("ncc", 3));
     assert_false(nx_activity_is_collective("nccl", 3));   /* only the given length is read */
