@@ -51,6 +51,10 @@
  * scope (the whole trace of the ranks asked for), with count, total, mean, min,
  * max, class and, over the ranks with device activity, the spread of each
  * rank's total (min, max, mean; a rank without the kernel counts 0).
+ * Host: over every row in scope, the span (first start, last end) and the
+ * host's synchronous copies (device_activity.h nx_activity_is_sync_copy, on
+ * no device): count and summed duration; not in the JSON (the insights read
+ * it, so that they need no scan of their own).
  * With rank >= 0 only that rank's rows count; with step >= 0 only the entries
  * of steps numbered step are kept (the kernels stay the whole trace's).
  * Memory: about 80 bytes per device row, 24 per launch row and each distinct
@@ -119,7 +123,13 @@ typedef struct nx_bd_kernel {
     double rank_mean_ns;
 } nx_bd_kernel;
 
+typedef struct nx_bd_host {
+    int64_t first_ns, last_ns;       /* 0, 0: no row */
+    int64_t sync_copies, sync_copy_ns;
+} nx_bd_host;
+
 typedef struct nx_breakdown {
+    nx_bd_host host;
     nx_bd_entry *entries;
     size_t n_entries;
     nx_bd_kernel *kernels;

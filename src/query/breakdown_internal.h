@@ -52,6 +52,8 @@ typedef struct bd_acc {
     bd_step *steps;
     size_t n_steps, cap_steps;
     bd_names names;
+    nx_bd_host host;
+    bool any_row;
 } bd_acc;
 
 /* The entries of every (rank, device) and its steps (step >= 0: only steps

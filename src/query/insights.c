@@ -4,8 +4,9 @@
  * add() per finding; a new rule is a function and one line in RULES.
  * Inputs are loaded once, on a rule's first call: the breakdown (breakdown.h:
  * per device and rank its idle time and causes, launch delays and
- * communication overlap), one scan for synchronous copies, and the device
- * profile's Summary row; ThrottleSummary and CcOp are read by their rules.
+ * communication overlap; the host's synchronous copies), the one scan of
+ * SystemProfileEvents, and the device profile's Summary row; ThrottleSummary
+ * and CcOp are read by their rules.
  */
 #include "query/insights.h"
 
@@ -22,12 +23,6 @@
 #include "query/system_summary.h"
 #include "util/json.h"
 
-typedef struct sync_copies {
-    int64_t count, total_ns;         /* host cudaMemcpy* calls that are not Async */
-    int64_t first, last;             /* the profile's span */
-    bool any_row;
-} sync_copies;
-
 typedef struct ctx {
     const char *dir;
     nx_insights *out;
@@ -35,8 +30,7 @@ typedef struct ctx {
     const nx_insight_rule_info *rule;   /* the rule running */
     nx_breakdown bd;
     nx_row0 summary;
-    sync_copies sync;
-    bool have_bd, have_summary, have_sync;
+    bool have_bd, have_summary;
 } ctx;
 
 /* ------------------------------------------------------------ findings -- */
@@ -97,46 +91,6 @@ static int need_bd(ctx *c, nxpq_error *err)
     if (nx_breakdown_read(c->dir, -1, -1, 0, &c->bd, err) < 0)
         return -1;
     c->have_bd = true;
-    return 0;
-}
-
-/* A host CUDA runtime call that copies synchronously: cudaMemcpy, cudaMemcpy2D,
- * cudaMemcpyToSymbol, ... but no *Async variant. */
-static bool is_sync_copy(const nx_activity_row *row)
-{
-    static const char P[] = "cudaMemcpy";
-    if (row->a.device_type != NX_DEVICE_NONE || row->name_len < sizeof P - 1 ||
-        memcmp(row->name, P, sizeof P - 1) != 0)
-        return false;
-    for (size_t i = 0; i + 5 <= row->name_len; i++)
-        if (memcmp(row->name + i, "Async", 5) == 0)
-            return false;
-    return true;
-}
-
-static int on_sync_row(void *p, const nx_activity_row *row, nxpq_error *err)
-{
-    sync_copies *s = p;
-    (void)err;
-    if (!s->any_row || row->start_ns < s->first)
-        s->first = row->start_ns;
-    if (!s->any_row || row->end_ns > s->last)
-        s->last = row->end_ns;
-    s->any_row = true;
-    if (is_sync_copy(row)) {
-        s->count++;
-        s->total_ns += row->end_ns - row->start_ns;   /* a sum of row durations: ~2^63 ns is 292 years */
-    }
-    return 0;
-}
-
-static int need_sync(ctx *c, nxpq_error *err)
-{
-    if (c->have_sync)
-        return 0;
-    if (nx_activity_scan(c->dir, on_sync_row, &c->sync, err) < 0)
-        return -1;
-    c->have_sync = true;
     return 0;
 }
 
@@ -299,19 +253,20 @@ static int rule_low_overlap(ctx *c, nxpq_error *err)
 
 static int rule_sync_memcpy(ctx *c, nxpq_error *err)
 {
-    if (need_sync(c, err) < 0)
+    if (need_bd(c, err) < 0)
         return -1;
-    const sync_copies *s = &c->sync;
-    if (s->count == 0)
+    const nx_bd_host *h = &c->bd.host;
+    if (h->sync_copies == 0)
         return 0;
-    int64_t span = s->last - s->first;
-    double share = span > 0 ? (double)s->total_ns / (double)span : 1;
+    int64_t span = h->last_ns - h->first_ns;
+    double share = span > 0 ? (double)h->sync_copy_ns / (double)span : 1;
     char ev[256];
     snprintf(ev, sizeof ev, "%" PRId64 " synchronous cudaMemcpy call(s), %" PRId64 " ns in all (%.2f %% of the span)",
-             s->count, s->total_ns, 100 * share);
+             h->sync_copies, h->sync_copy_ns, 100 * share);
     /* Any synchronous copy stalls the host; the share of the span says how much. */
     return add(c, err, "", 0.2 + 0.8 * clamp01(share), ev,
-               "\"count\":%" PRId64 ",\"total_ns\":%" PRId64 ",\"span_ns\":%" PRId64, s->count, s->total_ns, span);
+               "\"count\":%" PRId64 ",\"total_ns\":%" PRId64 ",\"span_ns\":%" PRId64, h->sync_copies,
+               h->sync_copy_ns, span);
 }
 
 /* ------------------------------------------------------ device rules -- */

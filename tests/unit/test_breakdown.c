@@ -46,8 +46,9 @@ static const sys_event EVENTS[] = {
      GPU("gpu_memcpy", "\"correlation\":5,\"bytes\":3000")},
     {1400, 1405, "framework", NX_ABSENT, "i-1", 9, 9, "cudaLaunchKernel", LAUNCH("6")},
     {1500, 1600, "framework", NX_ABSENT, "i-1", 0, 7, "relu", GPU("kernel", "\"correlation\":6")},
+    {1700, 1750, "framework", NX_ABSENT, "i-1", 9, 9, "cudaMemcpy2D", HOST("cuda_runtime")},  /* synchronous */
 };
-static const int64_t RANK[] = {0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+static const int64_t RANK[] = {0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #define N_EVENTS (sizeof EVENTS / sizeof EVENTS[0])
 
 static char dir[64];
@@ -81,6 +82,11 @@ static void test_whole_rank(void **state)
     nx_breakdown b;
     nxpq_error err = {{0}};
     assert_int_equal(nx_breakdown_read(dir, -1, -1, 10, &b, &err), 0);
+    /* Host: every row's span; one synchronous copy (the cudaMemcpyAsync is not). */
+    assert_int_equal(b.host.first_ns, 0);
+    assert_int_equal(b.host.last_ns, 2000);
+    assert_int_equal(b.host.sync_copies, 1);
+    assert_int_equal(b.host.sync_copy_ns, 50);
     assert_int_equal(b.n_entries, 3);   /* rank 0 whole, rank 0 step 1, rank 1 whole */
     const nx_bd_entry *e = &b.entries[0];
     assert_string_equal(e->device, "GPU 0");
@@ -194,6 +200,9 @@ static void test_kernels_and_ranks(void **state)
     nx_breakdown_free(&b);
 
     assert_int_equal(nx_breakdown_read(dir, 1, -1, 10, &b, &err), 0);
+    assert_int_equal(b.host.first_ns, 100);   /* rank 1's rows only */
+    assert_int_equal(b.host.last_ns, 350);
+    assert_int_equal(b.host.sync_copies, 0);
     assert_int_equal(b.n_entries, 1);
     assert_int_equal(b.entries[0].rank, 1);
     assert_int_equal(b.n_ranks, 1);

@@ -233,6 +233,19 @@ static void test_collective(void **state)
     assert_false(coll("gemm"));
     assert_false(coll(""));
     assert_false(nx_activity_is_collective("ncc", 3));
+}
+
+static void test_sync_copy(void **state)
+{
+    (void)state;
+    assert_true(nx_activity_is_sync_copy("cudaMemcpy", 10));
+    assert_true(nx_activity_is_sync_copy("cudaMemcpy2D", 12));
+    assert_true(nx_activity_is_sync_copy("cudaMemcpyToSymbol", 18));
+    assert_false(nx_activity_is_sync_copy("cudaMemcpyAsync", 15));
+    assert_false(nx_activity_is_sync_copy("cudaMemcpy2DAsync", 17));
+    assert_true(nx_activity_is_sync_copy("cudaMemcpyAsync", 10));   /* only len bytes: "cudaMemcpy" */
+    assert_false(nx_activity_is_sync_copy("cudaMemset", 10));
+    assert_false(nx_activity_is_sync_copy("cudaMemcp", 9));
     assert_false(nx_activity_is_collective("nccl", 3));   /* only the given length is read */
 }
 
@@ -297,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_scan),           cmocka_unit_test(test_union_fixed),
         cmocka_unit_test(test_union_random),
         cmocka_unit_test(test_collective),
+        cmocka_unit_test(test_sync_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
