@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "profile/profile_table.h"
-#include "query/device_activity.h"
 #include "query/breakdown.h"
 #include "query/row0.h"
 #include "query/system_summary.h"
