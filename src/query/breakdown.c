@@ -8,27 +8,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "profile/profile_table.h"
 #include "query/breakdown_internal.h"
 #include "query/device_activity.h"
 #include "util/json.h"
-
-static const char *const COMM[] = {"nccl",          "gloo",       "all_reduce", "allreduce", "all_gather",
-                                   "allgather",     "reduce_scatter", "reducescatter", "all_to_all",
-                                   "alltoall",      "broadcast",  "sendrecv"};
-
-bool nx_breakdown_is_comm(const char *name, size_t len)
-{
-    for (size_t p = 0; p < sizeof COMM / sizeof COMM[0]; p++) {
-        size_t l = strlen(COMM[p]);
-        for (size_t i = 0; i + l <= len; i++)
-            if (strncasecmp(name + i, COMM[p], l) == 0)
-                return true;
-    }
-    return false;
-}
 
 const char *nx_breakdown_class_name(int cls)
 {
@@ -178,7 +162,7 @@ static bool add_device_row(bd_acc *a, const nx_activity_row *r)
                   .device = r->a.device, .corr = correlation(r->json, r->json_len), .name = name,
                   .dtype = (int)r->a.device_type, .kind = (int)k, .bytes = -1};
     if (k == NX_ACT_KERNEL)
-        row.cls = nx_breakdown_is_comm(r->name, r->name_len) ? NX_BD_COMM : NX_BD_COMPUTE;
+        row.cls = nx_activity_is_collective(r->name, r->name_len) ? NX_BD_COMM : NX_BD_COMPUTE;
     else {
         row.cls = NX_BD_MEMORY;
         row.xfer = xfer_kind(r->name, r->name_len, k);
@@ -187,11 +171,27 @@ static bool add_device_row(bd_acc *a, const nx_activity_row *r)
     return PUSH(a->rows, a->n_rows, a->cap_rows, row);
 }
 
+/* The host figures (breakdown.h): the span and the synchronous copies. */
+static void add_host(bd_acc *a, const nx_activity_row *r)
+{
+    nx_bd_host *h = &a->host;
+    if (!a->any_row || r->start_ns < h->first_ns)
+        h->first_ns = r->start_ns;
+    if (!a->any_row || r->end_ns > h->last_ns)
+        h->last_ns = r->end_ns;
+    a->any_row = true;
+    if (r->a.device_type == NX_DEVICE_NONE && nx_activity_is_sync_copy(r->name, r->name_len)) {
+        h->sync_copies++;
+        h->sync_copy_ns += r->end_ns - r->start_ns;   /* a sum of row durations: ~2^63 ns is 292 years */
+    }
+}
+
 static int on_row(void *ctx, const nx_activity_row *r, nxpq_error *err)
 {
     bd_acc *a = ctx;
     if (a->rank >= 0 && r->a.rank != a->rank)
         return 0;
+    add_host(a, r);
     bool ok = widen_span(a, r->a.rank, r->start_ns, r->end_ns);
     if (ok && nx_activity_is_busy(r->a.kind))
         ok = add_device_row(a, r);
@@ -290,6 +290,7 @@ int nx_breakdown_read(const char *dir, int64_t rank, int64_t step, size_t top, n
         if (a.n_rows)
             qsort(a.rows, a.n_rows, sizeof *a.rows, cmp_row);
         rc = bd_answer_entries(&a, step, out, err);
+        out->host = a.host;
     }
     if (rc == 0)
         rc = bd_answer_kernels(&a, top, out, err);

@@ -10,8 +10,9 @@
  * that rank (device_activity.h's step rows), in start order, over the step's
  * window [start, end):
  *   - temporal: the device's kernel, memcpy and memset intervals in three sets,
- *     communication (kernels whose name matches nx_breakdown_is_comm), memory
- *     (memcpy and memset rows) and compute (the other kernels); each instant of
+ *     communication (kernels whose name nx_activity_is_collective matches),
+ *     memory (memcpy and memset rows) and compute (the other kernels); each
+ *     instant of
  *     the window counts once, for the first of compute > communication > memory
  *     > idle that covers it (HTA's precedence), so compute_ns +
  *     communication_ns + memory_ns + idle_ns = window_ns exactly;
@@ -50,6 +51,10 @@
  * scope (the whole trace of the ranks asked for), with count, total, mean, min,
  * max, class and, over the ranks with device activity, the spread of each
  * rank's total (min, max, mean; a rank without the kernel counts 0).
+ * Host: over every row in scope, the span (first start, last end) and the
+ * host's synchronous copies (device_activity.h nx_activity_is_sync_copy, on
+ * no device): count and summed duration; not in the JSON (the insights read
+ * it, so that they need no scan of their own).
  * With rank >= 0 only that rank's rows count; with step >= 0 only the entries
  * of steps numbered step are kept (the kernels stay the whole trace's).
  * Memory: about 80 bytes per device row, 24 per launch row and each distinct
@@ -75,11 +80,6 @@ enum { NX_BD_HTOD, NX_BD_DTOH, NX_BD_DTOD, NX_BD_HTOH, NX_BD_PTOP, NX_BD_MEMSET,
 /* "compute", "communication", "memory"; "HtoD", ..., "memset", "other". */
 const char *nx_breakdown_class_name(int cls);
 const char *nx_breakdown_xfer_name(int kind);
-
-/* Whether a kernel name is a collective's: it contains, ignoring ASCII case,
- * one of nccl, gloo, all_reduce, allreduce, all_gather, allgather,
- * reduce_scatter, reducescatter, all_to_all, alltoall, broadcast, sendrecv. */
-bool nx_breakdown_is_comm(const char *name, size_t len);
 
 typedef struct nx_bd_temporal {
     int64_t window_ns, compute_ns, communication_ns, overlapped_comm_ns, memory_ns, idle_ns;
@@ -123,7 +123,13 @@ typedef struct nx_bd_kernel {
     double rank_mean_ns;
 } nx_bd_kernel;
 
+typedef struct nx_bd_host {
+    int64_t first_ns, last_ns;       /* 0, 0: no row */
+    int64_t sync_copies, sync_copy_ns;
+} nx_bd_host;
+
 typedef struct nx_breakdown {
+    nx_bd_host host;
     nx_bd_entry *entries;
     size_t n_entries;
     nx_bd_kernel *kernels;

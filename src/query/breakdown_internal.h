@@ -52,6 +52,8 @@ typedef struct bd_acc {
     bd_step *steps;
     size_t n_steps, cap_steps;
     bd_names names;
+    nx_bd_host host;
+    bool any_row;
 } bd_acc;
 
 /* The entries of every (rank, device) and its steps (step >= 0: only steps
@@ -59,11 +61,10 @@ typedef struct bd_acc {
 int bd_answer_entries(bd_acc *a, int64_t step, nx_breakdown *out, nxpq_error *err);
 int bd_answer_kernels(const bd_acc *a, size_t top, nx_breakdown *out, nxpq_error *err);
 
-/* JSON members shared by breakdown_json.c and engine_breakdown.c: ,"key":v
- * (with safe, beyond +-2^53 as a string: a browser's doubles), ,"key":x (a
- * double, shortest round-trip text) and ,"key":pct (null when pct < 0: nothing
- * to take a share of). */
-void bd_json_i64(nx_strbuf *b, const char *key, int64_t v, bool safe);
+/* JSON members shared by breakdown_json.c and engine_breakdown.c (integers
+ * by util/json.h nx_json_put_i64_member): ,"key":x (a double, shortest
+ * round-trip text) and ,"key":pct (null when pct < 0: nothing to take a share
+ * of). */
 void bd_json_num(nx_strbuf *b, const char *key, double x);
 void bd_json_pct(nx_strbuf *b, const char *key, double pct);
 

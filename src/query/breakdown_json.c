@@ -9,12 +9,6 @@
 #include "query/csv.h"
 #include "util/json.h"
 
-void bd_json_i64(nx_strbuf *b, const char *key, int64_t v, bool safe)
-{
-    bool quote = safe && (v > INT64_C(9007199254740991) || v < -INT64_C(9007199254740991));
-    nx_strbuf_printf(b, quote ? ",\"%s\":\"%" PRId64 "\"" : ",\"%s\":%" PRId64, key, v);
-}
-
 /* A double as its shortest round-trip text (a mean of large ns totals keeps every digit). */
 static void put_num(nx_strbuf *b, const char *key, double v)
 {
@@ -38,17 +32,17 @@ static void put_opt(nx_strbuf *b, const char *key, int64_t v, bool safe)
     if (v < 0)
         nx_strbuf_printf(b, ",\"%s\":null", key);
     else
-        bd_json_i64(b, key, v, safe);
+        nx_json_put_i64_member(b, key, v, safe);
 }
 
 static void temporal_json(const nx_bd_temporal *t, bool s, nx_strbuf *b)
 {
     nx_strbuf_printf(b, ",\"temporal\":{\"window_ns\":%" PRId64, t->window_ns);
-    bd_json_i64(b, "compute_ns", t->compute_ns, s);
-    bd_json_i64(b, "communication_ns", t->communication_ns, s);
-    bd_json_i64(b, "overlapped_comm_ns", t->overlapped_comm_ns, s);
-    bd_json_i64(b, "memory_ns", t->memory_ns, s);
-    bd_json_i64(b, "idle_ns", t->idle_ns, s);
+    nx_json_put_i64_member(b, "compute_ns", t->compute_ns, s);
+    nx_json_put_i64_member(b, "communication_ns", t->communication_ns, s);
+    nx_json_put_i64_member(b, "overlapped_comm_ns", t->overlapped_comm_ns, s);
+    nx_json_put_i64_member(b, "memory_ns", t->memory_ns, s);
+    nx_json_put_i64_member(b, "idle_ns", t->idle_ns, s);
     bd_json_pct(b, "overlap_pct", t->overlap_pct);
     nx_strbuf_puts(b, "}");
 }
@@ -56,24 +50,24 @@ static void temporal_json(const nx_bd_temporal *t, bool s, nx_strbuf *b)
 static void idle_json(const nx_bd_idle *i, bool s, nx_strbuf *b)
 {
     nx_strbuf_printf(b, ",\"idle\":{\"host_wait_ns\":%" PRId64, i->host_wait_ns);
-    bd_json_i64(b, "kernel_wait_ns", i->kernel_wait_ns, s);
-    bd_json_i64(b, "other_ns", i->other_ns, s);
-    bd_json_i64(b, "host_wait_count", i->host_wait_count, s);
-    bd_json_i64(b, "kernel_wait_count", i->kernel_wait_count, s);
-    bd_json_i64(b, "other_count", i->other_count, s);
+    nx_json_put_i64_member(b, "kernel_wait_ns", i->kernel_wait_ns, s);
+    nx_json_put_i64_member(b, "other_ns", i->other_ns, s);
+    nx_json_put_i64_member(b, "host_wait_count", i->host_wait_count, s);
+    nx_json_put_i64_member(b, "kernel_wait_count", i->kernel_wait_count, s);
+    nx_json_put_i64_member(b, "other_count", i->other_count, s);
     nx_strbuf_puts(b, "}");
 }
 
 static void launch_json(const nx_bd_launch *l, bool s, nx_strbuf *b)
 {
     nx_strbuf_printf(b, ",\"launch\":{\"kernels\":%" PRId64, l->kernels);
-    bd_json_i64(b, "linked", l->linked, s);
-    bd_json_i64(b, "median_ns", l->median_ns, s);
-    bd_json_i64(b, "p95_ns", l->p95_ns, s);
-    bd_json_i64(b, "max_ns", l->max_ns, s);
-    bd_json_i64(b, "outlier_above_ns", l->outlier_above_ns, s);
-    bd_json_i64(b, "outliers", l->outliers, s);
-    bd_json_i64(b, "short_kernels", l->short_kernels, s);
+    nx_json_put_i64_member(b, "linked", l->linked, s);
+    nx_json_put_i64_member(b, "median_ns", l->median_ns, s);
+    nx_json_put_i64_member(b, "p95_ns", l->p95_ns, s);
+    nx_json_put_i64_member(b, "max_ns", l->max_ns, s);
+    nx_json_put_i64_member(b, "outlier_above_ns", l->outlier_above_ns, s);
+    nx_json_put_i64_member(b, "outliers", l->outliers, s);
+    nx_json_put_i64_member(b, "short_kernels", l->short_kernels, s);
     nx_strbuf_printf(b, ",\"verdict\":\"%s\"}", l->verdict);
 }
 
@@ -83,7 +77,7 @@ static void classes_json(const nx_bd_entry *e, bool s, nx_strbuf *b)
     for (int c = 0; c < NX_BD_N_CLASSES; c++) {
         nx_strbuf_printf(b, "%s\"%s\":{\"count\":%" PRId64, c ? "," : "", nx_breakdown_class_name(c),
                          e->class_count[c]);
-        bd_json_i64(b, "total_ns", e->class_ns[c], s);
+        nx_json_put_i64_member(b, "total_ns", e->class_ns[c], s);
         nx_strbuf_puts(b, "}");
     }
     nx_strbuf_puts(b, "},\"transfers\":[");
@@ -94,9 +88,9 @@ static void classes_json(const nx_bd_entry *e, bool s, nx_strbuf *b)
             continue;
         nx_strbuf_printf(b, "%s{\"kind\":\"%s\",\"count\":%" PRId64, first ? "" : ",", nx_breakdown_xfer_name(k),
                          x->count);
-        bd_json_i64(b, "with_bytes", x->with_bytes, s);
-        bd_json_i64(b, "bytes", x->bytes, s);
-        bd_json_i64(b, "duration_ns", x->duration_ns, s);
+        nx_json_put_i64_member(b, "with_bytes", x->with_bytes, s);
+        nx_json_put_i64_member(b, "bytes", x->bytes, s);
+        nx_json_put_i64_member(b, "duration_ns", x->duration_ns, s);
         put_num(b, "gbps", x->gbps);
         nx_strbuf_puts(b, "}");
         first = false;
@@ -115,8 +109,8 @@ static void entry_json(const nx_bd_entry *e, bool s, nx_strbuf *b)
         nx_json_put_cstr(b, e->step_name);
     else
         nx_strbuf_puts(b, "null");
-    bd_json_i64(b, "start_ns", e->start_ns, s);
-    bd_json_i64(b, "end_ns", e->end_ns, s);
+    nx_json_put_i64_member(b, "start_ns", e->start_ns, s);
+    nx_json_put_i64_member(b, "end_ns", e->end_ns, s);
     temporal_json(&e->t, s, b);
     idle_json(&e->idle, s, b);
     classes_json(e, s, b);
@@ -129,13 +123,13 @@ static void kernel_json(const nx_bd_kernel *k, bool s, nx_strbuf *b)
     nx_strbuf_puts(b, "{\"name\":");
     nx_json_put_cstr(b, k->name);
     nx_strbuf_printf(b, ",\"class\":\"%s\"", nx_breakdown_class_name(k->cls));
-    bd_json_i64(b, "count", k->count, s);
-    bd_json_i64(b, "total_ns", k->total_ns, s);
+    nx_json_put_i64_member(b, "count", k->count, s);
+    nx_json_put_i64_member(b, "total_ns", k->total_ns, s);
     put_num(b, "mean_ns", k->mean_ns);
-    bd_json_i64(b, "min_ns", k->min_ns, s);
-    bd_json_i64(b, "max_ns", k->max_ns, s);
-    bd_json_i64(b, "rank_min_ns", k->rank_min_ns, s);
-    bd_json_i64(b, "rank_max_ns", k->rank_max_ns, s);
+    nx_json_put_i64_member(b, "min_ns", k->min_ns, s);
+    nx_json_put_i64_member(b, "max_ns", k->max_ns, s);
+    nx_json_put_i64_member(b, "rank_min_ns", k->rank_min_ns, s);
+    nx_json_put_i64_member(b, "rank_max_ns", k->rank_max_ns, s);
     put_num(b, "rank_mean_ns", k->rank_mean_ns);
     nx_strbuf_puts(b, "}");
 }

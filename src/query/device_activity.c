@@ -65,6 +65,17 @@ bool nx_activity_is_collective(const char *name, size_t len)
     return false;
 }
 
+bool nx_activity_is_sync_copy(const char *name, size_t len)
+{
+    static const char P[] = "cudaMemcpy";
+    if (len < sizeof P - 1 || memcmp(name, P, sizeof P - 1) != 0)
+        return false;
+    for (size_t i = 0; i + 5 <= len; i++)
+        if (memcmp(name + i, "Async", 5) == 0)
+            return false;
+    return true;
+}
+
 static bool eq(const char *s, size_t n, const char *lit) { return n == strlen(lit) && memcmp(s, lit, n) == 0; }
 
 static bool starts(const char *s, size_t n, const char *lit)

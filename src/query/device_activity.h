@@ -110,6 +110,12 @@ static inline bool nx_activity_is_busy(nx_activity_kind k)
  * collective. */
 bool nx_activity_is_collective(const char *name, size_t len);
 
+/* Whether a host row's name is a CUDA runtime call that copies synchronously:
+ * it starts "cudaMemcpy" and holds no "Async" (cudaMemcpy, cudaMemcpy2D,
+ * cudaMemcpyToSymbol, ...; not cudaMemcpyAsync). Such a call blocks the host
+ * until the copy is done. */
+bool nx_activity_is_sync_copy(const char *name, size_t len);
+
 /* The device's display name into out (at least 32 bytes): "GPU 0",
  * "NeuronCore 3", "" for none. */
 void nx_device_name(nx_device_type t, int64_t n, char *out, size_t cap);

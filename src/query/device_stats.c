@@ -369,14 +369,6 @@ void nx_device_stats_free(nx_device_stats *s)
 
 /* ---------------------------------------------------------------- JSON -- */
 
-static void put_i64(nx_strbuf *b, const char *key, int64_t v, bool safe)
-{
-    char num[24];
-    size_t n = nx_i64_text(num, v);
-    bool quote = safe && (v > INT64_C(9007199254740991) || v < -INT64_C(9007199254740991));
-    nx_strbuf_printf(b, ",\"%s\":%s%.*s%s", key, quote ? "\"" : "", (int)n, num, quote ? "\"" : "");
-}
-
 static void put_rank(nx_strbuf *b, int64_t rank)
 {
     if (rank >= 0)
@@ -390,18 +382,18 @@ static void device_json(const nx_device_stat *d, bool safe, nx_strbuf *b)
     nx_strbuf_puts(b, "{\"device\":");
     nx_json_put_cstr(b, d->device);
     put_rank(b, d->rank);
-    put_i64(b, "start_ns", d->start_ns, safe);
-    put_i64(b, "end_ns", d->end_ns, safe);
-    put_i64(b, "wall_ns", d->wall_ns, safe);
-    put_i64(b, "busy_ns", d->busy_ns, safe);
-    put_i64(b, "idle_ns", d->idle_ns, safe);
+    nx_json_put_i64_member(b, "start_ns", d->start_ns, safe);
+    nx_json_put_i64_member(b, "end_ns", d->end_ns, safe);
+    nx_json_put_i64_member(b, "wall_ns", d->wall_ns, safe);
+    nx_json_put_i64_member(b, "busy_ns", d->busy_ns, safe);
+    nx_json_put_i64_member(b, "idle_ns", d->idle_ns, safe);
     nx_strbuf_printf(b, ",\"utilization\":%.17g", d->utilization);
-    put_i64(b, "kernel_ns", d->kernel_ns, safe);
-    put_i64(b, "kernel_count", d->kernel_count, safe);
-    put_i64(b, "memcpy_ns", d->memcpy_ns, safe);
-    put_i64(b, "memcpy_count", d->memcpy_count, safe);
-    put_i64(b, "memset_ns", d->memset_ns, safe);
-    put_i64(b, "memset_count", d->memset_count, safe);
+    nx_json_put_i64_member(b, "kernel_ns", d->kernel_ns, safe);
+    nx_json_put_i64_member(b, "kernel_count", d->kernel_count, safe);
+    nx_json_put_i64_member(b, "memcpy_ns", d->memcpy_ns, safe);
+    nx_json_put_i64_member(b, "memcpy_count", d->memcpy_count, safe);
+    nx_json_put_i64_member(b, "memset_ns", d->memset_ns, safe);
+    nx_json_put_i64_member(b, "memset_count", d->memset_count, safe);
     nx_strbuf_putc(b, '}');
 }
 
@@ -409,16 +401,16 @@ static void step_json(const nx_step_stat *s, bool safe, nx_strbuf *b)
 {
     nx_strbuf_puts(b, "{\"name\":");
     nx_json_put_cstr(b, s->name);
-    put_i64(b, "step", s->step, safe);
+    nx_json_put_i64_member(b, "step", s->step, safe);
     put_rank(b, s->rank);
-    put_i64(b, "start_ns", s->start_ns, safe);
-    put_i64(b, "end_ns", s->end_ns, safe);
-    put_i64(b, "duration_ns", s->duration_ns, safe);
-    put_i64(b, "gpu_busy_ns", s->gpu_busy_ns, safe);
-    put_i64(b, "kernel_ns", s->kernel_ns, safe);
-    put_i64(b, "kernel_count", s->kernel_count, safe);
-    put_i64(b, "memcpy_ns", s->memcpy_ns, safe);
-    put_i64(b, "memset_ns", s->memset_ns, safe);
+    nx_json_put_i64_member(b, "start_ns", s->start_ns, safe);
+    nx_json_put_i64_member(b, "end_ns", s->end_ns, safe);
+    nx_json_put_i64_member(b, "duration_ns", s->duration_ns, safe);
+    nx_json_put_i64_member(b, "gpu_busy_ns", s->gpu_busy_ns, safe);
+    nx_json_put_i64_member(b, "kernel_ns", s->kernel_ns, safe);
+    nx_json_put_i64_member(b, "kernel_count", s->kernel_count, safe);
+    nx_json_put_i64_member(b, "memcpy_ns", s->memcpy_ns, safe);
+    nx_json_put_i64_member(b, "memset_ns", s->memset_ns, safe);
     nx_strbuf_putc(b, '}');
 }
 

@@ -30,18 +30,10 @@
 #include "query/diff.h"
 #include "util/json.h"
 
-#define JSON_SAFE_INT INT64_C(9007199254740991)
-
-static void put_i64(nx_strbuf *b, const char *name, int64_t v)
-{
-    bool big = v > JSON_SAFE_INT || v < -JSON_SAFE_INT;
-    nx_strbuf_printf(b, big ? ",\"%s\":\"%" PRId64 "\"" : ",\"%s\":%" PRId64, name, v);
-}
-
 static void put_opt_i64(nx_strbuf *b, const char *name, bool have, int64_t v)
 {
     if (have)
-        put_i64(b, name, v);
+        nx_json_put_i64_member(b, name, v, true);
     else
         nx_strbuf_printf(b, ",\"%s\":null", name);
 }
@@ -61,13 +53,13 @@ static void put_double(nx_strbuf *b, double v)
 /* The figures of one row or of the totals, each member preceded by a comma. */
 static void put_figures(nx_strbuf *b, const nx_diff *d, const nx_diff_side *a, const nx_diff_side *s)
 {
-    put_i64(b, "count_a", a->count);
-    put_i64(b, "count_b", s->count);
-    put_i64(b, "total_ns_a", a->total_ns);
-    put_i64(b, "total_ns_b", s->total_ns);
+    nx_json_put_i64_member(b, "count_a", a->count, true);
+    nx_json_put_i64_member(b, "count_b", s->count, true);
+    nx_json_put_i64_member(b, "total_ns_a", a->total_ns, true);
+    nx_json_put_i64_member(b, "total_ns_b", s->total_ns, true);
     put_opt_i64(b, "self_ns_a", d->has_self, a->self_ns);
     put_opt_i64(b, "self_ns_b", d->has_self, s->self_ns);
-    put_i64(b, "delta_ns", s->total_ns - a->total_ns);
+    nx_json_put_i64_member(b, "delta_ns", s->total_ns - a->total_ns, true);
     nx_strbuf_puts(b, ",\"ratio\":");
     if (a->total_ns != 0 && s->total_ns != 0)
         put_double(b, (double)s->total_ns / (double)a->total_ns);
@@ -177,12 +169,12 @@ void nx_diff_json(nx_strbuf *b, const nx_diff *d, const char *a, const char *b_n
     nx_json_put_cstr(b, d->by);
     nx_strbuf_printf(b, ",\"has_self\":%s,\"groups\":%zu,\"shown\":%zu", d->has_self ? "true" : "false", d->n_rows,
                      shown);
-    put_i64(b, "excluded_a", d->excluded_a);
-    put_i64(b, "excluded_b", d->excluded_b);
+    nx_json_put_i64_member(b, "excluded_a", d->excluded_a, true);
+    nx_json_put_i64_member(b, "excluded_b", d->excluded_b, true);
     put_opt_i64(b, "wall_ns_a", d->has_wall_a, d->wall_a);
     put_opt_i64(b, "wall_ns_b", d->has_wall_b, d->wall_b);
-    put_i64(b, "steps_a", d->steps_a);
-    put_i64(b, "steps_b", d->steps_b);
+    nx_json_put_i64_member(b, "steps_a", d->steps_a, true);
+    nx_json_put_i64_member(b, "steps_b", d->steps_b, true);
     nx_strbuf_puts(b, ",\"normalize\":");
     if (d->normalize == NX_DIFF_NORM_NONE)
         nx_strbuf_puts(b, "null");

@@ -236,28 +236,28 @@ int nx_engine_breakdown_read(const char *dir, nx_engine_breakdown *out, nxpq_err
 void nx_engine_breakdown_json(const nx_engine_breakdown *b, bool s, nx_strbuf *out)
 {
     nx_strbuf_puts(out, "{\"kind\":\"device\"");
-    bd_json_i64(out, "start_ns", b->start_ns, s);
-    bd_json_i64(out, "end_ns", b->end_ns, s);
-    bd_json_i64(out, "window_ns", b->window_ns, s);
-    bd_json_i64(out, "compute_ns", b->compute_ns, s);
-    bd_json_i64(out, "communication_ns", b->communication_ns, s);
-    bd_json_i64(out, "overlapped_cc_ns", b->overlapped_cc_ns, s);
-    bd_json_i64(out, "memory_ns", b->memory_ns, s);
-    bd_json_i64(out, "idle_ns", b->idle_ns, s);
+    nx_json_put_i64_member(out, "start_ns", b->start_ns, s);
+    nx_json_put_i64_member(out, "end_ns", b->end_ns, s);
+    nx_json_put_i64_member(out, "window_ns", b->window_ns, s);
+    nx_json_put_i64_member(out, "compute_ns", b->compute_ns, s);
+    nx_json_put_i64_member(out, "communication_ns", b->communication_ns, s);
+    nx_json_put_i64_member(out, "overlapped_cc_ns", b->overlapped_cc_ns, s);
+    nx_json_put_i64_member(out, "memory_ns", b->memory_ns, s);
+    nx_json_put_i64_member(out, "idle_ns", b->idle_ns, s);
     bd_json_pct(out, "overlap_pct", b->overlap_pct);
-    bd_json_i64(out, "cc_count", b->cc_count, s);
-    bd_json_i64(out, "cc_ns", b->cc_ns, s);
-    bd_json_i64(out, "dma_count", b->dma_count, s);
-    bd_json_i64(out, "dma_bytes", b->dma_bytes, s);
-    bd_json_i64(out, "dma_busy_ns", b->dma_busy_ns, s);
+    nx_json_put_i64_member(out, "cc_count", b->cc_count, s);
+    nx_json_put_i64_member(out, "cc_ns", b->cc_ns, s);
+    nx_json_put_i64_member(out, "dma_count", b->dma_count, s);
+    nx_json_put_i64_member(out, "dma_bytes", b->dma_bytes, s);
+    nx_json_put_i64_member(out, "dma_busy_ns", b->dma_busy_ns, s);
     bd_json_num(out, "dma_gbps", b->dma_gbps);
     nx_strbuf_puts(out, ",\"engines\":[");
     for (size_t i = 0; i < b->n_engines; i++) {
         nx_strbuf_puts(out, i ? ",{\"engine\":" : "{\"engine\":");
         nx_json_put_cstr(out, b->engines[i].name);
-        bd_json_i64(out, "count", b->engines[i].count, s);
-        bd_json_i64(out, "busy_ns", b->engines[i].busy_ns, s);
-        bd_json_i64(out, "idle_ns", b->engines[i].idle_ns, s);
+        nx_json_put_i64_member(out, "count", b->engines[i].count, s);
+        nx_json_put_i64_member(out, "busy_ns", b->engines[i].busy_ns, s);
+        nx_json_put_i64_member(out, "idle_ns", b->engines[i].idle_ns, s);
         nx_strbuf_puts(out, "}");
     }
     nx_strbuf_puts(out, "]}");

@@ -2,9 +2,11 @@
  * insights.c — the rule table and its runner (see insights.h). Each rule is a
  * small function that reads its inputs from the shared context and calls
  * add() per finding; a new rule is a function and one line in RULES.
- * Inputs are loaded once, on a rule's first call: device_stats (GPU busy and
- * span per device and rank), one scan for synchronous copies, and the device
- * profile's Summary row; ThrottleSummary and CcOp are read by their rules.
+ * Inputs are loaded once, on a rule's first call: the breakdown (breakdown.h:
+ * per device and rank its idle time and causes, launch delays and
+ * communication overlap; the host's synchronous copies), the one scan of
+ * SystemProfileEvents, and the device profile's Summary row; ThrottleSummary
+ * and CcOp are read by their rules.
  */
 #include "query/insights.h"
 
@@ -15,27 +17,19 @@
 #include <string.h>
 
 #include "profile/profile_table.h"
-#include "query/device_activity.h"
-#include "query/device_stats.h"
+#include "query/breakdown.h"
 #include "query/row0.h"
 #include "query/system_summary.h"
 #include "util/json.h"
-
-typedef struct sync_copies {
-    int64_t count, total_ns;         /* host cudaMemcpy* calls that are not Async */
-    int64_t first, last;             /* the profile's span */
-    bool any_row;
-} sync_copies;
 
 typedef struct ctx {
     const char *dir;
     nx_insights *out;
     size_t cap;
     const nx_insight_rule_info *rule;   /* the rule running */
-    nx_device_stats ds;
+    nx_breakdown bd;
     nx_row0 summary;
-    sync_copies sync;
-    bool have_ds, have_summary, have_sync;
+    bool have_bd, have_summary;
 } ctx;
 
 /* ------------------------------------------------------------ findings -- */
@@ -89,53 +83,13 @@ static int add(ctx *c, nxpq_error *err, const char *subject, double score, const
 
 /* -------------------------------------------------------------- inputs -- */
 
-static int need_ds(ctx *c, nxpq_error *err)
+static int need_bd(ctx *c, nxpq_error *err)
 {
-    if (c->have_ds)
+    if (c->have_bd)
         return 0;
-    if (nx_device_stats_read(c->dir, -1, &c->ds, err) < 0)
+    if (nx_breakdown_read(c->dir, -1, -1, 0, &c->bd, err) < 0)
         return -1;
-    c->have_ds = true;
-    return 0;
-}
-
-/* A host CUDA runtime call that copies synchronously: cudaMemcpy, cudaMemcpy2D,
- * cudaMemcpyToSymbol, ... but no *Async variant. */
-static bool is_sync_copy(const nx_activity_row *row)
-{
-    static const char P[] = "cudaMemcpy";
-    if (row->a.device_type != NX_DEVICE_NONE || row->name_len < sizeof P - 1 ||
-        memcmp(row->name, P, sizeof P - 1) != 0)
-        return false;
-    for (size_t i = 0; i + 5 <= row->name_len; i++)
-        if (memcmp(row->name + i, "Async", 5) == 0)
-            return false;
-    return true;
-}
-
-static int on_sync_row(void *p, const nx_activity_row *row, nxpq_error *err)
-{
-    sync_copies *s = p;
-    (void)err;
-    if (!s->any_row || row->start_ns < s->first)
-        s->first = row->start_ns;
-    if (!s->any_row || row->end_ns > s->last)
-        s->last = row->end_ns;
-    s->any_row = true;
-    if (is_sync_copy(row)) {
-        s->count++;
-        s->total_ns += row->end_ns - row->start_ns;   /* a sum of row durations: ~2^63 ns is 292 years */
-    }
-    return 0;
-}
-
-static int need_sync(ctx *c, nxpq_error *err)
-{
-    if (c->have_sync)
-        return 0;
-    if (nx_activity_scan(c->dir, on_sync_row, &c->sync, err) < 0)
-        return -1;
-    c->have_sync = true;
+    c->have_bd = true;
     return 0;
 }
 
@@ -166,33 +120,131 @@ static bool field(const ctx *c, const char *name, double *v)
 
 /* --------------------------------------------------------- GPU rules -- */
 
+/* The i-th whole-span breakdown entry of a GPU (NULL when entry i is a step's
+ * or a NeuronCore's), and its subject and JSON rank ("null" for a trace of no
+ * rank). */
+static const nx_bd_entry *gpu_entry(const ctx *c, size_t i, char *subject, size_t cap, char *rank, size_t rcap)
+{
+    const nx_bd_entry *e = &c->bd.entries[i];
+    if (e->step >= 0 || strncmp(e->device, "GPU ", 4) != 0 || e->t.window_ns <= 0)
+        return NULL;
+    if (e->rank >= 0) {
+        snprintf(subject, cap, "%s, rank %" PRId64, e->device, e->rank);
+        snprintf(rank, rcap, "%" PRId64, e->rank);
+    } else {
+        snprintf(subject, cap, "%s", e->device);
+        snprintf(rank, rcap, "null");
+    }
+    return e;
+}
+
 #define GPU_IDLE_MAX 0.20
+
+typedef struct idle_cause {
+    const char *id, *label, *advice;
+} idle_cause;
+
+static const idle_cause CAUSES[] = {
+    {"host_wait", "host wait",
+     "the CPU does not launch work fast enough: capture the step in CUDA graphs or torch.compile it, or use larger "
+     "batches"},
+    {"kernel_wait", "kernel wait", "many short kernels with gaps between them: fuse them (torch.compile, fused ops)"},
+    {"other", "other idle", "no work was queued: look for synchronisations, data loading or host work between launches"},
+};
+
+/* The largest idle cause (ties: host wait, then kernel wait) and its time. */
+static const idle_cause *dominant_cause(const nx_bd_idle *d, int64_t *ns)
+{
+    const int64_t v[] = {d->host_wait_ns, d->kernel_wait_ns, d->other_ns};
+    size_t best = 0;
+    for (size_t i = 1; i < 3; i++)
+        best = v[i] > v[best] ? i : best;
+    *ns = v[best];
+    return &CAUSES[best];
+}
 
 static int rule_gpu_idle(ctx *c, nxpq_error *err)
 {
-    if (need_ds(c, err) < 0)
+    if (need_bd(c, err) < 0)
         return -1;
-    for (size_t i = 0; i < c->ds.n_devices; i++) {
-        const nx_device_stat *d = &c->ds.devices[i];
-        if (d->type != NX_DEVICE_GPU || d->wall_ns <= 0)
-            continue;
-        double idle = (double)d->idle_ns / (double)d->wall_ns;
+    for (size_t i = 0; i < c->bd.n_entries; i++) {
+        char subject[64], rank[24], ev[512];
+        const nx_bd_entry *e = gpu_entry(c, i, subject, sizeof subject, rank, sizeof rank);
+        double idle = e ? (double)e->t.idle_ns / (double)e->t.window_ns : 0;
         if (idle <= GPU_IDLE_MAX)
             continue;
-        char subject[64], ev[256];
-        if (d->rank >= 0)
-            snprintf(subject, sizeof subject, "%s, rank %" PRId64, d->device, d->rank);
-        else
-            snprintf(subject, sizeof subject, "%s", d->device);
-        snprintf(ev, sizeof ev, "idle %.1f %% of the rank's span (%" PRId64 " of %" PRId64 " ns; busy %" PRId64 " ns)",
-                 100 * idle, d->idle_ns, d->wall_ns, d->busy_ns);
-        char rank[24] = "null";   /* a trace of no rank */
-        if (d->rank >= 0)
-            snprintf(rank, sizeof rank, "%" PRId64, d->rank);
+        int64_t wall = e->t.window_ns, busy = wall - e->t.idle_ns, cause_ns;
+        const idle_cause *cause = dominant_cause(&e->idle, &cause_ns);
+        snprintf(ev, sizeof ev,
+                 "idle %.1f %% of the rank's span (%" PRId64 " of %" PRId64 " ns; busy %" PRId64
+                 " ns), mostly %s (%" PRId64 " ns): %s",
+                 100 * idle, e->t.idle_ns, wall, busy, cause->label, cause_ns, cause->advice);
         if (add(c, err, subject, idle, ev,
-                "\"device\":\"%s\",\"rank\":%s,\"idle_ns\":%" PRId64 ",\"wall_ns\":%" PRId64
-                ",\"busy_ns\":%" PRId64 ",\"idle_fraction\":%.17g",
-                d->device, rank, d->idle_ns, d->wall_ns, d->busy_ns, idle) < 0)
+                "\"device\":\"%s\",\"rank\":%s,\"idle_ns\":%" PRId64 ",\"wall_ns\":%" PRId64 ",\"busy_ns\":%" PRId64
+                ",\"idle_fraction\":%.17g,\"cause\":\"%s\",\"host_wait_ns\":%" PRId64 ",\"kernel_wait_ns\":%" PRId64
+                ",\"other_ns\":%" PRId64,
+                e->device, rank, e->t.idle_ns, wall, busy, idle, cause->id, e->idle.host_wait_ns, e->idle.kernel_wait_ns,
+                e->idle.other_ns) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+#define LAUNCH_OUTLIER_MIN_NS INT64_C(1000000)
+
+/* Launch-delay outliers (breakdown.h: delays above p95 + 3/2 (p95 - median)),
+ * when the worst is 1 ms or more: a kernel that waited that long behind its
+ * launch stalls the stream. Score: 1 - 1 ms / the worst delay. */
+static int rule_launch_outliers(ctx *c, nxpq_error *err)
+{
+    if (need_bd(c, err) < 0)
+        return -1;
+    for (size_t i = 0; i < c->bd.n_entries; i++) {
+        char subject[64], rank[24], ev[512];
+        const nx_bd_entry *e = gpu_entry(c, i, subject, sizeof subject, rank, sizeof rank);
+        if (!e || e->launch.outliers == 0 || e->launch.max_ns < LAUNCH_OUTLIER_MIN_NS)
+            continue;
+        const nx_bd_launch *l = &e->launch;
+        snprintf(ev, sizeof ev,
+                 "%" PRId64 " of %" PRId64 " kernels waited over %" PRId64 " ns after their launch (median %" PRId64
+                 " ns, worst %" PRId64 " ns): look for what holds the stream (a synchronisation, a long kernel before "
+                 "them)",
+                 l->outliers, l->linked, l->outlier_above_ns, l->median_ns, l->max_ns);
+        if (add(c, err, subject, 1 - (double)LAUNCH_OUTLIER_MIN_NS / (double)l->max_ns, ev,
+                "\"device\":\"%s\",\"rank\":%s,\"outliers\":%" PRId64 ",\"linked\":%" PRId64
+                ",\"outlier_above_ns\":%" PRId64 ",\"median_ns\":%" PRId64 ",\"max_ns\":%" PRId64,
+                e->device, rank, l->outliers, l->linked, l->outlier_above_ns, l->median_ns, l->max_ns) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+#define COMM_MIN_SHARE 0.10
+#define OVERLAP_MAX_PCT 50.0
+
+/* Low overlap: communication over 10 % of the span with under half of it under
+ * compute. Score: the exposed communication's share of the span, doubled. */
+static int rule_low_overlap(ctx *c, nxpq_error *err)
+{
+    if (need_bd(c, err) < 0)
+        return -1;
+    for (size_t i = 0; i < c->bd.n_entries; i++) {
+        char subject[64], rank[24], ev[512];
+        const nx_bd_entry *e = gpu_entry(c, i, subject, sizeof subject, rank, sizeof rank);
+        if (!e || e->t.overlap_pct < 0)
+            continue;
+        int64_t comm = e->t.communication_ns + e->t.overlapped_comm_ns;
+        double share = (double)comm / (double)e->t.window_ns;
+        if (share <= COMM_MIN_SHARE || e->t.overlap_pct >= OVERLAP_MAX_PCT)
+            continue;
+        snprintf(ev, sizeof ev,
+                 "communication %.1f %% of the rank's span (%" PRId64 " ns), %.1f %% of it under compute: overlap "
+                 "it (gradient bucketing, asynchronous collectives, prefetching the next layer's weights)",
+                 100 * share, comm, e->t.overlap_pct);
+        if (add(c, err, subject, 2 * (double)e->t.communication_ns / (double)e->t.window_ns, ev,
+                "\"device\":\"%s\",\"rank\":%s,\"communication_ns\":%" PRId64 ",\"exposed_ns\":%" PRId64
+                ",\"window_ns\":%" PRId64 ",\"communication_share\":%.17g,\"overlap_pct\":%.17g",
+                e->device, rank, comm, e->t.communication_ns, e->t.window_ns, share, e->t.overlap_pct) < 0)
             return -1;
     }
     return 0;
@@ -200,19 +252,20 @@ static int rule_gpu_idle(ctx *c, nxpq_error *err)
 
 static int rule_sync_memcpy(ctx *c, nxpq_error *err)
 {
-    if (need_sync(c, err) < 0)
+    if (need_bd(c, err) < 0)
         return -1;
-    const sync_copies *s = &c->sync;
-    if (s->count == 0)
+    const nx_bd_host *h = &c->bd.host;
+    if (h->sync_copies == 0)
         return 0;
-    int64_t span = s->last - s->first;
-    double share = span > 0 ? (double)s->total_ns / (double)span : 1;
+    int64_t span = h->last_ns - h->first_ns;
+    double share = span > 0 ? (double)h->sync_copy_ns / (double)span : 1;
     char ev[256];
     snprintf(ev, sizeof ev, "%" PRId64 " synchronous cudaMemcpy call(s), %" PRId64 " ns in all (%.2f %% of the span)",
-             s->count, s->total_ns, 100 * share);
+             h->sync_copies, h->sync_copy_ns, 100 * share);
     /* Any synchronous copy stalls the host; the share of the span says how much. */
     return add(c, err, "", 0.2 + 0.8 * clamp01(share), ev,
-               "\"count\":%" PRId64 ",\"total_ns\":%" PRId64 ",\"span_ns\":%" PRId64, s->count, s->total_ns, span);
+               "\"count\":%" PRId64 ",\"total_ns\":%" PRId64 ",\"span_ns\":%" PRId64, h->sync_copies,
+               h->sync_copy_ns, span);
 }
 
 /* ------------------------------------------------------ device rules -- */
@@ -473,6 +526,12 @@ static const rule RULES[] = {
     {{"gpu_idle", "GPU idle", "idle over 20% of the rank's span", NX_INSIGHT_SYSTEM}, rule_gpu_idle},
     {{"sync_memcpy", "Synchronous memcpy", "any cudaMemcpy call that is not Async", NX_INSIGHT_SYSTEM},
      rule_sync_memcpy},
+    {{"launch_outliers", "Launch delay outliers",
+      "a kernel's launch delay over p95 + 1.5 (p95 - median), the worst 1 ms or more", NX_INSIGHT_SYSTEM},
+     rule_launch_outliers},
+    {{"low_overlap", "Low communication/compute overlap",
+      "communication over 10% of the rank's span, under 50% of it overlapped by compute", NX_INSIGHT_SYSTEM},
+     rule_low_overlap},
     {{"low_model_flops", "Model FLOPs under half the hardware FLOPs", "model_flops < 50% of hardware_flops",
       NX_INSIGHT_DEVICE},
      rule_model_flops},
@@ -517,8 +576,8 @@ int nx_insights_read(const char *dir, nx_insights *out, nxpq_error *err)
         c.rule = &RULES[i].info;
         rc = RULES[i].check(&c, err);
     }
-    if (c.have_ds)
-        nx_device_stats_free(&c.ds);
+    if (c.have_bd)
+        nx_breakdown_free(&c.bd);
     if (c.have_summary)
         nx_row0_free(&c.summary);
     if (rc != 0) {

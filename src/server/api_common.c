@@ -286,35 +286,13 @@ int nx_api_profile_dir(nx_api_req *r, const char *name, char **dir, enum MHD_Res
 
 /* ------------------------------------------------------------------ JSON -- */
 
-/* JavaScript numbers are exact only up to 2^53 - 1, and profile timestamps are Unix
- * nanoseconds (~1.8e18): integers beyond that range are written as decimal strings so
- * no client silently rounds them (docs/api.md "Conventions"). */
-#define JSON_SAFE_INT INT64_C(9007199254740991)
-
-void nx_json_i64(nx_strbuf *b, int64_t v)
-{
-    char *out = nx_strbuf_reserve(b, 26);
-    if (!out)
-        return;
-    /* Without printf: the timeline writes hundreds of thousands of these per response. */
-    bool big = v > JSON_SAFE_INT || v < -JSON_SAFE_INT;
-    size_t n = 0;
-    if (big)
-        out[n++] = '"';
-    n += nx_i64_text(out + n, v);
-    if (big)
-        out[n++] = '"';
-    out[n] = '\0';
-    nx_strbuf_commit(b, n);
-}
-
 void nx_json_i128(nx_strbuf *b, __int128 v)
 {
     if (v >= INT64_MIN && v <= INT64_MAX) {
-        nx_json_i64(b, (int64_t)v);
+        nx_json_put_i64(b, (int64_t)v, true);
         return;
     }
-    /* Beyond int64, so beyond 2^53: a decimal string, as nx_json_i64 writes large values. */
+    /* Beyond int64, so beyond 2^53: a decimal string, as nx_json_put_i64 writes large values. */
     char tmp[48];
     size_t k = 0;
     unsigned __int128 u = v < 0 ? 0 - (unsigned __int128)v : (unsigned __int128)v;
@@ -375,8 +353,8 @@ void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i)
     }
     switch (col->type) {
     case NXPQ_BOOLEAN: nx_strbuf_puts(b, col->values.b[i] ? "true" : "false"); break;
-    case NXPQ_INT32: nx_json_i64(b, col->values.i32[i]); break;
-    case NXPQ_INT64: nx_json_i64(b, col->values.i64[i]); break;
+    case NXPQ_INT32: nx_json_put_i64(b, col->values.i32[i], true); break;
+    case NXPQ_INT64: nx_json_put_i64(b, col->values.i64[i], true); break;
     case NXPQ_FLOAT: nx_json_f32(b, col->values.f32[i]); break;
     case NXPQ_DOUBLE: nx_json_f64(b, col->values.f64[i]); break;
     case NXPQ_STRING:
@@ -391,7 +369,7 @@ void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i)
             if (col->element_valid && !col->element_valid[j])
                 nx_strbuf_puts(b, "null");
             else if (col->type == NXPQ_LIST_INT64)
-                nx_json_i64(b, col->values.i64[j]);
+                nx_json_put_i64(b, col->values.i64[j], true);
             else
                 nx_json_put_string(b, col->data + col->offsets[j], (size_t)(col->offsets[j + 1] - col->offsets[j]));
         }

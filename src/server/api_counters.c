@@ -25,7 +25,7 @@ static void json_key(nx_strbuf *b, const char *name, nx_counter_key k)
     if (k.null)
         nx_strbuf_puts(b, "null");
     else
-        nx_json_i64(b, k.v);
+        nx_json_put_i64(b, k.v, true);
 }
 
 static void json_series(nx_strbuf *b, const nx_counter_series *s, int64_t start)
@@ -101,9 +101,9 @@ enum MHD_Result nx_api_counters(nx_api_req *r, const char *name)
                             "%s", err.msg);
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"start\":");
-    nx_json_i64(&b, start);
+    nx_json_put_i64(&b, start, true);
     nx_strbuf_puts(&b, ",\"end\":");
-    nx_json_i64(&b, end);
+    nx_json_put_i64(&b, end, true);
     nx_strbuf_printf(&b, ",\"width\":%" PRId64 ",\"lanes\":[", width);
     for (size_t i = 0; i < c.n; i++) {
         nx_strbuf_puts(&b, i ? ",\n" : "\n");

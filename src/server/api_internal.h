@@ -153,9 +153,10 @@ int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const cha
 /* An error message for a client as a JSON string: files named relative to the
  * profiles root (or the data path), never by their absolute path (as nx_api_error). */
 void nx_api_json_message(const nx_server_ctx *srv, nx_strbuf *b, const char *msg);
-void nx_json_i64(nx_strbuf *b, int64_t v);
-/* The same for a difference of two int64 values, which may lie beyond int64 (a
- * window's start far from an event's): a decimal string beyond +-2^53. */
+/* Integers are written by util/json.h nx_json_put_i64 with safe set: beyond
+ * +-2^53 as decimal strings. nx_json_i128 does the same for a difference of two
+ * int64 values, which may lie beyond int64 (a window's start far from an
+ * event's). */
 void nx_json_i128(nx_strbuf *b, __int128 v);
 /* Times t[0..n) as the JSON array of their offsets from start (nx_json_i128 each). */
 void nx_json_time_offsets(nx_strbuf *b, const int64_t *t, size_t n, int64_t start);

@@ -50,7 +50,7 @@ static void json_value(nx_strbuf *b, const nx_cell *c)
     switch (c->type) {
     case NXPQ_BOOLEAN: nx_strbuf_puts(b, c->i ? "true" : "false"); break;
     case NXPQ_INT32:
-    case NXPQ_INT64: nx_json_i64(b, c->i); break;
+    case NXPQ_INT64: nx_json_put_i64(b, c->i, true); break;
     case NXPQ_FLOAT: nx_json_f32(b, (float)c->f); break;
     case NXPQ_DOUBLE: nx_json_f64(b, c->f); break;
     case NXPQ_STRING: nx_json_put_string(b, c->s, c->len); break;
@@ -128,12 +128,12 @@ static void info_json(const nx_server_ctx *srv, const profile_info *p, bool with
     nx_strbuf_printf(b, ",\"kind\":%s,\"size_bytes\":%" PRIu64 ",\"first_ts\":",
                      !x->readable ? "null" : x->device ? "\"device\"" : "\"system\"", x->size);
     if (x->has_span)
-        nx_json_i64(b, x->first_ts);
+        nx_json_put_i64(b, x->first_ts, true);
     else
         nx_strbuf_puts(b, "null");
     nx_strbuf_puts(b, ",\"last_ts\":");
     if (x->has_span)
-        nx_json_i64(b, x->last_ts);
+        nx_json_put_i64(b, x->last_ts, true);
     else
         nx_strbuf_puts(b, "null");
     if (x->relative_time)   /* query/profile_info.h */
@@ -153,7 +153,7 @@ static void info_json(const nx_server_ctx *srv, const profile_info *p, bool with
             nx_json_put_string(b, d->name, strlen(d->name));
             nx_strbuf_puts(b, ",\"nc_id\":");
             if (d->has_nc)
-                nx_json_i64(b, d->nc_id);
+                nx_json_put_i64(b, d->nc_id, true);
             else
                 nx_strbuf_puts(b, "null");
             nx_strbuf_printf(b, ",\"exists\":%s,\"open\":", p->open[i] ? "true" : "false");
@@ -327,7 +327,7 @@ static void json_part(nx_strbuf *b, const char *key, const nx_track_part *p, boo
     else if (text)
         nx_json_put_string(b, p->s, p->len);
     else
-        nx_json_i64(b, p->i);
+        nx_json_put_i64(b, p->i, true);
 }
 
 static void json_track(nx_strbuf *b, const nx_track_entry *t)
@@ -337,9 +337,9 @@ static void json_track(nx_strbuf *b, const nx_track_entry *t)
     nx_strbuf_puts(b, ",\"track\":");
     nx_json_put_string(b, t->name, t->name_len);
     nx_strbuf_printf(b, ",\"count\":%" PRId64 ",\"first_ts\":", t->count);
-    nx_json_i64(b, t->first_ts);
+    nx_json_put_i64(b, t->first_ts, true);
     nx_strbuf_puts(b, ",\"last_ts\":");
-    nx_json_i64(b, t->last_ts);
+    nx_json_put_i64(b, t->last_ts, true);
     nx_strbuf_printf(b, ",\"max_depth\":%" PRIu32, t->max_depth);
     if (t->has_parts) {
         json_part(b, "instance", &t->instance, true);
@@ -371,12 +371,12 @@ static char *tracks_json(const nx_server_ctx *srv, const char *dir, const char *
     nx_json_put_string(&b, name, strlen(name));
     nx_strbuf_puts(&b, ",\"first_ts\":");
     if (t.have_span)
-        nx_json_i64(&b, t.first_ts);
+        nx_json_put_i64(&b, t.first_ts, true);
     else
         nx_strbuf_puts(&b, "null");
     nx_strbuf_puts(&b, ",\"last_ts\":");
     if (t.have_span)
-        nx_json_i64(&b, t.last_ts);
+        nx_json_put_i64(&b, t.last_ts, true);
     else
         nx_strbuf_puts(&b, "null");
     nx_strbuf_puts(&b, ",\"groups\":[");
@@ -466,7 +466,7 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
     nx_strbuf_puts(&b, "{\"table\":");
     nx_json_put_string(&b, table, strlen(table));
     nx_strbuf_puts(&b, ",\"ordinal\":");
-    nx_json_i64(&b, ord);
+    nx_json_put_i64(&b, ord, true);
     nx_strbuf_puts(&b, ",\"fields\":[");
     for (size_t f = 0; f < st->n_fields; f++) {
         nx_strbuf_puts(&b, f ? ",{\"name\":" : "{\"name\":");

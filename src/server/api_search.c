@@ -29,11 +29,11 @@ static void json_ref(nx_strbuf *b, const char *table, int64_t ordinal, int64_t s
     nx_strbuf_puts(b, "{\"table\":");
     nx_json_put_string(b, table, strlen(table));
     nx_strbuf_puts(b, ",\"ordinal\":");
-    nx_json_i64(b, ordinal);
+    nx_json_put_i64(b, ordinal, true);
     nx_strbuf_puts(b, ",\"start\":");
-    nx_json_i64(b, start);
+    nx_json_put_i64(b, start, true);
     nx_strbuf_puts(b, ",\"end\":");
-    nx_json_i64(b, end);
+    nx_json_put_i64(b, end, true);
     nx_strbuf_puts(b, ",\"track\":");
     nx_json_put_string(b, track, track_len);
 }
@@ -110,7 +110,7 @@ static void json_value(nx_strbuf *b, const nx_search_value *v)
     if (v->null)
         nx_strbuf_puts(b, "null");
     else if (v->is_int)
-        nx_json_i64(b, v->i);
+        nx_json_put_i64(b, v->i, true);
     else
         nx_json_put_string(b, v->s, v->len);
 }
@@ -124,14 +124,14 @@ static void search_json(nx_strbuf *b, const nx_search_options *o, const char *ma
     nx_strbuf_puts(b, ",\"match\":");
     nx_json_put_string(b, match, strlen(match));
     nx_strbuf_puts(b, ",\"total\":");
-    nx_json_i64(b, (int64_t)s->total);
+    nx_json_put_i64(b, (int64_t)s->total, true);
     nx_strbuf_puts(b, ",\"event\":");
     if (s->found) {
         json_ref(b, o->tables[s->table], s->ordinal, s->start, s->end, s->track, s->track_len);
         nx_strbuf_puts(b, ",\"label\":");
         json_value(b, &s->label);
         nx_strbuf_puts(b, "},\"position\":");
-        nx_json_i64(b, (int64_t)s->position);
+        nx_json_put_i64(b, (int64_t)s->position, true);
     } else {
         nx_strbuf_puts(b, "null,\"position\":null");
     }
@@ -256,7 +256,7 @@ static void json_key(nx_strbuf *b, const nx_aggregate_group *g)
     if (g->null)
         nx_strbuf_puts(b, "null");
     else if (g->is_int)
-        nx_json_i64(b, g->i);
+        nx_json_put_i64(b, g->i, true);
     else
         nx_json_put_string(b, g->s, g->len);
 }
@@ -265,7 +265,7 @@ static void json_self(nx_strbuf *b, const nx_aggregate *a, int64_t self)
 {
     nx_strbuf_puts(b, ",\"self_ns\":");
     if (a->nested)
-        nx_json_i64(b, self);
+        nx_json_put_i64(b, self, true);
     else
         nx_strbuf_puts(b, "null");
 }
@@ -277,25 +277,25 @@ static void aggregate_json(nx_strbuf *b, const char *table, const nx_aggregate *
     nx_strbuf_puts(b, ",\"by\":");
     nx_json_put_string(b, a->by, strlen(a->by));
     nx_strbuf_puts(b, ",\"events\":");
-    nx_json_i64(b, (int64_t)a->events);
+    nx_json_put_i64(b, (int64_t)a->events, true);
     nx_strbuf_puts(b, ",\"groups\":[");
     for (size_t i = 0; i < a->n_shown; i++) {
         const nx_aggregate_group *g = &a->groups[i];
         nx_strbuf_puts(b, i ? ",{\"key\":" : "{\"key\":");
         json_key(b, g);
         nx_strbuf_puts(b, ",\"count\":");
-        nx_json_i64(b, (int64_t)g->count);
+        nx_json_put_i64(b, (int64_t)g->count, true);
         nx_strbuf_puts(b, ",\"total_ns\":");
-        nx_json_i64(b, g->total_ns);
+        nx_json_put_i64(b, g->total_ns, true);
         json_self(b, a, g->self_ns);
         nx_strbuf_putc(b, '}');
     }
     nx_strbuf_puts(b, "],\"other\":{\"groups\":");
-    nx_json_i64(b, (int64_t)(a->n_groups - a->n_shown));
+    nx_json_put_i64(b, (int64_t)(a->n_groups - a->n_shown), true);
     nx_strbuf_puts(b, ",\"count\":");
-    nx_json_i64(b, (int64_t)a->other_count);
+    nx_json_put_i64(b, (int64_t)a->other_count, true);
     nx_strbuf_puts(b, ",\"total_ns\":");
-    nx_json_i64(b, a->other_total_ns);
+    nx_json_put_i64(b, a->other_total_ns, true);
     json_self(b, a, a->other_self_ns);
     nx_strbuf_puts(b, "}}");
 }
@@ -362,9 +362,9 @@ enum MHD_Result nx_api_aggregate(nx_api_req *r, const char *name)
     }
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"start\":");
-    nx_json_i64(&b, start);
+    nx_json_put_i64(&b, start, true);
     nx_strbuf_puts(&b, ",\"end\":");
-    nx_json_i64(&b, end);
+    nx_json_put_i64(&b, end, true);
     nx_strbuf_puts(&b, ",\"by\":");
     if (by)
         nx_json_put_string(&b, by, strlen(by));
@@ -414,7 +414,7 @@ static void flow_refs(nx_strbuf *b, const nx_flows *f, const nx_flow_ref *v, siz
                 nx_strbuf_puts(b, "null");
             nx_strbuf_puts(b, ",\"gap_time\":");
             if (x->has_gap)
-                nx_json_i64(b, x->gap_time);
+                nx_json_put_i64(b, x->gap_time, true);
             else
                 nx_strbuf_puts(b, "null");
         } else {
@@ -455,13 +455,13 @@ enum MHD_Result nx_api_flows(nx_api_req *r, const char *name)
     nx_strbuf_puts(&b, "{\"table\":");
     nx_json_put_string(&b, table, strlen(table));
     nx_strbuf_puts(&b, ",\"ordinal\":");
-    nx_json_i64(&b, ord);
+    nx_json_put_i64(&b, ord, true);
     nx_strbuf_puts(&b, ",\"predecessors\":");
     flow_refs(&b, &f, f.pred, f.n_pred);
     nx_strbuf_puts(&b, ",\"successors\":");
     flow_refs(&b, &f, f.succ, f.n_succ);
     nx_strbuf_puts(&b, ",\"unresolved\":");
-    nx_json_i64(&b, (int64_t)f.unresolved);
+    nx_json_put_i64(&b, (int64_t)f.unresolved, true);
     nx_strbuf_printf(&b, ",\"truncated\":%s}", f.truncated ? "true" : "false");
     nx_flows_free(&f);
     return nx_api_json(r, MHD_HTTP_OK, &b);

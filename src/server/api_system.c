@@ -24,7 +24,7 @@
 static void json_opt_i64(nx_strbuf *b, bool ok, int64_t v)
 {
     if (ok)
-        nx_json_i64(b, v);
+        nx_json_put_i64(b, v, true);
     else
         nx_strbuf_puts(b, "null");
 }
@@ -114,11 +114,11 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
     nx_strbuf_printf(&b, ",\"events\":%" PRId64 ",\"wall\":", have ? s.events : 0);
     if (have && s.have_wall) {
         nx_strbuf_puts(&b, "{\"first_ts\":");
-        nx_json_i64(&b, s.first_ts);
+        nx_json_put_i64(&b, s.first_ts, true);
         nx_strbuf_puts(&b, ",\"last_ts\":");
-        nx_json_i64(&b, s.last_ts);
+        nx_json_put_i64(&b, s.last_ts, true);
         nx_strbuf_puts(&b, ",\"duration_ns\":");
-        nx_json_i64(&b, s.wall_ns);
+        nx_json_put_i64(&b, s.wall_ns, true);
         nx_strbuf_putc(&b, '}');
     } else {
         nx_strbuf_puts(&b, "null");
@@ -128,9 +128,9 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
         nx_strbuf_puts(&b, i ? ",{\"thread\":" : "{\"thread\":");
         json_opt_str(&b, s.busy[i].track);
         nx_strbuf_puts(&b, ",\"busy_ns\":");
-        nx_json_i64(&b, s.busy[i].busy_ns);
+        nx_json_put_i64(&b, s.busy[i].busy_ns, true);
         nx_strbuf_puts(&b, ",\"top_level_events\":");
-        nx_json_i64(&b, s.busy[i].top_level);
+        nx_json_put_i64(&b, s.busy[i].top_level, true);
         nx_strbuf_putc(&b, '}');
     }
     nx_strbuf_puts(&b, "],\"ranks\":[");
@@ -138,11 +138,11 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
         const nx_system_rank *k = &s.ranks[i];
         nx_strbuf_printf(&b, "%s{\"rank\":%" PRId64 ",\"events\":%" PRId64 ",\"first_ts\":", i ? "," : "", k->rank,
                          k->events);
-        nx_json_i64(&b, k->first_ts);
+        nx_json_put_i64(&b, k->first_ts, true);
         nx_strbuf_puts(&b, ",\"last_ts\":");
-        nx_json_i64(&b, k->last_ts);
+        nx_json_put_i64(&b, k->last_ts, true);
         nx_strbuf_puts(&b, ",\"busy_ns\":");
-        nx_json_i64(&b, k->busy_ns);
+        nx_json_put_i64(&b, k->busy_ns, true);
         nx_strbuf_putc(&b, '}');
     }
     nx_strbuf_puts(&b, "],\"top_operators\":[");
@@ -151,7 +151,7 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
         nx_strbuf_puts(&b, i ? ",{\"name\":" : "{\"name\":");
         json_opt_str(&b, o->name);
         nx_strbuf_puts(&b, ",\"count\":");
-        nx_json_i64(&b, o->count);
+        nx_json_put_i64(&b, o->count, true);
         nx_strbuf_puts(&b, ",\"sum_duration_ns\":");
         json_opt_i64(&b, !o->sum_null, o->sum_ns);
         nx_strbuf_puts(&b, ",\"sum_self_ns\":");

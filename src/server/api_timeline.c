@@ -45,7 +45,7 @@ static void json_track(nx_strbuf *b, const nx_timeline *tl, const nx_timeline_ta
         for (size_t i = tr->first; i < tr->first + tr->n; i++) {
             if (i > tr->first)
                 nx_strbuf_putc(b, ',');
-            nx_json_i64(b, t->depth[i]);
+            nx_json_put_i64(b, t->depth[i], true);
         }
         nx_strbuf_putc(b, ']');
     }
@@ -60,7 +60,7 @@ static void json_track(nx_strbuf *b, const nx_timeline *tl, const nx_timeline_ta
                 nx_strbuf_putc(b, ',');
             size_t at = i * t->n_labels + l;
             if (t->label_set[at])
-                nx_json_i64(b, t->label[at]);
+                nx_json_put_i64(b, t->label[at], true);
             else
                 nx_strbuf_puts(b, t->label_is_string[l] ? "-1" : "null");
         }
@@ -103,9 +103,9 @@ static void json_table(nx_strbuf *b, const nx_server_ctx *srv, const nx_timeline
 static void json_timeline(nx_strbuf *b, const nx_server_ctx *srv, const nx_timeline *tl, bool *errors)
 {
     nx_strbuf_puts(b, "{\"start\":");
-    nx_json_i64(b, tl->start);
+    nx_json_put_i64(b, tl->start, true);
     nx_strbuf_puts(b, ",\"end\":");
-    nx_json_i64(b, tl->end);
+    nx_json_put_i64(b, tl->end, true);
     nx_strbuf_printf(b, ",\"width\":%u,\"strings\":[", tl->width);
     for (size_t i = 0; i < tl->n_strings; i++) {
         if (i)

@@ -22,7 +22,7 @@
 static void json_val(nx_strbuf *b, nx_usage_value v, bool is_int)
 {
     if (is_int)
-        nx_json_i64(b, v.i);
+        nx_json_put_i64(b, v.i, true);
     else
         nx_json_f64(b, v.f);
 }
@@ -40,7 +40,7 @@ static void json_series(nx_strbuf *b, const nx_usage_series *s, int64_t start)
         else if (k->s)
             nx_json_put_string(b, k->s, k->len);
         else
-            nx_json_i64(b, k->i);
+            nx_json_put_i64(b, k->i, true);
     }
     if (s->labelled) {
         nx_strbuf_puts(b, ",\"key\":");
@@ -100,9 +100,9 @@ enum MHD_Result nx_api_usage(nx_api_req *r, const char *name)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "{\"start\":");
-    nx_json_i64(&b, start);
+    nx_json_put_i64(&b, start, true);
     nx_strbuf_puts(&b, ",\"end\":");
-    nx_json_i64(&b, end);
+    nx_json_put_i64(&b, end, true);
     nx_strbuf_printf(&b, ",\"width\":%" PRId64 ",\"series\":[", width);
     for (size_t i = 0; i < u.n; i++) {
         if (i)

@@ -98,12 +98,31 @@ void nx_json_put_utf8(nx_strbuf *b, const char *s, size_t len)
     nx_strbuf_append(b, s + len - run, run);
 }
 
+/* JavaScript numbers are exact only up to 2^53 - 1, and profile timestamps are
+ * Unix nanoseconds (~1.8e18). */
+#define JSON_SAFE_INT INT64_C(9007199254740991)
+
 void nx_json_put_i64(nx_strbuf *b, int64_t v, bool safe)
 {
-    char num[24];
-    size_t n = nx_i64_text(num, v);
-    bool quote = safe && (v > INT64_C(9007199254740991) || v < -INT64_C(9007199254740991));
-    nx_strbuf_printf(b, "%s%.*s%s", quote ? "\"" : "", (int)n, num, quote ? "\"" : "");
+    char *out = nx_strbuf_reserve(b, 26);
+    if (!out)
+        return;
+    /* Without printf: the timeline writes hundreds of thousands of these per response. */
+    bool quote = safe && (v > JSON_SAFE_INT || v < -JSON_SAFE_INT);
+    size_t n = 0;
+    if (quote)
+        out[n++] = '"';
+    n += nx_i64_text(out + n, v);
+    if (quote)
+        out[n++] = '"';
+    out[n] = '\0';
+    nx_strbuf_commit(b, n);
+}
+
+void nx_json_put_i64_member(nx_strbuf *b, const char *key, int64_t v, bool safe)
+{
+    nx_strbuf_printf(b, ",\"%s\":", key);
+    nx_json_put_i64(b, v, safe);
 }
 
 void nx_json_put_cstr(nx_strbuf *b, const char *s)

@@ -53,6 +53,10 @@ void nx_json_put_utf8(nx_strbuf *b, const char *s, size_t len);
  * rule for every integer. */
 void nx_json_put_i64(nx_strbuf *b, int64_t v, bool safe);
 
+/* Appends the member `,"key":v` (nx_json_put_i64); key is written as it is, so
+ * a literal that needs no escaping. */
+void nx_json_put_i64_member(nx_strbuf *b, const char *key, int64_t v, bool safe);
+
 /* nx_json_put_string of the NUL-terminated s. */
 void nx_json_put_cstr(nx_strbuf *b, const char *s);
 

@@ -27,8 +27,10 @@ from conftest import BIN, TEST_DATA, http_get_json, serving
 from trace_ranks import trace_rank
 
 REAL = TEST_DATA / "real-gpu"
-COMM = ("nccl", "gloo", "all_reduce", "allreduce", "all_gather", "allgather", "reduce_scatter", "reducescatter",
-        "all_to_all", "alltoall", "broadcast", "sendrecv")
+# docs/analyses.md's list of collective names (substrings, any case).
+COMM = ("nccl", "gloo", "c10d::", "record_param_comms", "allreduce", "all_reduce", "all-reduce", "allgather",
+        "all_gather", "all-gather", "reducescatter", "reduce_scatter", "reduce-scatter", "alltoall", "all_to_all",
+        "all-to-all", "collective-permute", "sendrecv")
 KERNEL_WAIT_NS, SHORT_NS, QUEUED_NS = 10_000, 10_000, 100_000
 XFER = (("HtoD", "H2D"), ("DtoH", "D2H"), ("DtoD", "D2D"), ("HtoH", "H2H"), ("PtoP", "P2P"))
 

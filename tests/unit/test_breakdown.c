@@ -46,8 +46,9 @@ static const sys_event EVENTS[] = {
      GPU("gpu_memcpy", "\"correlation\":5,\"bytes\":3000")},
     {1400, 1405, "framework", NX_ABSENT, "i-1", 9, 9, "cudaLaunchKernel", LAUNCH("6")},
     {1500, 1600, "framework", NX_ABSENT, "i-1", 0, 7, "relu", GPU("kernel", "\"correlation\":6")},
+    {1700, 1750, "framework", NX_ABSENT, "i-1", 9, 9, "cudaMemcpy2D", HOST("cuda_runtime")},  /* synchronous */
 };
-static const int64_t RANK[] = {0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+static const int64_t RANK[] = {0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #define N_EVENTS (sizeof EVENTS / sizeof EVENTS[0])
 
 static char dir[64];
@@ -81,6 +82,11 @@ static void test_whole_rank(void **state)
     nx_breakdown b;
     nxpq_error err = {{0}};
     assert_int_equal(nx_breakdown_read(dir, -1, -1, 10, &b, &err), 0);
+    /* Host: every row's span; one synchronous copy (the cudaMemcpyAsync is not). */
+    assert_int_equal(b.host.first_ns, 0);
+    assert_int_equal(b.host.last_ns, 2000);
+    assert_int_equal(b.host.sync_copies, 1);
+    assert_int_equal(b.host.sync_copy_ns, 50);
     assert_int_equal(b.n_entries, 3);   /* rank 0 whole, rank 0 step 1, rank 1 whole */
     const nx_bd_entry *e = &b.entries[0];
     assert_string_equal(e->device, "GPU 0");
@@ -194,6 +200,9 @@ static void test_kernels_and_ranks(void **state)
     nx_breakdown_free(&b);
 
     assert_int_equal(nx_breakdown_read(dir, 1, -1, 10, &b, &err), 0);
+    assert_int_equal(b.host.first_ns, 100);   /* rank 1's rows only */
+    assert_int_equal(b.host.last_ns, 350);
+    assert_int_equal(b.host.sync_copies, 0);
     assert_int_equal(b.n_entries, 1);
     assert_int_equal(b.entries[0].rank, 1);
     assert_int_equal(b.n_ranks, 1);
@@ -223,21 +232,6 @@ static void test_json(void **state)
     nx_breakdown_free(&b);
 }
 
-static void test_comm_names(void **state)
-{
-    (void)state;
-    static const char *const yes[] = {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", "ProcessGroupGloo::allreduce",
-                                      "c10d::all_gather_", "ReduceScatter_AllGather", "reduce_scatter",
-                                      "BROADCAST", "ncclKernel_SendRecv", "all_to_all_single"};
-    static const char *const no[] = {"gemm", "void at::native::reduce_kernel<128, 4>", "Memcpy DtoD", "send",
-                                     "gloo"};
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
-        assert_true(nx_breakdown_is_comm(yes[i], strlen(yes[i])));
-    for (size_t i = 0; i + 1 < sizeof no / sizeof no[0]; i++)
-        assert_false(nx_breakdown_is_comm(no[i], strlen(no[i])));
-    assert_false(nx_breakdown_is_comm("gloo", 3));   /* only the first len bytes count */
-}
-
 static void test_absent(void **state)
 {
     (void)state;
@@ -256,7 +250,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_whole_rank),        cmocka_unit_test(test_step),
         cmocka_unit_test(test_kernels_and_ranks), cmocka_unit_test(test_json),
-        cmocka_unit_test(test_comm_names),        cmocka_unit_test(test_absent),
+        cmocka_unit_test(test_absent),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

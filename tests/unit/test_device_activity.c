@@ -215,11 +215,37 @@ static void test_collective(void **state)
     assert_true(coll("all-reduce.3"));
     assert_true(coll("ALL_GATHER"));
     assert_true(coll("reduce-scatter-start"));
+    assert_true(coll("ProcessGroupGloo::allreduce"));
+    assert_true(coll("c10d::all_gather_"));
+    assert_true(coll("ReduceScatter_AllGather"));
+    assert_true(coll("reduce_scatter"));
+    assert_true(coll("ncclKernel_SendRecv"));
+    assert_true(coll("all_to_all_single"));
+    assert_true(coll("AllToAll"));
+    assert_true(coll("collective-permute.1"));
+    assert_true(coll("ncclDevKernel_Broadcast_RING_LL"));   /* by "nccl", not by "broadcast" */
     assert_false(coll("aten::broadcast_tensors"));
     assert_false(coll("aten::mm"));
     assert_false(coll("send"));
+    assert_false(coll("BROADCAST"));   /* a bare word: aten::broadcast_to is no collective */
+    assert_false(coll("void at::native::reduce_kernel<128, 4>"));
+    assert_false(coll("Memcpy DtoD"));
+    assert_false(coll("gemm"));
     assert_false(coll(""));
     assert_false(nx_activity_is_collective("ncc", 3));
+}
+
+static void test_sync_copy(void **state)
+{
+    (void)state;
+    assert_true(nx_activity_is_sync_copy("cudaMemcpy", 10));
+    assert_true(nx_activity_is_sync_copy("cudaMemcpy2D", 12));
+    assert_true(nx_activity_is_sync_copy("cudaMemcpyToSymbol", 18));
+    assert_false(nx_activity_is_sync_copy("cudaMemcpyAsync", 15));
+    assert_false(nx_activity_is_sync_copy("cudaMemcpy2DAsync", 17));
+    assert_true(nx_activity_is_sync_copy("cudaMemcpyAsync", 10));   /* only len bytes: "cudaMemcpy" */
+    assert_false(nx_activity_is_sync_copy("cudaMemset", 10));
+    assert_false(nx_activity_is_sync_copy("cudaMemcp", 9));
     assert_false(nx_activity_is_collective("nccl", 3));   /* only the given length is read */
 }
 
@@ -284,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_scan),           cmocka_unit_test(test_union_fixed),
         cmocka_unit_test(test_union_random),
         cmocka_unit_test(test_collective),
+        cmocka_unit_test(test_sync_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

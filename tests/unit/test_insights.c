@@ -38,13 +38,67 @@ static const sys_event LOUD[] = {
 };
 static const int64_t LOUD_RANK[] = {0, 0, 1, 1, 0, 0, 0};
 
-/* Idle exactly 20 % (not over), and only asynchronous copies. */
+/* Idle exactly 20 % (not over), only asynchronous copies, and communication
+ * (60 % of the span) wholly under compute. */
 static const sys_event QUIET[] = {
     {0, 1000, "framework", NX_ABSENT, "i-1", 9, 9, "ProfilerStep#1", STEP},
     {0, 1000, "framework", NX_ABSENT, "i-1", 9, 9, "aten::mm", OP},
     {0, 800, "framework", NX_ABSENT, "i-1", 0, 7, "k", GPU},
+    {100, 700, "framework", NX_ABSENT, "i-1", 0, 8, "ncclDevKernel_AllReduce", GPU},
     {500, 510, "framework", NX_ABSENT, "i-1", 9, 9, "cudaMemcpyAsync", RT},
 };
+
+/* Generated profiles: rows and their correlation JSON. */
+#define MAX_GEN 128
+static sys_event gen[MAX_GEN];
+static char gen_json[MAX_GEN][96];
+static size_t n_gen;
+
+static void gen_row(int64_t start, int64_t end, int64_t pid, int64_t tid, const char *name, const char *cat,
+                    int64_t corr)
+{
+    assert_true(n_gen < MAX_GEN);
+    snprintf(gen_json[n_gen], sizeof gen_json[n_gen], "{\"cat\":\"%s\",\"args\":{\"correlation\":%lld},"
+             "\"process_labels\":\"%s\"}", cat, (long long)corr, pid == 0 ? "GPU 0" : "CPU");
+    gen[n_gen] = (sys_event){start, end, "framework", NX_ABSENT, "i-1", pid, tid, name, gen_json[n_gen]};
+    n_gen++;
+}
+
+/* Host wait: over [0, 12 ms) 20 kernels of 100 us, kernel i (1..20) launched at
+ * i * 400 us and run 20 ns later; kernel 21 launched at 8.05 ms, while kernel 20
+ * runs, and run 2 ms later. Idle 9.9 ms (82.5 %): host wait 400,020 ns before
+ * kernel 1 + 19 gaps of 300,000 = 6,100,020; other (long gaps with work queued,
+ * and the end) 1,949,980 + 1,850,000 = 3,799,980. Launch delays: twenty of 20 ns
+ * (median and p95), one of 2 ms: one outlier above 20 ns, worst 2 ms. */
+static void write_host_wait(const char *dir)
+{
+    n_gen = 0;
+    gen_row(0, 12000000, 9, 9, "aten::mm", "cpu_op", 0);
+    for (int64_t i = 1; i <= 20; i++) {
+        gen_row(i * 400000, i * 400000 + 10, 9, 9, "cudaLaunchKernel", "cuda_runtime", i);
+        gen_row(i * 400000 + 20, i * 400000 + 100020, 0, 7, "gemm", "kernel", i);
+    }
+    gen_row(8050000, 8050010, 9, 9, "cudaLaunchKernel", "cuda_runtime", 21);
+    gen_row(10050000, 10150000, 0, 7, "gemm", "kernel", 21);
+    write_events(dir, gen, n_gen, 0);
+}
+
+/* Kernel wait and low overlap: over [0, 1 ms) 50 kernels of 15 us every 20 us
+ * from 1 us, all launched first (at 10 (k + 1) ns); the odd ones are nccl. Idle
+ * 250,000 ns (25 %): host wait 1,000 before the first, kernel wait 49 x 5,000 =
+ * 245,000, other 4,000 at the end. Communication 25 x 15,000 = 375,000 ns
+ * (37.5 %), none under compute. Launch delays up to 980,500 ns: under 1 ms. */
+static void write_kernel_wait(const char *dir)
+{
+    n_gen = 0;
+    gen_row(0, 1000000, 9, 9, "aten::mm", "cpu_op", 0);
+    for (int64_t k = 0; k < 50; k++)
+        gen_row(10 * (k + 1), 10 * (k + 1) + 5, 9, 9, "cudaLaunchKernel", "cuda_runtime", k + 1);
+    for (int64_t k = 0; k < 50; k++)
+        gen_row(1000 + k * 20000, 16000 + k * 20000, 0, 7, k % 2 ? "ncclDevKernel_AllReduce" : "gemm", "kernel",
+                k + 1);
+    write_events(dir, gen, n_gen, 0);
+}
 
 static const char *const FIELDS[] = {"model_flops",    "hardware_flops",       "transpose_flops",
                                      "spill_save_bytes", "spill_reload_bytes", "hbm_read_bytes",
@@ -55,7 +109,7 @@ static const double DEV_LOUD[] = {40, 100, 30, 20, 10, 100, 10, 1024};
  * time, collectives at exactly twice their median: nothing fires. */
 static const double DEV_QUIET[] = {60, 100, 10, 15, 10, 100, 10, 4096};
 
-static char base[64], loud[96], quiet[96], dev_loud[96], dev_quiet[96], dev_bare[96];
+static char base[64], loud[96], quiet[96], host_wait[96], kernel_wait[96], dev_loud[96], dev_quiet[96], dev_bare[96];
 
 /* dir/<table>.parquet: a STRING column `text`, then INT64 columns ints[0..n_int),
  * one row per (s[i], v[i][...]); the last INT64 value also as a DOUBLE column `real`
@@ -105,11 +159,15 @@ static int setup(void **state)
     mkdir(base, 0755);
     snprintf(loud, sizeof loud, "%s/loud", base);
     snprintf(quiet, sizeof quiet, "%s/quiet", base);
+    snprintf(host_wait, sizeof host_wait, "%s/host_wait", base);
+    snprintf(kernel_wait, sizeof kernel_wait, "%s/kernel_wait", base);
     snprintf(dev_loud, sizeof dev_loud, "%s/dev_loud", base);
     snprintf(dev_quiet, sizeof dev_quiet, "%s/dev_quiet", base);
     snprintf(dev_bare, sizeof dev_bare, "%s/dev_bare", base);
     write_ranked_events(loud, LOUD, LOUD_RANK, sizeof LOUD / sizeof LOUD[0], 0);
     write_events(quiet, QUIET, sizeof QUIET / sizeof QUIET[0], 0);
+    write_host_wait(host_wait);
+    write_kernel_wait(kernel_wait);
     mkdir(dev_loud, 0755);
     mkdir(dev_quiet, 0755);
     mkdir(dev_bare, 0755);
@@ -143,8 +201,12 @@ static void test_gpu_rules_fire(void **state)
     assert_string_equal(s.items[0].subject, "GPU 0, rank 0");
     assert_true(s.items[0].score == 0.8);
     assert_string_equal(s.items[0].severity, "high");
+    /* No launch is linked: every gap is "other". */
     assert_string_equal(s.items[0].values, "{\"device\":\"GPU 0\",\"rank\":0,\"idle_ns\":800,\"wall_ns\":1000,"
-                                           "\"busy_ns\":200,\"idle_fraction\":0.80000000000000004}");
+                                           "\"busy_ns\":200,\"idle_fraction\":0.80000000000000004,"
+                                           "\"cause\":\"other\",\"host_wait_ns\":0,\"kernel_wait_ns\":0,"
+                                           "\"other_ns\":800}");
+    assert_non_null(strstr(s.items[0].evidence, "mostly other idle (800 ns): no work was queued"));
     assert_string_equal(s.items[1].rule->id, "sync_memcpy");
     assert_string_equal(s.items[1].values, "{\"count\":1,\"total_ns\":50,\"span_ns\":1000}");
     assert_true(s.items[1].score > 0.2399 && s.items[1].score < 0.2401);   /* 0.2 + 0.8 * 50 / 1000 */
@@ -164,12 +226,61 @@ static void test_gpu_rules_quiet(void **state)
     assert_string_equal(b.data, "{\"insights\":[],\"rules\":[{\"id\":\"gpu_idle\",\"title\":\"GPU idle\","
                                 "\"threshold\":\"idle over 20% of the rank's span\",\"scope\":\"system\"},"
                                 "{\"id\":\"sync_memcpy\",\"title\":\"Synchronous memcpy\",\"threshold\":"
-                                "\"any cudaMemcpy call that is not Async\",\"scope\":\"system\"}]}");
+                                "\"any cudaMemcpy call that is not Async\",\"scope\":\"system\"},"
+                                "{\"id\":\"launch_outliers\",\"title\":\"Launch delay outliers\",\"threshold\":"
+                                "\"a kernel's launch delay over p95 + 1.5 (p95 - median), the worst 1 ms or more\","
+                                "\"scope\":\"system\"},{\"id\":\"low_overlap\",\"title\":"
+                                "\"Low communication/compute overlap\",\"threshold\":\"communication over 10% of "
+                                "the rank's span, under 50% of it overlapped by compute\",\"scope\":\"system\"}]}");
     nx_strbuf_free(&b);
     nx_insights_free(&s);
 }
 
 static void near(double a, double b) { assert_true(a > b - 1e-9 && a < b + 1e-9); }
+
+static void test_host_wait_and_launch_outliers(void **state)
+{
+    (void)state;
+    nx_insights s;
+    nxpq_error err = {{0}};
+    assert_int_equal(nx_insights_read(host_wait, &s, &err), 0);
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.items[0].rule->id, "gpu_idle");
+    assert_string_equal(s.items[0].subject, "GPU 0");
+    near(s.items[0].score, 0.825);
+    assert_string_equal(s.items[0].values,
+                        "{\"device\":\"GPU 0\",\"rank\":null,\"idle_ns\":9900000,\"wall_ns\":12000000,"
+                        "\"busy_ns\":2100000,\"idle_fraction\":0.82499999999999996,\"cause\":\"host_wait\","
+                        "\"host_wait_ns\":6100020,\"kernel_wait_ns\":0,\"other_ns\":3799980}");
+    assert_non_null(strstr(s.items[0].evidence, "mostly host wait (6100020 ns): the CPU does not launch work fast "
+                                                "enough: capture the step in CUDA graphs or torch.compile it"));
+    assert_string_equal(s.items[1].rule->id, "launch_outliers");
+    near(s.items[1].score, 0.5);   /* 1 - 1 ms / 2 ms */
+    assert_string_equal(s.items[1].severity, "high");
+    assert_string_equal(s.items[1].values, "{\"device\":\"GPU 0\",\"rank\":null,\"outliers\":1,\"linked\":21,"
+                                           "\"outlier_above_ns\":20,\"median_ns\":20,\"max_ns\":2000000}");
+    nx_insights_free(&s);
+}
+
+static void test_kernel_wait_and_low_overlap(void **state)
+{
+    (void)state;
+    nx_insights s;
+    nxpq_error err = {{0}};
+    assert_int_equal(nx_insights_read(kernel_wait, &s, &err), 0);
+    assert_int_equal(s.n, 2);   /* no launch_outliers: the worst delay is under 1 ms */
+    assert_string_equal(s.items[0].rule->id, "low_overlap");
+    near(s.items[0].score, 0.75);   /* 2 x 375,000 / 1,000,000 exposed */
+    assert_string_equal(s.items[0].values, "{\"device\":\"GPU 0\",\"rank\":null,\"communication_ns\":375000,"
+                                           "\"exposed_ns\":375000,\"window_ns\":1000000,"
+                                           "\"communication_share\":0.375,\"overlap_pct\":0}");
+    assert_string_equal(s.items[1].rule->id, "gpu_idle");
+    near(s.items[1].score, 0.25);
+    assert_non_null(strstr(s.items[1].values, "\"cause\":\"kernel_wait\",\"host_wait_ns\":1000,"
+                                              "\"kernel_wait_ns\":245000,\"other_ns\":4000}"));
+    assert_non_null(strstr(s.items[1].evidence, "mostly kernel wait (245000 ns): many short kernels"));
+    nx_insights_free(&s);
+}
 
 static void test_device_rules_fire(void **state)
 {
@@ -242,7 +353,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_rules_fire),    cmocka_unit_test(test_gpu_rules_quiet),
         cmocka_unit_test(test_device_rules_fire), cmocka_unit_test(test_device_rules_quiet),
-        cmocka_unit_test(test_rule_table),
+        cmocka_unit_test(test_rule_table),        cmocka_unit_test(test_host_wait_and_launch_outliers),
+        cmocka_unit_test(test_kernel_wait_and_low_overlap),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

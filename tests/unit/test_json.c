@@ -43,6 +43,11 @@ static void test_put_i64(void **state)
     assert_string_equal(b.data, "9007199254740991 \"9007199254740992\" \"-9223372036854775808\" "
                                 "-9223372036854775808 -7");
     nx_strbuf_free(&b);
+    nx_json_put_i64_member(&b, "a_ns", INT64_C(9007199254740992), true);
+    nx_json_put_i64_member(&b, "b", INT64_C(9007199254740992), false);
+    nx_json_put_i64_member(&b, "c", INT64_C(-9007199254740991), true);
+    assert_string_equal(b.data, ",\"a_ns\":\"9007199254740992\",\"b\":9007199254740992,\"c\":-9007199254740991");
+    nx_strbuf_free(&b);
 }
 
 static void test_escapes_specials_and_controls(void **state)
