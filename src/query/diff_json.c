@@ -126,7 +126,7 @@ static void put_step(nx_strbuf *b, const nx_diff_step *x)
     bool both = x->in_a && x->in_b;
     nx_strbuf_puts(b, "{\"name\":");
     nx_json_put_cstr(b, x->in_a ? a->name : s->name);
-    put_i64(b, "step", x->in_a ? a->step : s->step);
+    nx_json_put_i64_member(b, "step", x->in_a ? a->step : s->step, true);
     put_rank(b, "rank_a", x->in_a, a->rank);
     put_rank(b, "rank_b", x->in_b, s->rank);
     put_opt_i64(b, "start_ns_a", x->in_a, a->start_ns);
