@@ -17,10 +17,17 @@ raw JSON in tests/python/gpu_oracle.py, as returned and as written (Parquet read
 the two bad inputs are reported per trace and the job answers for the rest; a rerun skips
 every profile that is up to date. `nxprof summary --format json` of each rank's profile has
 the oracle's span as its wall time, and the same "devices" and "steps" members.
+
+The 8 generated ranks are also processed together, as one capture (a folder of the 8
+files): the job's skew and stragglers equal `nxprof ranks --format json` of that profile
+(and summary's "rank_stats") field by field. The job's collective rule is checked against
+nxprof's by their outputs on a list of candidate names, so a word added on one side only
+fails the test.
 """
 import gzip
 import json
 import math
+import shutil
 import sys
 from pathlib import Path
 
@@ -83,13 +90,20 @@ def job(tmp_path_factory, spark):
     broken = base / "broken.json"
     broken.write_text("{not json")
     inputs = traces + [str(capture), str(broken), str(base / "missing.json")]
+    together = base / "ranks-together"
+    together.mkdir()
+    for t in traces[:8]:
+        shutil.copy(t, together)
+    nx("process", together, "--output-file", base / "ranks-profile")
+    ranks = json.loads(nx("ranks", base / "ranks-profile", "--format", "json").stdout)
+    summary = json.loads(nx("summary", base / "ranks-profile", "--format", "json").stdout)
     result = nxprof_spark.run(spark, inputs, base / "out", str(BIN))
     neuron = gpu_oracle.Capture(capture)
     assert neuron.rank is None
     neuron.rank = -1 - len(traces)   # the job's rank of an input without one
     oracle = [gpu_oracle.Trace(t) for t in traces] + [neuron]
     return {"base": base, "inputs": inputs, "traces": traces, "result": result, "oracle": oracle,
-            "spark": spark}
+            "spark": spark, "ranks": ranks, "summary": summary}
 
 
 def keyed(rows, *key):
@@ -144,18 +158,88 @@ def test_skew_equals_the_oracle(job):
     for n, w in want.items():
         same_row(got[(n,)], w)
     for n in (1, 2, 3, 4):
-        assert got[(n,)]["slowest_rank"] == STRAGGLER and got[(n,)]["n_ranks"] == 8
+        assert got[(n,)]["slowest_rank"] == STRAGGLER and len(got[(n,)]["durations_ns"]) == 8
+        assert got[(n,)]["straggler_rank"] == STRAGGLER and got[(n,)]["max_lateness_ns"] > 0
+    assert {n for (n,), row in got.items() if row["straggler_rank"] is None} == {101, 102, 103}
 
 
 def test_stragglers_equal_the_oracle(job):
     want = gpu_oracle.stragglers(job["oracle"])
-    got = keyed(job["result"]["stragglers"], "step", "cat", "name", "k")
-    assert set(got) == set(want)
-    for key, w in want.items():
-        same_row(got[key], w)
-    ddp = [v for (step, *_), v in got.items() if step <= 4]
-    assert len(ddp) > 4 and all(v["straggler_rank"] == STRAGGLER for v in ddp)
-    assert got[(101, "kernel", "ncclDevKernel_AllReduce_Sum_f32", 0)]["n_ranks"] == 1
+    got = job["result"]["stragglers"]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        same_row(g, w)
+    ddp = [g for g in got if 1 <= g["step"] <= 4]
+    assert len(ddp) > 4 and all(g["straggler_rank"] == STRAGGLER and g["ranks"] == 8 for g in ddp)
+    assert {g["name"] for g in ddp} == {"c10d::allreduce_", "gloo:all_reduce"}
+    assert not [g for g in got if g["name"].startswith("ncclDevKernel")]   # rank 8's alone
+
+
+def test_rank_answers_equal_nxprof_ranks(job):
+    """The 8 ranks processed as one capture: `nxprof ranks` and summary's "rank_stats" are
+    the job's skew and stragglers, field by field (the job also has the hand-made rank 8's
+    steps, on that rank alone; the unranked Neuron capture takes no part)."""
+    ranks = job["ranks"]
+    assert job["summary"]["rank_stats"] == ranks
+    assert ranks["ranks"] == list(range(8))
+    assert job["result"]["stragglers"] == ranks["stragglers"]
+    spark_steps = {row["step"]: row for row in job["result"]["skew"]}
+    assert set(spark_steps) == {s["step"] for s in ranks["steps"]} | {101, 102, 103}
+    for want in ranks["steps"]:
+        got = dict(spark_steps[want["step"]])
+        for per_rank in ("durations_ns", "starts_ns"):
+            got[per_rank] = {str(r): v for r, v in got[per_rank].items()}
+        assert got == want, want["step"]
+
+
+def test_collective_rule_equals_nxprof(tmp_path, spark):
+    """Which names are collectives: nxprof (`nxprof ranks` of two ranks that run one host
+    slice of each candidate name in one step: an instance on 2 ranks for each collective),
+    the job's Python rule and its Spark SQL rule give the same set."""
+    candidates = sorted({*nxprof_spark.COLLECTIVE_WORDS, *(w.upper() for w in nxprof_spark.COLLECTIVE_WORDS),
+                         *COLLECTIVE_CANDIDATES})
+    for rank in (0, 1):
+        events = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 100, "tid": 1,
+                   "ts": 0, "dur": 10 * len(candidates) + 10}]
+        events += [{"ph": "X", "cat": "cpu_op", "name": n, "pid": 100, "tid": 1, "ts": 10 * i + 1 + rank,
+                    "dur": 5} for i, n in enumerate(candidates)]
+        doc = {"distributedInfo": {"rank": rank, "world_size": 2}, "traceEvents": events}
+        (tmp_path / "capture").mkdir(exist_ok=True)
+        (tmp_path / "capture" / f"rank-{rank}.json").write_text(json.dumps(doc))
+    nx("process", tmp_path / "capture", "--output-file", tmp_path / "profile")
+    ranks = json.loads(nx("ranks", tmp_path / "profile", "--format", "json").stdout)
+    by_nxprof = {g["name"] for g in ranks["stragglers"]}
+    assert all(g["ranks"] == 2 and g["step"] == 1 for g in ranks["stragglers"])
+    by_python = {n for n in candidates if nxprof_spark.is_collective(n)}
+    spark.createDataFrame([(n,) for n in candidates], "name string").createOrReplaceTempView("candidates")
+    by_sql = {r.name for r in spark.sql("SELECT name FROM candidates WHERE "
+                                        + nxprof_spark.sql_is_collective("name")).collect()}
+    assert by_python == by_nxprof, (by_python - by_nxprof, by_nxprof - by_python)
+    assert by_sql == by_nxprof
+    assert "aten::broadcast_tensors" not in by_nxprof and "ncclDevKernel_AllReduce_Sum_f32_RING_LL" in by_nxprof
+
+
+# Names of collectives and of near misses from NCCL, gloo, c10d, XLA and Neuron profiles.
+COLLECTIVE_CANDIDATES = (
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "ncclKernel_Broadcast_RING_LL_Sum_int8_t",
+    "ncclDevKernel_SendRecv", "ncclDevKernel_AllGather_RING_LL", "ncclDevKernel_ReduceScatter_Sum_bf16",
+    "gloo:all_reduce", "gloo:broadcast", "gloo:barrier", "c10d::allreduce_", "c10d::broadcast_",
+    "c10d::allgather_", "c10d::_allgather_base_", "c10d::reduce_scatter_", "c10d::alltoall_base_",
+    "c10d::send", "c10d::recv_", "c10d::barrier", "c10d::reduce_", "c10d::gather_", "c10d::scatter_",
+    "record_param_comms", "nccl:all_reduce", "nccl:_all_gather_base", "nccl:send", "nccl:recv",
+    "all-reduce.3", "all-gather-start", "all-gather-done", "reduce-scatter.1", "all-to-all.2",
+    "collective-permute-start.1", "collective-permute-done", "send.1", "recv.2", "send-done",
+    "recv-done", "broadcast", "Broadcast", "aten::broadcast_tensors", "AllReduce", "ALLGATHER",
+    "ReduceScatter", "AllToAll", "AllToAllv", "SendRecv", "psum", "all_reduce_coalesced",
+    "allreduce_coalesced", "barrier", "ncclCommInitRank", "cudaStreamSynchronize", "aten::mm",
+    "nrt_cc_all_reduce", "cc_allreduce", "CollectivePermute", "permute", "reduce", "gather",
+    "scatter", "send", "recv", "p2p", "\uff2e\uff23\uff23\uff2c", "N\u0130CCL_allreduce",
+)
+
+
+def plain(value):
+    """A map column as sorted (key, value) pairs: Spark returns a dict, pyarrow a list."""
+    return sorted(value.items() if isinstance(value, dict) else value) if isinstance(value, (dict, list)) else value
 
 
 def test_written_parquet_equals_the_answers(job):
@@ -163,8 +247,8 @@ def test_written_parquet_equals_the_answers(job):
         files = sorted((job["base"] / "out" / "answers" / name).glob("*.parquet"))
         rows = [r for f in files for r in pq.read_table(f).to_pylist()]
         key = sorted(job["result"][name][0])
-        assert sorted(map(str, (tuple(r[k] for k in key) for r in rows))) == \
-            sorted(map(str, (tuple(r[k] for k in key) for r in job["result"][name])))
+        assert sorted(str(tuple(plain(r[k]) for k in key)) for r in rows) == \
+            sorted(str(tuple(plain(r[k]) for k in key)) for r in job["result"][name])
     written = json.loads((job["base"] / "out" / "answers.json").read_text())
     assert written["skew"] == json.loads(json.dumps(job["result"]["skew"]))
 
