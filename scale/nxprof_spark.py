@@ -37,7 +37,7 @@ COLLECTIVE_WORDS = (
     "allgather", "all_gather", "all-gather", "reducescatter", "reduce_scatter", "reduce-scatter",
     "alltoall", "all_to_all", "all-to-all", "collective-permute", "sendrecv",
 )
-# nxprof reads at most 18 digits as a step number (device_activity.c).
+# nxprof reads at most 18 digits as a number (a step, a GPU's; device_activity.c).
 STEP_DIGITS = "[0-9]{1,18}"
 ANSWERS = ("devices", "steps", "skew", "stragglers")
 
