@@ -192,6 +192,81 @@ def test_rank_answers_equal_nxprof_ranks(job):
         assert got == want, want["step"]
 
 
+def edge_ranks(folder):
+    """Ranks 0, 1, 2 whose rank answers have every case of rank_stats.h's definitions: a
+    rank's second row of a step number (not its duration), a step nested in another (its
+    collectives are the inner step's), a step of 0 ns (median 0) that rank 2 lacks, tied
+    durations and tied latest starts (the lower rank), two steps with instances of equal
+    lateness (the first in the stragglers' order), collectives before any step (step -1), a
+    collective instant, an NCCL kernel on the GPU, a GPU annotation copy of a collective and
+    aten::broadcast_tensors (neither counts), an instance on 2 of the 3 ranks, one on a
+    single rank (no straggler). Times in µs, host pid 100, GPU 0 pid 0."""
+    def x(name, ts, dur, cat="cpu_op", pid=100, **more):
+        return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": 7 if pid == 0 else 1,
+                "ts": ts, "dur": dur, **more}
+    paths = []
+    for r in (0, 1, 2):
+        events = [
+            {"ph": "M", "name": "process_labels", "pid": 0, "tid": 0, "args": {"labels": "GPU 0"}},
+            x("ProfilerStep#1", 1000, 100, "user_annotation"),
+            x("ProfilerStep#2", 1100, 160 if r == 2 else 100, "user_annotation"),
+            x("train", 1120, 30, "python_function", args={"step_num": 5}),      # nested in #2
+            x("record_param_comms", 500 + 3 * r, 2),                             # step -1
+            x("c10d::allreduce_", 1010 if r == 0 else 1014, 5),                  # tie: 1 and 2 last
+            x("c10d::allreduce_", 1040 + r, 5),
+            x("gloo:all_reduce", 1041 + r, 5, "gpu_user_annotation", pid=0),     # a copy: no
+            x("aten::broadcast_tensors", 1050 + 9 * r, 1),                       # no collective
+            x("ncclDevKernel_AllReduce_Sum_f32", 1060 + 2 * (2 - r), 4, "kernel", pid=0),
+            x("c10d::allgather_", 1125 + r, 2),                                  # step 5
+            x("c10d::broadcast_", 1130 + 2 * (r % 2), 2),                        # equal lateness
+            x("c10d::alltoall_", 1200 + r, 2),
+        ]
+        if r < 2:
+            events += [{"ph": "i", "s": "t", "name": "nccl:all_reduce", "pid": 100, "tid": 1,
+                        "ts": 1170 + 5 * r},
+                       x("ProfilerStep#3", 2000, 0, "user_annotation")]
+        if r == 2:
+            events += [x("ProfilerStep#1", 3000, 40, "user_annotation"), x("c10d::reduce_scatter_", 1220, 1)]
+        doc = {"distributedInfo": {"rank": r, "world_size": 3}, "traceEvents": events}
+        paths.append(folder / f"rank-{r}.json")
+        paths[-1].write_text(json.dumps(doc))
+    return paths
+
+
+def test_rank_answers_equal_nxprof_ranks_on_edge_cases(tmp_path, spark):
+    """The job over edge_ranks (one profile each) gives `nxprof ranks` of the three processed
+    together, field by field."""
+    (tmp_path / "capture").mkdir()
+    paths = edge_ranks(tmp_path / "capture")
+    nx("process", tmp_path / "capture", "--output-file", tmp_path / "together")
+    want = json.loads(nx("ranks", tmp_path / "together", "--format", "json").stdout)
+    spark.sparkContext.addPyFile(nxprof_spark.__file__)   # as run() does, for the executors
+    records = nxprof_spark.process_all(spark, [str(p) for p in paths], tmp_path / "out", str(BIN))
+    assert [r["status"] for r in records] == ["processed"] * 3
+    got = {name: [row.asDict(recursive=True) for row in df.collect()]
+           for name, df in nxprof_spark.answers(spark, records).items() if name in ("skew", "stragglers")}
+    assert got["stragglers"] == want["stragglers"]
+    for row in got["skew"]:
+        for per_rank in ("durations_ns", "starts_ns"):
+            row[per_rank] = {str(r): v for r, v in row[per_rank].items()}
+    assert got["skew"] == want["steps"]
+    # the cases are there: each is a figure that a wrong rule would change
+    steps = {s["step"]: s for s in want["steps"]}
+    assert set(steps) == {1, 2, 3, 5} and steps[1]["durations_ns"]["2"] == 100_000
+    assert steps[3]["median_ns"] == 0 and steps[3]["max_over_median"] == 0 and len(steps[3]["durations_ns"]) == 2
+    assert steps[2]["slowest_rank"] == 2 and steps[1]["slowest_rank"] == 0 == steps[1]["fastest_rank"]
+    late = {(g["step"], g["name"], g["occurrence"]): g for g in want["stragglers"]}
+    assert late[(-1, "record_param_comms", 0)]["straggler_rank"] == 2
+    assert late[(1, "c10d::allreduce_", 0)]["straggler_rank"] == 1
+    assert late[(1, "c10d::allreduce_", 1)]["lateness_ns"] == 2000
+    assert late[(2, "nccl:all_reduce", 0)]["ranks"] == 2
+    assert (5, "c10d::allgather_", 0) in late and (2, "c10d::allgather_", 0) not in late
+    assert late[(5, "c10d::broadcast_", 0)]["lateness_ns"] == late[(5, "c10d::allgather_", 0)]["lateness_ns"]
+    assert (steps[5]["straggler_rank"], steps[5]["max_lateness_ns"]) == (2, 2000)
+    assert not {n for _, n, _ in late} & {"aten::broadcast_tensors", "gloo:all_reduce", "c10d::reduce_scatter_"}
+    assert late[(1, "ncclDevKernel_AllReduce_Sum_f32", 0)]["straggler_rank"] == 0
+
+
 def test_collective_rule_equals_nxprof(tmp_path, spark):
     """Which names are collectives: nxprof (`nxprof ranks` of two ranks that run one host
     slice of each candidate name in one step: an instance on 2 ranks for each collective),
