@@ -20,9 +20,10 @@ the oracle's span as its wall time, and the same "devices" and "steps" members.
 
 The 8 generated ranks are also processed together, as one capture (a folder of the 8
 files): the job's skew and stragglers equal `nxprof ranks --format json` of that profile
-(and summary's "rank_stats") field by field. The job's collective rule is checked against
-nxprof's by their outputs on a list of candidate names, so a word added on one side only
-fails the test.
+(and summary's "rank_stats") field by field; they also equal it on three hand-made ranks
+that hold every edge case of the definitions (edge_ranks). The job's collective rule is
+checked against nxprof's by their outputs on a list of candidate names, so a word added on
+one side only fails the test.
 """
 import gzip
 import json
@@ -186,10 +187,12 @@ def test_rank_answers_equal_nxprof_ranks(job):
     spark_steps = {row["step"]: row for row in job["result"]["skew"]}
     assert set(spark_steps) == {s["step"] for s in ranks["steps"]} | {101, 102, 103}
     for want in ranks["steps"]:
-        got = dict(spark_steps[want["step"]])
-        for per_rank in ("durations_ns", "starts_ns"):
-            got[per_rank] = {str(r): v for r, v in got[per_rank].items()}
-        assert got == want, want["step"]
+        assert as_ranks_step(spark_steps[want["step"]]) == want, want["step"]
+
+
+def as_ranks_step(row):
+    """A skew row as `nxprof ranks` writes a step: JSON keys its per-rank maps by strings."""
+    return {**row, **{k: {str(r): v for r, v in row[k].items()} for k in ("durations_ns", "starts_ns")}}
 
 
 def edge_ranks(folder):
@@ -246,14 +249,12 @@ def test_rank_answers_equal_nxprof_ranks_on_edge_cases(tmp_path, spark):
     got = {name: [row.asDict(recursive=True) for row in df.collect()]
            for name, df in nxprof_spark.answers(spark, records).items() if name in ("skew", "stragglers")}
     assert got["stragglers"] == want["stragglers"]
-    for row in got["skew"]:
-        for per_rank in ("durations_ns", "starts_ns"):
-            row[per_rank] = {str(r): v for r, v in row[per_rank].items()}
-    assert got["skew"] == want["steps"]
+    assert [as_ranks_step(row) for row in got["skew"]] == want["steps"]
     # the cases are there: each is a figure that a wrong rule would change
     steps = {s["step"]: s for s in want["steps"]}
     assert set(steps) == {1, 2, 3, 5} and steps[1]["durations_ns"]["2"] == 100_000
-    assert steps[3]["median_ns"] == 0 and steps[3]["max_over_median"] == 0 and len(steps[3]["durations_ns"]) == 2
+    assert steps[3]["median_ns"] == 0 and steps[3]["max_over_median"] == 0
+    assert len(steps[3]["durations_ns"]) == 2
     assert steps[2]["slowest_rank"] == 2 and steps[1]["slowest_rank"] == 0 == steps[1]["fastest_rank"]
     late = {(g["step"], g["name"], g["occurrence"]): g for g in want["stragglers"]}
     assert late[(-1, "record_param_comms", 0)]["straggler_rank"] == 2
@@ -263,7 +264,8 @@ def test_rank_answers_equal_nxprof_ranks_on_edge_cases(tmp_path, spark):
     assert (5, "c10d::allgather_", 0) in late and (2, "c10d::allgather_", 0) not in late
     assert late[(5, "c10d::broadcast_", 0)]["lateness_ns"] == late[(5, "c10d::allgather_", 0)]["lateness_ns"]
     assert (steps[5]["straggler_rank"], steps[5]["max_lateness_ns"]) == (2, 2000)
-    assert not {n for _, n, _ in late} & {"aten::broadcast_tensors", "gloo:all_reduce", "c10d::reduce_scatter_"}
+    names = {n for _, n, _ in late}
+    assert not names & {"aten::broadcast_tensors", "gloo:all_reduce", "c10d::reduce_scatter_"}
     assert late[(1, "ncclDevKernel_AllReduce_Sum_f32", 0)]["straggler_rank"] == 0
 
 
@@ -291,7 +293,8 @@ def test_collective_rule_equals_nxprof(tmp_path, spark):
                                         + nxprof_spark.sql_is_collective("name")).collect()}
     assert by_python == by_nxprof, (by_python - by_nxprof, by_nxprof - by_python)
     assert by_sql == by_nxprof
-    assert "aten::broadcast_tensors" not in by_nxprof and "ncclDevKernel_AllReduce_Sum_f32_RING_LL" in by_nxprof
+    assert "aten::broadcast_tensors" not in by_nxprof
+    assert "ncclDevKernel_AllReduce_Sum_f32_RING_LL" in by_nxprof
 
 
 # Names of collectives and of near misses from NCCL, gloo, c10d, XLA and Neuron profiles.
@@ -314,7 +317,9 @@ COLLECTIVE_CANDIDATES = (
 
 def plain(value):
     """A map column as sorted (key, value) pairs: Spark returns a dict, pyarrow a list."""
-    return sorted(value.items() if isinstance(value, dict) else value) if isinstance(value, (dict, list)) else value
+    if isinstance(value, dict):
+        return sorted(value.items())
+    return sorted(value) if isinstance(value, list) else value
 
 
 def test_written_parquet_equals_the_answers(job):
