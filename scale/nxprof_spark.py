@@ -29,11 +29,40 @@ import subprocess
 import sys
 from pathlib import Path
 
-# The communication ops a straggler is looked for in (NCCL kernels, gloo and c10d ops,
-# their record_function annotations), matched case-insensitively in the event name.
-COMM = r"(?i)(nccl|gloo|all_?reduce|all_?gather|reduce_?scatter|broadcast|all_?to_?all)"
-STEP = r"^ProfilerStep#([0-9]+)$"
+# A collective's name holds one of these words, in any ASCII case: the list of
+# COLLECTIVE_WORDS in src/query/device_activity.c (nx_activity_is_collective), which
+# `nxprof ranks` uses; tests/python/test_scale_spark.py fails when the two differ.
+COLLECTIVE_WORDS = (
+    "nccl", "gloo", "c10d::", "record_param_comms", "allreduce", "all_reduce", "all-reduce",
+    "allgather", "all_gather", "all-gather", "reducescatter", "reduce_scatter", "reduce-scatter",
+    "alltoall", "all_to_all", "all-to-all", "collective-permute", "sendrecv",
+)
+# nxprof reads at most 18 digits as a number (a step, a GPU's; device_activity.c).
+STEP_DIGITS = "[0-9]{1,18}"
 ANSWERS = ("devices", "steps", "skew", "stragglers")
+
+
+ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def is_collective(name):
+    """nx_activity_is_collective: a COLLECTIVE_WORDS word in name, ASCII letters in any case."""
+    low = name.translate(ASCII_LOWER)
+    return any(w in low for w in COLLECTIVE_WORDS)
+
+
+def sql_is_collective(column):
+    """SQL true when the string column is a collective's name (is_collective): only ASCII
+    letters are lowered, as nxprof does (Spark's lower() would map Unicode letters too)."""
+    assert all(re.fullmatch(r"[a-z0-9_:-]+", w) for w in COLLECTIVE_WORDS)
+    words = ", ".join(f"'{w}'" for w in COLLECTIVE_WORDS)
+    low = f"translate({column}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+    return f"exists(array({words}), w -> instr({low}, w) > 0)"
+
+
+def _lower_median(column):
+    """SQL aggregate: the lower middle of the group's sorted values (one of them)."""
+    return f"element_at(array_sort(collect_list({column})), CAST((COUNT(*) - 1) DIV 2 + 1 AS INT))"
 
 
 def profile_names(traces):
@@ -109,9 +138,12 @@ def event_files(profile):
 
 def load_events(spark, records):
     """The `events` view: the SystemProfileEvents rows of every processed profile that has
-    the table, with the fields the answers need pulled out of extra_attributes_json, and
+    the table, with the fields the answers need pulled out of extra_attributes_json;
     `rank`: worker_gid, else -1 - the trace's position in the input list (negative, so it
-    is never a real rank). Returns how many profiles it reads (0: no view)."""
+    is never a real rank); `ranked`: worker_gid >= 0 (only those rows take part in skew and
+    stragglers, as in `nxprof ranks`); `on_gpu`: a framework row of a process labelled
+    "GPU n" (Kineto) or named "/device:GPU:n" (JAX), device_activity.c's rule. Returns how
+    many profiles it reads (0: no view)."""
     from pyspark.sql import functions as F
 
     ok = [r for r in records if r["status"] != "failed" and event_files(r["profile"])]
@@ -124,14 +156,21 @@ def load_events(spark, records):
         "profile", F.regexp_extract(F.input_file_name(), r"/([^/]+)/SystemProfileEvents[^/]*$", 1))
     df.createOrReplaceTempView("raw_events")
     spark.sql("""
-        SELECT CAST(COALESCE(e.worker_gid, -1 - t.trace_index) AS BIGINT) AS rank, e.name,
-               e.start_ts, e.end_ts, e.process_id, e.trace_event_source AS source, e.nc_idx,
-               get_json_object(e.extra_attributes_json, '$.ph') AS ph,
-               get_json_object(e.extra_attributes_json, '$.cat') AS cat,
-               get_json_object(e.extra_attributes_json, '$.args.device') AS arg_device,
-               get_json_object(e.extra_attributes_json, '$.args') AS args
-        FROM raw_events e JOIN traces t ON e.profile = t.name
-    """).createOrReplaceTempView("events")
+        SELECT *, source = 'framework' AND ph IS NULL
+                  AND (COALESCE(labels RLIKE '^GPU {STEP_DIGITS}$', false)
+                       OR COALESCE(process RLIKE '^/device:GPU:{STEP_DIGITS}$', false)) AS on_gpu
+        FROM (SELECT CAST(COALESCE(e.worker_gid, -1 - t.trace_index) AS BIGINT) AS rank,
+                     COALESCE(e.worker_gid >= 0, false) AS ranked, e.name,
+                     e.start_ts, e.end_ts, e.process_id, e.trace_event_source AS source, e.nc_idx,
+                     get_json_object(e.extra_attributes_json, '$.ph') AS ph,
+                     get_json_object(e.extra_attributes_json, '$.cat') AS cat,
+                     get_json_object(e.extra_attributes_json, '$.process_labels') AS labels,
+                     get_json_object(e.extra_attributes_json, '$.process_name') AS process,
+                     get_json_object(e.extra_attributes_json, '$.thread_name') AS thread,
+                     get_json_object(e.extra_attributes_json, '$.args.device') AS arg_device,
+                     get_json_object(e.extra_attributes_json, '$.args') AS args
+              FROM raw_events e JOIN traces t ON e.profile = t.name)
+    """.replace("{STEP_DIGITS}", STEP_DIGITS)).createOrReplaceTempView("events")
     return len(ok)
 
 
@@ -190,17 +229,19 @@ VIEWS = {
         FROM u JOIN spans p USING (rank) JOIN n USING (rank, device)
         ORDER BY rank, device LIKE 'NeuronCore %',
                  CAST(regexp_extract(device, '([0-9]+)$', 1) AS BIGINT)""",
-    # Steps: the host's ProfilerStep#N (cat user_annotation; Kineto's GPU-side copy is not
-    # a step) or a slice with an integer args.step_num (JAX); GPU figures are the rank's
-    # unions over all its devices clipped to the window, kernels counted by start.
-    "step_windows": f"""
-        SELECT rank, name, start_ns, end_ns,
-               CAST(IF(is_profiler, regexp_extract(name, '{STEP}', 1), step_num) AS BIGINT) AS step
-        FROM (SELECT rank, name, start_ts AS start_ns, end_ts AS end_ns,
-                     name RLIKE '{STEP}' AND cat = 'user_annotation' AS is_profiler,
-                     get_json_object(args, '$.step_num') AS step_num
-              FROM events WHERE ph IS NULL)
-        WHERE is_profiler OR step_num RLIKE '^[0-9]+$'""",
+    # Steps (device_activity.c's rule): a host framework slice named ProfilerStep#N of cat
+    # user_annotation (Kineto's GPU-side copy is not a step), else one whose args hold an
+    # integer step_num (JAX). GPU figures are the rank's unions over all its devices
+    # clipped to the window, kernels counted by start.
+    "step_windows": """
+        SELECT rank, ranked, name, start_ns, end_ns, CAST(step AS BIGINT) AS step
+        FROM (SELECT rank, ranked, name, start_ts AS start_ns, end_ts AS end_ns,
+                     IF(name LIKE 'ProfilerStep#%' AND cat = 'user_annotation',
+                        regexp_extract(name, '^ProfilerStep#({STEP_DIGITS})$', 1),
+                        regexp_extract(get_json_object(args, '$.step_num'), '^({STEP_DIGITS})$', 1))
+                       AS step
+              FROM events WHERE source = 'framework' AND ph IS NULL AND NOT on_gpu)
+        WHERE step <> ''""".replace("{STEP_DIGITS}", STEP_DIGITS),
     "steps": """
         WITH clipped AS (
                SELECT w.rank, w.step, w.start_ns, g.kind,
@@ -226,31 +267,70 @@ VIEWS = {
         FROM step_windows w LEFT JOIN kinds k USING (rank, step, start_ns)
              LEFT JOIN counts c USING (rank, step, start_ns)
         ORDER BY rank, start_ns, step""",
-    # Skew per step over the ranks that have it; the slowest rank (ties: the lower rank).
-    "skew": """
-        SELECT step, COUNT(*) AS n_ranks, MIN(duration_ns) AS min_ns, MAX(duration_ns) AS max_ns,
-               percentile(duration_ns, 0.5) AS median_ns, MAX(duration_ns) - MIN(duration_ns) AS skew_ns,
-               MAX(duration_ns) / percentile(duration_ns, 0.5) AS max_over_median,
-               MIN_BY(rank, named_struct('d', -duration_ns, 'r', rank)) AS slowest_rank
-        FROM steps GROUP BY step ORDER BY step""",
-    # Collective occurrences: a communication slice inside a step window of its rank,
-    # numbered k per (rank, step, cat, name) by start; plus each step's own start.
-    "starts": f"""
-        SELECT w.step, 'step' AS cat, w.name, 0 AS k, w.rank, w.start_ns AS start_ns
-        FROM step_windows w
-        UNION ALL
-        SELECT step, cat, name, ROW_NUMBER() OVER (PARTITION BY rank, step, cat, name
-                                                   ORDER BY s, e) - 1 AS k, rank, s AS start_ns
-        FROM (SELECT w.step, c.cat, c.name, c.rank, c.start_ts AS s, c.end_ts AS e
-              FROM events c JOIN step_windows w
-                ON c.rank = w.rank AND c.start_ts >= w.start_ns AND c.start_ts < w.end_ns
-              WHERE c.ph IS NULL AND c.name RLIKE '{COMM}')""",
-    "stragglers": """
-        SELECT step, cat, name, k, COUNT(*) AS n_ranks,
+    # The answers of `nxprof ranks` (src/query/rank_stats.h, docs/analyses.md "Ranks"), over
+    # the ranked rows only. A rank's duration of a step is its first row of that number.
+    "rank_steps": """
+        SELECT rank, step, start_ns, end_ns - start_ns AS duration_ns
+        FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY rank, step ORDER BY start_ns, end_ns) AS n
+              FROM step_windows WHERE ranked)
+        WHERE n = 1""",
+    # Collectives: a collective's name, not the profiler's own row, on the host or a device
+    # kernel (a GPU annotation copies a host range: it would count the range twice). Each
+    # gets an id, so that equal rows stay apart in the step join below.
+    "collectives": f"""
+        SELECT monotonically_increasing_id() AS id, rank, name, start_ts AS start_ns
+        FROM events
+        WHERE ranked AND {sql_is_collective("name")}
+          AND NOT (source = 'framework' AND ph IS NULL AND (name LIKE 'ProfilerStep#%'
+                   OR (cat = 'Trace' AND name LIKE 'PyTorch Profiler%')))
+          AND (NOT on_gpu OR IF(COALESCE(cat, '') <> '', cat = 'kernel',
+                                thread LIKE 'Stream #%' AND NOT (name LIKE 'Memcpy%'
+                                OR name LIKE 'memcpy%' OR name LIKE 'Memset%' OR name LIKE 'memset%')))""",
+    # Its step: the rank's step row whose [start, end) holds its start, the latest-starting
+    # one when steps nest (-1: none). Its occurrence: its place among the rank's
+    # collectives of that step and name, by start; (step, name, occurrence) is one
+    # instance, matched across ranks.
+    "occurrences": """
+        SELECT rank, step, name, start_ns,
+               ROW_NUMBER() OVER (PARTITION BY rank, step, name ORDER BY start_ns) - 1 AS occurrence
+        FROM (SELECT c.rank, c.name, c.start_ns, COALESCE(MAX_BY(w.step, w.start_ns), -1) AS step
+              FROM collectives c LEFT JOIN step_windows w
+                ON w.ranked AND w.rank = c.rank AND w.start_ns <= c.start_ns AND c.start_ns < w.end_ns
+              GROUP BY c.id, c.rank, c.name, c.start_ns)""",
+    # Per instance on 2 ranks or more: the first rank, the last (the straggler; ties: the
+    # lower rank), its lateness after the first start and after the median start (the
+    # lower middle of the sorted starts, so one of them).
+    "stragglers": f"""
+        SELECT step, name, occurrence, COUNT(*) AS ranks,
+               MIN_BY(rank, named_struct('s', start_ns, 'r', rank)) AS first_rank,
+               MIN(start_ns) AS first_start_ns,
                MIN_BY(rank, named_struct('s', -start_ns, 'r', rank)) AS straggler_rank,
-               MIN_BY(rank, named_struct('s', start_ns, 'r', rank)) AS earliest_rank,
-               MAX(start_ns) AS start_ns, MAX(start_ns) - MIN(start_ns) AS lateness_ns
-        FROM starts GROUP BY step, cat, name, k ORDER BY step, cat, name, k""",
+               MAX(start_ns) AS start_ns, MAX(start_ns) - MIN(start_ns) AS lateness_ns,
+               MAX(start_ns) - {_lower_median("start_ns")} AS lateness_vs_median_ns
+        FROM occurrences GROUP BY step, name, occurrence HAVING COUNT(*) >= 2
+        ORDER BY step, first_start_ns, name, occurrence""",
+    # Skew per step over the ranks that have it (ties: the lower rank); the step's
+    # straggler is that of its instance with the greatest lateness (the first of equals in
+    # the stragglers' order), none when it has no instance.
+    "skew": f"""
+        WITH d AS (
+               SELECT step,
+                      map_from_entries(array_sort(collect_list(struct(rank, duration_ns)))) AS durations_ns,
+                      map_from_entries(array_sort(collect_list(struct(rank, start_ns)))) AS starts_ns,
+                      MIN(duration_ns) AS min_ns, MAX(duration_ns) AS max_ns,
+                      {_lower_median("duration_ns")} AS median_ns,
+                      MIN_BY(rank, named_struct('d', -duration_ns, 'r', rank)) AS slowest_rank,
+                      MIN_BY(rank, named_struct('d', duration_ns, 'r', rank)) AS fastest_rank
+               FROM rank_steps GROUP BY step),
+             late AS (
+               SELECT step, MAX(lateness_ns) AS max_lateness_ns,
+                      MIN_BY(straggler_rank, named_struct('l', -lateness_ns, 's', first_start_ns,
+                                                          'n', name, 'o', occurrence)) AS straggler_rank
+               FROM stragglers GROUP BY step)
+        SELECT d.step, durations_ns, starts_ns, min_ns, max_ns, median_ns, max_ns - min_ns AS skew_ns,
+               IF(median_ns = 0, 0D, CAST(max_ns AS DOUBLE) / median_ns) AS max_over_median,
+               slowest_rank, fastest_rank, l.straggler_rank, COALESCE(l.max_lateness_ns, 0) AS max_lateness_ns
+        FROM d LEFT JOIN late l USING (step) ORDER BY step""",
 }
 
 

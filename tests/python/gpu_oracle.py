@@ -22,21 +22,30 @@ goes through a binary float.
                      union of the activity of every device of the rank (of each kind, for
                      kernel_ns, ...) clipped to the window; kernel_count counts the kernels
                      starting inside it
-  collectives        X events whose name is a communication op (COMM below), each given the
-                     step whose window holds its start, numbered per (step, cat, name)
+  collectives        X events whose name holds a word of the collective rule (the words of
+                     scale/nxprof_spark.py, which test_scale_spark checks against nxprof's
+                     own classification), on the host or a kernel on a GPU (a pid that
+                     process_labels names "GPU <n>"); each gets the step of its rank whose
+                     window holds its start (the latest-starting one), -1 when none, and its
+                     occurrence: its place among the rank's collectives of that step and name
+  skew, stragglers   `nxprof ranks` (docs/analyses.md "Ranks"), over the ranked traces:
+                     medians are the lower middle, ties go to the lower rank
 """
 import gzip
 import json
 import re
+import sys
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from trace_ranks import trace_rank
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scale"))
+from nxprof_spark import COLLECTIVE_WORDS  # noqa: E402
+
 GPU_CATS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 STEP = re.compile(r"^ProfilerStep#(\d+)$")
-COMM = re.compile(r"nccl|gloo|all_?reduce|all_?gather|reduce_?scatter|broadcast|all_?to_?all",
-                  re.IGNORECASE)
+COLLECTIVE = re.compile("|".join(map(re.escape, COLLECTIVE_WORDS)), re.IGNORECASE | re.ASCII)
 
 
 def load(path):
@@ -66,6 +75,9 @@ class Trace:
         self.rank = trace_rank(path, doc)
         self.timed = []    # (start, end) of every event with a ts
         self.slices = []   # (start, end, event) of the X events
+        self.gpu_pids = {e.get("pid") for e in events
+                         if isinstance(e, dict) and e.get("ph") == "M" and e.get("name") == "process_labels"
+                         and re.fullmatch(r"GPU \d+", str((e.get("args") or {}).get("labels")))}
         for e in events:
             if not isinstance(e, dict) or e.get("ph") == "M" or "ts" not in e:
                 continue
@@ -97,19 +109,21 @@ class Trace:
         return sorted(out, key=lambda x: (x[2], x[0]))
 
     def collectives(self):
-        """{(step, cat, name, k): start} of the communication events inside a step window,
-        k numbering one rank's events of that (step, cat, name) by start."""
-        seen, out, windows = {}, {}, self.steps()
-        for s, _, ev in sorted(self.slices, key=lambda x: (x[0], x[1])):
-            if not COMM.search(ev.get("name", "")):
+        """{(step, name, occurrence): start} of the collectives (the rule above)."""
+        windows = self.steps()
+        rows = []
+        for s, _, ev in self.slices:
+            name = ev.get("name", "")
+            on_gpu = ev.get("pid") in self.gpu_pids
+            if not COLLECTIVE.search(name) or (on_gpu and ev.get("cat") != "kernel"):
                 continue
-            step = next((n for n, _, a, b in windows if a <= s < b), None)
-            if step is None:
-                continue
-            key = (step, ev.get("cat"), ev["name"])
-            k = seen.get(key, 0)
-            seen[key] = k + 1
-            out[key + (k,)] = s
+            holding = [(a, n) for n, _, a, b in windows if a <= s < b]
+            rows.append((max(holding)[1] if holding else -1, name, s))
+        out, seen = {}, {}
+        for step, name, s in sorted(rows):
+            k = seen.get((step, name), 0)
+            seen[(step, name)] = k + 1
+            out[(step, name, k)] = s
         return out
 
 
@@ -211,48 +225,54 @@ def steps(trace):
     return rows
 
 
-def _median(values):
+def _lower_median(values):
     v = sorted(values)
-    mid = len(v) // 2
-    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+    return v[(len(v) - 1) // 2]
 
 
-def skew(traces):
-    """Per step number over the ranks that have it: {step: {n_ranks, min_ns, max_ns,
-    median_ns, skew_ns, max_over_median, slowest_rank}} (ties: the lower rank)."""
-    per = {}
-    for t in traces:
-        for r in steps(t):
-            per.setdefault(r["step"], []).append((r["duration_ns"], t.rank))
-    out = {}
-    for n, v in per.items():
-        durs = [d for d, _ in v]
-        med = _median(durs)
-        top = max(durs)
-        out[n] = {"n_ranks": len(v), "min_ns": min(durs), "max_ns": top, "median_ns": med,
-                  "skew_ns": top - min(durs), "max_over_median": top / med if med else None,
-                  "slowest_rank": min(r for d, r in v if d == top)}
-    return out
-
-
-def _latest(starts):
-    """(straggler rank, earliest start, latest start) of {rank: start}; ties: lower rank."""
-    late = max(starts.values())
-    return min(r for r, s in starts.items() if s == late), min(starts.values()), late
+def _ranked(traces):
+    return [t for t in traces if t.rank is not None and t.rank >= 0]
 
 
 def stragglers(traces):
-    """{(step, cat, name, k): {straggler_rank, lateness_ns, n_ranks}}: for each step's start
-    (key (step, "step", name, 0)) and each collective occurrence, the rank that started it
-    last and by how much after the earliest rank."""
+    """`nxprof ranks`' "stragglers": per collective instance seen on 2 ranks or more, in
+    order of step, first start, name."""
     starts = {}
-    for t in traces:
-        for n, name, a, _ in t.steps():
-            starts.setdefault((n, "step", name, 0), {})[t.rank] = a
+    for t in _ranked(traces):
         for key, s in t.collectives().items():
-            starts.setdefault(key, {})[t.rank] = s
+            starts.setdefault(key, []).append((s, t.rank))
+    out = []
+    for (step, name, k), v in starts.items():
+        if len(v) < 2:
+            continue
+        first, late = min(v), max(s for s, _ in v)
+        last = min(r for s, r in v if s == late)
+        out.append({"step": step, "name": name, "occurrence": k, "ranks": len(v),
+                    "first_rank": first[1], "first_start_ns": first[0], "straggler_rank": last,
+                    "start_ns": late, "lateness_ns": late - first[0],
+                    "lateness_vs_median_ns": late - _lower_median(s for s, _ in v)})
+    return sorted(out, key=lambda g: (g["step"], g["first_start_ns"], g["name"], g["occurrence"]))
+
+
+def skew(traces):
+    """`nxprof ranks`' "steps": per step number, over the ranked traces that have it (each
+    with its first row of that number)."""
+    per = {}
+    for t in _ranked(traces):
+        for n, _, a, b in sorted(t.steps(), key=lambda x: (x[0], x[2])):
+            per.setdefault(n, {}).setdefault(t.rank, (a, b))
+    late = {}
+    for g in stragglers(traces):   # in output order: the first of equal latenesses stays
+        if g["step"] not in late or g["lateness_ns"] > late[g["step"]][1]:
+            late[g["step"]] = (g["straggler_rank"], g["lateness_ns"])
     out = {}
-    for key, by_rank in starts.items():
-        rank, first, last = _latest(by_rank)
-        out[key] = {"straggler_rank": rank, "lateness_ns": last - first, "n_ranks": len(by_rank)}
+    for n, by_rank in per.items():
+        durs = {r: b - a for r, (a, b) in by_rank.items()}
+        top, low, med = max(durs.values()), min(durs.values()), _lower_median(durs.values())
+        out[n] = {"step": n, "durations_ns": durs, "starts_ns": {r: a for r, (a, _) in by_rank.items()},
+                  "min_ns": low, "max_ns": top, "median_ns": med, "skew_ns": top - low,
+                  "max_over_median": top / med if med else 0.0,
+                  "slowest_rank": min(r for r, d in durs.items() if d == top),
+                  "fastest_rank": min(r for r, d in durs.items() if d == low),
+                  "straggler_rank": late.get(n, (None, 0))[0], "max_lateness_ns": late.get(n, (None, 0))[1]}
     return out

@@ -17,10 +17,18 @@ raw JSON in tests/python/gpu_oracle.py, as returned and as written (Parquet read
 the two bad inputs are reported per trace and the job answers for the rest; a rerun skips
 every profile that is up to date. `nxprof summary --format json` of each rank's profile has
 the oracle's span as its wall time, and the same "devices" and "steps" members.
+
+The 8 generated ranks are also processed together, as one capture (a folder of the 8
+files): the job's skew and stragglers equal `nxprof ranks --format json` of that profile
+(and summary's "rank_stats") field by field; they also equal it on three hand-made ranks
+that hold every edge case of the definitions (edge_ranks). The job's collective rule is
+checked against nxprof's by their outputs on a list of candidate names, so a word added on
+one side only fails the test.
 """
 import gzip
 import json
 import math
+import shutil
 import sys
 from pathlib import Path
 
@@ -83,13 +91,20 @@ def job(tmp_path_factory, spark):
     broken = base / "broken.json"
     broken.write_text("{not json")
     inputs = traces + [str(capture), str(broken), str(base / "missing.json")]
+    together = base / "ranks-together"
+    together.mkdir()
+    for t in traces[:8]:
+        shutil.copy(t, together)
+    nx("process", together, "--output-file", base / "ranks-profile")
+    ranks = json.loads(nx("ranks", base / "ranks-profile", "--format", "json").stdout)
+    summary = json.loads(nx("summary", base / "ranks-profile", "--format", "json").stdout)
     result = nxprof_spark.run(spark, inputs, base / "out", str(BIN))
     neuron = gpu_oracle.Capture(capture)
     assert neuron.rank is None
     neuron.rank = -1 - len(traces)   # the job's rank of an input without one
     oracle = [gpu_oracle.Trace(t) for t in traces] + [neuron]
     return {"base": base, "inputs": inputs, "traces": traces, "result": result, "oracle": oracle,
-            "spark": spark}
+            "spark": spark, "ranks": ranks, "summary": summary}
 
 
 def keyed(rows, *key):
@@ -144,18 +159,167 @@ def test_skew_equals_the_oracle(job):
     for n, w in want.items():
         same_row(got[(n,)], w)
     for n in (1, 2, 3, 4):
-        assert got[(n,)]["slowest_rank"] == STRAGGLER and got[(n,)]["n_ranks"] == 8
+        assert got[(n,)]["slowest_rank"] == STRAGGLER and len(got[(n,)]["durations_ns"]) == 8
+        assert got[(n,)]["straggler_rank"] == STRAGGLER and got[(n,)]["max_lateness_ns"] > 0
+    assert {n for (n,), row in got.items() if row["straggler_rank"] is None} == {101, 102, 103}
 
 
 def test_stragglers_equal_the_oracle(job):
     want = gpu_oracle.stragglers(job["oracle"])
-    got = keyed(job["result"]["stragglers"], "step", "cat", "name", "k")
-    assert set(got) == set(want)
-    for key, w in want.items():
-        same_row(got[key], w)
-    ddp = [v for (step, *_), v in got.items() if step <= 4]
-    assert len(ddp) > 4 and all(v["straggler_rank"] == STRAGGLER for v in ddp)
-    assert got[(101, "kernel", "ncclDevKernel_AllReduce_Sum_f32", 0)]["n_ranks"] == 1
+    got = job["result"]["stragglers"]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        same_row(g, w)
+    ddp = [g for g in got if 1 <= g["step"] <= 4]
+    assert len(ddp) > 4 and all(g["straggler_rank"] == STRAGGLER and g["ranks"] == 8 for g in ddp)
+    assert {g["name"] for g in ddp} == {"c10d::allreduce_", "gloo:all_reduce"}
+    assert not [g for g in got if g["name"].startswith("ncclDevKernel")]   # rank 8's alone
+
+
+def test_rank_answers_equal_nxprof_ranks(job):
+    """The 8 ranks processed as one capture: `nxprof ranks` and summary's "rank_stats" are
+    the job's skew and stragglers, field by field (the job also has the hand-made rank 8's
+    steps, on that rank alone; the unranked Neuron capture takes no part)."""
+    ranks = job["ranks"]
+    assert job["summary"]["rank_stats"] == ranks
+    assert ranks["ranks"] == list(range(8))
+    assert job["result"]["stragglers"] == ranks["stragglers"]
+    spark_steps = {row["step"]: row for row in job["result"]["skew"]}
+    assert set(spark_steps) == {s["step"] for s in ranks["steps"]} | {101, 102, 103}
+    for want in ranks["steps"]:
+        assert as_ranks_step(spark_steps[want["step"]]) == want, want["step"]
+
+
+def as_ranks_step(row):
+    """A skew row as `nxprof ranks` writes a step: JSON keys its per-rank maps by strings."""
+    return {**row, **{k: {str(r): v for r, v in row[k].items()} for k in ("durations_ns", "starts_ns")}}
+
+
+def edge_ranks(folder):
+    """Ranks 0, 1, 2 whose rank answers have every case of rank_stats.h's definitions: a
+    rank's second row of a step number (not its duration), a step nested in another (its
+    collectives are the inner step's), a step of 0 ns (median 0) that rank 2 lacks, tied
+    durations and tied latest starts (the lower rank), two steps with instances of equal
+    lateness (the first in the stragglers' order), collectives before any step (step -1), a
+    collective instant, an NCCL kernel on the GPU, a GPU annotation copy of a collective and
+    aten::broadcast_tensors (neither counts), an instance on 2 of the 3 ranks, one on a
+    single rank (no straggler). Times in µs, host pid 100, GPU 0 pid 0."""
+    def x(name, ts, dur, cat="cpu_op", pid=100, **more):
+        return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": 7 if pid == 0 else 1,
+                "ts": ts, "dur": dur, **more}
+    paths = []
+    for r in (0, 1, 2):
+        events = [
+            {"ph": "M", "name": "process_labels", "pid": 0, "tid": 0, "args": {"labels": "GPU 0"}},
+            x("ProfilerStep#1", 1000, 100, "user_annotation"),
+            x("ProfilerStep#2", 1100, 160 if r == 2 else 100, "user_annotation"),
+            x("train", 1120, 30, "python_function", args={"step_num": 5}),      # nested in #2
+            x("record_param_comms", 500 + 3 * r, 2),                             # step -1
+            x("c10d::allreduce_", 1010 if r == 0 else 1014, 5),                  # tie: 1 and 2 last
+            x("c10d::allreduce_", 1040 + r, 5),
+            x("gloo:all_reduce", 1041 + r, 5, "gpu_user_annotation", pid=0),     # a copy: no
+            x("aten::broadcast_tensors", 1050 + 9 * r, 1),                       # no collective
+            x("ncclDevKernel_AllReduce_Sum_f32", 1060 + 2 * (2 - r), 4, "kernel", pid=0),
+            x("c10d::allgather_", 1125 + r, 2),                                  # step 5
+            x("c10d::broadcast_", 1130 + 2 * (r % 2), 2),                        # equal lateness
+            x("c10d::alltoall_", 1200 + r, 2),
+        ]
+        if r < 2:
+            events += [{"ph": "i", "s": "t", "name": "nccl:all_reduce", "pid": 100, "tid": 1,
+                        "ts": 1170 + 5 * r},
+                       x("ProfilerStep#3", 2000, 0, "user_annotation")]
+        if r == 2:
+            events += [x("ProfilerStep#1", 3000, 40, "user_annotation"), x("c10d::reduce_scatter_", 1220, 1)]
+        doc = {"distributedInfo": {"rank": r, "world_size": 3}, "traceEvents": events}
+        paths.append(folder / f"rank-{r}.json")
+        paths[-1].write_text(json.dumps(doc))
+    return paths
+
+
+def test_rank_answers_equal_nxprof_ranks_on_edge_cases(tmp_path, spark):
+    """The job over edge_ranks (one profile each) gives `nxprof ranks` of the three processed
+    together, field by field."""
+    (tmp_path / "capture").mkdir()
+    paths = edge_ranks(tmp_path / "capture")
+    nx("process", tmp_path / "capture", "--output-file", tmp_path / "together")
+    want = json.loads(nx("ranks", tmp_path / "together", "--format", "json").stdout)
+    spark.sparkContext.addPyFile(nxprof_spark.__file__)   # as run() does, for the executors
+    records = nxprof_spark.process_all(spark, [str(p) for p in paths], tmp_path / "out", str(BIN))
+    assert [r["status"] for r in records] == ["processed"] * 3
+    got = {name: [row.asDict(recursive=True) for row in df.collect()]
+           for name, df in nxprof_spark.answers(spark, records).items() if name in ("skew", "stragglers")}
+    assert got["stragglers"] == want["stragglers"]
+    assert [as_ranks_step(row) for row in got["skew"]] == want["steps"]
+    # the cases are there: each is a figure that a wrong rule would change
+    steps = {s["step"]: s for s in want["steps"]}
+    assert set(steps) == {1, 2, 3, 5} and steps[1]["durations_ns"]["2"] == 100_000
+    assert steps[3]["median_ns"] == 0 and steps[3]["max_over_median"] == 0
+    assert len(steps[3]["durations_ns"]) == 2
+    assert steps[2]["slowest_rank"] == 2 and steps[1]["slowest_rank"] == 0 == steps[1]["fastest_rank"]
+    late = {(g["step"], g["name"], g["occurrence"]): g for g in want["stragglers"]}
+    assert late[(-1, "record_param_comms", 0)]["straggler_rank"] == 2
+    assert late[(1, "c10d::allreduce_", 0)]["straggler_rank"] == 1
+    assert late[(1, "c10d::allreduce_", 1)]["lateness_ns"] == 2000
+    assert late[(2, "nccl:all_reduce", 0)]["ranks"] == 2
+    assert (5, "c10d::allgather_", 0) in late and (2, "c10d::allgather_", 0) not in late
+    assert late[(5, "c10d::broadcast_", 0)]["lateness_ns"] == late[(5, "c10d::allgather_", 0)]["lateness_ns"]
+    assert (steps[5]["straggler_rank"], steps[5]["max_lateness_ns"]) == (2, 2000)
+    names = {n for _, n, _ in late}
+    assert not names & {"aten::broadcast_tensors", "gloo:all_reduce", "c10d::reduce_scatter_"}
+    assert late[(1, "ncclDevKernel_AllReduce_Sum_f32", 0)]["straggler_rank"] == 0
+
+
+def test_collective_rule_equals_nxprof(tmp_path, spark):
+    """Which names are collectives: nxprof (`nxprof ranks` of two ranks that run one host
+    slice of each candidate name in one step: an instance on 2 ranks for each collective),
+    the job's Python rule and its Spark SQL rule give the same set."""
+    candidates = sorted({*nxprof_spark.COLLECTIVE_WORDS, *(w.upper() for w in nxprof_spark.COLLECTIVE_WORDS),
+                         *COLLECTIVE_CANDIDATES})
+    for rank in (0, 1):
+        events = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 100, "tid": 1,
+                   "ts": 0, "dur": 10 * len(candidates) + 10}]
+        events += [{"ph": "X", "cat": "cpu_op", "name": n, "pid": 100, "tid": 1, "ts": 10 * i + 1 + rank,
+                    "dur": 5} for i, n in enumerate(candidates)]
+        doc = {"distributedInfo": {"rank": rank, "world_size": 2}, "traceEvents": events}
+        (tmp_path / "capture").mkdir(exist_ok=True)
+        (tmp_path / "capture" / f"rank-{rank}.json").write_text(json.dumps(doc))
+    nx("process", tmp_path / "capture", "--output-file", tmp_path / "profile")
+    ranks = json.loads(nx("ranks", tmp_path / "profile", "--format", "json").stdout)
+    by_nxprof = {g["name"] for g in ranks["stragglers"]}
+    assert all(g["ranks"] == 2 and g["step"] == 1 for g in ranks["stragglers"])
+    by_python = {n for n in candidates if nxprof_spark.is_collective(n)}
+    spark.createDataFrame([(n,) for n in candidates], "name string").createOrReplaceTempView("candidates")
+    by_sql = {r.name for r in spark.sql("SELECT name FROM candidates WHERE "
+                                        + nxprof_spark.sql_is_collective("name")).collect()}
+    assert by_python == by_nxprof, (by_python - by_nxprof, by_nxprof - by_python)
+    assert by_sql == by_nxprof
+    assert "aten::broadcast_tensors" not in by_nxprof
+    assert "ncclDevKernel_AllReduce_Sum_f32_RING_LL" in by_nxprof
+
+
+# Names of collectives and of near misses from NCCL, gloo, c10d, XLA and Neuron profiles.
+COLLECTIVE_CANDIDATES = (
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "ncclKernel_Broadcast_RING_LL_Sum_int8_t",
+    "ncclDevKernel_SendRecv", "ncclDevKernel_AllGather_RING_LL", "ncclDevKernel_ReduceScatter_Sum_bf16",
+    "gloo:all_reduce", "gloo:broadcast", "gloo:barrier", "c10d::allreduce_", "c10d::broadcast_",
+    "c10d::allgather_", "c10d::_allgather_base_", "c10d::reduce_scatter_", "c10d::alltoall_base_",
+    "c10d::send", "c10d::recv_", "c10d::barrier", "c10d::reduce_", "c10d::gather_", "c10d::scatter_",
+    "record_param_comms", "nccl:all_reduce", "nccl:_all_gather_base", "nccl:send", "nccl:recv",
+    "all-reduce.3", "all-gather-start", "all-gather-done", "reduce-scatter.1", "all-to-all.2",
+    "collective-permute-start.1", "collective-permute-done", "send.1", "recv.2", "send-done",
+    "recv-done", "broadcast", "Broadcast", "aten::broadcast_tensors", "AllReduce", "ALLGATHER",
+    "ReduceScatter", "AllToAll", "AllToAllv", "SendRecv", "psum", "all_reduce_coalesced",
+    "allreduce_coalesced", "barrier", "ncclCommInitRank", "cudaStreamSynchronize", "aten::mm",
+    "nrt_cc_all_reduce", "cc_allreduce", "CollectivePermute", "permute", "reduce", "gather",
+    "scatter", "send", "recv", "p2p", "\uff2e\uff23\uff23\uff2c", "N\u0130CCL_allreduce",
+)
+
+
+def plain(value):
+    """A map column as sorted (key, value) pairs: Spark returns a dict, pyarrow a list."""
+    if isinstance(value, dict):
+        return sorted(value.items())
+    return sorted(value) if isinstance(value, list) else value
 
 
 def test_written_parquet_equals_the_answers(job):
@@ -163,8 +327,8 @@ def test_written_parquet_equals_the_answers(job):
         files = sorted((job["base"] / "out" / "answers" / name).glob("*.parquet"))
         rows = [r for f in files for r in pq.read_table(f).to_pylist()]
         key = sorted(job["result"][name][0])
-        assert sorted(map(str, (tuple(r[k] for k in key) for r in rows))) == \
-            sorted(map(str, (tuple(r[k] for k in key) for r in job["result"][name])))
+        assert sorted(str(tuple(plain(r[k]) for k in key)) for r in rows) == \
+            sorted(str(tuple(plain(r[k]) for k in key)) for r in job["result"][name])
     written = json.loads((job["base"] / "out" / "answers.json").read_text())
     assert written["skew"] == json.loads(json.dumps(job["result"]["skew"]))
 
