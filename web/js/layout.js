@@ -44,10 +44,10 @@ function groupBy(items, key) {
 }
 
 const ncLeaves = (ts) => ts.filter(isNc).sort((a, b) => Number(a.nc) - Number(b.nc)).map((t) => leaf(t, `NeuronCore ${t.nc}`));
-// A thread's label: the names its trace gave ("python3 (469) / thread 520 (pt_autograd_0)",
+// A thread's label (also the Event Details' track): the names its trace gave ("python3 (469) / thread 520 (pt_autograd_0)",
 // /tracks' process_label and thread_label), else pid/tid, else its track name.
 const known = (v) => v !== null && v !== undefined && v !== '';
-const threadLabel = (t) => (known(t.thread_label) ? `${t.process_label} / ${t.thread_label}`
+export const threadLabel = (t) => (known(t.thread_label) ? `${t.process_label} / ${t.thread_label}`
   : known(t.pid) && known(t.tid) ? `${t.pid}/${t.tid}` : txt(t.track, '(none)'));
 const processLabel = (pid, ts) => { const n = ts.find((t) => known(t.process_label)); return n ? n.process_label : `process ${pid}`; };
 const threadLeafLabel = (t) => (known(t.thread_label) ? t.thread_label : known(t.tid) ? `thread ${t.tid}` : txt(t.track, '(none)'));

@@ -16,6 +16,7 @@ import { selectWindow } from './selection.js';
 import { esc, cut, fmtNs, fmtCount, fmtField, prettyJSON } from './format.js';
 import { nameFieldOf } from './data.js';
 import { shortName } from './names.js';
+import { threadLabel } from './layout.js';
 
 export async function fetchEvent(table, ordinal) {
   const key = `${table}:${ordinal}`;
@@ -95,6 +96,13 @@ async function loadFlows(sel, box) {
   draw();
 }
 
+// The selected event's track as the tree names it ("GPU 0 / stream 7"), else its key.
+function trackTitle(ev) {
+  const tracks = ((V.tracksDoc && V.tracksDoc.groups) || []).flatMap((g) => g.tracks);
+  const t = tracks.find((x) => x.table === ev.table && x.track === ev.track);
+  return t && t.thread_label ? threadLabel(t) : `track ${ev.track}`;
+}
+
 export async function showDetails(sel) {
   const box = $('#details .content');
   if (!sel) { box.innerHTML = '<p class="muted">Click an event.</p>'; return; }
@@ -108,7 +116,7 @@ export async function showDetails(sel) {
   const def = V.defs.get(ev.table) || {};
   const start = def.start ? fieldOf(ev, def.start) : null, end = def.end ? fieldOf(ev, def.end) : start;
   V.selRef = { table: ev.table, ordinal: ev.ordinal, track: ev.track, start, end };
-  let html = `<p class="ev-head"><b>${esc(ev.table)}</b> #${esc(ev.ordinal)}${ev.track !== undefined ? ` · track ${cut(ev.track)}` : ''}</p>`;
+  let html = `<p class="ev-head"><b>${esc(ev.table)}</b> #${esc(ev.ordinal)}${ev.track !== undefined ? ` · ${cut(trackTitle(ev))}` : ''}</p>`;
   const name = nameFieldOf(def) && fieldOf(ev, nameFieldOf(def));
   if (typeof name === 'string' && shortName(name) !== name) html += `<p class="ev-name">${esc(name)}</p>`;   // shortened on the timeline: here whole
   if (start !== null) html += `<p class="muted">${esc(fmtNs(relOf(start)))} – ${esc(fmtNs(relOf(end ?? start)))} (${esc(fmtNs(relOf(end ?? start) - relOf(start)))})</p>`;
