@@ -65,8 +65,10 @@ export function screenRows() {
 
 export function draw() {
   if (V.frame) return;
+  document.body.dataset.paint = 'pending';   // for tests: a frame is on its way (docs/viewer.md)
   V.frame = requestAnimationFrame(() => {
     V.frame = 0;
+    document.body.dataset.paint = 'done';
     const t0 = performance.now();
     paintFrame();
     V.paintMs = performance.now() - t0;   // reported in nxViewer.state for bench/viewer
