@@ -305,6 +305,25 @@ test('System Trace Viewer in chromium against nxprof serve', { skip: SKIP, timeo
     await page.click('#export-cancel');
   });
 
+  await t.test('settle waits for the sections: a late /summary moves the timeline down', async () => {
+    // The facts line (from /summary) comes after the first window; on a loaded machine a
+    // test that read the canvas's place before it sent the mouse to the wrong row.
+    let release;
+    const held = new Promise((r) => { release = r; });
+    const summary = `${url}/api/profiles/pt/summary`;
+    await page.route(summary, async (route) => { await held; await route.continue(); });
+    await page.goto(`${url}/view/pt`);
+    await page.waitForFunction(() => window.nxViewer && window.nxViewer.state.loaded && document.body.dataset.paint === 'done');
+    const early = await box();
+    assert.equal(await page.locator('#system-facts').innerText(), '', 'the facts line waits for /summary');
+    const settled = settle(page);
+    release();
+    await settled;
+    await page.unroute(summary);
+    assert.notEqual(await page.locator('#system-facts').innerText(), '', 'settled: the facts line is in');
+    assert.ok((await box()).y > early.y, `the timeline moved down (${early.y} -> ${(await box()).y})`);
+  });
+
   assert.ok(devUrl, 'the drill-down ran');
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
 });
