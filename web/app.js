@@ -54,7 +54,8 @@ async function openProfile(name) {
 function route() {
   const fail = (e) => { setStatus(`Error: ${e.message}`); };
   const m = location.pathname.match(/^\/(?:view|profile)\/([^/]+(?:\/devices\/[^/]+)?)\/?$/);
-  if (m) openProfile(m[1].split('/').map(decodeURIComponent).join('/')).catch(fail);
+  // data-ready: every section of the page has its answer or its error (for tests, docs/viewer.md)
+  if (m) openProfile(m[1].split('/').map(decodeURIComponent).join('/')).catch(fail).finally(() => { document.body.dataset.ready = 'true'; });
   else if (location.pathname === '/compare') showCompare().catch(fail);
   else showProfiles().catch(fail);
 }

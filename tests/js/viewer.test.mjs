@@ -40,7 +40,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SKIP, TRACK_SQL, startServer, launch, settle, viewState, paintedRows } from './lib/browser.mjs';
+import { SKIP, TRACK_SQL, openPage, settle, until, viewState, paintedRows } from './lib/browser.mjs';
 
 const BIN = process.env.NXPROF_BIN;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -98,13 +98,8 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   assert.ok(expectedTracks.length >= 2, 'the tiny capture has several engines');
   const SHOTS = process.env.NXPROF_SCREENSHOTS || tmp;
 
-  const { child, url } = await startServer(BIN, data);
-  const browser = await launch();
-  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); fs.rmSync(tmp, { recursive: true, force: true }); });
-  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1400, height: 900 } });
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { url, page, pageErrors } = await openPage(t, BIN, data, { viewport: { width: 1400, height: 900 }, downloads: true });
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   await t.test('the profile list shows the system profile with its device profiles under it', async () => {
     await page.goto(`${url}/`);
@@ -246,8 +241,9 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   });
 
   await t.test('Export to CSV: two tables, two files equal to nxprof export-csv', async () => {
+    const r0 = urlRange(page);
     await page.keyboard.press('w');     // a window smaller than the profile
-    await page.waitForTimeout(50);
+    await waitUrlChange(page, r0);
     await waitLoaded(page);
     const st = await viewState(page);
     await page.click('#export-open');
@@ -263,7 +259,7 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     page.on('download', (d) => downloads.push(d));
     await page.click('#export-go');
     await dlg.waitFor({ state: 'hidden' });
-    for (let i = 0; i < 300 && downloads.length < 2; i++) await page.waitForTimeout(100);
+    await until(() => downloads.length >= 2, 'two downloads');
     assert.equal(downloads.length, 2, 'two files downloaded');
     const outDir = path.join(tmp, 'cli');
     execFileSync(BIN, ['export-csv', profileDir, '--start', st.start, '--end', st.end, '--width', String(st.width),

@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { requireBin, TEST_DATA, tempDir } from './lib/harness.mjs';
-import { SKIP, startServer, launch, settle } from './lib/browser.mjs';
+import { SKIP, openPage, settle } from './lib/browser.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_breakdown: ${SKIP}`);
 const REAL = path.join(TEST_DATA, 'real-gpu');
@@ -46,12 +46,7 @@ test('the Breakdown section shows the API\'s figures', { skip: SKIP, timeout: 20
     for (const f of files) fs.copyFileSync(path.join(REAL, f), path.join(cap, f));
     execFileSync(BIN, ['process', cap, '--data-path', data, '--display-name', name], { stdio: 'ignore' });
   }
-  const { child, url } = await startServer(BIN, data);
-  const browser = await launch();
-  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
-  const page = await (await browser.newContext({ viewport: { width: 1500, height: 1000 } })).newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { url, page, pageErrors } = await openPage(t, BIN, data);
 
   for (const name of Object.keys(PROFILES)) {
     await t.test(name, async () => {
@@ -109,12 +104,7 @@ test('a NeuronCore\'s device page shows its engine breakdown', { skip: SKIP, tim
   const cap = path.join(tmp, 'cap'), data = path.join(tmp, 'data');
   execFileSync(BIN, ['synth', '--out', cap, '--preset', 'tiny', '--cores', '2'], { stdio: 'ignore' });
   execFileSync(BIN, ['process', cap, '--data-path', data, '--display-name', 'syn'], { stdio: 'ignore' });
-  const { child, url } = await startServer(BIN, data);
-  const browser = await launch();
-  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
-  const page = await (await browser.newContext({ viewport: { width: 1500, height: 1000 } })).newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { url, page, pageErrors } = await openPage(t, BIN, data);
   const api = await (await fetch(`${url}/api/profiles/syn-nd0-nc0/breakdown`)).json();
   assert.equal(api.kind, 'device');
   await page.goto(`${url}/view/syn-nd0-nc0`);

@@ -31,7 +31,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
-import { SKIP, startServer, launch } from './lib/browser.mjs';
+import { SKIP, openPage } from './lib/browser.mjs';
 import { fmtNs } from '../../web/js/format.js';
 
 if (SKIP) console.log(`# SKIP js.viewer_compare: ${SKIP}`);
@@ -55,12 +55,7 @@ test('Compare page in chromium against nxprof serve', { skip: SKIP, timeout: 200
       FROM (${side('rank0')}) a FULL OUTER JOIN (${side('rank1')}) b ON a.k = b.k`))
     .map((r) => [r.k, [Number(r.ca), Number(r.cb), Number(r.ta), Number(r.tb)]]));
 
-  const { child, url } = await startServer(BIN, data);
-  const browser = await launch();
-  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
-  const page = await (await browser.newContext({ viewport: { width: 1500, height: 1000 } })).newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { url, page, pageErrors } = await openPage(t, BIN, data);
   const apiDiff = async (q) => (await fetch(`${url}/api/diff?${q}`)).json();
   const tableRows = () => page.locator('#compare-table tbody tr').evaluateAll((trs) => trs.map((tr) => ({
     cls: tr.className, cells: [...tr.children].map((td) => td.innerText.trim()), titles: [...tr.children].map((td) => td.title) })));

@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
-import { SKIP, GUTTER, startServer, launch, settle, viewState, pixel } from './lib/browser.mjs';
+import { SKIP, GUTTER, openPage, settle, viewState, pixel } from './lib/browser.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_counters: ${SKIP}`);
 const TRACE = path.join(TEST_DATA, 'real-gpu', 'gpt2_eager.json.gz');
@@ -62,12 +62,7 @@ test('memory lanes and [memory] rows of a real PyTorch trace', { skip: SKIP, tim
   let gap = 1;
   for (let i = 1; i + 1 < gpu.length; i++) if (gpu[i + 1].ts - gpu[i].ts > gpu[gap + 1].ts - gpu[gap].ts && gpu[i].ts > gpu[i - 1].ts) gap = i;
 
-  const { child, url } = await startServer(BIN, data);
-  const browser = await launch();
-  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
-  const page = await (await browser.newContext({ viewport: { width: 1500, height: 1000 } })).newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { url, page, pageErrors } = await openPage(t, BIN, data);
 
   await t.test('a memory lane per device, labelled, painted', async () => {
     await page.goto(`${url}/view/gpt2`);

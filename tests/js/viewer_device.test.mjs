@@ -23,7 +23,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { requireBin, tempDir, openDuckDB } from './lib/harness.mjs';
-import { SKIP, TRACK_SQL, GUTTER, startServer, launch, settle, viewState, paintedRows, pixel } from './lib/browser.mjs';
+import { SKIP, TRACK_SQL, GUTTER, openPage, settle, viewState, paintedRows, pixel } from './lib/browser.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_device: ${SKIP}`);
 
@@ -46,12 +46,7 @@ test('Device Trace Viewer tools in chromium against nxprof serve', { skip: SKIP,
   const T = (table) => `read_parquet('${path.join(dir, `${table}.parquet`)}', file_row_number = true)`;
   assert.ok(fs.existsSync(path.join(dir, 'Instruction.parquet')), 'one Instruction file: ordinal = row number');
 
-  const { child, url } = await startServer(BIN, data);
-  const browser = await launch();
-  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
-  const page = await (await browser.newContext({ acceptDownloads: true, viewport: { width: 1500, height: 950 } })).newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { url, page, pageErrors } = await openPage(t, BIN, data, { viewport: { width: 1500, height: 950 }, downloads: true });
   const box = () => page.locator('#timeline').boundingBox();
   const open = async (q = '') => { await page.goto(`${url}/view/${DEV}${q}`); await settle(page); };
 

@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { requireBin, TEST_DATA, tempDir } from './lib/harness.mjs';
-import { SKIP, startServer, launch, settle, viewState } from './lib/browser.mjs';
+import { SKIP, openPage, settle, viewState } from './lib/browser.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_devices: ${SKIP}`);
 const GPU = path.join(TEST_DATA, 'real-gpu');
@@ -51,12 +51,7 @@ test('Devices and Steps tables on real GPU traces', { skip: SKIP, timeout: 24000
     for (const f of files) fs.copyFileSync(path.join(GPU, f), path.join(cap, f));
     execFileSync(BIN, ['process', cap, '--data-path', data, '--display-name', name], { stdio: 'ignore' });
   }
-  const { child, url } = await startServer(BIN, data);
-  const browser = await launch();
-  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
-  const page = await (await browser.newContext({ viewport: { width: 1500, height: 1000 } })).newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { url, page, pageErrors } = await openPage(t, BIN, data);
   const cells = (sel) => page.$$eval(`${sel} tr`, (rows) => rows.slice(1).map((r) => [...r.children].map((c) => c.textContent)));
 
   for (const name of Object.keys(SETS)) {

@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
-import { SKIP, GUTTER, startServer, launch, settle, viewState, pixel } from './lib/browser.mjs';
+import { SKIP, GUTTER, openPage, settle, viewState, pixel } from './lib/browser.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_framework: ${SKIP}`);
 const TRACE = path.join(TEST_DATA, 'real-gpu', 'gpt2_eager.json.gz');
@@ -47,13 +47,7 @@ test('System Trace Viewer on a real PyTorch trace', { skip: SKIP, timeout: 20000
   const kernels = raw.traceEvents.filter((e) => e.ph === 'X' && e.cat === 'kernel' && e.name === KERNEL);
   assert.ok(kernels.length > 0, 'the trace runs the kernel');
 
-  const { child, url } = await startServer(BIN, data);
-  const browser = await launch();
-  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
-  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1500, height: 1000 } });
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { url, page, pageErrors } = await openPage(t, BIN, data, { downloads: true });
 
   await t.test('no Neuron-only panels: no Device Profiles (MFU) table, busy time per thread or stream', async () => {
     await page.goto(`${url}/view/gpt2`);

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
-import { SKIP, startServer, launch, settle, viewState } from './lib/browser.mjs';
+import { SKIP, openPage, settle, viewState } from './lib/browser.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_ranks: ${SKIP}`);
 const TRACES = [0, 1].map((r) => path.join(TEST_DATA, 'real-gpu', `ddp_rank${r}.json.gz`));
@@ -34,12 +34,7 @@ test('System Trace Viewer groups the DDP pair by rank', { skip: SKIP, timeout: 2
   const per = new Map((await sql(`SELECT worker_gid::INTEGER AS r, count(*)::INTEGER AS n,
       count(DISTINCT (process_id, thread_id))::INTEGER AS threads FROM ${events} GROUP BY 1`)).map((x) => [x.r, x]));
 
-  const { child, url } = await startServer(BIN, data);
-  const browser = await launch();
-  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
-  const page = await (await browser.newContext({ viewport: { width: 1500, height: 1000 } })).newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { url, page, pageErrors } = await openPage(t, BIN, data);
   const rankGroups = (st) => st.rows.filter((r) => r.kind === 'group' && /^rank \d+/.test(r.label));
   // The track rows under a group row: the rows after it that are deeper, up to the next row at its depth.
   const under = (st, g) => {

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { requireBin, TEST_DATA, tempDir } from './lib/harness.mjs';
-import { SKIP, startServer, launch, settle, viewState } from './lib/browser.mjs';
+import { SKIP, openPage, settle, viewState } from './lib/browser.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_ranks_heatmap: ${SKIP}`);
 const TRACES = [0, 1].map((r) => path.join(TEST_DATA, 'real-gpu', `ddp_rank${r}.json.gz`));
@@ -46,12 +46,7 @@ test('Ranks heat map and Insights of the DDP pair', { skip: SKIP, timeout: 20000
   execFileSync(BIN, ['process', cap, '--data-path', data, '--display-name', 'ddp'], { stdio: 'ignore' });
   const raw = Object.fromEntries(TRACES.map(stepsFromJSON));
 
-  const { child, url } = await startServer(BIN, data);
-  const browser = await launch();
-  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
-  const page = await (await browser.newContext({ viewport: { width: 1500, height: 1000 } })).newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { url, page, pageErrors } = await openPage(t, BIN, data);
   const ranks = await (await fetch(`${url}/api/profiles/ddp/ranks`)).json();
   const insights = await (await fetch(`${url}/api/profiles/ddp/insights`)).json();
 

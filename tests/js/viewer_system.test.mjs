@@ -30,7 +30,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { requireBin, TEST_DATA, tempDir, openDuckDB } from './lib/harness.mjs';
-import { SKIP, TRACK_SQL, GUTTER, startServer, launch, settle, viewState, paintedRows, pixel } from './lib/browser.mjs';
+import { SKIP, TRACK_SQL, GUTTER, openPage, settle, viewState, paintedRows, pixel } from './lib/browser.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_system: ${SKIP}`);
 const FIXTURE = 'rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz';
@@ -57,13 +57,7 @@ test('System Trace Viewer in chromium against nxprof serve', { skip: SKIP, timeo
       FROM ${events('demo')} WHERE trace_event_source = 'framework' AND json_extract_string(extra_attributes_json, '$.process_name') IS NOT NULL`)).map((r) => r.l));
   const isProcess = (label) => /^process /.test(label) || procLabels.has(label);
 
-  const { child, url } = await startServer(BIN, data);
-  const browser = await launch();
-  t.after(async () => { await browser.close().catch(() => {}); child.kill('SIGTERM'); });
-  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1500, height: 1000 } });
-  const page = await context.newPage();
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { url, page, pageErrors } = await openPage(t, BIN, data, { downloads: true });
   const sysRows = async () => (await viewState(page)).rows.filter((r) => r.kind === 'track' && r.table === 'SystemProfileEvents');
   const box = async () => page.locator('#timeline').boundingBox();
 
@@ -265,10 +259,16 @@ test('System Trace Viewer in chromium against nxprof serve', { skip: SKIP, timeo
   });
 
   await t.test('markers show the time between them; ? opens the help, Esc closes it', async () => {
+    await settle(page);
     const b = await box();
     const st0 = await viewState(page);
+    // contextmenu reaches the page after the click's promise resolves: wait until the
+    // number of markers moves off `n`, then check where it went
+    const markers = (n) => page.waitForFunction((k) => window.nxViewer.state.markers.length !== k, n, { timeout: 15000 });
     await page.mouse.click(b.x + GUTTER + 300, b.y + 15, { button: 'right' });
+    await markers(0);
     await page.mouse.click(b.x + GUTTER + 600, b.y + 15, { button: 'right' });
+    await markers(1);
     await settle(page);
     const st = await viewState(page);
     assert.equal(st.markers.length, 2);
@@ -279,8 +279,10 @@ test('System Trace Viewer in chromium against nxprof serve', { skip: SKIP, timeo
     for (let y = st.headerH + 30; y < st.headerH + 40; y++) line.push(await pixel(page, GUTTER + 300, y));
     assert.ok(line.some((px) => px[0] > 180 && px[2] < 100), `a marker line across the tracks (${JSON.stringify(line)})`);
     await page.mouse.click(b.x + GUTTER + 600, b.y + 15, { button: 'right' });
+    await markers(2);
     assert.equal((await viewState(page)).markers.length, 1, 'right-click on a marker removes it');
     await page.keyboard.press('m');
+    await markers(1);
     assert.equal((await viewState(page)).markers.length, 0, 'M clears them');
     await page.keyboard.press('?');
     await page.waitForFunction(() => document.querySelector('#help-dialog').open);
@@ -301,6 +303,25 @@ test('System Trace Viewer in chromium against nxprof serve', { skip: SKIP, timeo
     assert.ok(await page.locator('#export-go').isEnabled(), 'Export is enabled');
     assert.ok(await page.locator('#export-none').isHidden());
     await page.click('#export-cancel');
+  });
+
+  await t.test('settle waits for the sections: a late /summary moves the timeline down', async () => {
+    // The facts line (from /summary) comes after the first window; on a loaded machine a
+    // test that read the canvas's place before it sent the mouse to the wrong row.
+    let release;
+    const held = new Promise((r) => { release = r; });
+    const summary = `${url}/api/profiles/pt/summary`;
+    await page.route(summary, async (route) => { await held; await route.continue(); });
+    await page.goto(`${url}/view/pt`);
+    await page.waitForFunction(() => window.nxViewer && window.nxViewer.state.loaded && document.body.dataset.paint === 'done');
+    const early = await box();
+    assert.equal(await page.locator('#system-facts').innerText(), '', 'the facts line waits for /summary');
+    const settled = settle(page);
+    release();
+    await settled;
+    await page.unroute(summary);
+    assert.notEqual(await page.locator('#system-facts').innerText(), '', 'settled: the facts line is in');
+    assert.ok((await box()).y > early.y, `the timeline moved down (${early.y} -> ${(await box()).y})`);
   });
 
   assert.ok(devUrl, 'the drill-down ran');

@@ -72,8 +72,10 @@ export function screenRows(v = V) {
 
 export function draw(v = V) {
   if (v.frame) return;
+  document.body.dataset.paint = 'pending';   // for tests: a frame is on its way (docs/viewer.md)
   v.frame = requestAnimationFrame(() => {
     v.frame = 0;
+    document.body.dataset.paint = 'done';
     const t0 = performance.now();
     paintFrame(v);
     v.paintMs = performance.now() - t0;   // reported in nxViewer.state for bench/viewer

@@ -3,9 +3,12 @@
 // track rule of docs/query.md written as DuckDB SQL (independent of the viewer's code).
 //
 //   SKIP                                   a reason when chromium is missing (else false)
+//   const { url, page, context, pageErrors, consoleErrors } = await openPage(t, BIN, dataPath, opts)
+//                                          server + chromium + one page, closed after t even on failure
 //   const { child, url } = await startServer(BIN, dataPath)
 //   const browser = await launch()
-//   await settle(page)                     the view's window loaded and painted
+//   await settle(page)                     the page loaded, the view's window fetched and painted
+//   await until(cond, what)                poll a Node-side condition (downloads, ...) until true
 //   await viewState(page)                  window.nxViewer.state
 //   await paintedRows(page)                per track row: painted plot pixels on its first level
 //   await pixel(page, x, y)                [r, g, b] of the canvas at CSS pixel (x, y)
@@ -47,14 +50,47 @@ export async function launch() {
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
 }
 
+// `nxprof serve` on dataPath, chromium and one page (opts: viewport, downloads), every one
+// closed by an after hook of test t, so a failing check leaves no process behind.
+// pageErrors collects uncaught page exceptions, consoleErrors the console's error lines.
+export async function openPage(t, bin, dataPath, { viewport = { width: 1500, height: 1000 }, downloads = false } = {}) {
+  const { child, url } = await startServer(bin, dataPath);
+  t.after(() => { child.kill('SIGTERM'); });
+  const browser = await launch();
+  t.after(() => browser.close().catch(() => {}));
+  const context = await browser.newContext({ acceptDownloads: downloads, viewport });
+  const page = await context.newPage();
+  const pageErrors = [], consoleErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  return { url, browser, context, page, pageErrors, consoleErrors };
+}
+
 export const viewState = (page) => page.evaluate(() => window.nxViewer.state);
 
+// Settled: the page's sections answered (body[data-ready], set by web/app.js), the window
+// shown is the one fetched at the current plot width, nothing in flight, no frame pending
+// (body[data-paint], web/js/viewer.js), and the canvas at the same place for two frames
+// (a layout that still moves would send the mouse to the wrong row).
 export async function settle(page) {
+  await page.evaluate(() => { window.nxSettleAt = null; });
   await page.waitForFunction(() => {
-    const s = window.nxViewer && window.nxViewer.state;
-    return s && s.loaded && s.fetching === 0 && s.lastWindow && s.lastWindow.start === s.start && s.lastWindow.end === s.end;
-  }, null, { timeout: 30000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const s = window.nxViewer && window.nxViewer.state, d = document.body.dataset;
+    const r = document.querySelector('#timeline').getBoundingClientRect();
+    const at = `${r.x},${r.y},${r.width},${r.height},${document.querySelector('#timeline-scroll').scrollTop}`;
+    const still = window.nxSettleAt === at;
+    window.nxSettleAt = at;
+    return still && d.ready === 'true' && d.paint !== 'pending' && s && s.loaded && s.fetching === 0 && s.lastWindow &&
+      s.lastWindow.start === s.start && s.lastWindow.end === s.end && s.lastWindow.width === s.width;
+  }, null, { timeout: 30000, polling: 'raf' });
+}
+
+// Resolves once cond() holds (polled on Node's side), rejects naming `what` after ms.
+export async function until(cond, what, ms = 30000) {
+  for (const t0 = Date.now(); !cond();) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 // Per visible track row: how many plot pixels on the middle line of its first level are
