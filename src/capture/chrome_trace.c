@@ -7,7 +7,10 @@
  * that are kept as JSON text ("args", top-level values) or skipped (unknown
  * keys holding objects or arrays) are handed to a small "capture" sub-machine
  * that re-serialises tokens compactly, or merely tracks nesting when skipping,
- * until the value is complete.
+ * until the value is complete. An event's "args" first tries the tokenizer's
+ * compact copy (nx_json_scan_copy_value), which hands over the same text
+ * without a token per member; whatever it does not take (escapes, non-ASCII,
+ * a value cut by the buffer's end, malformed text) goes the token way.
  *
  * Per-event storage (strings, args text) lives in buffers reused from one
  * event to the next, so the steady state allocates nothing.
@@ -840,6 +843,19 @@ static int scan_failed(nx_chrome_reader *r)
     return -1;
 }
 
+/* The event's args through the tokenizer's compact copy (json_scan.h), which
+ * gives the text cap_token() would build: true when it took them. */
+static bool copy_args(nx_chrome_reader *r)
+{
+    sb_reset(&r->args);
+    if (!nx_json_scan_copy_value(&r->scan, &r->args, r->max_args, &r->tok_end))
+        return false;
+    r->ev.has_args = true;
+    r->ev.args_too_large = false;
+    r->where = W_EVENT;
+    return true;
+}
+
 static int read_all(nx_chrome_reader *r)
 {
     /* A UTF-8 byte-order mark (EF BB BF) opening the text is not JSON; some
@@ -847,6 +863,8 @@ static int read_all(nx_chrome_reader *r)
     nx_json_scan_skip_prefix(&r->scan, "\xef\xbb\xbf", 3);
     nx_json_token t;
     for (;;) {
+        if (r->where == W_FIELD && r->field == F_ARGS && copy_args(r))
+            continue;
         nx_json_kind k = nx_json_scan_next(&r->scan, &t);
         if (k == NX_JSON_FAIL)
             return scan_failed(r);

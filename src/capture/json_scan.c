@@ -260,26 +260,28 @@ static inline bool digit(unsigned c)
     return c - '0' < 10u;
 }
 
-/* The number at buf[pos]: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
-static enum lex lex_number(nx_json_scan *s, nx_json_token *t)
+/* Scans the number at p: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+ * Returns where it stops; *what stays NULL when the number is well formed up
+ * to there, else names the fault at the returned byte (at e: the text ran
+ * out where a digit was due). */
+static const unsigned char *number_scan(const unsigned char *p, const unsigned char *e, const char **what)
 {
-    const unsigned char *b = (const unsigned char *)s->buf, *p = b + s->pos, *e = b + s->end;
-#define NEED(cond, what)                                                                          \
+#define NEED(what_)                                                                               \
     do {                                                                                          \
-        if (p >= e)                                                                               \
-            return LEX_MORE;                                                                      \
-        if (!(cond))                                                                              \
-            return fail_at(s, (size_t)(p - b), "invalid JSON: %s in a number", what);            \
+        if (p >= e || !digit(*p)) {                                                               \
+            *what = (what_);                                                                      \
+            return p;                                                                             \
+        }                                                                                         \
     } while (0)
     if (*p == '-')
         p++;
-    NEED(digit(*p), "a digit expected");
+    NEED("a digit expected");
     if (*p++ != '0')
         while (p < e && digit(*p))
             p++;
     if (p < e && *p == '.') {
         p++;
-        NEED(digit(*p), "a digit expected after '.'");
+        NEED("a digit expected after '.'");
         while (p < e && digit(*p))
             p++;
     }
@@ -287,11 +289,22 @@ static enum lex lex_number(nx_json_scan *s, nx_json_token *t)
         p++;
         if (p < e && (*p == '+' || *p == '-'))
             p++;
-        NEED(digit(*p), "a digit expected in the exponent");
+        NEED("a digit expected in the exponent");
         while (p < e && digit(*p))
             p++;
     }
 #undef NEED
+    return p;
+}
+
+/* The number at buf[pos]. */
+static enum lex lex_number(nx_json_scan *s, nx_json_token *t)
+{
+    const unsigned char *b = (const unsigned char *)s->buf, *e = b + s->end;
+    const char *what = NULL;
+    const unsigned char *p = number_scan(b + s->pos, e, &what);
+    if (what)
+        return p >= e ? LEX_MORE : fail_at(s, (size_t)(p - b), "invalid JSON: %s in a number", what);
     if (p == e && !s->eof)
         return LEX_MORE;   /* more digits may follow */
     t->s = (const char *)b + s->pos;
@@ -300,10 +313,15 @@ static enum lex lex_number(nx_json_scan *s, nx_json_token *t)
     return LEX_OK;
 }
 
+static const char *literal_word(char c)
+{
+    return c == 't' ? "true" : c == 'f' ? "false" : "null";
+}
+
 static enum lex lex_literal(nx_json_scan *s, nx_json_token *t)
 {
     const char *p = s->buf + s->pos;
-    const char *word = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
+    const char *word = literal_word(*p);
     size_t n = strlen(word), have = s->end - s->pos;
     for (size_t i = 1; i < n; i++) {
         if (i >= have)
@@ -470,4 +488,129 @@ nx_json_kind nx_json_scan_next(nx_json_scan *s, nx_json_token *t)
     }
     t->offset = t->end = s->base + s->end;
     return t->kind = NX_JSON_EOF;
+}
+
+/* ---- the compact copy (nx_json_scan_copy_value) ------------------------------ */
+
+/* Values nested deeper are left to the token path. */
+#define COPY_DEPTH 64
+
+static inline const unsigned char *skip_space(const unsigned char *p, const unsigned char *e)
+{
+    while (p < e && space((char)*p))
+        p++;
+    return p;
+}
+
+/* Past the plain string (json_scan.h) whose opening quote is at p, or NULL
+ * when it is not plain or does not end before e. */
+static const unsigned char *plain_string_end(const unsigned char *p, const unsigned char *e)
+{
+    p++;
+    for (;;) {
+        while (e - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if (has_special(w))
+                break;
+            p += 8;
+        }
+        if (p >= e)
+            return NULL;
+        if (*p == '"')
+            return p + 1;
+        if (*p < 0x20 || *p >= 0x7f || *p == '\\')
+            return NULL;
+        p++;
+    }
+}
+
+/* Past the scalar (string, number or literal) at p, or NULL when it is not
+ * one the copy takes whole before e. */
+static const unsigned char *scalar_end(const unsigned char *p, const unsigned char *e)
+{
+    if (*p == '"')
+        return plain_string_end(p, e);
+    if (*p == 't' || *p == 'f' || *p == 'n') {
+        const char *word = literal_word((char)*p);
+        size_t n = strlen(word);
+        return (size_t)(e - p) >= n && memcmp(p, word, n) == 0 ? p + n : NULL;
+    }
+    const char *what = NULL;
+    const unsigned char *q = number_scan(p, e, &what);
+    return what || q >= e ? NULL : q;   /* at e, more digits may follow */
+}
+
+bool nx_json_scan_copy_value(nx_json_scan *s, nx_strbuf *out, size_t limit, uint64_t *end)
+{
+    const unsigned char *b = (const unsigned char *)s->buf, *e = b + s->end;
+    const unsigned char *p = skip_space(b + s->pos, e);
+    if (s->state == G_COLON) {
+        if (p == e || *p != ':')
+            return false;
+        p = skip_space(p + 1, e);
+    } else if (s->state != G_VALUE) {
+        return false;
+    }
+    if (p == e || (*p != '{' && *p != '['))
+        return false;
+    /* The compact form is never longer than the text it comes from. */
+    size_t room = (size_t)(e - p) < limit ? (size_t)(e - p) : limit;
+    char *o = nx_strbuf_reserve(out, room);
+    if (!o)
+        return false;   /* the token path reports it */
+    char *const o0 = o, *const oe = o + room;
+    unsigned char stack[COPY_DEPTH];   /* per open container: 1 object, 0 array */
+    unsigned depth = 0;
+    int st = G_VALUE;
+    for (;;) {
+        p = skip_space(p, e);
+        if (p == e)
+            return false;
+        unsigned c = *p;
+        const unsigned char *q = p + 1;   /* past this token */
+        if ((c == '}' && (st == G_AFTER || st == G_FIRST_KEY)) || (c == ']' && (st == G_AFTER || st == G_FIRST_VALUE))) {
+            if (c != (stack[depth - 1] ? '}' : ']'))
+                return false;
+            depth--;
+            st = G_AFTER;
+        } else if (st == G_AFTER) {
+            if (c != ',')
+                return false;
+            st = stack[depth - 1] ? G_KEY : G_VALUE;
+        } else if (st == G_COLON) {
+            if (c != ':')
+                return false;
+            st = G_VALUE;
+        } else if (st == G_FIRST_KEY || st == G_KEY) {
+            if (c != '"' || !(q = plain_string_end(p, e)))
+                return false;
+            st = G_COLON;
+        } else if (c == '{' || c == '[') {
+            if (depth == COPY_DEPTH || s->depth + depth >= s->max_depth)
+                return false;
+            stack[depth++] = c == '{';
+            st = c == '{' ? G_FIRST_KEY : G_FIRST_VALUE;
+        } else {
+            if (!(q = scalar_end(p, e)))
+                return false;
+            st = G_AFTER;
+        }
+        size_t n = (size_t)(q - p);
+        if (n > (size_t)(oe - o))
+            return false;   /* over limit: the token path marks it too large */
+        if (n == 1)
+            *o = (char)c;   /* punctuation, the most frequent: no call */
+        else
+            memcpy(o, p, n);
+        o += n;
+        p = q;
+        if (depth == 0)
+            break;
+    }
+    nx_strbuf_commit(out, (size_t)(o - o0));
+    s->pos = (size_t)(p - b);
+    value_done(s);
+    *end = s->base + s->pos;
+    return true;
 }

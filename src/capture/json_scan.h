@@ -93,6 +93,17 @@ bool nx_json_scan_skip_prefix(nx_json_scan *s, const char *prefix, size_t n);
 
 nx_json_kind nx_json_scan_next(nx_json_scan *s, nx_json_token *t);
 
+/* The fast path for a value kept as compact text (a trace event's "args"):
+ * where a value is due (after a key: its ':' is passed over here) and the
+ * value is an object or array held whole in the buffer, with only plain
+ * strings (as above) and a compact form of at most limit bytes, appends that
+ * compact form (whitespace outside strings dropped: the same text the token
+ * path re-serialises) to out, moves the scan past it and returns true, with
+ * *end its text offset. Otherwise returns false with nothing consumed, and the
+ * caller reads the value token by token: so anything unusual, malformed text
+ * included, takes the token path and gets its error. */
+bool nx_json_scan_copy_value(nx_json_scan *s, nx_strbuf *out, size_t limit, uint64_t *end);
+
 /* True once the top-level value has been completed. */
 bool nx_json_scan_complete(const nx_json_scan *s);
 

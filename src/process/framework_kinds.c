@@ -6,6 +6,7 @@
  * comment; these functions only build text, so they are tested alone
  * (tests/unit/test_framework_kinds.c).
  */
+#define _GNU_SOURCE /* memmem */
 #include "process/system_internal.h"
 
 #include <inttypes.h>
@@ -84,11 +85,22 @@ static void take_member(const char *k, size_t kl, const char *key, size_t n, con
     }
 }
 
+/* False when none of the keys nx_fw_slice_args_find wants can be a member of
+ * the args text s[0..len): none appears there in quotes (a member's key is
+ * compared as written, so this is exact). Most args, an operator's shapes,
+ * hold none, and skip the pass member by member. */
+static bool may_hold_keys(const char *s, size_t len)
+{
+    return memmem(s, len, "\"stream\"", 8) || memmem(s, len, "\"flow_id\"", 9) ||
+           memmem(s, len, "\"correlation\"", 13);
+}
+
 void nx_fw_slice_args_find(const nx_chrome_event *ev, nx_fw_slice_args *a)
 {
     *a = (nx_fw_slice_args){0};
     nx_json_iter it;
-    if (!nx_fw_is_slice(ev->ph) || !ev->args.s || !nx_json_members_begin(&it, ev->args.s, ev->args.len))
+    if (!nx_fw_is_slice(ev->ph) || !ev->args.s || !may_hold_keys(ev->args.s, ev->args.len) ||
+        !nx_json_members_begin(&it, ev->args.s, ev->args.len))
         return;
     bool seen[3] = {false, false, false};
     const char *k, *v;

@@ -22,6 +22,8 @@
  * with a value per event (an id, say) would otherwise grow without bound. */
 #define MAX_TUPLES (1u << 20)
 #define FLAG_LABELS_INCOMPLETE 1u
+/* Rows of nesting records gathered before a write (1 MiB). */
+#define NEST_WINDOW 65536u
 
 /* What a track's or a depth track's record and sections get: its finished
  * blocks and superblocks (superblocks' first_block counts within the run until
@@ -79,6 +81,13 @@ struct nx_tlx_writer {
     char nest_tmp[4300];
     int nest_fd;                     /* -1: none */
     bool nest_failed;                /* a write to the side file failed */
+    /* Records arrive nearly in row order (a row waits only for its nested
+     * rows), so they gather in a window of NEST_WINDOW rows from win_lo,
+     * written with one pwrite when a row beyond it comes (rows [win_lo,
+     * win_hi) are filled, holes zero as in the file); a row below win_lo is
+     * written alone. One pwrite per record cost a system call per row. */
+    nx_tlx_nest *win;
+    uint64_t win_lo, win_hi;
     const nx_schema_table *s;
     FILE *f;
     uint64_t data_len, rows, rows_per_file;
@@ -567,16 +576,44 @@ static const char *io_reason(void)
     return errno ? strerror(errno) : "short write";
 }
 
-/* The nesting pass's output: the row's record at row x 16 of the side file. */
+/* Writes recs[0..n) at row `row` of the side file: false on failure. */
+static bool nest_write(nx_tlx_writer *w, const nx_tlx_nest *recs, uint64_t row, uint64_t n)
+{
+    if (row > (uint64_t)INT64_MAX / sizeof *recs - n ||
+        pwrite(w->nest_fd, recs, n * sizeof *recs, (off_t)(row * sizeof *recs)) != (ssize_t)(n * sizeof *recs)) {
+        w->nest_failed = true;
+        return false;
+    }
+    return true;
+}
+
+/* The window's filled rows to the side file; the window emptied. */
+static int nest_flush(nx_tlx_writer *w)
+{
+    uint64_t n = w->win_hi - w->win_lo;
+    if (n && !nest_write(w, w->win, w->win_lo, n))
+        return -1;
+    memset(w->win, 0, n * sizeof *w->win);
+    w->win_hi = w->win_lo;
+    return 0;
+}
+
+/* The nesting pass's output: the row's record at row x 16 of the side file,
+ * through the window. */
 static int nest_emit(void *ctx, uint64_t row, uint32_t depth, int64_t self_ns)
 {
     nx_tlx_writer *w = ctx;
     nx_tlx_nest rec = {self_ns, depth, 1};
-    if (row > (uint64_t)INT64_MAX / sizeof rec ||
-        pwrite(w->nest_fd, &rec, sizeof rec, (off_t)(row * sizeof rec)) != (ssize_t)sizeof rec) {
-        w->nest_failed = true;
-        return -1;
+    if (row < w->win_lo)
+        return nest_write(w, &rec, row, 1) ? 0 : -1;
+    if (row - w->win_lo >= NEST_WINDOW) {
+        if (nest_flush(w) != 0)
+            return -1;
+        w->win_lo = w->win_hi = row;
     }
+    w->win[row - w->win_lo] = rec;
+    if (row >= w->win_hi)
+        w->win_hi = row + 1;
     return 0;
 }
 
@@ -632,7 +669,7 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
     }
     if (info->nested) {
         snprintf(w->nest_tmp, sizeof w->nest_tmp, "%s.nest", w->tmp);
-        if (!(w->nest = nx_nesting_new(nest_emit, w)))
+        if (!(w->nest = nx_nesting_new(nest_emit, w)) || !(w->win = calloc(NEST_WINDOW, sizeof *w->win)))
             goto oom;
         if ((w->nest_fd = open(w->nest_tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
             nxpq_error_set(err, "%s: cannot create %s: %s", s->name, w->nest_tmp, io_reason());
@@ -877,7 +914,8 @@ static bool finish_file(nx_tlx_writer *w, const uint64_t *file_rows, size_t n_fi
     bool ok = true;
     for (size_t t = 0; t < w->n_tracks && ok; t++)
         ok = block_finish(w, w->tracks[t]) == 0 && super_finish(w->tracks[t]) == 0;
-    if (!ok || (w->nest && (nx_nesting_finish(w->nest) != 0 || w->nest_failed || !build_depth_tracks(w))))
+    if (!ok || (w->nest && (nx_nesting_finish(w->nest) != 0 || nest_flush(w) != 0 || w->nest_failed ||
+                                 !build_depth_tracks(w))))
         return false;
     uint64_t data_len = w->data_len;
     uint32_t n_files = file_rows ? (uint32_t)n_file_rows
@@ -972,6 +1010,7 @@ int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, si
         unlink(w->nest_tmp);
     }
     nx_nesting_free(w->nest);
+    free(w->win);
     for (size_t t = 0; t < w->n_tracks; t++) {
         free(w->tracks[t]->r.blocks);
         free(w->tracks[t]->r.supers);

@@ -1,6 +1,6 @@
 /* test_framework_kinds.c — unit tests of process/framework_kinds.c: what each
  * kind of Chrome event becomes (attributes JSON, async track ids, id text, flow
- * keys). Expected texts are written out by hand from the rules in
+ * keys, the args members a slice's row uses). Expected texts are written out by hand from the rules in
  * system_events.c's header comment; the async track id is computed here with
  * XXH3's one-shot call over the whole key, not the streaming one the code uses. */
 #include <setjmp.h>
@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -134,6 +135,31 @@ static void test_flow_keys(void **state)
     expect_flows(&odd, "c\x1f", "a\xef\xbf\xbd" "b:c\xef\xbf\xbd");
 }
 
+/* The member found for each key of a slice's args ("-" when none), as "stream,flow_id,correlation". */
+static void expect_args(const char *args, const char *want)
+{
+    nx_chrome_event ev = {.ph = 'X', .args = text(args)};
+    nx_fw_slice_args a;
+    nx_fw_slice_args_find(&ev, &a);
+    char got[256];
+    snprintf(got, sizeof got, "%.*s,%.*s,%.*s", a.stream ? (int)a.stream_len : 1, a.stream ? a.stream : "-",
+             a.flow_id ? (int)a.flow_id_len : 1, a.flow_id ? a.flow_id : "-",
+             a.correlation ? (int)a.correlation_len : 1, a.correlation ? a.correlation : "-");
+    assert_string_equal(got, want);
+}
+
+/* Only top-level members count: a key's name as a value or inside a nested
+ * object passes the quick look for the quoted names but is not a member. */
+static void test_slice_args_lookup(void **state)
+{
+    (void)state;
+    expect_args("{\"Input Dims\":[[2,3]],\"Ev Idx\":2}", "-,-,-");
+    expect_args("{\"stream\" : 7,\"correlation\":\"c9\",\"flow_id\":null}", "7,-,c9");
+    expect_args("{\"name\":\"stream\",\"x\":{\"flow_id\":1,\"correlation\":2}}", "-,-,-");
+    expect_args("{\"streams\":1,\"correlation_id\":2,\"flow\":3}", "-,-,-");
+    expect_args("{\"a\":1,\"flow_id\":[1],\"correlation\":5,\"correlation\":6}", "-,-,5");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -143,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_async_track_is_the_documented_hash),
         cmocka_unit_test(test_id_text),
         cmocka_unit_test(test_flow_keys),
+        cmocka_unit_test(test_slice_args_lookup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

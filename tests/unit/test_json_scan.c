@@ -2,8 +2,9 @@
  * tokenizer: the token stream and its offsets, escapes and surrogate pairs,
  * bytes that are not UTF-8, numbers beyond int64, grammar errors with their
  * offsets, the depth bound, every split of the input into reads, the input
- * cut at every byte, and yajl's tree parser as an independent grammar oracle
- * on mutated documents. Expected tokens are written out by hand. */
+ * cut at every byte, yajl's tree parser as an independent grammar oracle
+ * on mutated documents, and the compact copy of a value (checked against
+ * yajl and a whitespace-dropping copy written here) on such documents. Expected tokens are written out by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -284,6 +285,117 @@ static void test_grammar_agrees_with_yajl(void **state)
     free(doc);
 }
 
+/* The compact copy's expectation, computed apart: text with the whitespace
+ * outside strings dropped. */
+static size_t compact(const char *text, size_t n, char *out)
+{
+    size_t o = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = text[i];
+        if (!in_string && (c == ' ' || c == '\n' || c == '\r' || c == '\t'))
+            continue;
+        out[o++] = c;
+        if (in_string && c == '\\')
+            out[o++] = text[++i];
+        else if (c == '"')
+            in_string = !in_string;
+    }
+    return o;
+}
+
+/* True when text[0..n) is printable ASCII without a backslash: the copy must
+ * then take every value yajl accepts. */
+static bool plain_text(const char *text, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (text[i] < 0x20 || text[i] > 0x7e || text[i] == '\\')
+            return false;
+    return true;
+}
+
+/* nx_json_scan_copy_value on a mutated object after a key: when it takes the
+ * value, yajl accepts the document, the copy is its compact text, and the
+ * tokens go on after it; when it declines, nothing was consumed, and it
+ * declines plain text only when yajl refuses it. */
+static void test_copy_value(void **state)
+{
+    (void)state;
+    static const char value[] = "{\"Input Dims\": [[2, 3], []], \"x\": [true, false, null],\n"
+                                "  \"s\": \"a b\", \"e\": -1.5E-3, \"n\": {\"k\": 0, \"l\": {}}}";
+    static const char alphabet[] = "{}[]:,\"\\ \n0123456789-+.eEtrufalsnu\x01x";
+    const char *head = "{\"a\" : ";
+    size_t hn = strlen(head), len = strlen(value);
+    char *doc = malloc(hn + len + 16), *want = malloc(len + 16);
+    assert_non_null(doc);
+    assert_non_null(want);
+    uint64_t x = 2463534242ull;
+    unsigned taken = 0, declined = 0;
+    for (int i = 0; i < 20000; i++) {
+        char *v = doc + hn;
+        memcpy(doc, head, hn);
+        memcpy(v, value, len + 1);
+        size_t n = len;
+        for (int m = 0, edits = (int)(rnd(&x) % 3); m < edits; m++) {
+            size_t at = rnd(&x) % n;
+            char c = alphabet[rnd(&x) % (sizeof alphabet - 1)];
+            switch (rnd(&x) % 3) {
+            case 0: v[at] = c; break;
+            case 1: memmove(v + at, v + at + 1, n - at), n--; break;
+            default: memmove(v + at + 1, v + at, n - at + 1), v[at] = c, n++; break;
+            }
+        }
+        memcpy(v + n, "}", 2);
+        size_t dn = hn + n + 1;
+        char errbuf[128];
+        yajl_val tree = yajl_tree_parse(doc, errbuf, sizeof errbuf);
+        bool valid = tree != NULL;
+        yajl_tree_free(tree);
+
+        src in = {doc, dn, 0, SIZE_MAX};
+        nx_json_scan s;
+        assert_int_equal(nx_json_scan_init(&s, dn + 1, 100, read_src, &in), 0);
+        nx_json_token t;
+        assert_int_equal(nx_json_scan_next(&s, &t), NX_JSON_START_MAP);
+        assert_int_equal(nx_json_scan_next(&s, &t), NX_JSON_KEY);
+        nx_strbuf out = NX_STRBUF_INIT;
+        uint64_t end = 0;
+        size_t pos = s.pos;
+        if (nx_json_scan_copy_value(&s, &out, 4096, &end)) {
+            /* a mutation may end the value early ("{..}, \"k\": 1"): what was taken is a value */
+            assert_true(end > hn && end <= dn);
+            char *taken_text = strndup(v, (size_t)end - hn);
+            assert_non_null(taken_text);
+            tree = yajl_tree_parse(taken_text, errbuf, sizeof errbuf);
+            if (!tree || (!YAJL_IS_OBJECT(tree) && !YAJL_IS_ARRAY(tree)))
+                fail_msg("copied what yajl refuses as a value (%s): %s", errbuf, taken_text);
+            yajl_tree_free(tree);
+            free(taken_text);
+            size_t wn = compact(v, (size_t)end - hn, want);
+            assert_int_equal(out.len, wn);
+            assert_memory_equal(out.data, want, wn);
+            /* the tokens after it are the token path's: the scan went on from the right place */
+            nx_json_kind k;
+            while ((k = nx_json_scan_next(&s, &t)) != NX_JSON_EOF && k != NX_JSON_FAIL)
+                assert_true(t.offset >= end);
+            assert_int_equal(k == NX_JSON_EOF && nx_json_scan_complete(&s), valid);
+            taken++;
+        } else {
+            assert_int_equal(s.pos, pos);
+            assert_int_equal(out.len, 0);
+            if (valid && plain_text(v, n) && (v[0] == '{' || v[0] == '['))
+                fail_msg("declined a plain value yajl accepts: %s", doc);
+            declined++;
+        }
+        nx_strbuf_free(&out);
+        nx_json_scan_free(&s);
+    }
+    /* both ways are reached */
+    assert_true(taken > 1000 && declined > 1000);
+    free(doc);
+    free(want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_any_split),
         cmocka_unit_test(test_truncated_at_every_byte),
         cmocka_unit_test(test_grammar_agrees_with_yajl),
+        cmocka_unit_test(test_copy_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
