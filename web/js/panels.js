@@ -109,6 +109,7 @@ export async function showDetails(sel) {
   box.innerHTML = '<p class="muted">Loading…</p>';
   let ev;
   try { ev = await fetchEvent(sel.table, sel.ordinal); } catch (e) {
+    if (!V.sel || V.sel.table !== sel.table || V.sel.ordinal !== sel.ordinal) return;   // another event is selected now
     box.innerHTML = `<p class="muted">Event ${esc(sel.table)}:${esc(sel.ordinal)} unavailable: ${esc(e.message)}</p>`;
     return;
   }
