@@ -208,6 +208,20 @@ static enum lex decode(nx_json_scan *s, const unsigned char *p, const unsigned c
     return LEX_OK;
 }
 
+/* Past the 8-byte words from p on that hold no quote, backslash, control or
+ * non-ASCII byte (has_special), a word at a time. */
+static const unsigned char *skip_plain_words(const unsigned char *p, const unsigned char *e)
+{
+    while (e - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        if (has_special(w))
+            break;
+        p += 8;
+    }
+    return p;
+}
+
 /* The string whose opening quote is at buf[pos]. */
 static enum lex lex_string(nx_json_scan *s, nx_json_token *t)
 {
@@ -215,13 +229,7 @@ static enum lex lex_string(nx_json_scan *s, nx_json_token *t)
     const unsigned char *e = (const unsigned char *)s->buf + s->end;
     bool escaped = false, high = false;
     for (;;) {
-        while (e - p >= 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            if (has_special(w))
-                break;
-            p += 8;
-        }
+        p = skip_plain_words(p, e);
         if (p >= e)
             return LEX_MORE;
         unsigned c = *p;
@@ -508,13 +516,7 @@ static const unsigned char *plain_string_end(const unsigned char *p, const unsig
 {
     p++;
     for (;;) {
-        while (e - p >= 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            if (has_special(w))
-                break;
-            p += 8;
-        }
+        p = skip_plain_words(p, e);
         if (p >= e)
             return NULL;
         if (*p == '"')
