@@ -346,6 +346,20 @@ int nx_profile_scan_next(nx_profile_scan *s, const nxpq_batch **out, nxpq_error 
     }
 }
 
+int nx_profile_scan_each(nx_profile_table *t, const nx_profile_scan_options *o, nx_profile_batch_fn fn, void *ctx,
+                         nxpq_error *err)
+{
+    nx_profile_scan *s = nx_profile_scan_open(t, o, err);
+    if (!s)
+        return -1;
+    const nxpq_batch *b;
+    int more, rc = 0;
+    while (rc == 0 && (more = nx_profile_scan_next(s, &b, err)) != 0)
+        rc = more < 0 ? -1 : fn(ctx, b, nx_profile_scan_file(s), err);
+    nx_profile_scan_close(s);
+    return rc;
+}
+
 void nx_profile_scan_close(nx_profile_scan *s)
 {
     if (!s)

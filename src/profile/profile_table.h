@@ -90,6 +90,13 @@ void nx_profile_scan_close(nx_profile_scan *s);
 /* Index of the file the last batch came from (0 before the first batch). A row's
  * identity across the table is (file, batch->first_row + i). */
 size_t nx_profile_scan_file(const nx_profile_scan *s);
+/* One batch of nx_profile_scan_each: `file` as nx_profile_scan_file gives it.
+ * Returns 0 to go on, -1 (err set) to stop. */
+typedef int (*nx_profile_batch_fn)(void *ctx, const nxpq_batch *b, size_t file, nxpq_error *err);
+/* Scans t with options o and calls fn for every batch, in table order; the scan is
+ * closed, t is not. 0, or -1 with err set (the scan's error or fn's). */
+int nx_profile_scan_each(nx_profile_table *t, const nx_profile_scan_options *o, nx_profile_batch_fn fn, void *ctx,
+                         nxpq_error *err);
 /* The reader's pruning statistics (parquet.h nxpq_scan_stats) summed over every
  * file scanned so far, including the current one. */
 void nx_profile_scan_get_stats(const nx_profile_scan *s, nxpq_scan_stats *out);

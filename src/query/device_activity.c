@@ -262,9 +262,17 @@ static int check_columns(nx_profile_table *t, const char **cols, size_t *n, int 
     return 0;
 }
 
-static int scan_batch(const nxpq_batch *b, size_t file, const int *at, nx_activity_fn fn, void *ctx,
-                      nxpq_error *err)
+typedef struct scan_ctx {
+    const int *at;
+    nx_activity_fn fn;
+    void *ctx;
+} scan_ctx;
+
+static int scan_batch(void *sc, const nxpq_batch *b, size_t file, nxpq_error *err)
 {
+    const int *at = ((scan_ctx *)sc)->at;
+    nx_activity_fn fn = ((scan_ctx *)sc)->fn;
+    void *ctx = ((scan_ctx *)sc)->ctx;
     const nxpq_column_data *c = b->columns;
     for (size_t r = 0; r < b->n_rows; r++) {
         nx_activity_row row = {.ordinal = nx_row_ordinal(file, b->first_row + (int64_t)r)};
@@ -300,20 +308,12 @@ int nx_activity_scan(const char *dir, nx_activity_fn fn, void *ctx, nxpq_error *
     const char *cols[N_COLS];
     size_t n = 0;
     int at[N_COLS];
-    nx_profile_scan *s = NULL;
     rc = check_columns(t, cols, &n, at, err);
     if (rc == 0) {
         nx_profile_scan_options so = {.columns = cols, .n_columns = n};
-        s = nx_profile_scan_open(t, &so, err);
-        rc = s ? 0 : -1;
+        scan_ctx sc = {at, fn, ctx};
+        rc = nx_profile_scan_each(t, &so, scan_batch, &sc, err);
     }
-    const nxpq_batch *b;
-    int more = 0;
-    while (rc == 0 && (more = nx_profile_scan_next(s, &b, err)) > 0)
-        rc = scan_batch(b, nx_profile_scan_file(s), at, fn, ctx, err);
-    if (more < 0)
-        rc = -1;
-    nx_profile_scan_close(s);
     nx_profile_table_close(t);
     return rc;
 }

@@ -90,8 +90,17 @@ static bool add_row(eb_acc *a, int which, const nxpq_batch *b, size_t r, int64_t
     return v && push(v, s, e);
 }
 
-static int scan_batch(eb_acc *a, int which, const char *table, const nxpq_batch *b, size_t file, nxpq_error *err)
+typedef struct scan_ctx {
+    eb_acc *a;
+    int which;
+    const char *table;
+} scan_ctx;
+
+static int scan_batch(void *ctx, const nxpq_batch *b, size_t file, nxpq_error *err)
 {
+    eb_acc *a = ((scan_ctx *)ctx)->a;
+    int which = ((scan_ctx *)ctx)->which;
+    const char *table = ((scan_ctx *)ctx)->table;
     for (size_t r = 0; r < b->n_rows; r++) {
         if (!has(col(b, 0), r) || !has(col(b, 1), r))
             continue;   /* not an event */
@@ -124,19 +133,11 @@ static int scan(const char *dir, const char *table, int which, const char *extra
         else if (i == 2 && ok)
             n = 3;
     }
-    nx_profile_scan *s = NULL;
     if (rc == 0) {
         nx_profile_scan_options so = {.columns = cols, .n_columns = n};
-        s = nx_profile_scan_open(t, &so, err);
-        rc = s ? 0 : -1;
+        scan_ctx sc = {a, which, table};
+        rc = nx_profile_scan_each(t, &so, scan_batch, &sc, err);
     }
-    const nxpq_batch *b;
-    int more = 0;
-    while (rc == 0 && (more = nx_profile_scan_next(s, &b, err)) > 0)
-        rc = scan_batch(a, which, table, b, nx_profile_scan_file(s), err);
-    if (more < 0)
-        rc = -1;
-    nx_profile_scan_close(s);
     nx_profile_table_close(t);
     return rc;
 }

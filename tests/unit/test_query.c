@@ -56,6 +56,58 @@ static int scan_all(nx_profile_table *t, int64_t *out, int max)
     return n;
 }
 
+/* nx_profile_scan_each's callback: each value with the file it came from; stops
+ * with an error once `stop_after` values are in (0: never). */
+typedef struct each_acc {
+    int64_t v[64];
+    size_t file[64];
+    int n, stop_after;
+} each_acc;
+
+static int each_batch(void *ctx, const nxpq_batch *b, size_t file, nxpq_error *err)
+{
+    each_acc *a = ctx;
+    for (size_t i = 0; i < b->n_rows && a->n < 64; i++) {
+        a->file[a->n] = file;
+        a->v[a->n++] = b->columns[0].values.i64[i];
+    }
+    return a->stop_after && a->n >= a->stop_after ? nxpq_error_set(err, "stop at %d", a->n) : 0;
+}
+
+static void scan_each_calls_back_per_batch(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/nxq-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_file(dir, "T_0.parquet", 0, 4);
+    write_file(dir, "T_1.parquet", 100, 2);
+    nx_profile_table *t;
+    nxpq_error err;
+    assert_int_equal(nx_profile_table_open(dir, "T", &t, &err), 0);
+    static const char *const cols[] = {"v"};
+    nx_profile_scan_options so = {.columns = cols, .n_columns = 1, .batch_rows = 3};
+    each_acc all = {.n = 0};
+    assert_int_equal(nx_profile_scan_each(t, &so, each_batch, &all, &err), 0);
+    const int64_t want[] = {0, 1, 2, 3, 100, 101};
+    const size_t want_file[] = {0, 0, 0, 0, 1, 1};
+    assert_int_equal(all.n, 6);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(all.v[i], want[i]);
+        assert_int_equal(all.file[i], want_file[i]);
+    }
+    each_acc stop = {.stop_after = 3};   /* the first batch (3 rows) makes fn fail */
+    assert_int_equal(nx_profile_scan_each(t, &so, each_batch, &stop, &err), -1);
+    assert_string_equal(err.msg, "stop at 3");
+    assert_int_equal(stop.n, 3);
+    static const char *const bad[] = {"nope"};
+    nx_profile_scan_options so_bad = {.columns = bad, .n_columns = 1};
+    assert_int_equal(nx_profile_scan_each(t, &so_bad, each_batch, &all, &err), -1);
+    nx_profile_table_close(t);
+    remove_file(dir, "T_0.parquet");
+    remove_file(dir, "T_1.parquet");
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void split_files_in_numeric_order(void **state)
 {
     (void)state;
@@ -301,6 +353,7 @@ int main(void)
         cmocka_unit_test(group_by_ties_nulls_and_overflow),
         cmocka_unit_test(group_by_many_groups),
         cmocka_unit_test(group_by_two_sums),
+        cmocka_unit_test(scan_each_calls_back_per_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
