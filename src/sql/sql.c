@@ -202,12 +202,34 @@ static nx_sql_status write_rows(duckdb_result *res, nx_sql_writer *w, const nx_s
     return NX_SQL_OK;
 }
 
+/* Starts the streamed result of stmt. The calling thread works on the query's tasks
+ * until its result is ready, with DuckDB's threads beside it: a GROUP BY over 10M rows
+ * then takes the time of a materialised result (fetching from a streamed result
+ * straight away leaves the final pipelines to fewer threads, about 1.6x slower). */
+static duckdb_state run_pending(duckdb_prepared_statement stmt, duckdb_result *res, sql_timer *timer)
+{
+    duckdb_pending_result pending = NULL;
+    if (duckdb_pending_prepared_streaming(stmt, &pending) == DuckDBError) {
+        /* The error travels in the result that duckdb_execute_pending fills. */
+        duckdb_state st = duckdb_execute_pending(pending, res);
+        duckdb_destroy_pending(&pending);
+        return st;
+    }
+    duckdb_pending_state ps;
+    do
+        ps = duckdb_pending_execute_task(pending);
+    while ((ps == DUCKDB_PENDING_RESULT_NOT_READY || ps == DUCKDB_PENDING_NO_TASKS_AVAILABLE) && !timer_fired(timer));
+    duckdb_state st = duckdb_execute_pending(pending, res);
+    duckdb_destroy_pending(&pending);
+    return st;
+}
+
 /* Runs the checked statement into `answer`. */
 static nx_sql_status execute(duckdb_prepared_statement stmt, const nx_sql_limits *lim, nx_sql_format format,
                              nx_strbuf *answer, sql_timer *timer, nx_sql_answer_info *info, nxpq_error *err)
 {
     duckdb_result res;
-    if (duckdb_execute_prepared_streaming(stmt, &res) == DuckDBError) {
+    if (run_pending(stmt, &res, timer) == DuckDBError) {
         nxpq_error_set(err, "%s", duckdb_result_error(&res) ? duckdb_result_error(&res) : "the query failed");
         nx_sql_status st = duckdb_result_error_type(&res) == DUCKDB_ERROR_INTERRUPT ? NX_SQL_TIMEOUT : NX_SQL_FAILED;
         duckdb_destroy_result(&res);
