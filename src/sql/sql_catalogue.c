@@ -17,14 +17,12 @@
  * lock-down, sql_guard.c) match what the views read.
  */
 #define _DEFAULT_SOURCE /* realpath */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "profile/data_path.h"
-#include "profile/profile_output.h"
+#include "profile/profile_layout.h"
 #include "profile/profile_table.h"
 #include "schema/schema.h"
 #include "sql/sql_internal.h"
@@ -158,52 +156,38 @@ static void profiles_free(sql_profile *ps, size_t n)
     free(ps);
 }
 
-/* Every profile of the data path's root (entries "<name>@latest" directly in it whose
- * real path stays inside it), sorted by name. 0, or -1 when out of memory. */
+/* Every profile of the data path's root (profile/profile_layout.h nx_layout_list),
+ * sorted by name, each at its real path: the session reads one generation of each
+ * profile even when a run publishes a new one behind its name meanwhile. A profile
+ * that vanishes between the listing and its real path is left out. 0, or -1 when out
+ * of memory. */
 static int list_profiles(const char *root, sql_profile **out, size_t *count)
 {
+    nx_layout_profile *lp;
+    size_t n;
     *out = NULL;
     *count = 0;
-    DIR *d = opendir(root);
-    if (!d)
-        return 0;
-    sql_profile *ps = NULL;
-    size_t n = 0;
-    int rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        size_t len = strlen(e->d_name);
-        if (len <= 7 || strcmp(e->d_name + len - 7, "@latest") != 0)
-            continue;
-        char *name = strndup(e->d_name, len - 7), *path = nx_path_printf("%s/%s", root, e->d_name);
-        nxpq_error ignored;
-        char *dir = name && path && nx_display_name_validate(name, &ignored) == 0 ? nx_dir_real_inside(path, root)
-                                                                                    : NULL;
-        sql_profile *g = dir ? realloc(ps, (n + 1) * sizeof *ps) : NULL;
-        if (g) {
-            ps = g;
-            ps[n++] = (sql_profile){name, dir};
-            name = dir = NULL;
-        } else if (!name || !path || (dir || errno == ENOMEM)) {
+    if (nx_layout_list(root, &lp, &n) != 0)
+        return -1;
+    sql_profile *ps = calloc(n ? n : 1, sizeof *ps);
+    size_t k = 0;
+    int rc = ps ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        char *real = realpath(lp[i].dir, NULL);
+        if (!real && errno == ENOMEM)
             rc = -1;
-        }
-        free(name);
-        free(path);
-        free(dir);
+        else if (real)
+            ps[k++] = (sql_profile){.name = lp[i].name, .dir = real};
+        if (real)
+            lp[i].name = NULL; /* moved into ps */
     }
-    closedir(d);
+    nx_layout_list_free(lp, n);
     if (rc != 0) {
-        profiles_free(ps, n);
+        profiles_free(ps, k);
         return -1;
     }
-    for (size_t i = 1; i < n; i++) /* insertion sort: a data path holds tens of profiles */
-        for (size_t j = i; j > 0 && strcmp(ps[j - 1].name, ps[j].name) > 0; j--) {
-            sql_profile t = ps[j];
-            ps[j] = ps[j - 1];
-            ps[j - 1] = t;
-        }
     *out = ps;
-    *count = n;
+    *count = k;
     return 0;
 }
 
@@ -274,11 +258,11 @@ static int data_path(nx_sql_catalogue *c, const char *root, const char *profile,
 int nx_sql_catalogue_build(const char *path, const char *profile, nx_sql_catalogue *c, nxpq_error *err)
 {
     memset(c, 0, sizeof *c);
-    char *root = nx_path_printf("%s/profiles/global", path);
+    char *root = NULL;
     struct stat st;
     int rc;
-    if (!root) {
-        rc = nxpq_error_set(err, "SQL catalogue: out of memory");
+    if (nx_data_path_root(path, &root, err) != 0) {
+        rc = -1;
     } else if (stat(root, &st) == 0 && S_ISDIR(st.st_mode)) {
         char *real_root = realpath(root, NULL);
         rc = real_root ? data_path(c, real_root, profile, path, err)
