@@ -216,9 +216,11 @@ static duckdb_state run_pending(duckdb_prepared_statement stmt, duckdb_result *r
         return st;
     }
     duckdb_pending_state ps;
-    do
-        ps = duckdb_pending_execute_task(pending);
-    while ((ps == DUCKDB_PENDING_RESULT_NOT_READY || ps == DUCKDB_PENDING_NO_TASKS_AVAILABLE) && !timer_fired(timer));
+    while (((ps = duckdb_pending_execute_task(pending)) == DUCKDB_PENDING_RESULT_NOT_READY ||
+            ps == DUCKDB_PENDING_NO_TASKS_AVAILABLE) &&
+           !timer_fired(timer))
+        if (ps == DUCKDB_PENDING_NO_TASKS_AVAILABLE) /* the other threads hold every task: leave them the cores */
+            nanosleep(&(struct timespec){0, 50000}, NULL);
     duckdb_state st = duckdb_execute_pending(pending, res);
     duckdb_destroy_pending(&pending);
     return st;
