@@ -11,8 +11,8 @@
  *     has it, each row with the column profile_name (first) saying whose it is (a
  *     table with a profile_name column of its own, Metadata, has it replaced). A
  *     profile named like one of the engine's own schemas (main, temp,
- *     information_schema, pg_catalog) has no schema of its own: it is reached through
- *     the unions or by --profile.
+ *     information_schema, pg_catalog) has no schema of its own and is left out of the
+ *     unions (they read the schemas' views): it is reached by --profile.
  * Paths are the directories' real paths, so the engine's allowed_directories (the
  * lock-down, sql_guard.c) match what the views read.
  */
@@ -284,6 +284,8 @@ int nx_sql_catalogue_build(const char *path, const char *profile, nx_sql_catalog
     free(root);
     if (rc == 0 && nx_strbuf_failed(&c->ddl))
         rc = nxpq_error_set(err, "SQL catalogue: out of memory");
+    else if (rc == 0 && c->ddl.len == 0) /* only profiles named like the engine's schemas, and no tables */
+        rc = nxpq_error_set(err, "%s: no table of any profile there", path);
     if (rc != 0)
         nx_sql_catalogue_free(c);
     return rc;
