@@ -4,7 +4,8 @@
  * Two layers. The engine is locked down once, after the catalogue's views exist and
  * before any user text runs: files are readable only inside the profile directories
  * (allowed_directories, then enable_external_access off, which also refuses ATTACH,
- * COPY ... TO a file, INSTALL and LOAD), and lock_configuration forbids every later
+ * COPY ... TO a file, INSTALL and LOAD), nothing spilled to temporary files (a query
+ * past the memory limit fails instead), and lock_configuration forbids every later
  * SET. Extensions are neither installed nor loaded on demand (set at open, sql.c):
  * the ones nxprof links (parquet, json, icu, core functions) are built in.
  * Then each query is checked before it runs: exactly one statement, of SELECT type
@@ -44,7 +45,10 @@ int nx_sql_lockdown(duckdb_connection con, char *const *dirs, size_t n_dirs, nxp
             nx_strbuf_putc(&b, ',');
         put_dir_literal(&b, dirs[i]);
     }
-    nx_strbuf_puts(&b, "];\nSET enable_external_access = false;\nSET lock_configuration = true;\n");
+    /* No spilling: an in-memory database would write its temporary files into the
+     * working directory; a query past the memory limit fails instead. */
+    nx_strbuf_puts(&b, "];\nSET temp_directory = '';\nSET enable_external_access = false;\n"
+                       "SET lock_configuration = true;\n");
     if (nx_strbuf_failed(&b)) {
         nx_strbuf_free(&b);
         return nxpq_error_set(err, "SQL engine: out of memory");
