@@ -202,18 +202,20 @@ static nx_sql_status write_rows(duckdb_result *res, nx_sql_writer *w, const nx_s
     return NX_SQL_OK;
 }
 
-/* Starts the streamed result of stmt. The calling thread works on the query's tasks
- * until its result is ready, with DuckDB's threads beside it: a GROUP BY over 10M rows
- * then takes the time of a materialised result (fetching from a streamed result
- * straight away leaves the final pipelines to fewer threads, about 1.6x slower). */
-static duckdb_state run_pending(duckdb_prepared_statement stmt, duckdb_result *res, sql_timer *timer)
+/* Starts the streamed result of stmt into *res (duckdb_destroy_result it on
+ * NX_SQL_OK). The calling thread works on the query's tasks until its result is ready,
+ * with DuckDB's threads beside it: a GROUP BY over 10M rows then takes the time of a
+ * materialised result (fetching from a streamed result straight away leaves the final
+ * pipelines to fewer threads, about 1.6x slower). */
+static nx_sql_status run_pending(duckdb_prepared_statement stmt, duckdb_result *res, sql_timer *timer,
+                                 nxpq_error *err)
 {
     duckdb_pending_result pending = NULL;
     if (duckdb_pending_prepared_streaming(stmt, &pending) == DuckDBError) {
-        /* The error travels in the result that duckdb_execute_pending fills. */
-        duckdb_state st = duckdb_execute_pending(pending, res);
+        const char *e = pending ? duckdb_pending_error(pending) : NULL;
+        nxpq_error_set(err, "%s", e ? e : "the query could not start");
         duckdb_destroy_pending(&pending);
-        return st;
+        return NX_SQL_FAILED;
     }
     duckdb_pending_state ps;
     while (((ps = duckdb_pending_execute_task(pending)) == DUCKDB_PENDING_RESULT_NOT_READY ||
@@ -221,7 +223,17 @@ static duckdb_state run_pending(duckdb_prepared_statement stmt, duckdb_result *r
            !timer_fired(timer))
         if (ps == DUCKDB_PENDING_NO_TASKS_AVAILABLE) /* the other threads hold every task: leave them the cores */
             nanosleep(&(struct timespec){0, 50000}, NULL);
-    duckdb_state st = duckdb_execute_pending(pending, res);
+    nx_sql_status st = NX_SQL_OK;
+    if (ps == DUCKDB_PENDING_ERROR) { /* the engine's own message (executing it would wrap it in another) */
+        const char *e = duckdb_pending_error(pending);
+        nxpq_error_set(err, "%s", e ? e : "the query failed");
+        st = timer_fired(timer) ? NX_SQL_TIMEOUT : NX_SQL_FAILED;
+    } else if (duckdb_execute_pending(pending, res) == DuckDBError) {
+        const char *e = duckdb_result_error(res);
+        nxpq_error_set(err, "%s", e ? e : "the query failed");
+        st = duckdb_result_error_type(res) == DUCKDB_ERROR_INTERRUPT ? NX_SQL_TIMEOUT : NX_SQL_FAILED;
+        duckdb_destroy_result(res);
+    }
     duckdb_destroy_pending(&pending);
     return st;
 }
@@ -231,16 +243,13 @@ static nx_sql_status execute(duckdb_prepared_statement stmt, const nx_sql_limits
                              nx_strbuf *answer, sql_timer *timer, nx_sql_answer_info *info, nxpq_error *err)
 {
     duckdb_result res;
-    if (run_pending(stmt, &res, timer) == DuckDBError) {
-        nxpq_error_set(err, "%s", duckdb_result_error(&res) ? duckdb_result_error(&res) : "the query failed");
-        nx_sql_status st = duckdb_result_error_type(&res) == DUCKDB_ERROR_INTERRUPT ? NX_SQL_TIMEOUT : NX_SQL_FAILED;
-        duckdb_destroy_result(&res);
+    nx_sql_status st = run_pending(stmt, &res, timer, err);
+    if (st != NX_SQL_OK)
         return st;
-    }
     size_t n = duckdb_column_count(&res);
     nx_sql_column *cols = calloc(n ? n : 1, sizeof *cols);
     const char **names = calloc(n ? n : 1, sizeof *names);
-    nx_sql_status st = cols && names ? NX_SQL_OK : NX_SQL_INTERNAL;
+    st = cols && names ? NX_SQL_OK : NX_SQL_INTERNAL;
     if (st != NX_SQL_OK)
         nxpq_error_set(err, "SQL engine: out of memory");
     for (size_t c = 0; st == NX_SQL_OK && c < n; c++) {

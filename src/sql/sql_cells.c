@@ -159,7 +159,12 @@ static void decimal_cell(nx_sql_cell *cell, __int128 v, unsigned scale)
     cell->len = k;
 }
 
-static __int128 hugeint_value(duckdb_hugeint h) { return ((__int128)h.upper << 64) | (__int128)h.lower; }
+/* Shifted as unsigned: a left shift of a negative value is undefined; the conversion
+ * back to signed is GCC's and clang's two's complement. */
+static __int128 hugeint_value(duckdb_hugeint h)
+{
+    return (__int128)(((unsigned __int128)(uint64_t)h.upper << 64) | h.lower);
+}
 
 static void timestamp_cell(nx_sql_cell *cell, int64_t v, int64_t per_second, int digits)
 {

@@ -188,6 +188,11 @@ static void test_failed_and_open_errors(void **state)
     assert_int_equal(run(db, "SELEC 1", 10, 5, NX_SQL_JSON, &out, &err), NX_SQL_FAILED);
     assert_non_null(strstr(err.msg, "syntax"));
     free(out);
+    /* An error when the query starts (a cast out of range), told as the engine says it */
+    assert_int_equal(run(db, "SELECT 300::TINYINT", 10, 5, NX_SQL_JSON, &out, &err), NX_SQL_FAILED);
+    assert_non_null(strstr(err.msg, "Conversion Error"));
+    assert_null(strstr(err.msg, "pending"));
+    free(out);
     assert_int_equal(run(db, "SELECT * FROM NoSuchTable", 10, 5, NX_SQL_JSON, &out, &err), NX_SQL_FAILED);
     assert_non_null(strstr(err.msg, "NoSuchTable"));
     free(out);
@@ -264,6 +269,17 @@ static void test_formats(void **state)
                          NX_SQL_TEXT, &out, &err),
                      NX_SQL_OK);
     assert_string_equal(out, "name      | n\n----------+-----\nab        |   12\nlong name | NULL\n(2 rows)\n");
+    free(out);
+    /* Integers to 128 bits and decimals exactly, timestamps as the engine prints them */
+    assert_int_equal(run(db, "SELECT -5::HUGEINT a, -170141183460469231731687303715884105727::HUGEINT b, "
+                             "340282366920938463463374607431768211455::UHUGEINT c, -12.345::DECIMAL(30,3) d, "
+                             "-0.05::DECIMAL(4,2) e, 18446744073709551615::UBIGINT f, (-128)::TINYINT g, "
+                             "TIMESTAMP '1969-12-31 23:59:59.25' h, TIMESTAMP_NS '2024-01-02 03:04:05.000000007' i",
+                         10, 5, NX_SQL_CSV, &out, &err),
+                     NX_SQL_OK);
+    assert_string_equal(out, "a,b,c,d,e,f,g,h,i\n-5,-170141183460469231731687303715884105727,"
+                             "340282366920938463463374607431768211455,-12.345,-0.05,18446744073709551615,-128,"
+                             "1969-12-31 23:59:59.25,2024-01-02 03:04:05.000000007\n");
     free(out);
     assert_int_equal(run(db, "SELECT 1 AS x WHERE false", 10, 5, NX_SQL_JSON, &out, &err), NX_SQL_OK);
     assert_string_equal(out, "{\"columns\":[\"x\"],\"types\":[\"INTEGER\"],\"rows\":[],\"row_count\":0,"
