@@ -1,4 +1,4 @@
-// The pin of DuckDB's C library (duckdb.h and its static libraries, DuckDB 1.5), which
+// The pin of DuckDB's C library (duckdb.h and its static libraries, DuckDB 1.5.6), which
 // src/sql links (docs/sql.md). Go's module system downloads it and checks it against
 // go.sum; nothing here is Go code. scripts/bootstrap runs `go mod download`, and CMake
 // asks `go list -m` for the module's directory.
