@@ -165,11 +165,12 @@ static bool timer_fired(sql_timer *t)
 /* ----------------------------------------------------------------- fetch -- */
 
 /* Writes the result's rows, at most max_rows; *truncated when rows were left. */
-static nx_sql_status write_rows(duckdb_result *res, nx_sql_writer *w, const nx_sql_column *cols, uint64_t max_rows,
+static nx_sql_status write_rows(duckdb_result *res, nx_sql_writer *w, nx_sql_column *cols, uint64_t max_rows,
                                 sql_timer *timer, bool *truncated, nxpq_error *err)
 {
     size_t n = w->n_cols;
     duckdb_data_chunk chunk;
+    bool ok = true;
     *truncated = false;
     while ((chunk = duckdb_fetch_chunk(*res)) != NULL) {
         size_t rows = duckdb_data_chunk_get_size(chunk);
@@ -181,7 +182,7 @@ static nx_sql_status write_rows(duckdb_result *res, nx_sql_writer *w, const nx_s
         for (size_t r = 0; r < rows && w->rows < max_rows; r++) {
             for (size_t c = 0; c < n; c++) {
                 nx_sql_cell cell;
-                nx_sql_cell_read(&cols[c], duckdb_data_chunk_get_vector(chunk, c), r, &cell);
+                ok &= nx_sql_cell_read(&cols[c], duckdb_data_chunk_get_vector(chunk, c), r, &cell);
                 nx_sql_writer_cell(w, c, &cell);
             }
             nx_sql_writer_row_end(w);
@@ -189,8 +190,12 @@ static nx_sql_status write_rows(duckdb_result *res, nx_sql_writer *w, const nx_s
                 *truncated = true;
         }
         duckdb_destroy_data_chunk(&chunk);
-        if (*truncated || timer_fired(timer))
+        if (*truncated || !ok || timer_fired(timer))
             break;
+    }
+    if (!ok) {
+        nxpq_error_set(err, "SQL engine: out of memory writing a list");
+        return NX_SQL_INTERNAL;
     }
     if (timer_fired(timer))
         return NX_SQL_TIMEOUT;
@@ -271,6 +276,8 @@ static nx_sql_status execute(duckdb_prepared_statement stmt, const nx_sql_limits
         else
             nx_sql_writer_free(&w);
     }
+    for (size_t c = 0; cols && c < n; c++)
+        nx_sql_column_free(&cols[c]);
     free(cols);
     free(names);
     duckdb_destroy_result(&res);

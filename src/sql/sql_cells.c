@@ -4,8 +4,9 @@
  * The answer carries scalars: BOOLEAN; the integers (8 to 128 bits, signed and
  * unsigned) exactly; FLOAT and DOUBLE as the shortest text that reads back to the
  * same value ("%.9g" / "%.17g" narrowed); DECIMAL exactly, from its stored integer and
- * scale; VARCHAR bytes; DATE and TIMESTAMP (s, ms, us, ns) as ISO text. Nested and
- * other types (LIST, STRUCT, MAP, ENUM, BLOB, INTERVAL, TIME, UUID, ...) are refused by
+ * scale; VARCHAR bytes; DATE and TIMESTAMP (s, ms, us, ns) as ISO text; a LIST of any
+ * of these (or of lists) as JSON array text. Other types (STRUCT, MAP, ENUM, BLOB,
+ * INTERVAL, TIME, UUID, ...) are refused by
  * nx_sql_column_describe with a message saying to CAST the column to VARCHAR.
  */
 #include <inttypes.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "sql/sql_internal.h"
+#include "util/strbuf.h"
 
 #define SAFE_INT 9007199254740992.0 /* 2^53 */
 
@@ -46,10 +48,10 @@ static const char *type_name(duckdb_type t)
     }
 }
 
-int nx_sql_column_describe(duckdb_result *res, size_t col, nx_sql_column *c, nxpq_error *err)
+/* Describes a value of type lt into c (zeroed by the caller): 0; 1 when the answer
+ * cannot carry it (*bad set to its type id); -1 when out of memory. */
+static int describe_type(duckdb_logical_type lt, nx_sql_column *c, duckdb_type *bad)
 {
-    memset(c, 0, sizeof *c);
-    duckdb_logical_type lt = duckdb_column_logical_type(res, col);
     c->type = duckdb_get_type_id(lt);
     const char *name = type_name(c->type);
     if (c->type == DUCKDB_TYPE_DECIMAL) {
@@ -57,18 +59,53 @@ int nx_sql_column_describe(duckdb_result *res, size_t col, nx_sql_column *c, nxp
         c->scale = duckdb_decimal_scale(lt);
         snprintf(c->type_name, sizeof c->type_name, "DECIMAL(%u,%u)", (unsigned)duckdb_decimal_width(lt),
                  (unsigned)c->scale);
-    } else if (name) {
-        snprintf(c->type_name, sizeof c->type_name, "%s", name);
+        return 0;
     }
+    if (name) {
+        snprintf(c->type_name, sizeof c->type_name, "%s", name);
+        return 0;
+    }
+    if (c->type != DUCKDB_TYPE_LIST) {
+        *bad = c->type;
+        return 1;
+    }
+    if (!(c->child = calloc(1, sizeof *c->child)))
+        return -1;
+    duckdb_logical_type child = duckdb_list_type_child_type(lt);
+    int rc = describe_type(child, c->child, bad);
+    duckdb_destroy_logical_type(&child);
+    if (rc == 0)
+        snprintf(c->type_name, sizeof c->type_name, "%.61s[]", c->child->type_name);
+    return rc;
+}
+
+int nx_sql_column_describe(duckdb_result *res, size_t col, nx_sql_column *c, nxpq_error *err)
+{
+    memset(c, 0, sizeof *c);
+    duckdb_logical_type lt = duckdb_column_logical_type(res, col);
+    duckdb_type bad = DUCKDB_TYPE_INVALID;
+    int rc = describe_type(lt, c, &bad);
     duckdb_destroy_logical_type(&lt);
-    if (!name) {
+    if (rc < 0)
+        return nxpq_error_set(err, "SQL engine: out of memory");
+    if (rc > 0) {
         const char *cn = duckdb_column_name(res, col);
         return nxpq_error_set(err,
-                              "column %zu (\"%s\") has a type the answer cannot carry (DuckDB type id %d: a list, "
-                              "struct, map, enum, blob, interval, time or the like); CAST it to VARCHAR",
-                              col + 1, cn ? cn : "", (int)c->type);
+                              "column %zu (\"%s\") has a type the answer cannot carry (DuckDB type id %d: a struct, "
+                              "map, enum, blob, interval, time or the like); CAST it to VARCHAR",
+                              col + 1, cn ? cn : "", (int)bad);
     }
     return 0;
+}
+
+void nx_sql_column_free(nx_sql_column *c)
+{
+    if (c->child) {
+        nx_sql_column_free(c->child);
+        free(c->child);
+        c->child = NULL;
+    }
+    nx_strbuf_free(&c->text);
 }
 
 /* The decimal text of a 128-bit magnitude with an optional sign, into buf. */
@@ -198,18 +235,51 @@ static void decimal_read(const nx_sql_column *c, const void *data, size_t row, n
     decimal_cell(cell, v, c->scale);
 }
 
-void nx_sql_cell_read(const nx_sql_column *c, duckdb_vector v, size_t row, nx_sql_cell *cell)
+static void null_cell(nx_sql_cell *cell)
+{
+    cell->kind = NX_SQL_CELL_NULL;
+    cell->s = "";
+    cell->len = 0;
+}
+
+/* A list's elements as a JSON array, in c->text. */
+static bool list_cell(nx_sql_column *c, duckdb_vector v, const void *d, size_t row, nx_sql_cell *cell)
+{
+    const duckdb_list_entry *e = &((const duckdb_list_entry *)d)[row];
+    duckdb_vector child = duckdb_list_vector_get_child(v);
+    nx_strbuf *b = &c->text;
+    b->len = 0; /* reused from the last cell of the column */
+    nx_strbuf_putc(b, '[');
+    bool ok = true;
+    for (uint64_t i = 0; i < e->length; i++) {
+        nx_sql_cell el;
+        if (i)
+            nx_strbuf_putc(b, ',');
+        ok &= nx_sql_cell_read(c->child, child, (size_t)(e->offset + i), &el);
+        nx_sql_json_value(b, &el);
+    }
+    nx_strbuf_putc(b, ']');
+    if (!ok || nx_strbuf_failed(b)) {
+        null_cell(cell);
+        return false;
+    }
+    cell->kind = NX_SQL_CELL_JSON;
+    cell->s = b->data;
+    cell->len = b->len;
+    return true;
+}
+
+bool nx_sql_cell_read(nx_sql_column *c, duckdb_vector v, size_t row, nx_sql_cell *cell)
 {
     uint64_t *valid = duckdb_vector_get_validity(v);
     cell->finite = cell->big = false;
     if ((valid && !duckdb_validity_row_is_valid(valid, row)) || c->type == DUCKDB_TYPE_SQLNULL) {
-        cell->kind = NX_SQL_CELL_NULL;
-        cell->s = "";
-        cell->len = 0;
-        return;
+        null_cell(cell);
+        return true;
     }
     const void *d = duckdb_vector_get_data(v);
     switch (c->type) {
+    case DUCKDB_TYPE_LIST: return list_cell(c, v, d, row, cell);
     case DUCKDB_TYPE_BOOLEAN: {
         bool b = ((const bool *)d)[row];
         cell->kind = NX_SQL_CELL_BOOL;
@@ -254,4 +324,5 @@ void nx_sql_cell_read(const nx_sql_column *c, duckdb_vector v, size_t row, nx_sq
         break;
     }
     }
+    return true;
 }

@@ -3,14 +3,15 @@
  *
  * JSON: {"columns":[..],"types":[..],"rows":[[..],..],"row_count":N,"truncated":b,
  *   "row_limit":M}; strings through util/json (invalid UTF-8 as U+FFFD), integers
- *   beyond +-2^53 as decimal strings, non-finite reals as null.
+ *   beyond +-2^53 as decimal strings, non-finite reals as null, lists as arrays.
  * CSV: RFC 4180, a header line of the column names, LF line ends; a field holding a
  *   comma, a double quote, CR or LF is quoted (quotes doubled), an empty string is ""
- *   so it differs from null (an empty field); reals nan, inf, -inf. Values are written
+ *   so it differs from null (an empty field); reals nan, inf, -inf; a list as its JSON
+ *   array text, quoted by the same rule. Values are written
  *   as the engine gave them: no spreadsheet formula guard, since a query's answer is
  *   data for scripts (export-csv's guard is for spreadsheets).
  * Text: the column names, a rule, then one line per row, numbers aligned right, null
- *   as NULL, control bytes as spaces; then "(N rows)" and, when the row limit cut
+ *   as NULL, lists as JSON arrays, control bytes as spaces; then "(N rows)" and, when the row limit cut
  *   the answer, a line saying so. Widths count UTF-8 characters, so every row is
  *   buffered until the end.
  */
@@ -34,7 +35,8 @@ int nx_sql_writer_begin(nx_sql_writer *w, nx_sql_format format, nx_strbuf *out, 
         for (size_t i = 0; i < n_cols; i++) {
             nx_strbuf_append(&w->cells, names[i], strlen(names[i]) + 1);
             duckdb_type t = cols[i].type;
-            w->right[i] = t != DUCKDB_TYPE_VARCHAR && t != DUCKDB_TYPE_BOOLEAN && t != DUCKDB_TYPE_DATE &&
+            w->right[i] = t != DUCKDB_TYPE_VARCHAR && t != DUCKDB_TYPE_BOOLEAN && t != DUCKDB_TYPE_LIST &&
+                          t != DUCKDB_TYPE_DATE &&
                           t != DUCKDB_TYPE_TIMESTAMP && t != DUCKDB_TYPE_TIMESTAMP_S &&
                           t != DUCKDB_TYPE_TIMESTAMP_MS && t != DUCKDB_TYPE_TIMESTAMP_NS;
         }
@@ -80,7 +82,7 @@ static void csv_cell(nx_strbuf *out, size_t col, const nx_sql_cell *c)
         nx_strbuf_putc(out, ',');
     if (c->kind == NX_SQL_CELL_NULL)
         return;
-    if (c->kind != NX_SQL_CELL_TEXT || !csv_needs_quotes(c->s, c->len)) {
+    if ((c->kind != NX_SQL_CELL_TEXT && c->kind != NX_SQL_CELL_JSON) || !csv_needs_quotes(c->s, c->len)) {
         nx_strbuf_append(out, c->s, c->len);
         return;
     }
@@ -93,12 +95,8 @@ static void csv_cell(nx_strbuf *out, size_t col, const nx_sql_cell *c)
     nx_strbuf_putc(out, '"');
 }
 
-static void json_cell(nx_strbuf *out, size_t col, const nx_sql_cell *c, bool first_of_answer)
+void nx_sql_json_value(nx_strbuf *out, const nx_sql_cell *c)
 {
-    if (col == 0)
-        nx_strbuf_puts(out, first_of_answer ? "\n[" : ",\n[");
-    else
-        nx_strbuf_putc(out, ',');
     switch (c->kind) {
     case NX_SQL_CELL_NULL:
         nx_strbuf_puts(out, "null");
@@ -119,9 +117,19 @@ static void json_cell(nx_strbuf *out, size_t col, const nx_sql_cell *c, bool fir
             nx_strbuf_puts(out, "null");
         break;
     case NX_SQL_CELL_BOOL:
+    case NX_SQL_CELL_JSON:
         nx_strbuf_append(out, c->s, c->len);
         break;
     }
+}
+
+static void json_cell(nx_strbuf *out, size_t col, const nx_sql_cell *c, bool first_of_answer)
+{
+    if (col == 0)
+        nx_strbuf_puts(out, first_of_answer ? "\n[" : ",\n[");
+    else
+        nx_strbuf_putc(out, ',');
+    nx_sql_json_value(out, c);
 }
 
 static void text_cell(nx_strbuf *cells, const nx_sql_cell *c)

@@ -54,6 +54,7 @@ typedef enum nx_sql_kind {
     NX_SQL_CELL_INT,    /* an exact integer's decimal text */
     NX_SQL_CELL_REAL,   /* a float's or decimal's text; "nan", "inf", "-inf" when not finite */
     NX_SQL_CELL_TEXT,   /* a string's bytes (also dates and timestamps) */
+    NX_SQL_CELL_JSON,   /* a list, as JSON array text ([1,null,"a"]) */
 } nx_sql_kind;
 
 typedef struct nx_sql_cell {
@@ -65,20 +66,25 @@ typedef struct nx_sql_cell {
     char buf[64];
 } nx_sql_cell;
 
-/* A column of a result: its type as the engine names it, and how to read it. */
+/* A column of a result (or a list's elements): its type as the engine names it, and
+ * how to read it. */
 typedef struct nx_sql_column {
     duckdb_type type;
-    duckdb_type internal;  /* DECIMAL: its storage type */
-    uint8_t scale;         /* DECIMAL */
-    char type_name[48];
+    duckdb_type internal;          /* DECIMAL: its storage type */
+    uint8_t scale;                 /* DECIMAL */
+    char type_name[64];
+    struct nx_sql_column *child;   /* LIST: its elements */
+    nx_strbuf text;                /* LIST: the current cell's JSON text */
 } nx_sql_column;
 
 /* Describes column `col` of `res`: 0, or -1 with err when the answer cannot carry its
- * type (lists, structs, maps and the like: the message says to CAST it to VARCHAR). */
+ * type (structs, maps and the like: the message says to CAST it to VARCHAR). */
 int nx_sql_column_describe(duckdb_result *res, size_t col, nx_sql_column *c, nxpq_error *err);
+void nx_sql_column_free(nx_sql_column *c);
 
-/* The cell of `row` of vector `v` (a column described as c). */
-void nx_sql_cell_read(const nx_sql_column *c, duckdb_vector v, size_t row, nx_sql_cell *cell);
+/* The cell of `row` of vector `v` (a column described as c). A list's text lives in
+ * c until the next read of c. false when memory ran out (the cell is then null). */
+bool nx_sql_cell_read(nx_sql_column *c, duckdb_vector v, size_t row, nx_sql_cell *cell);
 
 /* ------------------------------------------------------------------ format -- */
 
@@ -91,6 +97,9 @@ typedef struct nx_sql_writer {
     nx_strbuf cells;
     bool *right;           /* TEXT: the column is numeric (aligned right) */
 } nx_sql_writer;
+
+/* Appends a cell as a JSON value (the JSON answer's rule, also a list's elements). */
+void nx_sql_json_value(nx_strbuf *b, const nx_sql_cell *c);
 
 /* Starts an answer of n_cols columns into out: 0, or -1 when out of memory. */
 int nx_sql_writer_begin(nx_sql_writer *w, nx_sql_format format, nx_strbuf *out, size_t n_cols,

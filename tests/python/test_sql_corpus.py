@@ -202,7 +202,9 @@ SYSTEM = [
     "WHERE json_extract_string(extra_attributes_json, '$.cat') = 'kernel' GROUP BY 1 ORDER BY 1",
     "SELECT process_id, thread_id, COUNT(*), MIN(start_ts), MAX(end_ts) FROM {SystemProfileEvents} GROUP BY ALL",
     "SELECT json_extract_string(extra_attributes_json, '$.cat') AS cat, COUNT(*) FROM {SystemProfileEvents} GROUP BY 1",
-    "SELECT id, name, len(flow_id) FROM {SystemProfileEvents} WHERE flow_id IS NOT NULL ORDER BY id LIMIT 100",
+    "SELECT id, name, flow_id, len(flow_id) FROM {SystemProfileEvents} WHERE flow_id IS NOT NULL ORDER BY id LIMIT 100",
+    "SELECT process_id, thread_id, list(DISTINCT framework_stream_id ORDER BY framework_stream_id) AS streams "
+    "FROM {SystemProfileEvents} GROUP BY ALL",
     "SELECT * FROM {SystemProfileMetadata}",
 ]
 

@@ -4,7 +4,7 @@
  * --output-file profile): answers checked against what the profile reader says
  * (row counts from the Parquet footers), every refused form refused with the status
  * NX_SQL_REFUSED and the output left as it was, the row and time limits, the three
- * formats exactly, and the data path's relations (schemas, profile_name, --profile).
+ * formats exactly (lists as JSON arrays), and the data path's relations (schemas, profile_name, --profile).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -196,7 +196,7 @@ static void test_failed_and_open_errors(void **state)
     assert_int_equal(run(db, "SELECT * FROM NoSuchTable", 10, 5, NX_SQL_JSON, &out, &err), NX_SQL_FAILED);
     assert_non_null(strstr(err.msg, "NoSuchTable"));
     free(out);
-    assert_int_equal(run(db, "SELECT [1, 2] AS l", 10, 5, NX_SQL_JSON, &out, &err), NX_SQL_FAILED);
+    assert_int_equal(run(db, "SELECT {'a': 1} AS st", 10, 5, NX_SQL_JSON, &out, &err), NX_SQL_FAILED);
     assert_non_null(strstr(err.msg, "CAST it to VARCHAR"));
     free(out);
     nx_sql_close(db);
@@ -280,6 +280,17 @@ static void test_formats(void **state)
     assert_string_equal(out, "a,b,c,d,e,f,g,h,i\n-5,-170141183460469231731687303715884105727,"
                              "340282366920938463463374607431768211455,-12.345,-0.05,18446744073709551615,-128,"
                              "1969-12-31 23:59:59.25,2024-01-02 03:04:05.000000007\n");
+    free(out);
+    /* Lists as JSON arrays: in the JSON answer as arrays, in CSV as quoted text */
+    const char *lists = "SELECT [[1, 2], [3]] AS ll, ['a,b', NULL] AS s, []::INT[] AS e, NULL::INT[] AS n, "
+                        "[9007199254740993, -1] AS big";
+    assert_int_equal(run(db, lists, 10, 5, NX_SQL_JSON, &out, &err), NX_SQL_OK);
+    assert_string_equal(out, "{\"columns\":[\"ll\",\"s\",\"e\",\"n\",\"big\"],\"types\":[\"INTEGER[][]\",\"VARCHAR[]\","
+                             "\"INTEGER[]\",\"INTEGER[]\",\"BIGINT[]\"],\"rows\":[\n[[[1,2],[3]],[\"a,b\",null],[],null,"
+                             "[\"9007199254740993\",-1]]],\"row_count\":1,\"truncated\":false,\"row_limit\":10}\n");
+    free(out);
+    assert_int_equal(run(db, lists, 10, 5, NX_SQL_CSV, &out, &err), NX_SQL_OK);
+    assert_string_equal(out, "ll,s,e,n,big\n\"[[1,2],[3]]\",\"[\"\"a,b\"\",null]\",[],,\"[\"\"9007199254740993\"\",-1]\"\n");
     free(out);
     assert_int_equal(run(db, "SELECT 1 AS x WHERE false", 10, 5, NX_SQL_JSON, &out, &err), NX_SQL_OK);
     assert_string_equal(out, "{\"columns\":[\"x\"],\"types\":[\"INTEGER\"],\"rows\":[],\"row_count\":0,"
