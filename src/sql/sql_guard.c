@@ -10,7 +10,8 @@
  * the ones nxprof links (parquet, json, icu, core functions) are built in.
  * Then each query is checked before it runs: exactly one statement, of SELECT type
  * (DESCRIBE, SUMMARIZE, SHOW, VALUES and WITH are SELECTs to the engine), or EXPLAIN
- * [ANALYZE] of such a statement. Anything else is refused by its statement type, and a
+ * [ANALYZE] of such a statement, calling none of the table functions that change the
+ * engine's state or run SQL text (DENIED_FUNCTIONS). Anything else is refused by its statement type, and a
  * SELECT whose binding needs a file outside the profile (read_csv('/etc/passwd'),
  * glob, read_text) fails with the engine's permission error, which is reported as a
  * refusal too.
@@ -123,6 +124,41 @@ static bool read_only_start(const char *q)
     return false;
 }
 
+/* Table functions a SELECT may call that change the engine's state for every later
+ * query (logging, profiling, the parser in use, checkpoints), or that run SQL text the
+ * check never saw (query, query_table, json_execute_serialized_sql): refused by name. */
+static const char *const DENIED_FUNCTIONS[] = {
+    "enable_logging",   "disable_logging",   "truncate_duckdb_logs", "enable_profiling",
+    "disable_profiling", "enable_peg_parser", "disable_peg_parser",   "checkpoint",
+    "force_checkpoint", "query",             "query_table",          "json_execute_serialized_sql",
+};
+
+static bool word_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* The first denied function called in q: a denied name as a whole word (any case,
+ * quoted or not), then blanks or comments, then '('. The whole text is scanned, string
+ * literals and comments too, so a name hidden in a string (query('...')) is caught; a
+ * false alarm only refuses a query. NULL when none. */
+static const char *denied_call(const char *q)
+{
+    for (const char *p = q; *p; p++) {
+        if (!word_char(*p) || (p > q && word_char(p[-1])))
+            continue;
+        size_t n = 0;
+        while (word_char(p[n]))
+            n++;
+        for (size_t i = 0; i < sizeof DENIED_FUNCTIONS / sizeof DENIED_FUNCTIONS[0]; i++) {
+            if (n != strlen(DENIED_FUNCTIONS[i]) || strncasecmp(p, DENIED_FUNCTIONS[i], n) != 0)
+                continue;
+            const char *after = p + n + (p[n] == '"');
+            if (*skip_blank(after) == '(')
+                return DENIED_FUNCTIONS[i];
+        }
+        p += n - 1;
+    }
+    return NULL;
+}
+
 /* The text after a leading "EXPLAIN [ANALYZE|ANALYSE]" (and the blanks around it), or
  * NULL when `query` does not start that way. */
 static const char *after_explain(const char *q)
@@ -157,6 +193,10 @@ static nx_sql_status prepare_one(duckdb_connection con, const char *query, bool 
         nxpq_error_set(err, "refused: only a read-only SELECT is answered (SELECT, WITH, VALUES, FROM, TABLE, "
                             "DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN of one); this query starts with \"%.20s\"",
                        skip_blank(query));
+        st = NX_SQL_REFUSED;
+    } else if (n == 1 && (e = denied_call(query)) != NULL) {
+        nxpq_error_set(err, "refused: %s() changes the engine's state or runs SQL text unchecked; a query only "
+                            "reads", e);
         st = NX_SQL_REFUSED;
     } else if (n != 1) {
         nxpq_error_set(err, "refused: a query is exactly one SELECT statement; this text holds %llu",

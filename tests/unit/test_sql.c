@@ -135,6 +135,15 @@ static void test_refused(void **state)
         "SELECT 1; SELECT 2",
         "SELECT 1; DROP VIEW Instruction",
         "EXPLAIN ANALYZE CREATE TABLE t AS SELECT 1",
+        "SELECT * FROM enable_logging()",
+        "SELECT * FROM \"Enable_Profiling\" /* comment */ ()",
+        "SELECT * FROM system.main.enable_peg_parser()",
+        "SELECT * FROM checkpoint()",
+        "SUMMARIZE SELECT * FROM truncate_duckdb_logs()",
+        "EXPLAIN ANALYZE SELECT * FROM disable_logging()",
+        "SELECT * FROM query('SELECT 1')",
+        "SELECT * FROM query_table('Metadata')",
+        "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 1'))",
         "",
         "  -- only a comment\n",
     };
@@ -168,7 +177,7 @@ static void test_refused(void **state)
         "DESCRIBE Instruction", "SUMMARIZE Metadata", "SHOW TABLES", "VALUES (1), (2)",
         "WITH a AS (SELECT 1 AS x) SELECT * FROM a", "FROM Metadata SELECT ntff_version",
         "EXPLAIN SELECT COUNT(*) FROM Instruction", "EXPLAIN ANALYZE SELECT COUNT(*) FROM Instruction",
-        "/* a comment */ SELECT 1", "(SELECT 1)",
+        "/* a comment */ SELECT 1", "(SELECT 1)", "SELECT 'checkpoint' AS query",
     };
     for (size_t i = 0; i < sizeof answered / sizeof answered[0]; i++) {
         if (run(db, answered[i], 10, 5, NX_SQL_TEXT, &out, &err) != NX_SQL_OK)
