@@ -241,5 +241,9 @@ nx_sql_status nx_sql_prepare_checked(duckdb_connection con, const char *query, d
                                      nxpq_error *err)
 {
     *out = NULL;
+    if (!query) {
+        nxpq_error_set(err, "refused: the query is empty");
+        return NX_SQL_REFUSED;
+    }
     return prepare_one(con, query, false, out, err);
 }
