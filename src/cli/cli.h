@@ -40,6 +40,7 @@ extern const nx_command nx_cmd_process;
 extern const nx_command nx_cmd_ranks;
 extern const nx_command nx_cmd_schema;
 extern const nx_command nx_cmd_serve;
+extern const nx_command nx_cmd_sql;
 extern const nx_command nx_cmd_summary;
 extern const nx_command nx_cmd_synth;
 extern const nx_command nx_cmd_top;
@@ -81,11 +82,10 @@ int nx_insights_summary_member(const char *dir, bool json);
 /* --rank N (summary, top): a decimal rank 0..10^18 into *out; 0, or -1 when s is none. */
 int nx_parse_rank(const char *s, int64_t *out);
 
-/* serve/view helpers (cmd_serve.c): port 0..65535 and bind-address checks (0 or -1),
- * and $HOME/.nxprof malloc'd into *out (-1 when HOME is unset). */
+/* serve/view helpers (cmd_serve.c): port 0..65535 and bind-address checks (0 or -1);
+ * the default data path is profile/profile_layout.h nx_data_path_default. */
 int nx_serve_parse_port(const char *s, unsigned *out);
 int nx_serve_check_bind(const char *s);
-int nx_serve_default_data_path(char **out);
 /* --allow-host NAME (serve and view): at most NX_SERVE_MAX_ALLOW_HOSTS of them. */
 #define NX_SERVE_MAX_ALLOW_HOSTS 16
 /* Adds NAME to hosts[*n]: 0, or NX_EXIT_USAGE after printing why NAME is refused

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "profile/profile_layout.h"
 #include "server/server.h"
 
 #define CMD "serve"
@@ -82,18 +83,6 @@ int nx_serve_allow_host(const char *cmd, const char *name, const char **hosts, s
     return 0;
 }
 
-int nx_serve_default_data_path(char **out)
-{
-    const char *home = getenv("HOME");
-    if (!home || !*home)
-        return -1;
-    size_t n = strlen(home) + 16;
-    if (!(*out = malloc(n)))
-        return -1;
-    snprintf(*out, n, "%s/.nxprof", home);
-    return 0;
-}
-
 static int serve_run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -141,8 +130,9 @@ static int serve_run(int argc, char **argv)
         return nx_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
     char *owned = NULL;
     if (!o.data_path) {
-        if (nx_serve_default_data_path(&owned) < 0) {
-            fprintf(stderr, "nxprof " CMD ": HOME is not set: give --data-path\n");
+        nxpq_error err;
+        if (nx_data_path_default(&owned, &err) < 0) {
+            fprintf(stderr, "nxprof " CMD ": %s\n", err.msg);
             return NX_EXIT_ERROR;
         }
         o.data_path = owned;

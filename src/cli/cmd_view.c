@@ -30,6 +30,7 @@
 
 #include "cli/cli.h"
 #include "cli/process_cli.h"
+#include "profile/profile_layout.h"
 #include "server/server.h"
 
 static void view_help(FILE *out)
@@ -169,17 +170,17 @@ static int view_run(int argc, char **argv)
         rc = nx_summary_print(profile_dir, -1, false, fmt == OUT_SUMMARY_JSON);
     if (rc == 0 && !ingest_only) {
         char *dp = NULL;
-        if (!o.data_path && nx_serve_default_data_path(&dp) < 0) {
-            fprintf(stderr, "nxprof view: HOME is not set: give --data-path\n");
+        nxpq_error err;
+        if (!o.data_path && nx_data_path_default(&dp, &err) < 0) {
+            fprintf(stderr, "nxprof view: %s\n", err.msg);
             rc = NX_EXIT_ERROR;
         } else {
             /* The first profile published (the system profile, or a lone device
-             * profile; with several sessions N-s1): its directory's name less "@latest". */
-            const char *base = strrchr(profile_dir, '/');
-            base = base ? base + 1 : profile_dir;
-            size_t len = strlen(base);
-            if (len > 7 && strcmp(base + len - 7, "@latest") == 0)
-                len -= 7;
+             * profile; with several sessions N-s1): the display name of its entry. */
+            const char *base;
+            size_t len = nx_layout_entry_name(profile_dir, &base);
+            if (!len)
+                len = strlen(base);
             char open_name[256];
             snprintf(open_name, sizeof open_name, "%.*s", (int)len, base);
             nx_server_options so = {.data_path = o.data_path ? o.data_path : dp, .bind = bind, .port = port,

@@ -22,6 +22,7 @@
 #include "capture/capture.h"
 #include "process/device_pipeline.h"
 #include "profile/data_path.h"
+#include "profile/profile_layout.h"
 #include "profile/profile_output.h"
 #include "profile/profile_set.h"
 #include "process/profile_plan.h"
@@ -471,9 +472,9 @@ static int begin_outputs(run *r, char *err, size_t errlen)
             j->build_dir = strdup(r->outs[r->n_outs++].tmp_dir);
         } else {
             const char *sys_build = r->jobs[pp->system].build_dir;
-            char *folder = malloc(strlen(sys_build) + sizeof NX_NESTED_DEVICE_DIR + 1);
+            char *folder = malloc(strlen(sys_build) + sizeof NX_LAYOUT_DEVICES_DIR + 1);
             if (folder)
-                sprintf(folder, "%s/%s", sys_build, NX_NESTED_DEVICE_DIR);
+                sprintf(folder, "%s/%s", sys_build, NX_LAYOUT_DEVICES_DIR);
             if (folder && mkdir(folder, 0777) != 0 && errno != EEXIST) {
                 snprintf(perr.msg, sizeof perr.msg, "cannot create directory %s: %s", folder, strerror(errno));
                 free(folder);

@@ -63,7 +63,7 @@ static int place(const nx_process_options *o, nx_planned_profile *pp, char *name
     }
     if (o->output_file && system_dir) {
         pp->nested = true;
-        pp->dir = nx_path_printf("%s/%s/%s", system_dir, NX_NESTED_DEVICE_DIR, name);
+        pp->dir = nx_path_printf("%s/%s/%s", system_dir, NX_LAYOUT_DEVICES_DIR, name);
     } else if (o->output_file) {
         pp->dir = strdup(o->output_file);
     } else if (nx_profile_dir_resolve(o->data_path, name, NULL, &pp->dir, &perr) != 0) {

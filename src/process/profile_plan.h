@@ -19,7 +19,7 @@
  *     (a link into the run's set folder, profile/profile_set.h, where it is built).
  *     With --output-file DIR (one session only) the session's first profile is DIR
  *     and, when that is a system profile, each device profile is
- *     DIR/devices/<name>/ (NX_NESTED_DEVICE_DIR), built and published with it.
+ *     DIR/devices/<name>/ (profile/profile_layout.h), built and published with it.
  *   N with --output-file and no --display-name is DIR's last path component.
  *
  * Sessions that have nothing left to process (--ignore-device-profile or
@@ -33,9 +33,7 @@
 
 #include "capture/capture.h"
 #include "process/processor.h"
-
-/* The folder of a system profile that holds its device profiles (--output-file). */
-#define NX_NESTED_DEVICE_DIR "devices"
+#include "profile/profile_layout.h"
 
 typedef enum nx_profile_kind { NX_PROFILE_SYSTEM, NX_PROFILE_DEVICE } nx_profile_kind;
 

@@ -13,11 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "profile/profile_layout.h"
 #include "profile/profile_output.h"
-
-/* The folder of sub-profiles a legacy profile may hold (process/profile_plan.h
- * NX_NESTED_DEVICE_DIR, which this layer does not include). */
-#define LEGACY_DEVICES_DIR "devices"
 
 typedef struct manifest {
     char *text;      /* the marker's bytes, split in place into lines */
@@ -255,7 +252,7 @@ static int legacy_walk(const walk *w, const char *dir)
             rc = nxpq_error_set(w->err, "out of memory");
         else if (lstat(path, &st) != 0)
             rc = nxpq_error_set(w->err, "cannot inspect %s: %s", path, strerror(errno));
-        else if (S_ISDIR(st.st_mode) && strcmp(name, LEGACY_DEVICES_DIR) == 0)
+        else if (S_ISDIR(st.st_mode) && strcmp(name, NX_LAYOUT_DEVICES_DIR) == 0)
             rc = legacy_devices(w, path);
         else if (S_ISREG(st.st_mode) && legacy_entry(path, name))
             rc = drop(w, path, false);

@@ -67,37 +67,6 @@ int nx_display_name_validate(const char *name, nxpq_error *err)
     return 0;
 }
 
-int nx_data_path_root(const char *data_path, char **out, nxpq_error *err)
-{
-    *out = NULL;
-    if (data_path && !*data_path)
-        return nxpq_error_set(err, "data path is empty");
-    const char *home = getenv("HOME");
-    if (!data_path && (!home || !*home))
-        return nxpq_error_set(err, "HOME is not set: give --data-path or --output-file");
-    *out = data_path ? nx_path_printf("%s/profiles/global", data_path)
-                     : nx_path_printf("%s/.nxprof/profiles/global", home);
-    return *out ? 0 : nxpq_error_set(err, "out of memory");
-}
-
-int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
-                           char **out, nxpq_error *err)
-{
-    *out = NULL;
-    if (output_file) {
-        if (!*output_file)
-            return nxpq_error_set(err, "output directory is empty");
-        *out = strdup(output_file);
-        return *out ? 0 : nxpq_error_set(err, "out of memory");
-    }
-    char *root;
-    if (nx_display_name_validate(display_name, err) < 0 || nx_data_path_root(data_path, &root, err) < 0)
-        return -1;
-    *out = nx_path_printf("%s/%s@latest", root, display_name);
-    free(root);
-    return *out ? 0 : nxpq_error_set(err, "out of memory");
-}
-
 /* mkdir -p: creates every missing component of `path`. */
 int nx_make_dirs(char *path, nxpq_error *err)
 {

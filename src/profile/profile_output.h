@@ -22,8 +22,7 @@
  * skip it) is the manifest of the profile's files, and a directory holding
  * anything else is refused before any work is done.
  *
- * Layout (docs/architecture.md, "Output layout"): `--data-path P --display-name N` -> P/profiles/global/N@latest/,
- * `--output-file DIR` -> DIR. The default data path is $HOME/.nxprof.
+ * Where a profile goes: profile_layout.h.
  *
  * Errors: functions return -1 and fill an nxpq_error (the same message buffer the
  * table writer uses, so a caller handles one error type). Nothing here prints.
@@ -35,25 +34,14 @@
 
 #include "parquet/parquet.h"
 
-/* Longest display name accepted, in bytes: leaves room for "@latest", the
+/* Longest display name accepted, in bytes: leaves room for the entry's suffix
+ * (profile_layout.h), the
  * temporary suffix and the NAME_MAX (255) limit of one path component. */
 #define NX_DISPLAY_NAME_MAX 200
 
 /* 0 when `name` is a usable display name: not empty, at most NX_DISPLAY_NAME_MAX
  * bytes, no '/', no "..", no control characters. Otherwise -1 with the reason. */
 int nx_display_name_validate(const char *name, nxpq_error *err);
-
-/* The final profile directory, malloc'd into *out (caller frees):
- *   output_file != NULL  -> output_file as given (data_path and display_name ignored);
- *   otherwise            -> <data_path>/profiles/global/<display_name>@latest, with
- *                           data_path NULL meaning $HOME/.nxprof and display_name
- *                           validated as above. */
-int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
-                           char **out, nxpq_error *err);
-
-/* <data_path>/profiles/global (data_path NULL: $HOME/.nxprof), malloc'd into *out:
- * the folder of a data path's profiles. */
-int nx_data_path_root(const char *data_path, char **out, nxpq_error *err);
 
 /* printf into a fresh heap string (a path); NULL when memory runs out. */
 char *nx_path_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "profile/profile_layout.h"
 #include "profile/profile_manifest.h"
 #include "profile/profile_output.h"
 
@@ -218,7 +219,7 @@ static int check_public(const nx_profile_set *s, const char *entry, nxpq_error *
 int nx_profile_set_add(nx_profile_set *s, const char *name, char **build_dir, nxpq_error *err)
 {
     *build_dir = NULL;
-    char *entry = nx_path_printf("%s@latest", name);
+    char *entry = nx_layout_entry(name);
     char **grown = entry ? realloc(s->names, (s->n + 1) * sizeof *s->names) : NULL;
     if (!grown) {
         free(entry);

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "profile/profile_layout.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
 #include "query/row0.h"
-#include "query/system_summary.h"
 #include "schema/schema.h"
 
 void nx_profile_info_free(nx_profile_info *p)

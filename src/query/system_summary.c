@@ -6,7 +6,6 @@
  */
 #include "query/system_summary.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +14,7 @@
 
 #include "query/device_activity.h"
 #include "query/nesting_values.h"
-#include "profile/data_path.h"
-#include "profile/profile_output.h"
+#include "profile/profile_layout.h"
 #include "profile/profile_table.h"
 #include "profile/thread_label.h"
 #include "query/top.h"
@@ -49,57 +47,6 @@ static bool has_table(const char *dir, const char *table)
 bool nx_profile_is_system(const char *dir)
 {
     return !has_table(dir, "Instruction") && has_table(dir, EVENTS);
-}
-
-/* p (an existing device profile directory), or NULL with err (p freed) when its
- * real path leaves `parent`, the folder the system profile is named in (a data
- * path's profiles/global): a symbolic link out of it is not followed
- * (profile/data_path.h). */
-static char *stays_inside(const char *parent, char *p, nxpq_error *err)
-{
-    char *real = nx_dir_real_inside(p, parent);
-    if (!real && errno == ENOMEM)
-        nxpq_error_set(err, "out of memory");
-    else if (!real)
-        nxpq_error_set(err, "device profile %s leads out of %s, where its system profile is; not read", p, parent);
-    if (real) {
-        free(real);
-        return p;
-    }
-    free(p);
-    return NULL;
-}
-
-char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error *err)
-{
-    if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strchr(name, '/')) {
-        nxpq_error_set(err, "device profile name '%s' is not a plain directory name", name);
-        return NULL;
-    }
-    size_t dl = strlen(system_dir);
-    while (dl > 1 && system_dir[dl - 1] == '/')
-        dl--;
-    /* The parent: system_dir without its last component ("." when it has one only). */
-    size_t pl = dl;
-    while (pl > 0 && system_dir[pl - 1] != '/')
-        pl--;
-    while (pl > 1 && system_dir[pl - 1] == '/')
-        pl--;
-    char *parent = pl == 0 ? strdup(".") : strndup(system_dir, pl);
-    size_t cap = dl + strlen(name) + 32;
-    char *p = parent ? malloc(cap) : NULL;
-    if (!p) {
-        free(parent);
-        nxpq_error_set(err, "out of memory");
-        return NULL;
-    }
-    snprintf(p, cap, "%.*s/devices/%s", (int)dl, system_dir, name);
-    struct stat st;
-    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
-        snprintf(p, cap, "%s%s%s@latest", parent, strcmp(parent, "/") == 0 ? "" : "/", name);
-    p = stat(p, &st) == 0 ? stays_inside(parent, p, err) : p;
-    free(parent);
-    return p;
 }
 
 /* ----------------------------------------------------------- busy time -- */

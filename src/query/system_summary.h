@@ -26,7 +26,7 @@
  *     without the profiler's own rows unless asked for (top.h);
  *   - one entry per DeviceProfileList row, in table order: its name, nc_id
  *     (the LNC), and from the device profile's own tables (found by
- *     nx_device_profile_dir) Metadata.num_physical_cores (first row),
+ *     profile_layout.h nx_device_profile_dir) Metadata.num_physical_cores (first row),
  *     ExecutionInfo's row count (0 without the table), and Summary's first
  *     row: total_time, mfu_estimated_percent, hfu_estimated_percent,
  *     mbu_estimated_percent, cc_op_active_time (each null when the table or
@@ -50,16 +50,6 @@
 /* Whether dir is a system profile: it holds SystemProfileEvents and no
  * Instruction (as T.parquet or T_0.parquet). */
 bool nx_profile_is_system(const char *dir);
-
-/* The directory of device profile `name` of the system profile system_dir:
- * <system_dir>/devices/<name>/ when that directory exists (what `process
- * --output-file` writes), else <parent of system_dir>/<name>@latest/ (a data
- * path's profiles/global/, where every profile of a run sits side by side).
- * The parent of "prof" is ".". A name that is empty, ".", "..", or holds a '/'
- * is refused (it would lead out of those folders), and so is a directory whose
- * real path leaves the parent of system_dir (a symbolic link out of the data
- * path). Returns a malloc'd path (it may not exist), or NULL with err. */
-char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error *err);
 
 typedef struct nx_system_busy {
     char *track;                     /* NUL-terminated */

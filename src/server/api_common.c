@@ -4,13 +4,10 @@
  * docs/api.md).
  *
  * Profile resolution is the one place a request string becomes a file-system path:
- * a name is <S> or <S>/devices/<D>; S and D must pass nx_display_name_validate (no
- * '/', no "..", no control bytes, <= 200 bytes; the server's unescape turns %00 into
- * a control byte so it is refused here), then realpath(<root>/<S>@latest), and of
- * <that>/devices/<D>, must be a directory inside the realpath of
- * <data-path>/profiles/global (profile/data_path.h nx_dir_real_inside): symbolic links
- * are followed only while they stay inside the data path. The directory handed to
- * the handlers is <real root>/<S>@latest[/devices/<D>], the path through the name.
+ * profile/profile_layout.h nx_layout_find (S and D must pass nx_display_name_validate:
+ * no '/', no "..", no control bytes, <= 200 bytes; the server's unescape turns %00
+ * into a control byte so it is refused there; symbolic links are followed only while
+ * they stay inside the data path). Its answers become HTTP statuses here.
  */
 #define _DEFAULT_SOURCE /* realpath, strndup, dirfd */
 #include <errno.h>
@@ -23,8 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "profile/data_path.h"
-#include "profile/profile_output.h"
+#include "profile/profile_layout.h"
 #include "query/csv.h"
 #include "server/api_internal.h"
 #include "util/decimal.h"
@@ -215,62 +211,21 @@ int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def
     return 0;
 }
 
-/* 0 when `path` is a directory whose real path lies inside the data path `root`
- * (profile/data_path.h), 1 when not (missing or outside), -1 out of memory. */
-static int dir_inside(const char *root, const char *path)
-{
-    char *real = path ? nx_dir_real_inside(path, root) : NULL;
-    int rc = real ? 0 : !path || errno == ENOMEM ? -1 : 1;
-    free(real);
-    return rc;
-}
-
 unsigned nx_api_resolve_profile(const nx_server_ctx *srv, const char *name, char **dir, char *msg, size_t cap)
 {
-    *dir = NULL;
-    const char *sep = strstr(name, "/" NX_API_NESTED_DIR "/");
-    const char *dev = sep ? sep + sizeof NX_API_NESTED_DIR + 1 : NULL;
-    size_t sl = sep ? (size_t)(sep - name) : strlen(name);
-    char *comp = malloc(sl + sizeof "@latest");
-    if (!comp) {
-        snprintf(msg, cap, "out of memory");
-        return MHD_HTTP_INTERNAL_SERVER_ERROR;
-    }
-    memcpy(comp, name, sl);
-    comp[sl] = '\0';
     nxpq_error err = {{0}};
-    if (nx_display_name_validate(comp, &err) < 0 || (dev && nx_display_name_validate(dev, &err) < 0)) {
-        free(comp);
-        snprintf(msg, cap, "invalid profile name: %s", err.msg);
-        return MHD_HTTP_BAD_REQUEST;
-    }
-    strcat(comp, "@latest");
-    /* Resolved per request: the data path may be created or moved while serving.
-     * The answer is the path through the public name, not its real path: a run
-     * publishes a new generation behind the name and removes the previous one
-     * (profile/profile_set.h), so a request opens each file of whichever
-     * generation the name shows then, as it would a directory replaced in place. */
-    char *root = realpath(srv->root, NULL);
-    int rc = root ? 0 : errno == ENOMEM ? -1 : 1;
-    char *path = rc == 0 ? nx_path_printf("%s/%s", root, comp) : NULL;
+    int rc = nx_layout_find(srv->root, name, dir, &err);
     if (rc == 0)
-        rc = dir_inside(root, path);
-    free(comp);
-    if (rc == 0 && dev) {
-        /* <system>/devices/<device>: inside the data path too, however reached. */
-        char *d = nx_path_printf("%s/%s/%s", path, NX_API_NESTED_DIR, dev);
-        rc = dir_inside(root, d);
-        free(path);
-        path = d;
-    }
-    free(root);
-    if (rc != 0) {
-        free(path);
+        return 0;
+    /* A missing profile and one leading out of the data path get the same answer,
+     * so nothing about the outside is revealed. */
+    if (rc == NX_LAYOUT_INVALID)
+        snprintf(msg, cap, "invalid profile name: %s", err.msg);
+    else
         snprintf(msg, cap, rc < 0 ? "out of memory" : "no such profile");
-        return rc < 0 ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_NOT_FOUND;
-    }
-    *dir = path;
-    return 0;
+    return rc == NX_LAYOUT_INVALID ? MHD_HTTP_BAD_REQUEST
+           : rc < 0               ? MHD_HTTP_INTERNAL_SERVER_ERROR
+                                  : MHD_HTTP_NOT_FOUND;
 }
 
 int nx_api_profile_dir(nx_api_req *r, const char *name, char **dir, enum MHD_Result *result)

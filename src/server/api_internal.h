@@ -6,14 +6,10 @@
  * Rules implemented here and relied on by every handler (docs/api.md):
  *   - integer parameters: optional '-', then decimal digits, no leading zeros beyond
  *     "0" (so "007" and "-0" are refused), within int64; anything else is a 400;
- *   - a profile name is <S> (the profile <root>/<S>@latest) or <S>/devices/<D> (a
- *     device profile nested in system profile S, as `process --output-file` writes
- *     them: process/profile_plan.h NX_NESTED_DEVICE_DIR); it is resolved only when
- *     nx_display_name_validate accepts S (and D) and the real paths of
- *     <root>/<S>@latest and of <that>/devices/<D> are directories inside the realpath
- *     of <data-path>/profiles/global (profile/data_path.h: a symlink leading out of
- *     it is a 404, exactly as a missing profile, so nothing about the outside is
- *     revealed);
+ *   - a profile name is <S> or <S>/devices/<D> (a device profile nested in system
+ *     profile S), resolved by profile/profile_layout.h nx_layout_find: an invalid name
+ *     is a 400; a missing profile, or a symlink leading out of the data path, a 404
+ *     (the same answer, so nothing about the outside is revealed);
  *   - errors are {"error": "..."} JSON bodies with a 4xx/5xx status.
  */
 #ifndef NX_SERVER_API_INTERNAL_H
@@ -25,12 +21,13 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
+#include "profile/profile_layout.h"
 #include "util/json.h"
 #include "util/strbuf.h"
 
 typedef struct nx_server_ctx {
     char *data_path;      /* as given (for messages) */
-    char *root;           /* <data-path>/profiles/global as given (realpath'd per request) */
+    char *root;           /* the data path's root (profile_layout.h), realpath'd per request */
     const char *bind;     /* the --bind address literal (NULL: none known) */
     const char *const *allow_hosts; /* the --allow-host names */
     size_t n_allow_hosts;
@@ -129,9 +126,6 @@ int nx_api_tables_param(nx_api_req *r, const char *dflt, bool (*known)(const cha
                         enum MHD_Result *result);
 
 /* ---- profiles ---- */
-/* The folder of a system profile holding its device profiles (the value of
- * process/profile_plan.h NX_NESTED_DEVICE_DIR, which the server does not include). */
-#define NX_API_NESTED_DIR "devices"
 /* Resolves a profile name (rule above) to its real directory (malloc'd into *dir):
  * 0, or the HTTP status to answer (400 invalid name, 404 no such profile, 500 out of
  * memory) with the message in msg. Queues nothing. */
@@ -140,10 +134,10 @@ unsigned nx_api_resolve_profile(const nx_server_ctx *srv, const char *name, char
  * or 500 with *result set. */
 int nx_api_profile_dir(nx_api_req *r, const char *name, char **dir, enum MHD_Result *result);
 /* *open = the name device profile `dev` of system profile `sys` (directory sys_dir)
- * is served under, given the directory query/system_summary.h nx_device_profile_dir
- * found for it (dev_dir, NULL when it refused the name): "<sys>/devices/<dev>" when
- * dev_dir lies in sys_dir, else "<dev>"; NULL when that name does not resolve (rules
- * above). malloc'd. 0, or -1 when out of memory. */
+ * is served under, given the directory profile_layout.h nx_device_profile_dir found
+ * for it (dev_dir, NULL when it refused the name): nx_layout_device_name's, NULL
+ * when that name does not resolve (rules above). malloc'd. 0, or -1 when out of
+ * memory. */
 int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const char *sys_dir, const char *dev,
                             const char *dev_dir, char **open);
 

@@ -4,10 +4,8 @@
  * profile's summary: api_system.c).
  *
  * Rules:
- *   - listing: directories named "<name>@latest" directly in <data-path>/profiles/
- *     global that resolve (nx_api_resolve_profile: a valid name whose realpath stays
- *     in that directory; a symlinked profile pointing outside is not listed), sorted
- *     by name (strcmp); what each holds (kind, size, tables, span, its device
+ *   - listing: profile/profile_layout.h nx_layout_list (a symlinked profile pointing
+ *     outside the data path is not listed), sorted by name (strcmp); what each holds (kind, size, tables, span, its device
  *     profiles, errors) is query/profile_info.h's;
  *   - device_profiles (system profiles): each with the name it is served under,
  *     where profile_info found its directory, named as nx_api_device_open_name says;
@@ -22,8 +20,6 @@
  *   - summary: a device profile's from query/device_summary.h (`top` OpcodeSummary
  *     rows, default 50, 1..10000), a system profile's from api_system.c.
  */
-#define _DEFAULT_SOURCE /* realpath, strndup */
-#include <dirent.h>
 #include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -82,16 +78,9 @@ int nx_api_device_open_name(const nx_server_ctx *srv, const char *sys, const cha
     *open = NULL;
     if (!dev_dir)
         return 0;
-    size_t sl = strlen(sys_dir);
-    bool nested = strncmp(dev_dir, sys_dir, sl) == 0 && dev_dir[sl] == '/';
-    size_t n = strlen(sys) + strlen(dev) + sizeof NX_API_NESTED_DIR + 2;
-    char *name = malloc(n), *dir = NULL, msg[64];
+    char *name = nx_layout_device_name(sys, sys_dir, dev, dev_dir), *dir = NULL, msg[64];
     if (!name)
         return -1;
-    if (nested)
-        snprintf(name, n, "%s/%s/%s", sys, NX_API_NESTED_DIR, dev);
-    else
-        snprintf(name, n, "%s", dev);
     unsigned st = nx_api_resolve_profile(srv, name, &dir, msg, sizeof msg);
     free(dir);
     if (st == 0)
@@ -183,52 +172,26 @@ static int info_cmp(const void *a, const void *b)
     return strcmp(((const profile_info *)a)->name, ((const profile_info *)b)->name);
 }
 
-/* Every profile of the data path ("<name>@latest" directly in the root that
- * resolves), read and sorted by name, device profiles marked with the first system
- * profile (in name order) whose DeviceProfileList names them. 0, or -1 when out of
- * memory. */
+/* Every profile of the data path (profile_layout.h nx_layout_list), read, device
+ * profiles marked with the first system profile (in name order) whose
+ * DeviceProfileList names them. 0, or -1 when out of memory. */
 static int list_all(const nx_server_ctx *srv, profile_info **out, size_t *count)
 {
     *out = NULL;
     *count = 0;
-    char *root = realpath(srv->root, NULL);
-    DIR *d = root ? opendir(root) : NULL;
-    free(root);
-    if (!d)
-        return 0; /* no data path yet: an empty listing */
-    profile_info *ps = NULL;
-    size_t n = 0, cap = 0;
-    int rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        size_t len = strlen(e->d_name);
-        if (len <= 7 || strcmp(e->d_name + len - 7, "@latest") != 0)
-            continue;
-        char *name = strndup(e->d_name, len - 7), *dir = NULL, msg[400];
-        unsigned st = name ? nx_api_resolve_profile(srv, name, &dir, msg, sizeof msg) : MHD_HTTP_INTERNAL_SERVER_ERROR;
-        if (st == 0 && n == cap) {
-            size_t nc = cap ? cap * 2 : 32;
-            profile_info *g = realloc(ps, nc * sizeof *g);
-            if (g) {
-                ps = g;
-                cap = nc;
-            } else {
-                st = MHD_HTTP_INTERNAL_SERVER_ERROR;
-            }
-        }
-        if (st == 0) {
-            rc = info_read(srv, name, dir, &ps[n]);
-            n++;
-        } else if (st == MHD_HTTP_INTERNAL_SERVER_ERROR) {
-            rc = -1;
-        } /* else an invalid name or one resolving outside the data path: not listed */
-        free(name);
-        free(dir);
+    nx_layout_profile *lp;
+    size_t n;
+    if (nx_layout_list(srv->root, &lp, &n) < 0)
+        return -1;
+    profile_info *ps = n ? calloc(n, sizeof *ps) : NULL;
+    int rc = n && !ps ? -1 : 0;
+    size_t done = 0;
+    while (rc == 0 && done < n) {
+        rc = info_read(srv, lp[done].name, lp[done].dir, &ps[done]);
+        done++;
     }
-    closedir(d);
-    if (rc == 0) {
-        if (n > 1)
-            qsort(ps, n, sizeof *ps, info_cmp);
+    nx_layout_list_free(lp, n);
+    if (rc == 0)
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < ps[i].info.n_devices; j++) {
                 profile_info key = {.name = ps[i].open[j]};
@@ -236,9 +199,8 @@ static int list_all(const nx_server_ctx *srv, profile_info **out, size_t *count)
                 if (dev && dev->info.device && !dev->system)
                     dev->system = ps[i].name;
             }
-    }
     *out = ps;
-    *count = n;
+    *count = done;
     return rc;
 }
 

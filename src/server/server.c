@@ -224,7 +224,7 @@ static enum MHD_Result route_api(nx_api_req *r, char **seg, size_t n)
     if (n >= 2 && strcmp(seg[1], "profiles") == 0) {
         if (n == 2)
             return nx_api_profiles(r);
-        if (n >= 5 && strcmp(seg[3], NX_API_NESTED_DIR) == 0) {
+        if (n >= 5 && strcmp(seg[3], NX_LAYOUT_DEVICES_DIR) == 0) {
             /* A nested device profile: "<S>/devices/<D>" is one name (api_internal.h).
              * The segments lie in one buffer; restoring their two slashes joins them. */
             seg[3][-1] = '/';
@@ -523,17 +523,13 @@ int nx_server_run(const nx_server_options *o, FILE *out)
     }
 
     nx_server_ctx ctx = {0};
-    const char *dp = o->data_path;
-    size_t n = strlen(dp) + 32;
-    ctx.data_path = strdup(dp);
-    ctx.root = malloc(n);
-    if (!ctx.data_path || !ctx.root) {
-        fprintf(stderr, "nxprof serve: out of memory\n");
+    nxpq_error err = {{0}};
+    ctx.data_path = strdup(o->data_path);
+    if (!ctx.data_path || nx_data_path_root(o->data_path, &ctx.root, &err) < 0) {
+        fprintf(stderr, "nxprof serve: %s\n", ctx.data_path ? err.msg : "out of memory");
         free(ctx.data_path);
-        free(ctx.root);
         return 1;
     }
-    snprintf(ctx.root, n, "%s/profiles/global", dp);
     ctx.bind = bind;
     ctx.allow_hosts = o->allow_hosts;
     ctx.n_allow_hosts = o->n_allow_hosts;
@@ -564,7 +560,7 @@ int nx_server_run(const nx_server_options *o, FILE *out)
         const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
         unsigned port = info ? info->port : o->port;
         const char *host_l = v6 ? "[" : "", *host_r = v6 ? "]" : "";
-        fprintf(out, "nxprof: serving %s at http://%s%s%s:%u/\n", dp, host_l, bind, host_r, port);
+        fprintf(out, "nxprof: serving %s at http://%s%s%s:%u/\n", o->data_path, host_l, bind, host_r, port);
         if (o->open_profile) {
             /* The name percent-encoded (RFC 3986 unreserved bytes kept), as the viewer's
              * /profile/<name> route decodes it. */

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 typedef struct nx_server_options {
-    const char *data_path;   /* profiles live in <data_path>/profiles/global/<name>@latest */
+    const char *data_path;   /* the data path (profile/profile_layout.h) */
     const char *bind;        /* IPv4 or IPv6 literal; NULL = 127.0.0.1 */
     unsigned port;           /* 0 = let the kernel choose */
     unsigned threads;        /* pool size; 0 = 4 */

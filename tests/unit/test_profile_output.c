@@ -1,6 +1,6 @@
 /*
  * test_profile_output.c — the output side of `nxprof process`: display-name
- * validation, target directory resolution, atomic publish over a previous
+ * validation, atomic publish over a previous
  * @latest, abort leaving the old profile alone with no temporary directory, the
  * schema-driven table writer's file splitting (read back with nxpq_reader), and
  * SchemaFields.parquet holding the whole catalogue.
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "parquet/parquet.h"
+#include "profile/profile_layout.h"
 #include "profile/profile_manifest.h"
 #include "profile/profile_output.h"
 #include "profile/table_writer.h"
@@ -98,36 +99,6 @@ static void test_display_names(void **state)
     longname[NX_DISPLAY_NAME_MAX + 1] = '\0';
     assert_int_equal(nx_display_name_validate(longname, &err), -1);
     assert_non_null(strstr(err.msg, "limit"));
-}
-
-static void test_resolve(void **state)
-{
-    (void)state;
-    nxpq_error err;
-    char *dir;
-    assert_int_equal(nx_profile_dir_resolve("/data", "run", NULL, &dir, &err), 0);
-    assert_string_equal(dir, "/data/profiles/global/run@latest");
-    free(dir);
-    assert_int_equal(nx_profile_dir_resolve("/data", "run", "/out/x", &dir, &err), 0);
-    assert_string_equal(dir, "/out/x");
-    free(dir);
-    assert_int_equal(nx_profile_dir_resolve("/data", "a/../b", NULL, &dir, &err), -1);
-    assert_null(dir);
-    assert_non_null(strstr(err.msg, "display name"));
-
-    const char *home = getenv("HOME");
-    char *saved = home ? strdup(home) : NULL;
-    assert_int_equal(setenv("HOME", "/home/someone", 1), 0);
-    assert_int_equal(nx_profile_dir_resolve(NULL, "run", NULL, &dir, &err), 0);
-    assert_string_equal(dir, "/home/someone/.nxprof/profiles/global/run@latest");
-    free(dir);
-    assert_int_equal(unsetenv("HOME"), 0);
-    assert_int_equal(nx_profile_dir_resolve(NULL, "run", NULL, &dir, &err), -1);
-    assert_non_null(strstr(err.msg, "HOME"));
-    if (saved) {
-        setenv("HOME", saved, 1);
-        free(saved);
-    }
 }
 
 static void test_publish_replaces_and_abort_keeps(void **state)
@@ -559,7 +530,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_display_names),
-        cmocka_unit_test(test_resolve),
         cmocka_unit_test_setup_teardown(test_publish_replaces_and_abort_keeps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replaces_only_what_nxprof_wrote, setup, teardown),
         cmocka_unit_test_setup_teardown(test_publish_set_all_or_nothing, setup, teardown),

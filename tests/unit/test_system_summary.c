@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "profile/profile_layout.h"
 #include "profile/profile_table.h"
 #include "util/json.h"
 #include "query/system_summary.h"
