@@ -1,0 +1,96 @@
+/*
+ * api_v1.c — the reference tool's query API on its own paths (docs/api.md
+ * "Reference-compatible API"), so a script written for the reference's server runs
+ * unchanged against nxprof:
+ *   GET  /api/v1/health            -> {"status":"healthy"}
+ *   POST /api/v1/db/<name>/_search -> by the body's "type":
+ *     "tableSchema"  (+ "tableName")          the table's fields from the catalogue;
+ *     "listDbFiles"                           the profile's tables and their files.
+ * <name> is a profile name as the rest of the API resolves it (api_internal.h).
+ * The body is a JSON object; members other than those named are ignored, as the
+ * reference ignores them. Status: 400 for a body that is not an object, a missing or
+ * unknown type, a missing tableName; 404 for an unknown profile or a table the
+ * catalogue does not have.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema/schema.h"
+#include "server/api_internal.h"
+
+/* Longest "type" or "tableName" value taken (the catalogue's names are far shorter). */
+#define MAX_WORD 128
+
+enum MHD_Result nx_api_v1_health(nx_api_req *r)
+{
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"status\":\"healthy\"}");
+    return nx_api_json(r, MHD_HTTP_OK, &b);
+}
+
+/* The body's string member `key` into out (cap bytes): true, or false when it is
+ * absent, not a string or longer than cap - 1 bytes. */
+static bool body_word(nx_api_req *r, const char *key, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (!nx_json_string_member(r->content, r->content_len, key, out, cap - 1, &n))
+        return false;
+    out[n] = '\0';
+    return true;
+}
+
+/* {"type":"tableSchema","tableName":T}: T's fields as the catalogue states them. */
+static enum MHD_Result table_schema(nx_api_req *r)
+{
+    char name[MAX_WORD];
+    if (!body_word(r, "tableName", name, sizeof name))
+        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "tableSchema needs \"tableName\", a string");
+    const nx_schema_table *t = nx_schema_table_find(name);
+    if (!t || t->transient)
+        return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no table '%s' in the profile schema %s", name, NX_SCHEMA_VERSION);
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"tableName\":");
+    nx_json_put_cstr(&b, t->name);
+    nx_strbuf_puts(&b, ",\"description\":");
+    nx_json_put_cstr(&b, t->description);
+    nx_strbuf_puts(&b, ",\"schemaVersion\":");
+    nx_json_put_cstr(&b, NX_SCHEMA_VERSION);
+    nx_strbuf_puts(&b, ",\"fields\":[");
+    for (size_t i = 0; i < t->n_fields; i++) {
+        const nx_schema_field *f = &t->fields[i];
+        nx_strbuf_puts(&b, i ? ",{\"name\":" : "{\"name\":");
+        nx_json_put_cstr(&b, f->name);
+        nx_strbuf_puts(&b, ",\"type\":");
+        nx_json_put_cstr(&b, f->type);
+        nx_strbuf_puts(&b, ",\"format\":");
+        nx_json_put_cstr(&b, f->format);
+        nx_strbuf_puts(&b, ",\"unit\":");
+        nx_json_put_cstr(&b, f->unit);
+        nx_strbuf_printf(&b, ",\"required\":%s,\"description\":", f->required ? "true" : "false");
+        nx_json_put_cstr(&b, f->description);
+        nx_strbuf_putc(&b, '}');
+    }
+    nx_strbuf_puts(&b, "]}");
+    return nx_api_json(r, MHD_HTTP_OK, &b);
+}
+
+enum MHD_Result nx_api_v1_search(nx_api_req *r, const char *name)
+{
+    char *dir = NULL;
+    enum MHD_Result result;
+    if (nx_api_profile_dir(r, name, &dir, &result) != 0)
+        return result;
+    nx_json_iter it;
+    char type[MAX_WORD];
+    if (!nx_json_members_begin(&it, r->content, r->content_len))
+        result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "the request body must be a JSON object");
+    else if (!body_word(r, "type", type, sizeof type))
+        result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "the request body needs \"type\", a string");
+    else if (strcmp(type, "tableSchema") == 0)
+        result = table_schema(r);
+    else
+        result = nx_api_error(r, MHD_HTTP_BAD_REQUEST,
+                              "unknown type '%s' (databaseExplorerQuery, tableSchema or listDbFiles)", type);
+    free(dir);
+    return result;
+}
