@@ -34,6 +34,9 @@ typedef struct nx_server_ctx {
     const char *bind;     /* the --bind address literal (NULL: none known) */
     const char *const *allow_hosts; /* the --allow-host names */
     size_t n_allow_hosts;
+    bool api_only;        /* this listener serves /api/ only, no web pages (the API port) */
+    double query_timeout_s; /* the query API's limits (nx_server_options; 0: the defaults) */
+    uint64_t max_rows;
 } nx_server_ctx;
 
 /* A query parameter of a request answered without a connection (value NULL: the

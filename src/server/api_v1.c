@@ -5,7 +5,8 @@
  *   GET  /api/v1/health            -> {"status":"healthy"}
  *   POST /api/v1/db/<name>/_search -> by the body's "type":
  *     "tableSchema"  (+ "tableName")          the table's fields from the catalogue;
- *     "listDbFiles"                           the profile's tables and their files.
+ *     "listDbFiles"                           the profile's tables and their files
+ *                                             (query/db_files.h).
  * <name> is a profile name as the rest of the API resolves it (api_internal.h).
  * The body is a JSON object; members other than those named are ignored, as the
  * reference ignores them. Status: 400 for a body that is not an object, a missing or
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "query/db_files.h"
 #include "schema/schema.h"
 #include "server/api_internal.h"
 
@@ -74,6 +76,40 @@ static enum MHD_Result table_schema(nx_api_req *r)
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
 
+/* {"type":"listDbFiles"}: the tables of the profile in dir and their files. */
+static enum MHD_Result list_db_files(nx_api_req *r, const char *dir)
+{
+    nx_db_files f;
+    nxpq_error err = {{0}};
+    if (nx_db_files_read(dir, &f, &err) != 0)
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"tables\":[");
+    for (size_t i = 0; i < f.n_tables; i++) {
+        const nx_db_table *t = &f.tables[i];
+        nx_strbuf_puts(&b, i ? ",{\"name\":" : "{\"name\":");
+        nx_json_put_cstr(&b, t->name);
+        nx_json_put_i64_member(&b, "rows", t->rows, true);
+        nx_json_put_i64_member(&b, "size", (int64_t)t->size, true);
+        if (t->error) {
+            nx_strbuf_puts(&b, ",\"error\":");
+            nx_api_json_message(r->srv, &b, t->error);
+        }
+        nx_strbuf_puts(&b, ",\"files\":[");
+        for (size_t j = 0; j < t->n_files; j++) {
+            nx_strbuf_puts(&b, j ? ",{\"name\":" : "{\"name\":");
+            nx_json_put_cstr(&b, t->files[j].name);
+            nx_json_put_i64_member(&b, "rows", t->files[j].rows, true);
+            nx_json_put_i64_member(&b, "size", (int64_t)t->files[j].size, true);
+            nx_strbuf_putc(&b, '}');
+        }
+        nx_strbuf_puts(&b, "]}");
+    }
+    nx_strbuf_puts(&b, "]}");
+    nx_db_files_free(&f);
+    return nx_api_json(r, MHD_HTTP_OK, &b);
+}
+
 enum MHD_Result nx_api_v1_search(nx_api_req *r, const char *name)
 {
     char *dir = NULL;
@@ -88,6 +124,8 @@ enum MHD_Result nx_api_v1_search(nx_api_req *r, const char *name)
         result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "the request body needs \"type\", a string");
     else if (strcmp(type, "tableSchema") == 0)
         result = table_schema(r);
+    else if (strcmp(type, "listDbFiles") == 0)
+        result = list_db_files(r, dir);
     else
         result = nx_api_error(r, MHD_HTTP_BAD_REQUEST,
                               "unknown type '%s' (databaseExplorerQuery, tableSchema or listDbFiles)", type);

@@ -452,6 +452,8 @@ enum MHD_Result nx_server_answer(nx_api_req *r, const nx_http_request *q)
     if (url[0] != '/')
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "bad request path");
     if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/api") != 0) {
+        if (r->srv->api_only)
+            return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no web pages on this port (the API only: /api/...)");
         if (!method_is("GET", q->method))
             return method_not_allowed(r, "GET, HEAD");
         return serve_static(r, url);
@@ -672,29 +674,124 @@ static void log_error(void *cls, const char *fmt, va_list ap)
     pthread_mutex_unlock(&lock);
 }
 
+/* The listening address: bind (an IPv4 or IPv6 literal) and port into *sa. */
+typedef struct listen_addr {
+    struct sockaddr_storage ss;
+    bool v6;
+} listen_addr;
+
+static int listen_addr_of(const char *bind, unsigned port, listen_addr *a)
+{
+    memset(a, 0, sizeof *a);
+    struct sockaddr_in *sa4 = (struct sockaddr_in *)&a->ss;
+    struct sockaddr_in6 *sa6 = (struct sockaddr_in6 *)&a->ss;
+    if (inet_pton(AF_INET, bind, &sa4->sin_addr) == 1) {
+        sa4->sin_family = AF_INET;
+        sa4->sin_port = htons((uint16_t)port);
+        return 0;
+    }
+    memset(a, 0, sizeof *a);
+    if (inet_pton(AF_INET6, bind, &sa6->sin6_addr) == 1) {
+        sa6->sin6_family = AF_INET6;
+        sa6->sin6_port = htons((uint16_t)port);
+        a->v6 = true;
+        return 0;
+    }
+    return -1;
+}
+
+/* One listener: a daemon on bind:port answering with ctx, conns connections at
+ * most. NULL when it cannot listen. */
+static struct MHD_Daemon *start_listener(const char *bind, unsigned port, unsigned threads, unsigned conns,
+                                         nx_server_ctx *ctx)
+{
+    listen_addr a;
+    if (listen_addr_of(bind, port, &a) != 0)
+        return NULL;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | (a.v6 ? MHD_USE_IPv6 : 0);
+    return MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, handle, ctx, MHD_OPTION_EXTERNAL_LOGGER, log_error, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&a.ss, MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)CONNECTION_IDLE_S, MHD_OPTION_CONNECTION_LIMIT, conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        conns - conns / 4, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+        request_begins, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_ends, NULL, MHD_OPTION_END);
+}
+
+static unsigned bound_port(struct MHD_Daemon *d, unsigned asked)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : asked;
+}
+
+/* The lines nxprof prints once listening (docs/api.md): the first one, which tests
+ * parse, names the UI port (the API port with --disable-ui). */
+static void print_urls(const nx_server_options *o, const char *bind, unsigned ui_port, unsigned api_port, FILE *out)
+{
+    bool v6 = strchr(bind, ':') != NULL;
+    const char *l = v6 ? "[" : "", *r = v6 ? "]" : "";
+    if (o->disable_ui) {
+        fprintf(out, "nxprof: serving %s at http://%s%s%s:%u/ (API only, no web pages)\n", o->data_path, l, bind, r,
+                api_port);
+        fflush(out);
+        return;
+    }
+    fprintf(out, "nxprof: serving %s at http://%s%s%s:%u/\n", o->data_path, l, bind, r, ui_port);
+    if (api_port)
+        fprintf(out, "nxprof: query API at http://%s%s%s:%u/api/v1/\n", l, bind, r, api_port);
+    if (o->open_profile) {
+        /* The name percent-encoded (RFC 3986 unreserved bytes kept), as the viewer's
+         * /profile/<name> route decodes it. */
+        fprintf(out, "nxprof: open http://%s%s%s:%u/profile/", l, bind, r, ui_port);
+        for (const unsigned char *p = (const unsigned char *)o->open_profile; *p; p++) {
+            if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+                *p == '.' || *p == '_' || *p == '~')
+                fputc(*p, out);
+            else
+                fprintf(out, "%%%02X", *p);
+        }
+        fputc('\n', out);
+    }
+    fflush(out);
+}
+
+/* The UI listener (NULL with --disable-ui) and the API listener (NULL when the UI
+ * port serves it too: the same port, or the default API port taken by another
+ * program, which is a warning; an --api-port given that cannot be had is an error).
+ * 0, or -1 after saying why on stderr. */
+static int start_listeners(const nx_server_options *o, const char *bind, nx_server_ctx *ui, nx_server_ctx *api,
+                           struct MHD_Daemon **ui_d, struct MHD_Daemon **api_d)
+{
+    unsigned threads = o->threads ? o->threads : 4;
+    bool two = !o->disable_ui && (o->api_port != o->port || o->port == 0);
+    unsigned conns = connection_limit() / (two ? 2 : 1); /* the listeners share the descriptors */
+    *ui_d = *api_d = NULL;
+    if (!o->disable_ui && !(*ui_d = start_listener(bind, o->port, threads, conns, ui))) {
+        fprintf(stderr, "nxprof serve: cannot listen on %s port %u (in use, or not allowed)\n", bind, o->port);
+        return -1;
+    }
+    if (!o->disable_ui && !two)
+        return 0;
+    if (!(*api_d = start_listener(bind, o->api_port, threads, conns, api))) {
+        if (o->disable_ui || o->api_port_given) {
+            fprintf(stderr, "nxprof serve: cannot listen on %s port %u for the query API (in use, or not allowed)\n",
+                    bind, o->api_port);
+            return -1;
+        }
+        fprintf(stderr, "nxprof serve: port %u is taken: the query API (/api/v1) is served on port %u only\n",
+                o->api_port, bound_port(*ui_d, o->port));
+    }
+    return 0;
+}
+
 int nx_server_run(const nx_server_options *o, FILE *out)
 {
     const char *bind = o->bind ? o->bind : "127.0.0.1";
-    struct sockaddr_in sa4;
-    struct sockaddr_in6 sa6;
-    struct sockaddr *sa;
-    bool v6 = false;
-    memset(&sa4, 0, sizeof sa4);
-    memset(&sa6, 0, sizeof sa6);
-    if (inet_pton(AF_INET, bind, &sa4.sin_addr) == 1) {
-        sa4.sin_family = AF_INET;
-        sa4.sin_port = htons((uint16_t)o->port);
-        sa = (struct sockaddr *)&sa4;
-    } else if (inet_pton(AF_INET6, bind, &sa6.sin6_addr) == 1) {
-        sa6.sin6_family = AF_INET6;
-        sa6.sin6_port = htons((uint16_t)o->port);
-        sa = (struct sockaddr *)&sa6;
-        v6 = true;
-    } else {
+    listen_addr probe;
+    if (listen_addr_of(bind, 0, &probe) != 0) {
         fprintf(stderr, "nxprof serve: --bind '%s' is not an IPv4 or IPv6 address\n", bind);
         return 1;
     }
-
     nx_server_ctx ctx = {0};
     const char *dp = o->data_path;
     size_t n = strlen(dp) + 32;
@@ -710,6 +807,10 @@ int nx_server_run(const nx_server_options *o, FILE *out)
     ctx.bind = bind;
     ctx.allow_hosts = o->allow_hosts;
     ctx.n_allow_hosts = o->n_allow_hosts;
+    ctx.query_timeout_s = o->query_timeout_s;
+    ctx.max_rows = o->max_rows;
+    nx_server_ctx api_ctx = ctx;
+    api_ctx.api_only = true;
 
     sigset_t set;
     sigemptyset(&set);
@@ -719,45 +820,19 @@ int nx_server_run(const nx_server_options *o, FILE *out)
     pthread_sigmask(SIG_BLOCK, &set, &old);
     signal(SIGPIPE, SIG_IGN);
 
-    unsigned threads = o->threads ? o->threads : 4;
-    unsigned conns = connection_limit();
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
-    struct MHD_Daemon *d = MHD_start_daemon(
-        flags, (uint16_t)o->port, NULL, NULL, handle, &ctx, MHD_OPTION_EXTERNAL_LOGGER, log_error, NULL,
-        MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
-        threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)CONNECTION_IDLE_S, MHD_OPTION_CONNECTION_LIMIT, conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        conns - conns / 4, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_URI_LOG_CALLBACK,
-        request_begins, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_ends, NULL, MHD_OPTION_END);
-    int rc = 0;
-    if (!d) {
-        fprintf(stderr, "nxprof serve: cannot listen on %s port %u (in use, or not allowed)\n", bind, o->port);
-        rc = 1;
-    } else {
-        const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-        unsigned port = info ? info->port : o->port;
-        const char *host_l = v6 ? "[" : "", *host_r = v6 ? "]" : "";
-        fprintf(out, "nxprof: serving %s at http://%s%s%s:%u/\n", dp, host_l, bind, host_r, port);
-        if (o->open_profile) {
-            /* The name percent-encoded (RFC 3986 unreserved bytes kept), as the viewer's
-             * /profile/<name> route decodes it. */
-            fprintf(out, "nxprof: open http://%s%s%s:%u/profile/", host_l, bind, host_r, port);
-            for (const unsigned char *p = (const unsigned char *)o->open_profile; *p; p++) {
-                if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-                    *p == '.' || *p == '_' || *p == '~')
-                    fputc(*p, out);
-                else
-                    fprintf(out, "%%%02X", *p);
-            }
-            fputc('\n', out);
-        }
-        fflush(out);
+    struct MHD_Daemon *ui_d, *api_d;
+    int rc = start_listeners(o, bind, &ctx, &api_ctx, &ui_d, &api_d) == 0 ? 0 : 1;
+    if (rc == 0) {
+        print_urls(o, bind, ui_d ? bound_port(ui_d, o->port) : 0, api_d ? bound_port(api_d, o->api_port) : 0, out);
         int sig = 0;
         while (sigwait(&set, &sig) != 0)
             ;
         fprintf(stderr, "nxprof serve: stopping (signal %d)\n", sig);
-        MHD_stop_daemon(d);
     }
+    if (ui_d)
+        MHD_stop_daemon(ui_d);
+    if (api_d)
+        MHD_stop_daemon(api_d);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     nx_response_cache_clear();
     free(ctx.data_path);
