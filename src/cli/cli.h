@@ -40,6 +40,7 @@ extern const nx_command nx_cmd_process;
 extern const nx_command nx_cmd_ranks;
 extern const nx_command nx_cmd_schema;
 extern const nx_command nx_cmd_serve;
+extern const nx_command nx_cmd_sql;
 extern const nx_command nx_cmd_summary;
 extern const nx_command nx_cmd_synth;
 extern const nx_command nx_cmd_top;

@@ -25,6 +25,7 @@ static const nx_command *const COMMANDS[] = {
     &nx_cmd_ranks,
     &nx_cmd_schema,
     &nx_cmd_serve,
+    &nx_cmd_sql,
     &nx_cmd_summary,
     &nx_cmd_synth,
     &nx_cmd_top,

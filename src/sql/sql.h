@@ -65,4 +65,15 @@ void nx_sql_close(nx_sql *db);
 nx_sql_status nx_sql_run(nx_sql *db, const char *query, const nx_sql_limits *limits, nx_sql_format format,
                          nx_strbuf *out, nxpq_error *err);
 
+/* What an answer held, for callers that report it outside the text (a CSV answer has
+ * no room to say it was cut). */
+typedef struct nx_sql_answer_info {
+    uint64_t rows;   /* rows in the answer */
+    bool truncated;  /* the row limit left rows out */
+} nx_sql_answer_info;
+
+/* nx_sql_run, also filling *info (on NX_SQL_OK). */
+nx_sql_status nx_sql_run_info(nx_sql *db, const char *query, const nx_sql_limits *limits, nx_sql_format format,
+                              nx_strbuf *out, nx_sql_answer_info *info, nxpq_error *err);
+
 #endif
