@@ -4,14 +4,20 @@
  * unchanged against nxprof:
  *   GET  /api/v1/health            -> {"status":"healthy"}
  *   POST /api/v1/db/<name>/_search -> by the body's "type":
+ *     "databaseExplorerQuery" (+ "query")     the query's answer from the profile's SQL
+ *                                             engine (sql/sql.h, kept open by
+ *                                             sql_cache.h) under the server's time and
+ *                                             row limits;
  *     "tableSchema"  (+ "tableName")          the table's fields from the catalogue;
  *     "listDbFiles"                           the profile's tables and their files
  *                                             (query/db_files.h).
  * <name> is a profile name as the rest of the API resolves it (api_internal.h).
  * The body is a JSON object; members other than those named are ignored, as the
  * reference ignores them. Status: 400 for a body that is not an object, a missing or
- * unknown type, a missing tableName; 404 for an unknown profile or a table the
- * catalogue does not have.
+ * unknown type, a missing tableName or query, a query refused (not one read-only
+ * SELECT) or failed; 408 for a query past the time limit; 404 for an unknown profile
+ * or a table the catalogue does not have; 500 when the engine could not open the
+ * profile or run out of memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +25,8 @@
 #include "query/db_files.h"
 #include "schema/schema.h"
 #include "server/api_internal.h"
+#include "server/sql_cache.h"
+#include "sql/sql.h"
 
 /* Longest "type" or "tableName" value taken (the catalogue's names are far shorter). */
 #define MAX_WORD 128
@@ -76,6 +84,42 @@ static enum MHD_Result table_schema(nx_api_req *r)
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
 
+/* {"type":"databaseExplorerQuery","query":Q}: Q run by the profile's SQL engine
+ * (sql_cache.h) under the server's limits; tableName, which the reference sends, is
+ * not needed (the query names its tables) and not read. */
+static enum MHD_Result database_query(nx_api_req *r, const char *dir)
+{
+    char *query = malloc(r->content_len + 1); /* decoding never lengthens a string */
+    size_t n = 0;
+    if (!query)
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    if (!nx_json_string_member(r->content, r->content_len, "query", query, r->content_len, &n)) {
+        free(query);
+        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "databaseExplorerQuery needs \"query\", a string");
+    }
+    query[n] = '\0';
+    nx_sql_limits limits = {
+        .timeout_s = r->srv->query_timeout_s > 0 ? r->srv->query_timeout_s : NX_SQL_DEFAULT_TIMEOUT_S,
+        .max_rows = r->srv->max_rows > 0 ? r->srv->max_rows : NX_SQL_DEFAULT_MAX_ROWS,
+    };
+    nxpq_error err = {{0}};
+    nx_sql *db = NULL;
+    nx_sql_lease *lease = nx_sql_cache_take(dir, &db, &err);
+    nx_sql_status st = NX_SQL_INTERNAL;
+    nx_strbuf b = NX_STRBUF_INIT;
+    if (lease)
+        st = nx_sql_run(db, query, &limits, NX_SQL_JSON, &b, &err);
+    nx_sql_cache_return(lease);
+    free(query);
+    if (st == NX_SQL_OK)
+        return nx_api_json(r, MHD_HTTP_OK, &b);
+    nx_strbuf_free(&b);
+    unsigned status = st == NX_SQL_REFUSED || st == NX_SQL_FAILED ? MHD_HTTP_BAD_REQUEST
+                      : st == NX_SQL_TIMEOUT                      ? MHD_HTTP_REQUEST_TIMEOUT
+                                                                  : MHD_HTTP_INTERNAL_SERVER_ERROR;
+    return nx_api_error(r, status, "%s", err.msg[0] ? err.msg : "the query failed");
+}
+
 /* {"type":"listDbFiles"}: the tables of the profile in dir and their files. */
 static enum MHD_Result list_db_files(nx_api_req *r, const char *dir)
 {
@@ -122,6 +166,8 @@ enum MHD_Result nx_api_v1_search(nx_api_req *r, const char *name)
         result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "the request body must be a JSON object");
     else if (!body_word(r, "type", type, sizeof type))
         result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "the request body needs \"type\", a string");
+    else if (strcmp(type, "databaseExplorerQuery") == 0)
+        result = database_query(r, dir);
     else if (strcmp(type, "tableSchema") == 0)
         result = table_schema(r);
     else if (strcmp(type, "listDbFiles") == 0)

@@ -76,6 +76,7 @@
 #include "server/api_internal.h"
 #include "server/response_cache.h"
 #include "server/server.h"
+#include "server/sql_cache.h"
 #include "server/web_assets.h"
 
 /* Connections: epoll, so that open connections cost a socket and 64 KiB at most,
@@ -835,6 +836,7 @@ int nx_server_run(const nx_server_options *o, FILE *out)
         MHD_stop_daemon(api_d);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     nx_response_cache_clear();
+    nx_sql_cache_clear();
     free(ctx.data_path);
     free(ctx.root);
     return rc;
