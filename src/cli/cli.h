@@ -93,7 +93,7 @@ int nx_serve_default_data_path(char **out);
  * (not a host name or address, a port given, too many). */
 int nx_serve_allow_host(const char *cmd, const char *name, const char **hosts, size_t *n);
 /* The query API's options of serve and view (cmd_serve.c, docs/api.md
- * "Reference-compatible API"): --api-port P (0..65535), --disable-ui, --query-timeout S
+ * "Reference-compatible query API"): --api-port P (0..65535), --disable-ui, --query-timeout S
  * (seconds, a decimal number above 0, at most 86400) and --query-max-rows N
  * (1..1000000000). */
 enum { NX_SERVE_OPT_API_PORT = 3000, NX_SERVE_OPT_DISABLE_UI, NX_SERVE_OPT_QUERY_TIMEOUT, NX_SERVE_OPT_MAX_ROWS };

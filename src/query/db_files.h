@@ -1,7 +1,7 @@
 /*
  * db_files.h — a profile's tables and the Parquet files that hold them, as the
  * reference-compatible API's listDbFiles answers (docs/api.md "Reference-compatible
- * API"):
+ * query API"):
  *   - tables: query/profile_info.h's table names (split tables as one, sorted);
  *   - files: each table's files in order (profile/profile_table.h: <T>.parquet, or
  *     <T>_0.parquet .. <T>_k.parquet), named relative to the profile directory, with

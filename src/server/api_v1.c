@@ -1,6 +1,6 @@
 /*
  * api_v1.c — the reference tool's query API on its own paths (docs/api.md
- * "Reference-compatible API"), so a script written for the reference's server runs
+ * "Reference-compatible query API"), so a script written for the reference's server runs
  * unchanged against nxprof:
  *   GET  /api/v1/health            -> {"status":"healthy"}
  *   POST /api/v1/db/<name>/_search -> by the body's "type":
@@ -96,6 +96,10 @@ static enum MHD_Result database_query(nx_api_req *r, const char *dir)
     if (!nx_json_string_member(r->content, r->content_len, "query", query, r->content_len, &n)) {
         free(query);
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "databaseExplorerQuery needs \"query\", a string");
+    }
+    if (memchr(query, '\0', n)) { /* \u0000 would end the engine's text early */
+        free(query);
+        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "the query holds a NUL character (\\u0000)");
     }
     query[n] = '\0';
     nx_sql_limits limits = {

@@ -155,6 +155,8 @@ def test_failed_queries_are_400(api):
     assert status == 400 and "query" in got["error"]
     status, got = search(api, "run-nd0-nc0", {"type": "databaseExplorerQuery", "query": 5})
     assert status == 400
+    status, got = query(api, "SELECT 1\u0000; DROP TABLE Instruction")
+    assert status == 400 and "NUL" in got["error"]
     status, got = query(api, "SELECT 1", name="nope")
     assert status == 404
 
