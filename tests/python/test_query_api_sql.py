@@ -4,12 +4,14 @@ read-only SELECT refused with 400 and a message (DDL, DML, ATTACH, PRAGMA, SET,
 INSTALL/LOAD, COPY, EXPORT, transactions, functions that read files, several
 statements) with nothing changed on disk, the row limit (--query-max-rows) stated in
 the answer, the time limit (--query-timeout) a 408 after which the server still
-answers, and the status codes of the query type. The rest of the endpoint is
+answers, a damaged profile a 500 naming the file, and the status codes of the query
+type. The rest of the endpoint is
 test_query_api.py, whose server helper this module uses.
 """
 import hashlib
 import json
 import os
+import shutil
 
 import duckdb
 import pytest
@@ -182,3 +184,22 @@ def test_time_limit_is_408(data_path):
         # The server, and the same engine, answer the next question.
         status, got = query(ports["api"], "SELECT COUNT(*) FROM Summary")
         assert status == 200, got
+
+
+def test_damaged_profile_is_500(data_path, tmp_path):
+    """A profile whose Instruction file is cut short: the engine cannot open it -> 500
+    naming the file, relative (no absolute path in the answer)."""
+    dp = tmp_path / "dp"
+    broken = dp / "profiles" / "global" / "broken@latest"
+    shutil.copytree(device_dir(data_path).resolve(), broken)
+    victim = sorted(broken.glob("Instruction*.parquet"))[0]
+    victim.write_bytes(victim.read_bytes()[:1000])
+    with server(dp, "--disable-ui") as (ports, _):
+        status, got = query(ports["api"], "SELECT COUNT(*) FROM Summary", name="broken")
+        assert status == 500, got
+        assert victim.name in got["error"] and str(tmp_path) not in got["error"], got
+        # The listing still answers, the damaged table with its error.
+        status, got = search(ports["api"], "broken", {"type": "listDbFiles"})
+        assert status == 200
+        ins = next(t for t in got["tables"] if t["name"] == "Instruction")
+        assert victim.name in ins["error"] and ins["files"] == []
