@@ -173,5 +173,11 @@ printf 'POST /api/v1/db/nested/devices/nested-nd0-nc0/_search HTTP/1.1\r\n%s\r\n
 printf 'POST /api/v1/db/tiny/_search HTTP/1.1\r\n%s\r\nContent-Length: 1048577\r\n\r\n{}' "$J" >"$C/http/v1-too-large.req"
 printf 'PUT /api/v1/db/tiny/_search HTTP/1.1\r\n%s\r\nTransfer-Encoding: chunked\r\n\r\n{}' "$J" >"$C/http/v1-chunked.req"
 printf 'GET /api/v1/health HTTP/1.1\r\n\r\n' >"$C/http/v1-health.req"
+printf 'POST /api/v1/db/%s/_search HTTP/1.1\r\n%s\r\n\r\n{"type":"databaseExplorerQuery","tableName":"Instruction","query":"SELECT opcode, COUNT(*) AS n FROM Instruction GROUP BY opcode ORDER BY n DESC"}' \
+  "$D" "$J" >"$C/http/v1-query.req"
+printf 'POST /api/v1/db/tiny/_search HTTP/1.1\r\n%s\r\n\r\n{"type":"databaseExplorerQuery","query":"SELECT COUNT(*) FROM SystemProfileEvents"}' \
+  "$J" >"$C/http/v1-query-system.req"
+printf 'POST /api/v1/db/%s/_search HTTP/1.1\r\n%s\r\n\r\n{"type":"databaseExplorerQuery","query":"DROP TABLE Instruction"}' \
+  "$D" "$J" >"$C/http/v1-query-refused.req"
 
 du -sh "$C"/* | sed 's/^/make_corpus: /'

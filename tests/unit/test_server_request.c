@@ -3,7 +3,8 @@
  * answered by nx_server_answer without a connection: which method reaches which
  * handler, the 405s with the methods a path has, the body limits (411, 413, 400)
  * checked on the headers alone (nx_server_admit), the guards applied to a POST, and a
- * body reaching its handler, on a data path made here: profile "p" and the nested
+ * body reaching its handler (a query the SQL engine cannot answer on an empty profile a
+ * 500 without the data path in it), on a data path made here: profile "p" and the nested
  * device profile "s/devices/d", both empty directories. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include <setjmp.h>
@@ -113,6 +114,15 @@ static void body_reaches_handler(void **state)
         assert_non_null(strstr(b, "\"error\""));
         free(b);
     }
+    /* A query needs its text; "p" is an empty directory, which the SQL engine cannot open. */
+    request no_query = {.method = "POST", .url = SEARCH, .content_type = JSON,
+                        .body = "{\"type\":\"databaseExplorerQuery\",\"tableName\":\"Instruction\"}"};
+    assert_int_equal(answer(&no_query, NULL), 400);
+    request empty_profile = {.method = "POST", .url = SEARCH, .content_type = JSON,
+                             .body = "{\"type\":\"databaseExplorerQuery\",\"query\":\"SELECT 1\"}"};
+    assert_int_equal(answer(&empty_profile, &b), 500);
+    assert_null(strstr(b, data_path)); /* no absolute path in the answer */
+    free(b);
     request unknown_table = {.method = "POST", .url = SEARCH, .content_type = JSON,
         .body = "{\"type\":\"tableSchema\",\"tableName\":\"Nope\"}"};
     assert_int_equal(answer(&unknown_table, NULL), 404);
