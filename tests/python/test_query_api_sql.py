@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
 import pytest
@@ -203,3 +204,17 @@ def test_damaged_profile_is_500(data_path, tmp_path):
         assert status == 200
         ins = next(t for t in got["tables"] if t["name"] == "Instruction")
         assert victim.name in ins["error"] and ins["files"] == []
+
+
+def test_concurrent_queries_share_engines(api, data_path):
+    """Queries from 8 clients at once, on one profile's kept engine and on another's,
+    each answered as DuckDB answers it."""
+    jobs = [(QUERIES[i % len(QUERIES)], "run-nd0-nc0" if i % 3 else "run-nd0-nc1") for i in range(48)]
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda job: query(api, job[0], name=job[1]), jobs))
+    want = {}
+    for (sql, name), (status, got) in zip(jobs, answers):
+        assert status == 200, got
+        if (sql, name) not in want:
+            want[sql, name] = duck(device_dir(data_path, name), sql)
+        assert plain(got["rows"]) == want[sql, name], (sql, name)
