@@ -49,6 +49,14 @@ nx_sql *nx_sql_open(const char *path, const char *profile, nxpq_error *err)
         nxpq_error_set(err, "SQL engine: cannot connect");
         goto done;
     }
+    /* Parquet footers are read once per open (at the views' creation), not at every
+     * query: a 1 ms window over a 10M-row table is then a few pages' work. */
+    if (duckdb_query(con, "SET GLOBAL parquet_metadata_cache = true", &res) == DuckDBError) {
+        nxpq_error_set(err, "SQL engine: %s", duckdb_result_error(&res));
+        duckdb_destroy_result(&res);
+        goto done;
+    }
+    duckdb_destroy_result(&res);
     if (duckdb_query(con, cat.ddl.data, &res) == DuckDBError) {
         nxpq_error_set(err, "%s: creating the relations failed: %s", path, duckdb_result_error(&res));
         duckdb_destroy_result(&res);

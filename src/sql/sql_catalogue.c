@@ -8,7 +8,8 @@
  *   - A data path (a folder holding profiles/global): each profile is a schema named
  *     after its display name, holding its tables as above; each table name is also an
  *     unqualified view, the UNION ALL BY NAME of that table over every profile that
- *     has it, each row with the column profile_name (first) saying whose it is. A
+ *     has it, each row with the column profile_name (first) saying whose it is (a
+ *     table with a profile_name column of its own, Metadata, has it replaced). A
  *     profile named like one of the engine's own schemas (main, temp,
  *     information_schema, pg_catalog) has no schema of its own: it is reached through
  *     the unions or by --profile.
@@ -65,14 +66,19 @@ static bool engine_schema(const char *name)
     return false;
 }
 
+/* The profile has the table (TABLE_HAS), and it has its own profile_name column
+ * (Metadata's), which the union replaces with the display name. */
+enum { TABLE_ABSENT = 0, TABLE_HAS = 1, TABLE_HAS_PROFILE_NAME = 2 };
+
 /* `CREATE VIEW [schema.]"T" AS SELECT * FROM read_parquet([...]);` for table t of
- * p, when p has it: 1 when written, 0 when p has no such table, -1 with err. */
+ * p, when p has it: TABLE_HAS or TABLE_HAS_PROFILE_NAME when written, TABLE_ABSENT
+ * when p has no such table, -1 with err. */
 static int table_view(nx_strbuf *ddl, const sql_profile *p, const char *schema, const char *table, nxpq_error *err)
 {
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(p->dir, table, &t, err);
     if (rc == NX_PROFILE_TABLE_ABSENT)
-        return 0;
+        return TABLE_ABSENT;
     if (rc != 0)
         return -1;
     nx_strbuf_puts(ddl, "CREATE VIEW ");
@@ -88,13 +94,15 @@ static int table_view(nx_strbuf *ddl, const sql_profile *p, const char *schema, 
         put_literal(ddl, nx_profile_table_file_path(t, i));
     }
     nx_strbuf_puts(ddl, "]);\n");
+    rc = nx_profile_table_find_column(t, "profile_name") >= 0 ? TABLE_HAS_PROFILE_NAME : TABLE_HAS;
     nx_profile_table_close(t);
-    return 1;
+    return rc;
 }
 
 /* The views of every catalogue table of p (in schema `schema`, NULL for the default);
- * has[i] set for each table p holds (may be NULL). 0 or -1. */
-static int profile_views(nx_strbuf *ddl, const sql_profile *p, const char *schema, bool *has, nxpq_error *err)
+ * has[i] is table_view's answer for catalogue table i (has may be NULL). 0 or -1. */
+static int profile_views(nx_strbuf *ddl, const sql_profile *p, const char *schema, unsigned char *has,
+                         nxpq_error *err)
 {
     for (size_t i = 0; i < nx_schema_table_count(); i++) {
         const nx_schema_table *st = nx_schema_table_at(i);
@@ -103,15 +111,15 @@ static int profile_views(nx_strbuf *ddl, const sql_profile *p, const char *schem
         int rc = table_view(ddl, p, schema, st->name, err);
         if (rc < 0)
             return -1;
-        if (has && rc)
-            has[i] = true;
+        if (has)
+            has[i] = (unsigned char)rc;
     }
     return 0;
 }
 
 /* The unqualified union views of a data path's profiles (a table's rows of every
  * profile that has it, with profile_name). */
-static void union_views(nx_strbuf *ddl, const sql_profile *ps, size_t n, const bool *has)
+static void union_views(nx_strbuf *ddl, const sql_profile *ps, size_t n, const unsigned char *has)
 {
     size_t nt = nx_schema_table_count();
     for (size_t i = 0; i < nt; i++) {
@@ -130,7 +138,8 @@ static void union_views(nx_strbuf *ddl, const sql_profile *ps, size_t n, const b
             first = false;
             nx_strbuf_puts(ddl, "SELECT ");
             put_literal(ddl, ps[k].name);
-            nx_strbuf_puts(ddl, " AS profile_name, * FROM ");
+            nx_strbuf_puts(ddl, has[k * nt + i] == TABLE_HAS_PROFILE_NAME ? " AS profile_name, * EXCLUDE (profile_name) FROM "
+                                                                           : " AS profile_name, * FROM ");
             put_ident(ddl, ps[k].name);
             nx_strbuf_putc(ddl, '.');
             put_ident(ddl, table);
@@ -243,7 +252,7 @@ static int data_path(nx_sql_catalogue *c, const char *root, const char *profile,
         return nxpq_error_set(err, "%s: the data path holds no profile yet (%s is empty)", path, root);
     }
     size_t nt = nx_schema_table_count();
-    bool *has = calloc(n * nt, sizeof *has);
+    unsigned char *has = calloc(n * nt, sizeof *has);
     if (!has)
         rc = nxpq_error_set(err, "SQL catalogue: out of memory");
     for (size_t k = 0; rc == 0 && k < n; k++) {

@@ -76,10 +76,15 @@ static size_t u128_text(unsigned __int128 v, bool negative, char *buf)
 {
     char tmp[48];
     size_t n = 0;
-    do {
+    while (v > UINT64_MAX) { /* 128-bit division is a library call: only for the high digits */
         tmp[n++] = (char)('0' + (int)(v % 10));
         v /= 10;
-    } while (v);
+    }
+    uint64_t w = (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + (int)(w % 10));
+        w /= 10;
+    } while (w);
     size_t k = 0;
     if (negative)
         buf[k++] = '-';
@@ -168,8 +173,11 @@ static void timestamp_cell(nx_sql_cell *cell, int64_t v, int64_t per_second, int
     cell->s = cell->buf;
     int n = snprintf(cell->buf, sizeof cell->buf, "%04" PRId32 "-%02d-%02d %02d:%02d:%02d", ts.date.year,
                      ts.date.month, ts.date.day, ts.time.hour, ts.time.min, ts.time.sec);
-    if (frac && digits)
+    if (frac && digits) { /* as the engine prints it: trailing zeros of the fraction dropped */
         n += snprintf(cell->buf + n, sizeof cell->buf - (size_t)n, ".%0*" PRId64, digits, frac);
+        while (cell->buf[n - 1] == '0')
+            n--;
+    }
     cell->len = (size_t)n;
 }
 

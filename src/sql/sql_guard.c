@@ -81,12 +81,49 @@ static const char *statement_name(duckdb_statement_type t)
     return "a statement that is not a SELECT";
 }
 
+/* q past blanks and comments (-- to the line's end, and block comments). */
+static const char *skip_blank(const char *q)
+{
+    for (;;) {
+        while (isspace((unsigned char)*q))
+            q++;
+        if (q[0] == '-' && q[1] == '-') {
+            q += strcspn(q, "\n");
+        } else if (q[0] == '/' && q[1] == '*') {
+            const char *end = strstr(q + 2, "*/");
+            if (!end)
+                return q;
+            q = end + 2;
+        } else {
+            return q;
+        }
+    }
+}
+
+/* True when the query's first word opens a read-only statement. PRAGMA is refused
+ * here although the engine turns some PRAGMAs into SELECTs: a PRAGMA is a setting's
+ * form, and sql.h answers SELECTs. The statement type is checked after this. */
+static bool read_only_start(const char *q)
+{
+    static const char *const words[] = {"SELECT", "WITH", "VALUES", "FROM", "TABLE", "DESCRIBE",
+                                        "SUMMARIZE", "SHOW", "EXPLAIN"};
+    q = skip_blank(q);
+    if (*q == '(')
+        return true;
+    size_t n = 0;
+    while (isalpha((unsigned char)q[n]))
+        n++;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (n == strlen(words[i]) && strncasecmp(q, words[i], n) == 0)
+            return true;
+    return false;
+}
+
 /* The text after a leading "EXPLAIN [ANALYZE|ANALYSE]" (and the blanks around it), or
  * NULL when `query` does not start that way. */
 static const char *after_explain(const char *q)
 {
-    while (isspace((unsigned char)*q))
-        q++;
+    q = skip_blank(q);
     if (strncasecmp(q, "EXPLAIN", 7) != 0 || !isspace((unsigned char)q[7]))
         return NULL;
     q += 7;
@@ -101,6 +138,10 @@ static const char *after_explain(const char *q)
 static nx_sql_status prepare_one(duckdb_connection con, const char *query, bool explained,
                                  duckdb_prepared_statement *out, nxpq_error *err)
 {
+    if (!*skip_blank(query)) {
+        nxpq_error_set(err, "refused: the query is empty");
+        return NX_SQL_REFUSED;
+    }
     duckdb_extracted_statements ext = NULL;
     idx_t n = duckdb_extract_statements(con, query, &ext);
     nx_sql_status st = NX_SQL_OK;
@@ -108,6 +149,11 @@ static nx_sql_status prepare_one(duckdb_connection con, const char *query, bool 
     if (n == 0 && e) {
         nxpq_error_set(err, "%s", e);
         st = NX_SQL_FAILED;
+    } else if (n == 1 && !read_only_start(query)) {
+        nxpq_error_set(err, "refused: only a read-only SELECT is answered (SELECT, WITH, VALUES, FROM, TABLE, "
+                            "DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN of one); this query starts with \"%.20s\"",
+                       skip_blank(query));
+        st = NX_SQL_REFUSED;
     } else if (n != 1) {
         nxpq_error_set(err, "refused: a query is exactly one SELECT statement; this text holds %llu",
                        (unsigned long long)n);
