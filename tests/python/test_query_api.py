@@ -191,6 +191,18 @@ def test_body_rules(ports):
         s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
                   "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n".encode())
         assert s.recv(4096).startswith(b"HTTP/1.1 411 ")
+    # Expect: 100-continue: the go-ahead comes only for an admitted body.
+    with socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD_S) as s:
+        body = b'{"type":"listDbFiles"}'
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                  f"Expect: 100-continue\r\nContent-Length: {len(body)}\r\n\r\n".encode())
+        assert s.recv(4096).startswith(b"HTTP/1.1 100 Continue")
+        s.sendall(body)
+        assert s.recv(4096).startswith(b"HTTP/1.1 200 ")
+    with socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD_S) as s:
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                  f"Expect: 100-continue\r\nContent-Length: {(1 << 20) + 1}\r\n\r\n".encode())
+        assert s.recv(4096).startswith(b"HTTP/1.1 413 ")
     # A body on a GET.
     status, _, _ = request(port, "GET", "/api/v1/health", b"hello", {"Content-Type": "text/plain"})
     assert status == 413
