@@ -11,8 +11,8 @@
  *     the Origin check above, what keeps another site's page from sending one: a
  *     browser sends that type cross-site only after a CORS preflight, never granted
  *     here); a method no route of the path has -> 405 (routing, below);
- *   - bodies: a request other than POST and PUT with a body (Content-Length > 0 or chunked) -> 413; a
- *     POST or PUT with Transfer-Encoding -> 411 (its length must be known before it
+ *   - bodies: a request other than POST and PUT with a body (Content-Length > 0
+ *     or chunked) -> 413; a POST or PUT with Transfer-Encoding -> 411 (its length must be known before it
  *     is read), a bad Content-Length -> 400, one over NX_SERVER_MAX_BODY (1 MiB) ->
  *     413. These are checked on the headers, before a byte of the body is read
  *     (nx_server_admit); an admitted body is read whole into memory and handed to
@@ -293,7 +293,8 @@ static void allow_add(char *allow, size_t cap, const char *method)
     snprintf(allow + n, cap - n, "%s%s", n ? ", " : "", strcmp(method, "GET") == 0 ? "GET, HEAD" : method);
 }
 
-/* The fixed route for path (after "/api/") and method, 405, or 404 (fn NULL: no such path). */
+/* The fixed route for path (after "/api/") and method, or a 405 when the path has
+ * only others; *found false (nothing queued) when no route has that path. */
 static enum MHD_Result route_fixed(nx_api_req *r, const char *method, const char *path, bool *found)
 {
     char allow[64] = "";
@@ -675,7 +676,8 @@ static void log_error(void *cls, const char *fmt, va_list ap)
     pthread_mutex_unlock(&lock);
 }
 
-/* The listening address: bind (an IPv4 or IPv6 literal) and port into *sa. */
+/* The listening address: bind (an IPv4 or IPv6 literal) and port into *a; -1 when
+ * bind is neither. */
 typedef struct listen_addr {
     struct sockaddr_storage ss;
     bool v6;
