@@ -130,24 +130,28 @@ int nx_serve_api_option(const char *cmd, int c, const char *arg, nx_server_optio
     }
 }
 
+/* One line of help: `opt` at column 6 and `text` at column col (two spaces after a
+ * longer option); opt "" continues the text of the option above. */
+static void help_line(FILE *out, int col, const char *opt, const char *text)
+{
+    int w = *opt ? 6 + (int)strlen(opt) : 0;
+    fprintf(out, "%s%s%*s%s\n", *opt ? "      " : "", opt, w < col ? col - w : 2, "", text);
+}
+
 void nx_serve_api_help(FILE *out, int col)
 {
-    /* Each option, then its text's lines, aligned at column col as the command's other options. */
-    static const char *const lines[][4] = {
-        {"--api-port P", "also answer the API (/api/..., no web pages) on port P,",
-         "0..65535 (default 3002, as the reference tool; 0 picks one;",
-         "the default taken is a warning, a P given an error)"},
-        {"--disable-ui", "no web pages: only the API port is opened", NULL, NULL},
-        {"--query-timeout S", "a SQL query's time limit, seconds (default 30; then 408)", NULL, NULL},
-        {"--query-max-rows N", "the most rows a SQL query answers (default 100000; the", "answer says when it cut)",
-         NULL},
-    };
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-        int w = (int)strlen(lines[i][0]) + 6;
-        fprintf(out, "      %s%*s%s\n", lines[i][0], w < col ? col - w : 1, "", lines[i][1]);
-        for (size_t k = 2; k < 4 && lines[i][k]; k++)
-            fprintf(out, "%*s%s\n", col, "", lines[i][k]);
-    }
+    char text[96];
+    help_line(out, col, "--api-port P", "also answer the API (/api/..., no web pages) on port P,");
+    snprintf(text, sizeof text, "0..65535 (default %u, as the reference tool; 0 picks one;", NX_SERVER_DEFAULT_API_PORT);
+    help_line(out, col, "", text);
+    help_line(out, col, "", "the default taken is a warning, a P given an error)");
+    help_line(out, col, "--disable-ui", "no web pages: only the API port is opened");
+    snprintf(text, sizeof text, "a SQL query's time limit, seconds (default %g; then 408)",
+             NX_SERVER_DEFAULT_QUERY_TIMEOUT_S);
+    help_line(out, col, "--query-timeout S", text);
+    snprintf(text, sizeof text, "the most rows a SQL query answers (default %u; the", NX_SERVER_DEFAULT_MAX_ROWS);
+    help_line(out, col, "--query-max-rows N", text);
+    help_line(out, col, "", "answer says when it cut)");
 }
 
 static int serve_run(int argc, char **argv)
