@@ -6,7 +6,6 @@ code of the endpoint and of the request-body rules, the second listener (--api-p
 the API without pages, the same guards) and --disable-ui (no pages, no UI port), and
 the options' usage errors. The SQL half is test_query_api_sql.py.
 """
-import contextlib
 import http.client
 import json
 import os
@@ -17,7 +16,8 @@ import subprocess
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import BIN, HANG_GUARD_S, REFERENCE, free_port, nx, profile_files
+from conftest import (BIN, HANG_GUARD_S, REFERENCE, free_port, http_request as request, nx, profile_files,
+                      query_api_search as search, serving_api as server)
 
 
 @pytest.fixture(scope="module")
@@ -30,51 +30,6 @@ def data_path(tmp_path_factory):
     dp = work / "dp"
     nx("process", cap, "--data-path", dp, "--display-name", "run", "--max-rows-per-file", "4000")
     return dp
-
-
-@contextlib.contextmanager
-def server(data_path, *options):
-    """`nxprof serve` with options on free ports: ({"ui": port or None, "api": port or
-    None}, the process). The ports come from the lines it prints (docs/api.md)."""
-    args = [str(BIN), "serve", "--data-path", str(data_path), *options]
-    if "--port" not in options:
-        args += ["--port", "0"]
-    if "--api-port" not in options:
-        args += ["--api-port", "0"]
-    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        first = p.stdout.readline()
-        m = re.match(r"nxprof: serving .* at http://127\.0\.0\.1:(\d+)/( \(API only, no web pages\))?$", first)
-        assert m, (first, p.stderr.read() if p.poll() is not None else "")
-        ports = {"ui": None if m[2] else int(m[1]), "api": int(m[1]) if m[2] else None}
-        if not m[2]:
-            second = p.stdout.readline()
-            m2 = re.match(r"nxprof: query API at http://127\.0\.0\.1:(\d+)/api/v1/$", second)
-            assert m2, second
-            ports["api"] = int(m2[1])
-        yield ports, p
-        assert p.poll() is None, "the server is still running"
-    finally:
-        p.terminate()
-        p.wait(timeout=10)
-
-
-def request(port, method, path, body=None, headers=None):
-    """One request: (status, headers, body bytes). body: bytes or a JSON-able value."""
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG_GUARD_S)
-    h = {"Content-Type": "application/json"} if body is not None else {}
-    h.update(headers or {})
-    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-    c.request(method, path, body=data, headers=h)
-    r = c.getresponse()
-    out = (r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
-    c.close()
-    return out
-
-
-def search(port, name, body, headers=None):
-    status, _, raw = request(port, "POST", f"/api/v1/db/{name}/_search", body, headers)
-    return status, json.loads(raw)
 
 
 @pytest.fixture(scope="module")

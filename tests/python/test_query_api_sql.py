@@ -6,7 +6,7 @@ statements) with nothing changed on disk, the row limit (--query-max-rows) state
 the answer, the time limit (--query-timeout) a 408 after which the server still
 answers, a damaged profile a 500 naming the file, and the status codes of the query
 type. The rest of the endpoint is
-test_query_api.py, whose server helper this module uses.
+test_query_api.py.
 """
 import hashlib
 import json
@@ -17,8 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import duckdb
 import pytest
 
-from conftest import nx
-from test_query_api import search, server
+from conftest import nx, query_api_search as search, serving_api as server
 
 
 @pytest.fixture(scope="module")
