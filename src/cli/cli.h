@@ -91,6 +91,22 @@ int nx_serve_check_bind(const char *s);
 /* Adds NAME to hosts[*n]: 0, or NX_EXIT_USAGE after printing why NAME is refused
  * (not a host name or address, a port given, too many). */
 int nx_serve_allow_host(const char *cmd, const char *name, const char **hosts, size_t *n);
+/* The query API's options of serve and view (cmd_serve.c, docs/api.md
+ * "Reference-compatible query API"): --api-port P (0..65535), --disable-ui, --query-timeout S
+ * (seconds, a decimal number above 0, at most 86400) and --query-max-rows N
+ * (1..1000000000). */
+enum { NX_SERVE_OPT_API_PORT = 3000, NX_SERVE_OPT_DISABLE_UI, NX_SERVE_OPT_QUERY_TIMEOUT, NX_SERVE_OPT_MAX_ROWS };
+#define NX_SERVE_API_LONG_OPTIONS                                                                                  \
+    {"api-port", required_argument, NULL, NX_SERVE_OPT_API_PORT},                                                  \
+        {"disable-ui", no_argument, NULL, NX_SERVE_OPT_DISABLE_UI},                                                \
+        {"query-timeout", required_argument, NULL, NX_SERVE_OPT_QUERY_TIMEOUT},                                    \
+        {"query-max-rows", required_argument, NULL, NX_SERVE_OPT_MAX_ROWS}
+struct nx_server_options;
+/* Applies option c (with its argument) to o: 0; 1 when c is none of them; else
+ * NX_EXIT_USAGE after printing why the argument is refused. */
+int nx_serve_api_option(const char *cmd, int c, const char *arg, struct nx_server_options *o);
+/* Their lines of --help, each text starting at column col. */
+void nx_serve_api_help(FILE *out, int col);
 
 /* Turns getopt_long's '?' or ':' result into a usage error naming the option. */
 int nx_getopt_error(const char *cmd, int c, char **argv);

@@ -11,14 +11,17 @@
  *                                     processing report going to stderr so stdout holds
  *                                     only the summary. F = parquet (default): the
  *                                     report goes to stdout as with `process`.
- *   view -d CAPTURE_DIR [--bind A] [--port N] [--allow-host NAME]...
+ *   view -d CAPTURE_DIR [--bind A] [--port N] [--allow-host NAME]... [--api-port P]
+ *        [--disable-ui] [--query-timeout S] [--query-max-rows N]
  *                                     process as above (report on stdout), then serve the
  *                                     viewer (src/server/server.h, `nxprof serve`) over the
  *                                     data path the profile went to, printing its URL,
  *                                     until SIGINT/SIGTERM. --output-file cannot be used
  *                                     here (the server serves a data path), nor
  *                                     --output-format other than parquet; --bind/--port/
- *                                     --allow-host only here (not with --ingest-only).
+ *                                     --allow-host and the query API's options
+ *                                     (cli.h nx_serve_api_option) only here (not with
+ *                                     --ingest-only).
  * Unlike `process`, view may omit both --data-path and --output-file: the profile
  * then goes to the default data path ($HOME/.nxprof/profiles/global/N@latest).
  * --show-profile-schema cannot be combined with -d.
@@ -38,7 +41,8 @@ static void view_help(FILE *out)
     fprintf(out,
             "Usage: nxprof view --show-profile-schema\n"
             "       nxprof view -d CAPTURE_DIR [--display-name N] [--data-path P] [--bind A] [--port N]\n"
-            "                   [--allow-host NAME]...\n"
+            "                   [--allow-host NAME]... [--api-port P] [--disable-ui] [--query-timeout S]\n"
+            "                   [--query-max-rows N]\n"
             "       nxprof view -d CAPTURE_DIR --ingest-only [--display-name N] [--data-path P]\n"
             "                   [--output-file DIR] [--output-format parquet|summary-text|summary-json]\n"
             "                   [--max-rows-per-file N] [--ignore-device-profile]\n"
@@ -53,7 +57,9 @@ static void view_help(FILE *out)
             "                             prints the URL to open\n"
             "      --bind ADDR, --port N  where to serve (default 127.0.0.1, 3001; port 0 picks one)\n"
             "      --allow-host NAME      a further host name the viewer is reached by (repeatable;\n"
-            "                             as 'nxprof serve --allow-host')\n"
+            "                             as 'nxprof serve --allow-host')\n");
+    nx_serve_api_help(out, 29);
+    fprintf(out,
             "      --output-format F      parquet (default): just the profile; summary-text or\n"
             "                             summary-json: also print its summary ('nxprof summary')\n"
             "Processing options, as for 'nxprof process' (without --data-path and --output-file\n"
@@ -78,6 +84,7 @@ static int view_run(int argc, char **argv)
         {"bind", required_argument, NULL, OPT_BIND},
         {"port", required_argument, NULL, OPT_PORT},
         {"allow-host", required_argument, NULL, OPT_ALLOW_HOST},
+        NX_SERVE_API_LONG_OPTIONS,
         NX_PROCESS_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -88,6 +95,8 @@ static int view_run(int argc, char **argv)
     const char *hosts[NX_SERVE_MAX_ALLOW_HOSTS];
     size_t n_hosts = 0;
     bool serve_opt = false;
+    /* The query API's options (cli.h nx_serve_api_option), kept until the server starts. */
+    nx_server_options api = {.api_port = NX_SERVER_DEFAULT_API_PORT};
     view_output fmt = OUT_PARQUET;
     nx_process_options o = {0};
     int c;
@@ -136,7 +145,14 @@ static int view_run(int argc, char **argv)
             view_help(stdout);
             return NX_EXIT_OK;
         default: {
-            int rc = nx_process_cli_option("view", c, optarg, &o);
+            int rc = nx_serve_api_option("view", c, optarg, &api);
+            if (rc == 0) {
+                serve_opt = true;
+                break;
+            }
+            if (rc != 1)
+                return rc;
+            rc = nx_process_cli_option("view", c, optarg, &o);
             if (rc < 0)
                 return nx_getopt_error("view", c, argv);
             if (rc != 0)
@@ -154,8 +170,8 @@ static int view_run(int argc, char **argv)
     if (!o.capture_dir)
         return nx_usage_error("view", "nothing to do: give -d CAPTURE_DIR --ingest-only, or --show-profile-schema");
     if (ingest_only && serve_opt)
-        return nx_usage_error("view", "--bind, --port and --allow-host serve the viewer; they cannot be combined "
-                                      "with --ingest-only");
+        return nx_usage_error("view", "--bind, --port, --allow-host and the query API's options serve the "
+                                      "viewer; they cannot be combined with --ingest-only");
     if (!ingest_only && o.output_file)
         return nx_usage_error("view", "--output-file needs --ingest-only (the viewer serves a data path)");
     if (!ingest_only && fmt_given && fmt != OUT_PARQUET)
@@ -183,8 +199,13 @@ static int view_run(int argc, char **argv)
                 len = strlen(base);
             char open_name[256];
             snprintf(open_name, sizeof open_name, "%.*s", (int)len, base);
-            nx_server_options so = {.data_path = o.data_path ? o.data_path : dp, .bind = bind, .port = port,
-                                    .open_profile = open_name, .allow_hosts = hosts, .n_allow_hosts = n_hosts};
+            nx_server_options so = api;
+            so.data_path = o.data_path ? o.data_path : dp;
+            so.bind = bind;
+            so.port = port;
+            so.open_profile = open_name;
+            so.allow_hosts = hosts;
+            so.n_allow_hosts = n_hosts;
             fflush(stdout);
             rc = nx_server_run(&so, stdout) == 0 ? NX_EXIT_OK : NX_EXIT_ERROR;
         }

@@ -31,6 +31,9 @@ typedef struct nx_server_ctx {
     const char *bind;     /* the --bind address literal (NULL: none known) */
     const char *const *allow_hosts; /* the --allow-host names */
     size_t n_allow_hosts;
+    bool api_only;        /* this listener serves /api/ only, no web pages (the API port) */
+    double query_timeout_s; /* the query API's limits (nx_server_options; 0: the defaults) */
+    uint64_t max_rows;
 } nx_server_ctx;
 
 /* A query parameter of a request answered without a connection (value NULL: the
@@ -52,9 +55,16 @@ typedef struct nx_api_req {
     size_t n_params;
     unsigned status;      /* the status of the response (0: none was queued) */
     nx_strbuf *body;
+    /* The request's body (POST and PUT: JSON, at most NX_SERVER_MAX_BODY bytes, with
+     * a NUL after its last byte; content_len 0 and content "" for none). */
+    const char *content;
+    size_t content_len;
 } nx_api_req;
 
 /* ---- requests ---- */
+/* The largest request body accepted (POST and PUT), in bytes: 1 MiB. */
+#define NX_SERVER_MAX_BODY ((size_t)1 << 20)
+
 /* What the rules before routing look at in a request (server.c's header). Header
  * values are NULL when the header is absent. */
 typedef struct nx_http_request {
@@ -72,10 +82,17 @@ size_t nx_server_unescape(char *s);
 /* Why the request target `raw`, as received (before any decoding), is refused: a '%'
  * not followed by two hex digits, or "%00"; NULL when it is well formed. */
 const char *nx_server_target_error(const char *raw);
-/* Answers one request whose headers are in: the guards (request_guard.c), the
- * limits, then routing on the decoded path (rules in server.c's header). Queues
- * exactly one response. */
+/* Answers one request whose headers (and body, in r->content) are in: the guards
+ * (request_guard.c), the limits, then routing on the method and the decoded path
+ * (rules in server.c's header). Queues exactly one response. */
 enum MHD_Result nx_server_answer(nx_api_req *r, const nx_http_request *q);
+/* The rules that come before routing (guards and limits, server.c's header), on the
+ * headers alone: true when the request may go on, else false after queueing its
+ * refusal (*result set). MHD's callback asks this before it reads a body, so a
+ * refused body is never read. */
+bool nx_server_admit(nx_api_req *r, const nx_http_request *q, enum MHD_Result *result);
+/* Whether a method carries a request body (POST, PUT). */
+bool nx_server_method_has_body(const char *method);
 /* request_guard.c: whether a Host header (NULL: none) names this server listening
  * on `port`, a connection having arrived at local_addr (may be NULL); whether an
  * Origin header (NULL: none) is this server's own; whether a Content-Type is JSON. */
@@ -162,6 +179,7 @@ void nx_json_f32(nx_strbuf *b, float v);
 void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i);
 
 /* ---- handlers ---- */
+/* Every handler reads its parameters from r (query parameters, r->content). */
 enum MHD_Result nx_api_health(nx_api_req *r);
 enum MHD_Result nx_api_profiles(nx_api_req *r);
 enum MHD_Result nx_api_profile(nx_api_req *r, const char *name);
@@ -186,5 +204,9 @@ enum MHD_Result nx_api_aggregate(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_flows(nx_api_req *r, const char *name);
 /* GET /api/diff (api_diff.c). */
 enum MHD_Result nx_api_diff(nx_api_req *r);
+/* The reference-compatible API (api_v1.c): GET /api/v1/health and
+ * POST /api/v1/db/<name>/_search. */
+enum MHD_Result nx_api_v1_health(nx_api_req *r);
+enum MHD_Result nx_api_v1_search(nx_api_req *r, const char *name);
 
 #endif

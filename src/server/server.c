@@ -7,11 +7,16 @@
  *   - a Host that does not name this server -> 421; an Origin that is not this
  *     server's own -> 403 (request_guard.c; GETs included: a browser sends Origin on
  *     cross-origin requests);
- *   - methods: a POST without "Content-Type: application/json" -> 415 (a POST
- *     handler gets that check, and the Origin check, from here); then GET and HEAD
- *     only, as no handler takes a POST yet: anything else -> 405 with
- *     "Allow: GET, HEAD";
- *   - a request with a body (Content-Length > 0 or chunked) -> 413;
+ *   - methods: a POST or PUT without "Content-Type: application/json" -> 415 (with
+ *     the Origin check above, what keeps another site's page from sending one: a
+ *     browser sends that type cross-site only after a CORS preflight, never granted
+ *     here); a method no route of the path has -> 405 (routing, below);
+ *   - bodies: a request other than POST and PUT with a body (Content-Length > 0
+ *     or chunked) -> 413; a POST or PUT with Transfer-Encoding -> 411 (its length must be known before it
+ *     is read), a bad Content-Length -> 400, one over NX_SERVER_MAX_BODY (1 MiB) ->
+ *     413. These are checked on the headers, before a byte of the body is read
+ *     (nx_server_admit); an admitted body is read whole into memory and handed to
+ *     the handler (nx_api_req.content);
  *   - a raw request target with a NUL byte, "%00", or a '%' not followed by two hex
  *     digits -> 400 (nx_server_target_error; MHD's URI log callback sees the target
  *     before it is decoded);
@@ -23,16 +28,19 @@
  *   - percent-decoding (our MHD unescape callback): "%XX" with two hex digits becomes
  *     that byte; %00 (refused above) becomes 0x01, so that even while MHD splits a
  *     refused target a NUL never cuts a string short; '+' is kept (not a space).
- * Keep-alive: a request without a body is answered on MHD's second call, when it
- * is complete, so the connection stays open for the next (pipelined) request; a
- * request answered on the first call (a body, a method other than GET and HEAD)
- * makes MHD close the connection, since its body is never read.
- * Routing on the decoded path, split at '/':
- *   /api/health, /api/profiles, /api/schema, /api/diff, /api/profiles/<name>[/tracks|/timeline|
- *   /event|/summary|/usage|/counters|/breakdown|/search|/aggregate|/flows|/export/<Table>.csv]; other
- *   /api/... -> 404. <name> may be <S>/devices/<D> (three segments, a device
- *   profile nested in system profile S).
- *   Anything else is a static file: "/" -> /index.html, "/static/<f>" -> asset "/<f>",
+ * Keep-alive: a request is answered on MHD's last call, once it is complete (its
+ * body read), so the connection stays open for the next (pipelined) request; a
+ * request refused on its headers (a body it may not have, or too large) makes MHD
+ * close the connection, since its body is never read.
+ * Routing on the method and the decoded path, split at '/' (FIXED_ROUTES and
+ * PROFILE_ROUTES: one method per route, GET answering HEAD too; a path that has
+ * routes, none for the request's method -> 405 with Allow naming theirs):
+ *   GET /api/health, /api/profiles, /api/schema, /api/diff, /api/v1/health,
+ *   /api/profiles/<name>[/tracks|/timeline|/event|/summary|/insights|/ranks|/usage|
+ *   /counters|/breakdown|/search|/aggregate|/flows|/export/<Table>.csv];
+ *   POST /api/v1/db/<name>/_search; other /api/... -> 404. <name> may be
+ *   <S>/devices/<D> (three segments, a device profile nested in system profile S).
+ *   Anything else is a static file (GET and HEAD only): "/" -> /index.html, "/static/<f>" -> asset "/<f>",
  *   "/<f>" -> asset "/<f>" (exact match in the embedded table, web_assets.h),
  *   "/profile/...", "/view/..." and "/compare" -> /index.html (client-side routes);
  *   otherwise 404.
@@ -68,6 +76,7 @@
 #include "server/api_internal.h"
 #include "server/response_cache.h"
 #include "server/server.h"
+#include "server/sql_cache.h"
 #include "server/web_assets.h"
 
 /* Connections: epoll, so that open connections cost a socket and 64 KiB at most,
@@ -212,56 +221,152 @@ static unsigned connection_limit(void)
     return rl.rlim_cur > 2 * FD_RESERVE ? (unsigned)rl.rlim_cur - FD_RESERVE : (unsigned)rl.rlim_cur / 2;
 }
 
-static enum MHD_Result route_api(nx_api_req *r, char **seg, size_t n)
+/* The API's routes (rules in the header): a fixed path, or a profile's path with
+ * the profile's name in place of its <name> segment(s), and one method each (GET
+ * also answers HEAD). A path with no route for the request's method is a 405 that
+ * lists those it has. */
+typedef struct fixed_route {
+    const char *method, *path; /* path after "/api/" */
+    enum MHD_Result (*fn)(nx_api_req *r);
+} fixed_route;
+typedef struct profile_route {
+    const char *method, *prefix, *leaf; /* /api/<prefix>/<name>[/<leaf>]; leaf NULL: none */
+    enum MHD_Result (*fn)(nx_api_req *r, const char *name);
+} profile_route;
+
+static const fixed_route FIXED_ROUTES[] = {
+    {"GET", "health", nx_api_health},   {"GET", "schema", nx_api_schema},       {"GET", "diff", nx_api_diff},
+    {"GET", "profiles", nx_api_profiles}, {"GET", "v1/health", nx_api_v1_health},
+};
+static const profile_route PROFILE_ROUTES[] = {
+    {"GET", "profiles", NULL, nx_api_profile},
+    {"GET", "profiles", "tracks", nx_api_tracks},
+    {"GET", "profiles", "timeline", nx_api_timeline},
+    {"GET", "profiles", "event", nx_api_event},
+    {"GET", "profiles", "summary", nx_api_summary},
+    {"GET", "profiles", "insights", nx_api_insights},
+    {"GET", "profiles", "ranks", nx_api_ranks},
+    {"GET", "profiles", "usage", nx_api_usage},
+    {"GET", "profiles", "counters", nx_api_counters},
+    {"GET", "profiles", "breakdown", nx_api_breakdown},
+    {"GET", "profiles", "search", nx_api_search},
+    {"GET", "profiles", "aggregate", nx_api_aggregate},
+    {"GET", "profiles", "flows", nx_api_flows},
+    {"POST", "v1/db", "_search", nx_api_v1_search},
+};
+
+static bool method_is(const char *route_method, const char *method)
 {
-    /* seg[0] == "api" */
-    if (n == 2 && strcmp(seg[1], "health") == 0)
-        return nx_api_health(r);
-    if (n == 2 && strcmp(seg[1], "schema") == 0)
-        return nx_api_schema(r);
-    if (n == 2 && strcmp(seg[1], "diff") == 0)
-        return nx_api_diff(r);
-    if (n >= 2 && strcmp(seg[1], "profiles") == 0) {
-        if (n == 2)
-            return nx_api_profiles(r);
-        if (n >= 5 && strcmp(seg[3], NX_LAYOUT_DEVICES_DIR) == 0) {
-            /* A nested device profile: "<S>/devices/<D>" is one name (api_internal.h).
-             * The segments lie in one buffer; restoring their two slashes joins them. */
-            seg[3][-1] = '/';
-            seg[4][-1] = '/';
-            memmove(&seg[3], &seg[5], (n - 5) * sizeof *seg);
-            n -= 2;
-        }
-        const char *name = seg[2];
-        if (n == 3)
-            return nx_api_profile(r, name);
-        if (n == 4 && strcmp(seg[3], "tracks") == 0)
-            return nx_api_tracks(r, name);
-        if (n == 4 && strcmp(seg[3], "timeline") == 0)
-            return nx_api_timeline(r, name);
-        if (n == 4 && strcmp(seg[3], "event") == 0)
-            return nx_api_event(r, name);
-        if (n == 4 && strcmp(seg[3], "summary") == 0)
-            return nx_api_summary(r, name);
-        if (n == 4 && strcmp(seg[3], "insights") == 0)
-            return nx_api_insights(r, name);
-        if (n == 4 && strcmp(seg[3], "ranks") == 0)
-            return nx_api_ranks(r, name);
-        if (n == 4 && strcmp(seg[3], "usage") == 0)
-            return nx_api_usage(r, name);
-        if (n == 4 && strcmp(seg[3], "counters") == 0)
-            return nx_api_counters(r, name);
-        if (n == 4 && strcmp(seg[3], "breakdown") == 0)
-            return nx_api_breakdown(r, name);
-        if (n == 4 && strcmp(seg[3], "search") == 0)
-            return nx_api_search(r, name);
-        if (n == 4 && strcmp(seg[3], "aggregate") == 0)
-            return nx_api_aggregate(r, name);
-        if (n == 4 && strcmp(seg[3], "flows") == 0)
-            return nx_api_flows(r, name);
-        if (n == 5 && strcmp(seg[3], "export") == 0)
-            return nx_api_export(r, name, seg[4]);
+    return strcmp(route_method, method) == 0 || (strcmp(route_method, "GET") == 0 && strcmp(method, "HEAD") == 0);
+}
+
+/* 405 naming the methods a path has (allow: "GET, HEAD", "POST", ...). */
+static enum MHD_Result method_not_allowed(nx_api_req *r, const char *allow)
+{
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_strbuf_puts(&b, "{\"error\":");
+    char msg[96];
+    snprintf(msg, sizeof msg, "method not allowed (%s only)", allow);
+    nx_json_put_cstr(&b, msg);
+    nx_strbuf_puts(&b, "}");
+    if (nx_strbuf_failed(&b)) {
+        nx_strbuf_free(&b);
+        return MHD_NO;
     }
+    size_t len = b.len;
+    if (!r->conn && r->body)
+        nx_strbuf_append(r->body, b.data, len);
+    struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback(len, nx_strbuf_detach(&b), free);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
+    MHD_add_response_header(resp, "Allow", allow);
+    enum MHD_Result ret = nx_api_queue(r, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* Appends a route's method (GET as "GET, HEAD") to the Allow list `allow`. */
+static void allow_add(char *allow, size_t cap, const char *method)
+{
+    size_t n = strlen(allow);
+    snprintf(allow + n, cap - n, "%s%s", n ? ", " : "", strcmp(method, "GET") == 0 ? "GET, HEAD" : method);
+}
+
+/* The fixed route for path (after "/api/") and method, or a 405 when the path has
+ * only others; *found false (nothing queued) when no route has that path. */
+static enum MHD_Result route_fixed(nx_api_req *r, const char *method, const char *path, bool *found)
+{
+    char allow[64] = "";
+    for (size_t i = 0; i < sizeof FIXED_ROUTES / sizeof FIXED_ROUTES[0]; i++) {
+        if (strcmp(FIXED_ROUTES[i].path, path) != 0)
+            continue;
+        if (method_is(FIXED_ROUTES[i].method, method))
+            return *found = true, FIXED_ROUTES[i].fn(r);
+        allow_add(allow, sizeof allow, FIXED_ROUTES[i].method);
+    }
+    *found = allow[0] != '\0';
+    return *found ? method_not_allowed(r, allow) : MHD_NO;
+}
+
+/* A profile route's path: /api/<prefix>/<name>[/<leaf>], the name one segment or
+ * "<S>/devices/<D>" (a nested device profile, api_internal.h), whose segments lie
+ * in one buffer: restoring their two slashes joins them. *at = the name's segment;
+ * false when the path has no profile prefix. */
+static bool profile_path(char **seg, size_t *n, size_t *at, const char **prefix)
+{
+    if (*n >= 3 && strcmp(seg[1], "profiles") == 0)
+        *at = 2, *prefix = "profiles";
+    else if (*n >= 4 && strcmp(seg[1], "v1") == 0 && strcmp(seg[2], "db") == 0)
+        *at = 3, *prefix = "v1/db";
+    else
+        return false;
+    size_t a = *at;
+    if (*n >= a + 3 && strcmp(seg[a + 1], NX_LAYOUT_DEVICES_DIR) == 0) {
+        seg[a + 1][-1] = '/';
+        seg[a + 2][-1] = '/';
+        memmove(&seg[a + 1], &seg[a + 3], (*n - a - 3) * sizeof *seg);
+        *n -= 2;
+    }
+    return true;
+}
+
+static enum MHD_Result route_profile(nx_api_req *r, const char *method, char **seg, size_t n, bool *found)
+{
+    size_t at;
+    const char *prefix;
+    *found = false;
+    if (!profile_path(seg, &n, &at, &prefix))
+        return MHD_NO;
+    const char *name = seg[at], *leaf = n > at + 1 ? seg[at + 1] : NULL;
+    if (n == at + 3 && strcmp(prefix, "profiles") == 0 && strcmp(leaf, "export") == 0) {
+        *found = true;
+        return method_is("GET", method) ? nx_api_export(r, name, seg[at + 2]) : method_not_allowed(r, "GET, HEAD");
+    }
+    char allow[64] = "";
+    for (size_t i = 0; n <= at + 2 && i < sizeof PROFILE_ROUTES / sizeof PROFILE_ROUTES[0]; i++) {
+        const profile_route *pr = &PROFILE_ROUTES[i];
+        if (strcmp(pr->prefix, prefix) != 0 || (pr->leaf == NULL) != (leaf == NULL) ||
+            (leaf && strcmp(pr->leaf, leaf) != 0))
+            continue;
+        if (method_is(pr->method, method))
+            return *found = true, pr->fn(r, name);
+        allow_add(allow, sizeof allow, pr->method);
+    }
+    *found = allow[0] != '\0';
+    return *found ? method_not_allowed(r, allow) : MHD_NO;
+}
+
+static enum MHD_Result route_api(nx_api_req *r, const char *method, const char *path, char **seg, size_t n)
+{
+    /* seg[0] == "api"; path is the URL after "/api/" */
+    bool found;
+    enum MHD_Result ret = route_fixed(r, method, path, &found);
+    if (found)
+        return ret;
+    ret = route_profile(r, method, seg, n, &found);
+    if (found)
+        return ret;
     return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no such API endpoint");
 }
 
@@ -276,40 +381,66 @@ static void query_size_of(nx_api_req *r, query_size *q)
         count_arg(q, MHD_GET_ARGUMENT_KIND, r->params[i].key, r->params[i].value);
 }
 
-/* 405 for every method but GET and HEAD (no handler takes another yet). */
-static enum MHD_Result method_not_allowed(nx_api_req *r)
+bool nx_server_method_has_body(const char *method)
 {
-    static const char msg[] = "{\"error\":\"method not allowed (GET and HEAD only)\"}";
-    struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof msg - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
-    if (!resp)
-        return MHD_NO;
-    MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
-    MHD_add_response_header(resp, "Allow", "GET, HEAD");
-    if (!r->conn && r->body)
-        nx_strbuf_append(r->body, msg, sizeof msg - 1);
-    enum MHD_Result ret = nx_api_queue(r, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
-    MHD_destroy_response(resp);
-    return ret;
+    return strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0;
+}
+
+/* The body rules (header comment): false after queueing the refusal. */
+static bool body_admitted(nx_api_req *r, const nx_http_request *q, enum MHD_Result *result)
+{
+    bool has_len = q->content_length && strcmp(q->content_length, "0") != 0;
+    if (!nx_server_method_has_body(q->method)) {
+        if (has_len || q->transfer_encoding)
+            return *result = nx_api_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "only a POST or PUT may have a body"), false;
+        return true;
+    }
+    if (q->transfer_encoding)
+        return *result = nx_api_error(r, MHD_HTTP_LENGTH_REQUIRED,
+                                      "a request body must come with Content-Length (no Transfer-Encoding)"),
+               false;
+    int64_t len = 0;
+    if (q->content_length && (nx_api_parse_i64(q->content_length, &len) != 0 || len < 0))
+        return *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "bad Content-Length"), false;
+    if ((uint64_t)len > NX_SERVER_MAX_BODY)
+        return *result = nx_api_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "a request body is at most %zu bytes (1 MiB)",
+                                      NX_SERVER_MAX_BODY),
+               false;
+    return true;
+}
+
+bool nx_server_admit(nx_api_req *r, const nx_http_request *q, enum MHD_Result *result)
+{
+    if (!nx_server_host_allowed(r->srv, q->host, q->port, q->local_addr))
+        /* Neither header is echoed: an answer quotes nothing a foreign page chose. */
+        return *result = nx_api_error(r, MHD_HTTP_MISDIRECTED_REQUEST, "the request's Host is not this server "
+                                                                       "(nxprof serve --allow-host NAME admits a name)"),
+               false;
+    if (!nx_server_origin_allowed(r->srv, q->origin, q->port, q->local_addr))
+        return *result = nx_api_error(r, MHD_HTTP_FORBIDDEN,
+                                      "a cross-origin request is refused (its Origin is not this server)"),
+               false;
+    r->head = strcmp(q->method, "HEAD") == 0;
+    bool body = nx_server_method_has_body(q->method);
+    if (body && !nx_server_json_content_type(q->content_type))
+        return *result = nx_api_error(r, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+                                      "a %s must have Content-Type: application/json", q->method),
+               false;
+    if (!body_admitted(r, q, result))
+        return false;
+    if (q->target_error)
+        return *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "%s", q->target_error), false;
+    return true;
 }
 
 enum MHD_Result nx_server_answer(nx_api_req *r, const nx_http_request *q)
 {
+    enum MHD_Result result;
+    if (!nx_server_admit(r, q, &result))
+        return result;
+    if (!r->content)
+        r->content = "", r->content_len = 0;
     const char *url = q->url;
-    if (!nx_server_host_allowed(r->srv, q->host, q->port, q->local_addr))
-        /* Neither header is echoed: an answer quotes nothing a foreign page chose. */
-        return nx_api_error(r, MHD_HTTP_MISDIRECTED_REQUEST,
-                            "the request's Host is not this server (nxprof serve --allow-host NAME admits a name)");
-    if (!nx_server_origin_allowed(r->srv, q->origin, q->port, q->local_addr))
-        return nx_api_error(r, MHD_HTTP_FORBIDDEN, "a cross-origin request is refused (its Origin is not this server)");
-    r->head = strcmp(q->method, "HEAD") == 0;
-    if (strcmp(q->method, "POST") == 0 && !nx_server_json_content_type(q->content_type))
-        return nx_api_error(r, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "a POST must have Content-Type: application/json");
-    if (strcmp(q->method, "GET") != 0 && !r->head)
-        return method_not_allowed(r);
-    if ((q->content_length && strcmp(q->content_length, "0") != 0) || q->transfer_encoding)
-        return nx_api_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "requests must not have a body");
-    if (q->target_error)
-        return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "%s", q->target_error);
     size_t ulen = strlen(url);
     query_size qs = {0};
     query_size_of(r, &qs);
@@ -322,8 +453,13 @@ enum MHD_Result nx_server_answer(nx_api_req *r, const nx_http_request *q)
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter '%s' is given more than once", twice);
     if (url[0] != '/')
         return nx_api_error(r, MHD_HTTP_BAD_REQUEST, "bad request path");
-    if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/api") != 0)
+    if (strncmp(url, "/api/", 5) != 0 && strcmp(url, "/api") != 0) {
+        if (r->srv->api_only)
+            return nx_api_error(r, MHD_HTTP_NOT_FOUND, "no web pages on this port (the API only: /api/...)");
+        if (!method_is("GET", q->method))
+            return method_not_allowed(r, "GET, HEAD");
         return serve_static(r, url);
+    }
     /* Split a copy at '/'; empty segments (//, trailing /) are kept so
      * "/api/profiles//tracks" does not route as something else. */
     char path[MAX_URL + 1];
@@ -341,7 +477,7 @@ enum MHD_Result nx_server_answer(nx_api_req *r, const nx_http_request *q)
         *slash = '\0';
         p = slash + 1;
     }
-    return route_api(r, seg, n);
+    return route_api(r, q->method, url[4] ? url + 5 : "", seg, n);
 }
 
 /* Memory: a request's large buffers (decoded pages, sampled runs, JSON) go back
@@ -367,6 +503,8 @@ typedef struct request_state {
     size_t target_len;          /* its length up to the first NUL */
     const char *target_error;   /* nx_server_target_error's verdict */
     bool headers_seen;          /* the handler has been called once */
+    char *content;              /* a POST's or PUT's body: content_len of content_cap bytes, then a NUL */
+    size_t content_len, content_cap;
 } request_state;
 
 static void *request_begins(void *cls, const char *uri, struct MHD_Connection *conn)
@@ -387,6 +525,9 @@ static void request_ends(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)cls;
     (void)conn;
     (void)why;
+    request_state *st = *con_cls;
+    if (st)
+        free(st->content);
     free(*con_cls);
     *con_cls = NULL;
 }
@@ -426,42 +567,78 @@ static unsigned local_side(struct MHD_Connection *conn, char *addr, size_t cap)
     return port ? port->port : 0;
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
-                              const char *version, const char *upload_data, size_t *upload_data_size,
-                              void **con_cls)
+/* The request's header fields and connection facts, for nx_server_admit and nx_server_answer. */
+static void request_of(struct MHD_Connection *conn, const request_state *st, const char *url, const char *method,
+                       const char *version, char *local, size_t cap, nx_http_request *q)
 {
-    (void)upload_data;
-    request_state *st = *con_cls;
-    if (!st)
-        return MHD_NO;
-    const char *content_length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-    const char *transfer_encoding = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
-    if (!st->headers_seen) {
-        st->headers_seen = true;
-        /* Headers only. A request without a body is answered on the next call, once
-         * MHD holds it complete: a response queued now makes MHD close the
-         * connection. A body is refused now, before it is read. */
-        bool body = (content_length && strcmp(content_length, "0") != 0) || transfer_encoding;
-        if (!body && (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0))
-            return MHD_YES;
-    } else if (*upload_data_size) {
-        *upload_data_size = 0; /* not reached: a request with a body is answered on the first call */
-        return MHD_YES;
-    }
-    char local[INET6_ADDRSTRLEN];
-    nx_http_request q = {
+    *q = (nx_http_request){
         .method = method,
         .url = url,
         .target_error = target_had_nul(st, url, version) ? "a NUL byte in the request target" : st->target_error,
         .host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"),
         .origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin"),
         .content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"),
-        .content_length = content_length,
-        .transfer_encoding = transfer_encoding,
+        .content_length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length"),
+        .transfer_encoding = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"),
     };
-    q.port = local_side(conn, local, sizeof local);
-    q.local_addr = local[0] ? local : NULL;
+    q->port = local_side(conn, local, cap);
+    q->local_addr = local[0] ? local : NULL;
+}
+
+/* The first call, headers only: a POST or PUT is admitted (nx_server_admit) before its
+ * body is read, and its buffer made for Content-Length bytes (at most
+ * NX_SERVER_MAX_BODY; MHD delivers exactly that many). MHD_YES with nothing queued:
+ * answer on a later call; otherwise the refusal is queued. */
+static enum MHD_Result request_headers(request_state *st, const nx_http_request *q, nx_api_req *r)
+{
+    if (!nx_server_method_has_body(q->method))
+        return MHD_YES; /* answered once complete; nx_server_answer refuses a body */
+    enum MHD_Result result;
+    if (!nx_server_admit(r, q, &result))
+        return result;
+    int64_t len = 0;
+    if (q->content_length)
+        nx_api_parse_i64(q->content_length, &len); /* admitted: valid and <= NX_SERVER_MAX_BODY */
+    st->content = calloc((size_t)len + 1, 1);
+    if (!st->content)
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    st->content_cap = (size_t)len;
+    return MHD_YES;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                              const char *version, const char *upload_data, size_t *upload_data_size,
+                              void **con_cls)
+{
+    request_state *st = *con_cls;
+    if (!st)
+        return MHD_NO;
+    char local[INET6_ADDRSTRLEN];
+    nx_http_request q;
+    request_of(conn, st, url, method, version, local, sizeof local, &q);
     nx_api_req r = {.conn = conn, .srv = cls};
+    if (!st->headers_seen) {
+        /* Headers only. A request is answered once MHD holds it complete: a response
+         * queued now makes MHD close the connection (a refusal, whose body is never
+         * read). A GET with a body is refused now, before the body is read. */
+        st->headers_seen = true;
+        bool body = (q.content_length && strcmp(q.content_length, "0") != 0) || q.transfer_encoding;
+        if (nx_server_method_has_body(method))
+            return request_headers(st, &q, &r);
+        if (!body && (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0))
+            return MHD_YES;
+    } else if (*upload_data_size) {
+        /* Body bytes: MHD sends no more than Content-Length, the buffer's size. */
+        size_t n = *upload_data_size < st->content_cap - st->content_len ? *upload_data_size
+                                                                          : st->content_cap - st->content_len;
+        if (n)
+            memcpy(st->content + st->content_len, upload_data, n);
+        st->content_len += n;
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    r.content = st->content;
+    r.content_len = st->content_len;
     enum MHD_Result rc = nx_server_answer(&r, &q);
     return_free_memory();
     return rc;
@@ -499,29 +676,125 @@ static void log_error(void *cls, const char *fmt, va_list ap)
     pthread_mutex_unlock(&lock);
 }
 
+/* The listening address: bind (an IPv4 or IPv6 literal) and port into *a; -1 when
+ * bind is neither. */
+typedef struct listen_addr {
+    struct sockaddr_storage ss;
+    bool v6;
+} listen_addr;
+
+static int listen_addr_of(const char *bind, unsigned port, listen_addr *a)
+{
+    memset(a, 0, sizeof *a);
+    struct sockaddr_in *sa4 = (struct sockaddr_in *)&a->ss;
+    struct sockaddr_in6 *sa6 = (struct sockaddr_in6 *)&a->ss;
+    if (inet_pton(AF_INET, bind, &sa4->sin_addr) == 1) {
+        sa4->sin_family = AF_INET;
+        sa4->sin_port = htons((uint16_t)port);
+        return 0;
+    }
+    memset(a, 0, sizeof *a);
+    if (inet_pton(AF_INET6, bind, &sa6->sin6_addr) == 1) {
+        sa6->sin6_family = AF_INET6;
+        sa6->sin6_port = htons((uint16_t)port);
+        a->v6 = true;
+        return 0;
+    }
+    return -1;
+}
+
+/* One listener: a daemon on bind:port answering with ctx, conns connections at
+ * most. NULL when it cannot listen. */
+static struct MHD_Daemon *start_listener(const char *bind, unsigned port, unsigned threads, unsigned conns,
+                                         nx_server_ctx *ctx)
+{
+    listen_addr a;
+    if (listen_addr_of(bind, port, &a) != 0)
+        return NULL;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | (a.v6 ? MHD_USE_IPv6 : 0);
+    return MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, handle, ctx, MHD_OPTION_EXTERNAL_LOGGER, log_error, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&a.ss, MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)CONNECTION_IDLE_S, MHD_OPTION_CONNECTION_LIMIT, conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        conns - conns / 4, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+        request_begins, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_ends, NULL, MHD_OPTION_END);
+}
+
+static unsigned bound_port(struct MHD_Daemon *d, unsigned asked)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : asked;
+}
+
+/* The lines nxprof prints once listening (docs/api.md): the first one, which tests
+ * parse, names the UI port (the API port with --disable-ui). */
+static void print_urls(const nx_server_options *o, const char *bind, unsigned ui_port, unsigned api_port, FILE *out)
+{
+    bool v6 = strchr(bind, ':') != NULL;
+    const char *l = v6 ? "[" : "", *r = v6 ? "]" : "";
+    if (o->disable_ui) {
+        fprintf(out, "nxprof: serving %s at http://%s%s%s:%u/ (API only, no web pages)\n", o->data_path, l, bind, r,
+                api_port);
+        fflush(out);
+        return;
+    }
+    fprintf(out, "nxprof: serving %s at http://%s%s%s:%u/\n", o->data_path, l, bind, r, ui_port);
+    if (api_port)
+        fprintf(out, "nxprof: query API at http://%s%s%s:%u/api/v1/\n", l, bind, r, api_port);
+    if (o->open_profile) {
+        /* The name percent-encoded (RFC 3986 unreserved bytes kept), as the viewer's
+         * /profile/<name> route decodes it. */
+        fprintf(out, "nxprof: open http://%s%s%s:%u/profile/", l, bind, r, ui_port);
+        for (const unsigned char *p = (const unsigned char *)o->open_profile; *p; p++) {
+            if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+                *p == '.' || *p == '_' || *p == '~')
+                fputc(*p, out);
+            else
+                fprintf(out, "%%%02X", *p);
+        }
+        fputc('\n', out);
+    }
+    fflush(out);
+}
+
+/* The UI listener (NULL with --disable-ui) and the API listener (NULL when the UI
+ * port serves it too: the same port, or the default API port taken by another
+ * program, which is a warning; an --api-port given that cannot be had is an error).
+ * 0, or -1 after saying why on stderr. */
+static int start_listeners(const nx_server_options *o, const char *bind, nx_server_ctx *ui, nx_server_ctx *api,
+                           struct MHD_Daemon **ui_d, struct MHD_Daemon **api_d)
+{
+    unsigned threads = o->threads ? o->threads : 4;
+    bool two = !o->disable_ui && (o->api_port != o->port || o->port == 0);
+    unsigned conns = connection_limit() / (two ? 2 : 1); /* the listeners share the descriptors */
+    *ui_d = *api_d = NULL;
+    if (!o->disable_ui && !(*ui_d = start_listener(bind, o->port, threads, conns, ui))) {
+        fprintf(stderr, "nxprof serve: cannot listen on %s port %u (in use, or not allowed)\n", bind, o->port);
+        return -1;
+    }
+    if (!o->disable_ui && !two)
+        return 0;
+    if (!(*api_d = start_listener(bind, o->api_port, threads, conns, api))) {
+        if (o->disable_ui || o->api_port_given) {
+            fprintf(stderr, "nxprof serve: cannot listen on %s port %u for the query API (in use, or not allowed)\n",
+                    bind, o->api_port);
+            return -1;
+        }
+        fprintf(stderr, "nxprof serve: port %u is taken: the query API (/api/v1) is served on port %u only\n",
+                o->api_port, bound_port(*ui_d, o->port));
+    }
+    return 0;
+}
+
 int nx_server_run(const nx_server_options *o, FILE *out)
 {
     const char *bind = o->bind ? o->bind : "127.0.0.1";
-    struct sockaddr_in sa4;
-    struct sockaddr_in6 sa6;
-    struct sockaddr *sa;
-    bool v6 = false;
-    memset(&sa4, 0, sizeof sa4);
-    memset(&sa6, 0, sizeof sa6);
-    if (inet_pton(AF_INET, bind, &sa4.sin_addr) == 1) {
-        sa4.sin_family = AF_INET;
-        sa4.sin_port = htons((uint16_t)o->port);
-        sa = (struct sockaddr *)&sa4;
-    } else if (inet_pton(AF_INET6, bind, &sa6.sin6_addr) == 1) {
-        sa6.sin6_family = AF_INET6;
-        sa6.sin6_port = htons((uint16_t)o->port);
-        sa = (struct sockaddr *)&sa6;
-        v6 = true;
-    } else {
+    listen_addr probe;
+    if (listen_addr_of(bind, 0, &probe) != 0) {
         fprintf(stderr, "nxprof serve: --bind '%s' is not an IPv4 or IPv6 address\n", bind);
         return 1;
     }
-
     nx_server_ctx ctx = {0};
     nxpq_error err = {{0}};
     ctx.data_path = strdup(o->data_path);
@@ -533,6 +806,10 @@ int nx_server_run(const nx_server_options *o, FILE *out)
     ctx.bind = bind;
     ctx.allow_hosts = o->allow_hosts;
     ctx.n_allow_hosts = o->n_allow_hosts;
+    ctx.query_timeout_s = o->query_timeout_s;
+    ctx.max_rows = o->max_rows;
+    nx_server_ctx api_ctx = ctx;
+    api_ctx.api_only = true;
 
     sigset_t set;
     sigemptyset(&set);
@@ -542,47 +819,22 @@ int nx_server_run(const nx_server_options *o, FILE *out)
     pthread_sigmask(SIG_BLOCK, &set, &old);
     signal(SIGPIPE, SIG_IGN);
 
-    unsigned threads = o->threads ? o->threads : 4;
-    unsigned conns = connection_limit();
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
-    struct MHD_Daemon *d = MHD_start_daemon(
-        flags, (uint16_t)o->port, NULL, NULL, handle, &ctx, MHD_OPTION_EXTERNAL_LOGGER, log_error, NULL,
-        MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
-        threads, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)CONNECTION_IDLE_S, MHD_OPTION_CONNECTION_LIMIT, conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        conns - conns / 4, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_URI_LOG_CALLBACK,
-        request_begins, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_ends, NULL, MHD_OPTION_END);
-    int rc = 0;
-    if (!d) {
-        fprintf(stderr, "nxprof serve: cannot listen on %s port %u (in use, or not allowed)\n", bind, o->port);
-        rc = 1;
-    } else {
-        const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-        unsigned port = info ? info->port : o->port;
-        const char *host_l = v6 ? "[" : "", *host_r = v6 ? "]" : "";
-        fprintf(out, "nxprof: serving %s at http://%s%s%s:%u/\n", o->data_path, host_l, bind, host_r, port);
-        if (o->open_profile) {
-            /* The name percent-encoded (RFC 3986 unreserved bytes kept), as the viewer's
-             * /profile/<name> route decodes it. */
-            fprintf(out, "nxprof: open http://%s%s%s:%u/profile/", host_l, bind, host_r, port);
-            for (const unsigned char *p = (const unsigned char *)o->open_profile; *p; p++) {
-                if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-                    *p == '.' || *p == '_' || *p == '~')
-                    fputc(*p, out);
-                else
-                    fprintf(out, "%%%02X", *p);
-            }
-            fputc('\n', out);
-        }
-        fflush(out);
+    struct MHD_Daemon *ui_d, *api_d;
+    int rc = start_listeners(o, bind, &ctx, &api_ctx, &ui_d, &api_d) == 0 ? 0 : 1;
+    if (rc == 0) {
+        print_urls(o, bind, ui_d ? bound_port(ui_d, o->port) : 0, api_d ? bound_port(api_d, o->api_port) : 0, out);
         int sig = 0;
         while (sigwait(&set, &sig) != 0)
             ;
         fprintf(stderr, "nxprof serve: stopping (signal %d)\n", sig);
-        MHD_stop_daemon(d);
     }
+    if (ui_d)
+        MHD_stop_daemon(ui_d);
+    if (api_d)
+        MHD_stop_daemon(api_d);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     nx_response_cache_clear();
+    nx_sql_cache_clear();
     free(ctx.data_path);
     free(ctx.root);
     return rc;

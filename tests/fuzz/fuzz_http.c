@@ -21,12 +21,15 @@
  * value decoded with the same callback; a key without '=' has no value. The raw
  * target is checked first (nx_server_target_error), as MHD's URI log callback does.
  * Of the headers, Host, Origin, Content-Type, Content-Length and Transfer-Encoding
- * are passed on (names matched ignoring case). The server listens on 127.0.0.1 port
+ * are passed on (names matched ignoring case); what follows the first blank line
+ * ("\n\n" or "\r\n\r\n") is the request's body, whatever Content-Length says (the
+ * server's callback hands over exactly Content-Length bytes; the limits on the
+ * header are nx_server_admit's, which the harness reaches through nx_server_answer). The server listens on 127.0.0.1 port
  * 3001 and the connection arrived there; "fuzz.example" is an --allow-host name. A
  * NUL byte ends the request.
  *
  * Invariants: exactly one response, its status one of those docs/api.md lists
- * (200, 400, 403, 404, 405, 413, 414, 415, 421; 500 only from the damaged profile, named
+ * (200, 400, 403, 404, 405, 408, 411, 413, 414, 415, 421; 500 only from the damaged profile, named
  * in the path or, for /api/diff, in a parameter); every API
  * response body (except a CSV export's) is valid JSON (yajl's tree parser), an
  * error body an object with a string "error"; in timeline and usage responses
@@ -77,6 +80,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     ctx.bind = LOCAL_ADDR;
     ctx.allow_hosts = allow_hosts;
     ctx.n_allow_hosts = 1;
+    ctx.query_timeout_s = 1; /* the query API's SQL: a slow query costs a second, not 30 */
+    ctx.max_rows = 1000;
     verbose = getenv("NXFUZZ_VERBOSE") != NULL;
     /* The fixture's time bounds, from its own listing. */
     nx_strbuf body = NX_STRBUF_INIT;
@@ -280,6 +285,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (sp2)
             *sp2 = '\0';
     }
+    /* The body: what follows the first blank line. */
+    const char *content = NULL;
+    char *blank = headers ? strstr(headers, "\n\n") : NULL, *crlf = headers ? strstr(headers, "\r\n\r\n") : NULL;
+    if (crlf && (!blank || crlf < blank)) {
+        *crlf = '\0';
+        content = crlf + 4;
+    } else if (blank) {
+        *blank = '\0';
+        content = blank + 2;
+    }
     nx_http_request q = {.method = method, .url = target, .target_error = nx_server_target_error(target),
                          .port = PORT, .local_addr = LOCAL_ADDR};
     static const char *const names[] = {"host", "origin", "content-type", "content-length", "transfer-encoding"};
@@ -307,7 +322,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n_params = parse_query(query, params);
 
     nx_strbuf body = NX_STRBUF_INIT;
-    nx_api_req r = {.conn = NULL, .srv = &ctx, .params = params, .n_params = n_params, .body = &body};
+    nx_api_req r = {.conn = NULL, .srv = &ctx, .params = params, .n_params = n_params, .body = &body,
+                    .content = content, .content_len = content ? strlen(content) : 0};
     (void)nx_server_answer(&r, &q);
     unsigned st = r.status;
     if (verbose)
@@ -315,8 +331,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 (int)(body.len < 160 ? body.len : 160), body.data ? body.data : "");
     if (st == 500)
         fprintf(stderr, "500: %.*s\n", (int)(body.len < 300 ? body.len : 300), body.data ? body.data : "");
-    NXFUZZ_CHECK(st == 200 || st == 400 || st == 403 || st == 404 || st == 405 || st == 413 || st == 414 ||
-                 st == 415 || st == 421 ||
+    NXFUZZ_CHECK(st == 200 || st == 400 || st == 403 || st == 404 || st == 405 || st == 408 || st == 411 ||
+                 st == 413 || st == 414 || st == 415 || st == 421 ||
                  (st == 500 && names_broken(target, params, n_params)));
     bool api = strncmp(target, "/api/", 5) == 0 || strcmp(target, "/api") == 0;
     bool csv = st == 200 && strstr(target, "/export/") != NULL;

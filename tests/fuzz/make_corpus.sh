@@ -163,5 +163,21 @@ printf 'GET /api/profiles HTTP/1.1\r\nHost: localhost\r\nOrigin: https://localho
 printf 'POST /api/profiles HTTP/1.1\r\nHost: 127.0.0.1:3001\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 0\r\n\r\n' \
   >"$C/http/post-json.req"
 printf 'GET /api/profiles/tiny/tracks%%4 HTTP/1.1\r\n\r\n' >"$C/http/bad-escape.req"
+# Request bodies: the reference-compatible API's POSTs and the body limits.
+J='Content-Type: application/json'
+printf 'POST /api/v1/db/tiny/_search HTTP/1.1\r\n%s\r\nContent-Length: 44\r\n\r\n{"type":"tableSchema","tableName":"Summary"}' "$J" \
+  >"$C/http/v1-table-schema.req"
+printf 'POST /api/v1/db/%s/_search HTTP/1.1\r\n%s\r\n\r\n{"type":"listDbFiles"}' "$D" "$J" >"$C/http/v1-list-files.req"
+printf 'POST /api/v1/db/nested/devices/nested-nd0-nc0/_search HTTP/1.1\r\n%s\r\n\r\n{"type":"nope"}' "$J" \
+  >"$C/http/v1-nested.req"
+printf 'POST /api/v1/db/tiny/_search HTTP/1.1\r\n%s\r\nContent-Length: 1048577\r\n\r\n{}' "$J" >"$C/http/v1-too-large.req"
+printf 'PUT /api/v1/db/tiny/_search HTTP/1.1\r\n%s\r\nTransfer-Encoding: chunked\r\n\r\n{}' "$J" >"$C/http/v1-chunked.req"
+printf 'GET /api/v1/health HTTP/1.1\r\n\r\n' >"$C/http/v1-health.req"
+printf 'POST /api/v1/db/%s/_search HTTP/1.1\r\n%s\r\n\r\n{"type":"databaseExplorerQuery","tableName":"Instruction","query":"SELECT opcode, COUNT(*) AS n FROM Instruction GROUP BY opcode ORDER BY n DESC"}' \
+  "$D" "$J" >"$C/http/v1-query.req"
+printf 'POST /api/v1/db/tiny/_search HTTP/1.1\r\n%s\r\n\r\n{"type":"databaseExplorerQuery","query":"SELECT COUNT(*) FROM SystemProfileEvents"}' \
+  "$J" >"$C/http/v1-query-system.req"
+printf 'POST /api/v1/db/%s/_search HTTP/1.1\r\n%s\r\n\r\n{"type":"databaseExplorerQuery","query":"DROP TABLE Instruction"}' \
+  "$D" "$J" >"$C/http/v1-query-refused.req"
 
 du -sh "$C"/* | sed 's/^/make_corpus: /'

@@ -32,6 +32,15 @@ What every module gets:
   http_get(port, path), http_get_json(port, path)
                          one GET on 127.0.0.1: (status, body bytes), or (status, the body
                          parsed when it is a JSON object or array, else its bytes)
+  serving_api(data_path, *options)
+                         `nxprof serve` on free ports (--port 0 --api-port 0 unless given):
+                         ({"ui": port or None, "api": port or None}, the process), the
+                         ports read from the lines it prints
+  http_request(port, method, path, body=None, headers=None)
+                         one request (a JSON body as application/json): (status, headers
+                         with lower-case names, body bytes)
+  query_api_search(port, name, body)
+                         POST /api/v1/db/<name>/_search: (status, the parsed answer)
 """
 import contextlib
 import http.client
@@ -292,3 +301,48 @@ def spark(request):
     s.sparkContext.setLogLevel("ERROR")
     yield s
     s.stop()
+
+
+@contextlib.contextmanager
+def serving_api(data_path, *options):
+    """`nxprof serve` with options on free ports: ({"ui": port or None, "api": port or
+    None}, the process). The ports come from the lines it prints (docs/api.md)."""
+    args = [str(BIN), "serve", "--data-path", str(data_path), *options]
+    if "--port" not in options:
+        args += ["--port", "0"]
+    if "--api-port" not in options:
+        args += ["--api-port", "0"]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = p.stdout.readline()
+        m = re.match(r"nxprof: serving .* at http://127\.0\.0\.1:(\d+)/( \(API only, no web pages\))?$", first)
+        assert m, (first, p.stderr.read() if p.poll() is not None else "")
+        ports = {"ui": None if m[2] else int(m[1]), "api": int(m[1]) if m[2] else None}
+        if not m[2]:
+            second = p.stdout.readline()
+            m2 = re.match(r"nxprof: query API at http://127\.0\.0\.1:(\d+)/api/v1/$", second)
+            assert m2, second
+            ports["api"] = int(m2[1])
+        yield ports, p
+        assert p.poll() is None, "the server is still running"
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
+
+
+def http_request(port, method, path, body=None, headers=None):
+    """One request: (status, headers, body bytes). body: bytes or a JSON-able value."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG_GUARD_S)
+    h = {"Content-Type": "application/json"} if body is not None else {}
+    h.update(headers or {})
+    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+    c.request(method, path, body=data, headers=h)
+    r = c.getresponse()
+    out = (r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
+    c.close()
+    return out
+
+
+def query_api_search(port, name, body, headers=None):
+    status, _, raw = http_request(port, "POST", f"/api/v1/db/{name}/_search", body, headers)
+    return status, json.loads(raw)
