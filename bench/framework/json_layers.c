@@ -8,7 +8,7 @@
  *   object's raw text, so args is only walked (the reader re-serialises it on top of this).
  * - simdjson: On-Demand through the C++ shim simdjson_shim.cpp (Debian's libsimdjson-dev);
  *   it needs the whole document in one padded buffer.
- * - json_scan: nxprof's own tokenizer (src/capture/json_scan.c), driven token by token as
+ * - json_scan: nxprof's own tokenizer (src/util/json_scan.c), driven token by token as
  *   the Chrome reader drives it, fed 64 KiB reads from the buffer: the full grammar checked,
  *   strings decoded, numbers as text; args_bytes counts its strings' and numbers' bytes.
  * - scan: a prototype tokenizer written for trace events (below): finds each event's bounds and the
@@ -27,7 +27,7 @@
 
 #include <yajl/yajl_parse.h>
 
-#include "capture/json_scan.h"
+#include "util/json_scan.h"
 #include "json_layers.h"
 
 #define PAD 64

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/framework/json_layers.sh — builds json_layers (yajl, simdjson through its C++ shim,
-# nxprof's tokenizer src/capture/json_scan.c, the prototype trace-event tokenizer) into a
+# nxprof's tokenizer src/util/json_scan.c, the prototype trace-event tokenizer) into a
 # temporary folder and runs it on TRACE_JSON:
 #
 #   bash bench/framework/json_layers.sh TRACE_JSON [RUNS]
@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 flags=(-O2 -g -Wall -Wextra -Werror)
 src=$here/../../src
 cc -std=c11 "${flags[@]}" -I "$src" -c "$here/json_layers.c" -o "$tmp/json_layers.o"
-cc -std=c11 "${flags[@]}" -I "$src" -c "$src/capture/json_scan.c" -o "$tmp/json_scan.o"
+cc -std=c11 "${flags[@]}" -I "$src" -c "$src/util/json_scan.c" -o "$tmp/json_scan.o"
 cc -std=c11 "${flags[@]}" -I "$src" -c "$src/util/strbuf.c" -o "$tmp/strbuf.o"
 c++ -std=c++17 "${flags[@]}" -march=native -c "$here/simdjson_shim.cpp" -o "$tmp/simdjson_shim.o"
 c++ "$tmp/json_layers.o" "$tmp/json_scan.o" "$tmp/strbuf.o" "$tmp/simdjson_shim.o" -lsimdjson -lyajl -o "$tmp/json_layers"

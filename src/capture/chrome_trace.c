@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "capture/json_readahead.h"
-#include "capture/json_scan.h"
+#include "util/json_scan.h"
 #include "util/gzip_input.h"
 #include "util/json.h"
 #include "util/strbuf.h"

@@ -13,7 +13,7 @@
  * then end between two events. Any other truncation is an error.
  *
  * Streaming: the file is decompressed in chunks into the tokenizer's buffer
- * (capture/json_scan.h, a pull scanner written for trace files); each event is
+ * (util/json_scan.h, a pull scanner written for trace files); each event is
  * assembled from the tokens of its own object and handed to a callback, then
  * forgotten. Memory is bounded by the largest single token and event (and by
  * the caps on "args" and top-level values below), never by the file size: no

@@ -31,6 +31,7 @@ typedef struct nx_command {
     void (*help)(FILE *out);             /* full `nxprof <name> --help` text */
 } nx_command;
 
+extern const nx_command nx_cmd_annotations;
 extern const nx_command nx_cmd_diff;
 extern const nx_command nx_cmd_breakdown;
 extern const nx_command nx_cmd_export_csv;

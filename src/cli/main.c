@@ -16,6 +16,7 @@
 #include "schema/schema.h"
 
 static const nx_command *const COMMANDS[] = {
+    &nx_cmd_annotations,
     &nx_cmd_diff,
     &nx_cmd_breakdown,
     &nx_cmd_export_csv,

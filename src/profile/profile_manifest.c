@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "profile/profile_layout.h"
+#include "profile/annotations.h"
 #include "profile/profile_output.h"
 
 typedef struct manifest {
@@ -108,7 +109,7 @@ static bool index_name(const char *name)
 static bool legacy_entry(const char *path, const char *name)
 {
     size_t n = strlen(name);
-    if (strcmp(name, NX_PROFILE_MARKER) == 0)
+    if (strcmp(name, NX_PROFILE_MARKER) == 0 || nx_annotations_entry(name))
         return true;
     if (index_name(name))
         return true;
@@ -206,8 +207,8 @@ static int manifest_entry(const walk *w, const manifest *m, const char *root, co
         return manifest_walk(w, m, root, rel) < 0 ? -1 : drop(w, path, true);
     if (kind == 'p' && S_ISDIR(st->st_mode))
         return owned_dir(w, path);
-    if (!kind && !strchr(rel, '/') && index_name(rel) && S_ISREG(st->st_mode))
-        return drop(w, path, false);   /* added later by `nxprof index` */
+    if (!kind && !strchr(rel, '/') && (index_name(rel) || nx_annotations_entry(rel)) && S_ISREG(st->st_mode))
+        return drop(w, path, false);   /* added later by `nxprof index`, or annotations saved */
     return foreign(w, path, true);
 }
 

@@ -13,10 +13,12 @@
  *
  * Ownership rule (nx_profile_owned): a directory may be replaced or removed when
  * every entry in it is one its manifest lists, with the kind it lists, or a
- * timeline index (.T.nxtl) at its top, which `nxprof index` may add later. A marker
+ * timeline index (.T.nxtl) at its top, which `nxprof index` may add later, or the
+ * annotations file (and a temporary file of its atomic write: annotations.h),
+ * which the viewer and `nxprof annotations` save after publishing. A marker
  * that is not a manifest (an older nxprof's, possibly empty), or no marker,
  * falls back to the legacy rule: nothing but Parquet files whose footer says
- * nxprof wrote them, timeline indexes (.T.nxtl), the marker, and a devices/
+ * nxprof wrote them, timeline indexes (.T.nxtl), the marker, the annotations file, and a devices/
  * folder of sub-profiles judged by the same rules. Anything else — a user's
  * NOTES.md, a notebooks/ folder, a capture moved into the profile — makes the
  * directory not nxprof's to delete, and the error names that entry.

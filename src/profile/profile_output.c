@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE   /* renameat2 */
 #include "profile/profile_output.h"
+#include "profile/annotations.h"
 #include "profile/profile_manifest.h"
 
 #include <dirent.h>
@@ -314,9 +315,10 @@ int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
     char **old = calloc(n + 1, sizeof *old);
     bool *exchanged = calloc(n + 1, sizeof *exchanged);
     int rc = old && exchanged ? 0 : nxpq_error_set(err, "out of memory");
-    /* The manifest records exactly what this run wrote: all a later run may delete. */
+    /* The previous profile's annotations go with the new one (annotations.h); then the
+     * manifest records exactly what this run wrote: all a later run may delete. */
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = nx_manifest_write(o[i].tmp_dir, err);
+        rc = nx_annotations_carry(o[i].final_dir, o[i].tmp_dir, err) < 0 ? -1 : nx_manifest_write(o[i].tmp_dir, err);
     nx_publish_step("built");
     /* Every target is checked before the first one changes: a run publishes all
      * of its profiles or none. */

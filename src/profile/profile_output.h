@@ -64,8 +64,9 @@ typedef struct nx_profile_output {
  * nx_profile_output_abort(). */
 int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err);
 
-/* Publishes the n profiles being built in o[0..n-1] together: each one's manifest
- * is written, every target is checked again (only one nxprof may replace), then
+/* Publishes the n profiles being built in o[0..n-1] together: the annotations of
+ * the previous profile at each final_dir are carried in (annotations.h), each one's
+ * manifest is written, every target is checked again (only one nxprof may replace), then
  * each temporary directory is swapped into place in turn and, once all are in, the
  * previous profiles are removed by their manifests. If any step fails, those already swapped are put back, so the previous
  * profiles all stay (or return) under their names; every temporary directory is

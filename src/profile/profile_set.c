@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "profile/profile_layout.h"
+#include "profile/annotations.h"
 #include "profile/profile_manifest.h"
 #include "profile/profile_output.h"
 
@@ -348,9 +349,15 @@ int nx_profile_set_publish(nx_profile_set *s, nxpq_error *err)
 {
     int rc = 0;
     for (size_t i = 0; i < s->n && rc == 0; i++) {
+        /* The annotations the previous profile of the name holds go with the new one
+         * (annotations.h); carried before the manifest, which then lists them. */
         char *dir = nx_path_printf("%s/%s", s->gen, s->names[i]);
-        rc = !dir ? nxpq_error_set(err, "out of memory") : nx_manifest_write(dir, err);
+        char *prev = nx_path_printf("%s/%s", s->root, s->names[i]);
+        rc = !dir || !prev ? nxpq_error_set(err, "out of memory") : nx_annotations_carry(prev, dir, err);
+        if (rc == 0)
+            rc = nx_manifest_write(dir, err);
         free(dir);
+        free(prev);
     }
     nx_publish_step("built");
     /* Checked again: a name may have been taken while the profiles were built. */

@@ -9,7 +9,8 @@
  * links); a device profile's sibling lookup from its system profile (../<name>@latest)
  * lands in the same generation.
  *
- * Publishing (nx_profile_set_publish): the manifests are written into the generation,
+ * Publishing (nx_profile_set_publish): each profile's previous annotations are carried
+ * into its new directory (annotations.h), the manifests are written into the generation,
  * the public links that are missing are created (they dangle until the switch, so no new
  * name is visible early), then `current` is switched with one rename(2) of a fresh link:
  * at every instant the set's names show either the whole previous generation or the

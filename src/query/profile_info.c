@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "profile/profile_layout.h"
+#include "profile/annotations.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
 #include "query/row0.h"
@@ -199,6 +200,19 @@ static int read_relative(const char *dir, nx_profile_info *p, nxpq_error *err)
     return 0;
 }
 
+/* The counts of the profile's saved annotations; an unreadable file is an error. */
+static int read_annotations(const char *dir, nx_profile_info *p)
+{
+    nx_annotations a;
+    nxpq_error err = {{0}};
+    if (nx_annotations_load(dir, &a, &err) < 0)
+        return add_error(p, err.msg);
+    p->n_markers = a.n_markers;
+    p->n_regions = a.n_regions;
+    nx_annotations_free(&a);
+    return 0;
+}
+
 int nx_profile_info_read(const char *profile_dir, nx_profile_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -212,6 +226,8 @@ int nx_profile_info_read(const char *profile_dir, nx_profile_info *out)
         int rel = rc == 0 && !out->device ? read_relative(profile_dir, out, &err) : 0;
         if (rel > 0)
             rc = add_error(out, err.msg);
+        if (rc == 0)
+            rc = read_annotations(profile_dir, out);
         int dev = rc == 0 && !out->device ? read_devices(profile_dir, out, &err) : 0;
         if (dev > 0)
             rc = add_error(out, err.msg);

@@ -20,7 +20,10 @@
  *   - relative_time: SystemProfileMetadata's first_ts ends with
  *     NX_RELATIVE_TIME_SUFFIX (schema.h): some framework trace's times count
  *     from the trace start, not the Unix epoch;
- *   - error: what could not be read (the directory, Metadata, DeviceProfileList),
+ *   - annotations: the counts of saved markers and regions (profile/annotations.h;
+ *     0 and 0 without a file);
+ *   - error: what could not be read (the directory, Metadata, DeviceProfileList,
+ *     the annotations file),
  *     naming the file; several messages are joined by "; ". The rest is
  *     answered all the same.
  */
@@ -46,6 +49,7 @@ typedef struct nx_profile_info {
     bool has_span;
     int64_t first_ts, last_ts;
     bool relative_time;
+    size_t n_markers, n_regions;   /* saved annotations */
     nx_profile_device *devices;
     size_t n_devices;
     char *error;             /* NULL, or the messages */

@@ -202,6 +202,9 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
 enum MHD_Result nx_api_search(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_aggregate(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_flows(nx_api_req *r, const char *name);
+/* GET and PUT /api/profiles/<name>/annotations (api_annotations.c). */
+enum MHD_Result nx_api_annotations_get(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_annotations_put(nx_api_req *r, const char *name);
 /* GET /api/diff (api_diff.c). */
 enum MHD_Result nx_api_diff(nx_api_req *r);
 /* The reference-compatible API (api_v1.c): GET /api/v1/health and

@@ -127,6 +127,7 @@ static void info_json(const nx_server_ctx *srv, const profile_info *p, bool with
         nx_strbuf_puts(b, "null");
     if (x->relative_time)   /* query/profile_info.h */
         nx_strbuf_puts(b, ",\"relative_time\":true");
+    nx_strbuf_printf(b, ",\"annotations\":{\"markers\":%zu,\"regions\":%zu}", x->n_markers, x->n_regions);
     nx_strbuf_puts(b, ",\"tables\":[");
     for (size_t i = 0; i < x->n_tables; i++) {
         if (i)

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "profile/annotations.h"
+
 #define ENTRIES 64
 #define BUDGET_BYTES ((size_t)64 << 20)
 
@@ -37,9 +39,12 @@ static void drop(entry *e)
     memset(e, 0, sizeof *e);
 }
 
+/* The entries a fingerprint covers: not "." and "..", and not the annotations file
+ * (profile/annotations.h), which no cached answer reads: saving annotations must not
+ * throw away a profile's cached timeline. */
 static int not_dot(const struct dirent *d)
 {
-    return strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0;
+    return strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0 && !nx_annotations_entry(d->d_name);
 }
 
 char *nx_response_cache_fingerprint(const char *dir)

@@ -22,7 +22,8 @@
 
 #include "util/strbuf.h"
 
-/* The fingerprint of profile directory dir: for each entry that is not a directory,
+/* The fingerprint of profile directory dir: for each entry that is not a directory
+ * (nor the annotations file, profile/annotations.h, which no cached answer reads),
  * in name order, its name, device, inode, size, and modification and change times
  * in nanoseconds (lstat'ed: a link is fingerprinted, not followed). Every table file
  * (T.parquet, T_<n>.parquet), timeline index and side file an answer reads is

@@ -37,8 +37,9 @@
  * routes, none for the request's method -> 405 with Allow naming theirs):
  *   GET /api/health, /api/profiles, /api/schema, /api/diff, /api/v1/health,
  *   /api/profiles/<name>[/tracks|/timeline|/event|/summary|/insights|/ranks|/usage|
- *   /counters|/breakdown|/search|/aggregate|/flows|/export/<Table>.csv];
- *   POST /api/v1/db/<name>/_search; other /api/... -> 404. <name> may be
+ *   /counters|/breakdown|/search|/aggregate|/flows|/annotations|/export/<Table>.csv];
+ *   PUT /api/profiles/<name>/annotations; POST /api/v1/db/<name>/_search; other
+ *   /api/... -> 404. <name> may be
  *   <S>/devices/<D> (three segments, a device profile nested in system profile S).
  *   Anything else is a static file (GET and HEAD only): "/" -> /index.html, "/static/<f>" -> asset "/<f>",
  *   "/<f>" -> asset "/<f>" (exact match in the embedded table, web_assets.h),
@@ -252,6 +253,8 @@ static const profile_route PROFILE_ROUTES[] = {
     {"GET", "profiles", "search", nx_api_search},
     {"GET", "profiles", "aggregate", nx_api_aggregate},
     {"GET", "profiles", "flows", nx_api_flows},
+    {"GET", "profiles", "annotations", nx_api_annotations_get},
+    {"PUT", "profiles", "annotations", nx_api_annotations_put},
     {"POST", "v1/db", "_search", nx_api_v1_search},
 };
 

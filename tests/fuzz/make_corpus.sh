@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 session=$(dirname "$(find "$work/cap" -name 'program_*.nxprog')")
 "$NXPROF" process "$work/cap" --data-path "$work/data" --display-name tiny >/dev/null
 
-for h in program trace system_tsv chrome_json chrome_gz timeline_index http xspace; do
+for h in program trace system_tsv chrome_json chrome_gz timeline_index http xspace annotations; do
   rm -rf "${C:?}/$h"
   mkdir -p "$C/$h"
 done
@@ -179,5 +179,25 @@ printf 'POST /api/v1/db/tiny/_search HTTP/1.1\r\n%s\r\n\r\n{"type":"databaseExpl
   "$J" >"$C/http/v1-query-system.req"
 printf 'POST /api/v1/db/%s/_search HTTP/1.1\r\n%s\r\n\r\n{"type":"databaseExplorerQuery","query":"DROP TABLE Instruction"}' \
   "$D" "$J" >"$C/http/v1-query-refused.req"
+# Annotations: a valid PUT, an invalid one, a GET.
+A='{"version":1,"markers":[{"time_ns":"1700000000123456789","label":"a"}],"regions":[{"start_ns":1,"end_ns":2,"name":"r"}]}'
+printf 'PUT /api/profiles/%s/annotations HTTP/1.1\r\n%s\r\nContent-Length: %d\r\n\r\n%s' "$D" "$J" "${#A}" "$A" \
+  >"$C/http/annotations-put.req"
+printf 'PUT /api/profiles/tiny/annotations HTTP/1.1\r\n%s\r\n\r\n{"version":1,"markers":[{"time_ns":1}]}' "$J" \
+  >"$C/http/annotations-put-bad.req"
+printf 'GET /api/profiles/nested/devices/nested-nd0-nc0/annotations HTTP/1.1\r\n\r\n' >"$C/http/annotations-get.req"
+
+# annotations: documents by hand (every member, times as numbers and strings, escapes,
+# limits' edges) and broken ones.
+printf '%s' "$A" >"$C/annotations/small.json"
+printf '{"version":1}' >"$C/annotations/empty.json"
+cat >"$C/annotations/full.json" <<'DOC'
+{"version": 1,
+ "markers": [{"time_ns": -9223372036854775808, "label": "min \u00e9 \ud83d\ude00", "colour": "#ABC", "track": "Instruction:pe"},
+             {"time_ns": "9223372036854775807", "label": "", "colour": null, "track": null}],
+ "regions": [{"start_ns": 5, "end_ns": 5, "name": "n", "colour": "#00ff00", "note": "line\nline\t\"q\""}]}
+DOC
+printf '{"version":1,"markers":[{"time_ns":1,"label":"a","label":"b"}]}' >"$C/annotations/twice.json"
+printf '{"version":1,"regions":[{"start_ns":9,"end_ns":1,"name":"x"}]} ' >"$C/annotations/backwards.json"
 
 du -sh "$C"/* | sed 's/^/make_corpus: /'

@@ -24,7 +24,7 @@ fi
 B=$1
 S=$2
 shift 2
-ALL=(program trace system_tsv chrome_json chrome_gz parquet timeline_index http xspace)
+ALL=(program trace system_tsv chrome_json chrome_gz parquet timeline_index http xspace annotations)
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=("${ALL[@]}")
 TIMEOUT=${TIMEOUT:-10}
@@ -42,6 +42,7 @@ max_len() {
     timeline_index) echo 16384 ;;  # seeds up to 7.5 KB
     http) echo 12000 ;;         # past the 8192-byte URL limit
     xspace) echo 16384 ;;       # seeds up to 6 KB
+    annotations) echo 8192 ;;   # seeds under 1 KB
     *) echo 4096 ;;
   esac
 }

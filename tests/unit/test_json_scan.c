@@ -1,4 +1,4 @@
-/* test_json_scan.c — unit tests of capture/json_scan, the Chrome reader's pull
+/* test_json_scan.c — unit tests of util/json_scan, the Chrome reader's pull
  * tokenizer: the token stream and its offsets, escapes and surrogate pairs,
  * bytes that are not UTF-8, numbers beyond int64, grammar errors with their
  * offsets, the depth bound, every split of the input into reads, the input
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <yajl/yajl_tree.h>
 
-#include "capture/json_scan.h"
+#include "util/json_scan.h"
 
 /* The input, handed over at most `step` bytes per read. */
 typedef struct src {

@@ -17,8 +17,11 @@ export function parseJSON(text) {
   });
 }
 
-export async function api(path) {
-  const res = await fetch(path, { headers: { Accept: 'application/json' } });
+// send: a value sent as JSON with `method` (PUT, POST); absent: a GET.
+export async function api(path, { method = 'GET', send } = {}) {
+  const init = { method, headers: { Accept: 'application/json' } };
+  if (send !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(send); }
+  const res = await fetch(path, init);
   const text = await res.text();
   let body = null;
   try { body = parseJSON(text); } catch { /* not JSON */ }
@@ -52,3 +55,9 @@ export function schema() {
   }
   return schemaPromise;
 }
+
+// A profile's saved annotations (docs/api.md "Annotations"): the document, and saving one
+// (answered with the document as saved).
+const annotationsPath = (name) => `/api/profiles/${namePath(name)}/annotations`;
+export const loadAnnotations = (name) => api(annotationsPath(name));
+export const saveAnnotations = (name, doc) => api(annotationsPath(name), { method: 'PUT', send: doc });

@@ -10,6 +10,7 @@ import { V, changed, draw, geom, nsPerPx, screenRows, select, toggleGroup, absOf
 import { zoomWindow } from './state.js';
 import { rowAt, eventAt, rowsInBand } from './hit.js';
 import { toggleMarker, NEAR_PX } from './markers.js';
+import { annotationsChanged } from './annotate.js';
 import { laneReadout, laneTooltip } from './lanes.js';
 import { counterReadout, counterTooltip } from './counter_lanes.js';
 import { GUTTER } from './paint.js';
@@ -91,7 +92,7 @@ export function installInput() {
     const [x] = pos(e);
     if (x < GUTTER) return;
     V.markers = toggleMarker(V.markers, timeAt(x), NEAR_PX * nsPerPx());
-    draw();
+    annotationsChanged();
   });
   canvas.addEventListener('mouseleave', () => { if (!drag) hideTooltip(); });
   canvas.addEventListener('wheel', (e) => {
@@ -123,7 +124,7 @@ function onKey(e) {
     case '0': V.viewS = 0; V.viewE = V.span; changed(); break;
     case 'PageDown': scroller.scrollTop += (V.viewH - V.headerH) * 0.8; break;
     case 'PageUp': scroller.scrollTop -= (V.viewH - V.headerH) * 0.8; break;
-    case 'm': case 'M': V.markers = []; draw(); break;
+    case 'm': case 'M': V.markers = []; annotationsChanged(); break;
     case 'Escape': clearArea(); break;
     case '?': openHelp(); break;
     case '/': $('#search-q').focus(); break;

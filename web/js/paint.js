@@ -4,7 +4,7 @@
 // tracks with their events: nested tables as slices by depth, one LEVEL_H band per level;
 // names inside every block wide enough, ellipsised, and a light edge where each block at
 // least MIN_EDGE_PX wide starts; a table that failed to read shows its
-// error on its rows), then the overlays (grid, area selection, markers, flow arrows, the
+// error on its rows), then the overlays (grid, named regions, area selection, markers, flow arrows, the
 // selected event's outline), then the header (time axis with marker deltas, usage
 // and counter lanes), and a message when there is nothing to draw. Touching rectangles of one
 // colour on one level are painted as one and fillStyle is set only when the colour
@@ -25,7 +25,7 @@ import { $ } from './dom.js';
 export const GUTTER = 180, AXIS_H = 30;
 const FONT = '11px system-ui, sans-serif', BOLD = 'bold 11px system-ui, sans-serif';
 const MIN_NAME_PX = 28, MIN_EDGE_PX = 4, MAX_NAMES = 4000;
-const MARKER = '#d97706', PRED = '#7c3aed', SUCC = '#db2777';
+const MARKER = '#d97706', REGION = '#059669', PRED = '#7c3aed', SUCC = '#db2777';
 
 let V = null;   // set by paintFrame (PAGE is not yet defined while the modules load)
 
@@ -67,6 +67,7 @@ export function paintFrame(v = PAGE) {
   ctx.beginPath(); ctx.rect(0, V.headerH, W, H - V.headerH); ctx.clip();
   for (const r of rows) drawn += r.kind === 'group' ? (paintGroup(ctx, r, W), 0) : paintTrack(ctx, r, g, W, want);
   paintGrid(ctx, V.headerH, H);
+  paintRegions(ctx, V.headerH, H, W);
   paintArea(ctx, rows, g);
   paintMarkerLines(ctx, V.headerH, H);
   paintFlows(ctx, g);
@@ -238,22 +239,45 @@ function axisLabel(ctx, text, cx, y, colour, W) {
 }
 
 function paintMarkerLines(ctx, y0, y1) {
-  if (!V.markers.length) return;
-  ctx.strokeStyle = MARKER; ctx.setLineDash([4, 3]);
-  ctx.beginPath();
-  for (const m of V.markers) { const x = Math.round(xOf(m)) + 0.5; if (x >= GUTTER) { ctx.moveTo(x, y0); ctx.lineTo(x, y1); } }
-  ctx.stroke();
+  ctx.setLineDash([4, 3]);
+  for (const m of V.markers) {
+    const x = Math.round(xOf(m.t)) + 0.5;
+    if (x < GUTTER) continue;
+    ctx.strokeStyle = m.colour || MARKER;
+    ctx.beginPath(); ctx.moveTo(x, y0); ctx.lineTo(x, y1); ctx.stroke();
+  }
   ctx.setLineDash([]);
+}
+
+// Named regions (annotate.js): a tinted band over the tracks, its edges, its name at the top.
+function paintRegions(ctx, y0, y1, W) {
+  for (const r of V.regions || []) {
+    const x0 = Math.max(GUTTER, xOf(r.t0)), x1 = Math.min(W, xOf(r.t1));
+    if (x1 < GUTTER || x0 > W) continue;
+    const colour = r.colour || REGION;
+    ctx.globalAlpha = 0.1; ctx.fillStyle = colour; ctx.fillRect(x0, y0, Math.max(1, x1 - x0), y1 - y0);
+    ctx.globalAlpha = 0.7; ctx.strokeStyle = colour;
+    ctx.beginPath();
+    for (const x of [xOf(r.t0), xOf(r.t1)]) if (x >= GUTTER && x <= W) { ctx.moveTo(Math.round(x) + 0.5, y0); ctx.lineTo(Math.round(x) + 0.5, y1); }
+    ctx.stroke();
+    ctx.globalAlpha = 1;
+    const text = fit(ctx, r.name, Math.max(0, x1 - x0 - 8));
+    if (!text) continue;
+    const w = measure(ctx, text) + 8;
+    ctx.fillStyle = 'rgba(255,255,255,0.9)'; ctx.fillRect(x0 + 1, y0 + 2, w, 14);
+    ctx.fillStyle = colour; ctx.fillText(text, x0 + 5, y0 + 9);
+  }
 }
 
 function paintMarkerFlags(ctx, r, W) {
   if (!V.markers.length) return;
   paintMarkerLines(ctx, r.y, V.headerH);
-  ctx.fillStyle = MARKER;
   for (const m of V.markers) {
-    const x = xOf(m);
+    const x = xOf(m.t);
     if (x < GUTTER || x > W) continue;
+    ctx.fillStyle = m.colour || MARKER;
     ctx.beginPath(); ctx.moveTo(x - 5, r.y); ctx.lineTo(x + 5, r.y); ctx.lineTo(x, r.y + 7); ctx.closePath(); ctx.fill();
+    if (m.label) axisLabel(ctx, fit(ctx, m.label, 160), x + 8 + Math.min(160, measure(ctx, m.label)) / 2, r.y + 7, m.colour || '#92400e', W);
   }
   for (const dl of markerDeltas(V.markers)) {
     const a = xOf(dl.from), b = xOf(dl.to);

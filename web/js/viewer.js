@@ -34,6 +34,7 @@ import { installSearch } from './search.js';
 import { installSelection } from './selection.js';
 import { installExport } from './export.js';
 import { installHelp } from './help.js';
+import { installAnnotations, currentDocument } from './annotate.js';
 
 const FETCH_DEBOUNCE_MS = 120;
 
@@ -48,7 +49,7 @@ export const createStore = () => ({
   tracksDoc: null, tree: [], mode: 'default', collapsed: new Set(), colourMode: null,
   header: [], rows: [], headerH: 0, contentH: 0, scrollTop: 0, viewH: 0, cssW: 0,
   data: new Map(), errors: new Map(), lastTables: null, lastWindow: null, usage: null,
-  sel: null, flows: null, area: null, markers: [], search: { field: null, q: '' },
+  sel: null, flows: null, area: null, markers: [], regions: [], annot: null, search: { field: null, q: '' },
   devices: [], fetchSeq: 0, fetchTimer: 0, frame: 0, inFlight: 0, drawnEvents: 0, paintMs: null, names: [],
 });
 
@@ -250,7 +251,8 @@ function exposeState() {
         headerH: V.headerH, viewH: V.viewH, drawnEvents: V.drawnEvents, paintMs: V.paintMs, loaded: V.lastWindow !== null, sel: V.sel,
         lastWindow: V.lastWindow && { start: V.lastWindow.S.toString(), end: V.lastWindow.E.toString(), width: V.lastWindow.width },
         fetching: V.inFlight, group: V.mode, colourMode: V.colourMode, names: V.names, errors: Object.fromEntries(V.errors),
-        markers: V.markers.map((m) => absOf(m).toString()), search: { ...V.search }, counterPixels: { ...V.counterDrawn },
+        markers: V.markers.map((m) => absOf(m.t).toString()),
+        annotations: V.annot && { state: V.annot.state, error: V.annot.error, document: currentDocument() }, search: { ...V.search }, counterPixels: { ...V.counterDrawn },
         area: V.area && V.area.S !== undefined && { start: V.area.S.toString(), end: V.area.E.toString(), tracks: V.area.ids.map((id) => id.replace('\0', ':')) },
         aggregate: V.aggregate || null, flows: V.flows, tables: V.lastTables, empty: V.emptyMessage || null };
     },
@@ -308,6 +310,7 @@ export async function startViewer(name, info, host, opts = {}) {
   installSelection();
   installExport();
   installHelp();
+  installAnnotations();
   relayout();
   if (info.kind === 'device') { loadDeviceSummary(); showInsights(name, $('#insights')); }
   else $('#summary').hidden = true;

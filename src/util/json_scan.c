@@ -7,7 +7,7 @@
  * doubles whenever the tail fills more than half of it, so a token of L bytes
  * costs O(L) however it is split.
  */
-#include "capture/json_scan.h"
+#include "util/json_scan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
