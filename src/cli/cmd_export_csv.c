@@ -172,7 +172,8 @@ static FILE *open_aside(const export_opts *o, const char *table, char **tmp)
 /* The table's rows through a writer of o->format into f. 0 or -1 with err. */
 static int write_table(const export_opts *o, nx_export *x, const char *table, FILE *f, nxpq_error *err)
 {
-    nx_row_writer *w = o->format->open(f, o->dir, err);
+    nx_row_target target = {.f = f, .profile_dir = o->dir, .start = o->req.start, .end = o->req.end};
+    nx_row_writer *w = o->format->open(&target, err);
     if (!w)
         return -1;
     int rc = nx_export_begin(x, w, err);

@@ -19,6 +19,7 @@ static const nx_command *const COMMANDS[] = {
     &nx_cmd_diff,
     &nx_cmd_breakdown,
     &nx_cmd_export_csv,
+    &nx_cmd_export_perfetto,
     &nx_cmd_index,
     &nx_cmd_insights,
     &nx_cmd_process,

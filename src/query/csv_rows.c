@@ -381,11 +381,10 @@ static void csv_free(nx_row_writer *base)
 
 static const nx_row_writer_ops OPS = {begin_table, rows, end_table, flush, finish, csv_free};
 
-nx_row_writer *nx_csv_rows_open(FILE *f, const char *profile_dir, nxpq_error *err)
+nx_row_writer *nx_csv_rows_open(const nx_row_target *t, nxpq_error *err)
 {
-    (void)profile_dir;
     csv_rows *x = calloc(1, sizeof *x);
-    if (!x || nx_csv_init(&x->out, f) < 0) {
+    if (!x || nx_csv_init(&x->out, t->f) < 0) {
         free(x);
         snprintf(err->msg, sizeof err->msg, "CSV export: out of memory");
         return NULL;

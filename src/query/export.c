@@ -239,3 +239,40 @@ void nx_export_close(nx_export *x)
     free(x->cells);
     free(x);
 }
+
+/* One table into w (begin, rows, end). 0, or -1 with err; an absent table is 0. */
+static int export_one(const char *dir, const char *table, const nx_export_options *o, nx_row_writer *w,
+                      nxpq_error *err)
+{
+    nx_export *x;
+    int rc = nx_export_open(dir, table, o, &x, err);
+    if (rc == NX_PROFILE_TABLE_ABSENT)
+        return 0;
+    if (rc != 0)
+        return -1;
+    rc = nx_export_begin(x, w, err);
+    if (rc == 0)
+        while ((rc = nx_export_next(x, w, err)) > 0)
+            ;
+    if (rc == 0)
+        rc = w->ops->end_table(w, err);
+    nx_export_close(x);
+    return rc;
+}
+
+int nx_export_profile(const char *profile_dir, const nx_row_format *format, FILE *f, int64_t start, int64_t end,
+                      const char *const *tables, size_t n, nxpq_error *err)
+{
+    nx_row_target target = {.f = f, .profile_dir = profile_dir, .start = start, .end = end};
+    nx_row_writer *w = format->open(&target, err);
+    if (!w)
+        return -1;
+    nx_export_options o = {.start = start, .end = end, .max_rows = UINT64_MAX};
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = export_one(profile_dir, tables[i], &o, w, err);
+    if (rc == 0)
+        rc = w->ops->finish(w, err);
+    w->ops->free(w);
+    return rc;
+}

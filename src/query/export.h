@@ -56,4 +56,11 @@ bool nx_export_truncated(const nx_export *x);
 void nx_export_pages(const nx_export *x, int pass, nxpq_scan_stats *out);
 void nx_export_close(nx_export *x);
 
+/* Whole-profile formats (nx_row_format.per_table false: Perfetto): every row of
+ * each of `tables` (n of them; tables the profile lacks are skipped) over
+ * [start, end], unsampled and complete, into one writer of `format` on f, then
+ * its finish. 0, or -1 with err naming the table or file. */
+int nx_export_profile(const char *profile_dir, const nx_row_format *format, FILE *f, int64_t start, int64_t end,
+                      const char *const *tables, size_t n, nxpq_error *err);
+
 #endif

@@ -105,15 +105,14 @@ static void json_free(nx_row_writer *base)
 
 static const nx_row_writer_ops OPS = {begin_table, rows, end_table, flush, finish, json_free};
 
-nx_row_writer *nx_json_rows_open(FILE *f, const char *profile_dir, nxpq_error *err)
+nx_row_writer *nx_json_rows_open(const nx_row_target *t, nxpq_error *err)
 {
-    (void)profile_dir;
     json_rows *x = calloc(1, sizeof *x);
     if (!x) {
         snprintf(err->msg, sizeof err->msg, "JSON export: out of memory");
         return NULL;
     }
     x->base.ops = &OPS;
-    x->f = f;
+    x->f = t->f;
     return &x->base;
 }

@@ -9,6 +9,7 @@
 static const nx_row_format FORMATS[] = {
     {"csv", ".csv", true, nx_csv_rows_open},
     {"json", ".json", true, nx_json_rows_open},
+    {"perfetto", ".pftrace", false, nx_perfetto_rows_open},
 
 };
 

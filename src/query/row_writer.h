@@ -64,13 +64,20 @@ struct nx_row_writer {
     const nx_row_writer_ops *ops;
 };
 
+/* Where a writer writes, and the export it is part of: the profile and the
+ * window (Perfetto adds the profile's counter lanes over it). */
+typedef struct nx_row_target {
+    FILE *f;                     /* not closed by the writer */
+    const char *profile_dir;
+    int64_t start, end;          /* the export's window, inclusive ns */
+} nx_row_target;
+
 typedef struct nx_row_format {
     const char *name;            /* "csv", "json", "perfetto" */
     const char *extension;       /* of its files: ".csv", ".json", ".pftrace" */
     bool per_table;              /* one file per table; else one per profile */
-    /* A writer into f (not closed by it) for a profile's export. NULL and err
-     * on failure. */
-    nx_row_writer *(*open)(FILE *f, const char *profile_dir, nxpq_error *err);
+    /* A writer for the target. NULL and err on failure. */
+    nx_row_writer *(*open)(const nx_row_target *t, nxpq_error *err);
 } nx_row_format;
 
 /* The format named `name`, or NULL. */
@@ -79,9 +86,9 @@ const nx_row_format *nx_row_format_find(const char *name);
 const nx_row_format *nx_row_format_at(size_t i);
 
 /* The row writers (in their own files). */
-nx_row_writer *nx_csv_rows_open(FILE *f, const char *profile_dir, nxpq_error *err);
-nx_row_writer *nx_json_rows_open(FILE *f, const char *profile_dir, nxpq_error *err);
-nx_row_writer *nx_perfetto_rows_open(FILE *f, const char *profile_dir, nxpq_error *err);
+nx_row_writer *nx_csv_rows_open(const nx_row_target *t, nxpq_error *err);
+nx_row_writer *nx_json_rows_open(const nx_row_target *t, nxpq_error *err);
+nx_row_writer *nx_perfetto_rows_open(const nx_row_target *t, nxpq_error *err);
 
 /* Batch row j's window row index (see nx_row_batch). */
 static inline size_t nx_row_batch_k(const nx_row_batch *rb, size_t j) { return rb->pick ? rb->pick[j] : j; }

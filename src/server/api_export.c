@@ -199,7 +199,8 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
     int64_t body_rows = nx_export_planned_rows(s->x);
 
     cookie_io_functions_t io = {.write = cookie_write};
-    if (!(s->f = fopencookie(s, "w", io)) || !(s->w = format->open(s->f, dir, &err)) ||
+    nx_row_target target = {.profile_dir = dir, .start = q.start, .end = q.end};
+    if (!(target.f = s->f = fopencookie(s, "w", io)) || !(s->w = format->open(&target, &err)) ||
         nx_export_begin(s->x, s->w, &err) < 0 || s->w->ops->flush(s->w, &err) < 0 || fflush(s->f) != 0)
         goto oom;
     free(dir);
