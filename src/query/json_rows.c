@@ -2,11 +2,13 @@
  * json_rows.c — the JSON-rows row writer (row_writer.h): one table as one JSON
  * array of row objects, a row per line:
  *     [
- *     {"timeline_track":"qSyncIO","id":1,...},
+ *     {"track":"qSyncIO","id":1,...},
  *     ...
  *     ]
- * Members: "timeline_track", then every schema field in schema order, each a
- * JSON value by json_cell.h's rule; a field the files lack is null. Rows are
+ * Members: "track" (the CSV's first column, the viewer's track; named apart
+ * from Instruction's own timeline_track field so no key repeats), then every
+ * schema field in schema order, each a JSON value by json_cell.h's rule; a
+ * field the files lack is null. Rows are
  * formatted into a buffer and written to the FILE when it passes 1 MiB, so
  * memory stays one batch's text at most.
  */
@@ -56,7 +58,7 @@ static void write_row(json_rows *x, const nx_row_batch *rb, size_t k)
     const nx_window_batch *b = rb->b;
     size_t tlen;
     const char *track = nx_window_track_name(rb->w, b->track[k], &tlen);
-    nx_strbuf_puts(&x->buf, x->rows++ ? ",\n{\"timeline_track\":" : "\n{\"timeline_track\":");
+    nx_strbuf_puts(&x->buf, x->rows++ ? ",\n{\"track\":" : "\n{\"track\":");
     nx_json_put_string(&x->buf, track, tlen);
     for (size_t f = 0; f < x->schema->n_fields; f++) {
         nx_strbuf_putc(&x->buf, ',');
