@@ -67,6 +67,8 @@ typedef struct pf_rows {
     const nx_timeline_view *view;
     bool point;
     int name_field, id_field, flow_field, flow_code;
+    uint64_t *arg_iid;          /* per schema field: its interned name's iid (0: not yet) */
+    uint64_t cat_iid;           /* the table's interned category (0: not yet) */
     uint32_t *win_track;        /* window track id -> tracks index + 1 (0: not looked up) */
     size_t win_cap;
     const nx_window *w;
@@ -262,9 +264,15 @@ static pf_lane *take_lane(pf_rows *p, pf_track *tr, int64_t s, int64_t e)
     }
 }
 
-static void put_arg_name(pf_rows *p, const char *name)
+/* The arg's name: its iid, interned on first use and then kept per field (a
+ * row has dozens of args; looking each name up per row cost more than the
+ * rest of the row). */
+static void put_arg_name(pf_rows *p, size_t f)
 {
-    uint64_t iid = nx_pftrace_intern(&p->t, NX_PF_ARG_NAME, name, strlen(name));
+    const char *name = p->schema->fields[f].name;
+    uint64_t iid = p->arg_iid[f];
+    if (!iid)
+        iid = p->arg_iid[f] = nx_pftrace_intern(&p->t, NX_PF_ARG_NAME, name, strlen(name));
     if (iid)
         nx_pbw_varint(&p->t.buf, NX_PF_DA_NAME_IID, iid);
     else
@@ -278,7 +286,7 @@ static void put_arg(pf_rows *p, size_t f, const nxpq_column_data *c, size_t i)
         return;
     nx_strbuf *b = &p->t.buf;
     size_t h = nx_pbw_begin(b, NX_PF_TE_DEBUG_ANNOTATIONS);
-    put_arg_name(p, p->schema->fields[f].name);
+    put_arg_name(p, f);
     int64_t v = 0;
     const char *s = "";
     size_t len = 0;
@@ -324,7 +332,9 @@ static void put_event(pf_rows *p, const nx_row_batch *rb, size_t k, int type, ui
     size_t i = rb->b->rows[k];
     nx_pftrace_event_begin(&p->t, rb->b->start[k], type, uuid);
     put_name(p, rb, i);
-    uint64_t cat = nx_pftrace_intern(&p->t, NX_PF_CATEGORY, p->schema->name, strlen(p->schema->name));
+    uint64_t cat = p->cat_iid;
+    if (!cat)
+        cat = p->cat_iid = nx_pftrace_intern(&p->t, NX_PF_CATEGORY, p->schema->name, strlen(p->schema->name));
     if (cat)
         nx_pbw_varint(&p->t.buf, NX_PF_TE_CATEGORY_IIDS, cat);
     else
@@ -377,7 +387,6 @@ static int field_index(const nx_schema_table *s, const char *name)
 
 static int begin_table(nx_row_writer *base, const nx_row_table *t, nxpq_error *err)
 {
-    (void)err;
     pf_rows *p = (pf_rows *)base;
     p->schema = t->schema;
     p->view = nx_timeline_view_find(t->table);
@@ -387,6 +396,10 @@ static int begin_table(nx_row_writer *base, const nx_row_table *t, nxpq_error *e
     p->flow_field = strcmp(t->table, "SystemProfileEvents") == 0 ? field_index(t->schema, "flow_id") : -1;
     p->flow_code = nx_pf_flow_code(t->table);
     memset(p->win_track, 0, p->win_cap * sizeof *p->win_track);
+    p->cat_iid = 0;
+    free(p->arg_iid);
+    if (!(p->arg_iid = calloc(t->schema->n_fields + 1, sizeof *p->arg_iid)))
+        return oom(err, "arg names");
     return 0;
 }
 
@@ -439,6 +452,7 @@ static void pf_free(nx_row_writer *base)
     nx_pftrace_free(&p->t);
     nx_strbuf_free(&p->scratch);
     free(p->win_track);
+    free(p->arg_iid);
     free(p->dir);
     free(p);
 }

@@ -16,26 +16,37 @@ size_t nx_pbw_put_varint(uint8_t *out, uint64_t v)
     return n;
 }
 
-static void put_tag(nx_strbuf *b, uint32_t field, unsigned wire)
+/* Every field is written into room reserved once (nx_strbuf_reserve): a trace
+ * has dozens of small fields per event, and an append per byte run cost more
+ * than the encoding. The tag is at most 5 bytes, a varint 10. */
+static uint8_t *room(nx_strbuf *b, size_t n)
 {
-    uint8_t buf[10];
-    nx_strbuf_append(b, buf, nx_pbw_put_varint(buf, (uint64_t)field << 3 | wire));
+    return (uint8_t *)nx_strbuf_reserve(b, n);
+}
+
+static size_t put_tag(uint8_t *o, uint32_t field, unsigned wire)
+{
+    return nx_pbw_put_varint(o, (uint64_t)field << 3 | wire);
 }
 
 void nx_pbw_varint(nx_strbuf *b, uint32_t field, uint64_t v)
 {
-    uint8_t buf[10];
-    put_tag(b, field, 0);
-    nx_strbuf_append(b, buf, nx_pbw_put_varint(buf, v));
+    uint8_t *o = room(b, 15);
+    if (!o)
+        return;
+    size_t n = put_tag(o, field, 0);
+    nx_strbuf_commit(b, n + nx_pbw_put_varint(o + n, v));
 }
 
 void nx_pbw_fixed64(nx_strbuf *b, uint32_t field, uint64_t v)
 {
-    uint8_t buf[8];
+    uint8_t *o = room(b, 13);
+    if (!o)
+        return;
+    size_t n = put_tag(o, field, 1);
     for (int i = 0; i < 8; i++)
-        buf[i] = (uint8_t)(v >> (8 * i));
-    put_tag(b, field, 1);
-    nx_strbuf_append(b, buf, 8);
+        o[n + (size_t)i] = (uint8_t)(v >> (8 * i));
+    nx_strbuf_commit(b, n + 8);
 }
 
 void nx_pbw_double(nx_strbuf *b, uint32_t field, double v)
@@ -47,17 +58,25 @@ void nx_pbw_double(nx_strbuf *b, uint32_t field, double v)
 
 void nx_pbw_bytes(nx_strbuf *b, uint32_t field, const void *data, size_t len)
 {
-    uint8_t buf[10];
-    put_tag(b, field, 2);
-    nx_strbuf_append(b, buf, nx_pbw_put_varint(buf, len));
-    nx_strbuf_append(b, data, len);
+    uint8_t *o = room(b, 15 + len);
+    if (!o)
+        return;
+    size_t n = put_tag(o, field, 2);
+    n += nx_pbw_put_varint(o + n, len);
+    if (len)
+        memcpy(o + n, data, len);
+    nx_strbuf_commit(b, n + len);
 }
 
 size_t nx_pbw_begin(nx_strbuf *b, uint32_t field)
 {
     static const uint8_t placeholder[NX_PBW_LEN_BYTES] = {0x80, 0x80, 0x80, 0};
-    put_tag(b, field, 2);
-    nx_strbuf_append(b, placeholder, NX_PBW_LEN_BYTES);
+    uint8_t *o = room(b, 5 + NX_PBW_LEN_BYTES);
+    if (!o)
+        return b->len;
+    size_t n = put_tag(o, field, 2);
+    memcpy(o + n, placeholder, NX_PBW_LEN_BYTES);
+    nx_strbuf_commit(b, n + NX_PBW_LEN_BYTES);
     return b->len;
 }
 
