@@ -6,6 +6,7 @@
  * writer (query/perfetto_rows.c).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "cli/cli.h"
 #include "query/export.h"
 #include "query/profile_info.h"
+#include "profile/timeline_rules.h"
 #include "query/row_writer.h"
 
 /* Every timeline table, in the viewer's order. */
@@ -27,9 +29,27 @@ static size_t all_tables(const char **out)
     return n;
 }
 
+/* Whether dir holds a profile: Metadata or a timeline table (a mistyped path
+ * gets an error, not an empty trace). */
+static bool is_profile(const char *dir)
+{
+    nx_profile_info info;
+    bool yes = false;
+    if (nx_profile_info_read(dir, &info) == 0 && info.readable)
+        for (size_t i = 0; i < info.n_tables && !yes; i++)
+            yes = strcmp(info.tables[i], "Metadata") == 0 || nx_timeline_find(info.tables[i]) != NULL;
+    nx_profile_info_free(&info);
+    return yes;
+}
+
 int nx_perfetto_write(const char *cmd, const char *profile_dir, const char *path, int64_t start, int64_t end,
                       const char *const *tables, size_t n)
 {
+    if (!is_profile(profile_dir)) {
+        fprintf(stderr, "nxprof %s: %s is not a profile directory (no Metadata.parquet, no timeline table)\n", cmd,
+                profile_dir);
+        return NX_EXIT_ERROR;
+    }
     const char *every[NX_TIMELINE_TABLES];
     if (!tables) {
         n = all_tables(every);

@@ -361,6 +361,9 @@ def test_cli_errors(tiny, tmp_path):
     r = run(dev, "--out", tmp_path / "x", "--start", "5", "--end", "4")
     assert r.returncode == 2 and "before" in r.stderr
     assert run(tmp_path / "nope", "--out", tmp_path / "x").returncode == 1
+    (tmp_path / "empty").mkdir()
+    r = run(tmp_path / "empty", "--out", tmp_path / "x")
+    assert r.returncode == 1 and "not a profile directory" in r.stderr and not (tmp_path / "x").exists()
     r = run(dev, "--out", tmp_path / "no-such-dir" / "x.pftrace")
     assert r.returncode == 1 and not (tmp_path / "no-such-dir").exists()
 
