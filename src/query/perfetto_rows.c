@@ -395,7 +395,8 @@ static int begin_table(nx_row_writer *base, const nx_row_table *t, nxpq_error *e
     p->id_field = field_index(t->schema, "id");
     p->flow_field = strcmp(t->table, "SystemProfileEvents") == 0 ? field_index(t->schema, "flow_id") : -1;
     p->flow_code = nx_pf_flow_code(t->table);
-    memset(p->win_track, 0, p->win_cap * sizeof *p->win_track);
+    if (p->win_track)
+        memset(p->win_track, 0, p->win_cap * sizeof *p->win_track);
     p->cat_iid = 0;
     free(p->arg_iid);
     if (!(p->arg_iid = calloc(t->schema->n_fields + 1, sizeof *p->arg_iid)))
