@@ -8,9 +8,11 @@
  * top-level track per viewer group ("Compute engines", "DMA queues",
  * "Semaphores", "Collectives (CC)", "System events"), and under it a track per
  * timeline track named as the viewer names it: the track name plus the table's
- * suffix ("qSyncIO · packets"). A framework thread whose trace named it
- * (thread_label.h) sits under a track for its process, named by the two labels
- * ("python3 (469)" / "thread 520 (pt_autograd_0)"). Every event track's
+ * suffix ("qSyncIO · packets"); SystemProfileEvents' as the System Trace
+ * Viewer names them (entry_track): "NeuronCore 0", and a framework thread
+ * under a track for its process, named by its labels (thread_label.h:
+ * "python3 (469)" / "thread 520 (pt_autograd_0)") or else "process <pid>" /
+ * "thread <tid>". Every event track's
  * description is its raw track name (window.h's track rule), the key a script
  * matches the Parquet rows on.
  *
@@ -94,24 +96,22 @@ static uint64_t group_track(pf_rows *p, size_t g)
     return p->group_uuid[g];
 }
 
-/* The track of a labelled framework thread's process, made when first met. */
-static uint64_t process_track(pf_rows *p, const nx_track_entry *e, int32_t rank, nxpq_error *err)
+/* The track of a framework thread's process, named `label`, made when first
+ * met (keyed by rank and label). 0 on out of memory. */
+static uint64_t process_track(pf_rows *p, const nx_track_entry *e, const char *label, int32_t rank, nxpq_error *err)
 {
     nx_strbuf *k = &p->scratch;
     k->len = 0;
     nx_strbuf_printf(k, "%lld", e->worker.ok ? (long long)e->worker.i : -1LL);
     nx_strbuf_putc(k, '\0');
-    nx_strbuf_puts(k, e->process_label);
+    nx_strbuf_puts(k, label);
     uint64_t uuid;
     if (nx_strbuf_failed(k))
         return oom(err, "track names"), 0;
     if (nx_strmap_get(&p->process_of, k->data, k->len, &uuid))
         return uuid;
-    char name[512];
-    if (e->worker.ok)
-        snprintf(name, sizeof name, "rank %lld / %s", (long long)e->worker.i, e->process_label);
-    nx_pftrack d = {.uuid = nx_pftrace_uuid(&p->t), .parent = group_track(p, e->view->group),
-                    .name = e->worker.ok ? name : e->process_label, .rank = rank, .ordered_children = true};
+    nx_pftrack d = {.uuid = nx_pftrace_uuid(&p->t), .parent = group_track(p, e->view->group), .name = label,
+                    .rank = rank, .ordered_children = true};
     if (nx_strmap_put(&p->process_of, k->data, k->len, d.uuid) < 0)
         return oom(err, "track names"), 0;
     nx_pftrace_track(&p->t, &d);
@@ -151,16 +151,32 @@ static int add_track(pf_rows *p, const char *table, const char *raw, size_t raw_
     return 0;
 }
 
-/* The descriptor of track entry e (rules above). 0 or -1. */
+/* The descriptor of track entry e (rules above): SystemProfileEvents tracks as
+ * the System Trace Viewer names them (web/js/layout.js): "NeuronCore <n>"; a
+ * labelled thread under its process's label (a ranked one's starts "rank <w> /
+ * "); another thread as "thread <tid>" under "process <pid>"; else the track
+ * name. 0 or -1. */
 static int entry_track(pf_rows *p, const nx_track_entry *e, int32_t rank, nxpq_error *err)
 {
     uint64_t parent = group_track(p, e->view->group);
     const char *name = e->name;
-    char buf[600];
-    if (e->labelled && e->process_label && e->thread_label) {
-        if (!(parent = process_track(p, e, rank, err)))
+    char buf[600], proc[300];
+    if (e->has_parts && e->nc.ok) {
+        snprintf(buf, sizeof buf, "NeuronCore %lld", (long long)e->nc.i);
+        name = buf;
+    } else if (e->has_parts && e->labelled && e->process_label && e->thread_label) {
+        if (!(parent = process_track(p, e, e->process_label, rank, err)))
             return -1;
         name = e->thread_label;
+    } else if (e->has_parts && e->pid.ok && e->tid.ok) {
+        if (e->worker.ok)
+            snprintf(proc, sizeof proc, "rank %lld / process %lld", (long long)e->worker.i, (long long)e->pid.i);
+        else
+            snprintf(proc, sizeof proc, "process %lld", (long long)e->pid.i);
+        if (!(parent = process_track(p, e, proc, rank, err)))
+            return -1;
+        snprintf(buf, sizeof buf, "thread %lld", (long long)e->tid.i);
+        name = buf;
     } else if (e->view->track_suffix[0]) {
         snprintf(buf, sizeof buf, "%s%s", e->name, e->view->track_suffix);
         name = buf;

@@ -23,6 +23,7 @@ tests/data/real-gpu/gpt2_eager.json.gz:
 """
 import collections
 import json
+import re
 import shutil
 import subprocess
 
@@ -172,10 +173,19 @@ def check_track_names(trace):
         d = trace.event_track(s["track"])
         chain = trace.ancestors(d.uuid)
         assert chain[-1] == GROUP[s["table"]], chain
-        if len(chain) == 2:   # directly under the group: the viewer's name
+        nc = re.fullmatch(r"nc(\d+)", d.description) if s["table"] == "SystemProfileEvents" else None
+        thread = re.fullmatch(r"(?:rank(\d+)/)?[^/]*/(\d+)/(\d+)", d.description)
+        if nc:
+            assert chain == [f"NeuronCore {nc.group(1)}", GROUP[s["table"]]], chain
+        elif len(chain) == 2:   # directly under the group: the viewer's name
             assert d.name == d.description + SUFFIX.get(s["table"], ""), (d.name, d.description)
-        else:                 # a labelled framework thread under its process
+        else:                   # a framework thread under its process
             assert s["table"] == "SystemProfileEvents" and len(chain) == 3, chain
+            if not re.fullmatch(r"thread \d+", chain[0]):
+                continue        # a labelled thread: its label (checked by name in test_gpt2_eager)
+            assert thread, d.description
+            rank = f"rank {thread.group(1)} / " if thread.group(1) else ""
+            assert chain[:2] == [f"thread {thread.group(3)}", f"{rank}process {thread.group(2)}"], chain
 
 
 def check_args(profile, trace, table):
