@@ -31,7 +31,7 @@
 #include "util/strmap.h"
 
 #define NX_PF_SEQUENCE 1
-#define NX_PF_MAX_INTERNED (1u << 20)
+#define NX_PF_MAX_INTERNED (1u << 18)
 
 /* TrackEvent.Type */
 enum { NX_PF_SLICE_BEGIN = 1, NX_PF_SLICE_END = 2, NX_PF_INSTANT = 3, NX_PF_COUNTER = 4 };
