@@ -1,8 +1,8 @@
 /*
  * json_cell.h — a batch cell (parquet.h nxpq_column_data, plain or dictionary
  * form) as a JSON value, the one rule of the HTTP API's answers and of the
- * JSON-rows export (json_rows.c): null for a null; integers exact, beyond
- * +-2^53 as decimal strings (util/json.h nx_json_put_i64 "safe"); floats in
+ * JSON-rows export (json_rows.c): null for a null; integers exact, past 2^53 - 1 in
+ * magnitude as decimal strings (util/json.h nx_json_put_i64 "safe"); floats in
  * their shortest round-trip text (csv.h), NaN and infinities as the strings
  * "nan", "inf", "-inf"; booleans; strings escaped by util/json.h; lists as
  * arrays.
