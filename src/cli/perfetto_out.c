@@ -76,9 +76,12 @@ int nx_perfetto_write(const char *cmd, const char *profile_dir, const char *path
         return NX_EXIT_ERROR;
     }
     nxpq_error err = {{0}};
-    int rc = nx_export_profile(profile_dir, nx_row_format_find("perfetto"), f, start, end, tables, n, &err);
+    char note[NX_ROW_NOTE];
+    int rc = nx_export_profile(profile_dir, nx_row_format_find("perfetto"), f, start, end, tables, n, note, &err);
     if (rc != 0)
         fprintf(stderr, "nxprof %s: %s: %s\n", cmd, profile_dir, err.msg);
+    else if (note[0])
+        fprintf(stderr, "nxprof %s: note: %s: %s\n", cmd, profile_dir, note);
     if (fclose(f) != 0 && rc == 0) {
         fprintf(stderr, "nxprof %s: error writing %s: %s\n", cmd, path, strerror(errno));
         rc = -1;

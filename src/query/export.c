@@ -261,8 +261,9 @@ static int export_one(const char *dir, const char *table, const nx_export_option
 }
 
 int nx_export_profile(const char *profile_dir, const nx_row_format *format, FILE *f, int64_t start, int64_t end,
-                      const char *const *tables, size_t n, nxpq_error *err)
+                      const char *const *tables, size_t n, char *note, nxpq_error *err)
 {
+    note[0] = '\0';
     nx_row_target target = {.f = f, .profile_dir = profile_dir, .start = start, .end = end};
     nx_row_writer *w = format->open(&target, err);
     if (!w)
@@ -273,6 +274,7 @@ int nx_export_profile(const char *profile_dir, const nx_row_format *format, FILE
         rc = export_one(profile_dir, tables[i], &o, w, err);
     if (rc == 0)
         rc = w->ops->finish(w, err);
+    memcpy(note, w->note, NX_ROW_NOTE);
     w->ops->free(w);
     return rc;
 }

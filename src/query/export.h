@@ -59,8 +59,9 @@ void nx_export_close(nx_export *x);
 /* Whole-profile formats (nx_row_format.per_table false: Perfetto): every row of
  * each of `tables` (n of them; tables the profile lacks are skipped) over
  * [start, end], unsampled and complete, into one writer of `format` on f, then
- * its finish. 0, or -1 with err naming the table or file. */
+ * its finish; note (NX_ROW_NOTE bytes) gets the writer's remark, "" when none.
+ * 0, or -1 with err naming the table or file. */
 int nx_export_profile(const char *profile_dir, const nx_row_format *format, FILE *f, int64_t start, int64_t end,
-                      const char *const *tables, size_t n, nxpq_error *err);
+                      const char *const *tables, size_t n, char *note, nxpq_error *err);
 
 #endif

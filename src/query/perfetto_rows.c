@@ -28,7 +28,8 @@
  * operation, SemaphoreUpdate id, SystemProfileEvents name), else the table's
  * name; category: the table's name. Args (debug annotations): every non-null
  * field of the row, as the details panel lists them: integers, floats,
- * booleans and strings typed, lists as JSON. Flows: perfetto_flows.c.
+ * booleans and strings typed, lists as JSON. Flows: perfetto_flows.c (Flow
+ * rows it cannot link are counted in the writer's note).
  * Counter tracks: perfetto_counters.c, after the last table.
  */
 #include <stdlib.h>
@@ -446,6 +447,10 @@ static int flush(nx_row_writer *base, nxpq_error *err)
 static int finish(nx_row_writer *base, nxpq_error *err)
 {
     pf_rows *p = (pf_rows *)base;
+    if (p->flows.unresolved)
+        snprintf(base->note, sizeof base->note,
+                 "%llu Flow rows name a table other than instruction and dma_block, or a null end: no arrow drawn",
+                 (unsigned long long)p->flows.unresolved);
     if (nx_pf_counters_write(&p->t, p->dir, p->start, p->end, err) < 0)
         return -1;
     return flush(base, err);

@@ -59,9 +59,13 @@ typedef struct nx_row_writer_ops {
     void (*free)(nx_row_writer *w);
 } nx_row_writer_ops;
 
+#define NX_ROW_NOTE 256
+
 /* Implementations put this first in their own struct. */
 struct nx_row_writer {
     const nx_row_writer_ops *ops;
+    char note[NX_ROW_NOTE];      /* after finish: a remark for the user (input it could
+                                    not represent), "" when none */
 };
 
 /* Where a writer writes, and the export it is part of: the profile and the

@@ -12,7 +12,10 @@
  *     track of "e0" with the same name; the engine track's description is the
  *     raw track name and its parent is "Compute engines";
  *   - names interned once each: as many event_names entries as distinct
- *     opcodes, every event referring to one; the "id" arg carried as an int.
+ *     opcodes, every event referring to one; the "id" arg carried as an int;
+ *   - flows: a Flow row from instruction 7 to instruction 8 puts one flow id in
+ *     7's flow_ids and the same in 8's terminating_flow_ids; a Flow row naming
+ *     another table is not drawn and the writer's note counts it.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -58,9 +61,26 @@ static void write_profile(const char *dir)
         assert_int_equal(nxpq_end_row(w), 0);
     }
     assert_int_equal(nxpq_writer_close(w, &err), 0);
+    snprintf(path, sizeof path, "%s/Flow.parquet", dir);
+    nxpq_column_spec fcols[] = {{.name = "in_id", .type = NXPQ_INT64},
+                                {.name = "out_id", .type = NXPQ_INT64},
+                                {.name = "in_table", .type = NXPQ_STRING},
+                                {.name = "out_table", .type = NXPQ_STRING}};
+    w = nxpq_writer_open(path, fcols, 4, &o, &err);
+    assert_non_null(w);
+    static const struct { int64_t in, out; const char *tin, *tout; } FLOWS[] = {
+        {7, 8, "instruction", "instruction"}, {1, 9, "kernel", "instruction"}};
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(nxpq_put_int64(w, 0, FLOWS[i].in), 0);
+        assert_int_equal(nxpq_put_int64(w, 1, FLOWS[i].out), 0);
+        assert_int_equal(nxpq_put_string(w, 2, FLOWS[i].tin, strlen(FLOWS[i].tin)), 0);
+        assert_int_equal(nxpq_put_string(w, 3, FLOWS[i].tout, strlen(FLOWS[i].tout)), 0);
+        assert_int_equal(nxpq_end_row(w), 0);
+    }
+    assert_int_equal(nxpq_writer_close(w, &err), 0);
 }
 
-typedef struct ev { uint64_t track, type, ts, name_iid; int64_t id; } ev;
+typedef struct ev { uint64_t track, type, ts, name_iid, flow, terminating; int64_t id; } ev;
 typedef struct td { uint64_t uuid, parent; char name[64], desc[64]; } td;
 
 static nx_pb_field next(nx_pb_cursor *c, int *rc)
@@ -109,7 +129,10 @@ static void test_trace(void **state)
     assert_non_null(f);
     const char *tables[] = {"Instruction"};
     nxpq_error err = {{0}};
-    assert_int_equal(nx_export_profile(dir, nx_row_format_find("perfetto"), f, INT64_MIN, INT64_MAX, tables, 1, &err), 0);
+    char note[NX_ROW_NOTE];
+    assert_int_equal(
+        nx_export_profile(dir, nx_row_format_find("perfetto"), f, INT64_MIN, INT64_MAX, tables, 1, note, &err), 0);
+    assert_non_null(strstr(note, "1 Flow rows name a table other than"));
     assert_int_equal(fclose(f), 0);
 
     ev evs[64];
@@ -151,6 +174,8 @@ static void test_trace(void **state)
                     if (y.number == 9) e.type = y.u;
                     if (y.number == 11) e.track = y.u;
                     if (y.number == 10) e.name_iid = y.u;
+                    if (y.number == 47) e.flow = y.u;
+                    if (y.number == 48) e.terminating = y.u;
                     if (y.number == 4)   /* args in schema order: id is this table's last integer */
                         e.id = int_arg(nx_pb_sub(&te, &y));
                 }
@@ -210,10 +235,21 @@ static void test_trace(void **state)
         assert_int_equal(depth, 0);
     }
     assert_int_equal(begins, N_EVENTS);
+    uint64_t from = 0, to = 0;
+    size_t n_flows = 0;
+    for (size_t i = 0; i < n_ev; i++) {
+        n_flows += (evs[i].flow != 0) + (evs[i].terminating != 0);
+        if (evs[i].id == 7) from = evs[i].flow;
+        if (evs[i].id == 8) to = evs[i].terminating;
+    }
+    assert_int_equal(n_flows, 2);
+    assert_true(from != 0 && from == to);
     assert_int_equal(ends, N_EVENTS);
     free(buf);
     char path[256];
     snprintf(path, sizeof path, "%s/Instruction.parquet", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/Flow.parquet", dir);
     unlink(path);
     rmdir(dir);
 }
