@@ -84,7 +84,7 @@ static void main_help(FILE *out)
             "Commands:\n",
             NXPROF_VERSION);
     for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(out, "  %-12s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
+        fprintf(out, "  %-15s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
     fprintf(out,
             "\n"
             "Run 'nxprof <command> --help' (or 'nxprof help <command>') for a command's options.\n"
