@@ -23,7 +23,7 @@
  *     stays as it was. A schema field missing from the table's files (another writer may
  *     omit optional columns), or stored in a type the reader cannot decode, is
  *     written as an empty (null) column. Values: src/query/csv.h.
- *   - Sampling (default --width 1920, at most 10000): per (track, bucket) one
+ *   - Sampling (default --width 1920, at most 1048576): per (track, bucket) one
  *     row, window.h; --no-sample exports every row. Giving both is a usage error.
  *   - --format json writes <Table>.json instead (query/json_rows.c).
  *   The options are one export request (src/query/export_request.h), the
@@ -77,7 +77,7 @@ static void export_help(FILE *out)
             "                       SemaphoreUpdate,SystemProfileEvents (default: these six, those\n"
             "                       the profile has); CcOp is also accepted\n"
             "  -w, --width PX       sample at PX pixels: per track and pixel, the longest event\n"
-            "                       (default 1920, at most 10000)\n"
+            "                       (default 1920, at most 1048576)\n"
             "  -n, --no-sample      export every event in the window\n"
             "  -m, --max-rows N     at most N rows per table (default 1000000); more: warn, exit 3\n"
             "  -f, --format F       csv (default) or json: DIR/<Table>.json, one JSON array of\n"
@@ -176,14 +176,9 @@ static int write_table(const export_opts *o, nx_export *x, const char *table, FI
     nx_row_writer *w = o->format->open(&target, err);
     if (!w)
         return -1;
-    int rc = nx_export_begin(x, w, err);
-    if (rc == 0 && o->debug_pages && o->req.width)
+    if (o->debug_pages && o->req.width)
         print_pages(table, "sampling pass", x, 0);
-    if (rc == 0)
-        while ((rc = nx_export_next(x, w, err)) > 0)
-            ;
-    if (rc == 0)
-        rc = w->ops->end_table(w, err);
+    int rc = nx_export_all(x, w, err);
     if (rc == 0)
         rc = w->ops->finish(w, err);
     w->ops->free(w);

@@ -240,6 +240,15 @@ void nx_export_close(nx_export *x)
     free(x);
 }
 
+int nx_export_all(nx_export *x, nx_row_writer *w, nxpq_error *err)
+{
+    int rc = nx_export_begin(x, w, err);
+    if (rc == 0)
+        while ((rc = nx_export_next(x, w, err)) > 0)
+            ;
+    return rc == 0 ? w->ops->end_table(w, err) : -1;
+}
+
 /* One table into w (begin, rows, end). 0, or -1 with err; an absent table is 0. */
 static int export_one(const char *dir, const char *table, const nx_export_options *o, nx_row_writer *w,
                       nxpq_error *err)
@@ -250,12 +259,7 @@ static int export_one(const char *dir, const char *table, const nx_export_option
         return 0;
     if (rc != 0)
         return -1;
-    rc = nx_export_begin(x, w, err);
-    if (rc == 0)
-        while ((rc = nx_export_next(x, w, err)) > 0)
-            ;
-    if (rc == 0)
-        rc = w->ops->end_table(w, err);
+    rc = nx_export_all(x, w, err);
     nx_export_close(x);
     return rc;
 }

@@ -56,6 +56,10 @@ bool nx_export_truncated(const nx_export *x);
 void nx_export_pages(const nx_export *x, int pass, nxpq_scan_stats *out);
 void nx_export_close(nx_export *x);
 
+/* Every row of the opened export into w: its begin_table, the rows, its
+ * end_table. 0 or -1 with err. */
+int nx_export_all(nx_export *x, nx_row_writer *w, nxpq_error *err);
+
 /* Whole-profile formats (nx_row_format.per_table false: Perfetto): every row of
  * each of `tables` (n of them; tables the profile lacks are skipped) over
  * [start, end], unsampled and complete, into one writer of `format` on f, then

@@ -12,8 +12,10 @@
  *     counts from the profile's first timestamp (Metadata, profile_table.h
  *     nx_profile_span), resolved by nx_export_request_resolve. end < start is
  *     an error (checked again once +T times are resolved).
- *   - Sampling: width 1..NX_EXPORT_MAX_WIDTH pixels (default
- *     NX_EXPORT_DEFAULT_WIDTH), or none (every row); a width given together
+ *   - Sampling: width 1..NX_EXPORT_MAX_WIDTH (2^20) pixels (default
+ *     NX_EXPORT_DEFAULT_WIDTH; the sampler's buckets are taken from the query
+ *     memory budget, query/budget.h, so a wide one is refused, not a risk),
+ *     or none (every row); a width given together
  *     with "no sampling" is an error, and a window of the whole int64 range
  *     cannot be sampled.
  *   - max_rows 1..INT64_MAX per table (default NX_EXPORT_DEFAULT_MAX_ROWS);
@@ -37,7 +39,7 @@
 #include "profile/timeline_rules.h"
 
 #define NX_EXPORT_DEFAULT_WIDTH 1920
-#define NX_EXPORT_MAX_WIDTH 10000
+#define NX_EXPORT_MAX_WIDTH 1048576
 #define NX_EXPORT_DEFAULT_MAX_ROWS 1000000
 #define NX_EXPORT_MSG 256
 

@@ -16,7 +16,7 @@
  * as MHD asks for. Memory: one batch of rows plus the sampler, never the whole
  * export.
  * Parameters: start, end (required, int64 ns, end >= start), sampled 0|1 (default 1),
- * width 1..10000 (default 1920; refused with sampled=0), max_rows >= 1
+ * width 1..1048576 (default 1920; refused with sampled=0), max_rows >= 1
  * (default 1,000,000).
  */
 #define _GNU_SOURCE /* fopencookie */

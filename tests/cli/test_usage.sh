@@ -108,7 +108,7 @@ expect 1 "export-csv missing profile" -- export-csv "$UT/nope" --start 0 --end 1
 expect 0 "export-csv units" -- "${X[@]}" --start 1.5us --end 2s
 check '[ "$(wc -l < "$UT/x/Instruction.csv")" -eq 1 ]' "window outside the profile gives a header-only file"
 expect 3 "export-csv truncation" -- "${X[@]}" --start 0 --end 9000000000s --no-sample --max-rows 2; contains "--max-rows 2" "truncation warning names the limit"
-expect 2 "export-csv width over the shared limit" -- "${X[@]}" --start 0 --end 1 --width 10001; contains "--width" "width limit named"
+expect 2 "export-csv width over the shared limit" -- "${X[@]}" --start 0 --end 1 --width 1048577; contains "--width" "width limit named"
 J=(export-csv "$PD" --out "$UT/j" --start 0 --end 9000000000s --no-sample --tables Instruction)
 expect 0 "export-csv csv" -- "${J[@]}"
 expect 0 "export-csv json rows" -- "${J[@]}" --format json

@@ -3,7 +3,7 @@
  *     refusals (fractional ns, unknown units, a bare '+', a sign, int64 overflow,
  *     too many digits), each against the value computed here by hand;
  *   - defaults (width 1920, max rows 1,000,000, the six default tables) and the
- *     limits (width 1..10000, max rows >= 1) with messages naming the option as
+ *     limits (width 1..1048576, max rows >= 1) with messages naming the option as
  *     the front end spells it (CLI and URL names);
  *   - tables: known, unknown, repeated, empty items, too long;
  *   - check: missing ends, end before start (absolute, both relative), width
@@ -65,9 +65,9 @@ static void test_defaults_and_limits(void **state)
     assert_false(r.named);
     assert_string_equal(r.tables[0], "Instruction");
     assert_string_equal(r.tables[5], "SystemProfileEvents");
-    assert_int_equal(nx_export_request_set_width(&r, 10000, msg), 0);
-    assert_int_equal(r.width, 10000);
-    assert_int_equal(nx_export_request_set_width(&r, 10001, msg), -1);
+    assert_int_equal(nx_export_request_set_width(&r, 1048576, msg), 0);
+    assert_int_equal(r.width, 1048576);
+    assert_int_equal(nx_export_request_set_width(&r, 1048577, msg), -1);
     assert_non_null(strstr(msg, "--width"));
     assert_int_equal(nx_export_request_set_width(&r, 0, msg), -1);
     assert_int_equal(nx_export_request_set_max_rows(&r, 0, msg), -1);
