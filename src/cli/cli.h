@@ -35,6 +35,7 @@ extern const nx_command nx_cmd_annotations;
 extern const nx_command nx_cmd_diff;
 extern const nx_command nx_cmd_breakdown;
 extern const nx_command nx_cmd_export_csv;
+extern const nx_command nx_cmd_export_perfetto;
 extern const nx_command nx_cmd_index;
 extern const nx_command nx_cmd_insights;
 extern const nx_command nx_cmd_process;
@@ -111,5 +112,17 @@ void nx_serve_api_help(FILE *out, int col);
 
 /* Turns getopt_long's '?' or ':' result into a usage error naming the option. */
 int nx_getopt_error(const char *cmd, int c, char **argv);
+
+/* Perfetto traces (perfetto_out.c). One profile's `tables` (n; NULL: every
+ * timeline table) over [start, end] into the file `path`, written aside and
+ * renamed into place when complete; an NX_EXIT_* code, errors on stderr. */
+int nx_perfetto_write(const char *cmd, const char *profile_dir, const char *path, int64_t start, int64_t end,
+                      const char *const *tables, size_t n);
+/* The reference tool's files for the profile at profile_dir into out_dir:
+ * system_profile.pftrace for a system profile, and device_profile_model_<id>.pftrace
+ * for each of its device profiles (or for profile_dir itself when it is a
+ * device profile); <id> is the device profile name's "nd<D>-nc<C>" part and
+ * what follows it, else the whole name. An NX_EXIT_* code. */
+int nx_perfetto_write_set(const char *cmd, const char *profile_dir, const char *out_dir);
 
 #endif

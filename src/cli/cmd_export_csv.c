@@ -23,8 +23,11 @@
  *     stays as it was. A schema field missing from the table's files (another writer may
  *     omit optional columns), or stored in a type the reader cannot decode, is
  *     written as an empty (null) column. Values: src/query/csv.h.
- *   - Sampling (default --width 1920): per (track, bucket) one row, window.h;
- *     --no-sample exports every row. Giving both is a usage error.
+ *   - Sampling (default --width 1920, at most 1048576): per (track, bucket) one
+ *     row, window.h; --no-sample exports every row. Giving both is a usage error.
+ *   - --format json writes <Table>.json instead (query/json_rows.c).
+ *   The options are one export request (src/query/export_request.h), the
+ *   server's too: defaults, limits, default tables and +T times are its.
  *   - --max-rows N (default 1,000,000, N >= 1) per table: when the window holds
  *     more rows than N (after sampling), the first N are written, a warning
  *     naming the table and the limit goes to stderr, the remaining tables are
@@ -46,25 +49,20 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "query/csv.h"
 #include "query/export.h"
+#include "query/export_request.h"
+#include "query/row_writer.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
 
 #define CMD "export-csv"
-
-static const char *const DEFAULT_TABLES[] = {"Instruction",     "DmaPacketAggregated", "DmaPacket", "CcInstruction",
-                                             "SemaphoreUpdate", "SystemProfileEvents"};
-#define N_DEFAULT (sizeof DEFAULT_TABLES / sizeof DEFAULT_TABLES[0])
-#define MAX_TABLES 8
-#define MAX_WIDTH (1u << 20)
 
 static void export_help(FILE *out)
 {
     fprintf(out,
             "Usage: nxprof export-csv PROFILE_DIR --start T --end T --out DIR\n"
             "                         [--tables T1,T2,...] [--width PX | --no-sample]\n"
-            "                         [--max-rows N] [--debug-pages]\n"
+            "                         [--max-rows N] [--format csv|json] [--debug-pages]\n"
             "\n"
             "Write the events of the time window [start, end] of a profile to one CSV file per\n"
             "table (DIR/<Table>.csv): first column timeline_track, then every field of the table\n"
@@ -79,9 +77,11 @@ static void export_help(FILE *out)
             "                       SemaphoreUpdate,SystemProfileEvents (default: these six, those\n"
             "                       the profile has); CcOp is also accepted\n"
             "  -w, --width PX       sample at PX pixels: per track and pixel, the longest event\n"
-            "                       (default 1920)\n"
+            "                       (default 1920, at most 1048576)\n"
             "  -n, --no-sample      export every event in the window\n"
             "  -m, --max-rows N     at most N rows per table (default 1000000); more: warn, exit 3\n"
+            "  -f, --format F       csv (default) or json: DIR/<Table>.json, one JSON array of\n"
+            "                       row objects per table (typed values, null for empty)\n"
             "      --debug-pages    print pages read vs total per table to stderr\n"
             "  -h, --help           show this help\n"
             "\n"
@@ -89,56 +89,6 @@ static void export_help(FILE *out)
             "so spreadsheets do not run them as formulas; numeric columns are never changed.\n"
             "Exit status: 0 success, 1 profile missing or unreadable, 2 usage error,\n"
             "3 a table was truncated at --max-rows.\n");
-}
-
-/* "123", "1.5us", "2ms", "0.25s" -> ns; a leading '+' sets *relative (the value
- * counts from the profile's start). 0, or -1 when malformed/not whole/out of range. */
-static int parse_time(const char *s, int64_t *out, bool *relative)
-{
-    *relative = *s == '+';
-    if (*relative)
-        s++;
-    unsigned __int128 v = 0;
-    int digits = 0, frac = 0;
-    bool dot = false;
-    const char *p = s;
-    for (; *p; p++) {
-        if (*p >= '0' && *p <= '9') {
-            if (++digits > 28)
-                return -1;
-            v = v * 10 + (unsigned)(*p - '0');
-            if (dot)
-                frac++;
-        } else if (*p == '.' && !dot) {
-            dot = true;
-        } else {
-            break;
-        }
-    }
-    if (digits == 0 || (dot && frac == 0))
-        return -1;
-    uint64_t mult;
-    if (*p == '\0' || strcmp(p, "ns") == 0)
-        mult = 1;
-    else if (strcmp(p, "us") == 0)
-        mult = 1000;
-    else if (strcmp(p, "ms") == 0)
-        mult = 1000000;
-    else if (strcmp(p, "s") == 0)
-        mult = 1000000000;
-    else
-        return -1;
-    unsigned __int128 div = 1;
-    for (int i = 0; i < frac; i++)
-        div *= 10;
-    v *= mult;
-    if (v % div != 0)
-        return -1;
-    v /= div;
-    if (v > (unsigned __int128)INT64_MAX)
-        return -1;
-    *out = (int64_t)v;
-    return 0;
 }
 
 static int parse_count(const char *s, unsigned long long max, unsigned long long *out)
@@ -180,46 +130,10 @@ static int make_dirs(const char *path)
 
 typedef struct export_opts {
     const char *dir, *out;
-    int64_t start, end;
-    const char *tables[MAX_TABLES];
-    size_t n_tables;
-    char *tables_buf;
-    uint32_t width;  /* 0: no sampling */
-    unsigned long long max_rows;
+    nx_export_request req;
+    const nx_row_format *format;
     bool debug_pages;
 } export_opts;
-
-static int parse_tables(export_opts *o, const char *arg)
-{
-    free(o->tables_buf);
-    if (!(o->tables_buf = strdup(arg))) {
-        fprintf(stderr, "nxprof " CMD ": out of memory\n");
-        return NX_EXIT_ERROR;
-    }
-    o->n_tables = 0;
-    char *p = o->tables_buf;
-    for (;;) {
-        char *comma = strchr(p, ',');
-        if (comma)
-            *comma = '\0';
-        if (!*p)
-            return nx_usage_error(CMD, "--tables has an empty table name in '%s'", arg);
-        if (!nx_timeline_find(p))
-            return nx_usage_error(CMD,
-                                  "unknown table '%s' (choose from Instruction, DmaPacketAggregated, DmaPacket, "
-                                  "CcInstruction, SemaphoreUpdate, SystemProfileEvents, CcOp)",
-                                  p);
-        for (size_t i = 0; i < o->n_tables; i++)
-            if (strcmp(o->tables[i], p) == 0)
-                return nx_usage_error(CMD, "--tables names '%s' twice", p);
-        if (o->n_tables == MAX_TABLES)
-            return nx_usage_error(CMD, "--tables takes at most %d tables", MAX_TABLES);
-        o->tables[o->n_tables++] = p;
-        if (!comma)
-            return 0;
-        p = comma + 1;
-    }
-}
 
 static void print_pages(const char *table, const char *pass, const nx_export *x, int which)
 {
@@ -231,17 +145,17 @@ static void print_pages(const char *table, const char *pass, const nx_export *x,
             table, pass, st.row_groups_read, st.row_groups_total, st.pages_read, st.pages_total);
 }
 
-/* A hidden temporary file beside <out>/<table>.csv, ".<table>.csv.tmp-XXXXXX",
- * opened for writing with the usual permissions (0666 less the umask); the CSV
+/* A hidden temporary file beside <out>/<table><ext>, ".<table><ext>.tmp-XXXXXX",
+ * opened for writing with the usual permissions (0666 less the umask); the file
  * is renamed into place only when complete, so a failed export leaves none. */
 static FILE *open_aside(const export_opts *o, const char *table, char **tmp)
 {
-    size_t len = strlen(o->out) + strlen(table) + 20;
+    size_t len = strlen(o->out) + strlen(table) + strlen(o->format->extension) + 20;
     if (!(*tmp = malloc(len))) {
         errno = ENOMEM;
         return NULL;
     }
-    snprintf(*tmp, len, "%s/.%s.csv.tmp-XXXXXX", o->out, table);
+    snprintf(*tmp, len, "%s/.%s%s.tmp-XXXXXX", o->out, table, o->format->extension);
     int fd = mkstemp(*tmp);
     mode_t mask = umask(0);
     umask(mask);
@@ -255,7 +169,25 @@ static FILE *open_aside(const export_opts *o, const char *table, char **tmp)
     return f;
 }
 
-/* Exports one table into <out>/<table>.csv (src/query/export.h does the rows).
+/* The table's rows through a writer of o->format into f. 0 or -1 with err. */
+static int write_table(const export_opts *o, nx_export *x, const char *table, FILE *f, nxpq_error *err)
+{
+    nx_row_target target = {.f = f, .profile_dir = o->dir, .start = o->req.start, .end = o->req.end};
+    nx_row_writer *w = o->format->open(&target, err);
+    if (!w)
+        return -1;
+    if (o->debug_pages && o->req.width)
+        print_pages(table, "sampling pass", x, 0);
+    int rc = nx_export_all(x, w, err);
+    if (rc == 0)
+        rc = w->ops->finish(w, err);
+    w->ops->free(w);
+    if (rc == 0 && o->debug_pages)
+        print_pages(table, o->req.width ? "row pass" : "export", x, 1);
+    return rc;
+}
+
+/* Exports one table into <out>/<table><ext> (src/query/export.h does the rows).
  * Returns NX_EXIT_OK, NX_EXIT_TRUNCATED or NX_EXIT_ERROR; *absent is set when the
  * profile has no such table (a note says so when `named`: the user asked for it). */
 static int export_table(const export_opts *o, const char *table, bool named, bool *absent)
@@ -263,12 +195,14 @@ static int export_table(const export_opts *o, const char *table, bool named, boo
     *absent = false;
     nxpq_error err = {{0}};
     nx_export *x = NULL;
-    nx_export_options eo = {.start = o->start, .end = o->end, .width = o->width, .max_rows = o->max_rows};
+    const nx_export_request *q = &o->req;
+    nx_export_options eo = {.start = q->start, .end = q->end, .width = q->width, .max_rows = q->max_rows};
     int rc = nx_export_open(o->dir, table, &eo, &x, &err);
     if (rc == NX_PROFILE_TABLE_ABSENT) {
         *absent = true;
         if (named)
-            fprintf(stderr, "nxprof " CMD ": note: the profile has no %s table; no %s.csv written\n", table, table);
+            fprintf(stderr, "nxprof " CMD ": note: the profile has no %s table; no %s%s written\n", table, table,
+                    o->format->extension);
         return NX_EXIT_OK;
     }
     if (rc != 0) {
@@ -277,38 +211,23 @@ static int export_table(const export_opts *o, const char *table, bool named, boo
     }
     int result = NX_EXIT_ERROR;
     FILE *f = NULL;
-    nx_csv csv = {0};
-    bool csv_open = false;
-    size_t plen = strlen(o->out) + strlen(table) + 6;
+    size_t plen = strlen(o->out) + strlen(table) + strlen(o->format->extension) + 2;
     char *path = malloc(plen), *tmp = NULL;
     if (!path) {
         fprintf(stderr, "nxprof " CMD ": %s: out of memory\n", table);
         goto done;
     }
-    snprintf(path, plen, "%s/%s.csv", o->out, table);
+    snprintf(path, plen, "%s/%s%s", o->out, table, o->format->extension);
     if (!(f = open_aside(o, table, &tmp))) {
         fprintf(stderr, "nxprof " CMD ": %s: cannot create a temporary file beside %s: %s\n", table, path,
                 strerror(errno));
         goto done;
     }
-    if (nx_csv_init(&csv, f) < 0) {
-        fprintf(stderr, "nxprof " CMD ": %s: out of memory\n", table);
-        goto done;
-    }
-    csv_open = true;
-    nx_export_header(x, &csv);
-    if (o->debug_pages && o->width)
-        print_pages(table, "sampling pass", x, 0);
-    while ((rc = nx_export_next(x, &csv, &err)) > 0)
-        ;
-    if (rc < 0) {
+    if (write_table(o, x, table, f, &err) < 0) {
         fprintf(stderr, "nxprof " CMD ": %s\n", err.msg);
         goto done;
     }
-    if (o->debug_pages)
-        print_pages(table, o->width ? "row pass" : "export", x, 1);
-    csv_open = false;
-    if (nx_csv_finish(&csv) < 0 || fclose(f) != 0) {
+    if (fclose(f) != 0) {
         f = NULL;
         fprintf(stderr, "nxprof " CMD ": %s: error writing %s: %s\n", table, path, strerror(errno));
         goto done;
@@ -322,14 +241,12 @@ static int export_table(const export_opts *o, const char *table, bool named, boo
     tmp = NULL;
     if (nx_export_truncated(x)) {
         fprintf(stderr, "nxprof " CMD ": warning: %s has more than %llu rows in the window; %s stops at --max-rows %llu\n",
-                table, o->max_rows, path, o->max_rows);
+                table, (unsigned long long)q->max_rows, path, (unsigned long long)q->max_rows);
         result = NX_EXIT_TRUNCATED;
     } else {
         result = NX_EXIT_OK;
     }
 done:
-    if (csv_open)
-        nx_csv_finish(&csv);
     if (f)
         fclose(f);
     if (tmp)
@@ -340,125 +257,89 @@ done:
     return result;
 }
 
-static int export_run(int argc, char **argv)
+/* The options into o. NX_EXIT_OK, or a usage error's exit code (printed). */
+static int parse_options(int argc, char **argv, export_opts *o, bool *help)
 {
     static const struct option opts[] = {
         {"start", required_argument, NULL, 's'},     {"end", required_argument, NULL, 'e'},
         {"out", required_argument, NULL, 'o'},       {"tables", required_argument, NULL, 't'},
         {"width", required_argument, NULL, 'w'},     {"no-sample", no_argument, NULL, 'n'},
         {"max-rows", required_argument, NULL, 'm'},  {"debug-pages", no_argument, NULL, 'D'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+        {"format", required_argument, NULL, 'f'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
-    export_opts o = {.width = 1920, .max_rows = 1000000};
-    bool have_start = false, have_end = false, width_given = false, no_sample = false;
-    bool start_rel = false, end_rel = false;
-    const char *start_s = NULL, *end_s = NULL;
-    int c, rc = NX_EXIT_OK;
+    char msg[NX_EXPORT_MSG];
+    int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":s:e:o:t:w:nm:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:e:o:t:w:nm:f:h", opts, NULL)) != -1) {
         unsigned long long v;
+        int bad = 0;
         switch (c) {
-        case 's':
-            start_s = optarg;
-            if (parse_time(optarg, &o.start, &start_rel) < 0) {
-                rc = nx_usage_error(CMD, "bad --start '%s' (ns, or a number with unit ns, us, ms or s; +T from the profile's start)", optarg);
-                goto out;
-            }
-            have_start = true;
-            break;
-        case 'e':
-            end_s = optarg;
-            if (parse_time(optarg, &o.end, &end_rel) < 0) {
-                rc = nx_usage_error(CMD, "bad --end '%s' (ns, or a number with unit ns, us, ms or s; +T from the profile's start)", optarg);
-                goto out;
-            }
-            have_end = true;
-            break;
-        case 'o': o.out = optarg; break;
-        case 't':
-            if ((rc = parse_tables(&o, optarg)) != 0)
-                goto out;
-            break;
+        case 's': bad = nx_export_request_set_time(&o->req, false, optarg, msg); break;
+        case 'e': bad = nx_export_request_set_time(&o->req, true, optarg, msg); break;
+        case 'o': o->out = optarg; break;
+        case 't': bad = nx_export_request_set_tables(&o->req, optarg, msg); break;
         case 'w':
-            if (parse_count(optarg, MAX_WIDTH, &v) < 0) {
-                rc = nx_usage_error(CMD, "bad --width '%s' (1..%u pixels)", optarg, MAX_WIDTH);
-                goto out;
-            }
-            o.width = (uint32_t)v;
-            width_given = true;
+            if (parse_count(optarg, NX_EXPORT_MAX_WIDTH, &v) < 0)
+                return nx_usage_error(CMD, "bad --width '%s' (1..%u pixels)", optarg, NX_EXPORT_MAX_WIDTH);
+            bad = nx_export_request_set_width(&o->req, (int64_t)v, msg);
             break;
-        case 'n': no_sample = true; break;
+        case 'n': nx_export_request_set_no_sample(&o->req); break;
         case 'm':
-            if (parse_count(optarg, (unsigned long long)INT64_MAX, &v) < 0) {
-                rc = nx_usage_error(CMD, "bad --max-rows '%s' (a whole number >= 1)", optarg);
-                goto out;
-            }
-            o.max_rows = v;
+            if (parse_count(optarg, (unsigned long long)INT64_MAX, &v) < 0)
+                return nx_usage_error(CMD, "bad --max-rows '%s' (a whole number >= 1)", optarg);
+            bad = nx_export_request_set_max_rows(&o->req, (int64_t)v, msg);
             break;
-        case 'D': o.debug_pages = true; break;
-        case 'h': export_help(stdout); goto out;
-        default: rc = nx_getopt_error(CMD, c, argv); goto out;
+        case 'f':
+            o->format = nx_row_format_find(optarg);
+            if (!o->format || !o->format->per_table)
+                return nx_usage_error(CMD, "bad --format '%s' (csv or json)", optarg);
+            break;
+        case 'D': o->debug_pages = true; break;
+        case 'h': *help = true; return NX_EXIT_OK;
+        default: return nx_getopt_error(CMD, c, argv);
         }
+        if (bad)
+            return nx_usage_error(CMD, "%s", msg);
     }
-    if (optind >= argc) {
-        rc = nx_usage_error(CMD, "PROFILE_DIR is required");
-        goto out;
-    }
-    if (optind + 1 < argc) {
-        rc = nx_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
-        goto out;
-    }
-    o.dir = argv[optind];
-    if (!have_start || !have_end || !o.out) {
-        rc = nx_usage_error(CMD, "%s is required", !have_start ? "--start" : !have_end ? "--end" : "--out");
-        goto out;
-    }
-    if (start_rel == end_rel && o.end < o.start) {
-        rc = nx_usage_error(CMD, "--end %s is before --start %s", end_s, start_s);
-        goto out;
-    }
-    if (width_given && no_sample) {
-        rc = nx_usage_error(CMD, "--width and --no-sample exclude each other");
-        goto out;
-    }
-    if (no_sample)
-        o.width = 0;
-    bool named = o.n_tables > 0;
-    if (!named) {
-        for (size_t i = 0; i < N_DEFAULT; i++)
-            o.tables[i] = DEFAULT_TABLES[i];
-        o.n_tables = N_DEFAULT;
-    }
+    if (optind >= argc)
+        return nx_usage_error(CMD, "PROFILE_DIR is required");
+    if (optind + 1 < argc)
+        return nx_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
+    o->dir = argv[optind];
+    if (nx_export_request_check(&o->req, msg) < 0)
+        return nx_usage_error(CMD, "%s", msg);
+    if (!o->out)
+        return nx_usage_error(CMD, "--out is required");
+    return NX_EXIT_OK;
+}
+
+static int export_run(int argc, char **argv)
+{
+    export_opts o = {.format = nx_row_format_find("csv")};
+    nx_export_request_init(&o.req, &nx_export_cli_names);
+    bool help = false;
+    char msg[NX_EXPORT_MSG];
+    int rc = parse_options(argc, argv, &o, &help);
+    if (help)
+        export_help(stdout);
+    if (rc != NX_EXIT_OK || help)
+        return rc;
     struct stat st;
     if (stat(o.dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "nxprof " CMD ": %s: no such profile directory\n", o.dir);
-        rc = NX_EXIT_ERROR;
-        goto out;
+        return NX_EXIT_ERROR;
     }
-    if (start_rel || end_rel) {   /* +T: from the profile's first timestamp */
-        int64_t first, last;
-        nxpq_error err = {{0}};
-        int src = nx_profile_span(o.dir, &first, &last, &err);
-        if (src != 0) {
-            fprintf(stderr, "nxprof " CMD ": %s: cannot resolve +T times: %s\n", o.dir, err.msg);
-            rc = NX_EXIT_ERROR;
-            goto out;
-        }
-        if ((start_rel && o.start > INT64_MAX - first) || (end_rel && o.end > INT64_MAX - first)) {
-            rc = nx_usage_error(CMD, "--start/--end out of range");
-            goto out;
-        }
-        o.start += start_rel ? first : 0;
-        o.end += end_rel ? first : 0;
-        if (o.end < o.start) {
-            rc = nx_usage_error(CMD, "--end %s is before --start %s", end_s, start_s);
-            goto out;
-        }
+    int r = nx_export_request_resolve(&o.req, o.dir, msg);
+    if (r == -2)
+        return nx_usage_error(CMD, "%s", msg);
+    if (r < 0) {
+        fprintf(stderr, "nxprof " CMD ": %s\n", msg);
+        return NX_EXIT_ERROR;
     }
     if (make_dirs(o.out) < 0) {
         fprintf(stderr, "nxprof " CMD ": cannot create output directory %s: %s\n", o.out, strerror(errno));
-        rc = NX_EXIT_ERROR;
-        goto out;
+        return NX_EXIT_ERROR;
     }
     /* A directory with none of the requested tables and no Metadata.parquet is not
      * a profile (a mistyped path): exit 1 instead of writing nothing. */
@@ -466,31 +347,26 @@ static int export_run(int argc, char **argv)
     char *meta = malloc(mlen);
     if (!meta) {
         fprintf(stderr, "nxprof " CMD ": out of memory\n");
-        rc = NX_EXIT_ERROR;
-        goto out;
+        return NX_EXIT_ERROR;
     }
     snprintf(meta, mlen, "%s/Metadata.parquet", o.dir);
     bool has_meta = access(meta, F_OK) == 0;
     free(meta);
     size_t n_absent = 0;
-    for (size_t i = 0; i < o.n_tables; i++) {
+    for (size_t i = 0; i < o.req.n_tables; i++) {
         bool absent;
-        int r = export_table(&o, o.tables[i], named, &absent);
+        int t = export_table(&o, o.req.tables[i], o.req.named, &absent);
         n_absent += absent;
-        if (r == NX_EXIT_ERROR) {
-            rc = NX_EXIT_ERROR;
-            goto out;
-        }
-        if (r == NX_EXIT_TRUNCATED)
+        if (t == NX_EXIT_ERROR)
+            return NX_EXIT_ERROR;
+        if (t == NX_EXIT_TRUNCATED)
             rc = NX_EXIT_TRUNCATED;
     }
-    if (n_absent == o.n_tables && !has_meta) {
+    if (n_absent == o.req.n_tables && !has_meta) {
         fprintf(stderr, "nxprof " CMD ": %s is not a profile directory (no Metadata.parquet, none of the tables)\n",
                 o.dir);
         rc = NX_EXIT_ERROR;
     }
-out:
-    free(o.tables_buf);
     return rc;
 }
 

@@ -11,6 +11,12 @@
  *                                     processing report going to stderr so stdout holds
  *                                     only the summary. F = parquet (default): the
  *                                     report goes to stdout as with `process`.
+ *   view -d CAPTURE_DIR --output-format perfetto --output-file DIR [processing options]
+ *                                     process into DIR as above (--ingest-only implied),
+ *                                     then write the reference's Perfetto files beside
+ *                                     the tables: DIR/system_profile.pftrace and
+ *                                     DIR/device_profile_model_<id>.pftrace per device
+ *                                     profile (cli.h nx_perfetto_write_set).
  *   view -d CAPTURE_DIR [--bind A] [--port N] [--allow-host NAME]... [--api-port P]
  *        [--disable-ui] [--query-timeout S] [--query-max-rows N]
  *                                     process as above (report on stdout), then serve the
@@ -45,6 +51,7 @@ static void view_help(FILE *out)
             "                   [--query-max-rows N]\n"
             "       nxprof view -d CAPTURE_DIR --ingest-only [--display-name N] [--data-path P]\n"
             "                   [--output-file DIR] [--output-format parquet|summary-text|summary-json]\n"
+            "       nxprof view -d CAPTURE_DIR --output-format perfetto --output-file DIR\n"
             "                   [--max-rows-per-file N] [--ignore-device-profile]\n"
             "                   [--ignore-system-profile] [--jobs N]\n"
             "\n"
@@ -61,7 +68,10 @@ static void view_help(FILE *out)
     nx_serve_api_help(out, 29);
     fprintf(out,
             "      --output-format F      parquet (default): just the profile; summary-text or\n"
-            "                             summary-json: also print its summary ('nxprof summary')\n"
+            "                             summary-json: also print its summary ('nxprof summary');\n"
+            "                             perfetto (needs --output-file, implies --ingest-only):\n"
+            "                             also write DIR/system_profile.pftrace and\n"
+            "                             DIR/device_profile_model_<id>.pftrace (<id>: nd<D>-nc<C>)\n"
             "Processing options, as for 'nxprof process' (without --data-path and --output-file\n"
             "the profile goes to $HOME/.nxprof/profiles/global/N@latest):\n");
     nx_process_cli_help(out);
@@ -71,7 +81,7 @@ static void view_help(FILE *out)
             "Exit status: 0 success, 1 capture, output or summary error, 2 usage error.\n");
 }
 
-typedef enum { OUT_PARQUET, OUT_SUMMARY_TEXT, OUT_SUMMARY_JSON } view_output;
+typedef enum { OUT_PARQUET, OUT_SUMMARY_TEXT, OUT_SUMMARY_JSON, OUT_PERFETTO } view_output;
 
 static int view_run(int argc, char **argv)
 {
@@ -137,8 +147,11 @@ static int view_run(int argc, char **argv)
                 fmt = OUT_SUMMARY_TEXT;
             else if (strcmp(optarg, "summary-json") == 0)
                 fmt = OUT_SUMMARY_JSON;
+            else if (strcmp(optarg, "perfetto") == 0)
+                fmt = OUT_PERFETTO;
             else
-                return nx_usage_error("view", "unknown output format '%s' (parquet, summary-text or summary-json)",
+                return nx_usage_error("view",
+                                      "unknown output format '%s' (parquet, summary-text, summary-json or perfetto)",
                                       optarg);
             break;
         case 'h':
@@ -172,6 +185,14 @@ static int view_run(int argc, char **argv)
     if (ingest_only && serve_opt)
         return nx_usage_error("view", "--bind, --port, --allow-host and the query API's options serve the "
                                       "viewer; they cannot be combined with --ingest-only");
+    if (fmt == OUT_PERFETTO) {
+        if (!o.output_file)
+            return nx_usage_error("view", "--output-format perfetto needs --output-file DIR (where the traces go)");
+        if (serve_opt)
+            return nx_usage_error("view", "--output-format perfetto writes files; it cannot be combined with --bind, "
+                                          "--port or --allow-host");
+        ingest_only = true;
+    }
     if (!ingest_only && o.output_file)
         return nx_usage_error("view", "--output-file needs --ingest-only (the viewer serves a data path)");
     if (!ingest_only && fmt_given && fmt != OUT_PARQUET)
@@ -181,8 +202,11 @@ static int view_run(int argc, char **argv)
     int rc = nx_process_cli_validate("view", &o, true, &owned);
     char *profile_dir = NULL;
     if (rc == 0)
-        rc = nx_process_cli_execute("view", &o, fmt == OUT_PARQUET ? stdout : stderr, &profile_dir);
-    if (rc == 0 && fmt != OUT_PARQUET)
+        rc = nx_process_cli_execute("view", &o, fmt == OUT_PARQUET || fmt == OUT_PERFETTO ? stdout : stderr,
+                                    &profile_dir);
+    if (rc == 0 && fmt == OUT_PERFETTO)
+        rc = nx_perfetto_write_set("view", profile_dir, o.output_file);
+    else if (rc == 0 && fmt != OUT_PARQUET)
         rc = nx_summary_print(profile_dir, -1, false, fmt == OUT_SUMMARY_JSON);
     if (rc == 0 && !ingest_only) {
         char *dp = NULL;

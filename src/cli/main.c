@@ -20,6 +20,7 @@ static const nx_command *const COMMANDS[] = {
     &nx_cmd_diff,
     &nx_cmd_breakdown,
     &nx_cmd_export_csv,
+    &nx_cmd_export_perfetto,
     &nx_cmd_index,
     &nx_cmd_insights,
     &nx_cmd_process,
@@ -85,7 +86,7 @@ static void main_help(FILE *out)
             "Commands:\n",
             NXPROF_VERSION);
     for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(out, "  %-12s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
+        fprintf(out, "  %-15s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
     fprintf(out,
             "\n"
             "Run 'nxprof <command> --help' (or 'nxprof help <command>') for a command's options.\n"

@@ -1,26 +1,14 @@
 /*
- * export.c — a timeline table's window as CSV rows (see export.h): the layout of
- * the columns, the first pass (sampling or counting), and the row pass; the
- * sampled first pass is sampled_pass.h's (two threads, one per half of the
- * buckets).
- *
- * Speed of an unsampled export (bench/query, docs/benchmarks.md "query"); none
- * of this changes a byte of the output:
- *   - the row pass reads the table with two decoding threads (columns split
- *     between them, parquet.h nxpq_scan_options.threads) and in dictionary form
- *     (string and integer columns as dictionary indices, not per-row copies);
- *   - a dictionary's cell texts (csv.h nx_csv_dict_text: quoting, guard,
- *     decimal digits) are built once per dictionary when it has at most half as
- *     many entries as the batch has rows, then copied per row; the track names
- *     likewise; other columns are formatted per row;
- *   - a batch's rows are formatted on two threads in chunks of 256 rows, taken
- *     by whichever thread is free, into a ring of 8 memory writers; the calling
- *     thread writes the chunks in row order (write_rows).
+ * export.c — a timeline table's window as rows for a row writer (see export.h):
+ * the layout of the columns, the first pass (sampling or counting), and the row
+ * pass; the sampled first pass is sampled_pass.h's (two threads, one per half
+ * of the buckets). The unsampled row pass reads the table with two decoding
+ * threads (columns split between them, parquet.h nxpq_scan_options.threads)
+ * and in dictionary form (string and integer columns as dictionary indices, not
+ * per-row copies); the writer formats them (csv_rows.c: its own speed notes).
  */
 #include "query/export.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,266 +34,9 @@ struct nx_export {
     bool truncated;
     uint64_t written;
     nxpq_scan_stats pass0;
-    nx_csv *chunks;                  /* unsampled: the CHUNK_RING writers of a parallel batch */
-    size_t chunks_cap;               /* of them initialised */
-    size_t *builds;                  /* fields whose dictionary texts a batch builds */
-    atomic_bool *built;              /* per build: done */
-    const nx_csv_dict_text **text_of1, **text_of2; /* per thread: texts a chunk uses */
-    nx_csv_dict_text lead;           /* unsampled: the track names' cell texts */
-    size_t lead_n;                   /* tracks in lead (0: not built) */
-    nxpq_str *lead_strs;
-    nx_csv_dict_text *texts;         /* per schema field: cell texts of its current dictionary */
-    const nx_csv_dict_text **text_of; /* per schema field: &texts[f] when current, else NULL */
+    uint32_t *pick;                  /* sampled: the kept rows of the current batch */
+    size_t pick_cap;
 };
-
-/* ------------------------------------------------------------ rows -- */
-
-static void write_row(nx_csv *c, const nx_export *x, const nx_csv_dict_text *const *text_of,
-                      const nx_window_batch *b, size_t k)
-{
-    size_t tlen;
-    const char *tname = nx_window_track_name(x->w, b->track[k], &tlen);
-    nx_csv_text(c, tname, tlen);
-    nx_csv_row_cells_text(c, x->cells, text_of, x->schema->n_fields, b->rows[k]);
-    nx_csv_end_row(c);
-}
-
-/* Readies the cell texts of the batch's dictionary-form columns (csv.h): a
- * dictionary's texts are built when it is first met and reused while it lasts
- * (its row group), for a dictionary of at most half as many entries as the
- * batch has rows, so each text is used twice or more on average (a row group's
- * dictionary can hold a value per row; formatting the entry in the row, from
- * the dictionary value, then costs the same and skips a copy). Lists in
- * x->builds the fields whose texts must be (re)built and points text_of at the
- * texts that will be current; a column without texts is formatted per row from
- * its dictionary: same bytes. */
-static size_t plan_texts(nx_export *x, size_t rows)
-{
-    size_t n = 0;
-    for (size_t f = 0; f < x->schema->n_fields; f++) {
-        const nxpq_column_data *col = x->cells[f];
-        x->text_of[f] = NULL;
-        if (!col || !col->dict_index)
-            continue;
-        if (x->texts[f].id != col->dict_id) {
-            if (col->dict_n > rows / 2)
-                continue;
-            x->builds[n++] = f;
-        }
-        x->text_of[f] = &x->texts[f];
-    }
-    return n;
-}
-
-/* Builds the texts of field f; on failure the column is formatted per row. */
-static void build_texts(nx_export *x, size_t f, bool guard)
-{
-    if (nx_csv_dict_text_build(&x->texts[f], x->cells[f], guard) < 0)
-        x->text_of[f] = NULL;
-}
-
-/* plan_texts for a parallel batch: the fields to build get no texts until
- * their build is done (batch_job.built), so chunks formatted meanwhile write
- * those columns per row (same bytes) instead of waiting. */
-static void defer_builds(nx_export *x, size_t n_builds)
-{
-    for (size_t t = 0; t < n_builds; t++)
-        x->text_of[x->builds[t]] = NULL;
-}
-
-/* Readies x->lead for every track the window has named so far (tracks are
- * few; a batch may add some). 0, or -1: rows are then written one by one. */
-static int plan_lead(nx_export *x, bool guard)
-{
-    size_t n = nx_window_track_count(x->w);
-    if (n == x->lead_n && x->lead.id && x->lead.w.guard == guard)
-        return 0;
-    nxpq_str *g = realloc(x->lead_strs, (n + 1) * sizeof *g);
-    if (!g)
-        return -1;
-    x->lead_strs = g;
-    for (size_t t = 0; t < n; t++)
-        g[t].ptr = nx_window_track_name(x->w, (uint32_t)t, &g[t].len);
-    x->lead_n = 0;
-    if (nx_csv_dict_text_build_strings(&x->lead, g, n, guard) < 0)
-        return -1;
-    x->lead_n = n;
-    return 0;
-}
-
-/* Rows from .. to-1 of the batch into c: the many-rows path when the track
- * texts are ready, else row by row (same bytes). */
-static void format_rows(const nx_export *x, const nx_csv_dict_text *const *text_of, nx_csv *c,
-                        const nx_window_batch *b, size_t from, size_t to)
-{
-    if (x->lead_n) {
-        nx_csv_rows_text(c, &x->lead, b->track + from, x->cells, text_of, x->schema->n_fields, b->rows + from,
-                         to - from);
-        return;
-    }
-    for (size_t r = from; r < to; r++)
-        write_row(c, x, text_of, b, r);
-}
-
-/* Rows per chunk of a parallel batch, and chunk writers in use at once: chunk
- * k is formatted into writer k % CHUNK_RING, which is free once chunk
- * k - CHUNK_RING has been written. A small ring keeps the text being formatted
- * and then written in cache (a writer per chunk of a whole batch, ~24 MB, made
- * every store miss). */
-enum { CHUNK_ROWS = 256, CHUNK_RING = 8 };
-
-/* One parallel batch (write_rows): tasks 0 .. n_builds-1 build dictionary texts,
- * the rest format chunks of CHUNK_ROWS rows. Both threads take the next task
- * from `next`; a chunk uses the texts whose builds are done when it starts
- * (built[t], set after build t; x->text_of is not written meanwhile) and
- * formats the other columns per row. Only the calling thread writes, chunks in
- * order; `lock` guards ready[] (chunk formatted) and `written` (chunks written),
- * `cv` signals a change of either. */
-typedef struct batch_job {
-    nx_export *x;
-    const nx_window_batch *b;
-    nx_csv *csv;
-    size_t n, n_builds, n_chunks;
-    bool guard;
-    atomic_size_t next;
-    atomic_bool *built;
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    bool ready[CHUNK_RING];   /* by writer: its chunk is formatted, not yet written */
-    size_t written;
-} batch_job;
-
-/* Calling thread: writes formatted chunks in order until `until` chunks are
- * written (waiting for the helper's) or, with until == 0, while they are ready. */
-static void write_chunks(batch_job *j, size_t until)
-{
-    pthread_mutex_lock(&j->lock);
-    for (;;) {
-        size_t w = j->written;
-        if (w == j->n_chunks || (until ? w >= until : !j->ready[w % CHUNK_RING]))
-            break;
-        if (!j->ready[w % CHUNK_RING]) {
-            pthread_cond_wait(&j->cv, &j->lock);
-            continue;
-        }
-        pthread_mutex_unlock(&j->lock);
-        nx_csv_append(j->csv, &j->x->chunks[w % CHUNK_RING]); /* no one else touches this writer now */
-        pthread_mutex_lock(&j->lock);
-        j->ready[w % CHUNK_RING] = false;
-        j->written = w + 1;
-        pthread_cond_broadcast(&j->cv);
-    }
-    pthread_mutex_unlock(&j->lock);
-}
-
-/* Runs tasks until none is left; main says whether this is the calling thread. */
-static void run_tasks(batch_job *j, const nx_csv_dict_text **text_of, bool main)
-{
-    nx_export *x = j->x;
-    size_t nf = x->schema->n_fields;
-    for (;;) {
-        size_t t = atomic_fetch_add(&j->next, 1);
-        if (t < j->n_builds) {
-            size_t f = x->builds[t];
-            if (nx_csv_dict_text_build(&x->texts[f], x->cells[f], j->guard) == 0)
-                atomic_store(&j->built[t], true);
-            continue;
-        }
-        size_t k = t - j->n_builds;
-        if (k >= j->n_chunks)
-            return;
-        /* Writer k % CHUNK_RING is free once chunk k - CHUNK_RING is written. */
-        if (main) {
-            if (k >= CHUNK_RING)
-                write_chunks(j, k - CHUNK_RING + 1);
-        } else {
-            pthread_mutex_lock(&j->lock);
-            while (j->written + CHUNK_RING <= k)
-                pthread_cond_wait(&j->cv, &j->lock);
-            pthread_mutex_unlock(&j->lock);
-        }
-        memcpy(text_of, x->text_of, nf * sizeof *text_of);
-        for (size_t b = 0; b < j->n_builds; b++)
-            if (atomic_load(&j->built[b]))
-                text_of[x->builds[b]] = &x->texts[x->builds[b]];
-        size_t from = k * CHUNK_ROWS, to = from + CHUNK_ROWS < j->n ? from + CHUNK_ROWS : j->n;
-        format_rows(x, text_of, &x->chunks[k % CHUNK_RING], j->b, from, to);
-        pthread_mutex_lock(&j->lock);
-        j->ready[k % CHUNK_RING] = true;
-        pthread_cond_broadcast(&j->cv);
-        pthread_mutex_unlock(&j->lock);
-        if (main)
-            write_chunks(j, 0);
-    }
-}
-
-static void *helper_tasks(void *arg)
-{
-    batch_job *j = arg;
-    run_tasks(j, j->x->text_of2, false);
-    return NULL;
-}
-
-/* The ring's chunk writers (memory mode, kept for the export). 0 or -1. */
-static int ensure_chunks(nx_export *x, bool guard)
-{
-    if (!x->chunks && !(x->chunks = calloc(CHUNK_RING, sizeof *x->chunks)))
-        return -1;
-    for (; x->chunks_cap < CHUNK_RING; x->chunks_cap++) {
-        if (nx_csv_init_memory(&x->chunks[x->chunks_cap]) < 0) {
-            nx_csv_finish(&x->chunks[x->chunks_cap]);
-            return -1;
-        }
-    }
-    for (size_t k = 0; k < CHUNK_RING; k++)
-        x->chunks[k].guard = guard;
-    return 0;
-}
-
-/* Below this many rows a batch is formatted on one thread (starting a thread
- * costs more than formatting a few rows). */
-enum { PARALLEL_MIN_ROWS = 4096 };
-
-/* Writes the first n window rows of batch b in order (unsampled export).
- * Formatting is most of an export's time, so large batches are formatted on
- * two threads: chunks of rows go to memory writers, taken in turn by whichever
- * thread is free, and the calling thread appends them to csv in row order as
- * they are done: the bytes are those of a serial run. Only reads are shared
- * (the batch, the layout, track names, the dictionary texts once built). */
-static void write_rows(nx_export *x, nx_csv *csv, const nx_window_batch *b, size_t n)
-{
-    size_t n_builds = plan_texts(x, n);
-    if (plan_lead(x, csv->guard) < 0)
-        x->lead_n = 0;
-    size_t n_chunks = (n + CHUNK_ROWS - 1) / CHUNK_ROWS;
-    pthread_t th;
-    if (n >= PARALLEL_MIN_ROWS && ensure_chunks(x, csv->guard) == 0) {
-        batch_job j = {.x = x, .b = b, .csv = csv, .n = n, .n_builds = n_builds, .n_chunks = n_chunks,
-                       .guard = csv->guard, .built = x->built};
-        atomic_init(&j.next, 0);
-        for (size_t t = 0; t < n_builds; t++)
-            atomic_init(&j.built[t], false);
-        if (pthread_mutex_init(&j.lock, NULL) == 0) {
-            if (pthread_cond_init(&j.cv, NULL) == 0) {
-                defer_builds(x, n_builds);
-                bool helper = pthread_create(&th, NULL, helper_tasks, &j) == 0;
-                run_tasks(&j, x->text_of1, true);
-                write_chunks(&j, n_chunks);
-                if (helper)
-                    pthread_join(th, NULL);
-                pthread_cond_destroy(&j.cv);
-                pthread_mutex_destroy(&j.lock);
-                return;
-            }
-            pthread_mutex_destroy(&j.lock);
-        }
-    }
-    for (size_t i = 0; i < n_builds; i++)
-        build_texts(x, x->builds[i], csv->guard);
-    format_rows(x, x->text_of, csv, b, 0, n);
-}
-
-/* ------------------------------------------------------------ passes -- */
 
 /* ------------------------------------------------------------ first pass -- */
 
@@ -350,10 +81,7 @@ static int layout(nx_export *x, const char *table, nxpq_error *err)
     x->schema = nx_schema_table_find(table);
     size_t n = x->schema ? x->schema->n_fields : 0;
     if (!x->schema || !(x->proj = calloc(n + 1, sizeof *x->proj)) ||
-        !(x->batch_col = calloc(n + 1, sizeof *x->batch_col)) || !(x->cells = calloc(n + 1, sizeof *x->cells)) ||
-        !(x->texts = calloc(n + 1, sizeof *x->texts)) || !(x->text_of = calloc(n + 1, sizeof *x->text_of)) ||
-        !(x->builds = calloc(n + 1, sizeof *x->builds)) || !(x->built = calloc(n + 1, sizeof *x->built)) ||
-        !(x->text_of1 = calloc(n + 1, sizeof *x->text_of1)) || !(x->text_of2 = calloc(n + 1, sizeof *x->text_of2))) {
+        !(x->batch_col = calloc(n + 1, sizeof *x->batch_col)) || !(x->cells = calloc(n + 1, sizeof *x->cells))) {
         snprintf(err->msg, sizeof err->msg, "%s: %s", table, x->schema ? "out of memory" : "not in the schema catalogue");
         return -1;
     }
@@ -408,15 +136,42 @@ int nx_export_open(const char *profile_dir, const char *table, const nx_export_o
     return 0;
 }
 
-void nx_export_header(const nx_export *x, nx_csv *csv)
+int nx_export_begin(const nx_export *x, nx_row_writer *w, nxpq_error *err)
 {
-    nx_csv_plain(csv, "timeline_track", 14);
-    for (size_t i = 0; i < x->schema->n_fields; i++)
-        nx_csv_plain(csv, x->schema->fields[i].name, strlen(x->schema->fields[i].name));
-    nx_csv_end_row(csv);
+    nx_row_table t = {.table = x->schema->name, .schema = x->schema, .timeline = nx_timeline_find(x->schema->name)};
+    return w->ops->begin_table(w, &t, err);
 }
 
-int nx_export_next(nx_export *x, nx_csv *csv, nxpq_error *err)
+/* The sampled rows of batch b into x->pick (window row indices). -1 when out of
+ * memory; else how many; *over set when one is past max_rows. */
+static int64_t pick_samples(nx_export *x, const nx_window_batch *b, bool *over)
+{
+    if (b->n_rows > x->pick_cap) {
+        uint32_t *g = realloc(x->pick, b->n_rows * sizeof *g);
+        if (!g)
+            return -1;
+        x->pick = g;
+        x->pick_cap = b->n_rows;
+    }
+    size_t n = 0;
+    int64_t base = nx_row_ordinal(b->file, b->batch->first_row);
+    for (size_t k = 0; k < b->n_rows && x->next < x->n_samples; k++) {
+        int64_t ord = base + b->rows[k];
+        while (x->next < x->n_samples && x->samples[x->next].ordinal < ord)
+            x->next++;   /* cannot happen with an unchanged file; kept for safety */
+        if (x->next == x->n_samples || x->samples[x->next].ordinal != ord)
+            continue;
+        x->next++;
+        if (x->written + n == x->o.max_rows) {
+            *over = true;
+            break;
+        }
+        x->pick[n++] = (uint32_t)k;
+    }
+    return (int64_t)n;
+}
+
+int nx_export_next(nx_export *x, nx_row_writer *wr, nxpq_error *err)
 {
     const nx_export_options *o = &x->o;
     if (!x->w || (o->width && x->next == x->n_samples) || (x->written == o->max_rows && x->planned >= 0))
@@ -427,32 +182,28 @@ int nx_export_next(nx_export *x, nx_csv *csv, nxpq_error *err)
         return rc;
     for (size_t f = 0; f < x->schema->n_fields; f++)
         x->cells[f] = x->batch_col[f] < 0 ? NULL : &b.batch->columns[x->batch_col[f]];
+    nx_row_batch rb = {.b = &b, .w = x->w, .cells = x->cells};
+    bool over = false;
     if (!o->width) {
-        size_t take = b.n_rows;
-        if (take > o->max_rows - x->written) {   /* a row beyond the limit exists */
-            take = (size_t)(o->max_rows - x->written);
-            x->truncated = true;
+        rb.n = b.n_rows;
+        if (rb.n > o->max_rows - x->written) {   /* a row beyond the limit exists */
+            rb.n = (size_t)(o->max_rows - x->written);
+            over = true;
         }
-        write_rows(x, csv, &b, take);
-        x->written += take;
-        return x->truncated ? 0 : 1;
-    }
-    int64_t base = nx_row_ordinal(b.file, b.batch->first_row);
-    for (size_t k = 0; k < b.n_rows && x->next < x->n_samples; k++) {
-        int64_t ord = base + b.rows[k];
-        while (x->next < x->n_samples && x->samples[x->next].ordinal < ord)
-            x->next++;   /* cannot happen with an unchanged file; kept for safety */
-        if (x->next == x->n_samples || x->samples[x->next].ordinal != ord)
-            continue;
-        x->next++;
-        if (x->written == o->max_rows) {
-            x->truncated = true;
-            return 0;
+    } else {
+        int64_t n = pick_samples(x, &b, &over);
+        if (n < 0) {
+            snprintf(err->msg, sizeof err->msg, "%s: out of memory", x->schema->name);
+            return -1;
         }
-        write_row(csv, x, x->text_of, &b, k);
-        x->written++;
+        rb.pick = x->pick;
+        rb.n = (size_t)n;
     }
-    return 1;
+    if (rb.n && wr->ops->rows(wr, &rb, err) < 0)
+        return -1;
+    x->written += rb.n;
+    x->truncated |= over;
+    return over ? 0 : 1;
 }
 
 int64_t nx_export_planned_rows(const nx_export *x)
@@ -479,24 +230,55 @@ void nx_export_close(nx_export *x)
 {
     if (!x)
         return;
-    for (size_t k = 0; k < x->chunks_cap; k++)
-        nx_csv_finish(&x->chunks[k]);
-    free(x->chunks);
-    free(x->builds);
-    free(x->built);
-    free(x->text_of1);
-    free(x->text_of2);
-    nx_csv_dict_text_free(&x->lead);
-    free(x->lead_strs);
+    free(x->pick);
     nx_window_close(x->w);
     nx_sampled_free(&x->sampled);
     nx_profile_table_close(x->t);
     free(x->proj);
     free(x->batch_col);
     free(x->cells);
-    for (size_t f = 0; x->texts && f < x->schema->n_fields; f++)
-        nx_csv_dict_text_free(&x->texts[f]);
-    free(x->texts);
-    free(x->text_of);
     free(x);
+}
+
+int nx_export_all(nx_export *x, nx_row_writer *w, nxpq_error *err)
+{
+    int rc = nx_export_begin(x, w, err);
+    if (rc == 0)
+        while ((rc = nx_export_next(x, w, err)) > 0)
+            ;
+    return rc == 0 ? w->ops->end_table(w, err) : -1;
+}
+
+/* One table into w (begin, rows, end). 0, or -1 with err; an absent table is 0. */
+static int export_one(const char *dir, const char *table, const nx_export_options *o, nx_row_writer *w,
+                      nxpq_error *err)
+{
+    nx_export *x;
+    int rc = nx_export_open(dir, table, o, &x, err);
+    if (rc == NX_PROFILE_TABLE_ABSENT)
+        return 0;
+    if (rc != 0)
+        return -1;
+    rc = nx_export_all(x, w, err);
+    nx_export_close(x);
+    return rc;
+}
+
+int nx_export_profile(const char *profile_dir, const nx_row_format *format, FILE *f, int64_t start, int64_t end,
+                      const char *const *tables, size_t n, char *note, nxpq_error *err)
+{
+    note[0] = '\0';
+    nx_row_target target = {.f = f, .profile_dir = profile_dir, .start = start, .end = end};
+    nx_row_writer *w = format->open(&target, err);
+    if (!w)
+        return -1;
+    nx_export_options o = {.start = start, .end = end, .max_rows = UINT64_MAX};
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = export_one(profile_dir, tables[i], &o, w, err);
+    if (rc == 0)
+        rc = w->ops->finish(w, err);
+    memcpy(note, w->note, NX_ROW_NOTE);
+    w->ops->free(w);
+    return rc;
 }

@@ -274,67 +274,6 @@ void nx_json_time_offsets(nx_strbuf *b, const int64_t *t, size_t n, int64_t star
     nx_strbuf_putc(b, ']');
 }
 
-void nx_json_f64(nx_strbuf *b, double v)
-{
-    if (isnan(v)) {
-        nx_strbuf_puts(b, "\"nan\"");
-        return;
-    }
-    if (isinf(v)) {
-        nx_strbuf_puts(b, v > 0 ? "\"inf\"" : "\"-inf\"");
-        return;
-    }
-    char buf[40];
-    size_t n = nx_csv_format_f64(buf, v);
-    nx_strbuf_append(b, buf, n);
-}
-
-void nx_json_f32(nx_strbuf *b, float v)
-{
-    if (isnan(v) || isinf(v)) {
-        nx_json_f64(b, (double)v);
-        return;
-    }
-    char buf[40];
-    size_t n = nx_csv_format_f32(buf, v);
-    nx_strbuf_append(b, buf, n);
-}
-
-void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i)
-{
-    if (col->valid && !col->valid[i]) {
-        nx_strbuf_puts(b, "null");
-        return;
-    }
-    switch (col->type) {
-    case NXPQ_BOOLEAN: nx_strbuf_puts(b, col->values.b[i] ? "true" : "false"); break;
-    case NXPQ_INT32: nx_json_put_i64(b, col->values.i32[i], true); break;
-    case NXPQ_INT64: nx_json_put_i64(b, col->values.i64[i], true); break;
-    case NXPQ_FLOAT: nx_json_f32(b, col->values.f32[i]); break;
-    case NXPQ_DOUBLE: nx_json_f64(b, col->values.f64[i]); break;
-    case NXPQ_STRING:
-        nx_json_put_string(b, col->data + col->offsets[i], (size_t)(col->offsets[i + 1] - col->offsets[i]));
-        break;
-    case NXPQ_LIST_INT64:
-    case NXPQ_LIST_STRING: {
-        nx_strbuf_putc(b, '[');
-        for (uint64_t j = col->list_offsets[i]; j < col->list_offsets[i + 1]; j++) {
-            if (j > col->list_offsets[i])
-                nx_strbuf_putc(b, ',');
-            if (col->element_valid && !col->element_valid[j])
-                nx_strbuf_puts(b, "null");
-            else if (col->type == NXPQ_LIST_INT64)
-                nx_json_put_i64(b, col->values.i64[j], true);
-            else
-                nx_json_put_string(b, col->data + col->offsets[j], (size_t)(col->offsets[j + 1] - col->offsets[j]));
-        }
-        nx_strbuf_putc(b, ']');
-        break;
-    }
-    default: nx_strbuf_puts(b, "null"); break;
-    }
-}
-
 int nx_api_event_params(nx_api_req *r, int64_t *ordinal, int64_t *hint, const int64_t **start,
                         enum MHD_Result *result)
 {

@@ -22,6 +22,7 @@
 
 #include "parquet/parquet.h"
 #include "profile/profile_layout.h"
+#include "query/json_cell.h"
 #include "util/json.h"
 #include "util/strbuf.h"
 
@@ -171,12 +172,6 @@ void nx_api_json_message(const nx_server_ctx *srv, nx_strbuf *b, const char *msg
 void nx_json_i128(nx_strbuf *b, __int128 v);
 /* Times t[0..n) as the JSON array of their offsets from start (nx_json_i128 each). */
 void nx_json_time_offsets(nx_strbuf *b, const int64_t *t, size_t n, int64_t start);
-/* A double: shortest round-trip text; NaN and infinities as the strings "nan", "inf", "-inf". */
-void nx_json_f64(nx_strbuf *b, double v);
-/* A float: shortest text that reads back as the same float; NaN and infinities as above. */
-void nx_json_f32(nx_strbuf *b, float v);
-/* Row i of a batch column as a JSON value (null for nulls, lists as arrays). */
-void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i);
 
 /* ---- handlers ---- */
 /* Every handler reads its parameters from r (query parameters, r->content). */

@@ -108,6 +108,20 @@ expect 1 "export-csv missing profile" -- export-csv "$UT/nope" --start 0 --end 1
 expect 0 "export-csv units" -- "${X[@]}" --start 1.5us --end 2s
 check '[ "$(wc -l < "$UT/x/Instruction.csv")" -eq 1 ]' "window outside the profile gives a header-only file"
 expect 3 "export-csv truncation" -- "${X[@]}" --start 0 --end 9000000000s --no-sample --max-rows 2; contains "--max-rows 2" "truncation warning names the limit"
+expect 2 "export-csv width over the shared limit" -- "${X[@]}" --start 0 --end 1 --width 1048577; contains "--width" "width limit named"
+J=(export-csv "$PD" --out "$UT/j" --start 0 --end 9000000000s --no-sample --tables Instruction)
+expect 0 "export-csv csv" -- "${J[@]}"
+expect 0 "export-csv json rows" -- "${J[@]}" --format json
+check 'python3 -c "import csv,json,sys; r=json.load(open(sys.argv[1])); c=list(csv.reader(open(sys.argv[2]))); sys.exit(not (len(r) == len(c) - 1 > 0 and [x[\"track\"] for x in r] == [x[0] for x in c[1:]]))" "$UT/j/Instruction.json" "$UT/j/Instruction.csv"' "json rows: one object per CSV row, same tracks"
+expect 2 "export-csv unknown format" -- "${X[@]}" --start 0 --end 1 --format perfetto
+
+# --- export-perfetto ---
+expect 2 "export-perfetto without --out" -- export-perfetto "$PD"; contains "--out is required" "missing --out named"
+expect 2 "export-perfetto bad table" -- export-perfetto "$PD" --out "$UT/p.pftrace" --tables Nope; contains "unknown table 'Nope'" "table named"
+expect 1 "export-perfetto missing profile" -- export-perfetto "$UT/nope" --out "$UT/p.pftrace"
+expect 0 "export-perfetto" -- export-perfetto "$PD" --out "$UT/p.pftrace" --start +0 --end +1s
+check '[ -s "$UT/p.pftrace" ] && ! ls "$UT"/p.pftrace.tmp-* >/dev/null 2>&1' "export-perfetto writes the trace, no temporary left"
+expect 2 "view perfetto without --output-file" -- view -d "$UT/cap" --output-format perfetto
 
 # --- serve (usage errors only: a started server would block) ---
 expect 2 "serve bad port" -- serve --port 65536;        contains "bad --port" "bad port named"
