@@ -105,6 +105,26 @@ static ptrdiff_t plain_ints(col_writer *c, const raw_page *p, encode_scratch *s)
     return (ptrdiff_t)n;
 }
 
+/*
+ * The n integers of a page appended to body DELTA_BINARY_PACKED, or PLAIN when
+ * a miniblock would be wider than delta_max_bit_width: fastparquet (2026.9)
+ * reads miniblocks wider than 28 bits wrongly and crashes on some
+ * (docs/parquet.md), so profile tables stop there. Returns the page's mode.
+ */
+static int delta_or_plain(const nxpq_writer *w, const col_writer *c, nx_strbuf *body, const int64_t *v, size_t n)
+{
+    size_t at = body->len;
+    bool is32 = c->physical == PQ_INT32;
+    if (pq_encode_delta_binary_packed(body, v, n, is32, w->opt.delta_max_bit_width) <= w->opt.delta_max_bit_width)
+        return MODE_DELTA;
+    body->len = at;
+    for (size_t i = 0; i < n; i++) {
+        int32_t v32 = (int32_t)v[i];
+        nx_strbuf_append(body, is32 ? (const void *)&v32 : (const void *)&v[i], is32 ? 4 : 8);
+    }
+    return MODE_PLAIN;
+}
+
 /* Hashes every PLAIN value of the page and records where each starts. */
 static void hash_page_values(const col_writer *c, const raw_page *p, encode_scratch *s)
 {
@@ -408,14 +428,18 @@ int column_page_encode(const nxpq_writer *w, col_writer *c, raw_page *p, encode_
         int width = pq_bit_width(c->dict.n_entries ? c->dict.n_entries - 1 : 0);
         nx_strbuf_putc(body, (char)width);
         pq_encode_rle_hybrid(body, s->idx, p->values, width);
+    } else if (p->values == 0) {
+        /* Only nulls: PLAIN, no value bytes, as pyarrow and DuckDB write them.
+         * fastparquet (2026.9) crashes reading a DELTA_BINARY_PACKED page of no
+         * values, whoever wrote it (docs/parquet.md). */
+        mode = MODE_PLAIN;
     } else if (c->delta) {
-        pq_encode_delta_binary_packed(body, p->ints, p->n_ints, c->physical == PQ_INT32);
+        mode = delta_or_plain(w, c, body, p->ints, p->n_ints);
     } else if (plain_page_as_delta(w, c)) {
         ptrdiff_t n = plain_ints(c, p, s);
         if (n < 0)
             return -1;
-        pq_encode_delta_binary_packed(body, s->ints, (size_t)n, c->physical == PQ_INT32);
-        mode = MODE_DELTA;
+        mode = delta_or_plain(w, c, body, s->ints, (size_t)n);
     } else if (c->physical == PQ_BOOLEAN) {
         pq_encode_plain_bools(body, (const uint8_t *)p->plain.data, p->plain.len);
     } else {

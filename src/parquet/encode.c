@@ -199,8 +199,9 @@ static int64_t wrapping_delta(int64_t b, int64_t a, bool is32)
     return (int64_t)((uint64_t)b - (uint64_t)a);
 }
 
-void pq_encode_delta_binary_packed(nx_strbuf *out, const int64_t *values, size_t n, bool is32)
+int pq_encode_delta_binary_packed(nx_strbuf *out, const int64_t *values, size_t n, bool is32, int max_width)
 {
+    int widest = 0;
     put_uvarint(out, DELTA_BLOCK);
     put_uvarint(out, DELTA_MINIBLOCKS);
     put_uvarint(out, n);
@@ -233,9 +234,14 @@ void pq_encode_delta_binary_packed(nx_strbuf *out, const int64_t *values, size_t
             for (size_t j = end; j < (m + 1) * DELTA_MINI; j++)
                 deltas[j] = 0; /* padding of the last miniblock */
             widths[m] = (uint8_t)pq_bit_width(maxv);
+            if (widths[m] > widest)
+                widest = widths[m];
         }
+        if (widest > max_width)
+            return widest; /* the caller writes the page otherwise: no use packing it */
         nx_strbuf_append(out, widths, DELTA_MINIBLOCKS);
         for (size_t m = 0; m < minis; m++)
             bitpack64(out, deltas + m * DELTA_MINI, DELTA_MINI, widths[m]);
     }
+    return widest;
 }

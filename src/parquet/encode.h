@@ -24,8 +24,10 @@ void pq_encode_rle_hybrid_u8(nx_strbuf *out, const uint8_t *values, size_t n, in
 /* DELTA_BINARY_PACKED (block 128 values, 4 miniblocks) of n values. INT32
  * columns pass their values widened with is32 set: deltas then wrap at 32
  * bits, so miniblocks never need more than 32 bits (readers such as Arrow
- * reject wider ones in INT32 columns). */
-void pq_encode_delta_binary_packed(nx_strbuf *out, const int64_t *values, size_t n, bool is32);
+ * reject wider ones in INT32 columns). Returns the widest miniblock's bit width;
+ * when that exceeds max_width (1..64) it stops at the first such block, leaving
+ * a partial stream in out for the caller to discard. */
+int pq_encode_delta_binary_packed(nx_strbuf *out, const int64_t *values, size_t n, bool is32, int max_width);
 
 /* PLAIN booleans: bit-packed, least significant bit first. */
 void pq_encode_plain_bools(nx_strbuf *out, const uint8_t *values, size_t n);

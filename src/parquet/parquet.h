@@ -116,6 +116,10 @@ typedef struct nxpq_writer_options {
                                       outgrew its limit or was skipped, above) write their
                                       pages DELTA_BINARY_PACKED instead of PLAIN, unless the
                                       column asked for NXPQ_ENCODE_PLAIN. Default false */
+    int delta_max_bit_width;       /* 1..64: a DELTA_BINARY_PACKED page (NXPQ_ENCODE_DELTA or
+                                      delta_fallback) whose miniblocks would need more bits
+                                      per value is written PLAIN instead (docs/parquet.md,
+                                      fastparquet). Default 64: never */
     bool write_page_index;         /* ColumnIndex + OffsetIndex (default true) */
     bool write_statistics;         /* chunk and page statistics (default true) */
     int threads;                   /* threads encoding pages behind the caller; 0 (default) =

@@ -123,6 +123,7 @@ void nxpq_writer_options_init(nxpq_writer_options *o)
     o->page_bytes = 1u << 20;
     o->page_rows = 65536;
     o->dictionary_max_bytes = 1u << 20;
+    o->delta_max_bit_width = 64;
     o->write_page_index = true;
     o->write_statistics = true;
     o->sorting_column = -1;
@@ -136,6 +137,8 @@ static int validate_options(nxpq_writer *w)
         return fail(w, "unsupported compression codec %d for writing (use ZSTD, SNAPPY or UNCOMPRESSED)", o->codec);
     if (o->row_group_rows == 0 || o->row_group_bytes == 0 || o->page_bytes == 0 || o->page_rows == 0)
         return fail(w, "row group and page limits must be positive");
+    if (o->delta_max_bit_width < 1 || o->delta_max_bit_width > 64)
+        return fail(w, "delta_max_bit_width %d is not in 1..64", o->delta_max_bit_width);
     if (o->sorting_column >= (int)w->n_cols)
         return fail(w, "sorting column %d out of range (%zu columns)", o->sorting_column, w->n_cols);
     if (o->threads < 0)

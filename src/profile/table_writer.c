@@ -171,6 +171,8 @@ nx_table_writer *nx_table_writer_open(const char *dir, const char *table, uint64
     t->opts.dictionary_skip_distinct = true;
     /* ... and those ids and timestamps grow by small steps: deltas, not PLAIN. */
     t->opts.delta_fallback = true;
+    /* ... within what every reader decodes (parquet.h, docs/parquet.md). */
+    t->opts.delta_max_bit_width = NX_TABLE_DELTA_MAX_BIT_WIDTH;
     if (open_file(t, err) < 0) {
         nx_table_writer_abort(t);
         return NULL;

@@ -33,6 +33,10 @@
 
 /* Per-file row limit used when the caller passes 0 (--max-rows-per-file default). */
 #define NX_TABLE_MAX_ROWS_DEFAULT 10000000u
+/* The widest DELTA_BINARY_PACKED miniblock a profile table holds: fastparquet
+ * (2026.9) decodes up to 28 bits per value and loses bits beyond; wider pages are
+ * PLAIN (nxpq_writer_options.delta_max_bit_width, docs/parquet.md). */
+#define NX_TABLE_DELTA_MAX_BIT_WIDTH 28
 
 typedef struct nx_table_writer nx_table_writer;
 

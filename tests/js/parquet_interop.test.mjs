@@ -444,9 +444,10 @@ function checkChunk(fd, file, expect, col, values, rg, rgIndex, [r0, r1], seenEn
     const pr = [];
     for (let lv = 0; lv < dp.get(1) && rowAt < rows.length;) { const r = rows[rowAt++]; pr.push(r); lv += levelsOf(col.type, [r]); }
     pages.at(-1).values = summarize(col.type, pr).values;
-    // A page without values is never dictionary-encoded: it has nothing to look up,
-    // and its chunk may have no dictionary page at all (readers then refuse it).
-    if (pages.at(-1).values === 0) assert.notEqual(pages.at(-1).encoding, 'RLE_DICTIONARY', `${where}: a page without values is not RLE_DICTIONARY`);
+    // A page without values is PLAIN: a dictionary page has nothing to look up (its
+    // chunk may have no dictionary page at all, and readers then refuse it), and
+    // fastparquet crashes on a DELTA_BINARY_PACKED page of no values (docs/parquet.md).
+    if (pages.at(-1).values === 0) assert.equal(pages.at(-1).encoding, 'PLAIN', `${where}: a page without values is PLAIN`);
     else seenEncodings.add(pages.at(-1).encoding);
     if (opts.codec === 'UNCOMPRESSED' && col.type === 'INT32' && pages.at(-1).encoding === 'DELTA_BINARY_PACKED') {
       checkDeltaInt32(readRange(fd, at + c.p, h.get(3)), col.nullable, `${where}: DELTA page at ${at}`);
@@ -623,7 +624,12 @@ async function checkDuckdbMetadata(path, expect, values) {
       const want = new Set(col.page_encodings);
       if (col.dictionary_page) want.add('PLAIN');
       if (col.nullable || isList(col.type)) want.add('RLE');
-      assert.deepEqual(ch.encodings.split(', ').sort(), [...want].sort(), `${where}: encodings`);
+      // A page of only nulls is PLAIN; which pages those are, the raw page check above
+      // settles page by page, so here a chunk holding nulls may list PLAIN too.
+      const got = ch.encodings.split(', ').sort();
+      const withNullPage = [...new Set([...want, 'PLAIN'])].sort();
+      const nullPage = s.nulls > 0 && JSON.stringify(got) === JSON.stringify(withNullPage);
+      if (!nullPage) assert.deepEqual(got, [...want].sort(), `${where}: encodings`);
     }
     if (!expect.options.write_statistics) {
       assert.equal(ch.stats_null_count, null, `${where}: no statistics`);

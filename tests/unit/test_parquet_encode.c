@@ -85,7 +85,7 @@ static void test_rle_levels_round_trip(void **state)
 static void check_delta(const int64_t *v, size_t n)
 {
     nx_strbuf b = NX_STRBUF_INIT;
-    pq_encode_delta_binary_packed(&b, v, n, false);
+    pq_encode_delta_binary_packed(&b, v, n, false, 64);
     assert_false(b.failed);
     int64_t *out = malloc((n ? n : 1) * sizeof *out);
     assert_non_null(out);
@@ -107,7 +107,7 @@ static void check_delta32(const int32_t *v, size_t n)
     for (size_t i = 0; i < n; i++)
         wide[i] = v[i];
     nx_strbuf b = NX_STRBUF_INIT;
-    pq_encode_delta_binary_packed(&b, wide, n, true);
+    pq_encode_delta_binary_packed(&b, wide, n, true, 64);
     int32_t out[300];
     size_t used;
     pq_err e;
