@@ -165,3 +165,39 @@ def test_join_instruction_in_duckdb(nki):
                             ).fetchone()[0]
     assert unmatched == 0
 
+
+
+def test_top_by_source_line_equals_duckdb_join(nki):
+    """`nxprof top --by file_path,line_number` on Instruction: the groups of DuckDB's LEFT JOIN
+    of the Parquet files (nulls: instructions from no kernel), counts and summed durations."""
+    import csv
+    import io
+    _, dev = nki
+    out = nx("top", dev, "--table", "Instruction", "--by", "file_path,line_number", "--limit", "0",
+             "--format", "csv").stdout
+    got = {(r["file_path"] or None, int(r["line_number"]) if r["line_number"] else None):
+           (int(r["count"]), int(r["sum_duration_ns"])) for r in csv.DictReader(io.StringIO(out))}
+    i, k = dev / "Instruction.parquet", dev / "KernelInstructions.parquet"
+    want = {(f, line): (n, int(s)) for f, line, n, s in duckdb.connect().execute(
+        f"SELECT k.file_path, k.line_number, count(*), sum(i.duration_ns) FROM '{i}' i LEFT JOIN '{k}' k "
+        f"ON i.kernel_instruction_name = k.kernel_instruction_name AND i.pcore_idx = k.pcore_idx "
+        f"GROUP BY 1, 2").fetchall()}
+    assert got == want
+    assert len(want) > 2 and (None, None) in want
+
+
+def test_summary_nki_coverage_equals_duckdb(nki):
+    import json
+    _, dev = nki
+    got = json.loads(nx("summary", dev, "--format", "json").stdout)["nki_coverage"]
+    i, k = dev / "Instruction.parquet", dev / "KernelInstructions.parquet"
+    kernel_ns, total_ns, kernel_n, n = duckdb.connect().execute(
+        f"SELECT sum(i.duration_ns) FILTER (WHERE k.kernel_instruction_name IS NOT NULL), sum(i.duration_ns), "
+        f"count(k.kernel_instruction_name), count(*) FROM '{i}' i LEFT JOIN '{k}' k "
+        f"ON i.kernel_instruction_name = k.kernel_instruction_name AND i.pcore_idx = k.pcore_idx").fetchone()
+    assert (got["kernel_ns"], got["total_ns"], got["kernel_instructions"], got["instructions"]) == \
+        (kernel_ns, total_ns, kernel_n, n)
+    assert got["percent"] == pytest.approx(100 * kernel_ns / total_ns, rel=1e-12)
+    assert 0 < got["percent"] < 100
+    text = nx("summary", dev).stdout
+    assert f"NKI coverage: {100 * kernel_ns / total_ns:.2f}% of instruction time" in text
