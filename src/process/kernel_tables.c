@@ -13,7 +13,9 @@
  * Depths count from 1 at the outermost frame (binding). docs/processing.md has
  * the rules per column.
  */
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "process/device_sink.h"
 #include "process/row.h"
@@ -122,14 +124,17 @@ fail:
     return -1;
 }
 
-/* Depth of every record of a parent chain (parents come first): 1 at a root. */
-static int64_t *chain_depths(const int64_t *parents, size_t n, size_t stride)
+/* Depth of every record of a parent chain (parents come first): 1 at a root.
+ * records: n records of `stride` bytes (NULL when n is 0), each with its int64
+ * parent at byte `parent_at`. */
+static int64_t *chain_depths(const void *records, size_t n, size_t stride, size_t parent_at)
 {
     int64_t *d = malloc((n ? n : 1) * sizeof *d);
     if (!d)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        int64_t parent = *(const int64_t *)((const char *)parents + i * stride);
+        int64_t parent;
+        memcpy(&parent, (const char *)records + i * stride + parent_at, sizeof parent);
         d[i] = parent == NX_ABSENT ? 1 : d[parent] + 1;
     }
     return d;
@@ -139,8 +144,8 @@ static int write_program_instrs(nx_row *r, const nx_process_ctx *ctx, size_t p, 
 {
     const nx_program *g = ctx->progs[p];
     kt_base base = base_of(ctx, p);
-    int64_t *fd = chain_depths(&g->nki_frames[0].parent, g->n_nki_frames, sizeof *g->nki_frames);
-    int64_t *vd = chain_depths(&g->nki_iters[0].parent, g->n_nki_iters, sizeof *g->nki_iters);
+    int64_t *fd = chain_depths(g->nki_frames, g->n_nki_frames, sizeof *g->nki_frames, offsetof(nx_prog_frame, parent));
+    int64_t *vd = chain_depths(g->nki_iters, g->n_nki_iters, sizeof *g->nki_iters, offsetof(nx_prog_nki_iter, parent));
     int rc = fd && vd ? 0 : nxpq_error_set(err, "KernelInstructions: out of memory");
     size_t c_name = nx_row_col(r, "kernel_instruction_name"), c_frame = nx_row_col(r, "stack_frame_id"),
            c_fdepth = nx_row_col(r, "stack_frame_depth"), c_iter = nx_row_col(r, "iteration_variables_id"),
