@@ -1,0 +1,114 @@
+/* nki_context.c — an instruction's NKI source, call stack, loop iteration and assembly (rules in nki_context.h). */
+#include "query/nki_context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/profile_table.h"
+#include "query/event.h"
+
+/* The frames from f up its callers, reversed into outermost first. -1 when out of memory. */
+static int frame_chain(nx_nki_context *c, const nx_nki_frame *f)
+{
+    const nx_nki_index *x = c->idx;
+    if (!f)
+        return 0;
+    if (!(c->frames = malloc(x->n_frames * sizeof *c->frames)))
+        return -1;
+    while (f && c->n_frames < x->n_frames) {
+        c->frames[c->n_frames++] = f;
+        f = f->has_parent ? nx_nki_find_frame(x, f->parent) : NULL;
+    }
+    for (size_t i = 0; i < c->n_frames / 2; i++) {
+        const nx_nki_frame *t = c->frames[i];
+        c->frames[i] = c->frames[c->n_frames - 1 - i];
+        c->frames[c->n_frames - 1 - i] = t;
+    }
+    return 0;
+}
+
+/* The bindings from v up its enclosing loops, reversed into outer first. -1 when out of memory. */
+static int iter_chain(nx_nki_context *c, const nx_nki_iter *v)
+{
+    const nx_nki_index *x = c->idx;
+    if (!v)
+        return 0;
+    if (!(c->iters = malloc(x->n_iters * sizeof *c->iters)))
+        return -1;
+    while (v && c->n_iters < x->n_iters) {
+        c->iters[c->n_iters++] = v;
+        v = v->has_parent ? nx_nki_find_iter(x, v->parent) : NULL;
+    }
+    for (size_t i = 0; i < c->n_iters / 2; i++) {
+        const nx_nki_iter *t = c->iters[i];
+        c->iters[i] = c->iters[c->n_iters - 1 - i];
+        c->iters[c->n_iters - 1 - i] = t;
+    }
+    return 0;
+}
+
+/* Fills the source part from the KernelInstructions row of the name. -1 when out of memory. */
+static int source(nx_nki_context *c, const char *name, size_t len)
+{
+    const nx_nki_kinst *k = nx_nki_find_kinst(c->idx, name, len);
+    if (!k)
+        return 0;
+    c->has_source = true;
+    c->kinst = k;
+    c->file = nx_nki_str(c->idx, k->file);
+    c->line = k->line;
+    c->has_line = k->has_line;
+    if (frame_chain(c, k->has_frame ? nx_nki_find_frame(c->idx, k->frame) : NULL) < 0 ||
+        iter_chain(c, k->has_iter ? nx_nki_find_iter(c->idx, k->iter) : NULL) < 0)
+        return -1;
+    if (c->n_frames)
+        c->function = nx_nki_str(c->idx, c->frames[c->n_frames - 1]->function);
+    return 0;
+}
+
+int nx_nki_context_read(const char *profile_dir, int64_t ordinal, const int64_t *start_hint, nx_nki_context *out,
+                        nxpq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = nx_nki_index_get(profile_dir, &out->idx, err);
+    if (rc != 0)
+        return rc;
+    static const char *const FIELDS[] = {"kernel_instruction_name", "compiler_pc"};
+    nx_event ev;
+    rc = nx_event_read_fields(profile_dir, "Instruction", ordinal, start_hint, FIELDS, 2, &ev, err);
+    if (rc != 0) {
+        nx_nki_context_free(out);
+        return rc;
+    }
+    const nxpq_column_data *name = NULL, *pc = NULL;
+    for (size_t f = 0; f < ev.schema->n_fields; f++) {
+        if (strcmp(ev.schema->fields[f].name, FIELDS[0]) == 0)
+            name = nx_event_field(&ev, f);
+        else if (strcmp(ev.schema->fields[f].name, FIELDS[1]) == 0)
+            pc = nx_event_field(&ev, f);
+    }
+    size_t r = ev.row;
+    if (pc && pc->type == NXPQ_INT64 && !(pc->valid && !pc->valid[r]))
+        out->assembly = nx_nki_find_asm(out->idx, pc->values.i64[r]);
+    if (name && name->type == NXPQ_STRING && !(name->valid && !name->valid[r])) {
+        size_t len = (size_t)(name->offsets[r + 1] - name->offsets[r]);
+        out->kernel_instruction_name = strndup(name->data + name->offsets[r], len);
+        rc = out->kernel_instruction_name ? source(out, name->data + name->offsets[r], len) : -1;
+    }
+    nx_event_free(&ev);
+    if (rc < 0) {
+        nx_nki_context_free(out);
+        nxpq_error_set(err, "Instruction row %lld: out of memory", (long long)ordinal);
+        return -1;
+    }
+    return 0;
+}
+
+void nx_nki_context_free(nx_nki_context *c)
+{
+    nx_nki_index_release(c->idx);
+    free(c->kernel_instruction_name);
+    free(c->frames);
+    free(c->iters);
+    memset(c, 0, sizeof *c);
+}

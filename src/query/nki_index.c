@@ -1,0 +1,521 @@
+/* nki_index.c — the NKI lookup tables in memory, built once per profile and cached (rules in nki_index.h). */
+#include "query/nki_index.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "profile/profile_table.h"
+
+/* ------------------------------------------------------------ strings -- */
+/* The pool offset of s[0..len), added once. -1 when out of memory. */
+static int intern(nx_nki_index *x, const char *s, size_t len, size_t *off)
+{
+    uint64_t v;
+    if (nx_strmap_get(&x->pool_map, s, len, &v)) {
+        *off = (size_t)v;
+        return 0;
+    }
+    if (x->pool_len + len + 1 > x->pool_cap) {
+        size_t cap = x->pool_cap ? x->pool_cap : 4096;
+        while (cap < x->pool_len + len + 1)
+            cap *= 2;
+        char *p = realloc(x->pool, cap);
+        if (!p)
+            return -1;
+        x->pool = p;
+        x->pool_cap = cap;
+    }
+    memcpy(x->pool + x->pool_len, s, len);
+    x->pool[x->pool_len + len] = '\0';
+    if (nx_strmap_put(&x->pool_map, s, len, x->pool_len) < 0)
+        return -1;
+    *off = x->pool_len;
+    x->pool_len += len + 1;
+    return 0;
+}
+
+const char *nx_nki_str(const nx_nki_index *idx, size_t off)
+{
+    return off == NX_NKI_NO_STR ? NULL : idx->pool + off;
+}
+
+/* ---------------------------------------------------------------- cells -- */
+static bool cell_null(const nxpq_column_data *c, size_t r)
+{
+    return c->valid && !c->valid[r];
+}
+
+/* Integer cell r of c (INT32 or INT64) into *v: false when null. */
+static bool cell_int(const nxpq_column_data *c, size_t r, int64_t *v)
+{
+    if (cell_null(c, r))
+        return false;
+    *v = c->type == NXPQ_INT32 ? c->values.i32[r] : c->values.i64[r];
+    return true;
+}
+
+/* String cell r of c interned into *off (NX_NKI_NO_STR when null). -1 when out of memory. */
+static int cell_str(nx_nki_index *x, const nxpq_column_data *c, size_t r, size_t *off)
+{
+    *off = NX_NKI_NO_STR;
+    if (cell_null(c, r))
+        return 0;
+    return intern(x, c->data + c->offsets[r], (size_t)(c->offsets[r + 1] - c->offsets[r]), off);
+}
+
+/* --------------------------------------------------------------- tables -- */
+typedef int (*row_fn)(nx_nki_index *x, const nxpq_column_data *cols, size_t r, nxpq_error *err);
+
+/* Checks that column i of the scan has the type the index reads. */
+static int check_types(nx_profile_table *t, const char *const *names, const nxpq_type *types, size_t n,
+                       nxpq_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        int c = nx_profile_table_find_column(t, names[i]);
+        nxpq_type have = c < 0 ? NXPQ_STRING : nx_profile_table_column(t, (size_t)c)->type;
+        bool ok = c >= 0 && (have == types[i] || (types[i] == NXPQ_INT64 && have == NXPQ_INT32));
+        if (!ok) {
+            nxpq_error_set(err, "%s: column %s missing or not %s", nx_profile_table_file_path(t, 0), names[i],
+                           nxpq_type_name(types[i]));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Calls fn on every row of `table` (columns names[0..n) of the given types):
+ * 0, 1 when the profile lacks the table, -1 with err. */
+static int load_table(const char *dir, const char *table, const char *const *names, const nxpq_type *types,
+                      size_t n, nx_nki_index *x, row_fn fn, nxpq_error *err)
+{
+    nx_profile_table *t;
+    int rc = nx_profile_table_open(dir, table, &t, err);
+    if (rc == NX_PROFILE_TABLE_ABSENT)
+        return 1;
+    if (rc != 0)
+        return -1;
+    if (check_types(t, names, types, n, err) < 0) {
+        nx_profile_table_close(t);
+        return -1;
+    }
+    nx_profile_scan_options o = {.columns = names, .n_columns = n};
+    nx_profile_scan *s = nx_profile_scan_open(t, &o, err);
+    const nxpq_batch *b;
+    rc = s ? 0 : -1;
+    while (rc == 0 && (rc = nx_profile_scan_next(s, &b, err)) == 1) {
+        rc = 0;
+        for (size_t r = 0; r < b->n_rows && rc == 0; r++)
+            rc = fn(x, b->columns, r, err);
+    }
+    nx_profile_scan_close(s);
+    nx_profile_table_close(t);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Grows *arr (elements of size sz) to hold n + 1. -1 when out of memory. */
+static int reserve(void **arr, size_t *cap, size_t n, size_t sz)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 256;
+    void *p = realloc(*arr, c * sz);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+static int oom(nxpq_error *err, const char *table)
+{
+    nxpq_error_set(err, "%s: out of memory", table);
+    return -1;
+}
+
+static const char *const KI_COLS[] = {"kernel_instruction_name", "file_path", "line_number", "stack_frame_id",
+                                      "stack_frame_depth", "iteration_variables_id", "iteration_variable_depth"};
+static const nxpq_type KI_TYPES[] = {NXPQ_STRING, NXPQ_STRING, NXPQ_INT64, NXPQ_INT64,
+                                     NXPQ_INT64,  NXPQ_INT64,  NXPQ_INT64};
+
+static int kinst_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_error *err)
+{
+    if (reserve((void **)&x->kinst, &x->cap_kinst, x->n_kinst, sizeof *x->kinst) < 0)
+        return oom(err, "KernelInstructions");
+    nx_nki_kinst *k = &x->kinst[x->n_kinst];
+    *k = (nx_nki_kinst){0};
+    if (cell_null(&c[0], r))
+        return 0; /* the field is required: a null name cannot be joined */
+    const char *name = c[0].data + c[0].offsets[r];
+    size_t len = (size_t)(c[0].offsets[r + 1] - c[0].offsets[r]);
+    uint64_t seen;
+    if (nx_strmap_get(&x->by_name, name, len, &seen))
+        return 0;
+    int64_t unused;
+    if (cell_str(x, &c[0], r, &k->name) < 0 || cell_str(x, &c[1], r, &k->file) < 0 ||
+        nx_strmap_put(&x->by_name, name, len, x->n_kinst) < 0)
+        return oom(err, "KernelInstructions");
+    k->has_line = cell_int(&c[2], r, &k->line);
+    k->has_frame = cell_int(&c[3], r, &k->frame);
+    k->frame_depth = cell_int(&c[4], r, &unused) ? unused : -1;
+    k->has_iter = cell_int(&c[5], r, &k->iter);
+    k->iter_depth = cell_int(&c[6], r, &unused) ? unused : -1;
+    x->n_kinst++;
+    return 0;
+}
+
+static const char *const SF_COLS[] = {"stack_frame_id", "parent_stack_frame_id", "fully_qualified_function_name",
+                                      "file_path", "line_number"};
+static const nxpq_type SF_TYPES[] = {NXPQ_INT64, NXPQ_INT64, NXPQ_STRING, NXPQ_STRING, NXPQ_INT64};
+
+static int frame_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_error *err)
+{
+    if (reserve((void **)&x->frames, &x->cap_frames, x->n_frames, sizeof *x->frames) < 0)
+        return oom(err, "KernelStackFrames");
+    nx_nki_frame *f = &x->frames[x->n_frames];
+    *f = (nx_nki_frame){0};
+    if (!cell_int(&c[0], r, &f->id))
+        return 0;
+    f->has_parent = cell_int(&c[1], r, &f->parent);
+    f->has_line = cell_int(&c[4], r, &f->line);
+    if (cell_str(x, &c[2], r, &f->function) < 0 || cell_str(x, &c[3], r, &f->file) < 0)
+        return oom(err, "KernelStackFrames");
+    x->n_frames++;
+    return 0;
+}
+
+static const char *const IV_COLS[] = {"iteration_variable_id", "parent_iteration_variable_id", "variable_name",
+                                      "variable_value", "file_path", "line_number"};
+static const nxpq_type IV_TYPES[] = {NXPQ_INT64, NXPQ_INT64, NXPQ_STRING, NXPQ_INT64, NXPQ_STRING, NXPQ_INT64};
+
+static int iter_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_error *err)
+{
+    if (reserve((void **)&x->iters, &x->cap_iters, x->n_iters, sizeof *x->iters) < 0)
+        return oom(err, "KernelIterationVariables");
+    nx_nki_iter *v = &x->iters[x->n_iters];
+    *v = (nx_nki_iter){0};
+    if (!cell_int(&c[0], r, &v->id))
+        return 0;
+    v->has_parent = cell_int(&c[1], r, &v->parent);
+    v->has_value = cell_int(&c[3], r, &v->value);
+    v->has_line = cell_int(&c[5], r, &v->line);
+    if (cell_str(x, &c[2], r, &v->name) < 0 || cell_str(x, &c[4], r, &v->file) < 0)
+        return oom(err, "KernelIterationVariables");
+    x->n_iters++;
+    return 0;
+}
+
+static const char *const AI_COLS[] = {"compiler_pc", "instruction_id", "compiler_opcode", "compiler_operands"};
+static const nxpq_type AI_TYPES[] = {NXPQ_INT64, NXPQ_INT64, NXPQ_STRING, NXPQ_STRING};
+
+static int asm_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_error *err)
+{
+    if (reserve((void **)&x->assembly, &x->cap_asm, x->n_asm, sizeof *x->assembly) < 0)
+        return oom(err, "AssemblyInstruction");
+    nx_nki_asm *a = &x->assembly[x->n_asm];
+    if (!cell_int(&c[0], r, &a->pc) || !cell_int(&c[1], r, &a->id))
+        return 0;
+    if (cell_str(x, &c[2], r, &a->opcode) < 0 || cell_str(x, &c[3], r, &a->operands) < 0)
+        return oom(err, "AssemblyInstruction");
+    x->n_asm++;
+    return 0;
+}
+
+/* ---------------------------------------------------------- sort, find -- */
+static int cmp_frame(const void *a, const void *b)
+{
+    const nx_nki_frame *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_iter(const void *a, const void *b)
+{
+    const nx_nki_iter *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_asm(const void *a, const void *b)
+{
+    const nx_nki_asm *x = a, *y = b;
+    if (x->pc != y->pc)
+        return x->pc < y->pc ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The first element of a sorted array whose int64 key (at offset koff) is >= k. */
+static size_t lower_bound(const void *arr, size_t n, size_t sz, size_t koff, int64_t k)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t v;
+        memcpy(&v, (const char *)arr + mid * sz + koff, sizeof v);
+        if (v < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+const nx_nki_kinst *nx_nki_find_kinst(const nx_nki_index *idx, const char *name, size_t len)
+{
+    uint64_t i;
+    return nx_strmap_get(&idx->by_name, name, len, &i) ? &idx->kinst[i] : NULL;
+}
+
+const nx_nki_frame *nx_nki_find_frame(const nx_nki_index *idx, int64_t id)
+{
+    size_t i = lower_bound(idx->frames, idx->n_frames, sizeof *idx->frames, offsetof(nx_nki_frame, id), id);
+    return i < idx->n_frames && idx->frames[i].id == id ? &idx->frames[i] : NULL;
+}
+
+const nx_nki_iter *nx_nki_find_iter(const nx_nki_index *idx, int64_t id)
+{
+    size_t i = lower_bound(idx->iters, idx->n_iters, sizeof *idx->iters, offsetof(nx_nki_iter, id), id);
+    return i < idx->n_iters && idx->iters[i].id == id ? &idx->iters[i] : NULL;
+}
+
+const nx_nki_asm *nx_nki_find_asm(const nx_nki_index *idx, int64_t pc)
+{
+    size_t i = lower_bound(idx->assembly, idx->n_asm, sizeof *idx->assembly, offsetof(nx_nki_asm, pc), pc);
+    return i < idx->n_asm && idx->assembly[i].pc == pc ? &idx->assembly[i] : NULL;
+}
+
+/* ---------------------------------------------------------------- build -- */
+static void index_free(nx_nki_index *x)
+{
+    if (!x)
+        return;
+    free(x->kinst);
+    free(x->frames);
+    free(x->iters);
+    free(x->assembly);
+    free(x->pool);
+    nx_strmap_free(&x->by_name);
+    nx_strmap_free(&x->pool_map);
+    free(x);
+}
+
+/* Keeps the first row of each id of a sorted array (the sort is not stable, so
+ * "first" is by the lowest position the sort left: ties are rare, and the
+ * AssemblyInstruction order already breaks them by instruction_id). */
+static size_t unique_ids(void *arr, size_t n, size_t sz)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t a, b;
+        memcpy(&a, (char *)arr + i * sz, sizeof a);
+        if (w)
+            memcpy(&b, (char *)arr + (w - 1) * sz, sizeof b);
+        if (w && a == b)
+            continue;
+        memmove((char *)arr + w * sz, (char *)arr + i * sz, sz);
+        w++;
+    }
+    return w;
+}
+
+static int build(const char *dir, nx_nki_index **out, nxpq_error *err)
+{
+    nx_nki_index *x = calloc(1, sizeof *x);
+    if (!x)
+        return oom(err, "KernelInstructions");
+    int rc = load_table(dir, "KernelInstructions", KI_COLS, KI_TYPES, 7, x, kinst_row, err);
+    if (rc == 1) {
+        index_free(x);
+        nxpq_error_set(err, "%s: the profile has no KernelInstructions table", dir);
+        return NX_PROFILE_TABLE_ABSENT;
+    }
+    if (rc == 0)
+        rc = load_table(dir, "KernelStackFrames", SF_COLS, SF_TYPES, 5, x, frame_row, err);
+    if (rc >= 0)
+        rc = load_table(dir, "KernelIterationVariables", IV_COLS, IV_TYPES, 6, x, iter_row, err);
+    if (rc >= 0)
+        rc = load_table(dir, "AssemblyInstruction", AI_COLS, AI_TYPES, 4, x, asm_row, err);
+    if (rc < 0) {
+        index_free(x);
+        return -1;
+    }
+    qsort(x->frames, x->n_frames, sizeof *x->frames, cmp_frame);
+    qsort(x->iters, x->n_iters, sizeof *x->iters, cmp_iter);
+    qsort(x->assembly, x->n_asm, sizeof *x->assembly, cmp_asm);
+    x->n_frames = unique_ids(x->frames, x->n_frames, sizeof *x->frames);
+    x->n_iters = unique_ids(x->iters, x->n_iters, sizeof *x->iters);
+    x->n_asm = unique_ids(x->assembly, x->n_asm, sizeof *x->assembly);
+    *out = x;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- cache -- */
+#define SIG_TABLES 4
+typedef struct file_sig {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    bool present;
+} file_sig;
+
+typedef struct cache_entry {
+    char *dir;
+    file_sig sig[SIG_TABLES];
+    nx_nki_index *idx;
+    int refs;          /* holders, the cache's own reference included while cached */
+    uint64_t used;
+} cache_entry;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+static cache_entry cache[NX_NKI_CACHE];
+static uint64_t cache_clock;
+/* Indexes evicted while still held: freed at their last release. */
+static cache_entry *orphans;
+static size_t n_orphans, orphan_cap;
+
+static const char *const SIG_NAMES[SIG_TABLES] = {"KernelInstructions", "KernelStackFrames",
+                                                  "KernelIterationVariables", "AssemblyInstruction"};
+
+/* The identity of each table's first file (<T>.parquet, else <T>_0.parquet). */
+static void signature(const char *dir, file_sig *sig)
+{
+    for (size_t i = 0; i < SIG_TABLES; i++) {
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s.parquet", dir, SIG_NAMES[i]);
+        bool ok = stat(path, &st) == 0;
+        if (!ok) {
+            snprintf(path, sizeof path, "%s/%s_0.parquet", dir, SIG_NAMES[i]);
+            ok = stat(path, &st) == 0;
+        }
+        sig[i] = ok ? (file_sig){st.st_dev, st.st_ino, st.st_size, st.st_mtim, true} : (file_sig){0};
+    }
+}
+
+static bool sig_equal(const file_sig *a, const file_sig *b)
+{
+    for (size_t i = 0; i < SIG_TABLES; i++)
+        if (a[i].present != b[i].present || a[i].dev != b[i].dev || a[i].ino != b[i].ino ||
+            a[i].size != b[i].size || a[i].mtime.tv_sec != b[i].mtime.tv_sec ||
+            a[i].mtime.tv_nsec != b[i].mtime.tv_nsec)
+            return false;
+    return true;
+}
+
+static void hold_orphan(nx_nki_index *idx, int refs);
+
+/* Drops the cache's reference to entry e (the index lives on while held). Lock held. */
+static void evict(cache_entry *e)
+{
+    if (!e->idx)
+        return;
+    if (--e->refs == 0) {
+        index_free(e->idx);
+    } else {
+        hold_orphan(e->idx, e->refs);
+    }
+    free(e->dir);
+    *e = (cache_entry){0};
+}
+
+/* The held entry for dir with signature sig, or NULL. Lock held. */
+static nx_nki_index *lookup(const char *dir, const file_sig *sig)
+{
+    for (size_t i = 0; i < NX_NKI_CACHE; i++) {
+        cache_entry *e = &cache[i];
+        if (!e->idx || strcmp(e->dir, dir) != 0)
+            continue;
+        if (!sig_equal(e->sig, sig)) {
+            evict(e);
+            return NULL;
+        }
+        e->refs++;
+        e->used = ++cache_clock;
+        return e->idx;
+    }
+    return NULL;
+}
+
+/* Keeps an index the cache does not hold, until its last release. Lock held. */
+static void hold_orphan(nx_nki_index *idx, int refs)
+{
+    if (reserve((void **)&orphans, &orphan_cap, n_orphans, sizeof *orphans) == 0)
+        orphans[n_orphans++] = (cache_entry){.idx = idx, .refs = refs};
+    /* else: leaks one index rather than free it under a holder */
+}
+
+/* Caches idx for dir (one reference for the caller, one for the cache). Lock held. */
+static void insert(const char *dir, const file_sig *sig, nx_nki_index *idx)
+{
+    cache_entry *slot = &cache[0];
+    for (size_t i = 0; i < NX_NKI_CACHE; i++) {
+        if (!cache[i].idx) {
+            slot = &cache[i];
+            break;
+        }
+        if (cache[i].used < slot->used)
+            slot = &cache[i];
+    }
+    evict(slot);
+    char *d = strdup(dir);
+    if (!d) {
+        hold_orphan(idx, 1);
+        return;
+    }
+    *slot = (cache_entry){.dir = d, .idx = idx, .refs = 2, .used = ++cache_clock};
+    memcpy(slot->sig, sig, sizeof slot->sig);
+}
+
+int nx_nki_index_get(const char *profile_dir, const nx_nki_index **out, nxpq_error *err)
+{
+    file_sig sig[SIG_TABLES];
+    signature(profile_dir, sig);
+    pthread_mutex_lock(&cache_lock);
+    nx_nki_index *idx = lookup(profile_dir, sig);
+    pthread_mutex_unlock(&cache_lock);
+    if (idx) {
+        *out = idx;
+        return 0;
+    }
+    /* One build at a time: a second request for the same profile waits and finds it cached. */
+    pthread_mutex_lock(&build_lock);
+    pthread_mutex_lock(&cache_lock);
+    idx = lookup(profile_dir, sig);
+    pthread_mutex_unlock(&cache_lock);
+    bool built = !idx;
+    int rc = built ? build(profile_dir, &idx, err) : 0;
+    if (rc == 0 && built) {
+        pthread_mutex_lock(&cache_lock);
+        insert(profile_dir, sig, idx);
+        pthread_mutex_unlock(&cache_lock);
+    }
+    pthread_mutex_unlock(&build_lock);
+    if (rc != 0)
+        return rc;
+    *out = idx;
+    return 0;
+}
+
+void nx_nki_index_release(const nx_nki_index *idx)
+{
+    if (!idx)
+        return;
+    pthread_mutex_lock(&cache_lock);
+    bool done = false;
+    for (size_t i = 0; i < NX_NKI_CACHE && !done; i++)
+        if (cache[i].idx == idx) {
+            cache[i].refs--;
+            done = true;
+        }
+    for (size_t i = 0; i < n_orphans && !done; i++)
+        if (orphans[i].idx == idx) {
+            if (--orphans[i].refs == 0) {
+                index_free(orphans[i].idx);
+                orphans[i] = orphans[--n_orphans];
+            }
+            done = true;
+        }
+    pthread_mutex_unlock(&cache_lock);
+}
