@@ -49,11 +49,11 @@ function tableHTML(doc) {
   const head = SOURCE_COLUMNS.map((c) => `<th class="${c.num ? 'num' : ''} sortable${c.key === s.sort ? ' sorted' : ''}" data-key="${c.key}" title="${esc(c.title)}">${esc(c.label)}${c.key === s.sort ? (s.asc ? ' ▲' : ' ▼') : ''}</th>`).join('');
   const lines = sortLines(doc.lines, s.sort, s.asc);
   const body = lines.map((l) => `<tr class="src-line" data-i="${doc.lines.indexOf(l)}" title="${esc(`${l.file ?? '?'}:${l.line ?? '?'}: find its instructions`)}">` +
-    `<td><a href="#">${cut(lineLabel(l))}</a></td><td class="num">${esc(fmtCount(l.count))}</td><td class="num">${esc(fmtNs(Number(l.self_ns)))}</td>` +
+    `<td class="src-where"><a href="#"><span dir="ltr">${esc(lineLabel(l))}</span></a></td><td class="num">${esc(fmtCount(l.count))}</td><td class="num">${esc(fmtNs(Number(l.self_ns)))}</td>` +
     `<td class="num">${esc(fmtPct(l.self_percent))}</td><td class="num">${esc(fmtNs(Number(l.total_ns)))}</td></tr>`).join('');
   const more = Number(doc.total_lines) > doc.lines.length ? ` · top ${doc.lines.length} of ${fmtCount(doc.total_lines)} lines` : '';
   return `<p class="muted">NKI kernels: ${esc(fmtPct(doc.coverage_percent))} of instruction time (${esc(fmtCount(doc.attributed))} of ${esc(fmtCount(doc.instructions))} instructions)${esc(more)}</p>` +
-    `<table class="bars source-table" id="source-table"><tr>${head}</tr>${body}</table>`;
+    `<div class="source-scroll"><table class="bars source-table" id="source-table"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
 function findLine(l) {

@@ -12,7 +12,7 @@ export const SOURCE_COLUMNS = [
   { key: 'line', label: 'Line', title: 'NKI kernel source file and line' },
   { key: 'count', label: 'Instr.', title: 'Instructions the line generated', num: true },
   { key: 'self_ns', label: 'Self', title: 'Time of the instructions the line generated (exclusive)', num: true },
-  { key: 'self_percent', label: '% of instr. time', title: 'Self time over all instruction time', num: true },
+  { key: 'self_percent', label: '%', title: 'Self time as a share of all instruction time', num: true },
   { key: 'total_ns', label: 'Total', title: 'Self time plus the time of the functions called from the line (inclusive)', num: true },
 ];
 
