@@ -73,23 +73,24 @@ int nx_nki_context_read(const char *profile_dir, int64_t ordinal, const int64_t 
     int rc = nx_nki_index_get(profile_dir, &out->idx, err);
     if (rc != 0)
         return rc;
-    static const char *const FIELDS[] = {"kernel_instruction_name", "compiler_pc"};
+    static const char *const FIELDS[] = {"kernel_instruction_name", "compiler_pc", "compiler_opcode"};
     nx_event ev;
-    rc = nx_event_read_fields(profile_dir, "Instruction", ordinal, start_hint, FIELDS, 2, &ev, err);
+    rc = nx_event_read_fields(profile_dir, "Instruction", ordinal, start_hint, FIELDS, 3, &ev, err);
     if (rc != 0) {
         nx_nki_context_free(out);
         return rc;
     }
-    const nxpq_column_data *name = NULL, *pc = NULL;
-    for (size_t f = 0; f < ev.schema->n_fields; f++) {
-        if (strcmp(ev.schema->fields[f].name, FIELDS[0]) == 0)
-            name = nx_event_field(&ev, f);
-        else if (strcmp(ev.schema->fields[f].name, FIELDS[1]) == 0)
-            pc = nx_event_field(&ev, f);
-    }
+    const nxpq_column_data *col[3] = {NULL, NULL, NULL};
+    for (size_t f = 0; f < ev.schema->n_fields; f++)
+        for (size_t k = 0; k < 3; k++)
+            if (strcmp(ev.schema->fields[f].name, FIELDS[k]) == 0)
+                col[k] = nx_event_field(&ev, f);
+    const nxpq_column_data *name = col[0], *pc = col[1], *op = col[2];
     size_t r = ev.row;
+    bool has_op = op && op->type == NXPQ_STRING && !(op->valid && !op->valid[r]);
     if (pc && pc->type == NXPQ_INT64 && !(pc->valid && !pc->valid[r]))
-        out->assembly = nx_nki_find_asm(out->idx, pc->values.i64[r]);
+        out->assembly = nx_nki_find_asm(out->idx, pc->values.i64[r], has_op ? op->data + op->offsets[r] : NULL,
+                                        has_op ? (size_t)(op->offsets[r + 1] - op->offsets[r]) : 0);
     if (name && name->type == NXPQ_STRING && !(name->valid && !name->valid[r])) {
         size_t len = (size_t)(name->offsets[r + 1] - name->offsets[r]);
         out->kernel_instruction_name = strndup(name->data + name->offsets[r], len);

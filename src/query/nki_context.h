@@ -16,7 +16,9 @@
  *       parent_iteration_variable_id upwards -> the loop iteration, outer loop
  *       first;
  *   Instruction.compiler_pc = AssemblyInstruction.compiler_pc -> the assembly
- *       line (lowest instruction_id when several share the pc).
+ *       line: of the rows of that pc (each engine numbers its own stream), the
+ *       one whose compiler_opcode is the Instruction's, else the lowest
+ *       instruction_id.
  * A chain stops at an id the table lacks, or after as many steps as the table
  * has rows (a cycle). An instruction without a kernel_instruction_name, or
  * with one KernelInstructions lacks, has no source (has_source false); its

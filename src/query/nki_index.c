@@ -178,6 +178,7 @@ static int frame_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_
     *f = (nx_nki_frame){0};
     if (!cell_int(&c[0], r, &f->id))
         return 0;
+    f->row = x->n_frames;
     f->has_parent = cell_int(&c[1], r, &f->parent);
     f->has_line = cell_int(&c[4], r, &f->line);
     if (cell_str(x, &c[2], r, &f->function) < 0 || cell_str(x, &c[3], r, &f->file) < 0)
@@ -198,6 +199,7 @@ static int iter_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_e
     *v = (nx_nki_iter){0};
     if (!cell_int(&c[0], r, &v->id))
         return 0;
+    v->row = x->n_iters;
     v->has_parent = cell_int(&c[1], r, &v->parent);
     v->has_value = cell_int(&c[3], r, &v->value);
     v->has_line = cell_int(&c[5], r, &v->line);
@@ -227,13 +229,17 @@ static int asm_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_er
 static int cmp_frame(const void *a, const void *b)
 {
     const nx_nki_frame *x = a, *y = b;
-    return x->id < y->id ? -1 : x->id > y->id;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
 }
 
 static int cmp_iter(const void *a, const void *b)
 {
     const nx_nki_iter *x = a, *y = b;
-    return x->id < y->id ? -1 : x->id > y->id;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
 }
 
 static int cmp_asm(const void *a, const void *b)
@@ -278,10 +284,17 @@ const nx_nki_iter *nx_nki_find_iter(const nx_nki_index *idx, int64_t id)
     return i < idx->n_iters && idx->iters[i].id == id ? &idx->iters[i] : NULL;
 }
 
-const nx_nki_asm *nx_nki_find_asm(const nx_nki_index *idx, int64_t pc)
+const nx_nki_asm *nx_nki_find_asm(const nx_nki_index *idx, int64_t pc, const char *opcode, size_t len)
 {
     size_t i = lower_bound(idx->assembly, idx->n_asm, sizeof *idx->assembly, offsetof(nx_nki_asm, pc), pc);
-    return i < idx->n_asm && idx->assembly[i].pc == pc ? &idx->assembly[i] : NULL;
+    if (i >= idx->n_asm || idx->assembly[i].pc != pc)
+        return NULL;
+    for (size_t j = i; opcode && j < idx->n_asm && idx->assembly[j].pc == pc; j++) {
+        const char *op = nx_nki_str(idx, idx->assembly[j].opcode);
+        if (op && strlen(op) == len && memcmp(op, opcode, len) == 0)
+            return &idx->assembly[j];
+    }
+    return &idx->assembly[i];
 }
 
 /* ---------------------------------------------------------------- build -- */
@@ -299,9 +312,7 @@ static void index_free(nx_nki_index *x)
     free(x);
 }
 
-/* Keeps the first row of each id of a sorted array (the sort is not stable, so
- * "first" is by the lowest position the sort left: ties are rare, and the
- * AssemblyInstruction order already breaks them by instruction_id). */
+/* Keeps the first element of each id of an array sorted by id, then row. */
 static size_t unique_ids(void *arr, size_t n, size_t sz)
 {
     size_t w = 0;
@@ -344,7 +355,6 @@ static int build(const char *dir, nx_nki_index **out, nxpq_error *err)
     qsort(x->assembly, x->n_asm, sizeof *x->assembly, cmp_asm);
     x->n_frames = unique_ids(x->frames, x->n_frames, sizeof *x->frames);
     x->n_iters = unique_ids(x->iters, x->n_iters, sizeof *x->iters);
-    x->n_asm = unique_ids(x->assembly, x->n_asm, sizeof *x->assembly);
     *out = x;
     return 0;
 }

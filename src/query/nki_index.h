@@ -13,9 +13,11 @@
  *     kind), not an error; KernelInstructions absent: nx_nki_index_get answers
  *     NX_PROFILE_TABLE_ABSENT;
  *   - a KernelInstructions name given twice keeps its first row; a frame or
- *     binding id given twice keeps its first row; AssemblyInstruction rows
- *     sharing a compiler_pc keep the lowest instruction_id (the join is
- *     Instruction.compiler_pc = AssemblyInstruction.compiler_pc);
+ *     binding id given twice keeps its first row;
+ *   - AssemblyInstruction is joined on compiler_pc, which numbers each
+ *     engine's instruction stream, so several rows may share one: the row
+ *     whose compiler_opcode is the Instruction's wins, else the lowest
+ *     instruction_id of that pc;
  *   - null cells stay null (has_* false, or string NX_NKI_NO_STR);
  *   - chains (a frame's callers, a binding's enclosing loops) are followed at
  *     most as many steps as the table has rows, so a cycle in the data ends.
@@ -48,6 +50,7 @@ typedef struct nx_nki_kinst {
 typedef struct nx_nki_frame {
     int64_t id, parent, line;
     size_t function, file;
+    size_t row;                   /* its row in the table: of two rows of one id, the first wins */
     bool has_parent, has_line;
 } nx_nki_frame;
 
@@ -55,6 +58,7 @@ typedef struct nx_nki_frame {
 typedef struct nx_nki_iter {
     int64_t id, parent, value, line;
     size_t name, file;
+    size_t row;                   /* as nx_nki_frame's */
     bool has_parent, has_value, has_line;
 } nx_nki_iter;
 
@@ -72,7 +76,7 @@ typedef struct nx_nki_index {
     size_t n_frames;
     nx_nki_iter *iters;           /* sorted by id */
     size_t n_iters;
-    nx_nki_asm *assembly;         /* sorted by pc, then id */
+    nx_nki_asm *assembly;         /* sorted by pc, then id (all rows) */
     size_t n_asm;
     char *pool;                   /* NUL-terminated strings */
     size_t pool_len, pool_cap;
@@ -92,6 +96,7 @@ const char *nx_nki_str(const nx_nki_index *idx, size_t off);
 const nx_nki_kinst *nx_nki_find_kinst(const nx_nki_index *idx, const char *name, size_t len);
 const nx_nki_frame *nx_nki_find_frame(const nx_nki_index *idx, int64_t id);
 const nx_nki_iter *nx_nki_find_iter(const nx_nki_index *idx, int64_t id);
-const nx_nki_asm *nx_nki_find_asm(const nx_nki_index *idx, int64_t pc);
+/* The assembly row of pc (rule above; opcode NULL: the lowest instruction_id). */
+const nx_nki_asm *nx_nki_find_asm(const nx_nki_index *idx, int64_t pc, const char *opcode, size_t len);
 
 #endif

@@ -5,7 +5,7 @@ tests/tools/nki_tables.py.
 
 Independent of nxprof: the expectations are DuckDB's join of the Parquet files
 (Instruction JOIN KernelInstructions USING (kernel_instruction_name), AssemblyInstruction
-on compiler_pc) with the call and loop chains walked here in Python.
+on compiler_pc, the instruction's opcode first) with the call and loop chains walked here in Python.
 """
 import importlib.util
 from collections import defaultdict
@@ -95,11 +95,11 @@ def test_event_nki_member_is_the_join(profile, port):
     iters = {r[0]: r[1:] for r in q(f"SELECT iteration_variable_id, parent_iteration_variable_id, variable_name, "
                                     f"variable_value, file_path, line_number "
                                     f"FROM '{d}/KernelIterationVariables.parquet'")}
-    rows = q(f"SELECT file_row_number, kernel_instruction_name, compiler_pc "
+    rows = q(f"SELECT file_row_number, kernel_instruction_name, compiler_pc, compiler_opcode "
              f"FROM read_parquet('{d}/Instruction.parquet', file_row_number=true) "
              f"WHERE kernel_instruction_name IS NOT NULL OR file_row_number % 1000 = 0 ORDER BY 1")
     assert sum(1 for r in rows if r[1]) > 100
-    for ordinal, name, pc in rows[::7]:
+    for ordinal, name, pc, op in rows[::7]:
         status, ev = http_get_json(port, f"/api/profiles/run-nd0-nc0/event?table=Instruction&ordinal={ordinal}")
         assert status == 200, ev
         nki = ev["nki"]
@@ -116,8 +116,12 @@ def test_event_nki_member_is_the_join(profile, port):
                                     for f in stack]
             assert nki["iteration"] == [{"id": i, "name": iters[i][1], "value": iters[i][2], "file": iters[i][3],
                                          "line": iters[i][4]} for i in chain(iters, it)]
+        # of the pc's rows, the instruction's opcode first, then the lowest instruction_id
         a = q(f"SELECT instruction_id, compiler_opcode, compiler_operands FROM '{d}/AssemblyInstruction.parquet' "
-              f"WHERE compiler_pc = {pc} ORDER BY instruction_id LIMIT 1") if pc is not None else []
+              f"WHERE compiler_pc = {pc} ORDER BY coalesce(compiler_opcode = $op, false) DESC, instruction_id "
+              f"LIMIT 1".replace("$op", "NULL" if op is None else "'" + op.replace("'", "''") + "'")) if pc is not None else []
+        if a and op is not None:
+            assert a[0][1] == op
         want = {"instruction_id": a[0][0], "compiler_pc": pc, "opcode": a[0][1], "operands": a[0][2]} if a else None
         assert nki["assembly"] == want
 

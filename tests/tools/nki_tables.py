@@ -9,8 +9,8 @@ The tables: frames 1 nki.flash_fwd (called at model.py:212) and 2 its softmax_bl
 at flash_attention.py:150); each distinct kernel_instruction_name "inst.A:B" of Instruction
 maps to its nki_source_location's file and line, frame 2 for lines from 160, else 1, and the
 loop binding j = B % 8 inside i = A % 4 (ids 2000 + 8 i + j and 1000 + i); each distinct
-compiler_pc gets one assembly row (instruction_id = its rank by pc, the Instruction's
-compiler_opcode and compiler_operands).
+(compiler_pc, compiler_opcode) pair (each engine numbers its own stream, so a pc recurs)
+gets one assembly row: instruction_id its rank by pc and opcode, the least of its operands.
 
 Usage: python nki_tables.py <device profile dir>
 """
@@ -66,8 +66,8 @@ def main(directory):
         kinst.append({"kernel_instruction_name": name, "stack_frame_id": frame, "stack_frame_depth": frame,
                       "iteration_variables_id": 2000 + 8 * i + j, "iteration_variable_depth": 2,
                       "file_path": file or None, "line_number": ln})
-    pcs = duckdb.sql(f"SELECT compiler_pc, any_value(compiler_opcode), any_value(compiler_operands) FROM {src} "
-                     "WHERE compiler_pc IS NOT NULL GROUP BY 1 ORDER BY 1").fetchall()
+    pcs = duckdb.sql(f"SELECT compiler_pc, compiler_opcode, min(compiler_operands) FROM {src} "
+                     "WHERE compiler_pc IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2").fetchall()
     asm = [{"instruction_id": k, "compiler_pc": pc, "compiler_opcode": op or "", "compiler_operands": ops or ""}
            for k, (pc, op, ops) in enumerate(pcs)]
     write(directory, "KernelStackFrames", frames)

@@ -9,10 +9,11 @@
  *   KernelInstructions: inst.1:0 attn.py:42 frame 1 iter 101; inst.1:1 attn.py:60
  *     frame 2 iter 100; inst.1:2 attn.py:42 frame 1; inst.cyc attn.py:71 frame 3;
  *     inst.1:0 again (attn.py:99: ignored, the first row of a name wins);
- *   AssemblyInstruction: pc 7 ids 3 and 2 (2 wins), pc 8 id 5.
+ *   AssemblyInstruction: pc 7 ids 3 (MATMUL) and 2 (MATMUL_T), pc 8 id 5.
  * Instruction (only the columns the answers read, plus times): NKI_ROWS rows,
  * row r named NKI_NAMES[r % 6] (an unknown name and a null among them),
- * duration r % 7 + 1, compiler_pc 7, 8 or null by r % 3. */
+ * duration r % 7 + 1, compiler_pc 7, 8 or null by r % 3, compiler_opcode MATMUL when
+ * r % 4 == 0, else null. */
 #ifndef NX_TEST_NKI_FIXTURE_H
 #define NX_TEST_NKI_FIXTURE_H
 
@@ -93,23 +94,25 @@ static inline void nki_write_instructions(const char *dir)
 {
     static const fx_col COLS[] = {{"start_ts", NXPQ_INT64},  {"end_ts", NXPQ_INT64},
                                   {"duration_ns", NXPQ_INT64}, {"engine", NXPQ_STRING},
-                                  {"kernel_instruction_name", NXPQ_STRING}, {"compiler_pc", NXPQ_INT64}};
-    char **cells = calloc(NKI_ROWS * 6, sizeof *cells);
+                                  {"kernel_instruction_name", NXPQ_STRING}, {"compiler_pc", NXPQ_INT64},
+                                  {"compiler_opcode", NXPQ_STRING}};
+    char **cells = calloc(NKI_ROWS * 7, sizeof *cells);
     assert_non_null(cells);
     for (size_t r = 0; r < NKI_ROWS; r++) {
         char b[32];
         snprintf(b, sizeof b, "%zu", 10 * r);
-        cells[r * 6] = strdup(b);
+        cells[r * 7] = strdup(b);
         snprintf(b, sizeof b, "%lld", (long long)(10 * (int64_t)r + nki_dur(r)));
-        cells[r * 6 + 1] = strdup(b);
+        cells[r * 7 + 1] = strdup(b);
         snprintf(b, sizeof b, "%lld", (long long)nki_dur(r));
-        cells[r * 6 + 2] = strdup(b);
-        cells[r * 6 + 3] = strdup("pe");
-        cells[r * 6 + 4] = NKI_NAMES[r % 6] ? strdup(NKI_NAMES[r % 6]) : NULL;
-        cells[r * 6 + 5] = r % 3 == 2 ? NULL : strdup(r % 3 ? "8" : "7");
+        cells[r * 7 + 2] = strdup(b);
+        cells[r * 7 + 3] = strdup("pe");
+        cells[r * 7 + 4] = NKI_NAMES[r % 6] ? strdup(NKI_NAMES[r % 6]) : NULL;
+        cells[r * 7 + 5] = r % 3 == 2 ? NULL : strdup(r % 3 ? "8" : "7");
+        cells[r * 7 + 6] = r % 4 ? NULL : strdup("MATMUL");
     }
-    fx_write(dir, "Instruction.parquet", COLS, 6, (const char *const *)cells, NKI_ROWS);
-    for (size_t i = 0; i < NKI_ROWS * 6; i++)
+    fx_write(dir, "Instruction.parquet", COLS, 7, (const char *const *)cells, NKI_ROWS);
+    for (size_t i = 0; i < NKI_ROWS * 7; i++)
         free(cells[i]);
     free(cells);
 }

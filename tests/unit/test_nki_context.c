@@ -3,8 +3,8 @@
  * nki_fixture.h: an instruction's source location, call stack (outermost
  * first), loop iteration (outer first) and assembly line; an instruction
  * without a name, with an unknown name, without a pc; a cyclic call chain that
- * ends; the first KernelInstructions row of a name and the lowest
- * instruction_id of a pc winning; the index cached and rebuilt when a table is
+ * ends; the first KernelInstructions row of a name winning; of a pc's
+ * assembly rows, the one of the instruction's opcode, else the lowest id; the index cached and rebuilt when a table is
  * rewritten; a profile without KernelInstructions; a table with a wrongly
  * typed column (an error naming the file and column); a row past the end.
  */
@@ -48,7 +48,7 @@ static void read_ctx(int64_t row, nx_nki_context *c)
     assert_int_equal(nx_nki_context_read(dir, row, NULL, c, &err), 0);
 }
 
-/* Row 0: inst.1:0, pc 7 -> attn.py:42 in kern.flash_fwd, i=0 / j=3, MATMUL_T (id 2). */
+/* Row 0: inst.1:0, pc 7, MATMUL -> attn.py:42 in kern.flash_fwd, i=0 / j=3, MATMUL (id 3, its opcode). */
 static void full_context(void **state)
 {
     (void)state;
@@ -69,9 +69,9 @@ static void full_context(void **state)
     assert_int_equal(c.iters[1]->value, 3);
     assert_int_equal(c.iters[1]->line, 22);
     assert_non_null(c.assembly);
-    assert_int_equal(c.assembly->id, 2);
-    assert_string_equal(nx_nki_str(c.idx, c.assembly->opcode), "MATMUL_T");
-    assert_string_equal(nx_nki_str(c.idx, c.assembly->operands), "a=2 b=1");
+    assert_int_equal(c.assembly->id, 3);
+    assert_string_equal(nx_nki_str(c.idx, c.assembly->opcode), "MATMUL");
+    assert_string_equal(nx_nki_str(c.idx, c.assembly->operands), "a=1");
     nx_nki_context_free(&c);
 }
 
@@ -106,7 +106,9 @@ static void partial_contexts(void **state)
     read_ctx(3, &c);
     assert_string_equal(c.kernel_instruction_name, "inst.9:9");
     assert_false(c.has_source);
-    assert_non_null(c.assembly); /* pc 7 (3 % 3 == 0) */
+    assert_non_null(c.assembly); /* pc 7 (3 % 3 == 0) without an opcode: the lowest id */
+    assert_int_equal(c.assembly->id, 2);
+    assert_string_equal(nx_nki_str(c.idx, c.assembly->operands), "a=2 b=1");
     assert_int_equal(c.n_frames, 0);
     nx_nki_context_free(&c);
     read_ctx(4, &c);
