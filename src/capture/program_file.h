@@ -31,7 +31,8 @@
 
 #define NX_PROG_MAGIC "NXPROG\0\0"      /* 8 bytes */
 #define NX_PROG_VERSION_MAJOR 1
-#define NX_PROG_VERSION_MINOR 1         /* 1.1 added MEMORY_ALLOCATIONS */
+#define NX_PROG_VERSION_MINOR 2         /* 1.1 added MEMORY_ALLOCATIONS; 1.2 the NKI
+                                           debug info and ASSEMBLY */
 #define NX_PROG_HEADER_SIZE 64
 #define NX_PROG_TOC_ENTRY_SIZE 32
 
@@ -53,7 +54,11 @@ typedef enum nx_prog_section {
     NX_SEC_CC_STREAMS = 10,
     NX_SEC_STACK_FRAMES = 11,
     NX_SEC_MEMORY_ALLOCATIONS = 12,   /* since 1.1 */
-    NX_SEC_LAST = 12
+    NX_SEC_NKI_FRAMES = 20,           /* since 1.2: NKI kernel debug info */
+    NX_SEC_NKI_ITERATIONS = 21,
+    NX_SEC_NKI_INSTRUCTIONS = 22,
+    NX_SEC_ASSEMBLY = 23,             /* since 1.2: the compiler's assembly listing */
+    NX_SEC_LAST = 23
 } nx_prog_section;
 
 /* Record sizes of version 1.0. A reader accepts larger records (later minor
@@ -69,7 +74,11 @@ enum {
     NX_PROG_COLLECTIVE_SIZE = 80,
     NX_PROG_CC_STREAM_SIZE = 24,
     NX_PROG_FRAME_SIZE = 24,
-    NX_PROG_ALLOC_SIZE = 32
+    NX_PROG_ALLOC_SIZE = 32,
+    NX_PROG_NKI_FRAME_SIZE = 24,
+    NX_PROG_NKI_ITER_SIZE = 32,
+    NX_PROG_NKI_INSTR_SIZE = 32,
+    NX_PROG_ASM_SIZE = 24
 };
 
 /* DmaQueueType, in the schema's enum order; the number is stored. */
@@ -229,6 +238,41 @@ typedef struct nx_prog_alloc {
  * (SBUF) or psum_partition_bytes / psum_banks (PSUM, one bank). */
 uint64_t nx_prog_alloc_capacity(const nx_prog_hardware *hw, unsigned memory);
 
+/* --- NKI debug info (since 1.2): where an NKI kernel's instructions come from --
+ * NKI_FRAMES are the kernel's call frames (nx_prog_frame, STACK_FRAMES' layout:
+ * parent is the index of the calling frame in NKI_FRAMES, file and line the call
+ * site). NKI_ITERATIONS are loop-variable bindings: one per loop iteration that
+ * generated instructions, parent the binding of the enclosing loop. Each
+ * NKI_INSTRUCTIONS record maps one instruction of the program (by engine, pc;
+ * it must have a kernel_instruction_name) to its innermost frame, its innermost
+ * binding and the source line that generated it. Instructions that no record
+ * names did not come from an NKI kernel. */
+typedef struct nx_prog_nki_iter {
+    int64_t parent;                  /* index of the enclosing loop's binding, NX_ABSENT */
+    int64_t value;                   /* the loop variable's value in this iteration */
+    const char *name, *file_name;    /* name non-empty */
+    uint32_t line;                   /* where the loop is written */
+} nx_prog_nki_iter;
+
+typedef struct nx_prog_nki_instr {
+    uint8_t engine;
+    uint32_t pc;                     /* (engine, pc): an instruction of the program */
+    uint32_t frame;                  /* index into NKI_FRAMES: the innermost frame */
+    int64_t iteration;               /* index into NKI_ITERATIONS, NX_ABSENT outside loops */
+    const char *file_name;           /* the generating line */
+    uint32_t line;
+} nx_prog_nki_instr;
+
+/* --- ASSEMBLY (since 1.2): the compiler's listing, one record per instruction
+ * in strictly increasing compiler_pc; an instruction whose compiler_pc is
+ * recorded has that same value here. */
+typedef struct nx_prog_asm {
+    uint8_t engine;
+    uint32_t pc;                     /* (engine, pc): an instruction of the program */
+    int64_t compiler_pc;             /* >= 0 */
+    const char *opcode, *operands;   /* opcode non-empty */
+} nx_prog_asm;
+
 /* A decoded program (reader) or the description of one to write (writer). */
 typedef struct nx_program {
     nx_prog_header header;
@@ -251,6 +295,14 @@ typedef struct nx_program {
     size_t n_frames;
     nx_prog_alloc *allocs;           /* MEMORY_ALLOCATIONS; none when the section is absent */
     size_t n_allocs;
+    nx_prog_frame *nki_frames;       /* the NKI sections and ASSEMBLY: none when absent */
+    size_t n_nki_frames;
+    nx_prog_nki_iter *nki_iters;
+    size_t n_nki_iters;
+    nx_prog_nki_instr *nki_instrs;   /* sorted by (engine, pc), each instruction once */
+    size_t n_nki_instrs;
+    nx_prog_asm *asm_lines;
+    size_t n_asm_lines;
     /* Strings that only device traces refer to (CC instruction descriptions,
      * error texts); the writer puts them in the string table. Reader: NULL. */
     const char *const *extra_strings;

@@ -23,6 +23,18 @@ typedef struct prog_loc {
     uint32_t record_size[NX_SEC_LAST + 1];
 } prog_loc;
 
+/* "offset O: SECTION record I: <msg>" (reader, loc given) or "SECTION record I:
+ * <msg>" (writer, loc NULL); returns -1. */
+int nx_prog_fail_rec(nx_cap_error *err, const char *path, const prog_loc *loc, int sec, size_t index,
+                     unsigned field_off, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/* The instruction (engine, pc) of a program whose instructions are sorted, or
+ * NULL; a binary search (engine_first may not be filled yet). */
+const nx_prog_instr *nx_prog_lookup_instr(const nx_program *p, unsigned engine, uint32_t pc);
+
+/* The rules of the NKI sections and ASSEMBLY (program_validate_nki.c). */
+int nx_prog_validate_nki(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err);
+
 /* Checks every rule that does not depend on the byte encoding: ranges, sort
  * order, cross references. */
 int nx_prog_validate(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err);

@@ -17,6 +17,8 @@ static const uint32_t SPEC_SIZE[NX_SEC_LAST + 1] = {
     [NX_SEC_TENSORS] = NX_PROG_TENSOR_SIZE, [NX_SEC_SEMAPHORES] = NX_PROG_SEMAPHORE_SIZE,
     [NX_SEC_COLLECTIVES] = NX_PROG_COLLECTIVE_SIZE, [NX_SEC_CC_STREAMS] = NX_PROG_CC_STREAM_SIZE,
     [NX_SEC_STACK_FRAMES] = NX_PROG_FRAME_SIZE, [NX_SEC_MEMORY_ALLOCATIONS] = NX_PROG_ALLOC_SIZE,
+    [NX_SEC_NKI_FRAMES] = NX_PROG_NKI_FRAME_SIZE, [NX_SEC_NKI_ITERATIONS] = NX_PROG_NKI_ITER_SIZE,
+    [NX_SEC_NKI_INSTRUCTIONS] = NX_PROG_NKI_INSTR_SIZE, [NX_SEC_ASSEMBLY] = NX_PROG_ASM_SIZE,
 };
 
 typedef struct section {
@@ -87,7 +89,7 @@ static int read_toc_entry(decoder *d, uint64_t at)
 {
     uint32_t id = nx_get_u32(d->data + at), rsize = nx_get_u32(d->data + at + 4);
     uint64_t off = nx_get_u64(d->data + at + 8), count = nx_get_u64(d->data + at + 16);
-    if (id == 0 || id > NX_SEC_LAST) {
+    if (id == 0 || id > NX_SEC_LAST || SPEC_SIZE[id] == 0) {   /* 0: an id this reader has no section for */
         nx_cap_warn(d->warn, d->name, at, "Invalid Data",
                     "section id %" PRIu32 " is unknown to this reader (version %d.%d); ignored",
                     id, NX_PROG_VERSION_MAJOR, NX_PROG_VERSION_MINOR);
@@ -111,7 +113,7 @@ static int read_toc_entry(decoder *d, uint64_t at)
 static int check_overlaps(decoder *d)
 {
     for (int a = 1; a <= NX_SEC_LAST; a++)
-        for (int b = a + 1; b <= NX_SEC_LAST; b++) {
+        for (int b = a + 1; b <= NX_SEC_LAST; b++) {   /* ids without a section are never present */
             const section *x = &d->sec[a], *y = &d->sec[b];
             if (!x->present || !y->present)
                 continue;
@@ -290,14 +292,56 @@ static int read_cc_stream(decoder *d, uint64_t i, nx_prog_cc_stream *s)
     return get_str(d, at + 16, &s->cc_core_ids);
 }
 
-static int read_frame(decoder *d, uint64_t i, nx_prog_frame *f)
+/* STACK_FRAMES and NKI_FRAMES share one layout. */
+static int read_frame_of(decoder *d, int id, uint64_t i, nx_prog_frame *f)
 {
-    uint64_t at = rec_off(d, NX_SEC_STACK_FRAMES, i);
+    uint64_t at = rec_off(d, id, i);
     f->parent = nx_get_i64(d->data + at);
     f->line = nx_get_u32(d->data + at + 16);
     if (get_str(d, at + 8, &f->file_name) != 0 || get_str(d, at + 12, &f->function_name) != 0)
         return -1;
     return 0;
+}
+
+static int read_frame(decoder *d, uint64_t i, nx_prog_frame *f)
+{
+    return read_frame_of(d, NX_SEC_STACK_FRAMES, i, f);
+}
+
+static int read_nki_frame(decoder *d, uint64_t i, nx_prog_frame *f)
+{
+    return read_frame_of(d, NX_SEC_NKI_FRAMES, i, f);
+}
+
+static int read_nki_iter(decoder *d, uint64_t i, nx_prog_nki_iter *v)
+{
+    uint64_t at = rec_off(d, NX_SEC_NKI_ITERATIONS, i);
+    v->parent = nx_get_i64(d->data + at);
+    v->value = nx_get_i64(d->data + at + 8);
+    v->line = nx_get_u32(d->data + at + 24);
+    return get_str(d, at + 16, &v->name) != 0 || get_str(d, at + 20, &v->file_name) != 0 ? -1 : 0;
+}
+
+static int read_nki_instr(decoder *d, uint64_t i, nx_prog_nki_instr *m)
+{
+    uint64_t at = rec_off(d, NX_SEC_NKI_INSTRUCTIONS, i);
+    const unsigned char *r = d->data + at;
+    m->pc = nx_get_u32(r);
+    m->engine = r[4];
+    m->frame = nx_get_u32(r + 8);
+    m->line = nx_get_u32(r + 16);
+    m->iteration = nx_get_i64(r + 24);
+    return get_str(d, at + 12, &m->file_name);
+}
+
+static int read_asm(decoder *d, uint64_t i, nx_prog_asm *a)
+{
+    uint64_t at = rec_off(d, NX_SEC_ASSEMBLY, i);
+    const unsigned char *r = d->data + at;
+    a->pc = nx_get_u32(r);
+    a->engine = r[4];
+    a->compiler_pc = nx_get_i64(r + 16);
+    return get_str(d, at + 8, &a->opcode) != 0 || get_str(d, at + 12, &a->operands) != 0 ? -1 : 0;
 }
 
 /* MEMORY_ALLOCATIONS record: ranges are checked in program_validate.c. */
@@ -350,6 +394,10 @@ static int decode_sections(decoder *d)
     READ_ARRAY(d, NX_SEC_CC_STREAMS, cc_streams, n_cc_streams, read_cc_stream);
     READ_ARRAY(d, NX_SEC_STACK_FRAMES, frames, n_frames, read_frame);
     READ_ARRAY(d, NX_SEC_MEMORY_ALLOCATIONS, allocs, n_allocs, read_alloc);
+    READ_ARRAY(d, NX_SEC_NKI_FRAMES, nki_frames, n_nki_frames, read_nki_frame);
+    READ_ARRAY(d, NX_SEC_NKI_ITERATIONS, nki_iters, n_nki_iters, read_nki_iter);
+    READ_ARRAY(d, NX_SEC_NKI_INSTRUCTIONS, nki_instrs, n_nki_instrs, read_nki_instr);
+    READ_ARRAY(d, NX_SEC_ASSEMBLY, asm_lines, n_asm_lines, read_asm);
     return 0;
 }
 

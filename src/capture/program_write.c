@@ -6,8 +6,9 @@
  * names the file after the hash. See program_file.h.
  *
  * The table of contents lists sections 1..11 always (empty ones with count 0)
- * and MEMORY_ALLOCATIONS (12) only when the program has allocations, so a
- * program without them carries no section a 1.0 reader would warn about.
+ * and each later section (MEMORY_ALLOCATIONS, the NKI sections, ASSEMBLY) only
+ * when the program has records for it, so a program without them carries no
+ * section an older reader would warn about.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -236,6 +237,7 @@ static void put_cc_stream(image *im, const nx_prog_cc_stream *s)
     nx_put_u32(r + 16, strtab_ref(&im->strings, s->cc_core_ids));
 }
 
+/* STACK_FRAMES and NKI_FRAMES (same layout). */
 static void put_frame(image *im, const nx_prog_frame *f)
 {
     unsigned char *r = reserve(im, NX_PROG_FRAME_SIZE);
@@ -264,6 +266,43 @@ static void put_alloc(image *im, const nx_prog_alloc *a)
     nx_put_u64(r + 24, a->bytes_per_partition);
 }
 
+static void put_nki_iter(image *im, const nx_prog_nki_iter *v)
+{
+    unsigned char *r = reserve(im, NX_PROG_NKI_ITER_SIZE);
+    if (!r)
+        return;
+    nx_put_i64(r, v->parent);
+    nx_put_i64(r + 8, v->value);
+    nx_put_u32(r + 16, strtab_ref(&im->strings, v->name));
+    nx_put_u32(r + 20, strtab_ref(&im->strings, v->file_name));
+    nx_put_u32(r + 24, v->line);
+}
+
+static void put_nki_instr(image *im, const nx_prog_nki_instr *m)
+{
+    unsigned char *r = reserve(im, NX_PROG_NKI_INSTR_SIZE);
+    if (!r)
+        return;
+    nx_put_u32(r, m->pc);
+    r[4] = m->engine;
+    nx_put_u32(r + 8, m->frame);
+    nx_put_u32(r + 12, strtab_ref(&im->strings, m->file_name));
+    nx_put_u32(r + 16, m->line);
+    nx_put_i64(r + 24, m->iteration);
+}
+
+static void put_asm(image *im, const nx_prog_asm *a)
+{
+    unsigned char *r = reserve(im, NX_PROG_ASM_SIZE);
+    if (!r)
+        return;
+    nx_put_u32(r, a->pc);
+    r[4] = a->engine;
+    nx_put_u32(r + 8, strtab_ref(&im->strings, a->opcode));
+    nx_put_u32(r + 12, strtab_ref(&im->strings, a->operands));
+    nx_put_i64(r + 16, a->compiler_pc);
+}
+
 /* Appends section id's records (everything but STRINGS). */
 #define PUT_SECTION(im, id, arr, n, fn)                              \
     do {                                                             \
@@ -274,15 +313,37 @@ static void put_alloc(image *im, const nx_prog_alloc *a)
     } while (0)
 
 static const uint32_t RECORD_SIZE[NX_SEC_LAST + 1] = {
-    0, 1, NX_PROG_PROGRAM_SIZE, NX_PROG_HARDWARE_SIZE, NX_PROG_INSTR_SIZE, NX_PROG_QUEUE_SIZE,
-    NX_PROG_DESC_SIZE, NX_PROG_TENSOR_SIZE, NX_PROG_SEMAPHORE_SIZE, NX_PROG_COLLECTIVE_SIZE,
-    NX_PROG_CC_STREAM_SIZE, NX_PROG_FRAME_SIZE, NX_PROG_ALLOC_SIZE,
+    [NX_SEC_STRINGS] = 1, [NX_SEC_PROGRAM] = NX_PROG_PROGRAM_SIZE, [NX_SEC_HARDWARE] = NX_PROG_HARDWARE_SIZE,
+    [NX_SEC_INSTRUCTIONS] = NX_PROG_INSTR_SIZE, [NX_SEC_DMA_QUEUES] = NX_PROG_QUEUE_SIZE,
+    [NX_SEC_DMA_DESCRIPTORS] = NX_PROG_DESC_SIZE, [NX_SEC_TENSORS] = NX_PROG_TENSOR_SIZE,
+    [NX_SEC_SEMAPHORES] = NX_PROG_SEMAPHORE_SIZE, [NX_SEC_COLLECTIVES] = NX_PROG_COLLECTIVE_SIZE,
+    [NX_SEC_CC_STREAMS] = NX_PROG_CC_STREAM_SIZE, [NX_SEC_STACK_FRAMES] = NX_PROG_FRAME_SIZE,
+    [NX_SEC_MEMORY_ALLOCATIONS] = NX_PROG_ALLOC_SIZE, [NX_SEC_NKI_FRAMES] = NX_PROG_NKI_FRAME_SIZE,
+    [NX_SEC_NKI_ITERATIONS] = NX_PROG_NKI_ITER_SIZE, [NX_SEC_NKI_INSTRUCTIONS] = NX_PROG_NKI_INSTR_SIZE,
+    [NX_SEC_ASSEMBLY] = NX_PROG_ASM_SIZE,
 };
 
-/* Sections listed in the TOC: ids 1..toc_count. */
+/* Sections listed in the TOC, in id order: 1..11, then each optional one that
+ * has records. Returns how many were put in ids. */
+static uint32_t toc_ids(const nx_program *p, uint32_t ids[NX_SEC_LAST])
+{
+    uint32_t n = 0;
+    for (uint32_t id = 1; id <= NX_SEC_STACK_FRAMES; id++)
+        ids[n++] = id;
+    const struct { uint32_t id; size_t count; } optional[] = {
+        {NX_SEC_MEMORY_ALLOCATIONS, p->n_allocs}, {NX_SEC_NKI_FRAMES, p->n_nki_frames},
+        {NX_SEC_NKI_ITERATIONS, p->n_nki_iters}, {NX_SEC_NKI_INSTRUCTIONS, p->n_nki_instrs},
+        {NX_SEC_ASSEMBLY, p->n_asm_lines},
+    };
+    for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++)
+        if (optional[i].count)
+            ids[n++] = optional[i].id;
+    return n;
+}
 static uint32_t toc_count(const nx_program *p)
 {
-    return p->n_allocs ? NX_SEC_MEMORY_ALLOCATIONS : NX_SEC_MEMORY_ALLOCATIONS - 1;
+    uint32_t ids[NX_SEC_LAST];
+    return toc_ids(p, ids);
 }
 #define TOC_BYTES(p) ((size_t)NX_PROG_HEADER_SIZE + toc_count(p) * NX_PROG_TOC_ENTRY_SIZE)
 
@@ -294,7 +355,9 @@ static void put_records(image *im, const nx_program *p, uint32_t *extra_refs)
                      p->n_queues * NX_PROG_QUEUE_SIZE + p->n_descs * NX_PROG_DESC_SIZE +
                      p->n_tensors * NX_PROG_TENSOR_SIZE + p->n_semaphores * NX_PROG_SEMAPHORE_SIZE +
                      p->n_collectives * NX_PROG_COLLECTIVE_SIZE + p->n_cc_streams * NX_PROG_CC_STREAM_SIZE +
-                     p->n_frames * NX_PROG_FRAME_SIZE + p->n_allocs * NX_PROG_ALLOC_SIZE;
+                     p->n_frames * NX_PROG_FRAME_SIZE + p->n_allocs * NX_PROG_ALLOC_SIZE +
+                     p->n_nki_frames * NX_PROG_NKI_FRAME_SIZE + p->n_nki_iters * NX_PROG_NKI_ITER_SIZE +
+                     p->n_nki_instrs * NX_PROG_NKI_INSTR_SIZE + p->n_asm_lines * NX_PROG_ASM_SIZE;
     if (!nx_strbuf_reserve(&im->out, TOC_BYTES(p) + records))   /* one allocation for all records */
         return;
     reserve(im, TOC_BYTES(p));
@@ -313,6 +376,10 @@ static void put_records(image *im, const nx_program *p, uint32_t *extra_refs)
     PUT_SECTION(im, NX_SEC_CC_STREAMS, p->cc_streams, p->n_cc_streams, put_cc_stream);
     PUT_SECTION(im, NX_SEC_STACK_FRAMES, p->frames, p->n_frames, put_frame);
     PUT_SECTION(im, NX_SEC_MEMORY_ALLOCATIONS, p->allocs, p->n_allocs, put_alloc);
+    PUT_SECTION(im, NX_SEC_NKI_FRAMES, p->nki_frames, p->n_nki_frames, put_frame);
+    PUT_SECTION(im, NX_SEC_NKI_ITERATIONS, p->nki_iters, p->n_nki_iters, put_nki_iter);
+    PUT_SECTION(im, NX_SEC_NKI_INSTRUCTIONS, p->nki_instrs, p->n_nki_instrs, put_nki_instr);
+    PUT_SECTION(im, NX_SEC_ASSEMBLY, p->asm_lines, p->n_asm_lines, put_asm);
     for (size_t i = 0; i < p->n_extra_strings; i++) {
         uint32_t ref = strtab_ref(&im->strings, p->extra_strings[i]);
         if (extra_refs)
@@ -324,8 +391,10 @@ static void put_records(image *im, const nx_program *p, uint32_t *extra_refs)
 }
 
 /* Fills the file header and the table of contents at the start of the image. */
-static void put_toc(image *im, uint32_t toc_n)
+static void put_toc(image *im, const nx_program *p)
 {
+    uint32_t ids[NX_SEC_LAST];
+    uint32_t toc_n = toc_ids(p, ids);
     unsigned char *buf = (unsigned char *)im->out.data;
     memcpy(buf, NX_PROG_MAGIC, 8);
     nx_put_u16(buf + 8, NX_PROG_VERSION_MAJOR);
@@ -335,8 +404,9 @@ static void put_toc(image *im, uint32_t toc_n)
     nx_put_u32(buf + 20, NX_PROG_TOC_ENTRY_SIZE);
     nx_put_u64(buf + 24, NX_PROG_HEADER_SIZE);
     nx_put_u64(buf + 32, im->out.len);
-    for (uint32_t id = 1; id <= toc_n; id++) {
-        unsigned char *e = buf + NX_PROG_HEADER_SIZE + (id - 1) * NX_PROG_TOC_ENTRY_SIZE;
+    for (uint32_t k = 0; k < toc_n; k++) {
+        uint32_t id = ids[k];
+        unsigned char *e = buf + NX_PROG_HEADER_SIZE + k * NX_PROG_TOC_ENTRY_SIZE;
         nx_put_u32(e, id);
         nx_put_u32(e + 4, RECORD_SIZE[id]);
         nx_put_u64(e + 8, im->sec_offset[id]);
@@ -354,7 +424,7 @@ int nx_program_encode(const nx_program *p, unsigned char **data, size_t *size, u
     put_records(&im, p, extra_refs);
     bool ok = !im.strings.failed && !nx_strbuf_failed(&im.out) && !nx_strbuf_failed(&im.strings.bytes);
     if (ok)
-        put_toc(&im, toc_count(p));
+        put_toc(&im, p);
     strtab_free(&im.strings);
     if (!ok) {
         nx_strbuf_free(&im.out);

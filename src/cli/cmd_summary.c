@@ -231,6 +231,10 @@ static void print_text(const char *dir, const nx_device_summary *d)
         if (!any)
             printf("\nSummary: every field is null\n");
     }
+    if (d->nki.present)
+        printf("\nNKI coverage: %.2f%% of instruction time (%" PRId64 " of %" PRId64 " ns; %" PRId64 " of %" PRId64
+               " instructions from NKI kernels)\n", nx_nki_coverage_percent(&d->nki), d->nki.kernel_ns,
+               d->nki.total_ns, d->nki.kernel_instructions, d->nki.instructions);
     if (d->have_opcodes) {
         size_t we = 6, wo = 6;
         for (size_t i = 0; i < d->n_opcodes; i++) {
@@ -256,6 +260,20 @@ static void print_text(const char *dir, const nx_device_summary *d)
 }
 
 /* ------------------------------------------------------------------ json -- */
+
+/* {"percent", "kernel_ns", "total_ns", "kernel_instructions", "instructions"}, or
+ * null without KernelInstructions. */
+static void print_nki_json(FILE *out, const nx_nki_coverage *c)
+{
+    if (!c->present) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"percent\":", out);
+    nx_out_json_real(out, nx_nki_coverage_percent(c), true);
+    fprintf(out, ",\"kernel_ns\":%" PRId64 ",\"total_ns\":%" PRId64 ",\"kernel_instructions\":%" PRId64
+                 ",\"instructions\":%" PRId64 "}", c->kernel_ns, c->total_ns, c->kernel_instructions, c->instructions);
+}
 
 static void print_json(const char *dir, const nx_device_summary *d)
 {
@@ -286,6 +304,8 @@ static void print_json(const char *dir, const nx_device_summary *d)
         }
         putchar('}');
     }
+    printf(",\"nki_coverage\":");
+    print_nki_json(stdout, &d->nki);
     printf(",\"top_opcodes\":");
     if (!d->have_opcodes) {
         printf("null");

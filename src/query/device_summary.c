@@ -140,7 +140,8 @@ void nx_device_summary_free(nx_device_summary *s)
 int nx_device_summary_read(const char *dir, size_t top, nx_device_summary *out, nxpq_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (nx_row0_read(dir, "Summary", &out->summary, err) < 0 || read_opcodes(dir, top, out, err) < 0) {
+    if (nx_row0_read(dir, "Summary", &out->summary, err) < 0 || read_opcodes(dir, top, out, err) < 0 ||
+        nx_nki_coverage_read(dir, &out->nki, err) < 0) {
         nx_device_summary_free(out);
         return -1;
     }

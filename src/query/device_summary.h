@@ -15,6 +15,8 @@
  * every time), then engine, then opcode (bytewise; a null or non-string cell as
  * ""), then file order; the first `top` rows are kept. opcode_rows: the
  * table's row count.
+ * NKI coverage (nki): the share of Instruction's time that joins
+ * KernelInstructions (nki_source.h).
  * Memory: every OpcodeSummary row while sorting (one per engine and opcode).
  */
 #ifndef NX_QUERY_DEVICE_SUMMARY_H
@@ -25,6 +27,7 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
+#include "query/nki_source.h"
 #include "query/row0.h"
 
 /* OpcodeSummary's fields, in catalogue order (an opcode row's cell indices). */
@@ -44,6 +47,7 @@ typedef struct nx_device_summary {
     int64_t opcode_rows;
     nx_cell (*opcodes)[NX_OPCODE_FIELDS]; /* the first `top` rows in order */
     size_t n_opcodes;
+    nx_nki_coverage nki;                 /* NKI coverage (nki_source.h); nki.present false without KernelInstructions */
 } nx_device_summary;
 
 /* Reads the summary of device profile `dir`, keeping `top` OpcodeSummary rows.

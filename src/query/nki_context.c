@@ -17,7 +17,7 @@ static int frame_chain(nx_nki_context *c, const nx_nki_frame *f)
         return -1;
     while (f && c->n_frames < x->n_frames) {
         c->frames[c->n_frames++] = f;
-        f = f->has_parent ? nx_nki_find_frame(x, f->parent) : NULL;
+        f = f->has_parent ? nx_nki_find_frame(x, c->pcore, f->parent) : NULL;
     }
     for (size_t i = 0; i < c->n_frames / 2; i++) {
         const nx_nki_frame *t = c->frames[i];
@@ -37,7 +37,7 @@ static int iter_chain(nx_nki_context *c, const nx_nki_iter *v)
         return -1;
     while (v && c->n_iters < x->n_iters) {
         c->iters[c->n_iters++] = v;
-        v = v->has_parent ? nx_nki_find_iter(x, v->parent) : NULL;
+        v = v->has_parent ? nx_nki_find_iter(x, c->pcore, v->parent) : NULL;
     }
     for (size_t i = 0; i < c->n_iters / 2; i++) {
         const nx_nki_iter *t = c->iters[i];
@@ -47,19 +47,20 @@ static int iter_chain(nx_nki_context *c, const nx_nki_iter *v)
     return 0;
 }
 
-/* Fills the source part from the KernelInstructions row of the name. -1 when out of memory. */
-static int source(nx_nki_context *c, const char *name, size_t len)
+/* Fills the source part from the KernelInstructions row of (pcore, name). -1 when out of memory. */
+static int source(nx_nki_context *c, int64_t pcore, const char *name, size_t len)
 {
-    const nx_nki_kinst *k = nx_nki_find_kinst(c->idx, name, len);
+    const nx_nki_line *k = nx_nki_source_find(c->idx->kinst, true, pcore, name, len);
     if (!k)
         return 0;
     c->has_source = true;
     c->kinst = k;
-    c->file = nx_nki_str(c->idx, k->file);
+    c->pcore = pcore;
+    c->file = k->file;
     c->line = k->line;
     c->has_line = k->has_line;
-    if (frame_chain(c, k->has_frame ? nx_nki_find_frame(c->idx, k->frame) : NULL) < 0 ||
-        iter_chain(c, k->has_iter ? nx_nki_find_iter(c->idx, k->iter) : NULL) < 0)
+    if (frame_chain(c, k->has_frame ? nx_nki_find_frame(c->idx, pcore, k->frame) : NULL) < 0 ||
+        iter_chain(c, k->has_iteration ? nx_nki_find_iter(c->idx, pcore, k->iteration) : NULL) < 0)
         return -1;
     if (c->n_frames)
         c->function = nx_nki_str(c->idx, c->frames[c->n_frames - 1]->function);
@@ -73,28 +74,31 @@ int nx_nki_context_read(const char *profile_dir, int64_t ordinal, const int64_t 
     int rc = nx_nki_index_get(profile_dir, &out->idx, err);
     if (rc != 0)
         return rc;
-    static const char *const FIELDS[] = {"kernel_instruction_name", "compiler_pc", "compiler_opcode"};
+    static const char *const FIELDS[] = {"kernel_instruction_name", "compiler_pc", "compiler_opcode", "pcore_idx"};
     nx_event ev;
-    rc = nx_event_read_fields(profile_dir, "Instruction", ordinal, start_hint, FIELDS, 3, &ev, err);
+    rc = nx_event_read_fields(profile_dir, "Instruction", ordinal, start_hint, FIELDS, 4, &ev, err);
     if (rc != 0) {
         nx_nki_context_free(out);
         return rc;
     }
-    const nxpq_column_data *col[3] = {NULL, NULL, NULL};
+    const nxpq_column_data *col[4] = {NULL, NULL, NULL, NULL};
     for (size_t f = 0; f < ev.schema->n_fields; f++)
-        for (size_t k = 0; k < 3; k++)
+        for (size_t k = 0; k < 4; k++)
             if (strcmp(ev.schema->fields[f].name, FIELDS[k]) == 0)
                 col[k] = nx_event_field(&ev, f);
-    const nxpq_column_data *name = col[0], *pc = col[1], *op = col[2];
+    const nxpq_column_data *name = col[0], *pc = col[1], *op = col[2], *core = col[3];
     size_t r = ev.row;
     bool has_op = op && op->type == NXPQ_STRING && !(op->valid && !op->valid[r]);
     if (pc && pc->type == NXPQ_INT64 && !(pc->valid && !pc->valid[r]))
         out->assembly = nx_nki_find_asm(out->idx, pc->values.i64[r], has_op ? op->data + op->offsets[r] : NULL,
                                         has_op ? (size_t)(op->offsets[r + 1] - op->offsets[r]) : 0);
+    bool has_core = core && core->type == NXPQ_INT64 && !(core->valid && !core->valid[r]);
     if (name && name->type == NXPQ_STRING && !(name->valid && !name->valid[r])) {
         size_t len = (size_t)(name->offsets[r + 1] - name->offsets[r]);
         out->kernel_instruction_name = strndup(name->data + name->offsets[r], len);
-        rc = out->kernel_instruction_name ? source(out, name->data + name->offsets[r], len) : -1;
+        rc = !out->kernel_instruction_name ? -1
+             : has_core                    ? source(out, core->values.i64[r], name->data + name->offsets[r], len)
+                                           : 0;
     }
     nx_event_free(&ev);
     if (rc < 0) {

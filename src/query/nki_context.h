@@ -5,8 +5,9 @@
  *
  * Joins (the index of nki_index.h, so a lookup costs the one Instruction row
  * plus a hash probe and binary searches):
- *   Instruction.kernel_instruction_name = KernelInstructions.kernel_instruction_name
- *       -> file_path, line_number (the source location);
+ *   (pcore_idx, kernel_instruction_name) of Instruction and KernelInstructions
+ *       (nki_source.h, docs/processing.md) -> file_path, line_number (the
+ *       source location); every join below is on that pcore_idx as well;
  *   KernelInstructions.stack_frame_id = KernelStackFrames.stack_frame_id, then
  *       parent_stack_frame_id upwards -> the call stack, given outermost first
  *       (frames[n_frames - 1] is the innermost, whose function is the
@@ -20,9 +21,9 @@
  *       one whose compiler_opcode is the Instruction's, else the lowest
  *       instruction_id.
  * A chain stops at an id the table lacks, or after as many steps as the table
- * has rows (a cycle). An instruction without a kernel_instruction_name, or
- * with one KernelInstructions lacks, has no source (has_source false); its
- * assembly line is still looked up.
+ * has rows (a cycle). An instruction without a kernel_instruction_name or a
+ * pcore_idx, or whose pair KernelInstructions lacks, has no source
+ * (has_source false); its assembly line is still looked up.
  */
 #ifndef NX_QUERY_NKI_CONTEXT_H
 #define NX_QUERY_NKI_CONTEXT_H
@@ -38,7 +39,8 @@ typedef struct nx_nki_context {
     const nx_nki_index *idx;           /* held; strings below point into it */
     char *kernel_instruction_name;     /* malloc'd, NULL when the instruction has none */
     bool has_source;
-    const nx_nki_kinst *kinst;         /* the KernelInstructions row (has_source) */
+    const nx_nki_line *kinst;          /* the KernelInstructions row (has_source) */
+    int64_t pcore;                     /* the instruction's pcore_idx (has_source) */
     const char *file, *function;       /* NULL when null */
     int64_t line;
     bool has_line;

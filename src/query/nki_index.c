@@ -135,40 +135,9 @@ static int oom(nxpq_error *err, const char *table)
     return -1;
 }
 
-static const char *const KI_COLS[] = {"kernel_instruction_name", "file_path", "line_number", "stack_frame_id",
-                                      "stack_frame_depth", "iteration_variables_id", "iteration_variable_depth"};
-static const nxpq_type KI_TYPES[] = {NXPQ_STRING, NXPQ_STRING, NXPQ_INT64, NXPQ_INT64,
-                                     NXPQ_INT64,  NXPQ_INT64,  NXPQ_INT64};
-
-static int kinst_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_error *err)
-{
-    if (reserve((void **)&x->kinst, &x->cap_kinst, x->n_kinst, sizeof *x->kinst) < 0)
-        return oom(err, "KernelInstructions");
-    nx_nki_kinst *k = &x->kinst[x->n_kinst];
-    *k = (nx_nki_kinst){0};
-    if (cell_null(&c[0], r))
-        return 0; /* the field is required: a null name cannot be joined */
-    const char *name = c[0].data + c[0].offsets[r];
-    size_t len = (size_t)(c[0].offsets[r + 1] - c[0].offsets[r]);
-    uint64_t seen;
-    if (nx_strmap_get(&x->by_name, name, len, &seen))
-        return 0;
-    int64_t unused;
-    if (cell_str(x, &c[0], r, &k->name) < 0 || cell_str(x, &c[1], r, &k->file) < 0 ||
-        nx_strmap_put(&x->by_name, name, len, x->n_kinst) < 0)
-        return oom(err, "KernelInstructions");
-    k->has_line = cell_int(&c[2], r, &k->line);
-    k->has_frame = cell_int(&c[3], r, &k->frame);
-    k->frame_depth = cell_int(&c[4], r, &unused) ? unused : -1;
-    k->has_iter = cell_int(&c[5], r, &k->iter);
-    k->iter_depth = cell_int(&c[6], r, &unused) ? unused : -1;
-    x->n_kinst++;
-    return 0;
-}
-
 static const char *const SF_COLS[] = {"stack_frame_id", "parent_stack_frame_id", "fully_qualified_function_name",
-                                      "file_path", "line_number"};
-static const nxpq_type SF_TYPES[] = {NXPQ_INT64, NXPQ_INT64, NXPQ_STRING, NXPQ_STRING, NXPQ_INT64};
+                                      "file_path", "line_number", "pcore_idx"};
+static const nxpq_type SF_TYPES[] = {NXPQ_INT64, NXPQ_INT64, NXPQ_STRING, NXPQ_STRING, NXPQ_INT64, NXPQ_INT64};
 
 static int frame_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_error *err)
 {
@@ -176,7 +145,7 @@ static int frame_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_
         return oom(err, "KernelStackFrames");
     nx_nki_frame *f = &x->frames[x->n_frames];
     *f = (nx_nki_frame){0};
-    if (!cell_int(&c[0], r, &f->id))
+    if (!cell_int(&c[0], r, &f->id) || !cell_int(&c[5], r, &f->pcore))
         return 0;
     f->row = x->n_frames;
     f->has_parent = cell_int(&c[1], r, &f->parent);
@@ -188,8 +157,9 @@ static int frame_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_
 }
 
 static const char *const IV_COLS[] = {"iteration_variable_id", "parent_iteration_variable_id", "variable_name",
-                                      "variable_value", "file_path", "line_number"};
-static const nxpq_type IV_TYPES[] = {NXPQ_INT64, NXPQ_INT64, NXPQ_STRING, NXPQ_INT64, NXPQ_STRING, NXPQ_INT64};
+                                      "variable_value", "file_path", "line_number", "pcore_idx"};
+static const nxpq_type IV_TYPES[] = {NXPQ_INT64, NXPQ_INT64, NXPQ_STRING, NXPQ_INT64, NXPQ_STRING, NXPQ_INT64,
+                                     NXPQ_INT64};
 
 static int iter_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_error *err)
 {
@@ -197,7 +167,7 @@ static int iter_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_e
         return oom(err, "KernelIterationVariables");
     nx_nki_iter *v = &x->iters[x->n_iters];
     *v = (nx_nki_iter){0};
-    if (!cell_int(&c[0], r, &v->id))
+    if (!cell_int(&c[0], r, &v->id) || !cell_int(&c[6], r, &v->pcore))
         return 0;
     v->row = x->n_iters;
     v->has_parent = cell_int(&c[1], r, &v->parent);
@@ -229,6 +199,8 @@ static int asm_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_er
 static int cmp_frame(const void *a, const void *b)
 {
     const nx_nki_frame *x = a, *y = b;
+    if (x->pcore != y->pcore)
+        return x->pcore < y->pcore ? -1 : 1;
     if (x->id != y->id)
         return x->id < y->id ? -1 : 1;
     return x->row < y->row ? -1 : x->row > y->row;
@@ -237,6 +209,8 @@ static int cmp_frame(const void *a, const void *b)
 static int cmp_iter(const void *a, const void *b)
 {
     const nx_nki_iter *x = a, *y = b;
+    if (x->pcore != y->pcore)
+        return x->pcore < y->pcore ? -1 : 1;
     if (x->id != y->id)
         return x->id < y->id ? -1 : 1;
     return x->row < y->row ? -1 : x->row > y->row;
@@ -266,22 +240,32 @@ static size_t lower_bound(const void *arr, size_t n, size_t sz, size_t koff, int
     return lo;
 }
 
-const nx_nki_kinst *nx_nki_find_kinst(const nx_nki_index *idx, const char *name, size_t len)
+const nx_nki_frame *nx_nki_find_frame(const nx_nki_index *idx, int64_t pcore, int64_t id)
 {
-    uint64_t i;
-    return nx_strmap_get(&idx->by_name, name, len, &i) ? &idx->kinst[i] : NULL;
+    nx_nki_frame key = {.pcore = pcore, .id = id, .row = 0};
+    size_t lo = 0, hi = idx->n_frames;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_frame(&idx->frames[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < idx->n_frames && idx->frames[lo].pcore == pcore && idx->frames[lo].id == id ? &idx->frames[lo] : NULL;
 }
 
-const nx_nki_frame *nx_nki_find_frame(const nx_nki_index *idx, int64_t id)
+const nx_nki_iter *nx_nki_find_iter(const nx_nki_index *idx, int64_t pcore, int64_t id)
 {
-    size_t i = lower_bound(idx->frames, idx->n_frames, sizeof *idx->frames, offsetof(nx_nki_frame, id), id);
-    return i < idx->n_frames && idx->frames[i].id == id ? &idx->frames[i] : NULL;
-}
-
-const nx_nki_iter *nx_nki_find_iter(const nx_nki_index *idx, int64_t id)
-{
-    size_t i = lower_bound(idx->iters, idx->n_iters, sizeof *idx->iters, offsetof(nx_nki_iter, id), id);
-    return i < idx->n_iters && idx->iters[i].id == id ? &idx->iters[i] : NULL;
+    nx_nki_iter key = {.pcore = pcore, .id = id, .row = 0};
+    size_t lo = 0, hi = idx->n_iters;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_iter(&idx->iters[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < idx->n_iters && idx->iters[lo].pcore == pcore && idx->iters[lo].id == id ? &idx->iters[lo] : NULL;
 }
 
 const nx_nki_asm *nx_nki_find_asm(const nx_nki_index *idx, int64_t pc, const char *opcode, size_t len)
@@ -302,26 +286,22 @@ static void index_free(nx_nki_index *x)
 {
     if (!x)
         return;
-    free(x->kinst);
+    nx_nki_source_close(x->kinst);
     free(x->frames);
     free(x->iters);
     free(x->assembly);
     free(x->pool);
-    nx_strmap_free(&x->by_name);
     nx_strmap_free(&x->pool_map);
     free(x);
 }
 
-/* Keeps the first element of each id of an array sorted by id, then row. */
+/* Keeps the first element of each (id, pcore) of an array sorted by pcore,
+ * id, then row (the two int64 keys lead the element). */
 static size_t unique_ids(void *arr, size_t n, size_t sz)
 {
     size_t w = 0;
     for (size_t i = 0; i < n; i++) {
-        int64_t a, b;
-        memcpy(&a, (char *)arr + i * sz, sizeof a);
-        if (w)
-            memcpy(&b, (char *)arr + (w - 1) * sz, sizeof b);
-        if (w && a == b)
+        if (w && memcmp((char *)arr + i * sz, (char *)arr + (w - 1) * sz, 2 * sizeof(int64_t)) == 0)
             continue;
         memmove((char *)arr + w * sz, (char *)arr + i * sz, sz);
         w++;
@@ -334,16 +314,16 @@ static int build(const char *dir, nx_nki_index **out, nxpq_error *err)
     nx_nki_index *x = calloc(1, sizeof *x);
     if (!x)
         return oom(err, "KernelInstructions");
-    int rc = load_table(dir, "KernelInstructions", KI_COLS, KI_TYPES, 7, x, kinst_row, err);
-    if (rc == 1) {
+    int rc = nx_nki_source_open(dir, &x->kinst, err);
+    if (rc == 0 && nx_nki_source_count(x->kinst) == 0) {
         index_free(x);
-        nxpq_error_set(err, "%s: the profile has no KernelInstructions table", dir);
+        nxpq_error_set(err, "%s: the profile has no KernelInstructions rows", dir);
         return NX_PROFILE_TABLE_ABSENT;
     }
     if (rc == 0)
-        rc = load_table(dir, "KernelStackFrames", SF_COLS, SF_TYPES, 5, x, frame_row, err);
+        rc = load_table(dir, "KernelStackFrames", SF_COLS, SF_TYPES, 6, x, frame_row, err);
     if (rc >= 0)
-        rc = load_table(dir, "KernelIterationVariables", IV_COLS, IV_TYPES, 6, x, iter_row, err);
+        rc = load_table(dir, "KernelIterationVariables", IV_COLS, IV_TYPES, 7, x, iter_row, err);
     if (rc >= 0)
         rc = load_table(dir, "AssemblyInstruction", AI_COLS, AI_TYPES, 4, x, asm_row, err);
     if (rc < 0) {

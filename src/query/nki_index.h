@@ -1,8 +1,9 @@
 /*
  * nki_index.h — a device profile's NKI debug tables held in memory for lookups:
- * KernelInstructions by kernel_instruction_name, KernelStackFrames by
- * stack_frame_id, KernelIterationVariables by iteration_variable_id and
- * AssemblyInstruction by compiler_pc. Built once per profile (a read of the
+ * KernelInstructions by (pcore_idx, kernel_instruction_name) through
+ * nki_source.h (the one join of Instruction with it), KernelStackFrames by
+ * (pcore_idx, stack_frame_id), KernelIterationVariables by (pcore_idx,
+ * iteration_variable_id) and AssemblyInstruction by compiler_pc. Built once per profile (a read of the
  * four lookup tables, which hold one row per compiled instruction, frame, loop
  * binding, never one per executed instruction) and shared: looking an
  * executed instruction up is then a hash probe and two binary searches,
@@ -12,8 +13,10 @@
  *   - a table the profile lacks is empty (the profile has no NKI data of that
  *     kind), not an error; KernelInstructions absent: nx_nki_index_get answers
  *     NX_PROFILE_TABLE_ABSENT;
- *   - a KernelInstructions name given twice keeps its first row; a frame or
- *     binding id given twice keeps its first row;
+ *   - KernelInstructions: nki_source.h's rules (a name twice on one core is
+ *     an error); a frame or binding id given twice on one core keeps its
+ *     first row; a frame or binding row without an id or a pcore_idx joins
+ *     nothing and is skipped;
  *   - AssemblyInstruction is joined on compiler_pc, which numbers each
  *     engine's instruction stream, so several rows may share one: the row
  *     whose compiler_opcode is the Instruction's wins, else the lowest
@@ -34,21 +37,15 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
+#include "query/nki_source.h"
 #include "util/strmap.h"
 
 #define NX_NKI_NO_STR SIZE_MAX
 #define NX_NKI_CACHE 4
 
-/* One KernelInstructions row. Strings are offsets into the index's pool. */
-typedef struct nx_nki_kinst {
-    size_t name, file;
-    int64_t line, frame, frame_depth, iter, iter_depth;
-    bool has_line, has_frame, has_iter;
-} nx_nki_kinst;
-
-/* One KernelStackFrames row. */
+/* One KernelStackFrames row. Strings are offsets into the index's pool. */
 typedef struct nx_nki_frame {
-    int64_t id, parent, line;
+    int64_t id, pcore, parent, line;
     size_t function, file;
     size_t row;                   /* its row in the table: of two rows of one id, the first wins */
     bool has_parent, has_line;
@@ -56,7 +53,7 @@ typedef struct nx_nki_frame {
 
 /* One KernelIterationVariables row. */
 typedef struct nx_nki_iter {
-    int64_t id, parent, value, line;
+    int64_t id, pcore, parent, value, line;
     size_t name, file;
     size_t row;                   /* as nx_nki_frame's */
     bool has_parent, has_value, has_line;
@@ -69,19 +66,17 @@ typedef struct nx_nki_asm {
 } nx_nki_asm;
 
 typedef struct nx_nki_index {
-    nx_nki_kinst *kinst;          /* KernelInstructions rows, in file order */
-    size_t n_kinst;
-    nx_strmap by_name;            /* kernel_instruction_name -> kinst index */
-    nx_nki_frame *frames;         /* sorted by id */
+    nx_nki_source *kinst;         /* KernelInstructions (nki_source.h) */
+    nx_nki_frame *frames;         /* sorted by pcore, id */
     size_t n_frames;
-    nx_nki_iter *iters;           /* sorted by id */
+    nx_nki_iter *iters;           /* sorted by pcore, id */
     size_t n_iters;
     nx_nki_asm *assembly;         /* sorted by pc, then id (all rows) */
     size_t n_asm;
     char *pool;                   /* NUL-terminated strings */
     size_t pool_len, pool_cap;
     nx_strmap pool_map;           /* string -> offset, so repeated paths and names are kept once */
-    size_t cap_kinst, cap_frames, cap_iters, cap_asm; /* private: the arrays' capacities */
+    size_t cap_frames, cap_iters, cap_asm; /* private: the arrays' capacities */
 } nx_nki_index;
 
 /* The index of profile_dir, from the cache or built: 0 (*out held; release it),
@@ -93,9 +88,8 @@ void nx_nki_index_release(const nx_nki_index *idx);
 /* The string at pool offset off, NULL for NX_NKI_NO_STR. */
 const char *nx_nki_str(const nx_nki_index *idx, size_t off);
 /* Lookups: NULL when absent. */
-const nx_nki_kinst *nx_nki_find_kinst(const nx_nki_index *idx, const char *name, size_t len);
-const nx_nki_frame *nx_nki_find_frame(const nx_nki_index *idx, int64_t id);
-const nx_nki_iter *nx_nki_find_iter(const nx_nki_index *idx, int64_t id);
+const nx_nki_frame *nx_nki_find_frame(const nx_nki_index *idx, int64_t pcore, int64_t id);
+const nx_nki_iter *nx_nki_find_iter(const nx_nki_index *idx, int64_t pcore, int64_t id);
 /* The assembly row of pc (rule above; opcode NULL: the lowest instruction_id). */
 const nx_nki_asm *nx_nki_find_asm(const nx_nki_index *idx, int64_t pc, const char *opcode, size_t len);
 

@@ -1,31 +1,14 @@
 /*
- * nki_source.h — the "source" table of a device profile: where the
- * instruction time goes per NKI kernel source line (file_path, line_number),
- * the answer to "which kernel lines take the time".
+ * nki_source.h — the NKI source line of a device profile's instructions: the
+ * profile's KernelInstructions read into a map from (pcore_idx,
+ * kernel_instruction_name) to the row's file_path and line_number, the join
+ * docs/processing.md ("NKI source attribution and assembly") defines between
+ * Instruction and KernelInstructions. `top`'s joined keys file_path and
+ * line_number on Instruction, and the summary's NKI coverage, look rows up
+ * here rather than copying the data into Instruction.
  *
- * Computed from Instruction joined to KernelInstructions on
- * kernel_instruction_name (nki_index.h), grouped with group_by.h:
- *   count     the Instruction rows whose KernelInstructions row names this line;
- *   self_ns   their summed duration_ns (exclusive time: instructions the line
- *             itself generated);
- *   total_ns  self_ns plus the duration_ns of the instructions generated inside
- *             functions called from this line (the line is the file_path,
- *             line_number of a KernelStackFrames row on the instruction's
- *             stack: a frame's call site); a line counts once per instruction
- *             even when it appears on its stack twice (recursion);
- *   share     100 * self_ns / instruction_ns (nx_nki_source_share).
- * In SQL, self and count are
- *   SELECT k.file_path, k.line_number, count(*), sum(i.duration_ns)
- *   FROM Instruction i JOIN KernelInstructions k USING (kernel_instruction_name)
- *   GROUP BY 1, 2
- * (KernelInstructions' first row of a name, nki_index.h). A null file or line
- * is its own group value. Order: self_ns descending, ties by file then line
- * ascending, nulls last (group_by.h's order).
- * Totals: instructions and instruction_ns over every Instruction row (null
- * durations add nothing), attributed and attributed_ns over the joined ones.
- * Cost: one scan of two Instruction columns (kernel_instruction_name in
- * dictionary form, looked up once per dictionary entry), memory the groups and
- * one counter pair per KernelInstructions row.
+ * Memory: the KernelInstructions rows (one per kernel instruction and core; the
+ * program's size, not the trace's).
  */
 #ifndef NX_QUERY_NKI_SOURCE_H
 #define NX_QUERY_NKI_SOURCE_H
@@ -35,30 +18,51 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
-#include "query/group_by.h"
 
-typedef struct nx_nki_source {
-    nx_group_by *g;    /* keys file_path, line_number; sums total_ns, self_ns, count */
-    int64_t instructions, instruction_ns, attributed, attributed_ns;
-} nx_nki_source;
+typedef struct nx_nki_source nx_nki_source;
 
-typedef struct nx_nki_source_line {
-    const char *file;  /* NULL when null; not NUL-terminated: file_len bytes */
+/* One KernelInstructions row: file NULL and has_line false where null. frame
+ * and iteration: its stack_frame_id and iteration_variables_id (the NKI
+ * context's chains, nki_context.h), has_* false where null or where the file
+ * lacks the column (they are optional to the join). row: its index among the
+ * rows read (0 .. nx_nki_source_count - 1), for per-row tallies. */
+typedef struct nx_nki_line {
+    const char *file;                /* NUL-terminated */
     size_t file_len;
-    int64_t line;
-    bool has_line;
-    int64_t count, self_ns, total_ns;
-} nx_nki_source_line;
+    int64_t line, frame, iteration;
+    bool has_line, has_frame, has_iteration;
+    size_t row;
+} nx_nki_line;
 
-/* The source table of profile_dir: 0 (*out filled; nx_nki_source_free it),
- * NX_PROFILE_TABLE_ABSENT (no Instruction or no KernelInstructions), or -1
- * with err naming the table or file. */
-int nx_nki_source_run(const char *profile_dir, nx_nki_source *out, nxpq_error *err);
+/* Reads profile_dir's KernelInstructions. 0 with *out, which is an empty map
+ * when the profile has no such table (no instruction came from an NKI kernel);
+ * -1 with err (the file is damaged, or lacks a column the join needs, or two
+ * rows share a core and name). */
+int nx_nki_source_open(const char *profile_dir, nx_nki_source **out, nxpq_error *err);
+/* The row of (pcore, name[0..len)), or NULL: the instruction came from no
+ * kernel (or its core or name is null: pass has_pcore false / name NULL). */
+const nx_nki_line *nx_nki_source_find(const nx_nki_source *s, bool has_pcore, int64_t pcore, const char *name,
+                                      size_t len);
+/* Rows read. */
 size_t nx_nki_source_count(const nx_nki_source *s);
-/* Line i (0 .. count-1) in the order above. */
-void nx_nki_source_line_at(const nx_nki_source *s, size_t i, nx_nki_source_line *out);
-/* 100 * ns / instruction_ns, 0 when there is no instruction time. */
-double nx_nki_source_share(const nx_nki_source *s, int64_t ns);
-void nx_nki_source_free(nx_nki_source *s);
+void nx_nki_source_close(nx_nki_source *s);
+
+/* NKI coverage of a device profile: the share of instruction time that came
+ * from NKI kernels, i.e. of Instruction's duration_ns summed over every row,
+ * the part whose row joins a KernelInstructions row. present: the profile has
+ * KernelInstructions (else nothing is attributed and the share is unknown, not
+ * 0); instructions: Instruction's rows with a duration; kernel_instructions
+ * those that join. */
+typedef struct nx_nki_coverage {
+    bool present;
+    int64_t instructions, kernel_instructions;
+    int64_t total_ns, kernel_ns;
+} nx_nki_coverage;
+
+/* 0 with *out (zeros and present false without KernelInstructions, or
+ * without Instruction), -1 with err naming the table or file. */
+int nx_nki_coverage_read(const char *profile_dir, nx_nki_coverage *out, nxpq_error *err);
+/* 100 * kernel_ns / total_ns; 0 when total_ns is 0. */
+double nx_nki_coverage_percent(const nx_nki_coverage *c);
 
 #endif

@@ -17,11 +17,12 @@
 #include "query/device_activity.h"
 #include "query/system_summary.h"
 #include "schema/schema.h"
+#include "query/nki_source.h"
 #include "util/json.h"
 
 /* ---------------------------------------------------------------- scan -- */
 
-enum { VIRT_NONE, VIRT_CAT, VIRT_THREAD };
+enum { VIRT_NONE, VIRT_CAT, VIRT_THREAD, VIRT_NKI_FILE, VIRT_NKI_LINE };
 
 /* A virtual key's column for the current batch, built row by row. */
 typedef struct virt_col {
@@ -30,6 +31,7 @@ typedef struct virt_col {
     size_t cap;
     uint64_t *offsets;
     uint8_t *valid;
+    int64_t *i64;                            /* VIRT_NKI_LINE's values */
     nxpq_column_data col;
 } virt_col;
 
@@ -46,6 +48,8 @@ typedef struct scan_plan {
     int track_at[NX_TRACK_MAX_SOURCES];
     nx_track_source src;
     nx_track_kind kind;
+    int kname_at, pcore_at;                  /* the join with KernelInstructions; -1: not projected */
+    nx_nki_source *nki;                      /* opened when a key is joined from it */
 } scan_plan;
 
 /* Index of `name` in the projection, added when missing. */
@@ -102,8 +106,41 @@ static size_t thread_label_of_row(const scan_plan *p, const nxpq_batch *b, size_
     return nx_thread_label_of_row(&c, r, out);
 }
 
+/* The KernelInstructions row of row r of an Instruction batch, or NULL. */
+static const nx_nki_line *nki_line_of_row(const scan_plan *p, const nxpq_batch *b, size_t r)
+{
+    const nxpq_column_data *name = &b->columns[p->kname_at], *core = &b->columns[p->pcore_at];
+    if (!present(name, r))
+        return NULL;
+    return nx_nki_source_find(p->nki, present(core, r), present(core, r) ? int_at(core, r) : 0,
+                              name->data + name->offsets[r], (size_t)(name->offsets[r + 1] - name->offsets[r]));
+}
+
+/* line_number joined from KernelInstructions: an INT64 column. */
+static int virt_fill_line(virt_col *v, const scan_plan *p, const nxpq_batch *b)
+{
+    size_t n = b->n_rows;
+    int64_t *i = realloc(v->i64, (n ? n : 1) * sizeof *i);
+    if (i)
+        v->i64 = i;
+    uint8_t *va = realloc(v->valid, n ? n : 1);
+    if (va)
+        v->valid = va;
+    if (!i || !va)
+        return -1;
+    for (size_t r = 0; r < n; r++) {
+        const nx_nki_line *l = nki_line_of_row(p, b, r);
+        v->valid[r] = l && l->has_line;
+        v->i64[r] = v->valid[r] ? l->line : 0;
+    }
+    v->col = (nxpq_column_data){.type = NXPQ_INT64, .valid = v->valid, .values.i64 = v->i64};
+    return 0;
+}
+
 static int virt_fill(virt_col *v, const scan_plan *p, const nxpq_batch *b)
 {
+    if (v->kind == VIRT_NKI_LINE)
+        return virt_fill_line(v, p, b);
     size_t n = b->n_rows;
     const nxpq_column_data *js = p->json_at >= 0 ? &b->columns[p->json_at] : NULL;
     uint64_t *o = realloc(v->offsets, (n + 1) * sizeof *o);
@@ -123,6 +160,15 @@ static int virt_fill(virt_col *v, const scan_plan *p, const nxpq_batch *b)
             if (virt_room(v, at, len) != 0)
                 return -1;
             ok = js && present(js, r) && nx_json_string_member(js->data + js->offsets[r], len, "cat", v->data, v->cap, &at);
+        } else if (v->kind == VIRT_NKI_FILE) {
+            const nx_nki_line *l = nki_line_of_row(p, b, r);
+            ok = l && l->file;
+            if (virt_room(v, at, ok ? l->file_len : 0) != 0)
+                return -1;
+            if (ok) {
+                memcpy(v->data + at, l->file, l->file_len);
+                at += l->file_len;
+            }
         } else {
             char buf[NX_TRACK_BUF > NX_THREAD_LABEL_MAX + 1 ? NX_TRACK_BUF : NX_THREAD_LABEL_MAX + 1];
             size_t len = thread_label_of_row(p, b, r, buf);
@@ -153,6 +199,15 @@ static bool schema_key(const char *table, const char *name)
                  f->column_type == NX_COL_STRING || f->column_type == NX_COL_BOOLEAN);
 }
 
+/* file_path and line_number on a table that has neither but has the join's
+ * columns (Instruction): joined from KernelInstructions (nki_source.h). */
+static int joined_kind(const nx_profile_table *t, const char *name)
+{
+    if (column_type(t, "kernel_instruction_name") != NXPQ_STRING || !is_int(column_type(t, "pcore_idx")))
+        return VIRT_NONE;
+    return strcmp(name, "file_path") == 0 ? VIRT_NKI_FILE : strcmp(name, "line_number") == 0 ? VIRT_NKI_LINE : VIRT_NONE;
+}
+
 /* Checks the keys against the table and lays out the projection. */
 static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o, const nx_top *out,
                 nxpq_type *types, nxpq_error *err)
@@ -161,6 +216,7 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
     p->dur_at = p->start_at = p->end_at = p->json_at = -1;
     p->pid_at = p->tid_at = p->source_at = p->worker_at = p->rank_at = -1;
     p->prof_at[0] = p->prof_at[1] = p->prof_at[2] = -1;
+    p->kname_at = p->pcore_at = -1;
     if (!o->profiler_rows && strcmp(o->table, "SystemProfileEvents") == 0 &&
         column_type(t, "name") == NXPQ_STRING && column_type(t, "trace_event_source") == NXPQ_STRING) {
         p->prof_at[0] = want(p, "name");
@@ -194,9 +250,9 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
             p->key_at[k] = want(p, name);
             continue;
         }
-        p->virt[k].kind = !out->self ? VIRT_NONE : strcmp(name, "cat") == 0 ? VIRT_CAT
-                                               : strcmp(name, "thread") == 0 ? VIRT_THREAD
-                                                                            : VIRT_NONE;
+        p->virt[k].kind = joined_kind(t, name);
+        if (p->virt[k].kind == VIRT_NONE && out->self)
+            p->virt[k].kind = strcmp(name, "cat") == 0 ? VIRT_CAT : strcmp(name, "thread") == 0 ? VIRT_THREAD : VIRT_NONE;
         if (p->virt[k].kind == VIRT_NONE && schema_key(o->table, name))
             return nxpq_error_set(err, "%s has no column '%s', which the schema's %s has (a profile written by "
                                        "another tool, or damaged)",
@@ -206,7 +262,11 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
                            out->self ? " (nor is it one of the virtual keys cat, thread)" : "");
             return NX_TOP_BAD_KEY;
         }
-        types[k] = NXPQ_STRING;
+        types[k] = p->virt[k].kind == VIRT_NKI_LINE ? NXPQ_INT64 : NXPQ_STRING;
+        if (p->virt[k].kind == VIRT_NKI_FILE || p->virt[k].kind == VIRT_NKI_LINE) {
+            p->kname_at = want(p, "kernel_instruction_name");
+            p->pcore_at = want(p, "pcore_idx");
+        }
         if (p->virt[k].kind == VIRT_CAT && column_type(t, "extra_attributes_json") == NXPQ_STRING)
             p->json_at = want(p, "extra_attributes_json");
         if (p->virt[k].kind == VIRT_THREAD) {
@@ -440,6 +500,8 @@ int nx_top_run(const char *profile_dir, const nx_top_options *o, nx_top *out, nx
     }
     if ((rc = plan(p, t, o, out, types, err)) != 0)
         goto done;
+    if (p->kname_at >= 0 && (rc = nx_nki_source_open(profile_dir, &p->nki, err)) != 0)
+        goto done;
     if (out->self && !nest) {
         rc = nx_nesting_open(profile_dir, o->table, &own, out->note, sizeof out->note, err);
         if (rc != 0) {
@@ -460,7 +522,10 @@ done:
             free(p->virt[k].data);
             free(p->virt[k].offsets);
             free(p->virt[k].valid);
+            free(p->virt[k].i64);
         }
+    if (p)
+        nx_nki_source_close(p->nki);
     free(p);
     nx_nesting_close(own);
     nx_profile_table_close(t);

@@ -2,7 +2,7 @@
  * api_nki.c — the NKI answers of a device profile over HTTP (docs/api.md):
  *   the "nki" member of an Instruction's /event (query/nki_context.h), and
  *   /api/profiles/<name>/source, the time per NKI source line
- *   (query/nki_source.h), its lines cut at `limit` (default 500).
+ *   (query/nki_lines.h), its lines cut at `limit` (default 500).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "profile/profile_table.h"
 #include "query/event.h"
 #include "query/nki_context.h"
-#include "query/nki_source.h"
+#include "query/nki_lines.h"
 #include "server/api_internal.h"
 #include "util/json.h"
 
@@ -79,7 +79,10 @@ static void context_json(nx_strbuf *b, const nx_nki_context *c)
     if (c->has_source) {
         nx_strbuf_puts(b, "{\"function\":");
         opt_cstr(b, c->function);
-        location(b, c->idx, c->kinst->file, c->has_line, c->line);
+        nx_strbuf_puts(b, ",\"file\":");
+        opt_cstr(b, c->file);
+        nx_strbuf_puts(b, ",\"line\":");
+        opt_i64(b, c->has_line, c->line);
         nx_strbuf_putc(b, '}');
     } else {
         nx_strbuf_puts(b, "null");
@@ -115,10 +118,10 @@ int nx_api_nki_member(nx_strbuf *b, const char *dir, int64_t ordinal, const int6
     return 0;
 }
 
-static void source_line(nx_strbuf *b, const nx_nki_source *s, size_t i)
+static void source_line(nx_strbuf *b, const nx_nki_lines *s, size_t i)
 {
-    nx_nki_source_line l;
-    nx_nki_source_line_at(s, i, &l);
+    nx_nki_line_time l;
+    nx_nki_lines_at(s, i, &l);
     nx_strbuf_puts(b, i ? ",{\"file\":" : "{\"file\":");
     if (l.file)
         nx_json_put_string(b, l.file, l.file_len);
@@ -129,8 +132,8 @@ static void source_line(nx_strbuf *b, const nx_nki_source *s, size_t i)
     nx_json_put_i64_member(b, "count", l.count, true);
     nx_json_put_i64_member(b, "self_ns", l.self_ns, true);
     nx_json_put_i64_member(b, "total_ns", l.total_ns, true);
-    nx_strbuf_printf(b, ",\"self_percent\":%.6g,\"total_percent\":%.6g}", nx_nki_source_share(s, l.self_ns),
-                     nx_nki_source_share(s, l.total_ns));
+    nx_strbuf_printf(b, ",\"self_percent\":%.6g,\"total_percent\":%.6g}", nx_nki_lines_share(s, l.self_ns),
+                     nx_nki_lines_share(s, l.total_ns));
 }
 
 enum MHD_Result nx_api_source(nx_api_req *r, const char *name)
@@ -142,9 +145,9 @@ enum MHD_Result nx_api_source(nx_api_req *r, const char *name)
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
-    nx_nki_source s;
+    nx_nki_lines s;
     nxpq_error err = {{0}};
-    int rc = nx_nki_source_run(dir, &s, &err);
+    int rc = nx_nki_lines_run(dir, &s, &err);
     free(dir);
     if (rc == NX_PROFILE_TABLE_ABSENT)
         return nx_api_error(r, MHD_HTTP_NOT_FOUND, "the profile has no NKI source data (Instruction and "
@@ -157,13 +160,13 @@ enum MHD_Result nx_api_source(nx_api_req *r, const char *name)
     nx_json_put_i64_member(&b, "instruction_ns", s.instruction_ns, true);
     nx_json_put_i64_member(&b, "attributed", s.attributed, true);
     nx_json_put_i64_member(&b, "attributed_ns", s.attributed_ns, true);
-    nx_strbuf_printf(&b, ",\"coverage_percent\":%.6g", nx_nki_source_share(&s, s.attributed_ns));
-    size_t n = nx_nki_source_count(&s);
+    nx_strbuf_printf(&b, ",\"coverage_percent\":%.6g", nx_nki_lines_share(&s, s.attributed_ns));
+    size_t n = nx_nki_lines_count(&s);
     nx_json_put_i64_member(&b, "total_lines", (int64_t)n, true);
     nx_strbuf_puts(&b, ",\"lines\":[");
     for (size_t i = 0; i < n && i < (size_t)limit; i++)
         source_line(&b, &s, i);
     nx_strbuf_puts(&b, "]}");
-    nx_nki_source_free(&s);
+    nx_nki_lines_free(&s);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }

@@ -507,7 +507,15 @@ static enum MHD_Result device_summary(nx_api_req *r, const char *dir, int64_t to
         }
         nx_strbuf_putc(&b, ']');
     }
-    nx_strbuf_printf(&b, "],\"total_rows\":%" PRId64 "}}", d.have_opcodes ? d.opcode_rows : 0);
+    nx_strbuf_printf(&b, "],\"total_rows\":%" PRId64 "},\"nki_coverage\":", d.have_opcodes ? d.opcode_rows : 0);
+    if (d.nki.present) {
+        nx_strbuf_puts(&b, "{\"percent\":");
+        nx_json_f64(&b, nx_nki_coverage_percent(&d.nki));
+        nx_strbuf_printf(&b, ",\"kernel_ns\":%" PRId64 ",\"total_ns\":%" PRId64 ",\"kernel_instructions\":%" PRId64
+                             ",\"instructions\":%" PRId64 "}}", d.nki.kernel_ns, d.nki.total_ns,
+                         d.nki.kernel_instructions, d.nki.instructions);
+    } else
+        nx_strbuf_puts(&b, "null}");
     nx_device_summary_free(&d);
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }

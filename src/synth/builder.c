@@ -23,6 +23,7 @@ void sy_builder_init(sy_builder *b, const sy_dims *d, unsigned cores)
     b->next_kernel_inst = 1;
     b->sbuf_cursor = 0x2000;
     b->op.hlo_id = b->op.framework_id = b->op.frame = NX_ABSENT;
+    b->nki.frame = b->nki.iter = NX_ABSENT;
 }
 
 void sy_builder_free(sy_builder *b)
@@ -32,6 +33,7 @@ void sy_builder_free(sy_builder *b)
     free(b->steps);
     free(b->descs);
     free(b->allocs);
+    sy_nki_free(b);
     nx_arena_free(&b->arena);
 }
 
@@ -51,8 +53,7 @@ char *sy_str(sy_builder *b, const char *fmt, ...)
     return s;
 }
 
-/* Makes room for one more element of *arr; false (and b->failed) on OOM. */
-static bool grow(sy_builder *b, void *arr_ptr, size_t n, size_t *cap, size_t size)
+bool sy_grow(sy_builder *b, void *arr_ptr, size_t n, size_t *cap, size_t size)
 {
     void **arr = arr_ptr;
     if (n < *cap)
@@ -70,7 +71,7 @@ static bool grow(sy_builder *b, void *arr_ptr, size_t n, size_t *cap, size_t siz
 
 static uint32_t push_step(sy_builder *b, sy_step st)
 {
-    if (!grow(b, &b->steps, b->n_steps, &b->cap_steps, sizeof *b->steps))
+    if (!sy_grow(b, &b->steps, b->n_steps, &b->cap_steps, sizeof *b->steps))
         return 0;
     st.signal_sem = NX_NO_SEMAPHORE;
     b->steps[b->n_steps] = st;
@@ -97,14 +98,14 @@ static void name_instr(sy_builder *b, nx_prog_instr *in)
     if (op->kernel) {
         in->kernel_instruction_name = sy_str(b, "inst.%lld:%lld", (long long)b->next_kernel_inst,
                                              (long long)(40 + b->next_kernel_inst % 90));
-        in->nki_source_location = sy_str(b, "flash_attention.py:%lld", (long long)(120 + b->next_kernel_inst % 90));
         b->next_kernel_inst++;
+        in->nki_source_location = sy_nki_note(b, in);
     }
 }
 
 uint32_t sy_instr(sy_builder *b, uint8_t engine, const char *opcode, uint32_t ticks, uint32_t dep0, uint32_t dep1)
 {
-    if (!grow(b, &b->instrs[engine], b->n_instrs[engine], &b->cap_instrs[engine], sizeof *b->instrs[engine]))
+    if (!sy_grow(b, &b->instrs[engine], b->n_instrs[engine], &b->cap_instrs[engine], sizeof *b->instrs[engine]))
         return 0;
     nx_prog_instr *in = &b->instrs[engine][b->n_instrs[engine]];
     memset(in, 0, sizeof *in);
@@ -132,7 +133,7 @@ void sy_alloc(sy_builder *b, const char *name, uint8_t memory, uint8_t bank, uin
 {
     if (from == SY_NONE || to == SY_NONE || from >= b->n_steps || to >= b->n_steps)
         return;   /* an op that was not built (e.g. no AllReduce on one core) */
-    if (!grow(b, &b->allocs, b->n_allocs, &b->cap_allocs, sizeof *b->allocs))
+    if (!sy_grow(b, &b->allocs, b->n_allocs, &b->cap_allocs, sizeof *b->allocs))
         return;
     uint64_t cap = memory == NX_MEM_SBUF ? SY_SBUF_PARTITION_BYTES : SY_PSUM_BANK_BYTES;
     b->allocs[b->n_allocs++] = (nx_prog_alloc){
@@ -167,7 +168,7 @@ uint32_t sy_queue_dma_engine(uint16_t q)
 static uint32_t add_desc(sy_builder *b, uint16_t q, const char *variable, const char *op, const char *src,
                          const char *dst, uint32_t bytes)
 {
-    if (!grow(b, &b->descs, b->n_descs, &b->cap_descs, sizeof *b->descs))
+    if (!sy_grow(b, &b->descs, b->n_descs, &b->cap_descs, sizeof *b->descs))
         return 0;
     nx_prog_dma_desc *x = &b->descs[b->n_descs];
     memset(x, 0, sizeof *x);
@@ -345,7 +346,7 @@ static int fill_tables(sy_builder *b, nx_program *p)
         b->allocs[na++] = *a;
     }
     p->allocs = b->allocs, p->n_allocs = na;
-    return 0;
+    return sy_nki_finish(b, p);
 }
 
 int sy_builder_finish(sy_builder *b, nx_program *p)

@@ -106,6 +106,20 @@ typedef struct sy_op_names {
     bool kernel;                 /* instructions come from an NKI kernel */
 } sy_op_names;
 
+/* The NKI kernel's debug info and the program's assembly listing (nki.c). */
+#define SY_NKI_FILE "/home/ubuntu/kernels/flash_attn.py"
+typedef struct sy_nki {
+    nx_prog_frame frames[8];     /* NKI_FRAMES */
+    size_t n_frames;
+    nx_prog_nki_iter *iters;     /* NKI_ITERATIONS */
+    size_t n_iters, cap_iters;
+    nx_prog_nki_instr *maps;     /* NKI_INSTRUCTIONS, in build order until finished */
+    size_t n_maps, cap_maps;
+    nx_prog_asm *asm_lines;      /* ASSEMBLY, built by sy_nki_finish() */
+    int64_t frame, iter;         /* where the next kernel instruction comes from: */
+    uint32_t line;               /* frame NX_ABSENT = nowhere (not mapped) */
+} sy_nki;
+
 typedef struct sy_builder {
     nx_arena arena;              /* every string and array below */
     const sy_dims *d;
@@ -129,10 +143,14 @@ typedef struct sy_builder {
     nx_prog_alloc *allocs;       /* MEMORY_ALLOCATIONS; live_pc/free_pc hold step indices
                                     until sy_builder_finish() turns them into (engine, pc) */
     size_t n_allocs, cap_allocs;
+    sy_nki nki;
     bool failed;                 /* an allocation failed */
 } sy_builder;
 
 /* builder.c */
+/* Makes room for one more element of *arr (n used of *cap); false (and
+ * b->failed) when out of memory. */
+bool sy_grow(sy_builder *b, void *arr_ptr, size_t n, size_t *cap, size_t size);
 void sy_builder_init(sy_builder *b, const sy_dims *d, unsigned cores);
 void sy_builder_free(sy_builder *b);
 char *sy_str(sy_builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -158,6 +176,19 @@ void sy_alloc(sy_builder *b, const char *name, uint8_t memory, uint8_t bank, uin
               uint64_t bytes, uint32_t from, uint32_t to);
 /* Sets signal/wait semaphores from the dependencies; fills `p` (pointing into b). */
 int sy_builder_finish(sy_builder *b, nx_program *p);
+
+/* nki.c: the NKI kernel's frames (file SY_NKI_FILE) and loop bindings; each
+ * returns its index. sy_nki_at() says where the next kernel instructions come
+ * from; sy_nki_note() maps instruction `in` there (called for every instruction
+ * of an NKI op) and returns its "file.py:line", or "" when unmapped;
+ * sy_nki_finish() sorts the mapping, numbers the compiler pcs (program order)
+ * and writes the assembly listing into p (whose instrs are final). */
+int64_t sy_nki_frame(sy_builder *b, int64_t parent, const char *function, uint32_t call_line);
+int64_t sy_nki_loop(sy_builder *b, int64_t parent, const char *var, int64_t value, uint32_t line);
+void sy_nki_at(sy_builder *b, int64_t frame, int64_t iter, uint32_t line);
+const char *sy_nki_note(sy_builder *b, const nx_prog_instr *in);
+int sy_nki_finish(sy_builder *b, nx_program *p);
+void sy_nki_free(sy_builder *b);
 
 /* workload.c */
 const sy_dims *sy_preset_dims(nx_synth_preset p);

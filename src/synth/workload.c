@@ -232,11 +232,28 @@ static uint32_t rope(layer *L, unsigned q_cols, unsigned k_cols)
     return last;
 }
 
-/* One head, one 128-query tile of causal flash attention (NKI kernel). */
-static uint32_t attention_tile(layer *L, uint32_t dep)
+/* The NKI kernel's call frames: flash_fwd calls one helper per stage. */
+typedef struct nki_kernel {
+    int64_t fwd, qk, softmax, pv;
+} nki_kernel;
+
+static nki_kernel nki_frames(sy_builder *b)
+{
+    nki_kernel k;
+    k.fwd = sy_nki_frame(b, NX_ABSENT, "flash_attn.flash_fwd", 201);
+    k.qk = sy_nki_frame(b, k.fwd, "flash_attn._qk_block", 229);
+    k.softmax = sy_nki_frame(b, k.fwd, "flash_attn._softmax", 231);
+    k.pv = sy_nki_frame(b, k.fwd, "flash_attn._pv_block", 234);
+    return k;
+}
+
+/* One head, one 128-query tile of causal flash attention (NKI kernel), generated
+ * in iteration `it` (the i_q binding) of the kernel's loops. */
+static uint32_t attention_tile(layer *L, uint32_t dep, const nki_kernel *k, int64_t it)
 {
     sy_builder *b = L->b;
     const unsigned seq = b->d->seq;
+    sy_nki_at(b, k->qk, it, 241);
     uint32_t qk = sy_instr(b, NX_ENGINE_TENSOR, "MATMUL", 64 + seq, dep, SY_NONE);
     nx_prog_instr *in = sy_last_instr(b, NX_ENGINE_TENSOR);
     in->operands = sy_str(b, "src=0x%llx dst=psum[0] rows=128 cols=%u acc=0",
@@ -246,16 +263,22 @@ static uint32_t attention_tile(layer *L, uint32_t dep)
     in->psum_write_bytes = TILE * seq * 4;
     in->tensor_elements = TILE * seq;
     in->raw_flops = in->adjusted_flops = 2ll * TILE * TILE * seq;
+    sy_nki_at(b, k->qk, it, 243);
     uint32_t mask = elementwise(L, NX_ENGINE_GPSIMD, "AFFINE_SELECT", NULL, seq, qk, SY_NONE);
+    sy_nki_at(b, k->softmax, it, 252);
     uint32_t mx = elementwise(L, NX_ENGINE_VECTOR, "TENSOR_REDUCE", NULL, seq, mask, SY_NONE);
+    sy_nki_at(b, k->softmax, it, 253);
     uint32_t ex = elementwise(L, NX_ENGINE_SCALAR, "ACTIVATE", "Exp", seq, mx, SY_NONE);
+    sy_nki_at(b, k->softmax, it, 254);
     uint32_t sum = elementwise(L, NX_ENGINE_VECTOR, "TENSOR_REDUCE", NULL, seq, ex, SY_NONE);
+    sy_nki_at(b, k->pv, it, 263);
     uint32_t tr = sy_instr(b, NX_ENGINE_TENSOR, "TRANSPOSE", 64 + seq, ex, SY_NONE);
     in = sy_last_instr(b, NX_ENGINE_TENSOR);
     in->operands = sy_str(b, "src=0x%llx dst=psum[1] rows=128 cols=%u", (unsigned long long)sbuf_addr(b, TILE * seq * 2), seq);
     in->tensor_instruction_type = NX_TENSOR_TRANSPOSE;
     in->tensor_elements_transpose = TILE * seq;
     in->flops_transpose = in->adjusted_flops_transpose = 2ll * TILE * TILE * seq;
+    sy_nki_at(b, k->pv, it, 264);
     uint32_t pv = sy_instr(b, NX_ENGINE_TENSOR, "MATMUL", 64 + seq, tr, SY_NONE);
     in = sy_last_instr(b, NX_ENGINE_TENSOR);
     in->operands = sy_str(b, "src=0x%llx dst=psum[2] rows=128 cols=%u acc=0", (unsigned long long)sbuf_addr(b, TILE * seq * 2), seq);
@@ -264,8 +287,11 @@ static uint32_t attention_tile(layer *L, uint32_t dep)
     in->psum_write_bytes = TILE * TILE * 4;
     in->tensor_elements = TILE * seq;
     in->raw_flops = in->adjusted_flops = 2ll * TILE * TILE * seq;
+    sy_nki_at(b, k->fwd, it, 235);
     uint32_t rc = elementwise(L, NX_ENGINE_VECTOR, "TENSOR_SCALAR", NULL, seq, sum, SY_NONE);
+    sy_nki_at(b, k->fwd, it, 236);
     uint32_t out = elementwise(L, NX_ENGINE_VECTOR, "TENSOR_TENSOR", NULL, TILE, pv, rc);
+    sy_nki_at(b, NX_ABSENT, NX_ABSENT, 0);
     sy_alloc(b, "flash.qk", NX_MEM_PSUM, 0, 0, TILE, (uint64_t)seq * 4, qk, mask);
     sy_alloc(b, "flash.probs", NX_MEM_SBUF, NX_NO_BANK, 0, TILE, (uint64_t)seq * 2, mask, tr);
     sy_alloc(b, "flash.probs_t", NX_MEM_PSUM, 1, 0, TILE, (uint64_t)seq * 4, tr, pv);
@@ -321,9 +347,13 @@ static uint32_t attention_block(layer *L)
     uint32_t roped = rope(L, q_cols, kv_cols);
     op(L, "NeuronLlamaAttention[self_attn]/nki.flash_fwd", "custom-call", "flash_attention.py", "flash_fwd", 212, true);
     uint32_t last = roped;
-    for (unsigned h = 0; h < local_heads; h++)
+    const nki_kernel kernel = nki_frames(b);
+    for (unsigned h = 0; h < local_heads; h++) {
+        int64_t ih = sy_nki_loop(b, NX_ABSENT, "i_h", h, 224);
         for (unsigned t = 0; t < tiles(b->d->seq); t++)
-            last = attention_tile(L, h == 0 && t == 0 ? (roped > v ? roped : v) : SY_NONE);
+            last = attention_tile(L, h == 0 && t == 0 ? (roped > v ? roped : v) : SY_NONE, &kernel,
+                                  sy_nki_loop(b, ih, "i_q", t, 226));
+    }
     op(L, "NeuronLlamaAttention[self_attn]/RowParallelLinear[o_proj]/aten.linear", "dot", "layers.py",
        "RowParallelLinear.forward", 712, false);
     L->ready = last;

@@ -40,6 +40,38 @@ static void warn(void *ctx, const char *path, uint64_t where, const char *catego
     touch(message);
 }
 
+/* The NKI sections and ASSEMBLY: chains backwards, every reference in range. */
+static void walk_nki(const nx_program *p)
+{
+    for (size_t i = 0; i < p->n_nki_frames; i++) {
+        touch(p->nki_frames[i].file_name);
+        touch(p->nki_frames[i].function_name);
+        NXFUZZ_CHECK(p->nki_frames[i].parent == NX_ABSENT ||
+                     (p->nki_frames[i].parent >= 0 && (uint64_t)p->nki_frames[i].parent < i));
+    }
+    for (size_t i = 0; i < p->n_nki_iters; i++) {
+        touch(p->nki_iters[i].name);
+        touch(p->nki_iters[i].file_name);
+        NXFUZZ_CHECK(p->nki_iters[i].parent == NX_ABSENT ||
+                     (p->nki_iters[i].parent >= 0 && (uint64_t)p->nki_iters[i].parent < i));
+    }
+    for (size_t i = 0; i < p->n_nki_instrs; i++) {
+        const nx_prog_nki_instr *m = &p->nki_instrs[i];
+        const nx_prog_instr *in = nx_program_find_instr(p, m->engine, m->pc);
+        touch(m->file_name);
+        NXFUZZ_CHECK(in != NULL && in->kernel_instruction_name[0] != '\0');
+        NXFUZZ_CHECK(m->frame < p->n_nki_frames);
+        NXFUZZ_CHECK(m->iteration == NX_ABSENT || (m->iteration >= 0 && (uint64_t)m->iteration < p->n_nki_iters));
+    }
+    for (size_t i = 0; i < p->n_asm_lines; i++) {
+        const nx_prog_asm *a = &p->asm_lines[i];
+        touch(a->opcode);
+        touch(a->operands);
+        NXFUZZ_CHECK(nx_program_find_instr(p, a->engine, a->pc) != NULL);
+        NXFUZZ_CHECK(a->compiler_pc >= 0 && (i == 0 || a->compiler_pc > p->asm_lines[i - 1].compiler_pc));
+    }
+}
+
 static void walk(const nx_program *p)
 {
 #define T_(name) touch(h->name);
@@ -104,6 +136,7 @@ static void walk(const nx_program *p)
         NXFUZZ_CHECK(a->bytes_per_partition >= 1 &&
                      a->bytes_per_partition <= nx_prog_alloc_capacity(&p->hw, a->memory));
     }
+    walk_nki(p);
     /* A few string references, valid or not: the string table's lookups. */
     for (uint32_t ref = 0; ref < 64 && ref < p->strings_size; ref += 7) {
         const char *s = nx_program_string(p, ref);
@@ -149,7 +182,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     NXFUZZ_CHECK(q->hash == hash && q->n_instrs == p->n_instrs && q->n_queues == p->n_queues &&
                  q->n_descs == p->n_descs && q->n_tensors == p->n_tensors && q->n_semaphores == p->n_semaphores &&
                  q->n_collectives == p->n_collectives && q->n_cc_streams == p->n_cc_streams &&
-                 q->n_frames == p->n_frames && q->n_allocs == p->n_allocs);
+                 q->n_frames == p->n_frames && q->n_allocs == p->n_allocs &&
+                 q->n_nki_frames == p->n_nki_frames && q->n_nki_iters == p->n_nki_iters &&
+                 q->n_nki_instrs == p->n_nki_instrs && q->n_asm_lines == p->n_asm_lines);
     nx_program_close(q);
     nx_program_close(p);
     return 0;

@@ -204,10 +204,10 @@ async function compare(mem, table, d) {
   return { want, got };
 }
 
-test('synth writes MEMORY_ALLOCATIONS: SBUF and PSUM, in a 1.1 program', () => {
+test('synth writes MEMORY_ALLOCATIONS: SBUF and PSUM, in a 1.2 program', () => {
   assert.equal(progs.size, 1);
   const g = [...progs.values()][0];
-  assert.deepEqual(g.version, [1, 1]);
+  assert.deepEqual(g.version, [1, 2]);
   assert.ok(g.allocs.some((a) => a.memory === 0 && a.count === 128), 'SBUF tiles over all partitions');
   assert.ok(g.allocs.some((a) => a.memory === 0 && a.first === 64 && a.count === 64), 'a partial SBUF range');
   assert.ok(g.allocs.some((a) => a.memory === 1 && a.bank === 2), 'PSUM banks beyond 0');

@@ -1,15 +1,14 @@
 // js.viewer_nki: NKI source attribution in the Device Trace Viewer (docs/viewer.md "NKI
 // source"), in Debian's chromium against `nxprof serve`, on a synthesized llama-layer
-// device profile given NKI tables by tests/tools/nki_tables.py (derived from its
-// Instruction rows, written with pyarrow in the catalogue's columns). Every expected value
-// comes from DuckDB over the Parquet files:
+// device profile (its NKI flash-attention kernel's debug tables). Every expected value
+// comes from DuckDB over the Parquet files (joins on pcore_idx too, docs/processing.md):
 // - an NKI instruction's Event Details show its source file:line and function, its call
 //   stack (outermost first), its loop iteration (i = .., j = ..) and its assembly line;
 // - the Source table's lines are DuckDB's join of Instruction and KernelInstructions grouped
 //   by file and line, ordered by self time (ties by file, line); sorting by Total puts the
 //   outermost call site (all attributed time) first;
 // - clicking a line searches its instructions (nki_source_location) and selects one:
-//   "1 of N", N DuckDB's count.
+//   "k of N", N DuckDB's count.
 // NXPROF_SCREENSHOT_DIR, when set, receives nki-source.png (docs/nki-source.png): the side
 // panel's Source table above the selected instruction's NKI block.
 // Skipped (with a message) only when /usr/bin/chromium is missing.
@@ -18,12 +17,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { requireBin, tempDir, openDuckDB } from './lib/harness.mjs';
 import { SKIP, openPage, settle, viewState } from './lib/browser.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_nki: ${SKIP}`);
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 test('NKI source in the Device Trace Viewer', { skip: SKIP, timeout: 280000 }, async (t) => {
   const BIN = requireBin();
@@ -33,7 +30,6 @@ test('NKI source in the Device Trace Viewer', { skip: SKIP, timeout: 280000 }, a
   execFileSync(BIN, ['process', cap, '--data-path', data, '--display-name', 'demo'], { stdio: 'ignore' });
   const DEV = 'demo-nd0-nc0';
   const dir = fs.realpathSync(path.join(data, 'profiles', 'global', `${DEV}@latest`));
-  execFileSync(path.join(ROOT, '.venv', 'bin', 'python'), [path.join(ROOT, 'tests', 'tools', 'nki_tables.py'), dir]);
   const { sql } = await openDuckDB();
   const T = (table) => `read_parquet('${path.join(dir, `${table}.parquet`)}', file_row_number = true)`;
   const shots = process.env.NXPROF_SCREENSHOT_DIR;
@@ -43,9 +39,9 @@ test('NKI source in the Device Trace Viewer', { skip: SKIP, timeout: 280000 }, a
   // The longest NKI instruction with an assembly line of its pc and opcode (the row the
   // viewer shows, docs/api.md).
   const [pick] = await sql(`SELECT i.file_row_number::BIGINT AS o, i.start_ts::VARCHAR AS s, i.end_ts::VARCHAR AS e,
-      k.file_path AS file, k.line_number::INTEGER AS line, k.stack_frame_id::INTEGER AS frame, k.iteration_variables_id::INTEGER AS it,
+      k.file_path AS file, k.line_number::INTEGER AS line, k.stack_frame_id::INTEGER AS frame, k.iteration_variables_id::INTEGER AS it, i.pcore_idx::INTEGER AS pc,
       a.compiler_opcode AS op
-    FROM ${T('Instruction')} i JOIN ${T('KernelInstructions')} k USING (kernel_instruction_name)
+    FROM ${T('Instruction')} i JOIN ${T('KernelInstructions')} k USING (kernel_instruction_name, pcore_idx)
     JOIN ${T('AssemblyInstruction')} a ON a.compiler_pc = i.compiler_pc AND a.compiler_opcode = i.compiler_opcode
     ORDER BY i.duration_ns DESC, i.file_row_number LIMIT 1`);
   assert.ok(pick, 'the profile has NKI instructions');
@@ -55,12 +51,13 @@ test('NKI source in the Device Trace Viewer', { skip: SKIP, timeout: 280000 }, a
     await page.goto(`${url}/view/${DEV}?start=${BigInt(pick.s) - pad}&end=${BigInt(pick.e) + pad}&event=Instruction:${pick.o}`);
     await settle(page);
     await page.waitForSelector('#details table.nki', { timeout: 15000 });
-    const text = await page.locator('#details').innerText();
-    assert.ok(text.includes(`${pick.file}:${pick.line}`), `source ${pick.file}:${pick.line} in ${text}`);
+    const short = `${pick.file.slice(pick.file.lastIndexOf('/') + 1)}:${pick.line}`;
+    assert.equal((await page.locator('#details .nki-loc').innerText()).trim(), short);
+    assert.equal(await page.locator('#details .nki-loc .cut').getAttribute('title'), `${pick.file}:${pick.line}`);
     // the stack: the frame and its callers, outermost first
     const frames = [];
     for (let f = pick.frame; f !== null && f !== undefined && frames.length < 10;) {
-      const [r] = await sql(`SELECT fully_qualified_function_name AS fn, parent_stack_frame_id::INTEGER AS p FROM ${T('KernelStackFrames')} WHERE stack_frame_id = ${f}`);
+      const [r] = await sql(`SELECT fully_qualified_function_name AS fn, parent_stack_frame_id::INTEGER AS p FROM ${T('KernelStackFrames')} WHERE stack_frame_id = ${f} AND pcore_idx = ${pick.pc}`);
       if (!r) break;
       frames.unshift(r.fn);
       f = r.p;
@@ -71,7 +68,7 @@ test('NKI source in the Device Trace Viewer', { skip: SKIP, timeout: 280000 }, a
     assert.ok(fn.includes(frames[frames.length - 1]), `function ${frames[frames.length - 1]}`);
     const binds = [];
     for (let v = pick.it; v !== null && v !== undefined && binds.length < 10;) {
-      const [r] = await sql(`SELECT variable_name AS n, variable_value::INTEGER AS x, parent_iteration_variable_id::INTEGER AS p FROM ${T('KernelIterationVariables')} WHERE iteration_variable_id = ${v}`);
+      const [r] = await sql(`SELECT variable_name AS n, variable_value::INTEGER AS x, parent_iteration_variable_id::INTEGER AS p FROM ${T('KernelIterationVariables')} WHERE iteration_variable_id = ${v} AND pcore_idx = ${pick.pc}`);
       if (!r) break;
       binds.unshift(`${r.n} = ${r.x}`);
       v = r.p;
@@ -81,7 +78,7 @@ test('NKI source in the Device Trace Viewer', { skip: SKIP, timeout: 280000 }, a
   });
 
   const lines = await sql(`SELECT k.file_path AS file, k.line_number::INTEGER AS line, count(*)::INTEGER AS n, sum(i.duration_ns)::BIGINT AS self
-    FROM ${T('Instruction')} i JOIN ${T('KernelInstructions')} k USING (kernel_instruction_name)
+    FROM ${T('Instruction')} i JOIN ${T('KernelInstructions')} k USING (kernel_instruction_name, pcore_idx)
     GROUP BY ALL ORDER BY self DESC, file, line`);
   const label = (l) => `${l.file.slice(l.file.lastIndexOf('/') + 1)}:${l.line}`;
 
@@ -112,7 +109,8 @@ test('NKI source in the Device Trace Viewer', { skip: SKIP, timeout: 280000 }, a
     const [{ n }] = await sql(`SELECT count(*)::INTEGER AS n FROM ${T('Instruction')} WHERE nki_source_location ILIKE '%${label(want)}%'`);
     await page.locator('#source-table tr.src-line').nth(0).locator('a').click();
     await page.waitForFunction(() => /of/.test(document.querySelector('#search-count').textContent), null, { timeout: 15000 });
-    assert.equal(await page.locator('#search-count').innerText(), `1 of ${n}`);
+    // the first match at or after the window's start, among all N
+    assert.match(await page.locator('#search-count').innerText(), new RegExp(`^\\d+ of ${n}$`));
     const st = await viewState(page);
     assert.deepEqual({ field: st.search.field, q: st.search.q }, { field: 'nki_source_location', q: label(want) });
     const [{ loc }] = await sql(`SELECT nki_source_location AS loc FROM ${T('Instruction')} WHERE file_row_number = ${st.sel.ordinal}`);

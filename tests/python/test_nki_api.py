@@ -1,24 +1,19 @@
 """The NKI answers over HTTP (docs/api.md): GET /api/profiles/<name>/source (time per NKI
 source line) and the "nki" member of an Instruction's /event (source location, call stack,
-loop iteration, assembly line), on a synth llama-layer device profile given NKI tables by
-tests/tools/nki_tables.py.
+loop iteration, assembly line), on a synth llama-layer device profile (its NKI
+flash-attention kernel's debug tables).
 
 Independent of nxprof: the expectations are DuckDB's join of the Parquet files
-(Instruction JOIN KernelInstructions USING (kernel_instruction_name), AssemblyInstruction
-on compiler_pc, the instruction's opcode first) with the call and loop chains walked here in Python.
+(Instruction JOIN KernelInstructions USING (kernel_instruction_name, pcore_idx),
+AssemblyInstruction on compiler_pc, the instruction's opcode first) with the call and loop
+chains walked here in Python.
 """
-import importlib.util
 from collections import defaultdict
-from pathlib import Path
 
 import duckdb
 import pytest
 
-from conftest import ROOT, http_get_json, nx, serving
-
-spec = importlib.util.spec_from_file_location("nki_tables", ROOT / "tests" / "tools" / "nki_tables.py")
-nki_tables = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(nki_tables)
+from conftest import http_get_json, nx, serving
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +24,7 @@ def profile(tmp_path_factory):
     dp = work / "dp"
     nx("process", work / "cap", "--data-path", dp, "--display-name", "run")
     d = (dp / "profiles" / "global" / "run-nd0-nc0@latest").resolve()
-    nki_tables.main(d)
+    assert (d / "KernelInstructions.parquet").exists()
     return dp, d
 
 
@@ -44,31 +39,34 @@ def q(sql):
 
 
 def frames_of(d):
-    return {r[0]: r[1:] for r in q(f"SELECT stack_frame_id, parent_stack_frame_id, fully_qualified_function_name, "
-                                   f"file_path, line_number FROM '{d}/KernelStackFrames.parquet'")}
+    """(pcore, id) -> (parent, function, file, line)."""
+    return {(r[0], r[1]): r[2:] for r in q(f"SELECT pcore_idx, stack_frame_id, parent_stack_frame_id, "
+                                           f"fully_qualified_function_name, file_path, line_number "
+                                           f"FROM '{d}/KernelStackFrames.parquet'")}
 
 
-def chain(table, start):
-    """Ids from start up the parent links, outermost first (a cycle ends)."""
+def chain(table, pcore, start):
+    """Ids from start up the parent links on one core, outermost first (a cycle ends)."""
     out = []
-    while start is not None and start in table and start not in out:
+    while start is not None and (pcore, start) in table and start not in out:
         out.append(start)
-        start = table[start][0]
+        start = table[(pcore, start)][0]
     return out[::-1]
 
 
 def test_source_table_is_the_join(profile, port):
     _, d = profile
     frames = frames_of(d)
-    rows = q(f"SELECT k.file_path, k.line_number, i.duration_ns, k.stack_frame_id FROM '{d}/Instruction.parquet' i "
-             f"JOIN '{d}/KernelInstructions.parquet' k USING (kernel_instruction_name)")
+    rows = q(f"SELECT k.file_path, k.line_number, i.duration_ns, k.stack_frame_id, pcore_idx "
+             f"FROM '{d}/Instruction.parquet' i "
+             f"JOIN '{d}/KernelInstructions.parquet' k USING (kernel_instruction_name, pcore_idx)")
     want = defaultdict(lambda: [0, 0, 0])   # (file, line) -> count, self, total
-    for file, line, dur, frame in rows:
+    for file, line, dur, frame, pcore in rows:
         w = want[(file, line)]
         w[0] += 1
         w[1] += dur or 0
         w[2] += dur or 0
-        sites = {(frames[f][2], frames[f][3]) for f in chain(frames, frame)} - {(file, line)}
+        sites = {frames[(pcore, f)][2:4] for f in chain(frames, pcore, frame)} - {(file, line)}
         for s in sites:
             want[s][2] += dur or 0
     total_ns = q(f"SELECT sum(duration_ns) FROM '{d}/Instruction.parquet'")[0][0]
@@ -83,8 +81,9 @@ def test_source_table_is_the_join(profile, port):
         w = want[(x["file"], x["line"])]
         assert [x["count"], x["self_ns"], x["total_ns"]] == w, x
         assert x["self_percent"] == pytest.approx(100 * w[1] / total_ns, rel=1e-5)
-    # the call sites (model.py:212, flash_attention.py:150) carry time but no instructions of their own
-    assert want[("model.py", 212)][2] == got["attributed_ns"]
+    # the kernel's entry frame's call site carries all its time but no instruction of its own
+    entry = [v[2:4] for v in frames.values() if v[0] is None]
+    assert entry and all(want[e][2] == got["attributed_ns"] and want[e][0] == 0 for e in entry)
     status, got = http_get_json(port, "/api/profiles/run-nd0-nc0/source?limit=3")
     assert len(got["lines"]) == 3 and got["total_lines"] == len(want)
 
@@ -92,30 +91,33 @@ def test_source_table_is_the_join(profile, port):
 def test_event_nki_member_is_the_join(profile, port):
     _, d = profile
     frames = frames_of(d)
-    iters = {r[0]: r[1:] for r in q(f"SELECT iteration_variable_id, parent_iteration_variable_id, variable_name, "
-                                    f"variable_value, file_path, line_number "
-                                    f"FROM '{d}/KernelIterationVariables.parquet'")}
-    rows = q(f"SELECT file_row_number, kernel_instruction_name, compiler_pc, compiler_opcode "
+    iters = {(r[0], r[1]): r[2:] for r in q(f"SELECT pcore_idx, iteration_variable_id, parent_iteration_variable_id, "
+                                            f"variable_name, variable_value, file_path, line_number "
+                                            f"FROM '{d}/KernelIterationVariables.parquet'")}
+    rows = q(f"SELECT file_row_number, kernel_instruction_name, compiler_pc, compiler_opcode, pcore_idx "
              f"FROM read_parquet('{d}/Instruction.parquet', file_row_number=true) "
              f"WHERE kernel_instruction_name IS NOT NULL OR file_row_number % 1000 = 0 ORDER BY 1")
     assert sum(1 for r in rows if r[1]) > 100
-    for ordinal, name, pc, op in rows[::7]:
+    for ordinal, name, pc, op, pcore in rows[::7]:
         status, ev = http_get_json(port, f"/api/profiles/run-nd0-nc0/event?table=Instruction&ordinal={ordinal}")
         assert status == 200, ev
         nki = ev["nki"]
         assert nki["kernel_instruction_name"] == name
         k = q(f"SELECT file_path, line_number, stack_frame_id, iteration_variables_id "
-              f"FROM '{d}/KernelInstructions.parquet' WHERE kernel_instruction_name = '{name}'") if name else []
+              f"FROM '{d}/KernelInstructions.parquet' WHERE kernel_instruction_name = '{name}' "
+              f"AND pcore_idx = {pcore}") if name and pcore is not None else []
         if not k:
             assert nki["source"] is None and nki["stack"] == [] and nki["iteration"] == []
         else:
             file, line, frame, it = k[0]
-            stack = chain(frames, frame)
-            assert nki["source"] == {"file": file, "line": line, "function": frames[stack[-1]][1]}
-            assert nki["stack"] == [{"id": f, "function": frames[f][1], "file": frames[f][2], "line": frames[f][3]}
-                                    for f in stack]
-            assert nki["iteration"] == [{"id": i, "name": iters[i][1], "value": iters[i][2], "file": iters[i][3],
-                                         "line": iters[i][4]} for i in chain(iters, it)]
+            stack = chain(frames, pcore, frame)
+            assert stack, name
+            fr = {f: frames[(pcore, f)] for f in stack}
+            assert nki["source"] == {"file": file, "line": line, "function": fr[stack[-1]][1]}
+            assert nki["stack"] == [{"id": f, "function": fr[f][1], "file": fr[f][2], "line": fr[f][3]} for f in stack]
+            loops = chain(iters, pcore, it)
+            assert nki["iteration"] == [{"id": i, "name": iters[(pcore, i)][1], "value": iters[(pcore, i)][2],
+                                         "file": iters[(pcore, i)][3], "line": iters[(pcore, i)][4]} for i in loops]
         # of the pc's rows, the instruction's opcode first, then the lowest instruction_id
         a = q(f"SELECT instruction_id, compiler_opcode, compiler_operands FROM '{d}/AssemblyInstruction.parquet' "
               f"WHERE compiler_pc = {pc} ORDER BY coalesce(compiler_opcode = $op, false) DESC, instruction_id "
@@ -127,9 +129,9 @@ def test_event_nki_member_is_the_join(profile, port):
 
 
 def test_profile_without_nki_tables(port):
-    status, got = http_get_json(port, "/api/profiles/run-nd0-nc1/source")
+    status, got = http_get_json(port, "/api/profiles/run/source")   # the system profile
     assert status == 404 and "KernelInstructions" in got["error"]
-    status, ev = http_get_json(port, "/api/profiles/run-nd0-nc1/event?table=Instruction&ordinal=0")
+    status, ev = http_get_json(port, "/api/profiles/run/event?table=SystemProfileEvents&ordinal=0")
     assert status == 200 and "nki" not in ev
     status, got = http_get_json(port, "/api/profiles/run-nd0-nc0/source?limit=0")
     assert status == 400

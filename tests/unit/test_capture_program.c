@@ -135,8 +135,8 @@ static void test_round_trip(void **state)
     assert_program_equal(&f->src, p);
     assert_true(p->hash == f->hash);
     assert_int_equal(p->version_major, 1);
-    assert_int_equal(p->version_minor, 1);
-    assert_int_equal(NX_SEC_LAST, 12);
+    assert_int_equal(p->version_minor, 2);
+    assert_int_equal(NX_SEC_LAST, 23);
     assert_int_equal(p->header_bytes, NX_PROG_HEADER_SIZE + 12 * NX_PROG_TOC_ENTRY_SIZE);
     uint32_t ref;
     assert_true(nx_program_find_string(p, "Tensor Completion", &ref));

@@ -3,7 +3,7 @@
  * nki_fixture.h: an instruction's source location, call stack (outermost
  * first), loop iteration (outer first) and assembly line; an instruction
  * without a name, with an unknown name, without a pc; a cyclic call chain that
- * ends; the first KernelInstructions row of a name winning; of a pc's
+ * ends; a name's row of the instruction's core winning; of a pc's
  * assembly rows, the one of the instruction's opcode, else the lowest id; the index cached and rebuilt when a table is
  * rewritten; a profile without KernelInstructions; a table with a wrongly
  * typed column (an error naming the file and column); a row past the end.
@@ -57,7 +57,7 @@ static void full_context(void **state)
     assert_string_equal(c.kernel_instruction_name, "inst.1:0");
     assert_true(c.has_source && c.has_line);
     assert_string_equal(c.file, "attn.py");
-    assert_int_equal(c.line, 42); /* not the repeated name's 99 */
+    assert_int_equal(c.line, 42); /* not pcore 1's 99 */
     assert_string_equal(c.function, "kern.flash_fwd");
     assert_int_equal(c.n_frames, 1);
     assert_int_equal(c.frames[0]->id, 1);
@@ -117,7 +117,7 @@ static void partial_contexts(void **state)
     nx_nki_context_free(&c);
     read_ctx(5, &c);
     assert_true(c.has_source);
-    assert_int_equal(c.n_frames, 4); /* 3 -> 4 -> 3 -> 4: stopped after as many steps as frames */
+    assert_int_equal(c.n_frames, 5); /* 3 -> 4 -> 3 -> 4 -> 3: stopped after as many steps as the table has rows */
     nx_nki_context_free(&c);
 }
 
@@ -130,18 +130,20 @@ static void cached_and_rebuilt(void **state)
     assert_int_equal(nx_nki_index_get(dir, &a, &err), 0);
     assert_int_equal(nx_nki_index_get(dir, &b, &err), 0);
     assert_ptr_equal(a, b);
-    assert_int_equal(a->n_kinst, 4);
+    assert_int_equal(nx_nki_source_count(a->kinst), 5);
+    assert_int_equal(a->n_frames, 5); /* pcore 1's frame 1 apart from pcore 0's */
+    assert_string_equal(nx_nki_str(a, nx_nki_find_frame(a, 1, 1)->function), "kern.other");
     nx_nki_index_release(b);
-    static const char *const KI[] = {"kernel_instruction_name", "file_path", "line_number"};
-    static const char *const KIV[] = {"inst.1:0", "other.py", "5", "inst.1:1", "other.py", "6",
-                                      "inst.1:2", "other.py", "7"};
+    static const char *const KI[] = {"kernel_instruction_name", "file_path", "line_number", "pcore_idx"};
+    static const char *const KIV[] = {"inst.1:0", "other.py", "5", "0", "inst.1:1", "other.py", "6", "0",
+                                      "inst.1:2", "other.py", "7", "0"};
     char sub[128];
     snprintf(sub, sizeof sub, "%s/KernelInstructions.parquet", dir);
     assert_int_equal(remove(sub), 0);
-    nki_write(dir, "KernelInstructions", KI, 3, KIV, 3);
+    nki_write(dir, "KernelInstructions", KI, 4, KIV, 3);
     assert_int_equal(nx_nki_index_get(dir, &b, &err), 0);
-    assert_int_equal(b->n_kinst, 3);
-    assert_int_equal(a->n_kinst, 4); /* still held: not freed under its holder */
+    assert_int_equal(nx_nki_source_count(b->kinst), 3);
+    assert_int_equal(nx_nki_source_count(a->kinst), 5); /* still held: not freed under its holder */
     nx_nki_index_release(a);
     nx_nki_context c;
     read_ctx(0, &c);
@@ -171,7 +173,7 @@ static void absent_and_errors(void **state)
     fx_write(d2, "KernelInstructions.parquet", BAD, 2, CELLS, 1);
     assert_int_equal(nx_nki_context_read(d2, 0, NULL, &c, &err), -1);
     assert_non_null(strstr(err.msg, "KernelInstructions.parquet"));
-    assert_non_null(strstr(err.msg, "file_path"));
+    assert_non_null(strstr(err.msg, "pcore_idx"));
     fixture_rmrf(d2);
     assert_int_equal(nx_nki_context_read(dir, NKI_ROWS, NULL, &c, &err), NX_EVENT_NONE);
 }

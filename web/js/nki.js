@@ -15,10 +15,12 @@ import { run as runSearch } from './search.js';
 import { SOURCE_COLUMNS, sortLines, lineLabel, lineSearch } from './source_lines.js';
 
 const at = (file, line) => `${file ?? '?'}:${line ?? '?'}`;
+// "file.py:42" shown, the whole path on hover.
+const where = (file, line) => cut(lineLabel({ file, line }), '', at(file, line));
 
 function stackHTML(stack) {
   if (!stack.length) return '';
-  const rows = stack.map((f, i) => `<li title="${esc(at(f.file, f.line))}">${'&nbsp;'.repeat(2 * i)}${esc(f.function ?? '?')} <span class="muted">${cut(at(f.file, f.line))}</span></li>`).join('');
+  const rows = stack.map((f, i) => `<li title="${esc(at(f.file, f.line))}">${'&nbsp;'.repeat(2 * i)}${esc(f.function ?? '?')} <span class="muted">${where(f.file, f.line)}</span></li>`).join('');
   return `<tr><td class="k">stack</td><td class="v"><ol class="nki-stack">${rows}</ol></td></tr>`;
 }
 
@@ -28,7 +30,7 @@ export function nkiHTML(ev) {
   if (!n) return '';
   let rows = '';
   if (n.source) {
-    rows += `<tr><td class="k">source</td><td class="v nki-loc">${cut(at(n.source.file, n.source.line))}</td></tr>`;
+    rows += `<tr><td class="k">source</td><td class="v nki-loc">${where(n.source.file, n.source.line)}</td></tr>`;
     if (n.source.function) rows += `<tr><td class="k">function</td><td class="v">${cut(n.source.function)}</td></tr>`;
   } else rows += '<tr><td class="k">source</td><td class="v muted">not attributed to an NKI kernel line</td></tr>';
   rows += stackHTML(n.stack || []);
