@@ -7,6 +7,11 @@
 #include "profile/profile_table.h"
 #include "query/event.h"
 
+/* The Instruction fields the context reads. */
+#define NKI_FIELDS 4
+static const char *const FIELDS[NKI_FIELDS] = {"kernel_instruction_name", "compiler_pc", "compiler_opcode",
+                                               "pcore_idx"};
+
 /* The frames from f up its callers, reversed into outermost first. -1 when out of memory. */
 static int frame_chain(nx_nki_context *c, const nx_nki_frame *f)
 {
@@ -67,27 +72,19 @@ static int source(nx_nki_context *c, int64_t pcore, const char *name, size_t len
     return 0;
 }
 
-int nx_nki_context_read(const char *profile_dir, int64_t ordinal, const int64_t *start_hint, nx_nki_context *out,
-                        nxpq_error *err)
+int nx_nki_context_of(const char *profile_dir, const nx_event *ev, nx_nki_context *out, nxpq_error *err)
 {
     memset(out, 0, sizeof *out);
     int rc = nx_nki_index_get(profile_dir, &out->idx, err);
     if (rc != 0)
         return rc;
-    static const char *const FIELDS[] = {"kernel_instruction_name", "compiler_pc", "compiler_opcode", "pcore_idx"};
-    nx_event ev;
-    rc = nx_event_read_fields(profile_dir, "Instruction", ordinal, start_hint, FIELDS, 4, &ev, err);
-    if (rc != 0) {
-        nx_nki_context_free(out);
-        return rc;
-    }
-    const nxpq_column_data *col[4] = {NULL, NULL, NULL, NULL};
-    for (size_t f = 0; f < ev.schema->n_fields; f++)
-        for (size_t k = 0; k < 4; k++)
-            if (strcmp(ev.schema->fields[f].name, FIELDS[k]) == 0)
-                col[k] = nx_event_field(&ev, f);
+    const nxpq_column_data *col[NKI_FIELDS] = {NULL, NULL, NULL, NULL};
+    for (size_t f = 0; f < ev->schema->n_fields; f++)
+        for (size_t k = 0; k < NKI_FIELDS; k++)
+            if (strcmp(ev->schema->fields[f].name, FIELDS[k]) == 0)
+                col[k] = nx_event_field(ev, f);
     const nxpq_column_data *name = col[0], *pc = col[1], *op = col[2], *core = col[3];
-    size_t r = ev.row;
+    size_t r = ev->row;
     bool has_op = op && op->type == NXPQ_STRING && !(op->valid && !op->valid[r]);
     if (pc && pc->type == NXPQ_INT64 && !(pc->valid && !pc->valid[r]))
         out->assembly = nx_nki_find_asm(out->idx, pc->values.i64[r], has_op ? op->data + op->offsets[r] : NULL,
@@ -100,13 +97,24 @@ int nx_nki_context_read(const char *profile_dir, int64_t ordinal, const int64_t 
              : has_core                    ? source(out, core->values.i64[r], name->data + name->offsets[r], len)
                                            : 0;
     }
-    nx_event_free(&ev);
     if (rc < 0) {
         nx_nki_context_free(out);
-        nxpq_error_set(err, "Instruction row %lld: out of memory", (long long)ordinal);
-        return -1;
+        return nxpq_error_set(err, "%s: Instruction row: out of memory", profile_dir);
     }
     return 0;
+}
+
+int nx_nki_context_read(const char *profile_dir, int64_t ordinal, const int64_t *start_hint, nx_nki_context *out,
+                        nxpq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    nx_event ev;
+    int rc = nx_event_read_fields(profile_dir, "Instruction", ordinal, start_hint, FIELDS, NKI_FIELDS, &ev, err);
+    if (rc != 0)
+        return rc;
+    rc = nx_nki_context_of(profile_dir, &ev, out, err);
+    nx_event_free(&ev);
+    return rc;
 }
 
 void nx_nki_context_free(nx_nki_context *c)

@@ -105,11 +105,11 @@ static void context_json(nx_strbuf *b, const nx_nki_context *c)
     nx_strbuf_putc(b, '}');
 }
 
-int nx_api_nki_member(nx_strbuf *b, const char *dir, int64_t ordinal, const int64_t *start, nxpq_error *err)
+int nx_api_nki_member(nx_strbuf *b, const char *dir, const nx_event *ev, nxpq_error *err)
 {
     nx_nki_context c;
-    int rc = nx_nki_context_read(dir, ordinal, start, &c, err);
-    if (rc == NX_PROFILE_TABLE_ABSENT || rc == NX_EVENT_NONE)
+    int rc = nx_nki_context_of(dir, ev, &c, err);
+    if (rc == NX_PROFILE_TABLE_ABSENT)
         return 0;
     if (rc != 0)
         return -1;

@@ -450,8 +450,8 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
         nx_strbuf_puts(&b, ",\"track\":");
         nx_json_put_string(&b, ev.track, ev.track_len);
     }
+    rc = strcmp(table, "Instruction") == 0 ? nx_api_nki_member(&b, dir, &ev, &err) : 0;
     nx_event_free(&ev);
-    rc = strcmp(table, "Instruction") == 0 ? nx_api_nki_member(&b, dir, ord, start, &err) : 0;
     free(dir);
     if (rc != 0) {
         nx_strbuf_free(&b);
