@@ -2,8 +2,10 @@
  * api_nki.c — the NKI answers of a device profile over HTTP (docs/api.md):
  *   the "nki" member of an Instruction's /event (query/nki_context.h), and
  *   /api/profiles/<name>/source, the time per NKI source line
- *   (query/nki_lines.h), its lines cut at `limit` (default 500).
+ *   (query/nki_lines.h), its lines cut at `limit` (default 500), kept in the
+ *   response cache like /tracks (a whole scan of Instruction).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@
 #include "query/nki_context.h"
 #include "query/nki_lines.h"
 #include "server/api_internal.h"
+#include "server/response_cache.h"
 #include "util/json.h"
 
 static void opt_cstr(nx_strbuf *b, const char *s)
@@ -136,6 +139,34 @@ static void source_line(nx_strbuf *b, const nx_nki_lines *s, size_t i)
                      nx_nki_lines_share(s, l.total_ns));
 }
 
+/* The /source answer of dir, its lines cut at limit: 0 (b filled), or the HTTP
+ * status with err. */
+static unsigned source_json(const char *dir, int64_t limit, nx_strbuf *b, nxpq_error *err)
+{
+    nx_nki_lines s;
+    int rc = nx_nki_lines_run(dir, &s, err);
+    if (rc == NX_PROFILE_TABLE_ABSENT) {
+        nxpq_error_set(err, "the profile has no NKI source data (Instruction and KernelInstructions tables)");
+        return MHD_HTTP_NOT_FOUND;
+    }
+    if (rc != 0)
+        return MHD_HTTP_INTERNAL_SERVER_ERROR;
+    nx_strbuf_puts(b, "{\"instructions\":");
+    nx_json_put_i64(b, s.instructions, true);
+    nx_json_put_i64_member(b, "instruction_ns", s.instruction_ns, true);
+    nx_json_put_i64_member(b, "attributed", s.attributed, true);
+    nx_json_put_i64_member(b, "attributed_ns", s.attributed_ns, true);
+    nx_strbuf_printf(b, ",\"coverage_percent\":%.6g", nx_nki_lines_share(&s, s.attributed_ns));
+    size_t n = nx_nki_lines_count(&s);
+    nx_json_put_i64_member(b, "total_lines", (int64_t)n, true);
+    nx_strbuf_puts(b, ",\"lines\":[");
+    for (size_t i = 0; i < n && i < (size_t)limit; i++)
+        source_line(b, &s, i);
+    nx_strbuf_puts(b, "]}");
+    nx_nki_lines_free(&s);
+    return 0;
+}
+
 enum MHD_Result nx_api_source(nx_api_req *r, const char *name)
 {
     enum MHD_Result res;
@@ -145,28 +176,24 @@ enum MHD_Result nx_api_source(nx_api_req *r, const char *name)
     char *dir;
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
-    nx_nki_lines s;
-    nxpq_error err = {{0}};
-    int rc = nx_nki_lines_run(dir, &s, &err);
-    free(dir);
-    if (rc == NX_PROFILE_TABLE_ABSENT)
-        return nx_api_error(r, MHD_HTTP_NOT_FOUND, "the profile has no NKI source data (Instruction and "
-                                                   "KernelInstructions tables)");
-    if (rc != 0)
-        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+    /* A scan of the whole Instruction table: kept in the response cache, keyed
+     * on every file of the profile (taken before the tables are read). */
+    char *fp = nx_response_cache_fingerprint(dir);
+    char key[48];
+    snprintf(key, sizeof key, "source?limit=%lld", (long long)limit);
     nx_strbuf b = NX_STRBUF_INIT;
-    nx_strbuf_puts(&b, "{\"instructions\":");
-    nx_json_put_i64(&b, s.instructions, true);
-    nx_json_put_i64_member(&b, "instruction_ns", s.instruction_ns, true);
-    nx_json_put_i64_member(&b, "attributed", s.attributed, true);
-    nx_json_put_i64_member(&b, "attributed_ns", s.attributed_ns, true);
-    nx_strbuf_printf(&b, ",\"coverage_percent\":%.6g", nx_nki_lines_share(&s, s.attributed_ns));
-    size_t n = nx_nki_lines_count(&s);
-    nx_json_put_i64_member(&b, "total_lines", (int64_t)n, true);
-    nx_strbuf_puts(&b, ",\"lines\":[");
-    for (size_t i = 0; i < n && i < (size_t)limit; i++)
-        source_line(&b, &s, i);
-    nx_strbuf_puts(&b, "]}");
-    nx_nki_lines_free(&s);
+    unsigned status = 0;
+    nxpq_error err = {{0}};
+    if (!fp || !nx_response_cache_get(dir, fp, key, &b)) {
+        status = source_json(dir, limit, &b, &err);
+        if (status == 0 && fp && !nx_strbuf_failed(&b))
+            nx_response_cache_put(dir, fp, key, b.data, b.len);
+    }
+    free(fp);
+    free(dir);
+    if (status != 0) {
+        nx_strbuf_free(&b);
+        return nx_api_error(r, status, "%s", err.msg);
+    }
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
