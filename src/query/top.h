@@ -24,6 +24,10 @@
  *                7", "rank 1 / GPU 0 / stream 7"), else the row's
  *                track (window.h: "<instance>/<pid>/<tid>" of a framework
  *                event's thread, "nc<i>" or a thread for runtime events).
+ * Joined keys: on a table with kernel_instruction_name and pcore_idx but no
+ * column of that name (Instruction), "file_path" (STRING) and "line_number"
+ * (INT64) are the KernelInstructions row's of (kernel_instruction_name,
+ * pcore_idx) (nki_source.h), null for a row that joins none: SQL's LEFT JOIN.
  * Profiler rows: the profiler's own rows of SystemProfileEvents
  * (device_activity.h: "PyTorch Profiler (n)", every "ProfilerStep#N") are
  * left out of the groups and totals unless profiler_rows is set; the wall

@@ -201,3 +201,20 @@ def test_summary_nki_coverage_equals_duckdb(nki):
     assert 0 < got["percent"] < 100
     text = nx("summary", dev).stdout
     assert f"NKI coverage: {100 * kernel_ns / total_ns:.2f}% of instruction time" in text
+
+
+def test_documented_join_in_nxprof_sql(nki):
+    """docs/processing.md's join, run by `nxprof sql` over the profile's relations, equals
+    DuckDB's over the files."""
+    import csv
+    import io
+    _, dev = nki
+    q = ("SELECT k.file_path, k.line_number, count(*) AS n, sum(i.duration_ns) AS time_ns "
+         "FROM Instruction i JOIN KernelInstructions k ON i.kernel_instruction_name = k.kernel_instruction_name "
+         "AND i.pcore_idx = k.pcore_idx GROUP BY 1, 2")
+    got = {(r["file_path"], int(r["line_number"])): (int(r["n"]), int(r["time_ns"]))
+           for r in csv.DictReader(io.StringIO(nx("sql", dev, q, "--format", "csv").stdout))}
+    files = q.replace("FROM Instruction", f"FROM '{dev / 'Instruction.parquet'}'").replace(
+        "JOIN KernelInstructions", f"JOIN '{dev / 'KernelInstructions.parquet'}'")
+    want = {(f, line): (n, int(t)) for f, line, n, t in duckdb.connect().execute(files).fetchall()}
+    assert got == want and len(want) > 1
