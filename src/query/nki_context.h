@@ -17,9 +17,9 @@
  *       parent_iteration_variable_id upwards -> the loop iteration, outer loop
  *       first;
  *   Instruction.compiler_pc = AssemblyInstruction.compiler_pc -> the assembly
- *       line: of the rows of that pc (each engine numbers its own stream), the
- *       one whose compiler_opcode is the Instruction's, else the lowest
- *       instruction_id.
+ *       line: of the rows of that pc (unique in a program, it can repeat across
+ *       programs), the one whose compiler_opcode is the Instruction's, else
+ *       the lowest instruction_id.
  * A chain stops at an id the table lacks, or after as many steps as the table
  * has rows (a cycle). An instruction without a kernel_instruction_name or a
  * pcore_idx, or whose pair KernelInstructions lacks, has no source

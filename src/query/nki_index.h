@@ -3,24 +3,25 @@
  * KernelInstructions by (pcore_idx, kernel_instruction_name) through
  * nki_source.h (the one join of Instruction with it), KernelStackFrames by
  * (pcore_idx, stack_frame_id), KernelIterationVariables by (pcore_idx,
- * iteration_variable_id) and AssemblyInstruction by compiler_pc. Built once per profile (a read of the
- * four lookup tables, which hold one row per compiled instruction, frame, loop
- * binding, never one per executed instruction) and shared: looking an
- * executed instruction up is then a hash probe and two binary searches,
- * whatever the size of the Instruction table.
+ * iteration_variable_id) and AssemblyInstruction by compiler_pc. Built once
+ * per profile (a read of the four lookup tables, which hold one row per
+ * compiled instruction, frame, loop binding, never one per executed
+ * instruction) and shared: looking an executed instruction up is then a hash
+ * probe and binary searches, whatever the size of the Instruction table
+ * (docs/benchmarks.md "nki").
  *
  * Rules:
  *   - a table the profile lacks is empty (the profile has no NKI data of that
  *     kind), not an error; KernelInstructions absent: nx_nki_index_get answers
  *     NX_PROFILE_TABLE_ABSENT;
  *   - KernelInstructions: nki_source.h's rules (a name twice on one core is
- *     an error); a frame or binding id given twice on one core keeps its
+ *     an error; no rows is NX_PROFILE_TABLE_ABSENT too); a frame or binding id given twice on one core keeps its
  *     first row; a frame or binding row without an id or a pcore_idx joins
  *     nothing and is skipped;
- *   - AssemblyInstruction is joined on compiler_pc, which numbers each
- *     engine's instruction stream, so several rows may share one: the row
- *     whose compiler_opcode is the Instruction's wins, else the lowest
- *     instruction_id of that pc;
+ *   - AssemblyInstruction is joined on compiler_pc (unique in a program; in a
+ *     profile of several programs a pc can repeat): of the rows of a pc, the
+ *     one whose compiler_opcode is the Instruction's wins, else the lowest
+ *     instruction_id;
  *   - null cells stay null (has_* false, or string NX_NKI_NO_STR);
  *   - chains (a frame's callers, a binding's enclosing loops) are followed at
  *     most as many steps as the table has rows, so a cycle in the data ends.
