@@ -32,6 +32,6 @@ test('the input is left as it was; the search of a line', () => {
   const before = JSON.stringify(L);
   sortLines(L, 'self_ns');
   assert.equal(JSON.stringify(L), before);
-  assert.deepEqual(lineSearch(L[0]), { field: 'nki_source_location', q: 'b.py:5' });
+  assert.deepEqual(lineSearch(L[0]), { field: 'nki_source_location', q: 'b.py:5', match: 'exact' });
   assert.ok(SOURCE_COLUMNS.every((c) => typeof c.key === 'string' && c.label));
 });

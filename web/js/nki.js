@@ -60,7 +60,7 @@ function tableHTML(doc) {
 
 function findLine(l) {
   const s = lineSearch(l);
-  V.search = { field: s.field, q: s.q };
+  V.search = { field: s.field, q: s.q, match: s.match };
   $('#search-field').value = s.field;
   $('#search-q').value = s.q;
   updateURL();

@@ -6,7 +6,7 @@
 // (numbers numerically, file and line as "file" then line), ties by file then line
 // ascending, nulls last either way, so the order is total and stable across clicks.
 // Instruction.nki_source_location holds "<file name>:<line>" (the source file's last path
-// component), so a line's instructions are the search of that text in that field.
+// component), so a line's instructions are the exact search of that text in that field.
 
 export const SOURCE_COLUMNS = [
   { key: 'line', label: 'Line', title: 'NKI kernel source file and line' },
@@ -37,5 +37,6 @@ export function lineLabel(l) {
   return `${file.slice(file.lastIndexOf('/') + 1)}:${l.line ?? '?'}`;
 }
 
-// The search ({field, q}) that finds a line's instructions.
-export const lineSearch = (l) => ({ field: 'nki_source_location', q: lineLabel(l) });
+// The search ({field, q, match}) that finds a line's instructions: the whole value, so
+// line 24 does not find 240.
+export const lineSearch = (l) => ({ field: 'nki_source_location', q: lineLabel(l), match: 'exact' });
