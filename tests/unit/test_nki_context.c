@@ -5,8 +5,9 @@
  * without a name, with an unknown name, without a pc; a cyclic call chain that
  * ends; a name's row of the instruction's core winning; of a pc's
  * assembly rows, the one of the instruction's opcode, else the lowest id; the index cached and rebuilt when a table is
- * rewritten; a profile without KernelInstructions; a table with a wrongly
- * typed column (an error naming the file and column); a row past the end.
+ * rewritten; a profile without KernelInstructions; KernelInstructions and
+ * KernelStackFrames with a wrongly typed column (an error naming the file and
+ * column); a row past the end.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -174,6 +175,20 @@ static void absent_and_errors(void **state)
     assert_int_equal(nx_nki_context_read(d2, 0, NULL, &c, &err), -1);
     assert_non_null(strstr(err.msg, "KernelInstructions.parquet"));
     assert_non_null(strstr(err.msg, "pcore_idx"));
+    fixture_rmrf(d2);
+    /* a stack frame table whose ids are text: refused, naming its file and the column */
+    snprintf(d2, sizeof d2, "/tmp/nxnki3-XXXXXX");
+    assert_non_null(mkdtemp(d2));
+    nki_write_tables(d2);
+    nki_write_instructions(d2);
+    char sf[128];
+    snprintf(sf, sizeof sf, "%s/KernelStackFrames.parquet", d2);
+    assert_int_equal(remove(sf), 0);
+    static const fx_col BAD_SF[] = {{"stack_frame_id", NXPQ_STRING}};
+    fx_write(d2, "KernelStackFrames.parquet", BAD_SF, 1, (const char *const[]){"one"}, 1);
+    assert_int_equal(nx_nki_context_read(d2, 0, NULL, &c, &err), -1);
+    assert_non_null(strstr(err.msg, "KernelStackFrames.parquet"));
+    assert_non_null(strstr(err.msg, "stack_frame_id"));
     fixture_rmrf(d2);
     assert_int_equal(nx_nki_context_read(dir, NKI_ROWS, NULL, &c, &err), NX_EVENT_NONE);
 }
