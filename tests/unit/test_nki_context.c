@@ -3,9 +3,9 @@
  * nki_fixture.h: an instruction's source location, call stack (outermost
  * first), loop iteration (outer first) and assembly line; an instruction
  * without a name, with an unknown name, without a pc; a cyclic call chain that
- * ends; a name's row of the instruction's core winning; of a pc's
- * assembly rows, the one of the instruction's opcode, else the lowest id; the index cached and rebuilt when a table is
- * rewritten; a profile without KernelInstructions; KernelInstructions and
+ * ends; a name's row of the instruction's core winning; of a pc's assembly
+ * rows, the one of the instruction's opcode, else the lowest id; the index
+ * cached and rebuilt when a table is rewritten; a profile without KernelInstructions; KernelInstructions and
  * KernelStackFrames with a wrongly typed column (an error naming the file and
  * column); a row past the end.
  */
