@@ -1,4 +1,5 @@
-/* nki_lines.c — time per NKI source line: top's groups of Instruction joined to KernelInstructions (rules in nki_lines.h). */
+/* nki_lines.c — time per NKI source line: top's groups of Instruction joined to KernelInstructions
+ * (rules in nki_lines.h). */
 #include "query/nki_lines.h"
 
 #include <stdlib.h>
