@@ -19,27 +19,28 @@ typedef struct contrib {
     size_t n, cap;
 } contrib;
 
+/* Reallocates *p to n bytes: 0, or -1 with *p unchanged. */
+static int grow(void **p, size_t n)
+{
+    void *q = realloc(*p, n);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
 static int contrib_add(contrib *c, const char *file, bool has_line, int64_t line, int64_t total, int64_t self,
                        int64_t count)
 {
     if (c->n + 1 >= c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 1024;
-        void *p[7] = {realloc(c->offsets, (cap + 1) * sizeof *c->offsets)};
-        if (p[0])
-            c->offsets = p[0];
-        p[1] = realloc(c->file_valid, cap);
-        if (p[1])
-            c->file_valid = p[1];
-        p[2] = realloc(c->line_valid, cap);
-        if (p[2])
-            c->line_valid = p[2];
-        int64_t **a[4] = {&c->line, &c->total, &c->self, &c->count};
-        for (size_t i = 0; i < 4; i++)
-            if ((p[3 + i] = realloc(*a[i], cap * sizeof **a[i])))
-                *a[i] = p[3 + i];
-        for (size_t i = 0; i < 7; i++)
-            if (!p[i])
-                return -1;
+        if (grow((void **)&c->offsets, (cap + 1) * sizeof *c->offsets) < 0 ||
+            grow((void **)&c->file_valid, cap) < 0 || grow((void **)&c->line_valid, cap) < 0 ||
+            grow((void **)&c->line, cap * sizeof *c->line) < 0 ||
+            grow((void **)&c->total, cap * sizeof *c->total) < 0 ||
+            grow((void **)&c->self, cap * sizeof *c->self) < 0 ||
+            grow((void **)&c->count, cap * sizeof *c->count) < 0)
+            return -1;
         c->cap = cap;
     }
     if (c->n == 0)
