@@ -49,8 +49,8 @@ export function nkiHTML(ev) {
 function tableHTML(doc) {
   const s = V.source;
   const head = SOURCE_COLUMNS.map((c) => `<th class="${c.num ? 'num' : ''} sortable${c.key === s.sort ? ' sorted' : ''}" data-key="${c.key}" title="${esc(c.title)}">${esc(c.label)}${c.key === s.sort ? (s.asc ? ' ▲' : ' ▼') : ''}</th>`).join('');
-  const lines = sortLines(doc.lines, s.sort, s.asc);
-  const body = lines.map((l) => `<tr class="src-line" data-i="${doc.lines.indexOf(l)}" title="${esc(`${l.file ?? '?'}:${l.line ?? '?'}: find its instructions`)}">` +
+  const index = new Map(doc.lines.map((l, i) => [l, i]));   // a row's line in the answer, for clicks
+  const body = sortLines(doc.lines, s.sort, s.asc).map((l) => `<tr class="src-line" data-i="${index.get(l)}" title="${esc(`${l.file ?? '?'}:${l.line ?? '?'}: find its instructions`)}">` +
     `<td class="src-where"><a href="#"><span dir="ltr">${esc(lineLabel(l))}</span></a></td><td class="num">${esc(fmtCount(l.count))}</td><td class="num">${esc(fmtNs(Number(l.self_ns)))}</td>` +
     `<td class="num">${esc(fmtPct(l.self_percent))}</td><td class="num">${esc(fmtNs(Number(l.total_ns)))}</td></tr>`).join('');
   const more = Number(doc.total_lines) > doc.lines.length ? ` · top ${doc.lines.length} of ${fmtCount(doc.total_lines)} lines` : '';
