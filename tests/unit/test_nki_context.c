@@ -7,7 +7,9 @@
  * rows, the one of the instruction's opcode, else the lowest id; the index
  * cached and rebuilt when a table is rewritten; a profile without KernelInstructions; KernelInstructions and
  * KernelStackFrames with a wrongly typed column (an error naming the file and
- * column); a row past the end.
+ * column); a row past the end; six profiles' indexes taken and released by
+ * four threads at once (more than the cache keeps: evicted ones stay whole for
+ * their holders).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "nki_fixture.h"
@@ -158,6 +161,48 @@ static void cached_and_rebuilt(void **state)
     setup(NULL);
 }
 
+/* Four threads take and release the indexes of six profiles (more than the
+ * cache keeps): each index they hold stays whole while others are evicted. */
+#define N_DIRS 6
+static char dirs[N_DIRS][64];
+
+static void *hammer(void *arg)
+{
+    size_t t = (size_t)(uintptr_t)arg;
+    for (size_t i = 0; i < 60; i++) {
+        const nx_nki_index *x;
+        nxpq_error err = {{0}};
+        if (nx_nki_index_get(dirs[(i + t) % N_DIRS], &x, &err) != 0)
+            return (void *)1;
+        const nx_nki_frame *f = nx_nki_find_frame(x, 0, 2);
+        bool ok = nx_nki_source_count(x->kinst) == 5 && f && strcmp(nx_nki_str(x, f->function), "kern.softmax") == 0;
+        nx_nki_index_release(x);
+        if (!ok)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void shared_across_threads(void **state)
+{
+    (void)state;
+    for (size_t d = 0; d < N_DIRS; d++) {
+        snprintf(dirs[d], sizeof dirs[d], "/tmp/nxnkimt-XXXXXX");
+        assert_non_null(mkdtemp(dirs[d]));
+        nki_write_tables(dirs[d]);
+    }
+    pthread_t th[4];
+    for (size_t t = 0; t < 4; t++)
+        assert_int_equal(pthread_create(&th[t], NULL, hammer, (void *)(uintptr_t)t), 0);
+    for (size_t t = 0; t < 4; t++) {
+        void *rc;
+        assert_int_equal(pthread_join(th[t], &rc), 0);
+        assert_null(rc);
+    }
+    for (size_t d = 0; d < N_DIRS; d++)
+        fixture_rmrf(dirs[d]);
+}
+
 static void absent_and_errors(void **state)
 {
     (void)state;
@@ -198,7 +243,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(full_context),    cmocka_unit_test(nested_stack),
         cmocka_unit_test(partial_contexts), cmocka_unit_test(cached_and_rebuilt),
-        cmocka_unit_test(absent_and_errors),
+        cmocka_unit_test(shared_across_threads), cmocka_unit_test(absent_and_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
