@@ -39,7 +39,7 @@ typedef struct nx_group_key {
     size_t len;
 } nx_group_key;
 
-#define NX_GROUP_SUMS 2
+#define NX_GROUP_SUMS 3
 
 typedef struct nx_group_stats {
     int64_t count;                       /* rows */

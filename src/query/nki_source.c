@@ -23,8 +23,19 @@ struct nx_nki_source {
     size_t n, cap;
 };
 
-static int add_line(nx_nki_source *s, const nxpq_column_data *file, const nxpq_column_data *line, size_t r)
+static bool int_cell(const nxpq_column_data *c, size_t r, int64_t *v)
 {
+    if (!c || (c->valid && !c->valid[r]))
+        return false;
+    *v = c->values.i64[r];
+    return true;
+}
+
+/* Adds row r (columns name, pcore, file, line, then frame and iteration when
+ * the file has them: n_cols 6). */
+static int add_line(nx_nki_source *s, const nxpq_column_data *cols, size_t n_cols, size_t r)
+{
+    const nxpq_column_data *file = &cols[2], *line = &cols[3];
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 256;
         nx_nki_line *l = realloc(s->lines, cap * sizeof *l);
@@ -50,11 +61,14 @@ static int add_line(nx_nki_source *s, const nxpq_column_data *file, const nxpq_c
     }
     l->has_line = !line->valid || line->valid[r];
     l->line = l->has_line ? line->values.i64[r] : 0;
+    l->has_frame = int_cell(n_cols > 4 ? &cols[4] : NULL, r, &l->frame);
+    l->has_iteration = int_cell(n_cols > 5 ? &cols[5] : NULL, r, &l->iteration);
+    l->row = s->n;
     s->n++;
     return 0;
 }
 
-/* Adds the rows of one batch (columns: name, pcore, file, line). */
+/* Adds the rows of one batch (columns: name, pcore, file, line[, frame, iteration]). */
 static int add_batch(nx_nki_source *s, const nxpq_batch *b, const char *path, nxpq_error *err)
 {
     const nxpq_column_data *name = &b->columns[0], *pcore = &b->columns[1];
@@ -69,7 +83,7 @@ static int add_batch(nx_nki_source *s, const nxpq_batch *b, const char *path, nx
                                        "; the join with Instruction needs one", path, (int)len, nm, core);
         uint64_t first;
         bool known = nx_strmap_get(&s->map, nm, len, &first);
-        if (add_line(s, &b->columns[2], &b->columns[3], r) != 0 ||
+        if (add_line(s, b->columns, b->n_columns, r) != 0 ||
             (!known && nx_strmap_put(&s->map, nm, len, s->n - 1) != 0))
             return nxpq_error_set(err, "%s: out of memory", path);
         s->chains[s->n - 1] = (chain){core, SIZE_MAX};
@@ -95,6 +109,17 @@ static int check_columns(nx_profile_table *t, const char *const *cols, const cha
     return 0;
 }
 
+/* 2 when the file has both optional INT64 columns (the frame and iteration ids), else 0. */
+static size_t optional_columns(nx_profile_table *t, const char *const *cols)
+{
+    for (size_t c = 0; c < 2; c++) {
+        int at = nx_profile_table_find_column(t, cols[c]);
+        if (at < 0 || nx_profile_table_column(t, (size_t)at)->type != NXPQ_INT64)
+            return 0;
+    }
+    return 2;
+}
+
 int nx_nki_source_open(const char *profile_dir, nx_nki_source **out, nxpq_error *err)
 {
     *out = calloc(1, sizeof **out);
@@ -104,13 +129,14 @@ int nx_nki_source_open(const char *profile_dir, nx_nki_source **out, nxpq_error 
     int rc = nx_profile_table_open(profile_dir, "KernelInstructions", &t, err);
     if (rc == NX_PROFILE_TABLE_ABSENT)
         return 0;
-    static const char *const cols[] = {"kernel_instruction_name", "pcore_idx", "file_path", "line_number"};
+    static const char *const cols[] = {"kernel_instruction_name", "pcore_idx", "file_path", "line_number",
+                                       "stack_frame_id", "iteration_variables_id"};
     const char *path = rc == 0 ? nx_profile_table_file_path(t, 0) : "KernelInstructions";
     if (rc == 0)
         rc = check_columns(t, cols, path, err);
     nx_profile_scan *s = NULL;
     if (rc == 0) {
-        nx_profile_scan_options so = {.columns = cols, .n_columns = 4};
+        nx_profile_scan_options so = {.columns = cols, .n_columns = 4 + optional_columns(t, cols + 4)};
         rc = (s = nx_profile_scan_open(t, &so, err)) ? 0 : -1;
     }
     const nxpq_batch *b;

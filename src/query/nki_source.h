@@ -21,12 +21,17 @@
 
 typedef struct nx_nki_source nx_nki_source;
 
-/* One KernelInstructions row: file NULL and has_line false where null. */
+/* One KernelInstructions row: file NULL and has_line false where null. frame
+ * and iteration: its stack_frame_id and iteration_variables_id (the NKI
+ * context's chains, nki_context.h), has_* false where null or where the file
+ * lacks the column (they are optional to the join). row: its index among the
+ * rows read (0 .. nx_nki_source_count - 1), for per-row tallies. */
 typedef struct nx_nki_line {
     const char *file;                /* NUL-terminated */
     size_t file_len;
-    int64_t line;
-    bool has_line;
+    int64_t line, frame, iteration;
+    bool has_line, has_frame, has_iteration;
+    size_t row;
 } nx_nki_line;
 
 /* Reads profile_dir's KernelInstructions. 0 with *out, which is an empty map

@@ -22,6 +22,7 @@
 
 #include "parquet/parquet.h"
 #include "profile/profile_layout.h"
+#include "query/event.h"
 #include "query/json_cell.h"
 #include "util/json.h"
 #include "util/strbuf.h"
@@ -193,6 +194,11 @@ enum MHD_Result nx_api_counters(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_breakdown(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_schema(nx_api_req *r);
 enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file);
+/* api_nki.c: /source, and the "nki" member of an Instruction's /event (ev, as
+ * /event read it): appended to b (nothing when the profile has no
+ * KernelInstructions); 0, or -1 with err. */
+enum MHD_Result nx_api_source(nx_api_req *r, const char *name);
+int nx_api_nki_member(nx_strbuf *b, const char *dir, const nx_event *ev, nxpq_error *err);
 /* api_search.c: search, selection aggregates and flows of events. */
 enum MHD_Result nx_api_search(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_aggregate(nx_api_req *r, const char *name);

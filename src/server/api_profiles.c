@@ -418,7 +418,8 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
     nx_event ev;
     nxpq_error err = {{0}};
     int rc = nx_event_read(dir, table, ord, start, &ev, &err);
-    free(dir);
+    if (rc != 0)
+        free(dir);
     if (rc == NX_PROFILE_TABLE_ABSENT)
         return nx_api_error(r, MHD_HTTP_NOT_FOUND, "the profile has no %s table", table);
     if (rc == NX_EVENT_NONE)
@@ -449,8 +450,14 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
         nx_strbuf_puts(&b, ",\"track\":");
         nx_json_put_string(&b, ev.track, ev.track_len);
     }
-    nx_strbuf_putc(&b, '}');
+    rc = strcmp(table, "Instruction") == 0 ? nx_api_nki_member(&b, dir, &ev, &err) : 0;
     nx_event_free(&ev);
+    free(dir);
+    if (rc != 0) {
+        nx_strbuf_free(&b);
+        return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+    }
+    nx_strbuf_putc(&b, '}');
     return nx_api_json(r, MHD_HTTP_OK, &b);
 }
 

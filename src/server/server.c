@@ -36,7 +36,7 @@
  * PROFILE_ROUTES: one method per route, GET answering HEAD too; a path that has
  * routes, none for the request's method -> 405 with Allow naming theirs):
  *   GET /api/health, /api/profiles, /api/schema, /api/diff, /api/v1/health,
- *   /api/profiles/<name>[/tracks|/timeline|/event|/summary|/insights|/ranks|/usage|
+ *   /api/profiles/<name>[/tracks|/timeline|/event|/source|/summary|/insights|/ranks|/usage|
  *   /counters|/breakdown|/search|/aggregate|/flows|/annotations|/export/<Table>.csv];
  *   PUT /api/profiles/<name>/annotations; POST /api/v1/db/<name>/_search; other
  *   /api/... -> 404. <name> may be
@@ -253,6 +253,7 @@ static const profile_route PROFILE_ROUTES[] = {
     {"GET", "profiles", "search", nx_api_search},
     {"GET", "profiles", "aggregate", nx_api_aggregate},
     {"GET", "profiles", "flows", nx_api_flows},
+    {"GET", "profiles", "source", nx_api_source},
     {"GET", "profiles", "annotations", nx_api_annotations_get},
     {"PUT", "profiles", "annotations", nx_api_annotations_put},
     {"POST", "v1/db", "_search", nx_api_v1_search},

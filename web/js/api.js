@@ -61,3 +61,6 @@ export function schema() {
 const annotationsPath = (name) => `/api/profiles/${namePath(name)}/annotations`;
 export const loadAnnotations = (name) => api(annotationsPath(name));
 export const saveAnnotations = (name, doc) => api(annotationsPath(name), { method: 'PUT', send: doc });
+
+// A device profile's time per NKI source line (docs/api.md "Source"), its top `limit` lines.
+export const loadSource = (name, limit) => api(`/api/profiles/${namePath(name)}/source?limit=${limit}`);

@@ -17,6 +17,7 @@ import { esc, cut, fmtNs, fmtCount, fmtField, prettyJSON } from './format.js';
 import { nameFieldOf } from './data.js';
 import { shortName } from './names.js';
 import { threadLabel } from './layout.js';
+import { nkiHTML } from './nki.js';
 
 export async function fetchEvent(table, ordinal) {
   const key = `${table}:${ordinal}`;
@@ -125,6 +126,7 @@ export async function showDetails(sel) {
     html += `<p><a class="open-device" href="${viewHref(d.open)}?start=${big(start)}&end=${big(end ?? start)}" title="${esc(d.open)}">Open in Device Trace Viewer</a> <span class="muted">${cut(d.open)}</span></p>`;
   }
   html += '<div class="flows-slot"></div>';
+  html += nkiHTML(ev);
   html += argsHTML(ev);
   html += `<h3>Fields</h3><table class="fields">${fieldRows(ev.table, ev.fields)}</table>`;
   box.innerHTML = html;

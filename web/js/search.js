@@ -2,7 +2,9 @@
 // timeline tables, /api/schema) and a text; Enter or › finds the next match, Shift+Enter
 // or ‹ the previous one, over every event of those tables (/search, on the server, not
 // just what is drawn). The match is selected and brought on screen; "k of N" tells where
-// it is among all matches. The query stays in the URL (&q=..&field=..).
+// it is among all matches. The query stays in the URL (&q=..&field=..). The text matches
+// as a substring; a caller that sets V.search.match = 'exact' (the Source table's lines)
+// gets whole values only, until the box is edited.
 import { api } from './api.js';
 import { V, select, updateURL, windowAbs } from './viewer.js';
 import { $ } from './dom.js';
@@ -37,6 +39,8 @@ export function installSearch() {
 export async function run(dir) {
   const field = $('#search-field').value, q = $('#search-q').value;
   if (!q || !field) return;
+  // exact only while the box still holds the text a caller set with match 'exact' (nki.js)
+  const match = V.search.match === 'exact' && V.search.q === q && V.search.field === field ? 'exact' : null;
   const tables = V.timelineTables.filter((t) => ((V.defs.get(t) || {}).search_fields || []).includes(field));
   const { S, E } = windowAbs();
   let pos = `from=${dir === 'prev' ? E : S}`;
@@ -46,10 +50,10 @@ export async function run(dir) {
   count.textContent = 'searching…';
   let r;
   try {
-    r = await api(`/api/profiles/${V.enc}/search?tables=${tables.join(',')}&field=${encodeURIComponent(field)}&q=${encodeURIComponent(q)}&${pos}&dir=${dir}`);
+    r = await api(`/api/profiles/${V.enc}/search?tables=${tables.join(',')}&field=${encodeURIComponent(field)}&q=${encodeURIComponent(q)}${match ? `&match=${match}` : ''}&${pos}&dir=${dir}`);
   } catch (e) { if (my === seq) count.textContent = `error: ${e.message}`; return; }
   if (my !== seq) return;
-  V.search = { field, q, total: Number(r.total), position: r.position === null ? null : Number(r.position) };
+  V.search = { field, q, match, total: Number(r.total), position: r.position === null ? null : Number(r.position) };
   if (!r.event) {
     count.textContent = Number(r.total) ? `no ${dir === 'next' ? 'later' : 'earlier'} match (${fmtCount(r.total)} in all)` : 'no match';
     updateURL();

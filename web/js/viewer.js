@@ -29,6 +29,7 @@ import { eventBox } from './hit.js';
 import { installInput, hideTooltip } from './input.js';
 import { showDetails, showWindowSummary, loadDeviceSummary } from './panels.js';
 import { showInsights } from './insights.js';
+import { showSource } from './nki.js';
 import { installLegend, updateLegend } from './legend.js';
 import { installSearch } from './search.js';
 import { installSelection } from './selection.js';
@@ -50,6 +51,7 @@ export const createStore = () => ({
   header: [], rows: [], headerH: 0, contentH: 0, scrollTop: 0, viewH: 0, cssW: 0,
   data: new Map(), errors: new Map(), lastTables: null, lastWindow: null, usage: null,
   sel: null, flows: null, area: null, markers: [], regions: [], annot: null, search: { field: null, q: '' },
+  source: { sort: 'self_ns', asc: false, doc: null },
   devices: [], fetchSeq: 0, fetchTimer: 0, frame: 0, inFlight: 0, drawnEvents: 0, paintMs: null, names: [],
 });
 
@@ -312,8 +314,8 @@ export async function startViewer(name, info, host, opts = {}) {
   installHelp();
   installAnnotations();
   relayout();
-  if (info.kind === 'device') { loadDeviceSummary(); showInsights(name, $('#insights')); }
-  else $('#summary').hidden = true;
+  if (info.kind === 'device') { loadDeviceSummary(); showInsights(name, $('#insights')); showSource(name); }
+  else { $('#summary').hidden = true; $('#source').hidden = true; }
   if (V.sel) showDetails(V.sel);
   // Resolves once the first window has been answered (drawn, or failed).
   const firstWindow = new Promise((resolve) => { V.firstWindowDone = resolve; });
