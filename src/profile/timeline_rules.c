@@ -163,6 +163,7 @@ size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf)
     const char *prefix = kind == NX_TRACK_DMA        ? "queue"
                          : kind == NX_TRACK_CC_CORE  ? "CC"
                          : kind == NX_TRACK_SYSTEM   ? "nc"
+                         : kind == NX_TRACK_SBUF_PARTITION ? "partition"
                                                      : "stream";
     size_t n = strlen(prefix);
     memcpy(buf, prefix, n);
@@ -192,6 +193,7 @@ nx_track_source nx_track_sources(nx_track_kind kind)
     case NX_TRACK_SEMAPHORE: return (nx_track_source){{"id"}, {false}, {true}, 1};
     case NX_TRACK_CC_CORE: return (nx_track_source){{"core_idx"}, {true}, {true}, 1};
     case NX_TRACK_CC_STREAM: return (nx_track_source){{"stream_id"}, {true}, {true}, 1};
+    case NX_TRACK_SBUF_PARTITION: return (nx_track_source){{"partition"}, {true}, {true}, 1};
     case NX_TRACK_SYSTEM:
         return (nx_track_source){{"trace_event_source", "nc_idx", "instance_id", "process_id", "thread_id",
                                   "worker_gid"},
@@ -248,6 +250,7 @@ const char *nx_track_name(nx_track_kind kind, const nx_track_values *v, char *bu
         break;
     case NX_TRACK_CC_CORE:
     case NX_TRACK_CC_STREAM:
+    case NX_TRACK_SBUF_PARTITION:
         if (v->ok[0])
             return *len = nx_track_int_name(kind, v->i[0], buf), buf;
         break;

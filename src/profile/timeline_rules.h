@@ -77,7 +77,8 @@ typedef enum nx_track_kind {
     NX_TRACK_SEMAPHORE,
     NX_TRACK_CC_CORE,
     NX_TRACK_CC_STREAM,
-    NX_TRACK_SYSTEM
+    NX_TRACK_SYSTEM,
+    NX_TRACK_SBUF_PARTITION     /* "partition<n>" from partition: the Memory view's rows (query/memory.h) */
 } nx_track_kind;
 
 typedef struct nx_timeline_info {
@@ -139,10 +140,10 @@ const char *nx_track_name(nx_track_kind kind, const nx_track_values *v, char *bu
 const char *nx_track_of_row(nx_track_kind kind, const nx_track_source *src, const nxpq_batch *b, const int *cols,
                             size_t i, char *buf, size_t *len);
 
-/* The name of an integer-keyed track ("queue7", "CC8", "stream0", "nc0") into
- * buf (at least 32 bytes): kind NX_TRACK_DMA (the queue_idx fallback),
- * NX_TRACK_CC_CORE, NX_TRACK_CC_STREAM or NX_TRACK_SYSTEM (nc_idx). Returns its
- * length. */
+/* The name of an integer-keyed track ("queue7", "CC8", "stream0", "nc0",
+ * "partition5") into buf (at least 32 bytes): kind NX_TRACK_DMA (the queue_idx
+ * fallback), NX_TRACK_CC_CORE, NX_TRACK_CC_STREAM, NX_TRACK_SYSTEM (nc_idx) or
+ * NX_TRACK_SBUF_PARTITION. Returns its length. */
 size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf);
 
 /* Most label fields of a timeline table (nx_timeline_labels). */
