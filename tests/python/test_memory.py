@@ -1,0 +1,144 @@
+"""GET /api/profiles/<name>/memory (docs/api.md) against DuckDB over the Parquet files.
+
+A synthesized llama-layer device profile, with SbufAllocation and HbmUsageSummaryByType
+added by tests/data/memory/memory_tables.sql (written by DuckDB) when `process` did not
+write them. Every expectation is computed here from the files: the window's rows by the
+overlap rule, each allocation's partitions grouped into runs of adjacent partitions, the
+longest row per partition when one bucket is asked for, HBM bytes summed per category.
+"""
+import duckdb
+import pytest
+
+from conftest import TEST_DATA, http_get_json, nx, serving
+
+DEV = "demo-nd0-nc0"
+KEY = ("start_ts", "end_ts", "start_address", "end_address", "op_source_type", "opcode", "operands",
+       "queue_name", "block_id", "tensor_name", "hlo_name", "pcore_idx")
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("memory")
+    nx("synth", "--preset", "llama-layer", "--events", "20000", "--seed", "7", "--out", tmp / "cap")
+    nx("process", tmp / "cap", "--data-path", tmp / "data", "--display-name", "demo")
+    d = (tmp / "data" / "profiles" / "global" / f"{DEV}@latest").resolve()
+    if not (d / "SbufAllocation.parquet").exists():
+        sql = (TEST_DATA / "memory" / "memory_tables.sql").read_text().replace("{DIR}", str(d))
+        duckdb.connect().execute(sql)
+    return tmp / "data", d
+
+
+def sbuf(d):
+    return f"read_parquet('{d}/SbufAllocation*.parquet')"
+
+
+def get(data, qs):
+    with serving(data) as (port, _):
+        return http_get_json(port, f"/api/profiles/{DEV}/memory?{qs}")
+
+
+def window_rows(d, s, e):
+    cols = ", ".join(KEY)
+    return duckdb.sql(f"SELECT {cols}, partition FROM {sbuf(d)} WHERE end_ts >= {s} AND start_ts <= {e}").fetchall()
+
+
+def merged(rows):
+    """Each allocation's partitions as runs of adjacent partitions: {(key..., lo, hi)}."""
+    by = {}
+    for r in rows:
+        by.setdefault(r[:-1], []).append(r[-1])
+    out = set()
+    for k, parts in by.items():
+        parts.sort()
+        lo = prev = parts[0]
+        for p in parts[1:] + [None]:
+            if p is None or p != prev + 1:
+                out.add(k + (lo, prev))
+                lo = p
+            prev = p
+    return out
+
+
+def rect_key(r, s):
+    return (s + int(r["start"]), s + int(r["end"]), r["start_address"], r["end_address"], r["op_source_type"],
+            r["opcode"], r["operands"], r["queue_name"], r["block_id"], r["tensor_name"], r["hlo_name"],
+            r["pcore_idx"], r["partition_lo"], r["partition_hi"])
+
+
+def span(d):
+    return duckdb.sql(f"SELECT min(start_ts), max(end_ts) FROM {sbuf(d)}").fetchall()[0]
+
+
+def test_every_row_in_a_window_merged_by_partition(profile):
+    data, d = profile
+    t0, t1 = span(d)
+    s, e = t0 + (t1 - t0) // 3, t0 + (t1 - t0) // 2
+    st, doc = get(data, f"start={s}&end={e}&width=10000")
+    assert st == 200, doc
+    rows = window_rows(d, s, e)
+    assert doc["sbuf"]["present"] and doc["sbuf"]["in_window"] == len(rows) > 0
+    got = {rect_key(r, s) for r in doc["sbuf"]["rects"]}
+    assert got == merged(rows)
+    for r in doc["sbuf"]["rects"]:
+        assert s + int(r["end"]) >= s and s + int(r["start"]) <= e, "within the window"
+        owner = next((v for v in (r["tensor_name"], r["hlo_name"], r["opcode"], r["queue_name"]) if v), "")
+        assert r["owner"] == owner
+    top = duckdb.sql(f"SELECT max(partition) FROM {sbuf(d)} WHERE end_ts >= {s} AND start_ts <= {e}").fetchall()[0][0]
+    assert doc["partitions"] == max(128, top + 1)
+
+
+def test_no_two_allocations_overlap_in_a_partition(profile):
+    data, d = profile
+    clash = duckdb.sql(f"""SELECT count(*) FROM {sbuf(d)} a JOIN {sbuf(d)} b
+        ON a.partition = b.partition AND a.start_ts < b.end_ts AND b.start_ts < a.end_ts
+        AND a.start_address < b.end_address AND b.start_address < a.end_address
+        AND (a.start_ts, a.start_address, a.block_id) <> (b.start_ts, b.start_address, b.block_id)""").fetchall()[0][0]
+    assert clash == 0
+    t0, t1 = span(d)
+    st, doc = get(data, f"start={t0}&end={t1}&width=700")
+    assert st == 200
+    rects = doc["sbuf"]["rects"]
+    for i, a in enumerate(rects):
+        for b in rects[i + 1:]:
+            shared = a["partition_lo"] <= b["partition_hi"] and b["partition_lo"] <= a["partition_hi"]
+            at_once = int(a["start"]) < int(b["end"]) and int(b["start"]) < int(a["end"])
+            if shared and at_once:
+                assert a["end_address"] <= b["start_address"] or b["end_address"] <= a["start_address"], (a, b)
+
+
+def test_one_bucket_keeps_the_longest_per_partition(profile):
+    data, d = profile
+    t0, t1 = span(d)
+    st, doc = get(data, f"start={t0}&end={t1}&width=1")
+    assert st == 200
+    want = duckdb.sql(f"""SELECT partition, start_ts, end_ts, start_address, end_address FROM (
+        SELECT *, row_number() OVER (PARTITION BY partition ORDER BY end_ts - start_ts DESC, start_ts, file_row_number) AS k
+        FROM read_parquet('{d}/SbufAllocation.parquet', file_row_number = true)) WHERE k = 1""").fetchall()
+    assert doc["sbuf"]["kept"] == len(want)
+    assert len(doc["sbuf"]["rects"]) <= len(want)
+    for p, s, e, a0, a1 in want:
+        r = [r for r in doc["sbuf"]["rects"] if r["partition_lo"] <= p <= r["partition_hi"]]
+        assert len(r) == 1, p
+        assert (t0 + int(r[0]["start"]), t0 + int(r[0]["end"]), r[0]["start_address"], r[0]["end_address"]) == (s, e, a0, a1)
+
+
+def test_hbm_by_category_equals_duckdb(profile):
+    data, d = profile
+    st, doc = get(data, "start=0&end=1&width=1")
+    assert st == 200
+    want = duckdb.sql(f"""SELECT usage_type, sum(usage_bytes)::BIGINT AS b
+        FROM read_parquet('{d}/HbmUsageSummaryByType*.parquet') WHERE usage_type IS NOT NULL AND usage_bytes IS NOT NULL
+        GROUP BY usage_type ORDER BY b DESC, usage_type""").fetchall()
+    assert [(c["usage_type"], int(c["bytes"])) for c in doc["hbm"]["categories"]] == [(u, int(b)) for u, b in want]
+    assert int(doc["hbm"]["total"]) == sum(int(b) for _, b in want)
+
+
+def test_bad_requests(profile):
+    data, _ = profile
+    with serving(data) as (port, _):
+        st, doc = http_get_json(port, f"/api/profiles/{DEV}/memory?start=5&end=9")
+        assert st == 400 and "width" in doc["error"]
+        st, doc = http_get_json(port, f"/api/profiles/{DEV}/memory?start=9&end=5&width=3")
+        assert st == 400
+        st, _ = http_get_json(port, "/api/profiles/nope/memory?start=0&end=9&width=3")
+        assert st == 404
