@@ -61,3 +61,7 @@ export function schema() {
 const annotationsPath = (name) => `/api/profiles/${namePath(name)}/annotations`;
 export const loadAnnotations = (name) => api(annotationsPath(name));
 export const saveAnnotations = (name, doc) => api(annotationsPath(name), { method: 'PUT', send: doc });
+
+// The Memory view's answer for window [S, E] (absolute ns) at `width` px: SBUF allocation
+// rectangles and HBM by category (docs/api.md "Memory"). enc: the profile's namePath.
+export const loadMemory = (enc, S, E, width) => api(`/api/profiles/${enc}/memory?start=${S}&end=${E}&width=${width}`);

@@ -35,6 +35,7 @@ import { installSelection } from './selection.js';
 import { installExport } from './export.js';
 import { installHelp } from './help.js';
 import { installAnnotations, currentDocument } from './annotate.js';
+import { installMemory } from './memory.js';
 
 const FETCH_DEBOUNCE_MS = 120;
 
@@ -51,6 +52,7 @@ export const createStore = () => ({
   data: new Map(), errors: new Map(), lastTables: null, lastWindow: null, usage: null,
   sel: null, flows: null, area: null, markers: [], regions: [], annot: null, search: { field: null, q: '' },
   devices: [], fetchSeq: 0, fetchTimer: 0, frame: 0, inFlight: 0, drawnEvents: 0, paintMs: null, names: [],
+  painters: [], memory: null,   // views drawn after each frame on the same window (memory.js)
 });
 
 export const V = createStore();
@@ -80,6 +82,7 @@ export function draw(v = V) {
     const t0 = performance.now();
     paintFrame(v);
     v.paintMs = performance.now() - t0;   // reported in nxViewer.state for bench/viewer
+    for (const p of v.painters) p(v);
   });
 }
 
@@ -312,7 +315,7 @@ export async function startViewer(name, info, host, opts = {}) {
   installHelp();
   installAnnotations();
   relayout();
-  if (info.kind === 'device') { loadDeviceSummary(); showInsights(name, $('#insights')); }
+  if (info.kind === 'device') { loadDeviceSummary(); showInsights(name, $('#insights')); installMemory(V.tables); }
   else $('#summary').hidden = true;
   if (V.sel) showDetails(V.sel);
   // Resolves once the first window has been answered (drawn, or failed).
