@@ -891,6 +891,7 @@ test('schema equals `nxprof schema --format json` plus the viewer member', async
     { table: 'CpuUsage', lane: 'cpu', label: 'CPU (host)', unit: 'percent', gauge: true, series_what: 'CPU' },
     { table: 'HostMemUsage', lane: 'hostmem', label: 'Host memory', unit: 'percent', gauge: true, series_what: 'host' },
     { table: 'SystemProfileHbmUsage', lane: 'devhbm', label: 'Device HBM', unit: 'bytes', gauge: true, series_what: 'HBM' },
+    { table: 'PendingDma', lane: 'pending', label: 'Pending DMA', unit: '', gauge: true, series_what: 'core' },
   ]);
 });
 

@@ -1,12 +1,12 @@
 // js.viewer_memory: the Device Trace Viewer's Memory view in Debian's chromium, driven by
 // playwright-core, against the real `nxprof serve` on a device profile of a synthesized
-// llama-layer capture; SbufAllocation and HbmUsageSummaryByType come from `process`, or,
+// llama-layer capture; SbufAllocation, HbmUsageSummaryByType and PendingDma come from `process`, or,
 // where it does not write them, from tests/data/memory/memory_tables.sql (DuckDB). Every
 // expected value comes from DuckDB over the profile's Parquet files:
 // - the Memory toggle opens the view, rectangles are painted at their owner's palette
 //   colour (FNV-1a, docs/viewer.md "Colours", computed here);
 // - hovering a rectangle shows its row's address range (hex) and owner;
-// - the HBM panel lists DuckDB's categories, largest first;
+// - the HBM panel lists DuckDB's categories, largest first; PendingDma is a lane;
 // - zooming the timeline refetches the Memory view for the same window, and the wheel over
 //   the Memory view zooms the timeline.
 // NXPROF_SCREENSHOT=<file.png> saves a screenshot of the open view (docs/memory-view.png).
@@ -88,6 +88,13 @@ test('Memory view in chromium against nxprof serve', { skip: SKIP, timeout: 2800
     assert.ok(text.includes(`${hex(row.a0)}–${hex(row.a1)}`), `address range in "${text}"`);
     assert.ok(text.startsWith(row.owner), `owner ${row.owner} in "${text}"`);
     assert.ok(text.includes(`partitions ${b.partition_lo}`) && b.partition_lo === Number(row.partition));
+  });
+
+  await t.test('PendingDma as a lane of the timeline', async () => {
+    const st = await viewState(page);
+    const lanes = st.rows.filter((r) => r.kind === 'lane').map((r) => r.label);
+    assert.ok(lanes.includes('Pending DMA'), `lanes: ${lanes}`);
+    assert.equal(lanes.indexOf('Pending DMA'), lanes.length - 1, 'after the other device lanes');
   });
 
   await t.test('HBM by category as DuckDB sums it', async () => {

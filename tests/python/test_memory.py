@@ -1,8 +1,9 @@
-"""GET /api/profiles/<name>/memory (docs/api.md) against DuckDB over the Parquet files.
+"""GET /api/profiles/<name>/memory and the PendingDma lane of /usage (docs/api.md) against
+DuckDB over the Parquet files.
 
-A synthesized llama-layer device profile, with SbufAllocation and HbmUsageSummaryByType
-added by tests/data/memory/memory_tables.sql (written by DuckDB) when `process` did not
-write them. Every expectation is computed here from the files: the window's rows by the
+A synthesized llama-layer device profile, with SbufAllocation, HbmUsageSummaryByType and
+PendingDma added by tests/data/memory/memory_tables.sql (written by DuckDB) when `process`
+did not write them. Every expectation is computed here from the files: the window's rows by the
 overlap rule, each allocation's partitions grouped into runs of adjacent partitions, the
 longest row per partition when one bucket is asked for, HBM bytes summed per category.
 """
@@ -142,3 +143,30 @@ def test_bad_requests(profile):
         assert st == 400
         st, _ = http_get_json(port, "/api/profiles/nope/memory?start=0&end=9&width=3")
         assert st == 404
+
+
+def test_pending_dma_lane(profile):
+    """PendingDma as a /usage lane: per pixel bucket the largest count (ties: the earliest
+    row), `before` the last change point before the window, integers."""
+    data, d = profile
+    rows = duckdb.sql(f"""SELECT timestamp, value FROM read_parquet('{d}/PendingDma.parquet', file_row_number = true)
+        ORDER BY file_row_number""").fetchall()
+    t0, t1 = rows[0][0], rows[-1][0]
+    s, e, w = t0 + (t1 - t0) // 3, t0 + 2 * (t1 - t0) // 3, 50
+    want = {}
+    for t, v in rows:
+        if s <= t <= e:
+            b = (t - s) * w // (e - s + 1)
+            if b not in want or v > want[b][1]:
+                want[b] = (t - s, v)
+    before = [(t, v) for t, v in rows if t < s][-1]
+    with serving(data) as (port, _):
+        st, doc = http_get_json(port, f"/api/profiles/{DEV}/usage?tables=PendingDma&start={s}&end={e}&width={w}")
+        assert st == 200, doc
+        (sr,) = doc["series"]
+        assert (sr["table"], sr["value"], sr["unit"], sr["pcore_idx"]) == ("PendingDma", "value", "", 0)
+        assert list(zip(sr["t"], sr["v"])) == [want[b] for b in sorted(want)]
+        assert (sr["before"]["t"], sr["before"]["v"]) == (before[0] - s, before[1])
+        st, schema = http_get_json(port, "/api/schema")
+        assert {"table": "PendingDma", "lane": "pending", "label": "Pending DMA", "unit": "", "gauge": True,
+                "series_what": "core"} in schema["viewer"]["usage"]

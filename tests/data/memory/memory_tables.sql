@@ -1,4 +1,4 @@
--- SbufAllocation and HbmUsageSummaryByType for a device profile that lacks them, written
+-- SbufAllocation, HbmUsageSummaryByType and PendingDma for a device profile that lacks them, written
 -- by DuckDB (not by nxprof) beside the profile's tables, for the Memory view's tests
 -- (tests/python/test_memory.py, tests/js/viewer_memory.test.mjs). {DIR} is the profile
 -- directory. Catalogue types (src/schema/catalogue.tsv), rows sorted by start_ts.
@@ -36,3 +36,12 @@ COPY (
   FROM (VALUES ('Weights', 805306368), ('Activations', 268435456), ('I/O tensors', 67108864),
                ('Scratch', 134217728), ('Runtime', 33554432)) v(usage_type, bytes), range(2) r(c)
 ) TO '{DIR}/HbmUsageSummaryByType.parquet' (FORMAT parquet);
+-- PendingDma: the DMA packets in flight, +1 at each DmaPacket start and -1 at each end,
+-- one row per distinct time with the count from then on.
+COPY (
+  SELECT ts AS timestamp, v::INTEGER AS value, 0::BIGINT AS pcore_idx FROM (
+    SELECT ts, sum(sum(d)) OVER (ORDER BY ts) AS v FROM (
+      SELECT start_ts AS ts, 1 AS d FROM read_parquet('{DIR}/DmaPacket*.parquet')
+      UNION ALL SELECT end_ts, -1 FROM read_parquet('{DIR}/DmaPacket*.parquet')) GROUP BY ts)
+  ORDER BY ts
+) TO '{DIR}/PendingDma.parquet' (FORMAT parquet);
