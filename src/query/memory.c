@@ -178,10 +178,11 @@ static int cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
 static int cmp_alloc(const nx_memory_rect *a, const nx_memory_rect *b)
 {
     int c;
-    if ((c = cmp_i64(a->has_pcore_idx, b->has_pcore_idx)) || (a->has_pcore_idx && (c = cmp_i64(a->pcore_idx, b->pcore_idx))) ||
-        (c = cmp_i64(a->start, b->start)) || (c = cmp_i64(a->end, b->end)) ||
-        (c = cmp_i64(a->start_address, b->start_address)) || (c = cmp_i64(a->end_address, b->end_address)) ||
-        (c = cmp_i64(a->has_block_id, b->has_block_id)) || (a->has_block_id && (c = cmp_i64(a->block_id, b->block_id))))
+    if ((c = cmp_i64(a->has_pcore_idx, b->has_pcore_idx)) ||
+        (a->has_pcore_idx && (c = cmp_i64(a->pcore_idx, b->pcore_idx))) || (c = cmp_i64(a->start, b->start)) ||
+        (c = cmp_i64(a->end, b->end)) || (c = cmp_i64(a->start_address, b->start_address)) ||
+        (c = cmp_i64(a->end_address, b->end_address)) || (c = cmp_i64(a->has_block_id, b->has_block_id)) ||
+        (a->has_block_id && (c = cmp_i64(a->block_id, b->block_id))))
         return c;
     const char *as[6] = {a->op_source_type, a->opcode, a->operands, a->queue_name, a->tensor_name, a->hlo_name};
     const char *bs[6] = {b->op_source_type, b->opcode, b->operands, b->queue_name, b->tensor_name, b->hlo_name};
