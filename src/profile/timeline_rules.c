@@ -13,6 +13,7 @@ static const nx_timeline_info TIMELINES[] = {
     {"SemaphoreUpdate", "timestamp", NULL, NX_TRACK_SEMAPHORE, false},
     {"CcOp", "start_ts", "end_ts", NX_TRACK_CC_STREAM, false},
     {"SystemProfileEvents", "start_ts", "end_ts", NX_TRACK_SYSTEM, true},
+    {"CoreBarriers", "start_ts", "end_ts", NX_TRACK_ENGINE, false},
 };
 #define N_TIMELINES (sizeof TIMELINES / sizeof TIMELINES[0])
 _Static_assert(N_TIMELINES == NX_TIMELINE_TABLES, "NX_TIMELINE_TABLES must count TIMELINES");
@@ -39,6 +40,7 @@ static const struct {
     {"CcOp", {"operation", NULL}},
     {"SemaphoreUpdate", {"value", NULL}},
     {"SystemProfileEvents", {"name", "trace_event_source", NULL}},
+    {"CoreBarriers", {"id", "semaphore", NULL}},
 };
 
 const char *const *nx_timeline_labels(const char *table)
@@ -65,6 +67,7 @@ const nx_timeline_group *nx_timeline_group_at(size_t i) { return i < NX_TIMELINE
 static const nx_timeline_view VIEWS[] = {
     {"Instruction", G_COMPUTE, "", "Instructions", {"framework_name", "raw_framework_id", "hlo_name", "opcode", NULL},
      "opcode", "opcode"},
+    {"CoreBarriers", G_COMPUTE, " " MIDDOT " barriers", "Core barriers", {"id", NULL}, "compiler_operands", "id"},
     {"DmaPacketAggregated", G_DMA, "", "DMA transfers (aggregated by queue)", {"track", NULL}, "variable", "track"},
     {"DmaPacket", G_DMA, " " MIDDOT " packets", "DMA packets (individual)", {"track", NULL}, "variable", "track"},
     {"SemaphoreUpdate", G_SEMAPHORE, "", "Semaphore updates", {NULL}, "id", "track"},
@@ -192,6 +195,7 @@ nx_track_source nx_track_sources(nx_track_kind kind)
     case NX_TRACK_SEMAPHORE: return (nx_track_source){{"id"}, {false}, {true}, 1};
     case NX_TRACK_CC_CORE: return (nx_track_source){{"core_idx"}, {true}, {true}, 1};
     case NX_TRACK_CC_STREAM: return (nx_track_source){{"stream_id"}, {true}, {true}, 1};
+    case NX_TRACK_ENGINE: return (nx_track_source){{"engine_name"}, {false}, {true}, 1};
     case NX_TRACK_SYSTEM:
         return (nx_track_source){{"trace_event_source", "nc_idx", "instance_id", "process_id", "thread_id",
                                   "worker_gid"},
@@ -243,6 +247,7 @@ const char *nx_track_name(nx_track_kind kind, const nx_track_values *v, char *bu
             return *len = nx_track_int_name(NX_TRACK_DMA, v->i[1], buf), buf;
         break;
     case NX_TRACK_SEMAPHORE:
+    case NX_TRACK_ENGINE:
         if (v->ok[0])
             return *len = v->len[0], v->s[0];
         break;

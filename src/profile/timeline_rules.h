@@ -7,7 +7,7 @@
  *
  * Timeline tables and their timing (nx_timeline_find):
  *   Instruction, DmaPacket, DmaPacketAggregated, CcInstruction, CcOp,
- *   SystemProfileEvents
+ *   SystemProfileEvents, CoreBarriers
  *       interval events: start_ts, end_ts (INT64 ns);
  *   SemaphoreUpdate
  *       point events: timestamp (INT64 ns); start == end == timestamp below.
@@ -25,6 +25,7 @@
  *   SemaphoreUpdate      -> id (the semaphore, e.g. "S[3]");
  *   CcInstruction        -> "CC<core_idx>" (e.g. "CC8");
  *   CcOp                 -> "stream<stream_id>" (e.g. "stream0");
+ *   CoreBarriers         -> engine_name (the engine's display name, e.g. "GpSimd");
  *   SystemProfileEvents  -> framework events (trace_event_source "framework"):
  *                           "<instance_id>/<process_id>/<thread_id>", one track per
  *                           thread (e.g. "i-0b1e/4121/4121"); runtime and hardware
@@ -45,6 +46,7 @@
  * /api/schema's "viewer" member, docs/api.md):
  *   table                group      track suffix   export label (NULL: not offered)
  *   Instruction          compute    ""             "Instructions"
+ *   CoreBarriers         compute    " · barriers"  "Core barriers"
  *   DmaPacketAggregated  dma        ""             "DMA transfers (aggregated by queue)"
  *   DmaPacket            dma        " · packets"   "DMA packets (individual)"
  *   SemaphoreUpdate      semaphore  ""             "Semaphore updates"
@@ -56,11 +58,11 @@
  * colour_by: the fields whose first non-null value keys an event's colour
  * (Instruction: framework_name, raw_framework_id, hlo_name, opcode; the DMA tables:
  * track; CcInstruction: description; CcOp: operation; SystemProfileEvents: name;
- * SemaphoreUpdate: none, one colour). Default search field: Instruction opcode, the
+ * CoreBarriers: id; SemaphoreUpdate: none, one colour). Default search field: Instruction opcode, the
  * DMA tables variable, CcInstruction description, CcOp operation, SemaphoreUpdate
- * id, SystemProfileEvents name. Default aggregate field: Instruction opcode,
- * SystemProfileEvents name, CcInstruction description, CcOp operation, the DMA
- * tables and SemaphoreUpdate "track".
+ * id, SystemProfileEvents name, CoreBarriers compiler_operands. Default aggregate
+ * field: Instruction opcode, SystemProfileEvents name, CcInstruction description,
+ * CcOp operation, CoreBarriers id, the DMA tables and SemaphoreUpdate "track".
  */
 #ifndef NX_PROFILE_TIMELINE_RULES_H
 #define NX_PROFILE_TIMELINE_RULES_H
@@ -77,7 +79,8 @@ typedef enum nx_track_kind {
     NX_TRACK_SEMAPHORE,
     NX_TRACK_CC_CORE,
     NX_TRACK_CC_STREAM,
-    NX_TRACK_SYSTEM
+    NX_TRACK_SYSTEM,
+    NX_TRACK_ENGINE
 } nx_track_kind;
 
 typedef struct nx_timeline_info {
@@ -89,12 +92,13 @@ typedef struct nx_timeline_info {
 } nx_timeline_info;
 
 /* How many timeline tables there are (nx_timeline_count()), for arrays sized at compile time. */
-#define NX_TIMELINE_TABLES 7
+#define NX_TIMELINE_TABLES 8
 
 /* The timing and track rule of a timeline table, or NULL when `table` has none. */
 const nx_timeline_info *nx_timeline_find(const char *table);
 /* All timeline tables with a track rule (Instruction, DmaPacketAggregated,
- * DmaPacket, CcInstruction, SemaphoreUpdate, CcOp, SystemProfileEvents). */
+ * DmaPacket, CcInstruction, SemaphoreUpdate, CcOp, SystemProfileEvents,
+ * CoreBarriers). */
 size_t nx_timeline_count(void);
 const nx_timeline_info *nx_timeline_at(size_t i);
 

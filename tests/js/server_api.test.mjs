@@ -250,7 +250,8 @@ test('nested device profiles (--output-file layout) open as <system>/devices/<na
     assert.deepEqual(await json(`/api/profiles/nested%2Fdevices%2F${enc}`), one, 'the name percent-encoded as one segment');
     const t = await json(`/api/profiles/nested/devices/${enc}/tracks`);
     const n = (await rows(`SELECT count(*)::BIGINT AS n FROM read_parquet(${pq(dir, 'Instruction')})`))[0].n;
-    const got = t.groups.find((g) => g.group === 'compute').tracks.reduce((a, x) => a + BigInt(x.count), 0n);
+    const got = t.groups.find((g) => g.group === 'compute').tracks.filter((x) => x.table === 'Instruction')
+      .reduce((a, x) => a + BigInt(x.count), 0n);
     assert.equal(got, BigInt(n), `${r.name}: Instruction rows over its tracks`);
     const m = (await rows(`SELECT min(first_hw_timestamp) AS f, max(last_hw_timestamp) AS l FROM read_parquet(${pq(dir, 'Metadata')})`))[0];
     const ex = await req(`/api/profiles/nested/devices/${enc}/export/Instruction.csv?start=${m.f}&end=${m.l}&sampled=0`);
@@ -848,6 +849,7 @@ test('schema equals `nxprof schema --format json` plus the viewer member', async
   const T = (table, group, kind, suffix, exportLabel, colour, search, aggregate) => ({ table, group, kind, suffix, exportLabel, colour, search, aggregate });
   const tables = [
     T('Instruction', 'compute', 'interval', '', 'Instructions', ['framework_name', 'raw_framework_id', 'hlo_name', 'opcode'], 'opcode', 'opcode'),
+    T('CoreBarriers', 'compute', 'interval', ' · barriers', 'Core barriers', ['id'], 'compiler_operands', 'id'),
     T('DmaPacketAggregated', 'dma', 'interval', '', 'DMA transfers (aggregated by queue)', ['track'], 'variable', 'track'),
     T('DmaPacket', 'dma', 'interval', ' · packets', 'DMA packets (individual)', ['track'], 'variable', 'track'),
     T('SemaphoreUpdate', 'semaphore', 'point', '', 'Semaphore updates', [], 'id', 'track'),

@@ -37,11 +37,11 @@ from conftest import BIN, ROOT, nx
 REAL = ROOT / "tests" / "data" / "real-gpu"
 GROUP = {"Instruction": "Compute engines", "DmaPacketAggregated": "DMA queues", "DmaPacket": "DMA queues",
          "SemaphoreUpdate": "Semaphores", "CcInstruction": "Collectives (CC)", "CcOp": "Collectives (CC)",
-         "SystemProfileEvents": "System events"}
-SUFFIX = {"DmaPacket": " \u00b7 packets", "CcOp": " \u00b7 ops"}
+         "SystemProfileEvents": "System events", "CoreBarriers": "Compute engines"}
+SUFFIX = {"DmaPacket": " \u00b7 packets", "CcOp": " \u00b7 ops", "CoreBarriers": " \u00b7 barriers"}
 NAME_FIELD = {"Instruction": "opcode", "DmaPacketAggregated": "variable", "DmaPacket": "variable",
               "SemaphoreUpdate": "id", "CcInstruction": "description", "CcOp": "operation",
-              "SystemProfileEvents": "name"}
+              "SystemProfileEvents": "name", "CoreBarriers": "compiler_operands"}
 BEGIN, END, INSTANT, COUNTER = 1, 2, 3, 4
 
 

@@ -1,5 +1,5 @@
-"""The tables derived from the DMA rows of a device profile (docs/processing.md, "DMA
-tables"): PendingDma and DmaUsageSummary, on synth captures (tiny, two cores; and a
+"""The runtime tables a device profile derives from its records (docs/processing.md):
+PendingDma, DmaUsageSummary and CoreBarriers, on synth captures (tiny, two cores; and a
 llama-layer capture of 60,000 records), each checked against a computation written here
 from the rows they derive from:
 
@@ -9,6 +9,10 @@ from the rows they derive from:
   goes below zero and ends at zero, and its peak equals the largest number of blocks
   whose [start_ts, end_ts) intervals overlap, found by DuckDB with a self-join.
 - DmaUsageSummary: a DuckDB GROUP BY of DmaUsage into 1 ms buckets per pcore_idx.
+- CoreBarriers: the Instruction rows whose compiler_opcode is PSEUDO_CORE_BARRIER, with
+  id and semaphore taken from their compiler_operands by a DuckDB regular expression and
+  the engine's display name from its lower-case Instruction name; both cores reach every
+  barrier id the same number of times (the simulator puts one before each AllReduce).
 """
 import collections
 
@@ -94,3 +98,27 @@ def test_dma_usage_summary_is_the_duckdb_aggregation_of_dma_usage(devices):
             assert g[2] == pytest.approx(w[2], rel=1e-12), (d, g, w)
             assert g[6] == BUCKET_NS
         assert sum(g[5] for g in got) == pq.ParquetFile(d / "DmaUsage.parquet").metadata.num_rows
+
+
+DISPLAY = {"tensor": "Tensor", "vector": "Vector", "scalar": "Scalar", "gpsimd": "GpSimd", "sync": "Sync"}
+
+
+def test_core_barriers_are_the_barrier_instructions(devices):
+    per_core = []
+    for d in devices:
+        want = duckdb.sql(f"""
+            SELECT start_ts, end_ts, end_ts - start_ts, engine,
+                   regexp_extract(compiler_operands, '(^| )id=([0-9]+)', 2)::BIGINT,
+                   regexp_extract(compiler_operands, '(^| )semaphore=([0-9]+)', 2)::BIGINT,
+                   compiler_pc, compiler_opcode, compiler_operands, pcore_idx
+              FROM '{d / 'Instruction.parquet'}' WHERE compiler_opcode = 'PSEUDO_CORE_BARRIER'
+             ORDER BY start_ts, file_row_number""").fetchall()
+        want = [w[:3] + (DISPLAY[w[3]],) + w[4:] for w in want]
+        got = _rows(d / "CoreBarriers.parquet",
+                    ["start_ts", "end_ts", "duration_ns", "engine_name", "id", "semaphore", "compiler_pc",
+                     "compiler_opcode", "compiler_operands", "pcore_idx"])
+        assert len(got) == len(want) > 0, d
+        assert sorted(got) == sorted(want), d
+        assert [g[0] for g in got] == sorted(g[0] for g in got), f"{d}: CoreBarriers not sorted by start_ts"
+        per_core.append(collections.Counter(g[4] for g in got))
+    assert per_core[0] == per_core[1], "the cores reach different barriers"
