@@ -1,5 +1,5 @@
 """The runtime tables a device profile derives from its records (docs/processing.md):
-PendingDma, DmaUsageSummary and CoreBarriers, on synth captures (tiny, two cores; and a
+PendingDma, DmaUsageSummary, CoreBarriers and SbufAllocation, on synth captures (tiny, two cores; and a
 llama-layer capture of 60,000 records), each checked against a computation written here
 from the rows they derive from:
 
@@ -13,8 +13,16 @@ from the rows they derive from:
   id and semaphore taken from their compiler_operands by a DuckDB regular expression and
   the engine's display name from its lower-case Instruction name; both cores reach every
   barrier id the same number of times (the simulator puts one before each AllReduce).
+- SbufAllocation: against the program file's MEMORY_ALLOCATIONS and HARDWARE records, read
+  here with struct per the byte layouts of docs/capture-format.md (not nxprof's reader):
+  every row's block_id names an SBUF record with an end_address, whose name, address range
+  and partitions it carries (one row per partition of each live range); the ranges lie
+  inside the partitions and their capacity; every allocation with an address appears;
+  each range starts when an Instruction row of its live instruction starts; and no two
+  ranges share a byte of a partition at one instant (half-open intervals, DuckDB self-join).
 """
 import collections
+import struct
 
 import duckdb
 import pyarrow.parquet as pq
@@ -26,14 +34,20 @@ BUCKET_NS = 1_000_000
 
 
 @pytest.fixture(scope="module", params=[("tiny", "3000"), ("llama-layer", "60000")], ids=["tiny", "llama"])
-def devices(request, tmp_path_factory):
+def capture(request, tmp_path_factory):
     preset, events = request.param
     d = tmp_path_factory.mktemp(f"runtime-{preset}")
     nx("synth", "--out", d / "cap", "--preset", preset, "--events", events, "--seed", "11", "--no-system")
     nx("process", d / "cap", "--output-file", d / "prof")
     out = [p for k, p in profile_set(d / "prof").items() if k != "system"]
     assert len(out) == 2, out
-    return out
+    (prog,) = (d / "cap").rglob("program_*.nxprog")
+    return out, prog
+
+
+@pytest.fixture(scope="module")
+def devices(capture):
+    return capture[0]
 
 
 def _rows(path, columns):
@@ -122,3 +136,67 @@ def test_core_barriers_are_the_barrier_instructions(devices):
         assert [g[0] for g in got] == sorted(g[0] for g in got), f"{d}: CoreBarriers not sorted by start_ts"
         per_core.append(collections.Counter(g[4] for g in got))
     assert per_core[0] == per_core[1], "the cores reach different barriers"
+
+
+def read_memory_allocations(path):
+    """(HARDWARE sbuf_partitions, sbuf_partition_bytes, [MEMORY_ALLOCATIONS records as dicts])."""
+    b = path.read_bytes()
+    assert b[:8] == b"NXPROG\0\0"
+    toc_count, toc_entry, toc_offset = struct.unpack_from("<IIQ", b, 16)
+    sec = {}
+    for i in range(toc_count):
+        sid, size, off, count = struct.unpack_from("<IIQQ", b, toc_offset + i * toc_entry)
+        sec[sid] = (size, off, count)
+    _, soff, ssize = sec[1]
+    strings = b[soff:soff + ssize]
+    text = lambda ref: strings[ref:strings.index(b"\0", ref)].decode()
+    _, hoff, _ = sec[3]
+    (partition_bytes,) = struct.unpack_from("<Q", b, hoff + 64)
+    (partitions,) = struct.unpack_from("<I", b, hoff + 104)
+    size, aoff, count = sec[12]
+    out = []
+    for i in range(count):
+        r = aoff + i * size
+        name, memory, bank, first, n, live_e, free_e, live_pc, free_pc, end, nbytes = \
+            struct.unpack_from("<IBBHHBBIIIQ", b, r)
+        out.append(dict(name=text(name), memory=memory, first=first, count=n, live_engine=live_e,
+                        live_pc=live_pc, end=end, bytes=nbytes))
+    return partitions, partition_bytes, out
+
+
+ENGINES = ["tensor", "vector", "scalar", "gpsimd", "sync"]
+
+
+def test_sbuf_allocation_against_the_program_file(capture):
+    devices, prog = capture
+    partitions, capacity, allocs = read_memory_allocations(prog)
+    addressed = {i for i, a in enumerate(allocs) if a["memory"] == 0 and a["end"]}
+    assert addressed, "the simulator gives its SBUF allocations addresses"
+    for d in devices:
+        f = d / "SbufAllocation.parquet"
+        rows = _rows(f, ["start_ts", "end_ts", "start_address", "end_address", "partition", "block_id",
+                         "tensor_name", "op_source_type", "pcore_idx"])
+        assert rows, d
+        per_range = collections.Counter()
+        for st, en, sa, ea, part, block, name, src, pcore in rows:
+            a = allocs[block]
+            assert block in addressed, (d, block)
+            assert (name, ea, sa, src) == (a["name"], a["end"], a["end"] - a["bytes"], "instruction")
+            assert a["first"] <= part < a["first"] + a["count"] and part < partitions
+            assert 0 <= sa < ea <= capacity and st <= en
+            per_range[(block, st, pcore)] += 1
+        assert all(n == allocs[b]["count"] for (b, _, _), n in per_range.items()), d
+        assert {b for b, _, _ in per_range} == addressed, f"{d}: an allocation with an address never went live"
+        starts = collections.defaultdict(set)
+        for eng, pc, st in _rows(d / "Instruction.parquet", ["engine", "pc", "start_ts"]):
+            starts[(eng, pc)].add(st)
+        for block, st, _ in per_range:
+            a = allocs[block]
+            assert st in starts[(ENGINES[a["live_engine"]], a["live_pc"])], (d, a["name"], st)
+        [(overlaps,)] = duckdb.sql(f"""
+            SELECT count(*) FROM '{f}' a JOIN '{f}' b
+              ON a.partition = b.partition AND a.pcore_idx = b.pcore_idx
+             AND a.start_ts < b.end_ts AND b.start_ts < a.end_ts
+             AND a.start_address < b.end_address AND b.start_address < a.end_address
+             AND (a.block_id, a.start_ts) <> (b.block_id, b.start_ts)""").fetchall()
+        assert overlaps == 0, f"{d}: {overlaps} pairs of SBUF ranges overlap"
