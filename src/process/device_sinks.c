@@ -16,6 +16,7 @@ extern const nx_device_sink nx_sink_execution;
 extern const nx_device_sink nx_sink_stack_frames;
 extern const nx_device_sink nx_sink_dma_tables;
 extern const nx_device_sink nx_sink_memory_usage;
+extern const nx_device_sink nx_sink_core_barriers;
 
 const nx_device_sink *const nx_device_sinks[] = {
     &nx_sink_instruction,
@@ -30,5 +31,6 @@ const nx_device_sink *const nx_device_sinks[] = {
     &nx_sink_stack_frames,
     &nx_sink_dma_tables,
     &nx_sink_memory_usage,
+    &nx_sink_core_barriers,
 };
 const size_t nx_device_sink_count = sizeof nx_device_sinks / sizeof nx_device_sinks[0];

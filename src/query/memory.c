@@ -15,8 +15,6 @@
 #include "query/budget.h"
 #include "query/window.h"
 
-static const nx_timeline_info SBUF_RULE = {"SbufAllocation", "start_ts", "end_ts", NX_TRACK_SBUF_PARTITION, false};
-
 /* The second pass's columns, in this order (the window appends its own after them). */
 enum { C_PARTITION, C_START_ADDR, C_END_ADDR, C_PCORE, C_BLOCK, C_SOURCE, C_OPCODE, C_OPERANDS, C_QUEUE,
        C_TENSOR, C_HLO, N_COLS };
@@ -41,7 +39,7 @@ static size_t present_columns(nx_profile_table *t, const char **cols, int *at)
 static nx_window *open_window(nx_profile_table *t, int64_t start, int64_t end, const char **cols, size_t n,
                               nxpq_error *err)
 {
-    nx_window_options o = {.start = start, .end = end, .columns = cols, .n_columns = n, .rule = &SBUF_RULE};
+    nx_window_options o = {.start = start, .end = end, .columns = cols, .n_columns = n};
     return nx_window_open(t, &o, err);
 }
 

@@ -6,8 +6,8 @@
  *
  * SBUF (SbufAllocation):
  * - Window: window.h's rule (an allocation is kept when end_ts >= start AND
- *   start_ts <= end), read as a timeline whose track is the partition
- *   (timeline_rules.h NX_TRACK_SBUF_PARTITION).
+ *   start_ts <= end) on SbufAllocation's timeline rule, whose track is the partition
+ *   (timeline_rules.h NX_TRACK_PARTITION).
  * - Sampling: window.h's sampler with `width` buckets per partition: each
  *   occupied (partition, bucket) keeps one allocation, the longest, ties by the
  *   earliest start, then the earliest row. So the answer is at most

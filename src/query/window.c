@@ -210,8 +210,8 @@ void nx_window_close(nx_window *w)
 nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_error *err)
 {
     const char *tname = nx_profile_table_name(t);
-    const nx_timeline_info *info = o->rule ? o->rule : nx_timeline_find(tname);
-    if (!info || strcmp(info->table, tname) != 0) {
+    const nx_timeline_info *info = nx_timeline_find(tname);
+    if (!info) {
         nxpq_error_set(err, "%s: not a timeline table (no timing/track rule)", tname);
         return NULL;
     }

@@ -55,10 +55,6 @@ typedef struct nx_window_options {
                                      groups that cannot meet them are skipped, the rows of
                                      the others all come back (callers filter exactly) */
     size_t n_ranges;
-    const nx_timeline_info *rule; /* NULL: the table's timeline rule (nx_timeline_find); else
-                                     this timing and track rule, for a table read as a timeline
-                                     by one answer only (query/memory.h: SbufAllocation by
-                                     partition); its `table` must be the table's name */
 } nx_window_options;
 
 #define NX_WINDOW_MAX_RANGES (NX_PROFILE_MAX_MORE_RANGES - 1)

@@ -1,7 +1,7 @@
 // js.viewer_memory: the Device Trace Viewer's Memory view in Debian's chromium, driven by
 // playwright-core, against the real `nxprof serve` on a device profile of a synthesized
 // llama-layer capture; SbufAllocation, HbmUsageSummaryByType and PendingDma come from `process`, or,
-// where it does not write them, from tests/data/memory/memory_tables.sql (DuckDB). Every
+// those it does not write, from tests/data/memory/memory_tables.sql (DuckDB). Every
 // expected value comes from DuckDB over the profile's Parquet files:
 // - the Memory toggle opens the view, rectangles are painted at their owner's palette
 //   colour (FNV-1a, docs/viewer.md "Colours", computed here);
@@ -51,8 +51,13 @@ test('Memory view in chromium against nxprof serve', { skip: SKIP, timeout: 2800
   const DEV = 'demo-nd0-nc0';
   const dir = fs.realpathSync(path.join(data, 'profiles', 'global', `${DEV}@latest`));
   const { con, sql } = await openDuckDB();
-  if (!fs.existsSync(path.join(dir, 'SbufAllocation.parquet'))) {
-    await con.run(fs.readFileSync(path.join(TEST_DATA, 'memory', 'memory_tables.sql'), 'utf8').replaceAll('{DIR}', dir));
+  // The tables `process` did not write, from the DuckDB fixture.
+  const fixture = path.join(tmp, 'fixture');
+  fs.mkdirSync(fixture);
+  await con.run(fs.readFileSync(path.join(TEST_DATA, 'memory', 'memory_tables.sql'), 'utf8').replaceAll('{SRC}', dir).replaceAll('{OUT}', fixture));
+  for (const f of fs.readdirSync(fixture)) {
+    const table = f.replace(/\.parquet$/, '');
+    if (!fs.readdirSync(dir).some((x) => x === f || x.startsWith(`${table}_`))) fs.copyFileSync(path.join(fixture, f), path.join(dir, f));
   }
   const SB = `read_parquet('${path.join(dir, 'SbufAllocation.parquet')}', file_row_number = true)`;
   const ownerSQL = "coalesce(nullif(tensor_name, ''), nullif(hlo_name, ''), nullif(opcode, ''), nullif(queue_name, ''), '')";
@@ -117,7 +122,11 @@ test('Memory view in chromium against nxprof serve', { skip: SKIP, timeout: 2800
     const again = await viewState(page);
     assert.ok(BigInt(again.end) - BigInt(again.start) < BigInt(zoomed.end) - BigInt(zoomed.start), 'the wheel over the Memory view zooms the timeline');
     if (process.env.NXPROF_SCREENSHOT) {
-      await page.keyboard.press('0');
+      const [x] = await sql(`SELECT min(start_ts)::VARCHAR AS a, max(end_ts)::VARCHAR AS b FROM ${SB}`);
+      const pad = (BigInt(x.b) - BigInt(x.a)) / 20n;
+      await page.goto(`${url}/view/${DEV}?start=${BigInt(x.a) - pad}&end=${BigInt(x.b) + pad}`);
+      await settle(page);
+      await page.click('#memory-toggle');
       await memorySettled(page);
       await page.mouse.move(1, 1);
       const b = (await page.evaluate(() => window.nxMemory.boxes().filter((x) => x.w >= 10 && x.h >= 20)))[3];

@@ -1,12 +1,15 @@
 """GET /api/profiles/<name>/memory and the PendingDma lane of /usage (docs/api.md) against
 DuckDB over the Parquet files.
 
-A synthesized llama-layer device profile, with SbufAllocation, HbmUsageSummaryByType and
-PendingDma added by tests/data/memory/memory_tables.sql (written by DuckDB) when `process`
-did not write them. Every expectation is computed here from the files: the window's rows by the
-overlap rule, each allocation's partitions grouped into runs of adjacent partitions, the
-longest row per partition when one bucket is asked for, HBM bytes summed per category.
+A synthesized llama-layer device profile; of SbufAllocation, HbmUsageSummaryByType and
+PendingDma, those `process` did not write are added from tests/data/memory/memory_tables.sql
+(written by DuckDB). Every expectation is computed here from the files: the window's rows by the
+overlap rule, the sampler's winner per partition and pixel bucket (the longest, ties by
+start, then row), each allocation's kept partitions grouped into runs of adjacent
+partitions, HBM bytes summed per category.
 """
+import shutil
+
 import duckdb
 import pytest
 
@@ -23,9 +26,13 @@ def profile(tmp_path_factory):
     nx("synth", "--preset", "llama-layer", "--events", "20000", "--seed", "7", "--out", tmp / "cap")
     nx("process", tmp / "cap", "--data-path", tmp / "data", "--display-name", "demo")
     d = (tmp / "data" / "profiles" / "global" / f"{DEV}@latest").resolve()
-    if not (d / "SbufAllocation.parquet").exists():
-        sql = (TEST_DATA / "memory" / "memory_tables.sql").read_text().replace("{DIR}", str(d))
-        duckdb.connect().execute(sql)
+    out = tmp / "fixture"
+    out.mkdir()
+    sql = (TEST_DATA / "memory" / "memory_tables.sql").read_text().replace("{SRC}", str(d)).replace("{OUT}", str(out))
+    duckdb.connect().execute(sql)
+    for f in out.iterdir():
+        if not list(d.glob(f.stem + "*.parquet")):
+            shutil.copy(f, d / f.name)
     return tmp / "data", d
 
 
@@ -40,7 +47,21 @@ def get(data, qs):
 
 def window_rows(d, s, e):
     cols = ", ".join(KEY)
-    return duckdb.sql(f"SELECT {cols}, partition FROM {sbuf(d)} WHERE end_ts >= {s} AND start_ts <= {e}").fetchall()
+    return duckdb.sql(f"""SELECT {cols}, partition FROM read_parquet('{d}/SbufAllocation.parquet', file_row_number = true)
+        WHERE end_ts >= {s} AND start_ts <= {e} ORDER BY file_row_number""").fetchall()
+
+
+def sampled(rows, s, e, w):
+    """The sampler's rule: per (partition, bucket of the start clamped into the window) the
+    longest row, ties by the earliest start, then the earliest row."""
+    best = {}
+    for i, r in enumerate(rows):
+        start, end, part = r[0], r[1], r[-1]
+        b = (min(max(start, s), e) - s) * w // (e - s + 1)
+        rank = (-(end - start), start, i)
+        if (part, b) not in best or rank < best[(part, b)][0]:
+            best[(part, b)] = (rank, r)
+    return [r for _, r in best.values()]
 
 
 def merged(rows):
@@ -70,16 +91,19 @@ def span(d):
     return duckdb.sql(f"SELECT min(start_ts), max(end_ts) FROM {sbuf(d)}").fetchall()[0]
 
 
-def test_every_row_in_a_window_merged_by_partition(profile):
+def test_window_sampled_per_partition_and_merged(profile):
     data, d = profile
     t0, t1 = span(d)
     s, e = t0 + (t1 - t0) // 3, t0 + (t1 - t0) // 2
-    st, doc = get(data, f"start={s}&end={e}&width=10000")
-    assert st == 200, doc
     rows = window_rows(d, s, e)
-    assert doc["sbuf"]["present"] and doc["sbuf"]["in_window"] == len(rows) > 0
-    got = {rect_key(r, s) for r in doc["sbuf"]["rects"]}
-    assert got == merged(rows)
+    for w in (10000, 300, 7):
+        st, doc = get(data, f"start={s}&end={e}&width={w}")
+        assert st == 200, doc
+        assert doc["sbuf"]["present"] and doc["sbuf"]["in_window"] == len(rows) > 0
+        kept = sampled(rows, s, e, w)
+        assert doc["sbuf"]["kept"] == len(kept)
+        got = {rect_key(r, s) for r in doc["sbuf"]["rects"]}
+        assert got == merged(kept), w
     for r in doc["sbuf"]["rects"]:
         assert s + int(r["end"]) >= s and s + int(r["start"]) <= e, "within the window"
         owner = next((v for v in (r["tensor_name"], r["hlo_name"], r["opcode"], r["queue_name"]) if v), "")

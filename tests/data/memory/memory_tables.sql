@@ -1,14 +1,15 @@
 -- SbufAllocation, HbmUsageSummaryByType and PendingDma for a device profile that lacks them, written
 -- by DuckDB (not by nxprof) beside the profile's tables, for the Memory view's tests
--- (tests/python/test_memory.py, tests/js/viewer_memory.test.mjs). {DIR} is the profile
--- directory. Catalogue types (src/schema/catalogue.tsv), rows sorted by start_ts.
+-- (tests/python/test_memory.py, tests/js/viewer_memory.test.mjs). {SRC} is the profile
+-- directory, {OUT} a scratch directory: the tests copy from it only the tables the profile
+-- lacks. Catalogue types (src/schema/catalogue.tsv), rows sorted by start_ts.
 --
 -- The allocations span the profile's Instruction time: 64 consecutive slots, each
 -- [t0 + s*d, t0 + s*d + 0.9 d) with d = span / 64, so slots never overlap in time; in a
 -- slot four blocks b = 0..3 each take partitions inside [32 b, 32 b + 31] (8 to 16 of
 -- them), so no two allocations share a partition at one instant. One row per partition.
 CREATE OR REPLACE TEMP TABLE span AS
-  SELECT min(start_ts) AS t0, greatest(max(end_ts) - min(start_ts), 64) AS len FROM read_parquet('{DIR}/Instruction*.parquet');
+  SELECT min(start_ts) AS t0, greatest(max(end_ts) - min(start_ts), 64) AS len FROM read_parquet('{SRC}/Instruction*.parquet');
 CREATE OR REPLACE TEMP TABLE alloc AS
   SELECT s, b,
          (t0 + s * len // 64)::BIGINT AS start_ts,
@@ -30,18 +31,18 @@ COPY (
          0::BIGINT AS pcore_idx
   FROM alloc, range(16) z(k) WHERE k < np
   ORDER BY start_ts, partition
-) TO '{DIR}/SbufAllocation.parquet' (FORMAT parquet);
+) TO '{OUT}/SbufAllocation.parquet' (FORMAT parquet);
 COPY (
   SELECT 0::BIGINT AS neuron_device_idx, c::BIGINT AS neuroncore_idx, usage_type, (bytes * (c + 1))::BIGINT AS usage_bytes
   FROM (VALUES ('Weights', 805306368), ('Activations', 268435456), ('I/O tensors', 67108864),
                ('Scratch', 134217728), ('Runtime', 33554432)) v(usage_type, bytes), range(2) r(c)
-) TO '{DIR}/HbmUsageSummaryByType.parquet' (FORMAT parquet);
+) TO '{OUT}/HbmUsageSummaryByType.parquet' (FORMAT parquet);
 -- PendingDma: the DMA packets in flight, +1 at each DmaPacket start and -1 at each end,
 -- one row per distinct time with the count from then on.
 COPY (
   SELECT ts AS timestamp, v::INTEGER AS value, 0::BIGINT AS pcore_idx FROM (
     SELECT ts, sum(sum(d)) OVER (ORDER BY ts) AS v FROM (
-      SELECT start_ts AS ts, 1 AS d FROM read_parquet('{DIR}/DmaPacket*.parquet')
-      UNION ALL SELECT end_ts, -1 FROM read_parquet('{DIR}/DmaPacket*.parquet')) GROUP BY ts)
+      SELECT start_ts AS ts, 1 AS d FROM read_parquet('{SRC}/DmaPacket*.parquet')
+      UNION ALL SELECT end_ts, -1 FROM read_parquet('{SRC}/DmaPacket*.parquet')) GROUP BY ts)
   ORDER BY ts
-) TO '{DIR}/PendingDma.parquet' (FORMAT parquet);
+) TO '{OUT}/PendingDma.parquet' (FORMAT parquet);
