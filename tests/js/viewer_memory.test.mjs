@@ -6,7 +6,8 @@
 // - the Memory toggle opens the view, rectangles are painted at their owner's palette
 //   colour (FNV-1a, docs/viewer.md "Colours", computed here);
 // - hovering a rectangle shows its row's address range (hex) and owner;
-// - the HBM panel lists DuckDB's categories, largest first; PendingDma is a lane;
+// - the HBM panel lists DuckDB's categories, largest first; PendingDma is a lane; each
+//   engine's CoreBarriers row right under its Instruction row;
 // - zooming the timeline refetches the Memory view for the same window, and the wheel over
 //   the Memory view zooms the timeline.
 // NXPROF_SCREENSHOT=<file.png> saves a screenshot of the open view (docs/memory-view.png).
@@ -100,6 +101,18 @@ test('Memory view in chromium against nxprof serve', { skip: SKIP, timeout: 2800
     const lanes = st.rows.filter((r) => r.kind === 'lane').map((r) => r.label);
     assert.ok(lanes.includes('Pending DMA'), `lanes: ${lanes}`);
     assert.equal(lanes.indexOf('Pending DMA'), lanes.length - 1, 'after the other device lanes');
+  });
+
+  await t.test('CoreBarriers: each engine\'s barriers on the row under its instructions', async () => {
+    const engines = (await sql(`SELECT DISTINCT engine_name AS e FROM read_parquet('${path.join(dir, 'CoreBarriers*.parquet')}')`)).map((r) => r.e);
+    const instr = new Set((await sql(`SELECT DISTINCT engine AS e FROM read_parquet('${path.join(dir, 'Instruction*.parquet')}')`)).map((r) => r.e.toLowerCase()));
+    assert.ok(engines.length > 0, 'the synthesized capture has core barriers');
+    const rows = (await viewState(page)).rows.filter((r) => r.kind === 'track' && ['Instruction', 'CoreBarriers'].includes(r.table));
+    for (const e of engines) {
+      const at = rows.findIndex((r) => r.table === 'CoreBarriers' && r.track === e);
+      assert.ok(at >= 0, `a barrier row for ${e}`);
+      if (instr.has(e.toLowerCase())) assert.equal(rows[at - 1].track.toLowerCase(), e.toLowerCase(), `${e} under its instructions`);
+    }
   });
 
   await t.test('HBM by category as DuckDB sums it', async () => {
