@@ -27,14 +27,14 @@ static const lane_rule RULES[NX_USAGE_LANES] = {
      NULL, false, {NULL}, NULL},
     {{"PsumUsage", "psum", "PSUM usage", "avg_util_percent", "percent", {"pcore_idx"}, false, true, "core"}, false,
      NULL, false, {NULL}, NULL},
+    {{"PendingDma", "pending", "Pending DMA", "value", "", {"pcore_idx"}, true, true, "core"}, false, NULL, false,
+     {NULL}, NULL},
     {{"CpuUsage", "cpu", "CPU (host)", "util_percent", "percent", {"cpu_id"}, true, true, "CPU"}, true, "average",
      true, {NULL}, NULL},
     {{"HostMemUsage", "hostmem", "Host memory", "used_percent", "percent", {NULL}, true, true, "host"}, false, NULL,
      true, {NULL}, "host"},
     {{"SystemProfileHbmUsage", "devhbm", "Device HBM", "total_bytes", "bytes", {"device_idx", "hbm_idx"}, true, true,
       "HBM"}, false, NULL, true, {"device", "hbm"}, NULL},
-    {{"PendingDma", "pending", "Pending DMA", "value", "", {"pcore_idx"}, true, true, "core"}, false, NULL, false,
-     {NULL}, NULL},
 };
 
 const nx_usage_lane *nx_usage_lane_at(size_t i) { return i < NX_USAGE_LANES ? &RULES[i].lane : NULL; }

@@ -12,10 +12,10 @@
  *   HbmUsage               hbm      HBM usage        current_throughput  bytes_per_second  pcore_idx             no    no
  *   SbufUsage              sbuf     SBUF usage       avg_util_percent    percent           pcore_idx             no    yes
  *   PsumUsage              psum     PSUM usage       avg_util_percent    percent           pcore_idx             no    yes
+ *   PendingDma             pending  Pending DMA      value               "" (a count)      pcore_idx             yes   yes
  *   CpuUsage               cpu      CPU (host)       util_percent        percent           cpu_id ("average")    yes   yes
  *   HostMemUsage           hostmem  Host memory      used_percent        percent           none: "host"          yes   yes
  *   SystemProfileHbmUsage  devhbm   Device HBM       total_bytes         bytes             device_idx, hbm_idx   yes   yes
- *   PendingDma             pending  Pending DMA      value               "" (a count)      pcore_idx             yes   yes
  * series_what (what one series is): "core" for the device tables, "CPU",
  * "host", "HBM". gauge: the table holds plain samples every few ms, a value
  * holding until the next sample (PendingDma: the count of DMA transfers in flight from each

@@ -895,10 +895,10 @@ test('schema equals `nxprof schema --format json` plus the viewer member', async
     { table: 'HbmUsage', lane: 'hbm', label: 'HBM usage', unit: 'bytes_per_second', gauge: false, series_what: 'core' },
     { table: 'SbufUsage', lane: 'sbuf', label: 'SBUF usage', unit: 'percent', gauge: false, series_what: 'core' },
     { table: 'PsumUsage', lane: 'psum', label: 'PSUM usage', unit: 'percent', gauge: false, series_what: 'core' },
+    { table: 'PendingDma', lane: 'pending', label: 'Pending DMA', unit: '', gauge: true, series_what: 'core' },
     { table: 'CpuUsage', lane: 'cpu', label: 'CPU (host)', unit: 'percent', gauge: true, series_what: 'CPU' },
     { table: 'HostMemUsage', lane: 'hostmem', label: 'Host memory', unit: 'percent', gauge: true, series_what: 'host' },
     { table: 'SystemProfileHbmUsage', lane: 'devhbm', label: 'Device HBM', unit: 'bytes', gauge: true, series_what: 'HBM' },
-    { table: 'PendingDma', lane: 'pending', label: 'Pending DMA', unit: '', gauge: true, series_what: 'core' },
   ]);
 });
 

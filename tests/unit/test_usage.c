@@ -228,11 +228,11 @@ static void all_tables(void **state)
     nxpq_error err = {{0}};
     assert_int_equal(nx_usage_read(dir, tables, 7, S, E, W, &u, &err), 0);
     size_t at = 0;
-    const stable *order[] = {&T_DMA, &T_SBUF, &T_CPU, &T_HOST, &T_HBM, &T_PENDING};
+    const stable *order[] = {&T_DMA, &T_SBUF, &T_PENDING, &T_CPU, &T_HOST, &T_HBM};
     for (size_t i = 0; i < 6; i++)
         check_table(&u, &at, order[i]);
     assert_int_equal(at, u.n);
-    /* DmaUsage 2, SbufUsage 4, CpuUsage 1, HostMemUsage 1, SystemProfileHbmUsage 2, PendingDma 2 */
+    /* DmaUsage 2, SbufUsage 4, PendingDma 2, CpuUsage 1, HostMemUsage 1, SystemProfileHbmUsage 2 */
     assert_int_equal(u.n, 12);
     for (size_t i = 0; i < u.n; i++)
         assert_int_equal(u.series[i].is_int, strcmp(u.series[i].lane->table, "SystemProfileHbmUsage") == 0 ||
@@ -259,8 +259,8 @@ static void bad_requests_and_lanes(void **state)
     assert_int_equal(nx_usage_read(dir, (const char *[]){"HbmUsage"}, 1, S, E, W, &u, &err), 0);
     assert_int_equal(u.n, 0);
     nx_usage_free(&u);
-    static const char *const lanes[] = {"DmaUsage", "HbmUsage", "SbufUsage", "PsumUsage", "CpuUsage",
-                                        "HostMemUsage", "SystemProfileHbmUsage", "PendingDma"};
+    static const char *const lanes[] = {"DmaUsage", "HbmUsage", "SbufUsage", "PsumUsage", "PendingDma",
+                                        "CpuUsage", "HostMemUsage", "SystemProfileHbmUsage"};
     for (size_t i = 0; i < NX_USAGE_LANES; i++) {
         const nx_usage_lane *l = nx_usage_lane_at(i);
         assert_string_equal(l->table, lanes[i]);
