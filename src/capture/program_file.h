@@ -232,6 +232,9 @@ typedef struct nx_prog_alloc {
     uint8_t live_engine, free_engine;
     uint32_t live_pc, free_pc;       /* (engine, pc) of instructions of the program */
     uint64_t bytes_per_partition;    /* 1 .. the capacity of one partition (SBUF) or bank (PSUM) */
+    uint32_t end_address;            /* 0: not recorded; else the byte just past the allocation in each
+                                        of its partitions (bank): bytes_per_partition .. the capacity;
+                                        it starts at end_address - bytes_per_partition */
 } nx_prog_alloc;
 
 /* Bytes of one partition an allocation of `memory` may take: sbuf_partition_bytes

@@ -357,6 +357,7 @@ static int read_alloc(decoder *d, uint64_t i, nx_prog_alloc *a)
     a->free_engine = r[11];
     a->live_pc = nx_get_u32(r + 12);
     a->free_pc = nx_get_u32(r + 16);
+    a->end_address = nx_get_u32(r + 20);   /* reserved (0) in files that do not record it */
     a->bytes_per_partition = nx_get_u64(r + 24);
     uint32_t ref = nx_get_u32(r);
     if (!(a->name = nx_program_string(d->p, ref)))

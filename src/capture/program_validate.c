@@ -267,6 +267,11 @@ static int check_allocs(const nx_program *p, const char *path, const prog_loc *l
                             a->memory == NX_MEM_SBUF ? "capacity of an SBUF partition (sbuf_partition_bytes)"
                                                      : "capacity of a PSUM bank in one partition "
                                                        "(psum_partition_bytes / psum_banks)");
+        if (a->end_address != 0 && (a->end_address < a->bytes_per_partition || a->end_address > cap))
+            return nx_prog_fail_rec(err, path, loc, NX_SEC_MEMORY_ALLOCATIONS, i, 20,
+                            "end_address %" PRIu32 " out of range (expected 0, not recorded, or %" PRIu64
+                            "..%" PRIu64 ": bytes_per_partition up to the capacity)",
+                            a->end_address, a->bytes_per_partition, cap);
         if (!nx_prog_lookup_instr(p, a->live_engine, a->live_pc))
             return nx_prog_fail_rec(err, path, loc, NX_SEC_MEMORY_ALLOCATIONS, i, a->live_engine >= NX_ENGINE_COUNT ? 10 : 12,
                             "live_engine %u / live_pc %" PRIu32 " is not an instruction of the program",

@@ -263,6 +263,7 @@ static void put_alloc(image *im, const nx_prog_alloc *a)
     r[11] = a->free_engine;
     nx_put_u32(r + 12, a->live_pc);
     nx_put_u32(r + 16, a->free_pc);
+    nx_put_u32(r + 20, a->end_address);
     nx_put_u64(r + 24, a->bytes_per_partition);
 }
 

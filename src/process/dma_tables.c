@@ -1,7 +1,9 @@
 /*
  * dma_tables.c — the DMA tables and what depends on DMA blocks: DmaPacket,
- * DmaPacketAggregated, DmaUsage and HbmUsage (through dma_usage.h), TensorInfo and
- * Flow. One sink, because all of them follow the same blocks.
+ * DmaPacketAggregated, DmaUsage and HbmUsage (through dma_usage.h), DmaUsageSummary
+ * (usage_summary.h, from the DmaUsage rows), PendingDma (pending_dma.h, from the
+ * DmaPacketAggregated rows), TensorInfo and Flow. One sink, because all of them
+ * follow the same blocks.
  *
  * Rules (also in docs/processing.md, "DMA tables"):
  * - DmaPacket: one row per dma_packet record, in the pipeline's start-time order.
@@ -71,6 +73,7 @@
 #include "process/device_sink.h"
 #include "process/dma_blocks.h"
 #include "process/dma_usage.h"
+#include "process/pending_dma.h"
 #include "process/reorder.h"
 #include "process/row.h"
 
@@ -174,8 +177,10 @@ typedef struct dma_sink {
     prog_state *progs;
     nx_row pkt, agg, flow;
     size_t pc[PC_COUNT], ac[AC_COUNT], fc[FC_COUNT];
-    nx_usage dma_usage, hbm_usage;
-    bool usage_open;
+    nx_usage dma_usage, hbm_usage;  /* with the two tables derived from them: */
+    nx_usage_summary usage_sum;      /* DmaUsageSummary, fed by dma_usage */
+    nx_pending_dma pending;          /* PendingDma, fed every DmaPacketAggregated row */
+    bool usage_open;                 /* the four above are open */
     nx_reorder q;                    /* agg_item by start */
     int64_t min_open;                /* earliest start of an open block with packets; INT64_MAX none */
     bool min_open_valid;
@@ -298,6 +303,62 @@ static int setup_state(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
     return 0;
 }
 
+/* DmaUsage, HbmUsage and the tables derived from the DMA rows (DmaUsageSummary,
+ * PendingDma): all open, or none. */
+static int usage_open(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
+{
+    if (nx_usage_open(&s->dma_usage, &ctx->dest, "DmaUsage", err) != 0)
+        return -1;
+    if (nx_usage_open(&s->hbm_usage, &ctx->dest, "HbmUsage", err) != 0)
+        goto fail_dma;
+    if (nx_usage_summary_open(&s->usage_sum, &ctx->dest, err) != 0)
+        goto fail_hbm;
+    if (nx_pending_open(&s->pending, &ctx->dest, err) != 0) {
+        nx_usage_summary_discard(&s->usage_sum);
+        goto fail_hbm;
+    }
+    s->dma_usage.summary = &s->usage_sum;
+    s->usage_open = true;
+    return 0;
+fail_hbm:
+    nx_usage_discard(&s->hbm_usage);
+fail_dma:
+    nx_usage_discard(&s->dma_usage);
+    return -1;
+}
+
+static void usage_discard(dma_sink *s)
+{
+    if (!s->usage_open)
+        return;
+    s->usage_open = false;
+    nx_usage_discard(&s->dma_usage);
+    nx_usage_discard(&s->hbm_usage);
+    nx_usage_summary_discard(&s->usage_sum);
+    nx_pending_discard(&s->pending);
+}
+
+/* Closes the four (after the last DmaPacketAggregated row); on a failure
+ * discards the ones not closed yet. */
+static int usage_close(dma_sink *s, unsigned *tables, nxpq_error *err)
+{
+    s->usage_open = false;
+    if (nx_usage_finish(&s->dma_usage, tables, err) != 0)
+        goto fail_hbm;
+    if (nx_usage_finish(&s->hbm_usage, tables, err) != 0)
+        goto fail_sum;
+    if (nx_usage_summary_finish(&s->usage_sum, tables, err) != 0)
+        goto fail_pending;
+    return nx_pending_finish(&s->pending, tables, err);
+fail_hbm:
+    nx_usage_discard(&s->hbm_usage);
+fail_sum:
+    nx_usage_summary_discard(&s->usage_sum);
+fail_pending:
+    nx_pending_discard(&s->pending);
+    return -1;
+}
+
 static int dma_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
 {
     static const char *const pnames[] = {
@@ -335,13 +396,8 @@ static int dma_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
         goto fail_pkt;
     if (nx_row_open(&s->flow, &ctx->dest, "Flow", err) != 0)
         goto fail_agg;
-    if (nx_usage_open(&s->dma_usage, &ctx->dest, "DmaUsage", err) != 0)
+    if (usage_open(s, ctx, err) != 0)
         goto fail_flow;
-    if (nx_usage_open(&s->hbm_usage, &ctx->dest, "HbmUsage", err) != 0) {
-        nx_usage_discard(&s->dma_usage);
-        goto fail_flow;
-    }
-    s->usage_open = true;
     for (size_t i = 0; i < PC_COUNT; i++)
         s->pc[i] = nx_row_col(&s->pkt, pnames[i]);
     for (size_t i = 0; i < AC_COUNT; i++)
@@ -349,8 +405,7 @@ static int dma_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
     for (size_t i = 0; i < FC_COUNT; i++)
         s->fc[i] = nx_row_col(&s->flow, fnames[i]);
     if (pkt_keys_open(s, ctx, err) != 0 || flow_keys_open(s, err) != 0) {
-        nx_usage_discard(&s->dma_usage);
-        nx_usage_discard(&s->hbm_usage);
+        usage_discard(s);
         goto fail_flow;
     }
     *state = s;
@@ -497,7 +552,9 @@ static int write_agg(dma_sink *s, const agg_item *b, nxpq_error *err)
     nx_row_opt_str(r, c[AC_transpose_unroll_factor], d->transpose_unroll_factor);
     nx_row_opt_i64(r, c[AC_trigger], d->trigger);
     nx_row_opt_i64(r, c[AC_completion], d->completion);
-    return nx_row_end(r, err);
+    if (nx_row_end(r, err) != 0)
+        return -1;
+    return nx_pending_add(&s->pending, b->pcore, b->start, b->end, err);
 }
 
 /* ------------------------------------------------------------ blocks -- */
@@ -777,10 +834,7 @@ static void dma_abort(void *state)
     nx_row_discard(&s->pkt);
     nx_row_discard(&s->agg);
     nx_row_discard(&s->flow);
-    if (s->usage_open) {
-        nx_usage_discard(&s->dma_usage);
-        nx_usage_discard(&s->hbm_usage);
-    }
+    usage_discard(s);
     free_sink(s);
 }
 
@@ -796,15 +850,7 @@ static int dma_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, 
     s->min_open_valid = true;
     if (drain(s, INT64_MAX, err) != 0)
         goto fail;
-    s->usage_open = false;
-    int rc = 0;
-    if (nx_usage_finish(&s->dma_usage, tables, err) != 0) {
-        nx_usage_discard(&s->hbm_usage);
-        rc = -1;
-    } else if (nx_usage_finish(&s->hbm_usage, tables, err) != 0) {
-        rc = -1;
-    }
-    if (rc != 0)
+    if (usage_close(s, tables, err) != 0)
         goto fail;
     if (nx_row_close(&s->pkt, true, tables, err) != 0 || nx_row_close(&s->agg, true, tables, err) != 0 ||
         nx_row_close(&s->flow, true, tables, err) != 0 || write_tensor_info(s, ctx, tables, err) != 0)

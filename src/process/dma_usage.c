@@ -137,6 +137,9 @@ static int write_ready(nx_usage *u, int64_t watermark, nxpq_error *err)
         nx_row_i64(&u->r, u->c_pcore, x->pcore);
         if (nx_row_end(&u->r, err) != 0)
             return -1;
+        if (u->summary &&
+            nx_usage_summary_add(u->summary, nx_reorder_top_key(&u->q), x->pcore, x->throughput, x->total, err) != 0)
+            return -1;
         nx_reorder_pop(&u->q);
     }
     return 0;

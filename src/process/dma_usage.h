@@ -33,6 +33,7 @@
 #include "parquet/parquet.h"
 #include "process/reorder.h"
 #include "process/row.h"
+#include "process/usage_summary.h"
 
 #define NX_USAGE_BUCKET_NS 10000
 #define NX_USAGE_MAX_SERIES 8        /* pcore_idx < NX_TRACE_MAX_PCORES */
@@ -63,6 +64,7 @@ typedef struct nx_usage {
     int64_t cur;                     /* the open bucket (same for every series) */
     nx_usage_series s[NX_USAGE_MAX_SERIES];
     nx_reorder q;                    /* finished samples, held one bucket for late zeros */
+    nx_usage_summary *summary;       /* NULL, or fed every row as it is written (DmaUsageSummary) */
 } nx_usage;
 
 int nx_usage_open(nx_usage *u, const nx_table_dest *dest, const char *table, nxpq_error *err);

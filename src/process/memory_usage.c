@@ -48,6 +48,9 @@
  * shape; an idle or steady stretch costs two rows). Rows are in timestamp order,
  * ties in pcore order.
  *
+ * SbufAllocation (sbuf_allocation.h) gets every finished live range of an SBUF
+ * allocation, and writes it once no range still live starts before it.
+ *
  * Memory: a slot per (trace, pcore, allocation) and an indexed min-heap of
  * pending frees over those slots; nothing grows with the number of events or
  * buckets. Stretches with no change are crossed in one step.
@@ -60,6 +63,7 @@
 #include "process/device_sink.h"
 #include "process/dma_usage.h"
 #include "process/row.h"
+#include "process/sbuf_allocation.h"
 #include "process/sum_guard.h"
 
 #define W NX_USAGE_BUCKET_NS
@@ -86,6 +90,9 @@ typedef struct prog_info {
 
 typedef struct slot {
     int64_t free_at;                   /* pending free while live */
+    int64_t live_from;                 /* start of the live range while live */
+    const nx_program *prog;
+    uint32_t alloc;                    /* index into prog->allocs */
     uint32_t pos;                      /* heap position, NO_POS when not queued */
     uint8_t memory, pcore;
     bool live;
@@ -122,6 +129,7 @@ typedef struct mem_state {
     nx_row r[N_MEM];
     size_t c_ts[N_MEM], c_pcore[N_MEM], c_col[N_MEM][NCOLS];
     nx_sum_guard sums;                 /* occupancy and byte-ns sums */
+    nx_sbuf_rows sbuf;                 /* SbufAllocation */
 } mem_state;
 
 static int64_t floor_div(int64_t a, int64_t b)
@@ -327,6 +335,8 @@ static int advance(mem_state *m, int64_t now, nxpq_error *err)
             slot *x = &m->slots[heap_pop(m)];
             x->live = false;
             change(&m->sums, &m->s[x->memory][x->pcore], x->a, -1, t);
+            if (nx_sbuf_rows_add(&m->sbuf, x->prog, x->alloc, x->pcore, x->live_from, t, err) != 0)
+                return -1;
         }
         if (b_end > now)
             return 0;
@@ -506,7 +516,8 @@ static int mem_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
         for (size_t k = m->trace_base[t]; k < m->trace_base[t + 1]; k++) {
             size_t rel = k - m->trace_base[t];
             const alloc_info *a = &pi->allocs[rel % pi->n_allocs];
-            m->slots[k] = (slot){.pos = NO_POS, .memory = a->memory, .pcore = (uint8_t)(rel / pi->n_allocs), .a = a};
+            m->slots[k] = (slot){.pos = NO_POS, .memory = a->memory, .pcore = (uint8_t)(rel / pi->n_allocs), .a = a,
+                                 .prog = ctx->traces[t].prog, .alloc = (uint32_t)(rel % pi->n_allocs)};
         }
     }
     for (unsigned mem = 0; mem < N_MEM; mem++)
@@ -516,12 +527,29 @@ static int mem_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
             free_state(m);
             return -1;
         }
+    if (nx_sbuf_rows_open(&m->sbuf, &ctx->dest, err) != 0) {
+        for (unsigned k = 0; k < N_MEM; k++)
+            nx_row_discard(&m->r[k]);
+        free_state(m);
+        return -1;
+    }
     *state = m;
     return 0;
 oom:
     free_state(m);
     snprintf(err->msg, sizeof err->msg, "SbufUsage/PsumUsage: out of memory");
     return -1;
+}
+
+/* The earliest start of a live range still open (every live slot has a pending
+ * free), or `now`: no SbufAllocation range can start before it any more. */
+static int64_t open_from(const mem_state *m, int64_t now)
+{
+    int64_t w = now;
+    for (size_t i = 0; i < m->n_heap; i++)
+        if (m->slots[m->heap[i]].live_from < w)
+            w = m->slots[m->heap[i]].live_from;
+    return w;
 }
 
 static int mem_event(void *state, const nx_device_event *ev, nxpq_error *err)
@@ -568,11 +596,14 @@ static int mem_event(void *state, const nx_device_event *ev, nxpq_error *err)
                 se->last = now;   /* the bucket's time before `now` counts as empty */
             }
             x->live = true;
+            x->live_from = now;
             change(&m->sums, se, x->a, +1, now);
         }
         bool in_exec = ex->start >= 0 && ex->start <= now && now <= ex->end;
         set_free(m, s, in_exec ? ex->end : ev->end_ns);
     }
+    if (nx_sbuf_rows_drain(&m->sbuf, open_from(m, now), err) != 0)
+        return -1;
     return nx_sum_error(&m->sums, "SbufUsage/PsumUsage", NULL, err);
 }
 
@@ -610,10 +641,8 @@ static int mem_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, 
         rc = nx_sum_error(&m->sums, "SbufUsage/PsumUsage",
                           ctx->n_traces == 1 ? ctx->traces[0].path : ctx->o->capture_dir, err);
     rc = nx_row_finish(&m->r[MEM_SBUF], rc, tables, err);
-    if (rc != 0)
-        nx_row_discard(&m->r[MEM_PSUM]);
-    else
-        rc = nx_row_finish(&m->r[MEM_PSUM], rc, tables, err);
+    rc = nx_row_finish(&m->r[MEM_PSUM], rc, tables, err);
+    rc = nx_sbuf_rows_finish(&m->sbuf, rc, tables, err);
     free_state(m);
     return rc;
 }
@@ -625,6 +654,7 @@ static void mem_abort(void *state)
         return;
     for (unsigned mem = 0; mem < N_MEM; mem++)
         nx_row_discard(&m->r[mem]);
+    nx_sbuf_rows_discard(&m->sbuf);
     free_state(m);
 }
 

@@ -13,6 +13,8 @@ static const nx_timeline_info TIMELINES[] = {
     {"SemaphoreUpdate", "timestamp", NULL, NX_TRACK_SEMAPHORE, false},
     {"CcOp", "start_ts", "end_ts", NX_TRACK_CC_STREAM, false},
     {"SystemProfileEvents", "start_ts", "end_ts", NX_TRACK_SYSTEM, true},
+    {"CoreBarriers", "start_ts", "end_ts", NX_TRACK_ENGINE, false},
+    {"SbufAllocation", "start_ts", "end_ts", NX_TRACK_PARTITION, false},
 };
 #define N_TIMELINES (sizeof TIMELINES / sizeof TIMELINES[0])
 _Static_assert(N_TIMELINES == NX_TIMELINE_TABLES, "NX_TIMELINE_TABLES must count TIMELINES");
@@ -39,6 +41,8 @@ static const struct {
     {"CcOp", {"operation", NULL}},
     {"SemaphoreUpdate", {"value", NULL}},
     {"SystemProfileEvents", {"name", "trace_event_source", NULL}},
+    {"CoreBarriers", {"id", "semaphore", NULL}},
+    {"SbufAllocation", {"tensor_name", "opcode", NULL}},
 };
 
 const char *const *nx_timeline_labels(const char *table)
@@ -49,12 +53,12 @@ const char *const *nx_timeline_labels(const char *table)
     return NULL;
 }
 
-enum { G_COMPUTE, G_DMA, G_SEMAPHORE, G_CC, G_SYSTEM };
+enum { G_COMPUTE, G_DMA, G_SEMAPHORE, G_CC, G_MEMORY, G_SYSTEM };
 
 static const nx_timeline_group GROUPS[] = {
     [G_COMPUTE] = {"compute", "Compute engines"}, [G_DMA] = {"dma", "DMA queues"},
     [G_SEMAPHORE] = {"semaphore", "Semaphores"},  [G_CC] = {"cc", "Collectives (CC)"},
-    [G_SYSTEM] = {"system", "System events"},
+    [G_MEMORY] = {"memory", "SBUF memory"},       [G_SYSTEM] = {"system", "System events"},
 };
 _Static_assert(sizeof GROUPS / sizeof GROUPS[0] == NX_TIMELINE_GROUPS, "NX_TIMELINE_GROUPS must count GROUPS");
 
@@ -65,11 +69,13 @@ const nx_timeline_group *nx_timeline_group_at(size_t i) { return i < NX_TIMELINE
 static const nx_timeline_view VIEWS[] = {
     {"Instruction", G_COMPUTE, "", "Instructions", {"framework_name", "raw_framework_id", "hlo_name", "opcode", NULL},
      "opcode", "opcode"},
+    {"CoreBarriers", G_COMPUTE, " " MIDDOT " barriers", "Core barriers", {"id", NULL}, "compiler_operands", "id"},
     {"DmaPacketAggregated", G_DMA, "", "DMA transfers (aggregated by queue)", {"track", NULL}, "variable", "track"},
     {"DmaPacket", G_DMA, " " MIDDOT " packets", "DMA packets (individual)", {"track", NULL}, "variable", "track"},
     {"SemaphoreUpdate", G_SEMAPHORE, "", "Semaphore updates", {NULL}, "id", "track"},
     {"CcInstruction", G_CC, "", "Collective (CC) ops", {"description", NULL}, "description", "description"},
     {"CcOp", G_CC, " " MIDDOT " ops", NULL, {"operation", NULL}, "operation", "operation"},
+    {"SbufAllocation", G_MEMORY, "", "SBUF allocations", {"tensor_name", NULL}, "tensor_name", "tensor_name"},
     {"SystemProfileEvents", G_SYSTEM, "", "System and framework events", {"name", NULL}, "name", "name"},
 };
 _Static_assert(sizeof VIEWS / sizeof VIEWS[0] == NX_TIMELINE_TABLES, "one view per timeline table");
@@ -163,6 +169,7 @@ size_t nx_track_int_name(nx_track_kind kind, int64_t v, char *buf)
     const char *prefix = kind == NX_TRACK_DMA        ? "queue"
                          : kind == NX_TRACK_CC_CORE  ? "CC"
                          : kind == NX_TRACK_SYSTEM   ? "nc"
+                         : kind == NX_TRACK_PARTITION ? "partition"
                                                      : "stream";
     size_t n = strlen(prefix);
     memcpy(buf, prefix, n);
@@ -192,6 +199,8 @@ nx_track_source nx_track_sources(nx_track_kind kind)
     case NX_TRACK_SEMAPHORE: return (nx_track_source){{"id"}, {false}, {true}, 1};
     case NX_TRACK_CC_CORE: return (nx_track_source){{"core_idx"}, {true}, {true}, 1};
     case NX_TRACK_CC_STREAM: return (nx_track_source){{"stream_id"}, {true}, {true}, 1};
+    case NX_TRACK_ENGINE: return (nx_track_source){{"engine_name"}, {false}, {true}, 1};
+    case NX_TRACK_PARTITION: return (nx_track_source){{"partition"}, {true}, {true}, 1};
     case NX_TRACK_SYSTEM:
         return (nx_track_source){{"trace_event_source", "nc_idx", "instance_id", "process_id", "thread_id",
                                   "worker_gid"},
@@ -243,11 +252,13 @@ const char *nx_track_name(nx_track_kind kind, const nx_track_values *v, char *bu
             return *len = nx_track_int_name(NX_TRACK_DMA, v->i[1], buf), buf;
         break;
     case NX_TRACK_SEMAPHORE:
+    case NX_TRACK_ENGINE:
         if (v->ok[0])
             return *len = v->len[0], v->s[0];
         break;
     case NX_TRACK_CC_CORE:
     case NX_TRACK_CC_STREAM:
+    case NX_TRACK_PARTITION:
         if (v->ok[0])
             return *len = nx_track_int_name(kind, v->i[0], buf), buf;
         break;

@@ -7,7 +7,7 @@
  *
  * Timeline tables and their timing (nx_timeline_find):
  *   Instruction, DmaPacket, DmaPacketAggregated, CcInstruction, CcOp,
- *   SystemProfileEvents
+ *   SystemProfileEvents, CoreBarriers, SbufAllocation
  *       interval events: start_ts, end_ts (INT64 ns);
  *   SemaphoreUpdate
  *       point events: timestamp (INT64 ns); start == end == timestamp below.
@@ -25,6 +25,8 @@
  *   SemaphoreUpdate      -> id (the semaphore, e.g. "S[3]");
  *   CcInstruction        -> "CC<core_idx>" (e.g. "CC8");
  *   CcOp                 -> "stream<stream_id>" (e.g. "stream0");
+ *   CoreBarriers         -> engine_name (the engine's display name, e.g. "GpSimd");
+ *   SbufAllocation       -> "partition<partition>" (e.g. "partition17");
  *   SystemProfileEvents  -> framework events (trace_event_source "framework"):
  *                           "<instance_id>/<process_id>/<thread_id>", one track per
  *                           thread (e.g. "i-0b1e/4121/4121"); runtime and hardware
@@ -45,22 +47,26 @@
  * /api/schema's "viewer" member, docs/api.md):
  *   table                group      track suffix   export label (NULL: not offered)
  *   Instruction          compute    ""             "Instructions"
+ *   CoreBarriers         compute    " · barriers"  "Core barriers"
  *   DmaPacketAggregated  dma        ""             "DMA transfers (aggregated by queue)"
  *   DmaPacket            dma        " · packets"   "DMA packets (individual)"
  *   SemaphoreUpdate      semaphore  ""             "Semaphore updates"
  *   CcInstruction        cc         ""             "Collective (CC) ops"
  *   CcOp                 cc         " · ops"       NULL
+ *   SbufAllocation       memory     ""             "SBUF allocations"
  *   SystemProfileEvents  system     ""             NULL
  * Groups (nx_timeline_group_at, in drawing order): compute "Compute engines", dma
- * "DMA queues", semaphore "Semaphores", cc "Collectives (CC)", system "System events".
+ * "DMA queues", semaphore "Semaphores", cc "Collectives (CC)", memory "SBUF memory",
+ * system "System events".
  * colour_by: the fields whose first non-null value keys an event's colour
  * (Instruction: framework_name, raw_framework_id, hlo_name, opcode; the DMA tables:
  * track; CcInstruction: description; CcOp: operation; SystemProfileEvents: name;
- * SemaphoreUpdate: none, one colour). Default search field: Instruction opcode, the
+ * CoreBarriers: id; SbufAllocation: tensor_name; SemaphoreUpdate: none, one colour). Default search field: Instruction opcode, the
  * DMA tables variable, CcInstruction description, CcOp operation, SemaphoreUpdate
- * id, SystemProfileEvents name. Default aggregate field: Instruction opcode,
- * SystemProfileEvents name, CcInstruction description, CcOp operation, the DMA
- * tables and SemaphoreUpdate "track".
+ * id, SystemProfileEvents name, CoreBarriers compiler_operands, SbufAllocation
+ * tensor_name. Default aggregate field: Instruction opcode, SystemProfileEvents
+ * name, CcInstruction description, CcOp operation, CoreBarriers id, SbufAllocation
+ * tensor_name, the DMA tables and SemaphoreUpdate "track".
  */
 #ifndef NX_PROFILE_TIMELINE_RULES_H
 #define NX_PROFILE_TIMELINE_RULES_H
@@ -77,7 +83,9 @@ typedef enum nx_track_kind {
     NX_TRACK_SEMAPHORE,
     NX_TRACK_CC_CORE,
     NX_TRACK_CC_STREAM,
-    NX_TRACK_SYSTEM
+    NX_TRACK_SYSTEM,
+    NX_TRACK_ENGINE,
+    NX_TRACK_PARTITION
 } nx_track_kind;
 
 typedef struct nx_timeline_info {
@@ -89,12 +97,13 @@ typedef struct nx_timeline_info {
 } nx_timeline_info;
 
 /* How many timeline tables there are (nx_timeline_count()), for arrays sized at compile time. */
-#define NX_TIMELINE_TABLES 7
+#define NX_TIMELINE_TABLES 9
 
 /* The timing and track rule of a timeline table, or NULL when `table` has none. */
 const nx_timeline_info *nx_timeline_find(const char *table);
 /* All timeline tables with a track rule (Instruction, DmaPacketAggregated,
- * DmaPacket, CcInstruction, SemaphoreUpdate, CcOp, SystemProfileEvents). */
+ * DmaPacket, CcInstruction, SemaphoreUpdate, CcOp, SystemProfileEvents,
+ * CoreBarriers, SbufAllocation). */
 size_t nx_timeline_count(void);
 const nx_timeline_info *nx_timeline_at(size_t i);
 
@@ -155,7 +164,7 @@ const char *const *nx_timeline_labels(const char *table);
 
 /* ------------------------------------------------------- the viewer's view -- */
 
-#define NX_TIMELINE_GROUPS 5
+#define NX_TIMELINE_GROUPS 6
 
 typedef struct nx_timeline_group {
     const char *id, *label;

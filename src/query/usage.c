@@ -27,6 +27,8 @@ static const lane_rule RULES[NX_USAGE_LANES] = {
      NULL, false, {NULL}, NULL},
     {{"PsumUsage", "psum", "PSUM usage", "avg_util_percent", "percent", {"pcore_idx"}, false, true, "core"}, false,
      NULL, false, {NULL}, NULL},
+    {{"PendingDma", "pending", "Pending DMA", "value", "", {"pcore_idx"}, true, true, "core"}, false, NULL, false,
+     {NULL}, NULL},
     {{"CpuUsage", "cpu", "CPU (host)", "util_percent", "percent", {"cpu_id"}, true, true, "CPU"}, true, "average",
      true, {NULL}, NULL},
     {{"HostMemUsage", "hostmem", "Host memory", "used_percent", "percent", {NULL}, true, true, "host"}, false, NULL,
@@ -230,7 +232,7 @@ static int add_row(table_pass *p, const nxpq_batch *bt, size_t i, nxpq_error *er
         return 0;
     nx_usage_value v;
     if (p->is_int)
-        v.i = c1->values.i64[i];
+        v.i = c1->type == NXPQ_INT32 ? c1->values.i32[i] : c1->values.i64[i];
     else
         v.f = c1->type == NXPQ_FLOAT ? (double)c1->values.f32[i] : c1->values.f64[i];
     row_key k;
@@ -285,9 +287,9 @@ static bool projection(nx_profile_table *t, table_pass *p, const char **cols, si
     if (ct < 0 || cv < 0 || nx_profile_table_column(t, (size_t)ct)->type != NXPQ_INT64)
         return false;
     nxpq_type tv = nx_profile_table_column(t, (size_t)cv)->type;
-    if (tv != NXPQ_FLOAT && tv != NXPQ_DOUBLE && tv != NXPQ_INT64)
+    if (tv != NXPQ_FLOAT && tv != NXPQ_DOUBLE && tv != NXPQ_INT64 && tv != NXPQ_INT32)
         return false;
-    p->is_int = tv == NXPQ_INT64;
+    p->is_int = tv == NXPQ_INT64 || tv == NXPQ_INT32;
     cols[0] = "timestamp";
     cols[1] = l->value;
     *n_cols = 2;

@@ -12,16 +12,18 @@
  *   HbmUsage               hbm      HBM usage        current_throughput  bytes_per_second  pcore_idx             no    no
  *   SbufUsage              sbuf     SBUF usage       avg_util_percent    percent           pcore_idx             no    yes
  *   PsumUsage              psum     PSUM usage       avg_util_percent    percent           pcore_idx             no    yes
+ *   PendingDma             pending  Pending DMA      value               "" (a count)      pcore_idx             yes   yes
  *   CpuUsage               cpu      CPU (host)       util_percent        percent           cpu_id ("average")    yes   yes
  *   HostMemUsage           hostmem  Host memory      used_percent        percent           none: "host"          yes   yes
  *   SystemProfileHbmUsage  devhbm   Device HBM       total_bytes         bytes             device_idx, hbm_idx   yes   yes
- * series_what (what one series is): "core" for the four device tables, "CPU",
+ * series_what (what one series is): "core" for the device tables, "CPU",
  * "host", "HBM". gauge: the table holds plain samples every few ms, a value
- * holding until the next sample; the device tables hold per-10-us buckets.
+ * holding until the next sample (PendingDma: the count of DMA transfers in flight from each
+ * change point on); the other device tables hold per-10-us buckets.
  *
  * Rules:
- * - value: one column per table, FLOAT or DOUBLE (read as double) or INT64 (for
- *   SystemProfileHbmUsage: compared and reported as integers); a table whose
+ * - value: one column per table, FLOAT or DOUBLE (read as double) or INT64 or INT32
+ *   (SystemProfileHbmUsage, PendingDma: compared and reported as integers); a table whose
  *   value column has another type, or whose timestamp is not INT64, has no series.
  * - Series key: one series per distinct key among the rows used. The key
  *   columns are INT64 (pcore_idx, device_idx, hbm_idx) or one STRING (cpu_id);
@@ -56,7 +58,7 @@
 
 #include "parquet/parquet.h"
 
-#define NX_USAGE_LANES 7
+#define NX_USAGE_LANES 8
 #define NX_USAGE_MAX_SERIES 256
 #define NX_USAGE_MAX_KEYS 2
 

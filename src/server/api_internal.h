@@ -190,6 +190,7 @@ enum MHD_Result nx_api_insights(nx_api_req *r, const char *name);  /* api_insigh
 enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir, int64_t rank,
                                       bool profiler_rows);
 enum MHD_Result nx_api_usage(nx_api_req *r, const char *name);
+enum MHD_Result nx_api_memory(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_counters(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_breakdown(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_schema(nx_api_req *r);

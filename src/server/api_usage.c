@@ -1,6 +1,6 @@
 /*
  * api_usage.c — GET /api/profiles/<name>/usage?tables=DmaUsage,HbmUsage,SbufUsage,PsumUsage,
- * CpuUsage,HostMemUsage,SystemProfileHbmUsage&start=S&end=E&width=W: the utilisation lanes
+ * CpuUsage,HostMemUsage,SystemProfileHbmUsage,PendingDma&start=S&end=E&width=W: the utilisation lanes
  * of query/usage.h written as JSON (docs/api.md).
  *
  * Parameters: tables (default "DmaUsage,HbmUsage", what the parameter meant before the
@@ -78,12 +78,12 @@ static bool is_usage_table(const char *name) { return nx_usage_lane_find(name) !
 enum MHD_Result nx_api_usage(nx_api_req *r, const char *name)
 {
     enum MHD_Result res;
-    char buf[160]; /* all seven names with commas: 81 bytes */
+    char buf[160]; /* all eight names with commas: 92 bytes */
     const char *list[NX_USAGE_LANES];
     size_t n_list;
     if (nx_api_tables_param(r, "DmaUsage,HbmUsage", is_usage_table,
                             "usage (DmaUsage, HbmUsage, SbufUsage, PsumUsage, CpuUsage, HostMemUsage, "
-                            "SystemProfileHbmUsage)",
+                            "SystemProfileHbmUsage, PendingDma)",
                             buf, sizeof buf, list, NX_USAGE_LANES, &n_list, &res) < 0)
         return res;
     int64_t start, end, width;

@@ -36,7 +36,7 @@
  * PROFILE_ROUTES: one method per route, GET answering HEAD too; a path that has
  * routes, none for the request's method -> 405 with Allow naming theirs):
  *   GET /api/health, /api/profiles, /api/schema, /api/diff, /api/v1/health,
- *   /api/profiles/<name>[/tracks|/timeline|/event|/source|/summary|/insights|/ranks|/usage|
+ *   /api/profiles/<name>[/tracks|/timeline|/event|/source|/summary|/insights|/ranks|/usage|/memory|
  *   /counters|/breakdown|/search|/aggregate|/flows|/annotations|/export/<Table>.csv];
  *   PUT /api/profiles/<name>/annotations; POST /api/v1/db/<name>/_search; other
  *   /api/... -> 404. <name> may be
@@ -248,6 +248,7 @@ static const profile_route PROFILE_ROUTES[] = {
     {"GET", "profiles", "insights", nx_api_insights},
     {"GET", "profiles", "ranks", nx_api_ranks},
     {"GET", "profiles", "usage", nx_api_usage},
+    {"GET", "profiles", "memory", nx_api_memory},
     {"GET", "profiles", "counters", nx_api_counters},
     {"GET", "profiles", "breakdown", nx_api_breakdown},
     {"GET", "profiles", "search", nx_api_search},

@@ -333,6 +333,8 @@ static int fill_tables(sy_builder *b, nx_program *p)
     p->collectives = b->colls, p->n_collectives = b->n_colls;
     p->cc_streams = stream, p->n_cc_streams = b->n_colls ? 1 : 0;
     p->frames = b->frames, p->n_frames = b->n_frames;
+    if (sy_layout_sbuf(b, SY_SBUF_PARTITION_BYTES) != 0)
+        return -1;
     /* Allocation ends: step -> its instruction (a DMA step's is its trigger). */
     size_t na = 0;
     for (size_t i = 0; i < b->n_allocs; i++) {

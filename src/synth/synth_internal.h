@@ -174,6 +174,10 @@ void sy_tensor(sy_builder *b, const char *name, const char *type, const char *sh
  * then that instruction). Bytes above the partition's (bank's) capacity are cut. */
 void sy_alloc(sy_builder *b, const char *name, uint8_t memory, uint8_t bank, uint16_t first, uint16_t count,
               uint64_t bytes, uint32_t from, uint32_t to);
+/* sbuf_layout.c: sets the end_address of each SBUF allocation (live_pc/free_pc
+ * still step indices) so that allocations that can be live at once never share
+ * bytes of a partition of `capacity` bytes; 0 for one that does not fit. -1: out of memory. */
+int sy_layout_sbuf(sy_builder *b, uint64_t capacity);
 /* Sets signal/wait semaphores from the dependencies; fills `p` (pointing into b). */
 int sy_builder_finish(sy_builder *b, nx_program *p);
 

@@ -299,12 +299,20 @@ static uint32_t attention_tile(layer *L, uint32_t dep, const nki_kernel *k, int6
     return out;
 }
 
-/* GpSimd triggers an AllReduce of the [seq x hidden] partial sums; returns the CC step. */
+/* GpSimd waits at a core barrier (every core reaches the same one: its id is the
+ * collective's number), then triggers an AllReduce of the [seq x hidden] partial
+ * sums; returns the CC step. */
 static uint32_t all_reduce(layer *L, uint32_t dep)
 {
     sy_builder *b = L->b;
     uint64_t bytes = (uint64_t)b->d->seq * b->d->hidden * 2;
-    uint32_t trig = sy_instr(b, NX_ENGINE_GPSIMD, "TRIGGER_COLLECTIVE", 80, dep, SY_NONE);
+    uint32_t bar = sy_instr(b, NX_ENGINE_GPSIMD, "CORE_BARRIER", 40, dep, SY_NONE);
+    nx_prog_instr *bi = sy_last_instr(b, NX_ENGINE_GPSIMD);
+    bi->compiler_opcode = "PSEUDO_CORE_BARRIER";
+    bi->operands = sy_str(b, "$S[%d]>=%u $S[%d]++@complete semaphore=%d id=%zu", SY_SEM_CC, b->cores, SY_SEM_CC,
+                          SY_SEM_CC, b->n_colls + 1);
+    bi->compiler_operands = bi->operands;
+    uint32_t trig = sy_instr(b, NX_ENGINE_GPSIMD, "TRIGGER_COLLECTIVE", 80, bar, SY_NONE);
     nx_prog_instr *in = sy_last_instr(b, NX_ENGINE_GPSIMD);
     in->compiler_opcode = "PSEUDO_TRIGGER_COLLECTIVE_2";
     in->operands = sy_str(b, "ctype=ALL_REDUCE op=ADD dtype=bfloat16 size=%llu", (unsigned long long)bytes);

@@ -52,7 +52,7 @@ expect 0 "summary --rank of a system profile" -- summary "$UT/prof" --rank 3;   
 expect 0 "top default" -- top "$PD";                  contains "total" "top prints a total line"
 expect 2 "top unknown table" -- top "$PD" --table Nope; contains "unknown table 'Nope'" "unknown table named"
 expect 2 "top transient table" -- top "$PD" --table MemoryBandwidthPoint
-expect 1 "top absent table" -- top "$PD" --table CoreBarriers; contains "has no CoreBarriers table" "absent table named"
+expect 1 "top absent table" -- top "$PD" --table Warning; contains "has no Warning table" "absent table named"
 expect 2 "top unknown column" -- top "$PD" --by engine,nope; contains "no column 'nope'" "unknown column named"
 expect 2 "top empty --by item" -- top "$PD" --by engine,;  contains "empty column name" "empty --by item"
 expect 2 "top duplicate --by" -- top "$PD" --by engine,engine

@@ -128,6 +128,8 @@ const TRACK = {
   DmaPacket: "coalesce(queue_name, 'queue' || queue_idx, '')",
   CcInstruction: "coalesce('CC' || core_idx, '')",
   SemaphoreUpdate: "coalesce(id, '')",
+  CoreBarriers: "coalesce(engine_name, '')",
+  SbufAllocation: "coalesce('partition' || partition, '')",
 };
 const START = (t) => (t === 'SemaphoreUpdate' ? 'timestamp' : 'start_ts');
 const END = (t) => (t === 'SemaphoreUpdate' ? 'timestamp' : 'end_ts');
@@ -250,7 +252,8 @@ test('nested device profiles (--output-file layout) open as <system>/devices/<na
     assert.deepEqual(await json(`/api/profiles/nested%2Fdevices%2F${enc}`), one, 'the name percent-encoded as one segment');
     const t = await json(`/api/profiles/nested/devices/${enc}/tracks`);
     const n = (await rows(`SELECT count(*)::BIGINT AS n FROM read_parquet(${pq(dir, 'Instruction')})`))[0].n;
-    const got = t.groups.find((g) => g.group === 'compute').tracks.reduce((a, x) => a + BigInt(x.count), 0n);
+    const got = t.groups.find((g) => g.group === 'compute').tracks.filter((x) => x.table === 'Instruction')
+      .reduce((a, x) => a + BigInt(x.count), 0n);
     assert.equal(got, BigInt(n), `${r.name}: Instruction rows over its tracks`);
     const m = (await rows(`SELECT min(first_hw_timestamp) AS f, max(last_hw_timestamp) AS l FROM read_parquet(${pq(dir, 'Metadata')})`))[0];
     const ex = await req(`/api/profiles/nested/devices/${enc}/export/Instruction.csv?start=${m.f}&end=${m.l}&sampled=0`);
@@ -330,10 +333,11 @@ test("a system profile's summary: wall time, operators, Device Profiles facts fr
 
 test('tracks equal per-track counts and spans from DuckDB', async () => {
   const t = await json(`/api/profiles/${D}/tracks`);
-  assert.deepEqual(t.groups.map((g) => g.group), ['compute', 'dma', 'semaphore', 'cc', 'system']);
+  assert.deepEqual(t.groups.map((g) => g.group), ['compute', 'dma', 'semaphore', 'cc', 'memory', 'system']);
   assert.deepEqual(t.groups.find((g) => g.group === 'system').tracks, []);
   for (const g of t.groups) for (const x of g.tracks) assert.equal(x.max_depth, 0, `${x.table} ${x.track}`);
-  const groupOf = { Instruction: 'compute', DmaPacketAggregated: 'dma', DmaPacket: 'dma', SemaphoreUpdate: 'semaphore', CcInstruction: 'cc', CcOp: 'cc' };
+  const groupOf = { Instruction: 'compute', DmaPacketAggregated: 'dma', DmaPacket: 'dma', SemaphoreUpdate: 'semaphore', CcInstruction: 'cc', CcOp: 'cc',
+    CoreBarriers: 'compute', SbufAllocation: 'memory' };
   for (const table of Object.keys(TRACK)) {
     const want = await rows(`SELECT ${TRACK[table]} AS track, count(*)::BIGINT AS n, min(${START(table)}) AS f, max(${END(table)}) AS l
                              FROM read_parquet(${pq(PROF, table)}) GROUP BY 1 ORDER BY 1`);
@@ -843,16 +847,19 @@ test('schema equals `nxprof schema --format json` plus the viewer member', async
   delete got.viewer;
   assert.deepEqual(got, want);
   assert.deepEqual(viewer.groups, [{ id: 'compute', label: 'Compute engines' }, { id: 'dma', label: 'DMA queues' },
-    { id: 'semaphore', label: 'Semaphores' }, { id: 'cc', label: 'Collectives (CC)' }, { id: 'system', label: 'System events' }]);
+    { id: 'semaphore', label: 'Semaphores' }, { id: 'cc', label: 'Collectives (CC)' }, { id: 'memory', label: 'SBUF memory' },
+    { id: 'system', label: 'System events' }]);
   // Drawing order, groups, kinds, suffixes and export labels as the viewer and its export dialog show them.
   const T = (table, group, kind, suffix, exportLabel, colour, search, aggregate) => ({ table, group, kind, suffix, exportLabel, colour, search, aggregate });
   const tables = [
     T('Instruction', 'compute', 'interval', '', 'Instructions', ['framework_name', 'raw_framework_id', 'hlo_name', 'opcode'], 'opcode', 'opcode'),
+    T('CoreBarriers', 'compute', 'interval', ' · barriers', 'Core barriers', ['id'], 'compiler_operands', 'id'),
     T('DmaPacketAggregated', 'dma', 'interval', '', 'DMA transfers (aggregated by queue)', ['track'], 'variable', 'track'),
     T('DmaPacket', 'dma', 'interval', ' · packets', 'DMA packets (individual)', ['track'], 'variable', 'track'),
     T('SemaphoreUpdate', 'semaphore', 'point', '', 'Semaphore updates', [], 'id', 'track'),
     T('CcInstruction', 'cc', 'interval', '', 'Collective (CC) ops', ['description'], 'description', 'description'),
     T('CcOp', 'cc', 'interval', ' · ops', null, ['operation'], 'operation', 'operation'),
+    T('SbufAllocation', 'memory', 'interval', '', 'SBUF allocations', ['tensor_name'], 'tensor_name', 'tensor_name'),
     T('SystemProfileEvents', 'system', 'interval', '', 'System and framework events', ['name'], 'name', 'name'),
   ];
   assert.deepEqual(viewer.timelines.map((x) => x.table), tables.map((x) => x.table));
@@ -888,6 +895,7 @@ test('schema equals `nxprof schema --format json` plus the viewer member', async
     { table: 'HbmUsage', lane: 'hbm', label: 'HBM usage', unit: 'bytes_per_second', gauge: false, series_what: 'core' },
     { table: 'SbufUsage', lane: 'sbuf', label: 'SBUF usage', unit: 'percent', gauge: false, series_what: 'core' },
     { table: 'PsumUsage', lane: 'psum', label: 'PSUM usage', unit: 'percent', gauge: false, series_what: 'core' },
+    { table: 'PendingDma', lane: 'pending', label: 'Pending DMA', unit: '', gauge: true, series_what: 'core' },
     { table: 'CpuUsage', lane: 'cpu', label: 'CPU (host)', unit: 'percent', gauge: true, series_what: 'CPU' },
     { table: 'HostMemUsage', lane: 'hostmem', label: 'Host memory', unit: 'percent', gauge: true, series_what: 'host' },
     { table: 'SystemProfileHbmUsage', lane: 'devhbm', label: 'Device HBM', unit: 'bytes', gauge: true, series_what: 'HBM' },

@@ -338,9 +338,9 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
     await page.waitForFunction(() => window.nxViewer.state.rows.some((r) => r.label === 'SBUF usage'), null, { timeout: 15000 });
     await waitLoaded(page);
     const lanes = await laneRows();
-    assert.deepEqual(lanes.map((r) => r.label), ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage']);
+    assert.deepEqual(lanes.map((r) => r.label), ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage', 'Pending DMA']);
     assert.ok(usageOf(DEV).length >= 1);
-    for (const q of usageOf(DEV)) assert.equal(q, 'DmaUsage,HbmUsage,SbufUsage,PsumUsage', 'one /usage request with every usage table');
+    for (const q of usageOf(DEV)) assert.equal(q, 'DmaUsage,HbmUsage,SbufUsage,PsumUsage,PendingDma', 'one /usage request with every usage table');
     // painted: the lane's fill reaches its bottom line wherever the series has samples
     const painted = await paintedPixels(lanes);
     lanes.forEach((r, i) => assert.ok(painted[i] > 0, `${r.label} lane painted`));
@@ -376,9 +376,9 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
 
   await t.test('a profile without SbufUsage/PsumUsage has no memory lanes', async () => {
     const labels = await laneLabelsOf('nomem', /^(SbufUsage|PsumUsage)(_\d+)?\.parquet$/, null, 'HBM usage');
-    assert.deepEqual(labels, ['DMA throughput', 'HBM usage']);
+    assert.deepEqual(labels, ['DMA throughput', 'HBM usage', 'Pending DMA']);
     assert.ok(usageOf('nomem').length >= 1);
-    for (const q of usageOf('nomem')) assert.equal(q, 'DmaUsage,HbmUsage');
+    for (const q of usageOf('nomem')) assert.equal(q, 'DmaUsage,HbmUsage,PendingDma');
   });
 
   // CPU (host), Host memory, Device HBM, on a copy of the device profile given the system
@@ -388,9 +388,9 @@ test('viewer in chromium against nxprof serve', { skip, timeout: 240000 }, async
   // inside that pixel, formatted as the viewer's percent rule (2 decimals below 10, else 1).
   await t.test('CPU (host), Host memory and Device HBM lanes: labelled, painted, readouts on hover', async () => {
     const labels = await laneLabelsOf('withsys', null, /^(CpuUsage|HostMemUsage|SystemProfileHbmUsage)(_\d+)?\.parquet$/, 'Device HBM');
-    assert.deepEqual(labels, ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage', ...SYS_LANES]);
+    assert.deepEqual(labels, ['DMA throughput', 'HBM usage', 'SBUF usage', 'PSUM usage', 'Pending DMA', ...SYS_LANES]);
     assert.ok(usageOf('withsys').length >= 1);
-    for (const q of usageOf('withsys')) assert.equal(q, `DmaUsage,HbmUsage,SbufUsage,PsumUsage,${SYS_TABLES}`);
+    for (const q of usageOf('withsys')) assert.equal(q, `DmaUsage,HbmUsage,SbufUsage,PsumUsage,PendingDma,${SYS_TABLES}`);
     const lanes = (await laneRows()).filter((r) => SYS_LANES.includes(r.label));
     assert.deepEqual(lanes.map((r) => r.label), SYS_LANES);
     const painted = await paintedPixels(lanes);

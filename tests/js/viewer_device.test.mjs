@@ -107,7 +107,11 @@ test('Device Trace Viewer tools in chromium against nxprof serve', { skip: SKIP,
   });
 
   await t.test('search by opcode: next and previous over every instruction', async () => {
-    const m = await sql(`SELECT file_row_number AS o FROM ${T('Instruction')} WHERE contains(lower(opcode), 'matmul') ORDER BY start_ts, file_row_number`);
+    // Every timeline table with an opcode field is searched, in drawing order: Instruction, then SbufAllocation.
+    const m = await sql(`SELECT o FROM (
+        SELECT start_ts, 0 AS t, file_row_number AS o FROM ${T('Instruction')} WHERE contains(lower(opcode), 'matmul')
+        UNION ALL SELECT start_ts, 1, file_row_number FROM ${T('SbufAllocation')} WHERE contains(lower(opcode), 'matmul'))
+      ORDER BY start_ts, t, o`);
     await open();
     await page.selectOption('#search-field', 'opcode');
     await page.fill('#search-q', 'matmul');

@@ -37,11 +37,13 @@ from conftest import BIN, ROOT, nx
 REAL = ROOT / "tests" / "data" / "real-gpu"
 GROUP = {"Instruction": "Compute engines", "DmaPacketAggregated": "DMA queues", "DmaPacket": "DMA queues",
          "SemaphoreUpdate": "Semaphores", "CcInstruction": "Collectives (CC)", "CcOp": "Collectives (CC)",
-         "SystemProfileEvents": "System events"}
-SUFFIX = {"DmaPacket": " \u00b7 packets", "CcOp": " \u00b7 ops"}
+         "SystemProfileEvents": "System events", "CoreBarriers": "Compute engines",
+         "SbufAllocation": "SBUF memory"}
+SUFFIX = {"DmaPacket": " \u00b7 packets", "CcOp": " \u00b7 ops", "CoreBarriers": " \u00b7 barriers"}
 NAME_FIELD = {"Instruction": "opcode", "DmaPacketAggregated": "variable", "DmaPacket": "variable",
               "SemaphoreUpdate": "id", "CcInstruction": "description", "CcOp": "operation",
-              "SystemProfileEvents": "name"}
+              "SystemProfileEvents": "name", "CoreBarriers": "compiler_operands",
+              "SbufAllocation": "tensor_name"}
 BEGIN, END, INSTANT, COUNTER = 1, 2, 3, 4
 
 
@@ -67,6 +69,10 @@ def raw_track(table, r):
         return f"CC{r['core_idx']}"
     if table == "CcOp":
         return f"stream{r['stream_id']}"
+    if table == "CoreBarriers":
+        return r["engine_name"]
+    if table == "SbufAllocation":
+        return f"partition{r['partition']}"
     if r["trace_event_source"] != "framework" and r["nc_idx"] is not None:
         return f"nc{r['nc_idx']}"
     part = lambda v: "" if v is None else str(v)

@@ -84,6 +84,7 @@ static void assert_program_equal(const nx_program *a, const nx_program *b)
         assert_int_equal(x->free_engine, y->free_engine);
         assert_int_equal(x->free_pc, y->free_pc);
         assert_int_equal(x->bytes_per_partition, y->bytes_per_partition);
+        assert_int_equal(x->end_address, y->end_address);
     }
 }
 
@@ -91,9 +92,9 @@ static void assert_program_equal(const nx_program *a, const nx_program *b)
  * partition (LDWEIGHTS .. the Vector op), a partial SBUF range filled by the Sync
  * DMA trigger, and a PSUM accumulator in bank 3 (MATMUL pc 1 .. the Vector op). */
 static nx_prog_alloc fix_allocs[3] = {
-    {"w0.tile", NX_MEM_SBUF, NX_NO_BANK, 0, 128, NX_ENGINE_TENSOR, NX_ENGINE_VECTOR, 0, 0, 4096},
-    {"x.part", NX_MEM_SBUF, NX_NO_BANK, 32, 32, NX_ENGINE_SYNC, NX_ENGINE_TENSOR, 0, 1, 196608},
-    {"acc", NX_MEM_PSUM, 3, 0, 128, NX_ENGINE_TENSOR, NX_ENGINE_VECTOR, 1, 0, 2048},
+    {"w0.tile", NX_MEM_SBUF, NX_NO_BANK, 0, 128, NX_ENGINE_TENSOR, NX_ENGINE_VECTOR, 0, 0, 4096, 8192},
+    {"x.part", NX_MEM_SBUF, NX_NO_BANK, 32, 32, NX_ENGINE_SYNC, NX_ENGINE_TENSOR, 0, 1, 196608, 196608},
+    {"acc", NX_MEM_PSUM, 3, 0, 128, NX_ENGINE_TENSOR, NX_ENGINE_VECTOR, 1, 0, 2048, 0},   /* address not recorded */
 };
 
 typedef struct fixture {
@@ -422,6 +423,10 @@ static void test_bad_allocations(void **state)
     expect_bad_alloc(f, 1, 24, &bytes, 8, 24, "bytes_per_partition 196609 out of range (expected 1..196608");
     bytes = 2049;   /* a PSUM bank holds 16384 / 8 bytes per partition */
     expect_bad_alloc(f, 2, 24, &bytes, 8, 24, "bytes_per_partition 2049 out of range (expected 1..2048");
+    uint32_t end = 4095;   /* record 0 takes 4096 bytes per partition */
+    expect_bad_alloc(f, 0, 20, &end, 4, 20, "end_address 4095 out of range (expected 0, not recorded, or 4096..196608");
+    end = 2049;   /* past a PSUM bank */
+    expect_bad_alloc(f, 2, 20, &end, 4, 20, "end_address 2049 out of range (expected 0, not recorded, or 2048..2048");
     uint32_t pc = 5;   /* tensor pcs are 0, 1, 7 */
     expect_bad_alloc(f, 0, 12, &pc, 4, 12, "live_engine 0 / live_pc 5 is not an instruction");
     uint8_t engine = 7;

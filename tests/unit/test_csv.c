@@ -192,7 +192,7 @@ static void test_timelines(void **state)
 {
     (void)state;
     assert_int_equal(nx_timeline_count(), NX_TIMELINE_TABLES);
-    assert_int_equal(nx_timeline_count(), 7);
+    assert_int_equal(nx_timeline_count(), 9);
     const nx_timeline_info *i = nx_timeline_find("SemaphoreUpdate");
     assert_non_null(i);
     assert_string_equal(i->start_column, "timestamp");
@@ -204,6 +204,9 @@ static void test_timelines(void **state)
     assert_int_equal(sys->track, NX_TRACK_SYSTEM);
     assert_true(sys->nested);
     assert_false(nx_timeline_find("Instruction")->nested);
+    assert_int_equal(nx_timeline_find("CoreBarriers")->track, NX_TRACK_ENGINE);
+    assert_string_equal(nx_timeline_find("CoreBarriers")->end_column, "end_ts");
+    assert_int_equal(nx_timeline_find("SbufAllocation")->track, NX_TRACK_PARTITION);
 }
 
 int main(void)

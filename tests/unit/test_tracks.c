@@ -70,9 +70,9 @@ static const want_track WANT[] = {
     {"Instruction", "qPE2", 0},  {"Instruction", "qPE02", 0}, {"Instruction", "qPE10", 0},
     {"Instruction", "tensor", 0}, {"Instruction", "vector", 0}, {"DmaPacket", "", 1},
     {"DmaPacket", "qSync", 1},    {"DmaPacket", "queue7", 1},   {"DmaPacket", "queue12", 1},
-    {"SemaphoreUpdate", "S[3]", 2}, {"SemaphoreUpdate", "S[10]", 2}, {"SystemProfileEvents", "i-1/7/1", 4},
-    {"SystemProfileEvents", "i-2/-1325480811370686157/-9223372036854775808", 4},
-    {"SystemProfileEvents", "i-2/8/2", 4}, {"SystemProfileEvents", "nc0", 4}, {"SystemProfileEvents", "nc10", 4},
+    {"SemaphoreUpdate", "S[3]", 2}, {"SemaphoreUpdate", "S[10]", 2}, {"SystemProfileEvents", "i-1/7/1", 5},
+    {"SystemProfileEvents", "i-2/-1325480811370686157/-9223372036854775808", 5},
+    {"SystemProfileEvents", "i-2/8/2", 5}, {"SystemProfileEvents", "nc0", 5}, {"SystemProfileEvents", "nc10", 5},
 };
 #define N_WANT (sizeof WANT / sizeof WANT[0])
 
@@ -230,8 +230,8 @@ static void check_tracks(const nx_tracks *t)
         assert_int_equal(e->max_depth, 0);
         assert_false(e->has_parts);
     }
-    /* Groups: compute 0..5, dma 5..9, semaphore 9..11, cc empty, system 11..16. */
-    static const size_t first[NX_TIMELINE_GROUPS + 1] = {0, 5, 9, 11, 11, 16};
+    /* Groups: compute 0..5, dma 5..9, semaphore 9..11, cc and memory empty, system 11..16. */
+    static const size_t first[NX_TIMELINE_GROUPS + 1] = {0, 5, 9, 11, 11, 11, 16};
     for (size_t g = 0; g <= NX_TIMELINE_GROUPS; g++)
         assert_int_equal(t->group_first[g], first[g]);
     assert_true(t->have_span);

@@ -2,7 +2,8 @@
  * test_usage.c — query/usage.h over hand-made samples tables: series keys (integer,
  * string, two integers, none; null parts), labels, the per-bucket peak, the "before"
  * sample of the step and gauge tables (none for DmaUsage), CpuUsage's "average" rule
- * both ways, the fixed series order, and the lane table.
+ * both ways, PendingDma's INT32 counts as integers, the fixed series order, and the lane
+ * table.
  *
  * Each table's rows are listed below with their key parts as text (NULL: null); the
  * expected series are computed from these lists by a brute-force pass written here:
@@ -47,6 +48,8 @@ static const srow CPU[] = {{1, 5, "0", NULL},       {2, 6, "1", NULL},        {3
 static const srow CPU_NOAVG[] = {{1, 5, "0", NULL}, {12, 7, NULL, NULL}, {15, 8, "1", NULL}, {16, 9, "0", NULL}};
 static const srow HOST[] = {{9, 3, NULL, NULL}, {9, 4, NULL, NULL}, {17, 6, NULL, NULL}};
 static const srow HBM[] = {{1, 100, "0", "1"}, {11, 300, "0", NULL}, {12, 200, "0", "1"}, {18, 250, "0", "1"}};
+static const srow PENDING[] = {{3, 2, "0", NULL}, {10, 5, "0", NULL}, {14, 7, "0", NULL}, {15, 1, "0", NULL},
+                               {16, 4, NULL, NULL}, {27, 0, "0", NULL}, {31, 9, "0", NULL}};
 
 #define S 10
 #define E 29
@@ -65,7 +68,7 @@ static void write_samples(const char *d, const stable *t, const char *value, nxp
     assert_non_null(text);
     for (size_t r = 0; r < t->n; r++) {
         snprintf(text[2 * r], 32, "%" PRId64, t->rows[r].t);
-        snprintf(text[2 * r + 1], 32, vt == NXPQ_INT64 ? "%.0f" : "%.17g", t->rows[r].v);
+        snprintf(text[2 * r + 1], 32, vt == NXPQ_INT64 || vt == NXPQ_INT32 ? "%.0f" : "%.17g", t->rows[r].v);
         cells[r * nc] = text[2 * r];
         cells[r * nc + 1] = text[2 * r + 1];
         if (nc > 2)
@@ -86,6 +89,7 @@ static const stable T_CPU = {"CpuUsage", CPU, sizeof CPU / sizeof CPU[0]};
 static const stable T_CPU_NOAVG = {"CpuUsage", CPU_NOAVG, sizeof CPU_NOAVG / sizeof CPU_NOAVG[0]};
 static const stable T_HOST = {"HostMemUsage", HOST, sizeof HOST / sizeof HOST[0]};
 static const stable T_HBM = {"SystemProfileHbmUsage", HBM, sizeof HBM / sizeof HBM[0]};
+static const stable T_PENDING = {"PendingDma", PENDING, sizeof PENDING / sizeof PENDING[0]};
 
 static int setup(void **state)
 {
@@ -97,6 +101,7 @@ static int setup(void **state)
     write_samples(dir, &T_CPU, "util_percent", NXPQ_FLOAT, "cpu_id", NXPQ_STRING, NULL);
     write_samples(dir, &T_HOST, "used_percent", NXPQ_DOUBLE, NULL, NXPQ_INT64, NULL);
     write_samples(dir, &T_HBM, "total_bytes", NXPQ_INT64, "device_idx", NXPQ_INT64, "hbm_idx");
+    write_samples(dir, &T_PENDING, "value", NXPQ_INT32, "pcore_idx", NXPQ_INT64, NULL);
     snprintf(noavg, sizeof noavg, "%s/noavg", dir);
     assert_int_equal(mkdir(noavg, 0755), 0);
     write_samples(noavg, &T_CPU_NOAVG, "util_percent", NXPQ_FLOAT, "cpu_id", NXPQ_STRING, NULL);
@@ -217,19 +222,21 @@ static void all_tables(void **state)
 {
     (void)state;
     /* Asked in another order: answered in the lane order. */
-    const char *tables[] = {"SystemProfileHbmUsage", "HostMemUsage", "CpuUsage", "SbufUsage", "DmaUsage",
-                            "PsumUsage"};
+    const char *tables[] = {"SystemProfileHbmUsage", "PendingDma", "HostMemUsage", "CpuUsage", "SbufUsage",
+                            "DmaUsage", "PsumUsage"};
     nx_usage u;
     nxpq_error err = {{0}};
-    assert_int_equal(nx_usage_read(dir, tables, 6, S, E, W, &u, &err), 0);
+    assert_int_equal(nx_usage_read(dir, tables, 7, S, E, W, &u, &err), 0);
     size_t at = 0;
-    const stable *order[] = {&T_DMA, &T_SBUF, &T_CPU, &T_HOST, &T_HBM};
-    for (size_t i = 0; i < 5; i++)
+    const stable *order[] = {&T_DMA, &T_SBUF, &T_PENDING, &T_CPU, &T_HOST, &T_HBM};
+    for (size_t i = 0; i < 6; i++)
         check_table(&u, &at, order[i]);
     assert_int_equal(at, u.n);
-    assert_int_equal(u.n, 10); /* DmaUsage 2, SbufUsage 4, CpuUsage 1, HostMemUsage 1, SystemProfileHbmUsage 2 */
+    /* DmaUsage 2, SbufUsage 4, PendingDma 2, CpuUsage 1, HostMemUsage 1, SystemProfileHbmUsage 2 */
+    assert_int_equal(u.n, 12);
     for (size_t i = 0; i < u.n; i++)
-        assert_int_equal(u.series[i].is_int, strcmp(u.series[i].lane->table, "SystemProfileHbmUsage") == 0);
+        assert_int_equal(u.series[i].is_int, strcmp(u.series[i].lane->table, "SystemProfileHbmUsage") == 0 ||
+                                                 strcmp(u.series[i].lane->table, "PendingDma") == 0);
     nx_usage_free(&u);
     /* Without "average" rows every cpu_id is a series, a null one too. */
     assert_int_equal(nx_usage_read(noavg, (const char *[]){"CpuUsage"}, 1, S, E, W, &u, &err), 0);
@@ -252,8 +259,8 @@ static void bad_requests_and_lanes(void **state)
     assert_int_equal(nx_usage_read(dir, (const char *[]){"HbmUsage"}, 1, S, E, W, &u, &err), 0);
     assert_int_equal(u.n, 0);
     nx_usage_free(&u);
-    static const char *const lanes[] = {"DmaUsage", "HbmUsage", "SbufUsage", "PsumUsage", "CpuUsage",
-                                        "HostMemUsage", "SystemProfileHbmUsage"};
+    static const char *const lanes[] = {"DmaUsage", "HbmUsage", "SbufUsage", "PsumUsage", "PendingDma",
+                                        "CpuUsage", "HostMemUsage", "SystemProfileHbmUsage"};
     for (size_t i = 0; i < NX_USAGE_LANES; i++) {
         const nx_usage_lane *l = nx_usage_lane_at(i);
         assert_string_equal(l->table, lanes[i]);

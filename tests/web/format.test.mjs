@@ -32,6 +32,7 @@ test('bytes, percent, counts, usage values', () => {
   assert.equal(fmtUsage(50, 'percent'), '50.0 %');
   assert.equal(fmtUsage(2048, 'bytes'), '2.0 KiB');
   assert.equal(fmtUsage(2048, 'bytes_per_second'), '2.0 KiB/s');
+  assert.equal(fmtUsage(12345, ''), '12,345', 'a count (PendingDma)');
 });
 
 test('ellipsize keeps what fits, never cuts without the ellipsis', () => {

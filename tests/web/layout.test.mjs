@@ -29,6 +29,19 @@ test('device groups: one level, empty groups skipped, suffixes, counts', () => {
   assert.equal(hasGroupings(DOC), true);
 });
 
+test('compute: an engine\'s barrier row under its instruction row, unmatched ones last', () => {
+  const d = new Map([...defs, ['CoreBarriers', { table: 'CoreBarriers', nested: false, track_suffix: ' · barriers' }]]);
+  const I = (track) => ({ table: 'Instruction', track, count: 1 }), B = (track) => ({ table: 'CoreBarriers', track, count: 1 });
+  const doc = { groups: [{ group: 'compute', label: 'Compute engines',
+    tracks: [I('gpsimd'), I('scalar'), I('tensor'), B('Tensor'), B('Sync'), B('GpSimd')] }] };
+  assert.deepEqual(shape(buildTree(doc, d))[0][2],
+    ['gpsimd', 'GpSimd · barriers', 'scalar', 'tensor', 'Tensor · barriers', 'Sync · barriers']);
+  // Other groups keep /tracks' order.
+  const dma = { groups: [{ group: 'dma', label: 'DMA queues', tracks: [{ table: 'DmaPacketAggregated', track: 'q1', count: 1 },
+    { table: 'DmaPacketAggregated', track: 'q2', count: 1 }, { table: 'DmaPacket', track: 'q1', count: 1 }] }] };
+  assert.deepEqual(shape(buildTree(dma, defs))[0][2], ['q1', 'q2', 'q1 · packets']);
+});
+
 test('a table /tracks could not read gets one row in its group', () => {
   const doc = { groups: [{ group: 'dma', label: 'DMA queues', tracks: [{ table: 'DmaPacket', track: 'q1', count: 2 }] },
     { group: 'compute', label: 'Compute engines', tracks: [] }],

@@ -64,3 +64,6 @@ export const saveAnnotations = (name, doc) => api(annotationsPath(name), { metho
 
 // A device profile's time per NKI source line (docs/api.md "Source"), its top `limit` lines.
 export const loadSource = (name, limit) => api(`/api/profiles/${namePath(name)}/source?limit=${limit}`);
+// The Memory view's answer for window [S, E] (absolute ns) at `width` px: SBUF allocation
+// rectangles and HBM by category (docs/api.md "Memory"). enc: the profile's namePath.
+export const loadMemory = (enc, S, E, width) => api(`/api/profiles/${enc}/memory?start=${S}&end=${E}&width=${width}`);

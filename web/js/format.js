@@ -46,8 +46,9 @@ const absent = (x) => x === null || x === undefined;
 export const fmtCount = (n) => (absent(n) ? '' : Number(n).toLocaleString('en-US'));
 export const fmtPct = (x) => (absent(x) ? '' : `${Number(x).toFixed(Math.abs(x) < 10 ? 2 : 1)} %`);
 export const fmtSec = (x) => (absent(x) ? '' : fmtNs(Number(x) * 1e9));
-// A /usage value by its unit: percent, bytes, or bytes per second.
-export const fmtUsage = (v, unit) => (unit === 'percent' ? fmtPct(v) : unit === 'bytes' ? fmtBytes(v) : `${fmtBytes(v)}/s`);
+// A usage lane's value by its unit: percent, bytes, bytes per second, else a count (PendingDma).
+export const fmtUsage = (v, unit) => (unit === 'percent' ? fmtPct(v) : unit === 'bytes' ? fmtBytes(v)
+  : unit === 'bytes_per_second' ? `${fmtBytes(v)}/s` : fmtCount(v));
 // A /counters value by its unit: bytes, or the number as the trace wrote it (unit null).
 export const fmtCounter = (v, unit) => (unit === 'bytes' ? fmtBytes(v) : Number(v).toLocaleString('en-US', { maximumFractionDigits: 3 }));
 

@@ -14,7 +14,9 @@
 // positive pid: its Python process), each holding its tracks arranged as above with the
 // "rank N / " prefix of their process labels dropped (the group says it).
 // A track with a non-null nc is a NeuronCore's track (its runtime events), any other one a
-// thread's. Tracks keep /tracks' order inside a group, NeuronCores go by index.
+// thread's. Tracks keep /tracks' order inside a group, NeuronCores go by index, except in
+// the compute group, where an engine's rows of other tables (CoreBarriers) sit under its
+// Instruction row (underEngines).
 // Every group node has an id (stable for a mode), its label and the sum of its tracks'
 // event counts; collapsing a group hides what is under it. A table /tracks could not read
 // (its "errors": [{table, error}]) gets one row of its own, track "", at the end of its
@@ -95,6 +97,19 @@ function arrange(id, tracks, mode) {
   }
 }
 
+// Compute tracks with each engine's rows together: a track of a later table (CoreBarriers'
+// "GpSimd") right under the first table's track of the same engine ("gpsimd"; names equal
+// ignoring case), in /tracks' order; tracks naming no such engine after them.
+function underEngines(tracks) {
+  const first = tracks.length ? tracks[0].table : null;
+  const key = (t) => String(t.track).toLowerCase();
+  const own = tracks.filter((t) => t.table === first), engines = new Set(own.map(key));
+  const extra = groupBy(tracks.filter((t) => t.table !== first && engines.has(key(t))), key);
+  const byEngine = new Map(extra);
+  return [...own.flatMap((t) => { const more = byEngine.get(key(t)) || []; byEngine.delete(key(t)); return [t, ...more]; }),
+    ...tracks.filter((t) => t.table !== first && !engines.has(key(t)))];
+}
+
 // The track tree of a /tracks document: defs maps table -> its viewer.timelines entry.
 export function buildTree(tracksDoc, defs, mode = 'default') {
   const out = [];
@@ -104,8 +119,9 @@ export function buildTree(tracksDoc, defs, mode = 'default') {
       .map((e) => leaf({ table: e.table, track: '', count: 0 }, e.table));
     if (!g.tracks.length && !bad.length) continue;
     const id = `g:${g.group}`;
+    const plain = g.group === 'compute' ? underEngines(g.tracks) : g.tracks;
     const children = hasParts(g) ? systemTree(`${id}:${mode}`, g.tracks, mode)
-      : g.tracks.map((t) => leaf(t, txt(t.track, '(none)'), (defs.get(t.table) || {}).track_suffix || ''));
+      : plain.map((t) => leaf(t, txt(t.track, '(none)'), (defs.get(t.table) || {}).track_suffix || ''));
     out.push(node(id, g.label, [...children, ...bad]));
   }
   return out;

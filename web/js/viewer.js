@@ -36,6 +36,7 @@ import { installSelection } from './selection.js';
 import { installExport } from './export.js';
 import { installHelp } from './help.js';
 import { installAnnotations, currentDocument } from './annotate.js';
+import { installMemory } from './memory.js';
 
 const FETCH_DEBOUNCE_MS = 120;
 
@@ -53,6 +54,7 @@ export const createStore = () => ({
   sel: null, flows: null, area: null, markers: [], regions: [], annot: null, search: { field: null, q: '' },
   source: { sort: 'self_ns', asc: false, doc: null },
   devices: [], fetchSeq: 0, fetchTimer: 0, frame: 0, inFlight: 0, drawnEvents: 0, paintMs: null, names: [],
+  painters: [], memory: null,   // views drawn after each frame on the same window (memory.js)
 });
 
 export const V = createStore();
@@ -82,6 +84,7 @@ export function draw(v = V) {
     const t0 = performance.now();
     paintFrame(v);
     v.paintMs = performance.now() - t0;   // reported in nxViewer.state for bench/viewer
+    for (const p of v.painters) p(v);
   });
 }
 
@@ -314,7 +317,7 @@ export async function startViewer(name, info, host, opts = {}) {
   installHelp();
   installAnnotations();
   relayout();
-  if (info.kind === 'device') { loadDeviceSummary(); showInsights(name, $('#insights')); showSource(name); }
+  if (info.kind === 'device') { loadDeviceSummary(); showInsights(name, $('#insights')); showSource(name); installMemory(V.tables); }
   else { $('#summary').hidden = true; $('#source').hidden = true; }
   if (V.sel) showDetails(V.sel);
   // Resolves once the first window has been answered (drawn, or failed).
