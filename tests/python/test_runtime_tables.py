@@ -200,3 +200,30 @@ def test_sbuf_allocation_against_the_program_file(capture):
              AND a.start_address < b.end_address AND b.start_address < a.end_address
              AND (a.block_id, a.start_ts) <> (b.block_id, b.start_ts)""").fetchall()
         assert overlaps == 0, f"{d}: {overlaps} pairs of SBUF ranges overlap"
+
+
+def test_hbm_usage_summary_is_the_peak_snapshot_of_each_hbm(tmp_path):
+    """HbmUsageSummaryByType of a system profile against its SystemProfileHbmUsage (the
+    memory lanes): per (device_idx, hbm_idx), the snapshot with the largest total_bytes
+    (first in file order), one row per category with bytes, adding up to that total;
+    with --ignore-system-profile, no table anywhere."""
+    nx("synth", "--out", tmp_path / "cap", "--preset", "tiny", "--seed", "4", "--cores", "3")
+    nx("process", tmp_path / "cap", "--output-file", tmp_path / "prof")
+    system = tmp_path / "prof"
+    hbm = system / "SystemProfileHbmUsage.parquet"
+    categories = [c for c in pq.read_schema(hbm).names if c.endswith("_bytes") and c != "total_bytes"]
+    peaks = duckdb.sql(f"""
+        SELECT device_idx, hbm_idx, {', '.join(categories)}, total_bytes
+          FROM (SELECT *, row_number() OVER (PARTITION BY device_idx, hbm_idx
+                                             ORDER BY total_bytes DESC, file_row_number) AS k
+                  FROM read_parquet('{hbm}', file_row_number = true))
+         WHERE k = 1 ORDER BY device_idx, hbm_idx""").fetchall()
+    assert len(peaks) == 4, peaks   # 3 cores: devices 0 and 1, HBM 0 and 1 each
+    want = [(p[0], p[1], c.removesuffix("_bytes"), v) for p in peaks for c, v in zip(categories, p[2:-1]) if v]
+    got = _rows(system / "HbmUsageSummaryByType.parquet",
+                ["neuron_device_idx", "neuroncore_idx", "usage_type", "usage_bytes"])
+    assert got == want
+    for p in peaks:
+        assert sum(g[3] for g in got if g[:2] == p[:2]) == p[-1]
+    nx("process", tmp_path / "cap", "--output-file", tmp_path / "prof2", "--ignore-system-profile")
+    assert not list((tmp_path / "prof2").rglob("HbmUsageSummaryByType*.parquet"))
