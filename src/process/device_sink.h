@@ -53,9 +53,6 @@ typedef struct nx_process_ctx {
     const uint32_t *prog_pcores;     /* per program: the largest pcore_count of its traces */
     const nx_device_trace *traces;
     size_t n_traces;
-    /* The session's device_mem.tsv (HbmUsageSummaryByType), or NULL: absent, or
-     * --ignore-system-profile. Only for finish(). */
-    const char *device_mem_path;
     /* Non-fatal problems found while processing (Warning rows and stderr); NULL or a
      * NULL fn drops them. Only for finish(): it is not safe from a sink's thread. */
     const nx_cap_warner *warn;

@@ -18,7 +18,6 @@ extern const nx_device_sink nx_sink_dma_tables;
 extern const nx_device_sink nx_sink_memory_usage;
 extern const nx_device_sink nx_sink_kernel_tables;
 extern const nx_device_sink nx_sink_core_barriers;
-extern const nx_device_sink nx_sink_hbm_summary;
 
 const nx_device_sink *const nx_device_sinks[] = {
     &nx_sink_instruction,
@@ -35,6 +34,5 @@ const nx_device_sink *const nx_device_sinks[] = {
     &nx_sink_memory_usage,
     &nx_sink_kernel_tables,
     &nx_sink_core_barriers,
-    &nx_sink_hbm_summary,
 };
 const size_t nx_device_sink_count = sizeof nx_device_sinks / sizeof nx_device_sinks[0];

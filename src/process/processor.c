@@ -243,7 +243,6 @@ static nx_process_ctx job_ctx(job *j)
 {
     nx_process_ctx ctx = {.o = &j->opts, .warn = &j->warn, .summary_hold = &j->summary, .cancel = nx_run_stop_flag()};
     nx_device_pipeline_describe(j->dev, &ctx);
-    ctx.device_mem_path = j->opts.ignore_system_profile ? NULL : j->ses.device_mem_path;
     ctx.dest = (nx_table_dest){.dir = j->build_dir,
                                .max_rows = j->run->o->max_rows_per_file,
                                .base = &j->run->wopts,

@@ -11,7 +11,8 @@
  *   framework_names.c   process and thread names from metadata (M) events
  *   framework_ranks.c   the rank of each framework trace (worker_gid, flow scope)
  *   system_events.c     SystemProfileEvents: runtime and framework events merged
- *   system_samples.c    CpuUsage, HostMemUsage, SystemProfileHbmUsage
+ *   system_samples.c    CpuUsage, HostMemUsage, SystemProfileHbmUsage (and through
+ *                       hbm_summary.c HbmUsageSummaryByType)
  *   system_metadata.c   SystemProfileMetadata, and Metadata without device traces
  */
 #ifndef NX_SYSTEM_INTERNAL_H

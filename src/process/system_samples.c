@@ -13,6 +13,8 @@
  *   when some session has a device_mem.tsv with at least one line.
  *   All three are merged over sessions by timestamp (ties: session order, then
  *   line order), streaming.
+ * HbmUsageSummaryByType — the peak snapshot of each HBM, fed every
+ *   SystemProfileHbmUsage row (hbm_summary.h), written after that table.
  */
 #include "process/system_internal.h"
 
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "process/hbm_summary.h"
 #include "process/row.h"
 
 /* A sample's timestamp_ns, the merge key (every sample kind starts with it). */
@@ -93,6 +96,7 @@ int nx_system_write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx
     nxpq_error perr = {{0}};
     int rc = -1;
     uint64_t rows = 0;
+    nx_hbm_summary hbm = {0};
     if (!src) {
         snprintf(err, errlen, "%s: out of memory", table);
         return -1;
@@ -129,6 +133,10 @@ int nx_system_write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx
         nx_row_str(&r, cols.inst, nx_sys_instance_of(&cap->sessions[best->session]));
         if (nx_row_end(&r, &perr) != 0)
             goto row_fail;
+        if (kind == NX_SYS_DEVICE_MEM && nx_hbm_summary_add(&hbm, &best->rec.u.hbm) != 0) {
+            snprintf(err, errlen, "HbmUsageSummaryByType: out of memory");
+            goto out;
+        }
         nx_sys_span_add(res, bt, bt);
         rows++;
         int got = nx_sys_reader_next(best->r, &best->rec, &cerr);
@@ -139,7 +147,7 @@ int nx_system_write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx
         best->has = got == 1;
     }
     row_open = false;
-    if (nx_row_close(&r, true, tables, &perr) != 0) {
+    if (nx_row_close(&r, true, tables, &perr) != 0 || nx_hbm_summary_write(&hbm, &ctx->dest, tables, &perr) != 0) {
         snprintf(err, errlen, "%s", perr.msg);
         goto out;
     }
@@ -159,5 +167,6 @@ out:
     for (size_t i = 0; i < nsrc; i++)
         nx_sys_reader_close(src[i].r);
     free(src);
+    nx_hbm_summary_free(&hbm);
     return rc;
 }

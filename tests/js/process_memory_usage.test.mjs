@@ -7,12 +7,14 @@
 // The run writes one device profile per trace (docs/architecture.md, "Output layout"); each
 // is checked against its own trace alone.
 // Also: a capture without the section (the spec's worked example, a 1.0 program, one trace
-// and no system files: a lone device profile) writes neither table, and a bad or truncated
-// section is a fatal error naming the file.
+// and no system files: a lone device profile) writes neither table (nor SbufAllocation), a
+// program whose allocations record no address (end_address 0, as before the field) gives
+// the same SbufUsage and no SbufAllocation, and a bad or truncated section is a fatal error
+// naming the file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findCapture, readTrace } from './lib/nxcapture.mjs';
@@ -261,7 +263,44 @@ test('a capture without the section writes neither table', () => {
   const files = readdirSync(out);
   assert.ok(files.includes('Instruction.parquet'), 'one trace and no system files: the device profile is out itself');
   assert.ok(!files.includes('devices') && !files.includes('DeviceProfileList.parquet'), files.join(' '));
-  assert.ok(!files.some((f) => f.startsWith('SbufUsage') || f.startsWith('PsumUsage')), files.join(' '));
+  assert.ok(!files.some((f) => f.startsWith('SbufUsage') || f.startsWith('PsumUsage') || f.startsWith('SbufAllocation')),
+    files.join(' '));
+});
+
+test('allocations without an address: the same SbufUsage, no SbufAllocation', async () => {
+  const copy = join(DIR, 'no-address');
+  cpSync(CAP, copy, { recursive: true });
+  const prog = [...findCapture(copy).programs.values()][0];
+  const b = readFileSync(prog);
+  const g = decodeProgram(prog);
+  assert.ok(g.allocs.some((a) => a.memory === 0 && b.readUInt32LE(a.offset + 20) > 0), 'synth records SBUF addresses');
+  for (const a of g.allocs) b.writeUInt32LE(0, a.offset + 20);
+  writeFileSync(prog, b);
+  // The program's name and its traces' program_hash follow its bytes: nxprof's refusal says
+  // the new XXH3-64 (Node has no XXH3); rename the files and patch the trace headers (offset 24).
+  const out = join(DIR, 'no-address-prof');
+  const r = spawnSync(BIN, ['process', copy, '--output-file', out], { encoding: 'utf8' });
+  const m = /the content hashes to ([0-9a-f]{16})/.exec(r.stderr);
+  assert.ok(r.status === 1 && m, r.stderr);
+  const sess = dirname(prog), old = /program_([0-9a-f]{16})\.nxprog$/.exec(prog)[1];
+  renameSync(prog, join(sess, `program_${m[1]}.nxprog`));
+  for (const f of readdirSync(sess).filter((x) => x.startsWith(`trace_${old}_`))) {
+    const t = readFileSync(join(sess, f));
+    t.writeBigUInt64LE(BigInt(`0x${m[1]}`), 24);
+    writeFileSync(join(sess, f.replace(old, m[1])), t);
+    unlinkSync(join(sess, f));
+  }
+  execFileSync(BIN, ['process', copy, '--output-file', out]);
+  const { devices } = profileLayout(out, copy);
+  assert.equal(devices.length, DEVICES.length);
+  for (const [i, d] of devices.entries()) {
+    assert.ok(existsSync(join(DEVICES[i].dir, 'SbufAllocation.parquet')), `${DEVICES[i].name}: SbufAllocation with addresses`);
+    assert.ok(!readdirSync(d.dir).some((f) => f.startsWith('SbufAllocation')), `${d.name}: no SbufAllocation`);
+    const a = `'${d.dir}/SbufUsage.parquet'`, w = `'${DEVICES[i].dir}/SbufUsage.parquet'`;
+    const [r] = await sql(`SELECT (SELECT count(*) FROM (SELECT * FROM ${a} EXCEPT ALL SELECT * FROM ${w})) AS x,
+      (SELECT count(*) FROM (SELECT * FROM ${w} EXCEPT ALL SELECT * FROM ${a})) AS y, (SELECT count(*) FROM ${w}) AS n`);
+    assert.ok(Number(r.n) > 0 && Number(r.x) === 0 && Number(r.y) === 0, `${d.name}: SbufUsage as with addresses`);
+  }
 });
 
 // Patches the synth capture's program and expects exit 1 with a message naming the file.
@@ -291,6 +330,8 @@ test('a bad allocation record is a fatal error naming the file, record and field
     ['MEMORY_ALLOCATIONS record 1', 'free_pc 999999 is not an instruction']);
   expectFatal('bad-bytes', (b, g) => { b.writeBigUInt64LE(196609n, g.allocs[0].offset + 24); },
     ['MEMORY_ALLOCATIONS record 0', 'bytes_per_partition 196609 out of range']);
+  expectFatal('bad-end-address', (b, g) => { b.writeUInt32LE(196609, g.allocs[0].offset + 20); },
+    ['MEMORY_ALLOCATIONS record 0', 'end_address 196609 out of range']);
 });
 
 test('a truncated allocation section is a fatal error naming the file', () => {

@@ -114,8 +114,8 @@ const DUCK_TYPE = {
   'array of integer/int64': 'BIGINT[]', 'array of integer/': 'BIGINT[]', 'array of string/': 'VARCHAR[]',
 };
 const TIMELINE = ['Instruction', 'DmaPacket', 'DmaPacketAggregated', 'SemaphoreUpdate', 'CcOp', 'CcInstruction',
-  'ActiveTime', 'Throttle', 'Error', 'SystemProfileEvents'];
-const SYSTEM_TABLES = ['SystemProfileEvents', 'CpuUsage', 'HostMemUsage', 'SystemProfileHbmUsage', 'SystemProfileMetadata',
+  'ActiveTime', 'Throttle', 'Error', 'SystemProfileEvents', 'CoreBarriers', 'SbufAllocation'];
+const SYSTEM_TABLES = ['SystemProfileEvents', 'CpuUsage', 'HostMemUsage', 'SystemProfileHbmUsage', 'HbmUsageSummaryByType', 'SystemProfileMetadata',
   'DeviceProfileList', 'Metadata', 'SchemaFields'];
 const DEVICE_TABLES = ['Instruction', 'DmaPacket', 'DmaPacketAggregated', 'SemaphoreUpdate', 'ActiveTime', 'OpcodeSummary',
   'Summary', 'Metadata', 'SchemaFields', 'Flow', 'ExecutionInfo'];

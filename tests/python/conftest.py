@@ -188,7 +188,7 @@ def profile_files(directory):
 
 
 # The tables a system profile may hold (docs/architecture.md, "Output layout").
-SYSTEM_TABLES = {"SystemProfileEvents", "CpuUsage", "HostMemUsage", "SystemProfileHbmUsage",
+SYSTEM_TABLES = {"SystemProfileEvents", "CpuUsage", "HostMemUsage", "SystemProfileHbmUsage", "HbmUsageSummaryByType",
                  "SystemProfileMetadata", "DeviceProfileList", "Metadata", "SchemaFields", "Warning"}
 
 

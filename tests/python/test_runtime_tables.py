@@ -202,29 +202,28 @@ def test_sbuf_allocation_against_the_program_file(capture):
         assert overlaps == 0, f"{d}: {overlaps} pairs of SBUF ranges overlap"
 
 
-def test_hbm_usage_summary_is_the_peak_snapshot_of_the_cores_hbm(tmp_path):
-    """HbmUsageSummaryByType against the system profile's SystemProfileHbmUsage (the memory
-    lanes): for the device profile of NeuronCore c of device d, the (device d, HBM c)
-    snapshot with the largest total_bytes (first in file order), one row per category
-    with bytes, adding up to that total; with --ignore-system-profile, no table."""
-    nx("synth", "--out", tmp_path / "cap", "--preset", "tiny", "--seed", "4")
+def test_hbm_usage_summary_is_the_peak_snapshot_of_each_hbm(tmp_path):
+    """HbmUsageSummaryByType of a system profile against its SystemProfileHbmUsage (the
+    memory lanes): per (device_idx, hbm_idx), the snapshot with the largest total_bytes
+    (first in file order), one row per category with bytes, adding up to that total;
+    with --ignore-system-profile, no table anywhere."""
+    nx("synth", "--out", tmp_path / "cap", "--preset", "tiny", "--seed", "4", "--cores", "3")
     nx("process", tmp_path / "cap", "--output-file", tmp_path / "prof")
-    profiles = profile_set(tmp_path / "prof")
-    hbm = profiles["system"] / "SystemProfileHbmUsage.parquet"
+    system = tmp_path / "prof"
+    hbm = system / "SystemProfileHbmUsage.parquet"
     categories = [c for c in pq.read_schema(hbm).names if c.endswith("_bytes") and c != "total_bytes"]
-    for key, d in profiles.items():
-        if key == "system":
-            continue
-        dev, core = (int(x) for x in key.removeprefix("nd").split("-nc"))
-        [peak] = duckdb.sql(f"""
-            SELECT {', '.join(categories)}, total_bytes FROM read_parquet('{hbm}', file_row_number = true)
-             WHERE device_idx = {dev} AND hbm_idx = {core}
-             ORDER BY total_bytes DESC, file_row_number LIMIT 1""").fetchall()
-        want = [(dev, core, c.removesuffix("_bytes"), v) for c, v in zip(categories, peak) if v]
-        got = _rows(d / "HbmUsageSummaryByType.parquet",
-                    ["neuron_device_idx", "neuroncore_idx", "usage_type", "usage_bytes"])
-        assert got == want, d
-        assert sum(g[3] for g in got) == peak[-1]
+    peaks = duckdb.sql(f"""
+        SELECT device_idx, hbm_idx, {', '.join(categories)}, total_bytes
+          FROM (SELECT *, row_number() OVER (PARTITION BY device_idx, hbm_idx
+                                             ORDER BY total_bytes DESC, file_row_number) AS k
+                  FROM read_parquet('{hbm}', file_row_number = true))
+         WHERE k = 1 ORDER BY device_idx, hbm_idx""").fetchall()
+    assert len(peaks) == 4, peaks   # 3 cores: devices 0 and 1, HBM 0 and 1 each
+    want = [(p[0], p[1], c.removesuffix("_bytes"), v) for p in peaks for c, v in zip(categories, p[2:-1]) if v]
+    got = _rows(system / "HbmUsageSummaryByType.parquet",
+                ["neuron_device_idx", "neuroncore_idx", "usage_type", "usage_bytes"])
+    assert got == want
+    for p in peaks:
+        assert sum(g[3] for g in got if g[:2] == p[:2]) == p[-1]
     nx("process", tmp_path / "cap", "--output-file", tmp_path / "prof2", "--ignore-system-profile")
-    for key, d in profile_set(tmp_path / "prof2").items():
-        assert not (d / "HbmUsageSummaryByType.parquet").exists(), d
+    assert not list((tmp_path / "prof2").rglob("HbmUsageSummaryByType*.parquet"))
