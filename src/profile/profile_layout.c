@@ -265,3 +265,42 @@ char *nx_layout_device_name(const char *sys, const char *sys_dir, const char *de
     bool nested = strncmp(dev_dir, sys_dir, sl) == 0 && dev_dir[sl] == '/';
     return nested ? nx_path_printf("%s/" NX_LAYOUT_DEVICES_DIR "/%s", sys, dev) : strdup(dev);
 }
+
+/* Length of name less its "-nd<digits>-nc<digits>" ending, or 0 when it has none. */
+static size_t device_suffix_start(const char *name, size_t len)
+{
+    size_t i = len;
+    for (int part = 0; part < 2; part++) {
+        size_t digits = 0;
+        while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+            i--, digits++;
+        const char *tag = part == 0 ? "-nc" : "-nd";
+        if (digits == 0 || i < 3 || strncmp(name + i - 3, tag, 3) != 0)
+            return 0;
+        i -= 3;
+    }
+    return i;
+}
+
+char *nx_layout_system_dir(const char *device_dir)
+{
+    size_t n = strlen(device_dir);
+    while (n > 1 && device_dir[n - 1] == '/')
+        n--;
+    size_t base = n;
+    while (base > 0 && device_dir[base - 1] != '/')
+        base--;
+    /* device_dir[0..base) is its parent with a trailing '/', device_dir[base..n) its name. */
+    static const char nested[] = "/" NX_LAYOUT_DEVICES_DIR "/";
+    size_t nl = sizeof nested - 1;
+    if (base >= nl && memcmp(device_dir + base - nl, nested, nl) == 0 && base > nl)
+        return nx_path_printf("%.*s", (int)(base - nl), device_dir);
+    const char *name = device_dir + base;
+    size_t len = n - base, sl = strlen(LATEST);
+    if (len <= sl || memcmp(name + len - sl, LATEST, sl) != 0)
+        return NULL;
+    size_t stem = device_suffix_start(name, len - sl);
+    if (stem == 0)
+        return NULL;
+    return nx_path_printf("%.*s%.*s" LATEST, (int)base, device_dir, (int)stem, name);
+}

@@ -93,4 +93,12 @@ char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error
  * malloc'd; NULL when memory runs out. */
 char *nx_layout_device_name(const char *sys, const char *sys_dir, const char *dev, const char *dev_dir);
 
+/* The directory of the system profile that device profile device_dir belongs to:
+ * the folder above <S>/devices/<D>/ when device_dir sits there, else the sibling
+ * <S>@latest/ of <S>-nd<D>-nc<C>@latest/ (the name `process` gives a device profile
+ * beside its system profile). malloc'd; the directory may not exist (a device
+ * profile processed without its system profile). NULL when device_dir follows
+ * neither form, or memory ran out. */
+char *nx_layout_system_dir(const char *device_dir);
+
 #endif

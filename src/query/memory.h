@@ -79,7 +79,8 @@ int nx_memory_read(const char *profile_dir, int64_t start, int64_t end, uint32_t
                    nxpq_error *err);
 void nx_memory_free(nx_memory *m);
 /* The HBM half alone (memory_hbm.c): fills m's has_hbm, hbm, n_hbm, hbm_total and
- * hbm_skipped. 0, or -1 with err naming the file. */
+ * hbm_skipped from the profile's HbmUsageSummaryByType, else from its system
+ * profile's rows of its NeuronCore (profile_layout.h nx_layout_system_dir). 0, or -1 with err naming the file. */
 int nx_memory_read_hbm(const char *profile_dir, nx_memory *m, nxpq_error *err);
 
 #endif

@@ -1,8 +1,8 @@
 // js.viewer_memory: the Device Trace Viewer's Memory view in Debian's chromium, driven by
 // playwright-core, against the real `nxprof serve` on a device profile of a synthesized
-// llama-layer capture; SbufAllocation, HbmUsageSummaryByType and PendingDma come from `process`, or,
-// those it does not write, from tests/data/memory/memory_tables.sql (DuckDB). Every
-// expected value comes from DuckDB over the profile's Parquet files:
+// llama-layer capture as `process` writes it (SbufAllocation, PendingDma and CoreBarriers in
+// the device profile, HbmUsageSummaryByType in the system profile). Every expected value
+// comes from DuckDB over the profiles' Parquet files:
 // - the Memory toggle opens the view, rectangles are painted at their owner's palette
 //   colour (FNV-1a, docs/viewer.md "Colours", computed here);
 // - hovering a rectangle shows its row's address range (hex) and owner;
@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { requireBin, tempDir, openDuckDB, TEST_DATA } from './lib/harness.mjs';
+import { requireBin, tempDir, openDuckDB } from './lib/harness.mjs';
 import { SKIP, openPage, settle, viewState } from './lib/browser.mjs';
 
 if (SKIP) console.log(`# SKIP js.viewer_memory: ${SKIP}`);
@@ -51,15 +51,8 @@ test('Memory view in chromium against nxprof serve', { skip: SKIP, timeout: 2800
   execFileSync(BIN, ['process', cap, '--data-path', data, '--display-name', 'demo'], { stdio: 'ignore' });
   const DEV = 'demo-nd0-nc0';
   const dir = fs.realpathSync(path.join(data, 'profiles', 'global', `${DEV}@latest`));
-  const { con, sql } = await openDuckDB();
-  // The tables `process` did not write, from the DuckDB fixture.
-  const fixture = path.join(tmp, 'fixture');
-  fs.mkdirSync(fixture);
-  await con.run(fs.readFileSync(path.join(TEST_DATA, 'memory', 'memory_tables.sql'), 'utf8').replaceAll('{SRC}', dir).replaceAll('{OUT}', fixture));
-  for (const f of fs.readdirSync(fixture)) {
-    const table = f.replace(/\.parquet$/, '');
-    if (!fs.readdirSync(dir).some((x) => x === f || x.startsWith(`${table}_`))) fs.copyFileSync(path.join(fixture, f), path.join(dir, f));
-  }
+  const { sql } = await openDuckDB();
+  const sys = fs.realpathSync(path.join(data, 'profiles', 'global', 'demo@latest'));
   const SB = `read_parquet('${path.join(dir, 'SbufAllocation.parquet')}', file_row_number = true)`;
   const ownerSQL = "coalesce(nullif(tensor_name, ''), nullif(hlo_name, ''), nullif(opcode, ''), nullif(queue_name, ''), '')";
 
@@ -116,8 +109,13 @@ test('Memory view in chromium against nxprof serve', { skip: SKIP, timeout: 2800
   });
 
   await t.test('HBM by category as DuckDB sums it', async () => {
-    const want = await sql(`SELECT usage_type, sum(usage_bytes)::BIGINT AS b FROM read_parquet('${path.join(dir, 'HbmUsageSummaryByType.parquet')}')
-      WHERE usage_type IS NOT NULL GROUP BY usage_type ORDER BY b DESC, usage_type`);
+    // The system profile's rows of this device profile's NeuronCore (its Metadata).
+    const want = await sql(`SELECT usage_type, sum(usage_bytes)::BIGINT AS b
+      FROM read_parquet('${path.join(sys, 'HbmUsageSummaryByType.parquet')}') h,
+           read_parquet('${path.join(dir, 'Metadata.parquet')}') m
+      WHERE usage_type IS NOT NULL AND h.neuron_device_idx = m.neuron_device_idx AND h.neuroncore_idx = m.neuroncore_idx
+      GROUP BY usage_type ORDER BY b DESC, usage_type`);
+    assert.ok(want.length > 0, 'the core has HBM rows');
     const names = await page.locator('#memory-hbm tbody td.k').allInnerTexts();
     assert.deepEqual(names, want.map((r) => r.usage_type));
   });

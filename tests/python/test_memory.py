@@ -1,19 +1,17 @@
 """GET /api/profiles/<name>/memory and the PendingDma lane of /usage (docs/api.md) against
 DuckDB over the Parquet files.
 
-A synthesized llama-layer device profile; of SbufAllocation, HbmUsageSummaryByType and
-PendingDma, those `process` did not write are added from tests/data/memory/memory_tables.sql
-(written by DuckDB). Every expectation is computed here from the files: the window's rows by the
+A synthesized llama-layer capture as `process` writes it (SbufAllocation and PendingDma in the
+device profile, HbmUsageSummaryByType in the system profile). Every expectation is computed here from the files: the window's rows by the
 overlap rule, the sampler's winner per partition and pixel bucket (the longest, ties by
 start, then row), each allocation's kept partitions grouped into runs of adjacent
 partitions, HBM bytes summed per category.
 """
-import shutil
 
 import duckdb
 import pytest
 
-from conftest import TEST_DATA, http_get_json, nx, serving
+from conftest import http_get_json, nx, serving
 
 DEV = "demo-nd0-nc0"
 KEY = ("start_ts", "end_ts", "start_address", "end_address", "op_source_type", "opcode", "operands",
@@ -26,13 +24,6 @@ def profile(tmp_path_factory):
     nx("synth", "--preset", "llama-layer", "--events", "20000", "--seed", "7", "--out", tmp / "cap")
     nx("process", tmp / "cap", "--data-path", tmp / "data", "--display-name", "demo")
     d = (tmp / "data" / "profiles" / "global" / f"{DEV}@latest").resolve()
-    out = tmp / "fixture"
-    out.mkdir()
-    sql = (TEST_DATA / "memory" / "memory_tables.sql").read_text().replace("{SRC}", str(d)).replace("{OUT}", str(out))
-    duckdb.connect().execute(sql)
-    for f in out.iterdir():
-        if not list(d.glob(f.stem + "*.parquet")):
-            shutil.copy(f, d / f.name)
     return tmp / "data", d
 
 
@@ -151,9 +142,15 @@ def test_hbm_by_category_equals_duckdb(profile):
     data, d = profile
     st, doc = get(data, "start=0&end=1&width=1")
     assert st == 200
+    system = d.parent / "demo@latest"
+    assert list(system.glob("HbmUsageSummaryByType*.parquet")), "process writes it in the system profile"
     want = duckdb.sql(f"""SELECT usage_type, sum(usage_bytes)::BIGINT AS b
-        FROM read_parquet('{d}/HbmUsageSummaryByType*.parquet') WHERE usage_type IS NOT NULL AND usage_bytes IS NOT NULL
+        FROM read_parquet('{system}/HbmUsageSummaryByType*.parquet') h,
+             (SELECT neuron_device_idx AS dv, neuroncore_idx AS nc FROM read_parquet('{d}/Metadata.parquet')) m
+        WHERE usage_type IS NOT NULL AND usage_bytes IS NOT NULL AND h.neuron_device_idx = m.dv
+          AND h.neuroncore_idx = m.nc
         GROUP BY usage_type ORDER BY b DESC, usage_type""").fetchall()
+    assert want, "the core has HBM rows"
     assert [(c["usage_type"], int(c["bytes"])) for c in doc["hbm"]["categories"]] == [(u, int(b)) for u, b in want]
     assert int(doc["hbm"]["total"]) == sum(int(b) for _, b in want)
 

@@ -219,6 +219,35 @@ static void test_device_name(void **state)
     }
 }
 
+static void expect_system_dir(const char *device_dir, const char *want)
+{
+    char *got = nx_layout_system_dir(device_dir);
+    if (!want) {
+        assert_null(got);
+        return;
+    }
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* A device profile's system profile: nested (devices/ above it) or its sibling by the
+ * name `process` gives it; names of neither form have none. */
+static void test_system_dir(void **state)
+{
+    (void)state;
+    expect_system_dir("out/prof/devices/prof-nd0-nc1", "out/prof");
+    expect_system_dir("out/prof/devices/prof-nd0-nc1/", "out/prof");
+    expect_system_dir("/d/profiles/global/run-nd0-nc12@latest", "/d/profiles/global/run@latest");
+    expect_system_dir("/d/profiles/global/a-nd1-b-nd3-nc0@latest/", "/d/profiles/global/a-nd1-b@latest");
+    expect_system_dir("run-nd2-nc0@latest", "run@latest");
+    expect_system_dir("/d/profiles/global/run@latest", NULL);        /* a system profile */
+    expect_system_dir("/d/profiles/global/run-nd-nc0@latest", NULL); /* no digits */
+    expect_system_dir("/d/profiles/global/-nd0-nc0@latest", NULL);   /* no system name */
+    expect_system_dir("/d/profiles/global/run-nd0-nc0", NULL);       /* not an entry */
+    expect_system_dir("/devices/x", NULL);                           /* nothing above devices/ */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_find),
         cmocka_unit_test(test_list),
         cmocka_unit_test(test_device_name),
+        cmocka_unit_test(test_system_dir),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
