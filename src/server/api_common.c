@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "profile/profile_layout.h"
+#include "query/budget.h"
 #include "query/csv.h"
 #include "server/api_internal.h"
 #include "util/decimal.h"
@@ -300,6 +301,21 @@ int nx_api_window_params(nx_api_req *r, int64_t default_width, int64_t *start, i
         return -1;
     }
     return 0;
+}
+
+void nx_api_window_head(nx_strbuf *b, int64_t start, int64_t end, int64_t width)
+{
+    nx_strbuf_puts(b, "{\"start\":");
+    nx_json_put_i64(b, start, true);
+    nx_strbuf_puts(b, ",\"end\":");
+    nx_json_put_i64(b, end, true);
+    nx_strbuf_printf(b, ",\"width\":%" PRId64, width);
+}
+
+enum MHD_Result nx_api_query_failed(nx_api_req *r, int rc, const nxpq_error *err)
+{
+    return nx_api_error(r, rc == NX_QUERY_OVER_BUDGET ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
+                        "%s", err->msg);
 }
 
 int nx_api_tables_param(nx_api_req *r, const char *dflt, bool (*known)(const char *name), const char *what,

@@ -11,11 +11,9 @@
  * offsets beyond 2^53 decimal strings (nx_json_i128), values doubles.
  * Over the query memory budget -> 503, any other failure -> 500, naming the table.
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/budget.h"
 #include "query/counter_lanes.h"
 #include "server/api_internal.h"
 
@@ -97,14 +95,10 @@ enum MHD_Result nx_api_counters(nx_api_req *r, const char *name)
     int rc = nx_counter_lanes_read(dir, start, end, (uint32_t)width, &c, &err);
     free(dir);
     if (rc != 0)
-        return nx_api_error(r, rc == NX_QUERY_OVER_BUDGET ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
-                            "%s", err.msg);
+        return nx_api_query_failed(r, rc, &err);
     nx_strbuf b = NX_STRBUF_INIT;
-    nx_strbuf_puts(&b, "{\"start\":");
-    nx_json_put_i64(&b, start, true);
-    nx_strbuf_puts(&b, ",\"end\":");
-    nx_json_put_i64(&b, end, true);
-    nx_strbuf_printf(&b, ",\"width\":%" PRId64 ",\"lanes\":[", width);
+    nx_api_window_head(&b, start, end, width);
+    nx_strbuf_puts(&b, ",\"lanes\":[");
     for (size_t i = 0; i < c.n; i++) {
         nx_strbuf_puts(&b, i ? ",\n" : "\n");
         json_lane(&b, &c.lanes[i], start);

@@ -135,6 +135,12 @@ int nx_api_event_params(nx_api_req *r, int64_t *ordinal, int64_t *hint, const in
  * default): 0, or -1 after queueing a 400 (*result set). */
 int nx_api_window_params(nx_api_req *r, int64_t default_width, int64_t *start, int64_t *end, int64_t *width,
                          enum MHD_Result *result);
+/* A sampled window's answer begins {"start":S,"end":E,"width":W (the caller goes on
+ * with its members and closes the object). */
+void nx_api_window_head(nx_strbuf *b, int64_t start, int64_t end, int64_t width);
+/* The error answer of a query that failed with rc: 503 when it went over the memory
+ * budget (query/budget.h), else 500, with err's message. */
+enum MHD_Result nx_api_query_failed(nx_api_req *r, int rc, const nxpq_error *err);
 
 /* The comma-separated table list of parameter "tables" (dflt when absent), split in
  * place into buf: each name must satisfy known(), none twice, at most max of them

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/budget.h"
 #include "query/memory.h"
 #include "server/api_internal.h"
 
@@ -99,14 +98,9 @@ enum MHD_Result nx_api_memory(nx_api_req *r, const char *name)
     int rc = nx_memory_read(dir, start, end, (uint32_t)width, &m, &err);
     free(dir);
     if (rc != 0)
-        return nx_api_error(r, rc == NX_QUERY_OVER_BUDGET ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
-                            "%s", err.msg);
+        return nx_api_query_failed(r, rc, &err);
     nx_strbuf b = NX_STRBUF_INIT;
-    nx_strbuf_puts(&b, "{\"start\":");
-    nx_json_put_i64(&b, start, true);
-    nx_strbuf_puts(&b, ",\"end\":");
-    nx_json_put_i64(&b, end, true);
-    nx_strbuf_printf(&b, ",\"width\":%" PRId64, width);
+    nx_api_window_head(&b, start, end, width);
     json_memory(&b, &m, start);
     nx_memory_free(&m);
     return nx_api_json(r, MHD_HTTP_OK, &b);

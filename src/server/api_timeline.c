@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/budget.h"
 #include "query/timeline.h"
 #include "server/api_internal.h"
 #include "server/response_cache.h"
@@ -166,8 +165,7 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
         free(fp);
         free(dir);
         /* Over budget: the server is fine, this request asks too much of it. */
-        return nx_api_error(r, rc == NX_QUERY_OVER_BUDGET ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
-                            "%s", err.msg);
+        return nx_api_query_failed(r, rc, &err);
     }
     bool errors;
     json_timeline(&b, r->srv, &tl, &errors);

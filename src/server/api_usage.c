@@ -11,7 +11,6 @@
  * offsets that do not fit int64 (windows wider than 2^63 ns) are decimal strings, like
  * every integer beyond 2^53; INT64 values are JSON integers, the others doubles.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,11 +98,8 @@ enum MHD_Result nx_api_usage(nx_api_req *r, const char *name)
     if (rc != 0)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     nx_strbuf b = NX_STRBUF_INIT;
-    nx_strbuf_puts(&b, "{\"start\":");
-    nx_json_put_i64(&b, start, true);
-    nx_strbuf_puts(&b, ",\"end\":");
-    nx_json_put_i64(&b, end, true);
-    nx_strbuf_printf(&b, ",\"width\":%" PRId64 ",\"series\":[", width);
+    nx_api_window_head(&b, start, end, width);
+    nx_strbuf_puts(&b, ",\"series\":[");
     for (size_t i = 0; i < u.n; i++) {
         if (i)
             nx_strbuf_putc(&b, ',');
