@@ -366,7 +366,7 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
         goto done;
     }
     for (size_t i = 0; i < ns; i++) {
-        if (sinks[i]->open(ctx, &states[i], &perr) != 0) {
+        if (sinks[i]->open && sinks[i]->open(ctx, &states[i], &perr) != 0) {
             snprintf(err, errlen, "%s", perr.msg);
             goto done;
         }

@@ -25,22 +25,6 @@ typedef struct kt_base {
     int64_t frame, iter, instr;
 } kt_base;
 
-static int kt_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
-{
-    (void)ctx;
-    (void)err;
-    *state = NULL;
-    return 0;
-}
-
-static int kt_event(void *state, const nx_device_event *ev, nxpq_error *err)
-{
-    (void)state;
-    (void)ev;
-    (void)err;
-    return 0;
-}
-
 static kt_base base_of(const nx_process_ctx *ctx, size_t prog)
 {
     kt_base b = {0, 0, 0};
@@ -227,16 +211,8 @@ static int kt_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, n
     return assembly ? write_assembly(ctx, tables, err) : 0;
 }
 
-static void kt_abort(void *state)
-{
-    (void)state;
-}
-
 const nx_device_sink nx_sink_kernel_tables = {
     .name = "Kernel and assembly tables",
     .kinds = 0,
-    .open = kt_open,
-    .event = kt_event,
     .finish = kt_finish,
-    .abort = kt_abort,
 };

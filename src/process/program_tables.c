@@ -154,14 +154,6 @@ fail:
     return -1;
 }
 
-static int program_tables_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
-{
-    (void)ctx;
-    (void)err;
-    *state = NULL;
-    return 0;
-}
-
 static int program_tables_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
 {
     (void)state;
@@ -173,16 +165,8 @@ static int program_tables_finish(void *state, const nx_process_ctx *ctx, unsigne
     return 0;
 }
 
-static void program_tables_abort(void *state)
-{
-    (void)state;
-}
-
 const nx_device_sink nx_sink_program_tables = {
     .name = "program tables",
     .kinds = 0,
-    .open = program_tables_open,
-    .event = NULL,
     .finish = program_tables_finish,
-    .abort = program_tables_abort,
 };

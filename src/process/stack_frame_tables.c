@@ -28,22 +28,6 @@
 #include "process/row.h"
 #include "process/stack_frames.h"
 
-static int sf_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
-{
-    (void)ctx;
-    (void)err;
-    *state = NULL;
-    return 0;
-}
-
-static int sf_event(void *state, const nx_device_event *ev, nxpq_error *err)
-{
-    (void)state;
-    (void)ev;
-    (void)err;
-    return 0;
-}
-
 /* One "id, name" table. */
 static int write_names(const nx_process_ctx *ctx, const char *table, const char *const *names, size_t n,
                        unsigned *tables, nxpq_error *err)
@@ -139,16 +123,8 @@ static int sf_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, n
     return rc;
 }
 
-static void sf_abort(void *state)
-{
-    (void)state;
-}
-
 const nx_device_sink nx_sink_stack_frames = {
     .name = "StackFrame tables",
     .kinds = 0,
-    .open = sf_open,
-    .event = sf_event,
     .finish = sf_finish,
-    .abort = sf_abort,
 };
