@@ -1,7 +1,7 @@
 /*
  * capture_util.c — the capture module's shared vocabulary (engine names, file
  * names) and helpers (error formatting, whole-file I/O); see capture.h and
- * capture_internal.h.
+ * capture_util.h.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "util/open_regular.h"
 
 static const char *const ENGINE_NAMES[NX_ENGINE_COUNT] = {"tensor", "vector", "scalar", "gpsimd", "sync"};

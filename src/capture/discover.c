@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/framework_source.h"
 
 /* Grows *arr (of *n elements of size sz) by one zeroed element; NULL on OOM. */

@@ -3,7 +3,7 @@
  * and the choice of one by file name. A new format is a new source file plus
  * one line in the list; the first source claiming a name reads it.
  */
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/framework_source.h"
 
 #include <stdio.h>

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "capture/capture.h"
+#include "util/absent.h"
 #include "util/arena.h"
 
 #define NX_PROG_MAGIC "NXPROG\0\0"      /* 8 bytes */
@@ -36,7 +37,6 @@
 #define NX_PROG_HEADER_SIZE 64
 #define NX_PROG_TOC_ENTRY_SIZE 32
 
-#define NX_ABSENT (-1)                  /* optional integer fields: not recorded */
 #define NX_NO_SEMAPHORE 0xFFFF          /* u16 semaphore fields: none */
 #define NX_NO_TENSOR 0xFFFFFFFFu
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <xxhash.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/program_internal.h"
 
 static const uint32_t SPEC_SIZE[NX_SEC_LAST + 1] = {

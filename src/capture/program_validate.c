@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/program_internal.h"
 
 static const char *const SECTION_NAMES[NX_SEC_LAST + 1] = {

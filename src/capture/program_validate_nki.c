@@ -8,7 +8,7 @@
  */
 #include <inttypes.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/program_internal.h"
 
 /* parent is NX_ABSENT or the index of an earlier record. */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <xxhash.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/program_internal.h"
 #include "util/strbuf.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/device_trace.h"
 #include "capture/system_capture.h"
 #include "util/json.h"

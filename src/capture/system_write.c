@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/system_capture.h"
 
 struct nx_sys_writer {

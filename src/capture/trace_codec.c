@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/device_trace.h"
 
 static const char *const KIND_NAMES[NX_REC_KIND_MAX + 1] = {

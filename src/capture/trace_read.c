@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/device_trace.h"
 
 #define READ_BUF (1u << 20)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/device_trace.h"
 
 #define WRITE_BUF (1u << 20)

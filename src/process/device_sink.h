@@ -27,7 +27,7 @@
 #include "capture/device_trace.h"
 #include "capture/program_file.h"
 #include "parquet/parquet.h"
-#include "process/processor.h"
+#include "process/process_options.h"
 #include "process/row.h"
 
 /* One device trace as sinks see it. */

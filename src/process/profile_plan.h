@@ -32,7 +32,7 @@
 #include <stddef.h>
 
 #include "capture/capture.h"
-#include "process/processor.h"
+#include "process/process_options.h"
 #include "profile/profile_layout.h"
 
 typedef enum nx_profile_kind { NX_PROFILE_SYSTEM, NX_PROFILE_DEVICE } nx_profile_kind;

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/program_file.h"
 #include "profile/timeline_index_writer.h"
 #include "profile/timeline_index.h"
 #include "profile/timeline_rules.h"

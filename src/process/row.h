@@ -44,6 +44,7 @@
 #include "parquet/parquet.h"
 #include "profile/table_writer.h"
 #include "schema/schema.h"
+#include "util/absent.h"
 
 #define NX_ROW_BATCH 4096
 #define NX_ROW_FLUSH_DEPTH 3           /* full batches a table's flush thread may hold */

@@ -1,6 +1,5 @@
 /* timeline_index.c — opening and reading the timeline index (format in timeline_index.h). */
 #include "profile/timeline_index.h"
-#include "profile/timeline_index_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,7 +14,6 @@
 
 #include "profile/nesting.h"
 #include "profile/timeline_index.h"
-#include "profile/timeline_index_internal.h"
 #include "profile/timeline_rules.h"
 #include "util/bytes.h"
 

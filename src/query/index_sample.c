@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "profile/nesting.h"
-#include "profile/timeline_index_internal.h"
+#include "profile/timeline_index.h"
 #include "query/window.h"
 
 static int64_t ordinal_of(const nx_tlx *x, uint64_t row)

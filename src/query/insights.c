@@ -18,8 +18,8 @@
 
 #include "profile/profile_table.h"
 #include "query/breakdown.h"
+#include "query/profile_kind.h"
 #include "query/row0.h"
-#include "query/system_summary.h"
 #include "util/json.h"
 
 typedef struct ctx {

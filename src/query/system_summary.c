@@ -32,23 +32,6 @@ static char *dup_n(const char *s, size_t n)
     return d;
 }
 
-/* Whether dir holds `table` (either file layout). */
-static bool has_table(const char *dir, const char *table)
-{
-    char path[4200];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/%s.parquet", dir, table);
-    if (stat(path, &st) == 0)
-        return true;
-    snprintf(path, sizeof path, "%s/%s_0.parquet", dir, table);
-    return stat(path, &st) == 0;
-}
-
-bool nx_profile_is_system(const char *dir)
-{
-    return !has_table(dir, "Instruction") && has_table(dir, EVENTS);
-}
-
 /* ----------------------------------------------------------- busy time -- */
 
 typedef struct busy_acc {

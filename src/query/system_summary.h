@@ -44,12 +44,9 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
+#include "query/profile_kind.h"
 
 #define NX_SYSTEM_TOP_OPERATORS 10
-
-/* Whether dir is a system profile: it holds SystemProfileEvents and no
- * Instruction (as T.parquet or T_0.parquet). */
-bool nx_profile_is_system(const char *dir);
 
 typedef struct nx_system_busy {
     char *track;                     /* NUL-terminated */

@@ -42,7 +42,7 @@
  * time; else 100 * sum / total sum, or 100 * count / total count when nothing
  * is summed; 0 when the divisor is 0.
  * Defaults of `nxprof top`: the table Instruction, or SystemProfileEvents on a
- * system profile (system_summary.h nx_profile_is_system); the keys "name" for
+ * system profile (profile_kind.h nx_profile_is_system); the keys "name" for
  * SystemProfileEvents, "engine,opcode" for other tables.
  * Memory: the groups, plus the depth and self time of every row when the table
  * has no usable timeline index (nesting.h).

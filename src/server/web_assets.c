@@ -1,7 +1,7 @@
 /*
  * web_assets.c — lookup over the embedded viewer files (see web_assets.h).
  *
- * The table itself is generated at build time (gen_web_assets.c) sorted by path, so
+ * The table itself is generated at build time (tools/gen_web_assets.c) sorted by path, so
  * nx_web_asset_find is a binary search with exact, case-sensitive comparison; "/" is
  * looked up as "/index.html". Nothing here touches the file system.
  */

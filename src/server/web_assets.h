@@ -1,7 +1,7 @@
 /*
  * web_assets.h — the viewer's static files (the files under web/), embedded into the binary at build time.
  *
- * src/server/gen_web_assets.c runs during the build, reads every file listed for it in
+ * tools/gen_web_assets.c runs during the build, reads every file listed for it in
  * CMakeLists.txt (web/index.html, web/app.js, web/style.css, ...) and writes
  * <build>/generated/web_assets_data.c: one nx_web_asset per file, with the bytes
  * copied verbatim (no minification, no compression) and a content type chosen from the

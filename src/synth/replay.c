@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "synth/synth_internal.h"
 
 uint64_t sy_first_base(void)

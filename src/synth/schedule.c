@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "synth/synth_internal.h"
 
 #define SEM_LATENCY 12                 /* ticks for a semaphore update to reach a waiter */

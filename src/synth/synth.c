@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "synth/synth_internal.h"
 
 static const char *const PRESET_NAMES[] = {"tiny", "llama-layer"};

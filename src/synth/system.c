@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_util.h"
 #include "capture/system_capture.h"
 #include "synth/synth_internal.h"
 

@@ -6,7 +6,8 @@
  * list pages with the deprecated BIT_PACKED levels and a row that continues
  * on the next page. Not part of the build; regenerate with
  *
- *   cmake --build build && cc -std=c11 -Isrc tests/fuzz/exotic_seeds.c build/libnxcore.a \
+ *   cmake --build build && cc -std=c11 -Ibuild/layers/parquet tests/fuzz/exotic_seeds.c \
+ *     build/libnxparquet.a build/libnxschema.a build/libnxutil.a \
  *     $(pkg-config --libs libzstd liblz4 zlib libxxhash) -lsnappy -lm -lpthread -o /tmp/exotic \
  *     && /tmp/exotic tests/fuzz/corpus/parquet/exotic.parquet
  */

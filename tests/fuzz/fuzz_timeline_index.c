@@ -27,7 +27,6 @@
 
 #include "fuzz_fixture.h"
 #include "profile/timeline_index.h"
-#include "profile/timeline_index_internal.h"
 #include "profile/timeline_rules.h"
 #include "query/index_sample.h"
 

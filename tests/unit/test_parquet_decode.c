@@ -556,7 +556,37 @@ static void test_byte_stream_split_spec(void **state)
     assert_true(back[0] == 1.5 && back[1] == -2.25);
 }
 
-/* Random bytes into every decoder: errors are fine, crashes are not. */
+/* Outcome tally of the garbage test: each decoder answers 0, or -1 with a message. */
+typedef struct garbage_tally {
+    unsigned ok, failed;
+} garbage_tally;
+
+/* Whether rc keeps the decoders' contract (0, or -1 naming the problem in e); counted. */
+static bool garbage_outcome(int rc, pq_err *e, garbage_tally *t)
+{
+    if (rc == 0) {
+        t->ok++;
+    } else {
+        assert_int_equal(rc, -1);
+        assert_true(e->msg[0] != '\0');
+        t->failed++;
+    }
+    e->msg[0] = '\0';
+    return rc == 0;
+}
+
+/* Every value of a byte-array answer lies inside the input it was decoded from. */
+static void assert_inside(const pq_sv *sv, size_t n, const uint8_t *in, size_t len)
+{
+    for (size_t i = 0; i < n; i++)
+        assert_true(sv[i].ptr >= in && sv[i].ptr + sv[i].len <= in + len);
+}
+
+/* Random bytes into every decoder: errors are fine, crashes are not, and whatever
+ * a decoder accepts keeps its contract (levels and indices in range, booleans 0 or
+ * 1, values and `used` inside the input). Both answers must occur: garbage is
+ * rejected sometimes and accepted sometimes (BYTE_STREAM_SPLIT accepts exactly the
+ * inputs whose length is a multiple of the width). */
 static void test_garbage_never_crashes(void **state)
 {
     (void)state;
@@ -566,23 +596,48 @@ static void test_garbage_never_crashes(void **state)
     static int64_t i64[4096];
     static pq_sv sv[4096];
     pq_scratch scratch = {NULL, 0};
+    garbage_tally t = {0, 0};
+    pq_err e = {{0}};
     for (int round = 0; round < 2000; round++) {
-        size_t len = rnd() % sizeof in, n = rnd() % 4096, used;
+        size_t len = rnd() % sizeof in, n = rnd() % 4096, used = 0;
         for (size_t i = 0; i < len; i++)
             in[i] = (uint8_t)rnd();
-        pq_err e;
-        pq_rle_decode(in, len, (unsigned)(rnd() % 33), u32, n, &e);
-        pq_rle_decode_levels(in, len, (unsigned)(rnd() % 4), u8, n, &e);
-        pq_bit_packed_levels(in, len, 3, u8, n, &used, &e);
-        pq_dict_indices(in, len, 100, u32, n, &e);
-        pq_rle_bool(in, len, u8, n, &e);
-        pq_plain_byte_array(in, len, sv, n, &used, &e);
-        pq_delta_binary_packed(in, len, round % 2, i64, n % 512, &used, &e);
-        pq_delta_length_byte_array(in, len, sv, n % 512, &used, &e);
-        pq_delta_byte_array(in, len, sv, n % 512, &scratch, 1 << 16, &used, &e);
-        pq_byte_stream_split(in, len, 8, i64, len / 8, &e);
+        unsigned width = (unsigned)(rnd() % 33), max_level = (unsigned)(rnd() % 4);
+        if (garbage_outcome(pq_rle_decode(in, len, width, u32, n, &e), &e, &t) && width < 32)
+            for (size_t i = 0; i < n; i++)
+                assert_true(u32[i] < (UINT32_C(1) << width));
+        if (garbage_outcome(pq_rle_decode_levels(in, len, max_level, u8, n, &e), &e, &t))
+            for (size_t i = 0; i < n; i++)
+                assert_true(u8[i] <= max_level);
+        if (garbage_outcome(pq_bit_packed_levels(in, len, 3, u8, n, &used, &e), &e, &t)) {
+            assert_true(used <= len);
+            for (size_t i = 0; i < n; i++)
+                assert_true(u8[i] <= 3);
+        }
+        if (garbage_outcome(pq_dict_indices(in, len, 100, u32, n, &e), &e, &t))
+            for (size_t i = 0; i < n; i++)
+                assert_true(u32[i] < 100);
+        if (garbage_outcome(pq_rle_bool(in, len, u8, n, &e), &e, &t))
+            for (size_t i = 0; i < n; i++)
+                assert_true(u8[i] <= 1);
+        if (garbage_outcome(pq_plain_byte_array(in, len, sv, n, &used, &e), &e, &t)) {
+            assert_true(used <= len);
+            assert_inside(sv, n, in, len);
+        }
+        if (garbage_outcome(pq_delta_binary_packed(in, len, round % 2, i64, n % 512, &used, &e), &e, &t))
+            assert_true(used <= len);
+        if (garbage_outcome(pq_delta_length_byte_array(in, len, sv, n % 512, &used, &e), &e, &t)) {
+            assert_true(used <= len);
+            assert_inside(sv, n % 512, in, len);
+        }
+        if (garbage_outcome(pq_delta_byte_array(in, len, sv, n % 512, &scratch, 1 << 16, &used, &e), &e, &t))
+            assert_true(used <= len);
+        /* len / 8 values of 8 bytes: accepted exactly when nothing is left over. */
+        assert_int_equal(garbage_outcome(pq_byte_stream_split(in, len, 8, i64, len / 8, &e), &e, &t),
+                         len % 8 == 0);
     }
     pq_scratch_free(&scratch);
+    assert_true(t.ok > 0 && t.failed > 0);
 }
 
 int main(void)

@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "profile/profile_output.h"
-#include "profile/timeline_index_internal.h"
+#include "profile/timeline_index.h"
 #include "query/budget.h"
 #include "query/sampled_pass.h"
 #include "query/timeline.h"

@@ -1,11 +1,11 @@
 /*
- * capture_internal.h — helpers shared by the capture readers and writers, in
+ * capture_util.h — helpers shared by the capture readers and writers, in
  * src/capture and in the simulator's writers in src/synth (not for consumers of
  * captures): error and warning formatting, whole-file I/O; little-endian field
  * access is util/bytes.h.
  */
-#ifndef NX_CAPTURE_INTERNAL_H
-#define NX_CAPTURE_INTERNAL_H
+#ifndef NX_CAPTURE_UTIL_H
+#define NX_CAPTURE_UTIL_H
 
 #include <stdarg.h>
 #include <stdbool.h>
