@@ -387,7 +387,7 @@ static void device_json(const nx_device_stat *d, bool safe, nx_strbuf *b)
     nx_json_put_i64_member(b, "wall_ns", d->wall_ns, safe);
     nx_json_put_i64_member(b, "busy_ns", d->busy_ns, safe);
     nx_json_put_i64_member(b, "idle_ns", d->idle_ns, safe);
-    nx_strbuf_printf(b, ",\"utilization\":%.17g", d->utilization);
+    nx_json_put_f64_member(b, "utilization", d->utilization);
     nx_json_put_i64_member(b, "kernel_ns", d->kernel_ns, safe);
     nx_json_put_i64_member(b, "kernel_count", d->kernel_count, safe);
     nx_json_put_i64_member(b, "memcpy_ns", d->memcpy_ns, safe);

@@ -448,7 +448,7 @@ static void step_json(const nx_rank_stats *s, const nx_rank_step *st, bool safe,
     put(b, "max_ns", st->max_ns, safe);
     put(b, "median_ns", st->median_ns, safe);
     put(b, "skew_ns", st->skew_ns, safe);
-    nx_strbuf_printf(b, ",\"max_over_median\":%.17g", st->max_over_median);
+    nx_json_put_f64_member(b, "max_over_median", st->max_over_median);
     put(b, "slowest_rank", st->slowest_rank, safe);
     put(b, "fastest_rank", st->fastest_rank, safe);
     if (st->straggler_rank >= 0)

@@ -1,6 +1,7 @@
-/* json.c — JSON string escaping and top-level member scanning (rules in json.h). */
+/* json.c — JSON string escaping, numbers and top-level member scanning (rules in json.h). */
 #include "util/json.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "util/decimal.h"
@@ -123,6 +124,44 @@ void nx_json_put_i64_member(nx_strbuf *b, const char *key, int64_t v, bool safe)
 {
     nx_strbuf_printf(b, ",\"%s\":", key);
     nx_json_put_i64(b, v, safe);
+}
+
+const char *nx_json_f64_text(char *buf, double v)
+{
+    if (isfinite(v))
+        nx_f64_text(buf, v);
+    else
+        memcpy(buf, "null", 5);
+    return buf;
+}
+
+const char *nx_json_f32_text(char *buf, float v)
+{
+    if (isfinite(v))
+        nx_f32_text(buf, v);
+    else
+        memcpy(buf, "null", 5);
+    return buf;
+}
+
+void nx_json_put_f64(nx_strbuf *b, double v)
+{
+    char *out = nx_strbuf_reserve(b, NX_FLOAT_TEXT_MAX);
+    if (out)
+        nx_strbuf_commit(b, strlen(nx_json_f64_text(out, v)));
+}
+
+void nx_json_put_f32(nx_strbuf *b, float v)
+{
+    char *out = nx_strbuf_reserve(b, NX_FLOAT_TEXT_MAX);
+    if (out)
+        nx_strbuf_commit(b, strlen(nx_json_f32_text(out, v)));
+}
+
+void nx_json_put_f64_member(nx_strbuf *b, const char *key, double v)
+{
+    nx_strbuf_printf(b, ",\"%s\":", key);
+    nx_json_put_f64(b, v);
 }
 
 void nx_json_put_cstr(nx_strbuf *b, const char *s)
