@@ -14,6 +14,7 @@
 #include "profile/timeline_rules.h"
 #include "query/budget.h"
 #include "query/window.h"
+#include "util/text.h"
 
 /* The second pass's columns, in this order (the window appends its own after them). */
 enum { C_PARTITION, C_START_ADDR, C_END_ADDR, C_PCORE, C_BLOCK, C_SOURCE, C_OPCODE, C_OPERANDS, C_QUEUE,
@@ -77,11 +78,7 @@ static int dup_str(const nxpq_column_data *c, size_t i, char **out)
     *out = NULL;
     if (!c || !nx_column_str(c, i, &s, &len))
         return 0;
-    if (!(*out = malloc(len + 1)))
-        return -1;
-    memcpy(*out, s, len);
-    (*out)[len] = '\0';
-    return 0;
+    return (*out = nx_text_dup(s, len)) ? 0 : -1;
 }
 
 static const char *owner_of(const nx_memory_rect *r)

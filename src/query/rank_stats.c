@@ -12,6 +12,7 @@
 
 #include "query/device_activity.h"
 #include "util/json.h"
+#include "util/text.h"
 
 #define EVENTS "SystemProfileEvents"
 
@@ -60,10 +61,8 @@ static bool intern(acc *a, const char *s, size_t len, size_t *out)
     if (!g)
         return false;
     a->names = g;
-    if (!(g[a->n_names] = malloc(len + 1)))
+    if (!(g[a->n_names] = nx_text_dup(s, len)))
         return false;
-    memcpy(g[a->n_names], s, len);
-    g[a->n_names][len] = '\0';
     *out = a->last_name = a->n_names++;
     return true;
 }
