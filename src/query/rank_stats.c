@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "query/device_activity.h"
+#include "util/int_ops.h"
 #include "util/json.h"
 #include "util/text.h"
 
@@ -104,55 +105,51 @@ static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const 
         qsort(v, n, size, cmp);
 }
 
-static int cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
-
-static int by_i64(const void *x, const void *y) { return cmp_i64(*(const int64_t *)x, *(const int64_t *)y); }
-
 /* Steps by rank, start (to find a collective's step by binary search). */
 static int by_rank_start(const void *x, const void *y)
 {
     const step_row *a = x, *b = y;
-    int c = cmp_i64(a->rank, b->rank);
-    return c ? c : cmp_i64(a->start, b->start);
+    int c = nx_cmp_i64(a->rank, b->rank);
+    return c ? c : nx_cmp_i64(a->start, b->start);
 }
 
 /* Steps by number, rank, start: each rank's first row of a number leads its run. */
 static int by_step_rank(const void *x, const void *y)
 {
     const step_row *a = x, *b = y;
-    int c = cmp_i64(a->step, b->step);
-    c = c ? c : cmp_i64(a->rank, b->rank);
-    return c ? c : cmp_i64(a->start, b->start);
+    int c = nx_cmp_i64(a->step, b->step);
+    c = c ? c : nx_cmp_i64(a->rank, b->rank);
+    return c ? c : nx_cmp_i64(a->start, b->start);
 }
 
 /* Collectives by rank, step, name, start: the order occurrences count in. */
 static int by_rank_step_name(const void *x, const void *y)
 {
     const coll_row *a = x, *b = y;
-    int c = cmp_i64(a->rank, b->rank);
-    c = c ? c : cmp_i64(a->step, b->step);
+    int c = nx_cmp_i64(a->rank, b->rank);
+    c = c ? c : nx_cmp_i64(a->step, b->step);
     c = c ? c : (a->name > b->name) - (a->name < b->name);
-    return c ? c : cmp_i64(a->start, b->start);
+    return c ? c : nx_cmp_i64(a->start, b->start);
 }
 
 /* Collectives by instance (step, name, occurrence), then start, rank. */
 static int by_instance(const void *x, const void *y)
 {
     const coll_row *a = x, *b = y;
-    int c = cmp_i64(a->step, b->step);
+    int c = nx_cmp_i64(a->step, b->step);
     c = c ? c : (a->name > b->name) - (a->name < b->name);
-    c = c ? c : cmp_i64(a->occurrence, b->occurrence);
-    c = c ? c : cmp_i64(a->start, b->start);
-    return c ? c : cmp_i64(a->rank, b->rank);
+    c = c ? c : nx_cmp_i64(a->occurrence, b->occurrence);
+    c = c ? c : nx_cmp_i64(a->start, b->start);
+    return c ? c : nx_cmp_i64(a->rank, b->rank);
 }
 
 static int by_output(const void *x, const void *y)
 {
     const nx_straggler *a = x, *b = y;
-    int c = cmp_i64(a->step, b->step);
-    c = c ? c : cmp_i64(a->first_start_ns, b->first_start_ns);
+    int c = nx_cmp_i64(a->step, b->step);
+    c = c ? c : nx_cmp_i64(a->first_start_ns, b->first_start_ns);
     c = c ? c : strcmp(a->name, b->name);
-    return c ? c : cmp_i64(a->occurrence, b->occurrence);
+    return c ? c : nx_cmp_i64(a->occurrence, b->occurrence);
 }
 
 /* ---------------------------------------------------------------- ranks -- */
@@ -168,7 +165,7 @@ static bool collect_ranks(const acc *a, nx_rank_stats *out)
         out->ranks[i] = a->steps[i].rank;
     for (size_t i = 0; i < a->n_colls; i++)
         out->ranks[a->n_steps + i] = a->colls[i].rank;
-    qsort(out->ranks, n, sizeof *out->ranks, by_i64);
+    qsort(out->ranks, n, sizeof *out->ranks, nx_qsort_cmp_i64);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || out->ranks[k - 1] != out->ranks[i])
@@ -179,7 +176,7 @@ static bool collect_ranks(const acc *a, nx_rank_stats *out)
 
 static size_t rank_slot(const nx_rank_stats *s, int64_t rank)
 {
-    const int64_t *p = bsearch(&rank, s->ranks, s->n_ranks, sizeof *s->ranks, by_i64);
+    const int64_t *p = bsearch(&rank, s->ranks, s->n_ranks, sizeof *s->ranks, nx_qsort_cmp_i64);
     return (size_t)(p - s->ranks);   /* every rank asked for was collected */
 }
 
@@ -188,7 +185,7 @@ static size_t rank_slot(const nx_rank_stats *s, int64_t rank)
 /* Sorts v[0..n) and returns its lower middle. */
 static int64_t lower_median(int64_t *v, size_t n)
 {
-    qsort(v, n, sizeof *v, by_i64);
+    qsort(v, n, sizeof *v, nx_qsort_cmp_i64);
     return v[(n - 1) / 2];
 }
 
