@@ -29,6 +29,7 @@
 #include "profile/profile_table.h"
 #include "query/diff.h"
 #include "query/top.h"
+#include "util/float_text.h"
 
 static void diff_help(FILE *out)
 {
@@ -73,6 +74,14 @@ static void csv_i64(bool have, int64_t v)
         printf("%" PRId64, v);
 }
 
+/* A double in the CSV rule (query/csv.h): its shortest round-trip text. */
+static void csv_f64(bool comma, double v)
+{
+    char t[NX_FLOAT_TEXT_MAX];
+    nx_f64_text(t, v);
+    printf("%s%s", comma ? "," : "", t);
+}
+
 static void diff_csv(const nx_diff *d, size_t shown)
 {
     nx_out_csv_field(stdout, d->by, strlen(d->by));
@@ -86,13 +95,16 @@ static void diff_csv(const nx_diff *d, size_t shown)
         printf(",%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",", nx_diff_status_name(r->status),
                r->a.count, r->b.count, r->a.total_ns, r->b.total_ns, r->delta_ns);
         if (r->has_ratio)
-            printf("%.17g", r->ratio);
+            csv_f64(false, r->ratio);
         if (d->has_self) {
             csv_i64(true, r->a.self_ns);
             csv_i64(true, r->b.self_ns);
         }
-        if (d->normalize != NX_DIFF_NORM_NONE)
-            printf(",%.17g,%.17g,%.17g", r->norm_a, r->norm_b, r->norm_delta);
+        if (d->normalize != NX_DIFF_NORM_NONE) {
+            csv_f64(true, r->norm_a);
+            csv_f64(true, r->norm_b);
+            csv_f64(true, r->norm_delta);
+        }
         putchar('\n');
     }
 }

@@ -51,8 +51,8 @@
  *   - JSON: {"profile": DIR, "summary": {every non-null Summary field of the first
  *     row: value} | null, "top_opcodes": [{engine, opcode, instruction_count,
  *     instruction_time_ns, active_time_ns, active_time_percent}, ...] | null}.
- *     Integers exact; FLOAT "%.9g", DOUBLE "%.17g" (round-trip); a non-finite float
- *     is written as null.
+ *     Numbers as util/json.h writes them: integers exact, floats the shortest
+ *     text that reads back as the same FLOAT or DOUBLE, non-finite as null.
  *   - A missing Summary or OpcodeSummary table is named on stderr and the exit
  *     status is 1 (what exists is still printed); a missing or unreadable profile
  *     directory is exit 1; usage errors exit 2.

@@ -356,7 +356,9 @@ static void top_json(const top_query *q, size_t shown)
             json_sum("sum_duration_ns", st->n_values[0] > 0, st->sum[0]);
         if (r->self)
             json_sum("sum_self_ns", st->n_values[1] > 0, st->sum[1]);
-        printf(",\"%s\":%.6f}", r->self ? "percent_of_wall" : "percent", nx_top_percent(r, st));
+        printf(",\"%s\":", r->self ? "percent_of_wall" : "percent");
+        nx_out_json_real(stdout, nx_top_percent(r, st), true);
+        putchar('}');
     }
     printf("]}\n");
 }

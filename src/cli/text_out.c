@@ -44,8 +44,6 @@ void nx_out_csv_field(FILE *out, const char *s, size_t len)
 
 void nx_out_json_real(FILE *out, double v, bool is_double)
 {
-    if (!isfinite(v))
-        fputs("null", out);
-    else
-        fprintf(out, is_double ? "%.17g" : "%.9g", v);
+    char t[NX_FLOAT_TEXT_MAX];
+    fputs(is_double ? nx_json_f64_text(t, v) : nx_json_f32_text(t, (float)v), out);
 }

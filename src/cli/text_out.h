@@ -18,7 +18,8 @@
 
 void nx_out_json_string(FILE *out, const char *s, size_t len);
 void nx_out_csv_field(FILE *out, const char *s, size_t len);
-/* JSON number for a float (is_double false) or double value, or null when not finite. */
+/* JSON number for a float (is_double false) or double value, as util/json.h
+ * writes it: shortest round-trip text, null when not finite. */
 void nx_out_json_real(FILE *out, double v, bool is_double);
 
 #endif

@@ -16,6 +16,7 @@
  * reorder heap.
  */
 #include "process/dma_usage.h"
+#include "util/int_ops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,12 +28,6 @@ typedef struct usage_sample {
     double throughput;               /* bytes per second */
     int64_t total;
 } usage_sample;
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
 
 static size_t ring_at(int64_t bucket)
 {
@@ -197,7 +192,7 @@ int nx_usage_advance(nx_usage *u, int64_t now, nxpq_error *err)
             return -1;
         /* Every series idle and already in a gap: the buckets before `now` are
          * all empty and write nothing, so jump over them. */
-        int64_t to = floor_div(now, NX_USAGE_BUCKET_NS);
+        int64_t to = nx_floor_div(now, NX_USAGE_BUCKET_NS);
         if (to > u->cur && all_idle(u))
             u->cur = to;
     }
@@ -212,7 +207,7 @@ int nx_usage_add(nx_usage *u, unsigned pcore, int64_t start, int64_t end, int64_
     }
     if (!u->any) {
         u->any = true;
-        u->cur = floor_div(start, NX_USAGE_BUCKET_NS);
+        u->cur = nx_floor_div(start, NX_USAGE_BUCKET_NS);
     }
     if (nx_usage_advance(u, start, err) != 0)
         return -1;
@@ -229,7 +224,7 @@ int nx_usage_add(nx_usage *u, unsigned pcore, int64_t start, int64_t end, int64_
         s->bucket_bytes += (double)bytes;
         return 0;
     }
-    int64_t b0 = floor_div(start, NX_USAGE_BUCKET_NS), b1 = floor_div(end - 1, NX_USAGE_BUCKET_NS);
+    int64_t b0 = nx_floor_div(start, NX_USAGE_BUCKET_NS), b1 = nx_floor_div(end - 1, NX_USAGE_BUCKET_NS);
     if (b1 - u->cur < NX_USAGE_RING) {
         double per_ns = (double)bytes / (double)(end - start);
         for (int64_t b = b0; b <= b1; b++) {

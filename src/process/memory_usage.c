@@ -65,6 +65,7 @@
 #include "process/row.h"
 #include "process/sbuf_allocation.h"
 #include "process/sum_guard.h"
+#include "util/int_ops.h"
 
 #define W NX_USAGE_BUCKET_NS
 #define NCOLS 9                        /* 0: the whole memory; 1..8: groups or banks */
@@ -131,12 +132,6 @@ typedef struct mem_state {
     nx_sum_guard sums;                 /* occupancy and byte-ns sums */
     nx_sbuf_rows sbuf;                 /* SbufAllocation */
 } mem_state;
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
 
 /* --- indexed min-heap of pending frees --------------------------------------- */
 
@@ -341,7 +336,7 @@ static int advance(mem_state *m, int64_t now, nxpq_error *err)
         if (b_end > now)
             return 0;
         int64_t next = next_free(m) < now ? next_free(m) : now;
-        int64_t to = floor_div(next, W);
+        int64_t to = nx_floor_div(next, W);
         if (to > m->cur + 1) {
             int64_t before = m->cur;
             if (skip_constant(m, to, err) != 0)
@@ -589,7 +584,7 @@ static int mem_event(void *state, const nx_device_event *ev, nxpq_error *err)
             series *se = &m->s[x->memory][rec->pcore];
             if (!m->any) {
                 m->any = true;
-                m->cur = floor_div(now, W);
+                m->cur = nx_floor_div(now, W);
             }
             if (!se->started) {
                 se->started = true;
@@ -625,7 +620,7 @@ static int mem_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, 
                 if (!s->started)
                     continue;
                 s->ending = true;
-                s->end_b = floor_div(s->last_change + W - 1, W);
+                s->end_b = nx_floor_div(s->last_change + W - 1, W);
                 if (s->end_b > last)
                     last = s->end_b;
             }

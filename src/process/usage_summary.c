@@ -4,15 +4,10 @@
  * by every pcore is enough: when a sample falls past it, its rows are final.
  */
 #include "process/usage_summary.h"
+#include "util/int_ops.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
 
 int nx_usage_summary_open(nx_usage_summary *u, const nx_table_dest *dest, nxpq_error *err)
 {
@@ -59,7 +54,7 @@ int nx_usage_summary_add(nx_usage_summary *u, int64_t ts, unsigned pcore, double
         snprintf(err->msg, sizeof err->msg, "DmaUsageSummary: pcore %u out of range", pcore);
         return -1;
     }
-    int64_t b = floor_div(ts, NX_USAGE_SUMMARY_NS);
+    int64_t b = nx_floor_div(ts, NX_USAGE_SUMMARY_NS);
     if (u->any && b != u->cur && write_bucket(u, err) != 0)
         return -1;
     u->any = true;

@@ -9,6 +9,7 @@
 
 #include "query/breakdown_internal.h"
 #include "query/device_activity.h"
+#include "util/int_ops.h"
 
 /* The four unions one device's windows are measured on. */
 typedef struct unions {
@@ -121,12 +122,6 @@ static void idle_causes(const bd_row *g, size_t n, const unions *s, const bd_spa
     }
 }
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return a < b ? -1 : a > b;
-}
-
 /* The nearest-rank percentile q (1..100) of sorted d[0..n), n > 0. */
 static int64_t pct(const int64_t *d, size_t n, size_t q) { return d[(n * q + 99) / 100 - 1]; }
 
@@ -177,7 +172,7 @@ static int per_row(const bd_row *g, size_t n, int64_t lo, int64_t hi, nx_bd_entr
     nx_bd_launch *l = &e->launch;
     l->linked = (int64_t)nd;
     if (nd) {
-        qsort(d, nd, sizeof *d, cmp_i64);
+        qsort(d, nd, sizeof *d, nx_qsort_cmp_i64);
         l->median_ns = pct(d, nd, 50);
         l->p95_ns = pct(d, nd, 95);
         l->max_ns = d[nd - 1];

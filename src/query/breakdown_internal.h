@@ -61,11 +61,8 @@ typedef struct bd_acc {
 int bd_answer_entries(bd_acc *a, int64_t step, nx_breakdown *out, nxpq_error *err);
 int bd_answer_kernels(const bd_acc *a, size_t top, nx_breakdown *out, nxpq_error *err);
 
-/* JSON members shared by breakdown_json.c and engine_breakdown.c (integers
- * by util/json.h nx_json_put_i64_member): ,"key":x (a double, shortest
- * round-trip text) and ,"key":pct (null when pct < 0: nothing to take a share
- * of). */
-void bd_json_num(nx_strbuf *b, const char *key, double x);
+/* The JSON member ,"key":pct shared by breakdown_json.c and engine_breakdown.c
+ * (other numbers by util/json.h): null when pct < 0, nothing to take a share of. */
 void bd_json_pct(nx_strbuf *b, const char *key, double pct);
 
 #endif

@@ -6,25 +6,14 @@
 
 #include "query/breakdown.h"
 #include "query/breakdown_internal.h"
-#include "query/csv.h"
 #include "util/json.h"
-
-/* A double as its shortest round-trip text (a mean of large ns totals keeps every digit). */
-static void put_num(nx_strbuf *b, const char *key, double v)
-{
-    char buf[32];
-    nx_csv_format_f64(buf, v);
-    nx_strbuf_printf(b, ",\"%s\":%s", key, buf);
-}
-
-void bd_json_num(nx_strbuf *b, const char *key, double v) { put_num(b, key, v); }
 
 void bd_json_pct(nx_strbuf *b, const char *key, double pct)
 {
     if (pct < 0)
         nx_strbuf_printf(b, ",\"%s\":null", key);
     else
-        put_num(b, key, pct);
+        nx_json_put_f64_member(b, key, pct);
 }
 
 static void put_opt(nx_strbuf *b, const char *key, int64_t v, bool safe)
@@ -91,7 +80,7 @@ static void classes_json(const nx_bd_entry *e, bool s, nx_strbuf *b)
         nx_json_put_i64_member(b, "with_bytes", x->with_bytes, s);
         nx_json_put_i64_member(b, "bytes", x->bytes, s);
         nx_json_put_i64_member(b, "duration_ns", x->duration_ns, s);
-        put_num(b, "gbps", x->gbps);
+        nx_json_put_f64_member(b, "gbps", x->gbps);
         nx_strbuf_puts(b, "}");
         first = false;
     }
@@ -125,12 +114,12 @@ static void kernel_json(const nx_bd_kernel *k, bool s, nx_strbuf *b)
     nx_strbuf_printf(b, ",\"class\":\"%s\"", nx_breakdown_class_name(k->cls));
     nx_json_put_i64_member(b, "count", k->count, s);
     nx_json_put_i64_member(b, "total_ns", k->total_ns, s);
-    put_num(b, "mean_ns", k->mean_ns);
+    nx_json_put_f64_member(b, "mean_ns", k->mean_ns);
     nx_json_put_i64_member(b, "min_ns", k->min_ns, s);
     nx_json_put_i64_member(b, "max_ns", k->max_ns, s);
     nx_json_put_i64_member(b, "rank_min_ns", k->rank_min_ns, s);
     nx_json_put_i64_member(b, "rank_max_ns", k->rank_max_ns, s);
-    put_num(b, "rank_mean_ns", k->rank_mean_ns);
+    nx_json_put_f64_member(b, "rank_mean_ns", k->rank_mean_ns);
     nx_strbuf_puts(b, "}");
 }
 

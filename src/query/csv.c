@@ -2,7 +2,7 @@
  * csv.c — buffered CSV writing of query results (rules in csv.h). Values are
  * formatted straight into one output buffer flushed in large writes; integers
  * use a hand-written conversion (no printf per value); only floats go through
- * snprintf, to find the shortest text that reads back exactly.
+ * snprintf, in util/float_text.h, to find the shortest text that reads back exactly.
  *
  * Speed (bench/query): the buffer check is an inline compare with a
  * out-of-line slow path; integers are written forward after counting their
@@ -19,11 +19,11 @@
  */
 #include "query/csv.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/decimal.h"
+#include "util/float_text.h"
 #include "util/json.h"
 
 enum { CSV_BUF = 1 << 18, FCACHE = 4096 };
@@ -145,42 +145,6 @@ void nx_csv_i64(nx_csv *c, int64_t v)
         c->len += nx_i64_text(c->buf + c->len, v);
 }
 
-static size_t nonfinite(char *buf, double v)
-{
-    const char *s = isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
-    size_t n = strlen(s);
-    memcpy(buf, s, n + 1);
-    return n;
-}
-
-size_t nx_csv_format_f32(char *buf, float v)
-{
-    if (!isfinite(v))
-        return nonfinite(buf, v);
-    int n = 0;
-    /* If the shortest round-trip text has <= 6 digits, %.6g prints exactly it
-     * (float precision is far finer than a 6-digit step), so start at 6. */
-    for (int p = 6; p <= 9; p++) {
-        n = snprintf(buf, 32, "%.*g", p, (double)v);
-        if (strtof(buf, NULL) == v)
-            break;
-    }
-    return (size_t)n;
-}
-
-size_t nx_csv_format_f64(char *buf, double v)
-{
-    if (!isfinite(v))
-        return nonfinite(buf, v);
-    int n = 0;
-    for (int p = 15; p <= 17; p++) {
-        n = snprintf(buf, 32, "%.*g", p, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    return (size_t)n;
-}
-
 /* FLOAT text of v into o (>= 32 bytes free), through the cache; returns the length. */
 static size_t f32_text(nx_csv *c, char *o, float v)
 {
@@ -191,7 +155,7 @@ static size_t f32_text(nx_csv *c, char *o, float v)
         memcpy(o, e->text, e->len);
         return e->len;
     }
-    size_t n = nx_csv_format_f32(o, v);
+    size_t n = nx_f32_text(o, v);
     if (e && n <= sizeof e->text) {
         e->bits = bits;
         e->len = (uint8_t)n;
@@ -211,7 +175,7 @@ void nx_csv_f64(nx_csv *c, double v)
 {
     sep(c);
     if (reserve(c, 32))
-        c->len += nx_csv_format_f64(c->buf + c->len, v);
+        c->len += nx_f64_text(c->buf + c->len, v);
 }
 
 void nx_csv_bool(nx_csv *c, bool v)
@@ -456,7 +420,7 @@ static inline void row_cells(nx_csv *c, const nxpq_column_data *const *cols, con
             break;
         }
         case NXPQ_FLOAT: c->len += f32_text(c, o, col->values.f32[i]); break;
-        case NXPQ_DOUBLE: c->len += nx_csv_format_f64(o, col->values.f64[i]); break;
+        case NXPQ_DOUBLE: c->len += nx_f64_text(o, col->values.f64[i]); break;
         case NXPQ_BOOLEAN:
             memcpy(o, col->values.b[i] ? "true" : "false", col->values.b[i] ? 4 : 5);
             c->len += col->values.b[i] ? 4 : 5;

@@ -8,9 +8,8 @@
  *     empty string is written as "" so it differs from a null.
  *   null                      -> empty field (nothing between the commas);
  *   INT32/INT64               -> exact decimal, e.g. -42;
- *   FLOAT / DOUBLE            -> the shortest "%.<p>g" text that reads back to the
- *                                same value (p = 6..9 for FLOAT checked with strtof,
- *                                15..17 for DOUBLE with strtod); NaN -> nan,
+ *   FLOAT / DOUBLE            -> the shortest text that reads back to the same
+ *                                value (util/float_text.h); NaN -> nan,
  *                                infinities -> inf / -inf;
  *   BOOLEAN                   -> true / false;
  *   LIST<INT64>, LIST<STRING> -> a JSON array ([1,2], ["a",null]; JSON string
@@ -118,8 +117,5 @@ void nx_csv_row_cells_text(nx_csv *c, const nxpq_column_data *const *cols, const
 /* Helpers, exposed for tests and the viewer. */
 /* Whether a text cell gets the apostrophe. */
 bool nx_csv_needs_guard(const char *s, size_t len);
-/* Shortest round-trip text of a float/double into buf (>= 32 bytes); returns the length. */
-size_t nx_csv_format_f32(char *buf, float v);
-size_t nx_csv_format_f64(char *buf, double v);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "profile/profile_table.h"
 #include "util/decimal.h"
+#include "util/int_ops.h"
 #include "util/json.h"
 
 #define EVENTS "SystemProfileEvents"
@@ -221,12 +222,6 @@ static void rank_view_free(rank_view *v)
     free(v->kernel_starts);
 }
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-    int64_t x = *(const int64_t *)pa, y = *(const int64_t *)pb;
-    return x < y ? -1 : x > y;
-}
-
 /* Builds rank's view from the raw intervals of its devices: false when out of memory. */
 static bool rank_view_build(const acc *a, int64_t rank, rank_view *v)
 {
@@ -244,7 +239,7 @@ static bool rank_view_build(const acc *a, int64_t rank, rank_view *v)
         v->kernel_starts[i] = kern->v[i].start;
     v->n_kernels = kern->n;
     if (v->n_kernels > 1)
-        qsort(v->kernel_starts, v->n_kernels, sizeof *v->kernel_starts, cmp_i64);
+        qsort(v->kernel_starts, v->n_kernels, sizeof *v->kernel_starts, nx_qsort_cmp_i64);
     for (int k = 0; k < N_KINDS; k++)
         v->kind[k].n = nx_interval_union(v->kind[k].v, v->kind[k].n);
     v->all.n = nx_interval_union(v->all.v, v->all.n);
@@ -387,7 +382,7 @@ static void device_json(const nx_device_stat *d, bool safe, nx_strbuf *b)
     nx_json_put_i64_member(b, "wall_ns", d->wall_ns, safe);
     nx_json_put_i64_member(b, "busy_ns", d->busy_ns, safe);
     nx_json_put_i64_member(b, "idle_ns", d->idle_ns, safe);
-    nx_strbuf_printf(b, ",\"utilization\":%.17g", d->utilization);
+    nx_json_put_f64_member(b, "utilization", d->utilization);
     nx_json_put_i64_member(b, "kernel_ns", d->kernel_ns, safe);
     nx_json_put_i64_member(b, "kernel_count", d->kernel_count, safe);
     nx_json_put_i64_member(b, "memcpy_ns", d->memcpy_ns, safe);

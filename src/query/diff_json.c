@@ -38,18 +38,6 @@ static void put_opt_i64(nx_strbuf *b, const char *name, bool have, int64_t v)
         nx_strbuf_printf(b, ",\"%s\":null", name);
 }
 
-/* The shortest %.*g text that reads back as v (17 digits always do). */
-static void put_double(nx_strbuf *b, double v)
-{
-    char t[40];
-    for (int p = 1; p <= 17; p++) {
-        snprintf(t, sizeof t, "%.*g", p, v);
-        if (strtod(t, NULL) == v)
-            break;
-    }
-    nx_strbuf_puts(b, t);
-}
-
 /* The figures of one row or of the totals, each member preceded by a comma. */
 static void put_figures(nx_strbuf *b, const nx_diff *d, const nx_diff_side *a, const nx_diff_side *s)
 {
@@ -62,18 +50,15 @@ static void put_figures(nx_strbuf *b, const nx_diff *d, const nx_diff_side *a, c
     nx_json_put_i64_member(b, "delta_ns", s->total_ns - a->total_ns, true);
     nx_strbuf_puts(b, ",\"ratio\":");
     if (a->total_ns != 0 && s->total_ns != 0)
-        put_double(b, (double)s->total_ns / (double)a->total_ns);
+        nx_json_put_f64(b, (double)s->total_ns / (double)a->total_ns);
     else
         nx_strbuf_puts(b, "null");
     if (d->normalize == NX_DIFF_NORM_NONE)
         return;
     double na = (double)a->total_ns / d->div_a, nb = (double)s->total_ns / d->div_b;
-    nx_strbuf_puts(b, ",\"norm_a\":");
-    put_double(b, na);
-    nx_strbuf_puts(b, ",\"norm_b\":");
-    put_double(b, nb);
-    nx_strbuf_puts(b, ",\"norm_delta\":");
-    put_double(b, nb - na);
+    nx_json_put_f64_member(b, "norm_a", na);
+    nx_json_put_f64_member(b, "norm_b", nb);
+    nx_json_put_f64_member(b, "norm_delta", nb - na);
 }
 
 static void put_rank(nx_strbuf *b, const char *name, bool have, int64_t rank)
@@ -97,7 +82,7 @@ static void put_opt_double(nx_strbuf *b, const char *name, bool have, double v)
 {
     nx_strbuf_printf(b, ",\"%s\":", name);
     if (have)
-        put_double(b, v);
+        nx_json_put_f64(b, v);
     else
         nx_strbuf_puts(b, "null");
 }

@@ -9,6 +9,7 @@
 
 #include "profile/profile_table.h"
 #include "query/diff.h"
+#include "util/int_ops.h"
 
 /* Whether the key holds the rank: false when neither side has more than one. */
 static bool ranks_differ(const nx_device_stats *s)
@@ -22,23 +23,18 @@ static bool ranks_differ(const nx_device_stats *s)
     return false;
 }
 
-static int cmp_i64(int64_t a, int64_t b)
-{
-    return (a > b) - (a < b);
-}
-
 static int dev_cmp(const nx_device_stat *a, const nx_device_stat *b, bool by_rank)
 {
-    int c = by_rank ? cmp_i64(a->rank, b->rank) : 0;
+    int c = by_rank ? nx_cmp_i64(a->rank, b->rank) : 0;
     if (c == 0)
-        c = cmp_i64((int64_t)a->type, (int64_t)b->type);
-    return c ? c : cmp_i64(a->index, b->index);
+        c = nx_cmp_i64((int64_t)a->type, (int64_t)b->type);
+    return c ? c : nx_cmp_i64(a->index, b->index);
 }
 
 static int step_cmp(const nx_step_stat *a, const nx_step_stat *b, bool by_rank)
 {
-    int c = by_rank ? cmp_i64(a->rank, b->rank) : 0;
-    return c ? c : cmp_i64(a->step, b->step);
+    int c = by_rank ? nx_cmp_i64(a->rank, b->rank) : 0;
+    return c ? c : nx_cmp_i64(a->step, b->step);
 }
 
 /* qsort's comparators, with the rank in the key (a side's own order always has it:
@@ -51,7 +47,7 @@ static int dev_sort(const void *x, const void *y)
 static int step_sort(const void *x, const void *y)
 {
     int c = step_cmp(x, y, true);
-    return c ? c : cmp_i64(((const nx_step_stat *)x)->start_ns, ((const nx_step_stat *)y)->start_ns);
+    return c ? c : nx_cmp_i64(((const nx_step_stat *)x)->start_ns, ((const nx_step_stat *)y)->start_ns);
 }
 
 /* qsort, which must not see the NULL of an empty list. */

@@ -251,7 +251,7 @@ void nx_engine_breakdown_json(const nx_engine_breakdown *b, bool s, nx_strbuf *o
     nx_json_put_i64_member(out, "dma_count", b->dma_count, s);
     nx_json_put_i64_member(out, "dma_bytes", b->dma_bytes, s);
     nx_json_put_i64_member(out, "dma_busy_ns", b->dma_busy_ns, s);
-    bd_json_num(out, "dma_gbps", b->dma_gbps);
+    nx_json_put_f64_member(out, "dma_gbps", b->dma_gbps);
     nx_strbuf_puts(out, ",\"engines\":[");
     for (size_t i = 0; i < b->n_engines; i++) {
         nx_strbuf_puts(out, i ? ",{\"engine\":" : "{\"engine\":");

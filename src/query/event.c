@@ -6,6 +6,7 @@
 
 #include "profile/profile_table.h"
 #include "query/window.h"
+#include "util/text.h"
 
 #define ORD_ROW_MASK ((INT64_C(1) << 40) - 1)
 
@@ -130,9 +131,7 @@ static int find_track(nx_event *ev, nx_profile_table *t, int64_t ordinal, int64_
     }
     int rc = 0;
     if (name) {
-        if ((ev->track = malloc(len + 1))) {
-            memcpy(ev->track, name, len);
-            ev->track[len] = '\0';
+        if ((ev->track = nx_text_dup(name, len))) {
             ev->track_len = len;
             ev->has_track = true;
         } else {

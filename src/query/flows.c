@@ -17,22 +17,13 @@
 #include "profile/timeline_rules.h"
 #include "query/event.h"
 #include "query/window.h"
+#include "util/text.h"
 
 /* Flow's names of the tables it links (docs/processing.md "Flow"). */
 static const struct {
     const char *flow, *table;
 } LINKED[] = {{"instruction", "Instruction"}, {"dma_block", "DmaPacketAggregated"}};
 #define N_LINKED (sizeof LINKED / sizeof LINKED[0])
-
-static char *dup_text(const char *s, size_t len)
-{
-    char *c = malloc(len + 1);
-    if (c) {
-        memcpy(c, s, len);
-        c[len] = '\0';
-    }
-    return c;
-}
 
 static void ref_free(nx_flow_ref *r)
 {
@@ -182,7 +173,7 @@ static int flow_side(nx_profile_table *flow, const char *self, int64_t x, bool p
             const char *dep;
             size_t dl;
             if (at[C_DEP] >= 0 && nx_column_str(&c[at[C_DEP]], i, &dep, &dl) &&
-                !(e->ref.dependency_type = dup_text(dep, dl)))
+                !(e->ref.dependency_type = nx_text_dup(dep, dl)))
                 goto oom;
             e->ref.has_gap = at[C_GAP] >= 0 && nx_column_int(&c[at[C_GAP]], i, &e->ref.gap_time);
             out->n++;
@@ -256,7 +247,7 @@ static int fill_ref(nx_profile_table *t, nx_flow_ref *r, bool *found, nxpq_error
             size_t len;
             const char *name = nx_window_track_name(w, b.track[k], &len);
             r->end = b.end[k];
-            if (!(r->track = dup_text(name, len))) {
+            if (!(r->track = nx_text_dup(name, len))) {
                 nx_window_close(w);
                 return nxpq_error_set(err, "%s: out of memory", nx_profile_table_name(t));
             }
@@ -379,7 +370,7 @@ static int system_flows(const char *dir, const char *table, int64_t ordinal, int
             size_t len;
             const char *name = nx_window_track_name(w, b.track[k], &len);
             nx_flow_ref r = {.table = table, .ordinal = ord, .start = b.start[k], .end = b.end[k], .track_len = len,
-                             .track = dup_text(name, len), .flow_id = dup_text(mine[m].ptr, mine[m].len),
+                             .track = nx_text_dup(name, len), .flow_id = nx_text_dup(mine[m].ptr, mine[m].len),
                              .seq = lists[0].n + lists[1].n};
             bool pred = b.start[k] < start || (b.start[k] == start && ord < ordinal);
             int p = r.track && r.flow_id ? ref_push(&lists[pred], &r) : (ref_free(&r), -1);

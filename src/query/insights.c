@@ -179,11 +179,12 @@ static int rule_gpu_idle(ctx *c, nxpq_error *err)
                  "idle %.1f %% of the rank's span (%" PRId64 " of %" PRId64 " ns; busy %" PRId64
                  " ns), mostly %s (%" PRId64 " ns): %s",
                  100 * idle, e->t.idle_ns, wall, busy, cause->label, cause_ns, cause->advice);
+        char fb[NX_FLOAT_TEXT_MAX];
         if (add(c, err, subject, idle, ev,
                 "\"device\":\"%s\",\"rank\":%s,\"idle_ns\":%" PRId64 ",\"wall_ns\":%" PRId64 ",\"busy_ns\":%" PRId64
-                ",\"idle_fraction\":%.17g,\"cause\":\"%s\",\"host_wait_ns\":%" PRId64 ",\"kernel_wait_ns\":%" PRId64
+                ",\"idle_fraction\":%s,\"cause\":\"%s\",\"host_wait_ns\":%" PRId64 ",\"kernel_wait_ns\":%" PRId64
                 ",\"other_ns\":%" PRId64,
-                e->device, rank, e->t.idle_ns, wall, busy, idle, cause->id, e->idle.host_wait_ns, e->idle.kernel_wait_ns,
+                e->device, rank, e->t.idle_ns, wall, busy, nx_json_f64_text(fb, idle), cause->id, e->idle.host_wait_ns, e->idle.kernel_wait_ns,
                 e->idle.other_ns) < 0)
             return -1;
     }
@@ -241,10 +242,12 @@ static int rule_low_overlap(ctx *c, nxpq_error *err)
                  "communication %.1f %% of the rank's span (%" PRId64 " ns), %.1f %% of it under compute: overlap "
                  "it (gradient bucketing, asynchronous collectives, prefetching the next layer's weights)",
                  100 * share, comm, e->t.overlap_pct);
+        char fs[NX_FLOAT_TEXT_MAX], fo[NX_FLOAT_TEXT_MAX];
         if (add(c, err, subject, 2 * (double)e->t.communication_ns / (double)e->t.window_ns, ev,
                 "\"device\":\"%s\",\"rank\":%s,\"communication_ns\":%" PRId64 ",\"exposed_ns\":%" PRId64
-                ",\"window_ns\":%" PRId64 ",\"communication_share\":%.17g,\"overlap_pct\":%.17g",
-                e->device, rank, comm, e->t.communication_ns, e->t.window_ns, share, e->t.overlap_pct) < 0)
+                ",\"window_ns\":%" PRId64 ",\"communication_share\":%s,\"overlap_pct\":%s",
+                e->device, rank, comm, e->t.communication_ns, e->t.window_ns, nx_json_f64_text(fs, share),
+                nx_json_f64_text(fo, e->t.overlap_pct)) < 0)
             return -1;
     }
     return 0;
@@ -283,10 +286,13 @@ static int ratio_rule(ctx *c, nxpq_error *err, const char *num, const char *den,
     double r = n / d;
     if (below ? r >= limit : r <= limit)
         return 0;
-    char ev[256];
-    snprintf(ev, sizeof ev, "%s is %.1f %% of %s (%.17g of %.17g)", num, 100 * r, den, n, d);
+    char ev[256], fn[NX_FLOAT_TEXT_MAX], fd[NX_FLOAT_TEXT_MAX], fr[NX_FLOAT_TEXT_MAX];
+    nx_json_f64_text(fn, n);
+    nx_json_f64_text(fd, d);
+    snprintf(ev, sizeof ev, "%s is %.1f %% of %s (%s of %s)", num, 100 * r, den, fn, fd);
     double score = below ? 1 - r / limit : clamp01((r - limit) / (1 - limit));
-    return add(c, err, "", score, ev, "\"%s\":%.17g,\"%s\":%.17g,\"ratio\":%.17g", num, n, den, d, r);
+    return add(c, err, "", score, ev, "\"%s\":%s,\"%s\":%s,\"ratio\":%s", num, fn, den, fd,
+               nx_json_f64_text(fr, r));
 }
 
 static int rule_model_flops(ctx *c, nxpq_error *err)
@@ -310,12 +316,14 @@ static int rule_spill(ctx *c, nxpq_error *err)
     double r = (save + reload) / hbm;
     if (r <= 0.25)
         return 0;
-    char ev[256];
-    snprintf(ev, sizeof ev, "spill save + reload is %.1f %% of HBM reads (%.17g + %.17g of %.17g bytes)", 100 * r,
-             save, reload, hbm);
+    char ev[256], fs[NX_FLOAT_TEXT_MAX], fl[NX_FLOAT_TEXT_MAX], fh[NX_FLOAT_TEXT_MAX], fr[NX_FLOAT_TEXT_MAX];
+    nx_json_f64_text(fs, save);
+    nx_json_f64_text(fl, reload);
+    nx_json_f64_text(fh, hbm);
+    snprintf(ev, sizeof ev, "spill save + reload is %.1f %% of HBM reads (%s + %s of %s bytes)", 100 * r, fs, fl, fh);
     return add(c, err, "", (r - 0.25) / 0.75, ev,
-               "\"spill_save_bytes\":%.17g,\"spill_reload_bytes\":%.17g,\"hbm_read_bytes\":%.17g,\"ratio\":%.17g",
-               save, reload, hbm, r);
+               "\"spill_save_bytes\":%s,\"spill_reload_bytes\":%s,\"hbm_read_bytes\":%s,\"ratio\":%s", fs, fl,
+               fh, nx_json_f64_text(fr, r));
 }
 
 #define SMALL_DMA_BYTES 4096.0
@@ -328,10 +336,12 @@ static int rule_small_dma(ctx *c, nxpq_error *err)
     if (!field(c, "dma_transfer_average_bytes", &avg) || !field(c, "dma_transfer_count", &count) || count <= 0 ||
         avg >= SMALL_DMA_BYTES)
         return 0;
-    char ev[256];
-    snprintf(ev, sizeof ev, "DMA transfers average %.17g bytes (under 4 KiB) over %.17g transfers", avg, count);
+    char ev[256], fa[NX_FLOAT_TEXT_MAX], fc[NX_FLOAT_TEXT_MAX];
+    nx_json_f64_text(fa, avg);
+    nx_json_f64_text(fc, count);
+    snprintf(ev, sizeof ev, "DMA transfers average %s bytes (under 4 KiB) over %s transfers", fa, fc);
     return add(c, err, "", 1 - avg / SMALL_DMA_BYTES, ev,
-               "\"dma_transfer_average_bytes\":%.17g,\"dma_transfer_count\":%.17g", avg, count);
+               "\"dma_transfer_average_bytes\":%s,\"dma_transfer_count\":%s", fa, fc);
 }
 
 /* The row callback of scan_rows: the batch and the row in it. */
@@ -400,7 +410,7 @@ static int throttle_row(void *p, const nxpq_batch *b, size_t r, nxpq_error *err)
     double pct = col[3].type == NXPQ_DOUBLE && (!col[3].valid || col[3].valid[r]) ? col[3].values.f64[r]
                  : col[3].type == NXPQ_FLOAT && (!col[3].valid || col[3].valid[r]) ? col[3].values.f32[r]
                                                                                     : 0;
-    char subject[96], ev[256];
+    char subject[96], ev[256], fp[NX_FLOAT_TEXT_MAX];
     size_t shown = tlen > 40 ? 40 : tlen;
     snprintf(subject, sizeof subject, "NeuronCore %" PRId64 ", %.*s", nc, (int)shown, type);
     snprintf(ev, sizeof ev, "throttled %" PRId64 " ns while active (%.3g %% of the active time)", ns, pct);
@@ -409,8 +419,8 @@ static int throttle_row(void *p, const nxpq_batch *b, size_t r, nxpq_error *err)
     int rc = nx_strbuf_failed(&q) ? nxpq_error_set(err, "ThrottleSummary: out of memory")
              : add(c, err, subject, pct / 100, ev,
                    "\"nc_idx\":%" PRId64 ",\"throttle_type\":%s,\"throttle_active_time_ns\":%" PRId64
-                   ",\"throttle_active_time_percent\":%.17g",
-                   nc, q.data, ns, pct);
+                   ",\"throttle_active_time_percent\":%s",
+                   nc, q.data, ns, nx_json_f64_text(fp, pct));
     nx_strbuf_free(&q);
     return rc;
 }
@@ -613,7 +623,9 @@ void nx_insights_json(const nx_insights *s, nx_strbuf *b)
         nx_json_put_cstr(b, x->rule->threshold);
         nx_strbuf_puts(b, ",\"subject\":");
         nx_json_put_cstr(b, x->subject);
-        nx_strbuf_printf(b, ",\"severity\":\"%s\",\"score\":%.17g,\"evidence\":", x->severity, x->score);
+        nx_strbuf_printf(b, ",\"severity\":\"%s\"", x->severity);
+        nx_json_put_f64_member(b, "score", x->score);
+        nx_strbuf_puts(b, ",\"evidence\":");
         nx_json_put_cstr(b, x->evidence);
         nx_strbuf_printf(b, ",\"values\":%s}", x->values);
     }

@@ -3,36 +3,7 @@
  */
 #include "query/json_cell.h"
 
-#include <math.h>
-
-#include "query/csv.h"
 #include "util/json.h"
-
-void nx_json_f64(nx_strbuf *b, double v)
-{
-    if (isnan(v)) {
-        nx_strbuf_puts(b, "\"nan\"");
-        return;
-    }
-    if (isinf(v)) {
-        nx_strbuf_puts(b, v > 0 ? "\"inf\"" : "\"-inf\"");
-        return;
-    }
-    char buf[40];
-    size_t n = nx_csv_format_f64(buf, v);
-    nx_strbuf_append(b, buf, n);
-}
-
-void nx_json_f32(nx_strbuf *b, float v)
-{
-    if (isnan(v) || isinf(v)) {
-        nx_json_f64(b, (double)v);
-        return;
-    }
-    char buf[40];
-    size_t n = nx_csv_format_f32(buf, v);
-    nx_strbuf_append(b, buf, n);
-}
 
 void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i)
 {
@@ -52,8 +23,8 @@ void nx_json_cell(nx_strbuf *b, const nxpq_column_data *col, size_t i)
     case NXPQ_BOOLEAN: nx_strbuf_puts(b, col->values.b[i] ? "true" : "false"); break;
     case NXPQ_INT32: nx_json_put_i64(b, col->values.i32[i], true); break;
     case NXPQ_INT64: nx_json_put_i64(b, col->values.i64[i], true); break;
-    case NXPQ_FLOAT: nx_json_f32(b, col->values.f32[i]); break;
-    case NXPQ_DOUBLE: nx_json_f64(b, col->values.f64[i]); break;
+    case NXPQ_FLOAT: nx_json_put_f32(b, col->values.f32[i]); break;
+    case NXPQ_DOUBLE: nx_json_put_f64(b, col->values.f64[i]); break;
     case NXPQ_STRING:
         nx_json_put_string(b, col->data + col->offsets[i], (size_t)(col->offsets[i + 1] - col->offsets[i]));
         break;

@@ -14,6 +14,8 @@
 #include "profile/timeline_rules.h"
 #include "query/budget.h"
 #include "query/window.h"
+#include "util/int_ops.h"
+#include "util/text.h"
 
 /* The second pass's columns, in this order (the window appends its own after them). */
 enum { C_PARTITION, C_START_ADDR, C_END_ADDR, C_PCORE, C_BLOCK, C_SOURCE, C_OPCODE, C_OPERANDS, C_QUEUE,
@@ -77,11 +79,7 @@ static int dup_str(const nxpq_column_data *c, size_t i, char **out)
     *out = NULL;
     if (!c || !nx_column_str(c, i, &s, &len))
         return 0;
-    if (!(*out = malloc(len + 1)))
-        return -1;
-    memcpy(*out, s, len);
-    (*out)[len] = '\0';
-    return 0;
+    return (*out = nx_text_dup(s, len)) ? 0 : -1;
 }
 
 static const char *owner_of(const nx_memory_rect *r)
@@ -170,17 +168,15 @@ static int cmp_str(const char *a, const char *b)
     return strcmp(a, b);
 }
 
-static int cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
-
 /* Equal except for the partition: the same allocation in another partition. */
 static int cmp_alloc(const nx_memory_rect *a, const nx_memory_rect *b)
 {
     int c;
-    if ((c = cmp_i64(a->has_pcore_idx, b->has_pcore_idx)) ||
-        (a->has_pcore_idx && (c = cmp_i64(a->pcore_idx, b->pcore_idx))) || (c = cmp_i64(a->start, b->start)) ||
-        (c = cmp_i64(a->end, b->end)) || (c = cmp_i64(a->start_address, b->start_address)) ||
-        (c = cmp_i64(a->end_address, b->end_address)) || (c = cmp_i64(a->has_block_id, b->has_block_id)) ||
-        (a->has_block_id && (c = cmp_i64(a->block_id, b->block_id))))
+    if ((c = nx_cmp_i64(a->has_pcore_idx, b->has_pcore_idx)) ||
+        (a->has_pcore_idx && (c = nx_cmp_i64(a->pcore_idx, b->pcore_idx))) || (c = nx_cmp_i64(a->start, b->start)) ||
+        (c = nx_cmp_i64(a->end, b->end)) || (c = nx_cmp_i64(a->start_address, b->start_address)) ||
+        (c = nx_cmp_i64(a->end_address, b->end_address)) || (c = nx_cmp_i64(a->has_block_id, b->has_block_id)) ||
+        (a->has_block_id && (c = nx_cmp_i64(a->block_id, b->block_id))))
         return c;
     const char *as[6] = {a->op_source_type, a->opcode, a->operands, a->queue_name, a->tensor_name, a->hlo_name};
     const char *bs[6] = {b->op_source_type, b->opcode, b->operands, b->queue_name, b->tensor_name, b->hlo_name};
@@ -194,17 +190,17 @@ static int cmp_merge(const void *x, const void *y)
 {
     const nx_memory_rect *a = x, *b = y;
     int c = cmp_alloc(a, b);
-    return c ? c : cmp_i64(a->partition_lo, b->partition_lo);
+    return c ? c : nx_cmp_i64(a->partition_lo, b->partition_lo);
 }
 
 static int cmp_answer(const void *x, const void *y)
 {
     const nx_memory_rect *a = x, *b = y;
     int c;
-    if ((c = cmp_i64(a->start, b->start)) || (c = cmp_i64(a->partition_lo, b->partition_lo)) ||
-        (c = cmp_i64(a->start_address, b->start_address)))
+    if ((c = nx_cmp_i64(a->start, b->start)) || (c = nx_cmp_i64(a->partition_lo, b->partition_lo)) ||
+        (c = nx_cmp_i64(a->start_address, b->start_address)))
         return c;
-    return cmp_i64(a->ordinal, b->ordinal);
+    return nx_cmp_i64(a->ordinal, b->ordinal);
 }
 
 static void rect_free(nx_memory_rect *r)

@@ -16,6 +16,7 @@
 #include "profile/timeline_rules.h"
 #include "query/row0.h"
 #include "schema/schema.h"
+#include "util/text.h"
 
 void nx_profile_info_free(nx_profile_info *p)
 {
@@ -132,10 +133,8 @@ static bool device_row(const char *dir, nx_profile_device *x, const nxpq_column_
     const char *s = "";
     size_t len = 0;
     nx_column_str(cn, i, &s, &len); /* the caller skips null names */
-    if (!(x->name = malloc(len + 1)))
+    if (!(x->name = nx_text_dup(s, len)))
         return false;
-    memcpy(x->name, s, len);
-    x->name[len] = '\0';
     x->has_nc = cc && nx_column_int(cc, i, &x->nc_id);
     nxpq_error e = {{0}};
     x->dir = nx_device_profile_dir(dir, x->name, &e);

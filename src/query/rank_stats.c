@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "query/device_activity.h"
+#include "util/int_ops.h"
 #include "util/json.h"
+#include "util/text.h"
 
 #define EVENTS "SystemProfileEvents"
 
@@ -60,10 +62,8 @@ static bool intern(acc *a, const char *s, size_t len, size_t *out)
     if (!g)
         return false;
     a->names = g;
-    if (!(g[a->n_names] = malloc(len + 1)))
+    if (!(g[a->n_names] = nx_text_dup(s, len)))
         return false;
-    memcpy(g[a->n_names], s, len);
-    g[a->n_names][len] = '\0';
     *out = a->last_name = a->n_names++;
     return true;
 }
@@ -105,55 +105,51 @@ static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const 
         qsort(v, n, size, cmp);
 }
 
-static int cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
-
-static int by_i64(const void *x, const void *y) { return cmp_i64(*(const int64_t *)x, *(const int64_t *)y); }
-
 /* Steps by rank, start (to find a collective's step by binary search). */
 static int by_rank_start(const void *x, const void *y)
 {
     const step_row *a = x, *b = y;
-    int c = cmp_i64(a->rank, b->rank);
-    return c ? c : cmp_i64(a->start, b->start);
+    int c = nx_cmp_i64(a->rank, b->rank);
+    return c ? c : nx_cmp_i64(a->start, b->start);
 }
 
 /* Steps by number, rank, start: each rank's first row of a number leads its run. */
 static int by_step_rank(const void *x, const void *y)
 {
     const step_row *a = x, *b = y;
-    int c = cmp_i64(a->step, b->step);
-    c = c ? c : cmp_i64(a->rank, b->rank);
-    return c ? c : cmp_i64(a->start, b->start);
+    int c = nx_cmp_i64(a->step, b->step);
+    c = c ? c : nx_cmp_i64(a->rank, b->rank);
+    return c ? c : nx_cmp_i64(a->start, b->start);
 }
 
 /* Collectives by rank, step, name, start: the order occurrences count in. */
 static int by_rank_step_name(const void *x, const void *y)
 {
     const coll_row *a = x, *b = y;
-    int c = cmp_i64(a->rank, b->rank);
-    c = c ? c : cmp_i64(a->step, b->step);
+    int c = nx_cmp_i64(a->rank, b->rank);
+    c = c ? c : nx_cmp_i64(a->step, b->step);
     c = c ? c : (a->name > b->name) - (a->name < b->name);
-    return c ? c : cmp_i64(a->start, b->start);
+    return c ? c : nx_cmp_i64(a->start, b->start);
 }
 
 /* Collectives by instance (step, name, occurrence), then start, rank. */
 static int by_instance(const void *x, const void *y)
 {
     const coll_row *a = x, *b = y;
-    int c = cmp_i64(a->step, b->step);
+    int c = nx_cmp_i64(a->step, b->step);
     c = c ? c : (a->name > b->name) - (a->name < b->name);
-    c = c ? c : cmp_i64(a->occurrence, b->occurrence);
-    c = c ? c : cmp_i64(a->start, b->start);
-    return c ? c : cmp_i64(a->rank, b->rank);
+    c = c ? c : nx_cmp_i64(a->occurrence, b->occurrence);
+    c = c ? c : nx_cmp_i64(a->start, b->start);
+    return c ? c : nx_cmp_i64(a->rank, b->rank);
 }
 
 static int by_output(const void *x, const void *y)
 {
     const nx_straggler *a = x, *b = y;
-    int c = cmp_i64(a->step, b->step);
-    c = c ? c : cmp_i64(a->first_start_ns, b->first_start_ns);
+    int c = nx_cmp_i64(a->step, b->step);
+    c = c ? c : nx_cmp_i64(a->first_start_ns, b->first_start_ns);
     c = c ? c : strcmp(a->name, b->name);
-    return c ? c : cmp_i64(a->occurrence, b->occurrence);
+    return c ? c : nx_cmp_i64(a->occurrence, b->occurrence);
 }
 
 /* ---------------------------------------------------------------- ranks -- */
@@ -169,7 +165,7 @@ static bool collect_ranks(const acc *a, nx_rank_stats *out)
         out->ranks[i] = a->steps[i].rank;
     for (size_t i = 0; i < a->n_colls; i++)
         out->ranks[a->n_steps + i] = a->colls[i].rank;
-    qsort(out->ranks, n, sizeof *out->ranks, by_i64);
+    qsort(out->ranks, n, sizeof *out->ranks, nx_qsort_cmp_i64);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || out->ranks[k - 1] != out->ranks[i])
@@ -180,7 +176,7 @@ static bool collect_ranks(const acc *a, nx_rank_stats *out)
 
 static size_t rank_slot(const nx_rank_stats *s, int64_t rank)
 {
-    const int64_t *p = bsearch(&rank, s->ranks, s->n_ranks, sizeof *s->ranks, by_i64);
+    const int64_t *p = bsearch(&rank, s->ranks, s->n_ranks, sizeof *s->ranks, nx_qsort_cmp_i64);
     return (size_t)(p - s->ranks);   /* every rank asked for was collected */
 }
 
@@ -189,7 +185,7 @@ static size_t rank_slot(const nx_rank_stats *s, int64_t rank)
 /* Sorts v[0..n) and returns its lower middle. */
 static int64_t lower_median(int64_t *v, size_t n)
 {
-    qsort(v, n, sizeof *v, by_i64);
+    qsort(v, n, sizeof *v, nx_qsort_cmp_i64);
     return v[(n - 1) / 2];
 }
 
@@ -448,7 +444,7 @@ static void step_json(const nx_rank_stats *s, const nx_rank_step *st, bool safe,
     put(b, "max_ns", st->max_ns, safe);
     put(b, "median_ns", st->median_ns, safe);
     put(b, "skew_ns", st->skew_ns, safe);
-    nx_strbuf_printf(b, ",\"max_over_median\":%.17g", st->max_over_median);
+    nx_json_put_f64_member(b, "max_over_median", st->max_over_median);
     put(b, "slowest_rank", st->slowest_rank, safe);
     put(b, "fastest_rank", st->fastest_rank, safe);
     if (st->straggler_rank >= 0)

@@ -19,18 +19,9 @@
 #include "profile/thread_label.h"
 #include "query/top.h"
 #include "query/window.h"
+#include "util/text.h"
 
 #define EVENTS "SystemProfileEvents"
-
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
 
 /* ----------------------------------------------------------- busy time -- */
 
@@ -229,7 +220,7 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, int64_t ran
             goto done;
         }
         nx_system_busy *x = &out->busy[out->n_busy];
-        if (!(x->track = acc[i].label ? strdup(acc[i].label) : dup_n(name, len)))
+        if (!(x->track = acc[i].label ? strdup(acc[i].label) : nx_text_dup(name, len)))
             goto oom;
         x->busy_ns = acc[i].busy;
         x->top_level = acc[i].top_level;
@@ -282,7 +273,7 @@ static int read_top(const char *dir, const nx_nesting_values *nest, int64_t rank
                                   .self_ns = st->sum[1],
                                   .sum_null = st->n_values[0] == 0,
                                   .self_null = st->n_values[1] == 0};
-        if (!key.null && !(x->name = dup_n(key.s, key.len))) {
+        if (!key.null && !(x->name = nx_text_dup(key.s, key.len))) {
             nx_top_free(&r);
             return nxpq_error_set(err, "%s: out of memory", EVENTS);
         }
@@ -435,7 +426,7 @@ static int read_devices(const char *dir, nx_system_summary *out, nxpq_error *err
         for (size_t r = 0; r < b->n_rows && out->n_devices < (size_t)rows; r++) {
             nx_system_device *d = &out->devices[out->n_devices++];
             bool named = !cn->valid || cn->valid[r];
-            d->name = named ? dup_n(cn->data + cn->offsets[r], (size_t)(cn->offsets[r + 1] - cn->offsets[r]))
+            d->name = named ? nx_text_dup(cn->data + cn->offsets[r], (size_t)(cn->offsets[r + 1] - cn->offsets[r]))
                             : strdup("");
             if (!d->name)
                 goto oom;

@@ -8,6 +8,7 @@
 #include "profile/profile_table.h"
 #include "profile/timeline_index.h"
 #include "util/file_map.h"
+#include "util/text.h"
 #include "query/nesting_values.h"
 #include "query/track_labels.h"
 #include "query/window.h"
@@ -43,16 +44,6 @@ void nx_tracks_free(nx_tracks *t)
     for (size_t i = 0; i < t->n_errors; i++)
         free(t->errors[i].error);
     memset(t, 0, sizeof *t);
-}
-
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
 }
 
 /* An integer part: the decimal text p[0..n) (an optional '-', then digits), or null. */
@@ -110,7 +101,7 @@ static bool name_parts(nx_track_entry *e)
     e->pid = int_part(p + 1, (size_t)(t - p - 1));
     e->tid = int_part(t + 1, n - (size_t)(t - s) - 1);
     if (p > s) {
-        if (!(e->instance.s = dup_n(s, (size_t)(p - s))))
+        if (!(e->instance.s = nx_text_dup(s, (size_t)(p - s))))
             return false;
         e->instance.len = (size_t)(p - s);
         e->instance.ok = true;
@@ -135,7 +126,7 @@ static nx_track_entry *entry_add(entry_list *l, const nx_timeline_view *v, size_
     }
     nx_track_entry *e = &l->e[l->n];
     memset(e, 0, sizeof *e);
-    if (!(e->name = dup_n(name, len)))
+    if (!(e->name = nx_text_dup(name, len)))
         return NULL;
     e->view = v;
     e->name_len = len;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "profile/profile_table.h"
+#include "util/text.h"
 
 /* A lane and how its series are keyed and labelled (usage.h's table). */
 typedef struct lane_rule {
@@ -83,23 +84,13 @@ static bool key_equal(const nx_usage_series *s, const row_key *k, size_t nk, boo
     return true;
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-
 /* The label of a labelled series (usage.h); false when out of memory. */
 static bool make_label(nx_usage_series *s, const lane_rule *r, size_t nk)
 {
     if (r->fixed_label)
-        return (s->label = dup_n(r->fixed_label, strlen(r->fixed_label))) != NULL;
+        return (s->label = nx_text_dup(r->fixed_label, strlen(r->fixed_label))) != NULL;
     if (r->str_key)
-        return s->key[0].null || (s->label = dup_n(s->key[0].s, s->key[0].len)) != NULL;
+        return s->key[0].null || (s->label = nx_text_dup(s->key[0].s, s->key[0].len)) != NULL;
     char lab[128]; /* two words of <= 8 bytes and two int64s fit */
     size_t n = 0;
     for (size_t j = 0; j < nk && n < sizeof lab; j++) {
@@ -111,7 +102,7 @@ static bool make_label(nx_usage_series *s, const lane_rule *r, size_t nk)
         n += (size_t)snprintf(lab + n, sizeof lab - n, "%s%s%s%s", j ? " " : "", r->key_words[j] ? r->key_words[j] : "",
                               r->key_words[j] ? " " : "", num);
     }
-    return (s->label = dup_n(lab, n < sizeof lab ? n : sizeof lab - 1)) != NULL;
+    return (s->label = nx_text_dup(lab, n < sizeof lab ? n : sizeof lab - 1)) != NULL;
 }
 
 /* A new series for key k (width empty buckets). false when out of memory. */
@@ -125,7 +116,7 @@ static bool series_new(nx_usage_series *s, const lane_rule *r, const row_key *k,
         s->key[j].i = k->k[j];
     }
     if (r->str_key && k->s) {
-        if (!(s->key[0].s = dup_n(k->s, k->len)))
+        if (!(s->key[0].s = nx_text_dup(k->s, k->len)))
             return false;
         s->key[0].len = k->len;
     }

@@ -23,6 +23,7 @@
  * lookup, and names are made only for each combination's first row.
  */
 #include "query/window.h"
+#include "util/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,11 +110,9 @@ static int64_t track_intern(track_set *t, const char *s, size_t len)
         t->hashes = nh;
         t->cap = ncap;
     }
-    char *copy = malloc(len + 1);
+    char *copy = nx_text_dup(s, len);
     if (!copy)
         return -1;
-    memcpy(copy, s, len);
-    copy[len] = '\0';
     size_t id = t->n++;
     t->names[id] = copy;
     t->lens[id] = len;

@@ -35,7 +35,7 @@ static void json_series(nx_strbuf *b, const nx_counter_series *s, int64_t start)
         nx_strbuf_puts(b, "{\"t\":");
         nx_json_i128(b, (__int128)s->before_t - start);
         nx_strbuf_puts(b, ",\"v\":");
-        nx_json_f64(b, s->before_v);
+        nx_json_put_f64(b, s->before_v);
         nx_strbuf_putc(b, '}');
     } else {
         nx_strbuf_puts(b, "null");
@@ -46,7 +46,7 @@ static void json_series(nx_strbuf *b, const nx_counter_series *s, int64_t start)
     for (size_t q = 0; q < s->n; q++) {
         if (q)
             nx_strbuf_putc(b, ',');
-        nx_json_f64(b, s->v[q]);
+        nx_json_put_f64(b, s->v[q]);
     }
     nx_strbuf_puts(b, "]}");
 }

@@ -135,8 +135,9 @@ static void source_line(nx_strbuf *b, const nx_nki_lines *s, size_t i)
     nx_json_put_i64_member(b, "count", l.count, true);
     nx_json_put_i64_member(b, "self_ns", l.self_ns, true);
     nx_json_put_i64_member(b, "total_ns", l.total_ns, true);
-    nx_strbuf_printf(b, ",\"self_percent\":%.6g,\"total_percent\":%.6g}", nx_nki_lines_share(s, l.self_ns),
-                     nx_nki_lines_share(s, l.total_ns));
+    nx_json_put_f64_member(b, "self_percent", nx_nki_lines_share(s, l.self_ns));
+    nx_json_put_f64_member(b, "total_percent", nx_nki_lines_share(s, l.total_ns));
+    nx_strbuf_putc(b, '}');
 }
 
 /* The /source answer of dir, its lines cut at limit: 0 (b filled), or the HTTP
@@ -156,7 +157,7 @@ static unsigned source_json(const char *dir, int64_t limit, nx_strbuf *b, nxpq_e
     nx_json_put_i64_member(b, "instruction_ns", s.instruction_ns, true);
     nx_json_put_i64_member(b, "attributed", s.attributed, true);
     nx_json_put_i64_member(b, "attributed_ns", s.attributed_ns, true);
-    nx_strbuf_printf(b, ",\"coverage_percent\":%.6g", nx_nki_lines_share(&s, s.attributed_ns));
+    nx_json_put_f64_member(b, "coverage_percent", nx_nki_lines_share(&s, s.attributed_ns));
     size_t n = nx_nki_lines_count(&s);
     nx_json_put_i64_member(b, "total_lines", (int64_t)n, true);
     nx_strbuf_puts(b, ",\"lines\":[");

@@ -47,8 +47,8 @@ static void json_value(nx_strbuf *b, const nx_cell *c)
     case NXPQ_BOOLEAN: nx_strbuf_puts(b, c->i ? "true" : "false"); break;
     case NXPQ_INT32:
     case NXPQ_INT64: nx_json_put_i64(b, c->i, true); break;
-    case NXPQ_FLOAT: nx_json_f32(b, (float)c->f); break;
-    case NXPQ_DOUBLE: nx_json_f64(b, c->f); break;
+    case NXPQ_FLOAT: nx_json_put_f32(b, (float)c->f); break;
+    case NXPQ_DOUBLE: nx_json_put_f64(b, c->f); break;
     case NXPQ_STRING: nx_json_put_string(b, c->s, c->len); break;
     default: nx_strbuf_puts(b, "null"); break;
     }
@@ -510,7 +510,7 @@ static enum MHD_Result device_summary(nx_api_req *r, const char *dir, int64_t to
     nx_strbuf_printf(&b, "],\"total_rows\":%" PRId64 "},\"nki_coverage\":", d.have_opcodes ? d.opcode_rows : 0);
     if (d.nki.present) {
         nx_strbuf_puts(&b, "{\"percent\":");
-        nx_json_f64(&b, nx_nki_coverage_percent(&d.nki));
+        nx_json_put_f64(&b, nx_nki_coverage_percent(&d.nki));
         nx_strbuf_printf(&b, ",\"kernel_ns\":%" PRId64 ",\"total_ns\":%" PRId64 ",\"kernel_instructions\":%" PRId64
                              ",\"instructions\":%" PRId64 "}}", d.nki.kernel_ns, d.nki.total_ns,
                          d.nki.kernel_instructions, d.nki.instructions);

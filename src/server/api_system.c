@@ -34,9 +34,9 @@ static void json_opt_f64(nx_strbuf *b, const nx_opt_f64 *x)
     if (!x->ok)
         nx_strbuf_puts(b, "null");
     else if (x->is_double)
-        nx_json_f64(b, x->v);
+        nx_json_put_f64(b, x->v);
     else
-        nx_json_f32(b, (float)x->v);
+        nx_json_put_f32(b, (float)x->v);
 }
 
 static void json_opt_str(nx_strbuf *b, const char *s)

@@ -23,7 +23,7 @@ static void json_val(nx_strbuf *b, nx_usage_value v, bool is_int)
     if (is_int)
         nx_json_put_i64(b, v.i, true);
     else
-        nx_json_f64(b, v.f);
+        nx_json_put_f64(b, v.f);
 }
 
 static void json_series(nx_strbuf *b, const nx_usage_series *s, int64_t start)

@@ -3,7 +3,7 @@
  *
  * The answer carries scalars: BOOLEAN; the integers (8 to 128 bits, signed and
  * unsigned) exactly; FLOAT and DOUBLE as the shortest text that reads back to the
- * same value ("%.9g" / "%.17g" narrowed); DECIMAL exactly, from its stored integer and
+ * same value (util/float_text.h); DECIMAL exactly, from its stored integer and
  * scale; VARCHAR bytes; DATE and TIMESTAMP (s, ms, us, ns) as ISO text; a LIST of any
  * of these (or of lists) as JSON array text. Other types (STRUCT, MAP, ENUM, BLOB,
  * INTERVAL, TIME, UUID, ...) are refused by
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sql/sql_internal.h"
+#include "util/float_text.h"
 #include "util/strbuf.h"
 
 #define SAFE_INT 9007199254740992.0 /* 2^53 */
@@ -148,21 +149,13 @@ static void uint_cell(nx_sql_cell *cell, unsigned __int128 v)
     cell->s = cell->buf;
 }
 
-/* The shortest of "%.<p>g", p from lo to hi, that reads back to v. */
+/* util/float_text.h's text of v (a FLOAT's as the float). */
 static void real_cell(nx_sql_cell *cell, double v, bool is_float)
 {
     cell->kind = NX_SQL_CELL_REAL;
     cell->s = cell->buf;
     cell->finite = isfinite(v);
-    if (!cell->finite) {
-        cell->len = (size_t)snprintf(cell->buf, sizeof cell->buf, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
-        return;
-    }
-    for (int p = is_float ? 6 : 15; p <= (is_float ? 9 : 17); p++) {
-        cell->len = (size_t)snprintf(cell->buf, sizeof cell->buf, "%.*g", p, v);
-        if (is_float ? strtof(cell->buf, NULL) == (float)v : strtod(cell->buf, NULL) == v)
-            return;
-    }
+    cell->len = is_float ? nx_f32_text(cell->buf, (float)v) : nx_f64_text(cell->buf, v);
 }
 
 /* A DECIMAL's stored integer v with `scale` digits after the point, exactly. */

@@ -1,6 +1,7 @@
-/* json.c — JSON string escaping and top-level member scanning (rules in json.h). */
+/* json.c — JSON string escaping, numbers and top-level member scanning (rules in json.h). */
 #include "util/json.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "util/decimal.h"
@@ -123,6 +124,46 @@ void nx_json_put_i64_member(nx_strbuf *b, const char *key, int64_t v, bool safe)
 {
     nx_strbuf_printf(b, ",\"%s\":", key);
     nx_json_put_i64(b, v, safe);
+}
+
+/* The JSON text of v, a double or (single) a float's value, into buf
+ * (NX_FLOAT_TEXT_MAX bytes); its length. */
+static size_t number_text(char *buf, double v, bool single)
+{
+    if (!isfinite(v)) {
+        memcpy(buf, "null", 5);
+        return 4;
+    }
+    return single ? nx_f32_text(buf, (float)v) : nx_f64_text(buf, v);
+}
+
+static void put_number(nx_strbuf *b, double v, bool single)
+{
+    char *out = nx_strbuf_reserve(b, NX_FLOAT_TEXT_MAX);
+    if (out)
+        nx_strbuf_commit(b, number_text(out, v, single));
+}
+
+const char *nx_json_f64_text(char *buf, double v)
+{
+    number_text(buf, v, false);
+    return buf;
+}
+
+const char *nx_json_f32_text(char *buf, float v)
+{
+    number_text(buf, v, true);
+    return buf;
+}
+
+void nx_json_put_f64(nx_strbuf *b, double v) { put_number(b, v, false); }
+
+void nx_json_put_f32(nx_strbuf *b, float v) { put_number(b, v, true); }
+
+void nx_json_put_f64_member(nx_strbuf *b, const char *key, double v)
+{
+    nx_strbuf_printf(b, ",\"%s\":", key);
+    nx_json_put_f64(b, v);
 }
 
 void nx_json_put_cstr(nx_strbuf *b, const char *s)

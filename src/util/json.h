@@ -14,6 +14,16 @@
  *     the bad byte is kept;
  *   - a NUL byte inside [s, s+len) is \u0000.
  *
+ * Numbers (nx_json_put_i64, nx_json_put_f64, nx_json_put_f32), the one
+ * convention of every JSON the product writes (HTTP API, CLI --format json,
+ * JSON exports):
+ *   - integers exact; for the HTTP API past +-2^53 as decimal strings;
+ *   - floats as the shortest text that reads back as the same double or float
+ *     (util/float_text.h), e.g. 0.1, 1e+300;
+ *   - NaN and infinities as null: RFC 8259 has no such numbers, and null is
+ *     what JSON.parse, Python's json and pandas read as a missing number
+ *     (a string "nan" would turn a numeric column into text).
+ *
  * Scanning (nx_json_member, nx_json_string_member): the value of one member of
  * a JSON object's top level, found without building a tree. The text is
  * trusted to be JSON (it was produced by a parser or by the escaper above);
@@ -27,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/float_text.h"
 #include "util/strbuf.h"
 
 /* The most bytes nx_json_escape_char writes for one character. */
@@ -56,6 +67,24 @@ void nx_json_put_i64(nx_strbuf *b, int64_t v, bool safe);
 /* Appends the member `,"key":v` (nx_json_put_i64); key is written as it is, so
  * a literal that needs no escaping. */
 void nx_json_put_i64_member(nx_strbuf *b, const char *key, int64_t v, bool safe);
+
+/* Appends the double v as its shortest round-trip text; null when not finite. */
+void nx_json_put_f64(nx_strbuf *b, double v);
+
+
+
+/* Appends the float v as the shortest text that reads back as the same float
+ * (so 0.1f is 0.1, not 0.100000001); null when not finite. */
+void nx_json_put_f32(nx_strbuf *b, float v);
+
+/* The texts nx_json_put_f64 / nx_json_put_f32 append, into buf
+ * (NX_FLOAT_TEXT_MAX bytes); return buf, for writers that assemble JSON with
+ * printf's %s or write it to a FILE. */
+const char *nx_json_f64_text(char *buf, double v);
+const char *nx_json_f32_text(char *buf, float v);
+
+/* Appends the member `,"key":v` (nx_json_put_f64); key as in nx_json_put_i64_member. */
+void nx_json_put_f64_member(nx_strbuf *b, const char *key, double v);
 
 /* nx_json_put_string of the NUL-terminated s. */
 void nx_json_put_cstr(nx_strbuf *b, const char *s);

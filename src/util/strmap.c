@@ -7,6 +7,8 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "util/text.h"
+
 static size_t find(const nx_strmap_slot *slots, size_t cap, const char *key, size_t len, uint64_t h)
 {
     size_t i = (size_t)h & (cap - 1);
@@ -45,11 +47,9 @@ int nx_strmap_put(nx_strmap *m, const char *key, size_t len, uint64_t value)
 {
     if ((m->n + 1) * 2 > m->cap && grow(m) < 0)
         return -1;
-    char *k = malloc(len + 1);
+    char *k = nx_text_dup(key, len);
     if (!k)
         return -1;
-    memcpy(k, key, len);
-    k[len] = '\0';
     uint64_t h = XXH3_64bits(key, len);
     size_t i = find(m->slots, m->cap, key, len, h);
     m->slots[i] = (nx_strmap_slot){.key = k, .len = len, .hash = h, .value = value};

@@ -203,7 +203,7 @@ static void test_gpu_rules_fire(void **state)
     assert_string_equal(s.items[0].severity, "high");
     /* No launch is linked: every gap is "other". */
     assert_string_equal(s.items[0].values, "{\"device\":\"GPU 0\",\"rank\":0,\"idle_ns\":800,\"wall_ns\":1000,"
-                                           "\"busy_ns\":200,\"idle_fraction\":0.80000000000000004,"
+                                           "\"busy_ns\":200,\"idle_fraction\":0.8,"
                                            "\"cause\":\"other\",\"host_wait_ns\":0,\"kernel_wait_ns\":0,"
                                            "\"other_ns\":800}");
     assert_non_null(strstr(s.items[0].evidence, "mostly other idle (800 ns): no work was queued"));
@@ -250,7 +250,7 @@ static void test_host_wait_and_launch_outliers(void **state)
     near(s.items[0].score, 0.825);
     assert_string_equal(s.items[0].values,
                         "{\"device\":\"GPU 0\",\"rank\":null,\"idle_ns\":9900000,\"wall_ns\":12000000,"
-                        "\"busy_ns\":2100000,\"idle_fraction\":0.82499999999999996,\"cause\":\"host_wait\","
+                        "\"busy_ns\":2100000,\"idle_fraction\":0.825,\"cause\":\"host_wait\","
                         "\"host_wait_ns\":6100020,\"kernel_wait_ns\":0,\"other_ns\":3799980}");
     assert_non_null(strstr(s.items[0].evidence, "mostly host wait (6100020 ns): the CPU does not launch work fast "
                                                 "enough: capture the step in CUDA graphs or torch.compile it"));

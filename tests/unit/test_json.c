@@ -1,11 +1,12 @@
 /* test_json.c — unit tests of util/json: string escaping (control bytes,
- * invalid UTF-8) and top-level member scanning. Expected texts are written out
+ * invalid UTF-8), numbers and top-level member scanning. Expected texts are written out
  * by hand from the rules in json.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,37 @@ static void test_put_i64(void **state)
     nx_json_put_i64_member(&b, "c", INT64_C(-9007199254740991), true);
     assert_string_equal(b.data, ",\"a_ns\":\"9007199254740992\",\"b\":9007199254740992,\"c\":-9007199254740991");
     nx_strbuf_free(&b);
+}
+
+/* Floats: shortest round-trip text (Python's repr, numpy's float32 repr), non-finite as null. */
+static void test_put_floats(void **state)
+{
+    (void)state;
+    nx_strbuf b = NX_STRBUF_INIT;
+    nx_json_put_f64(&b, 0.1);
+    nx_strbuf_putc(&b, ' ');
+    nx_json_put_f64(&b, 1e300);
+    nx_strbuf_putc(&b, ' ');
+    nx_json_put_f64(&b, NAN);
+    nx_strbuf_putc(&b, ' ');
+    nx_json_put_f64(&b, -INFINITY);
+    nx_strbuf_putc(&b, ' ');
+    nx_json_put_f32(&b, 0.1f);
+    nx_strbuf_putc(&b, ' ');
+    nx_json_put_f32(&b, 1.0f / 3);
+    nx_strbuf_putc(&b, ' ');
+    nx_json_put_f32(&b, INFINITY);
+    nx_json_put_f64_member(&b, "r", 0.30000000000000004);
+    nx_json_put_f64_member(&b, "n", NAN);
+    assert_false(nx_strbuf_failed(&b));
+    assert_string_equal(b.data, "0.1 1e+300 null null 0.1 0.33333334 null,\"r\":0.30000000000000004,\"n\":null");
+    nx_strbuf_free(&b);
+    /* The printf-side forms give the same texts. */
+    char t[NX_FLOAT_TEXT_MAX];
+    assert_string_equal(nx_json_f64_text(t, 0.8), "0.8");
+    assert_string_equal(nx_json_f64_text(t, INFINITY), "null");
+    assert_string_equal(nx_json_f32_text(t, 3.4028235e38f), "3.4028235e+38");
+    assert_string_equal(nx_json_f32_text(t, NAN), "null");
 }
 
 static void test_escapes_specials_and_controls(void **state)
@@ -169,6 +201,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_put_i64),
+        cmocka_unit_test(test_put_floats),
         cmocka_unit_test(test_escapes_specials_and_controls),
         cmocka_unit_test(test_valid_utf8_is_copied),
         cmocka_unit_test(test_invalid_utf8_becomes_replacement),
