@@ -209,6 +209,7 @@ struct nx_profile_scan {
     nx_profile_table *t;
     nx_profile_scan_options o;
     size_t file;            /* index of the file being scanned */
+    int64_t file_first;     /* table-wide row number of that file's first row */
     nxpq_reader *reader;    /* that file's reader (not owned when the table keeps it) */
     nxpq_scan *scan;
     size_t *proj;           /* per-file column indices for the projection */
@@ -239,6 +240,23 @@ static void scan_close_file(nx_profile_scan *s)
     s->reader = NULL;
 }
 
+/* The projected columns' types, from file 0 (the table's schema), whichever
+ * file the scan starts at. */
+static int resolve_types(nx_profile_scan *s, nxpq_error *err)
+{
+    const nxpq_reader *r0 = s->t->readers[0];
+    for (size_t i = 0; i < s->o.n_columns; i++) {
+        int c = nxpq_reader_find_column(r0, s->o.columns[i]);
+        if (c < 0)
+            return nxpq_error_set(err, "%s: %s has no column '%s'", s->t->name, s->t->paths[0], s->o.columns[i]);
+        s->types[i] = nxpq_reader_column(r0, (size_t)c)->type;
+        if (s->types[i] == NXPQ_UNSUPPORTED)
+            return nxpq_error_set(err, "%s: column '%s' of %s has a type this reader cannot decode", s->t->name,
+                                  s->o.columns[i], s->t->paths[0]);
+    }
+    return 0;
+}
+
 /* Opens file s->file and starts its scan with the projection resolved by name. */
 static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
 {
@@ -253,14 +271,7 @@ static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
             return -1;
         }
         nxpq_type ty = nxpq_reader_column(s->reader, (size_t)c)->type;
-        if (s->file == 0) {
-            if (ty == NXPQ_UNSUPPORTED) {
-                nxpq_error_set(err, "%s: column '%s' of %s has a type this reader cannot decode", s->t->name,
-                        s->o.columns[i], path);
-                return -1;
-            }
-            s->types[i] = ty;
-        } else if (ty != s->types[i]) {
+        if (ty != s->types[i]) {
             nxpq_error_set(err, "%s: column '%s' is %s in %s but %s in %s", s->t->name, s->o.columns[i],
                     nxpq_type_name(ty), path, nxpq_type_name(s->types[i]), s->t->paths[0]);
             return -1;
@@ -272,6 +283,10 @@ static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
     nxpq_scan_options so = {
         .columns = s->proj, .n_columns = s->o.n_columns, .batch_rows = s->o.batch_rows,
         .threads = s->o.threads, .dictionary = s->o.dictionary};
+    if (s->o.rows_end > 0) {
+        so.rows_begin = s->o.rows_begin > s->file_first ? s->o.rows_begin - s->file_first : 0;
+        so.rows_end = s->o.rows_end - s->file_first;
+    }
     for (size_t i = 0; i < 1 + s->o.n_more_ranges; i++) {
         const char *col = i == 0 ? s->o.range_column : s->o.more_ranges[i - 1].column;
         if (!col)
@@ -318,7 +333,10 @@ nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan
     for (size_t i = 0; i < o->n_more_ranges; i++)
         s->more[i] = o->more_ranges[i];
     s->o.more_ranges = s->more;
-    if (scan_open_file(s, err) != 0) {
+    /* A span starts at the file holding its first row. */
+    while (o->rows_end > 0 && s->file + 1 < t->n_files && s->file_first + t->file_rows[s->file] <= o->rows_begin)
+        s->file_first += t->file_rows[s->file++];
+    if (resolve_types(s, err) != 0 || scan_open_file(s, err) != 0) {
         nx_profile_scan_close(s);
         return NULL;
     }
@@ -339,7 +357,8 @@ int nx_profile_scan_next(nx_profile_scan *s, const nxpq_batch **out, nxpq_error 
             return 1;
         }
         scan_close_file(s);
-        if (++s->file >= s->t->n_files)
+        s->file_first += s->t->file_rows[s->file];
+        if (++s->file >= s->t->n_files || (s->o.rows_end > 0 && s->file_first >= s->o.rows_end))
             return 0;
         if (scan_open_file(s, err) != 0)
             return -1;

@@ -73,6 +73,11 @@ typedef struct nx_profile_scan_options {
      * outlive the scan. */
     const struct nx_profile_range *more_ranges;
     size_t n_more_ranges;
+    /* With rows_end > 0: only the table's rows [rows_begin, rows_end), rows
+     * numbered across its files in order (file i's first row is the sum of the
+     * earlier files' row counts); only their files and pages are read. Lets
+     * workers share a table out, one span each. */
+    int64_t rows_begin, rows_end;
 } nx_profile_scan_options;
 
 typedef struct nx_profile_range {

@@ -21,8 +21,10 @@
 #include "profile/nesting.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
+#include "query/row_split.h"
 #include "query/window.h"
 #include "schema/schema.h"
+#include "util/fork_join.h"
 
 enum { GROUP_BITS = 20 };
 _Static_assert(NX_AGGREGATE_MAX_GROUPS == 1u << GROUP_BITS, "group ids fit the nesting row's low bits");
@@ -154,6 +156,8 @@ static int64_t key_group(keyset *k, bool null, bool is_int, int64_t i, const cha
 typedef struct agg {
     const nx_aggregate_options *o;
     const char *table;
+    const char *dir;              /* the profile (each span opens the table itself) */
+    int64_t rows;                 /* the table's rows */
     bool by_track, have_key;      /* have_key: the files hold the key column */
     keyset ks;
     uint8_t *track_sel;           /* per track id: selected */
@@ -368,6 +372,115 @@ static int finish(agg *a, nx_aggregate *out, nxpq_error *err)
     return 0;
 }
 
+/* ------------------------------------------------------------------ spans -- */
+
+static void agg_release(agg *a)
+{
+    nx_nesting_free(a->nest);
+    keyset_free(&a->ks);
+    free(a->track_sel);
+    free(a->track_gid);
+    free(a->dict_gid);
+}
+
+/* Passes the table's rows [begin, end) (all when end is 0) into a. */
+static int pass_span(agg *a, nx_profile_table *t, const char *by, int64_t begin, int64_t end, nxpq_error *err)
+{
+    const char *cols[1] = {by};
+    nx_window_options wo = {.start = a->o->start, .end = a->o->end, .columns = cols, .n_columns = a->have_key,
+                            .dictionary = true, .rows_begin = begin, .rows_end = end};
+    nx_window *w = nx_window_open(t, &wo, err);
+    if (!w)
+        return -1;
+    nx_window_batch b;
+    int more, rc = 0;
+    while ((more = nx_window_next(w, &b, err)) > 0 && (rc = add_batch(a, w, &b, err)) == 0)
+        ;
+    nx_window_close(w);
+    return more < 0 ? -1 : rc;
+}
+
+/* The workers of a table shared out (row_split.h): span i goes into part[i],
+ * part[0] being the caller's state. */
+typedef struct span_job {
+    const char *dir, *by;
+    int64_t rows;
+    size_t n;
+    agg *part[NX_FORK_JOIN_MAX];
+    int rc[NX_FORK_JOIN_MAX];
+    nxpq_error err[NX_FORK_JOIN_MAX];
+} span_job;
+
+static void span_work(void *ctx, size_t i)
+{
+    span_job *j = ctx;
+    agg *a = j->part[i];
+    int64_t begin, end;
+    nx_row_split_span(j->rows, j->n, i, &begin, &end);
+    nx_profile_table *t;
+    j->rc[i] = nx_profile_table_open(j->dir, a->table, &t, &j->err[i]);
+    if (j->rc[i] == NX_PROFILE_TABLE_ABSENT)
+        j->rc[i] = nxpq_error_set(&j->err[i], "%s: the table went away while it was aggregated", a->table);
+    if (j->rc[i] != 0)
+        return;
+    j->rc[i] = pass_span(a, t, j->by, begin, end, &j->err[i]);
+    nx_profile_table_close(t);
+}
+
+/* Adds part p's groups into a's: sums per key, so the groups, and the order
+ * finish gives them, are those of one pass. */
+static int merge_part(agg *a, const agg *p, nxpq_error *err)
+{
+    a->events += p->events;
+    for (size_t id = 0; id < p->ks.n; id++) {
+        const nx_aggregate_group *g = &p->ks.g[id];
+        const char *text = g->null || g->is_int ? NULL : p->ks.bytes + p->ks.m[id].off;
+        int64_t gid = key_group(&a->ks, g->null, g->is_int, g->i, text, g->len);
+        if (gid < 0)
+            return gid == -2 ? NX_AGGREGATE_TOO_MANY : nxpq_error_set(err, "%s: out of memory aggregating", a->table);
+        a->ks.g[gid].count += g->count;
+        if (__builtin_add_overflow(a->ks.g[gid].total_ns, g->total_ns, &a->ks.g[gid].total_ns))
+            return nxpq_error_set(err, "%s: total time of a group beyond int64", a->table);
+    }
+    return 0;
+}
+
+/* Passes the table into a: in spans on threads, merged into a, or, for a
+ * nested table (whose nesting pass needs each track whole and in order), in
+ * one span on the caller's thread. Memory: each span's groups. */
+static int pass_spans(agg *a, const char *by, nxpq_error *err)
+{
+    span_job *j = calloc(1, sizeof *j);
+    agg *parts = NULL;
+    if (!j)
+        return nxpq_error_set(err, "%s: out of memory aggregating", a->table);
+    j->dir = a->dir;
+    j->by = by;
+    j->rows = a->rows;
+    j->n = a->nest ? 1 : nx_row_split_count(j->rows, a->o->threads);
+    if (j->n > 1 && !(parts = calloc(j->n - 1, sizeof *parts))) {
+        free(j);
+        return nxpq_error_set(err, "%s: out of memory aggregating", a->table);
+    }
+    j->part[0] = a;
+    for (size_t i = 1; i < j->n; i++) {
+        parts[i - 1] = (agg){.o = a->o, .table = a->table, .by_track = a->by_track, .have_key = a->have_key};
+        j->part[i] = &parts[i - 1];
+    }
+    nx_fork_join(j->n, span_work, j);
+    int rc = 0;
+    for (size_t i = 0; i < j->n && rc == 0; i++)
+        if ((rc = j->rc[i]) != 0)
+            *err = j->err[i];
+    for (size_t i = 1; i < j->n && rc == 0; i++)
+        rc = merge_part(a, j->part[i], err);
+    for (size_t i = 1; i < j->n; i++)
+        agg_release(j->part[i]);
+    free(parts);
+    free(j);
+    return rc;
+}
+
 /* -------------------------------------------------------------------- run -- */
 
 /* Checks o->by against the schema and the files: 0 (a->by_track / a->have_key
@@ -413,25 +526,12 @@ static int run(agg *a, nx_profile_table *t, nx_aggregate *out, nxpq_error *err)
             return nxpq_error_set(err, "%s: out of memory computing self time", a->table);
         nx_nesting_clip(a->nest, a->o->start, a->o->end);
     }
-    const char *cols[1] = {out->by};
-    nx_window_options wo = {.start = a->o->start, .end = a->o->end, .columns = cols, .n_columns = a->have_key,
-                            .dictionary = true};
-    nx_window *w = nx_window_open(t, &wo, err);
-    if (!w)
-        return -1;
-    nx_window_batch b;
-    int more;
-    while ((more = nx_window_next(w, &b, err)) > 0 && (rc = add_batch(a, w, &b, err)) == 0)
-        ;
-    nx_window_close(w);
-    if (more < 0)
-        return -1;
-    if (rc != 0) {
-        if (rc == NX_AGGREGATE_TOO_MANY)
-            nxpq_error_set(err, "%s: grouping by '%s' gives more than %u groups", a->table, out->by,
-                           NX_AGGREGATE_MAX_GROUPS);
+    rc = pass_spans(a, out->by, err);
+    if (rc == NX_AGGREGATE_TOO_MANY)
+        nxpq_error_set(err, "%s: grouping by '%s' gives more than %u groups", a->table, out->by,
+                       NX_AGGREGATE_MAX_GROUPS);
+    if (rc != 0)
         return rc;
-    }
     return finish(a, out, err);
 }
 
@@ -445,14 +545,10 @@ int nx_aggregate_run(const char *profile_dir, const nx_aggregate_options *o, nx_
     int rc = nx_profile_table_open(profile_dir, o->table, &t, err);
     if (rc != 0)
         return rc;
-    agg a = {.o = o, .table = o->table};
+    agg a = {.o = o, .table = o->table, .dir = profile_dir, .rows = nx_profile_table_num_rows(t)};
     rc = run(&a, t, out, err);
     nx_profile_table_close(t);
-    nx_nesting_free(a.nest);
-    keyset_free(&a.ks);
-    free(a.track_sel);
-    free(a.track_gid);
-    free(a.dict_gid);
+    agg_release(&a);
     if (rc != 0) {
         const char *by = out->by;
         nx_aggregate_free(out);

@@ -43,6 +43,13 @@
  * has it (a key is looked up once per dictionary entry, not per row). Memory:
  * the groups (at most NX_AGGREGATE_MAX_GROUPS) and, for nested tables, the
  * nesting pass's stacks; nothing per event.
+ *
+ * Threads: a table whose events do not nest is shared out in consecutive row
+ * spans (query/row_split.h), one thread per span with its own table handle
+ * and groups; the spans' groups are then summed key by key, so the answer is
+ * the same whatever the number of threads (memory: each span's groups). A
+ * nested table is passed on one thread: its nesting pass needs each track
+ * whole and in order.
  */
 #ifndef NX_QUERY_AGGREGATE_H
 #define NX_QUERY_AGGREGATE_H
@@ -65,6 +72,7 @@ typedef struct nx_aggregate_options {
     size_t n_tracks;
     const char *by;                /* NULL: the table's default */
     size_t top;                    /* groups listed */
+    int threads;                   /* threads sharing the table (query/row_split.h); 0: min(cores, row groups) */
 } nx_aggregate_options;
 
 typedef struct nx_aggregate_group {

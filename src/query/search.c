@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "profile/profile_table.h"
+#include "query/row_split.h"
 #include "query/window.h"
+#include "util/fork_join.h"
 
 /* An event's place in the search order: (start, table position + 1, ordinal);
  * table 0 sorts before every table (a position without from_ord). */
@@ -222,7 +224,9 @@ static void offer(table_pass *p, const nx_search_options *o, const skey *pos, co
     }
 }
 
-static int scan_table(nx_profile_table *t, size_t ti, matcher *m, const skey *pos, table_pass *p, nxpq_error *err)
+/* Passes rows [rows_begin, rows_end) of table t (position ti in o->tables). */
+static int scan_span(nx_profile_table *t, size_t ti, int64_t rows_begin, int64_t rows_end, matcher *m,
+                     const skey *pos, table_pass *p, nxpq_error *err)
 {
     const nx_search_options *o = m->o;
     const char *cols[1] = {o->field};
@@ -230,7 +234,8 @@ static int scan_table(nx_profile_table *t, size_t ti, matcher *m, const skey *po
     /* An integer is looked for only in pages whose statistics admit it. */
     nx_profile_range eq = {o->field, m->qi, m->qi};
     nx_window_options wo = {.start = INT64_MIN, .end = INT64_MAX, .columns = cols, .n_columns = column,
-                            .dictionary = true, .ranges = &eq, .n_ranges = m->kind == M_INT};
+                            .dictionary = true, .ranges = &eq, .n_ranges = m->kind == M_INT,
+                            .rows_begin = rows_begin, .rows_end = rows_end};
     nx_window *w = nx_window_open(t, &wo, err);
     if (!w)
         return -1;
@@ -262,6 +267,75 @@ static int scan_table(nx_profile_table *t, size_t ti, matcher *m, const skey *po
     }
     nx_window_close(w);
     return more < 0 ? -1 : 0;
+}
+
+/* One worker of a table's pass: its span, its own table handle and flags. */
+typedef struct span_job {
+    const char *dir;
+    const char *table;
+    size_t ti, n_spans;
+    int64_t rows;
+    const matcher *proto;        /* kind and q as a number; hit flags are each worker's own */
+    const skey *pos;
+    table_pass pass[NX_FORK_JOIN_MAX];
+    int rc[NX_FORK_JOIN_MAX];
+    nxpq_error err[NX_FORK_JOIN_MAX];
+} span_job;
+
+static void span_work(void *ctx, size_t i)
+{
+    span_job *j = ctx;
+    int64_t begin, end;
+    nx_row_split_span(j->rows, j->n_spans, i, &begin, &end);
+    nx_profile_table *t;
+    j->rc[i] = nx_profile_table_open(j->dir, j->table, &t, &j->err[i]);
+    if (j->rc[i] != 0) {
+        if (j->rc[i] == NX_PROFILE_TABLE_ABSENT)
+            j->rc[i] = nxpq_error_set(&j->err[i], "%s: the table went away while it was searched", j->table);
+        return;
+    }
+    matcher m = *j->proto;
+    j->rc[i] = scan_span(t, j->ti, begin, end, &m, j->pos, &j->pass[i], &j->err[i]);
+    free(m.hit);
+    nx_profile_table_close(t);
+}
+
+/* Folds a span's pass into the table's: counts add up, and the nearest match
+ * of all spans is the nearest of their nearest, so the result is the one pass's. */
+static void merge_pass(table_pass *to, const table_pass *p, nx_search_dir dir)
+{
+    to->total += p->total;
+    to->before += p->before;
+    to->at += p->at;
+    if (p->have_best && (!to->have_best || (dir == NX_SEARCH_NEXT ? key_cmp(&p->best, &to->best) < 0
+                                                                   : key_cmp(&p->best, &to->best) > 0))) {
+        to->best = p->best;
+        to->best_end = p->best_end;
+        to->have_best = true;
+    }
+}
+
+/* Table t's pass, its rows shared out among threads (row_split.h). */
+static int scan_table(const char *dir, nx_profile_table *t, size_t ti, const matcher *m, const skey *pos,
+                      table_pass *p, nxpq_error *err)
+{
+    span_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return nxpq_error_set(err, "%s: out of memory searching %s", nx_profile_table_name(t), m->o->field);
+    *j = (span_job){.dir = dir, .table = nx_profile_table_name(t), .ti = ti, .rows = nx_profile_table_num_rows(t),
+                    .proto = m, .pos = pos};
+    j->n_spans = nx_row_split_count(j->rows, m->o->threads);
+    nx_fork_join(j->n_spans, span_work, j);
+    int rc = 0;
+    for (size_t i = 0; i < j->n_spans && rc == 0; i++) {
+        if (j->rc[i] < 0) {
+            *err = j->err[i];
+            rc = -1;
+        }
+        merge_pass(p, &j->pass[i], m->o->dir);
+    }
+    free(j);
+    return rc;
 }
 
 /* --------------------------------------------------------------- the event -- */
@@ -344,7 +418,7 @@ int nx_search_run(const char *profile_dir, const nx_search_options *o, nx_search
         return nxpq_error_set(err, "search: at most %d tables", NX_TIMELINE_TABLES);
     skey pos = {o->from, o->have_from_ord ? o->from_table + 1 : 0, o->have_from_ord ? o->from_ord : -1};
     uint64_t counted = 0; /* matches before P, and at P when searching forward */
-    matcher m = {0};
+    matcher m;
     for (size_t i = 0; i < o->n_tables; i++) {
         nx_profile_table *t;
         int rc = nx_profile_table_open(profile_dir, o->tables[i], &t, err);
@@ -356,9 +430,7 @@ int nx_search_run(const char *profile_dir, const nx_search_options *o, nx_search
             continue;
         }
         table_pass p = {0};
-        rc = m.kind == M_NOTHING ? 0 : scan_table(t, i, &m, &pos, &p, err);
-        free(m.hit);
-        m.hit = NULL;
+        rc = m.kind == M_NOTHING ? 0 : scan_table(profile_dir, t, i, &m, &pos, &p, err);
         nx_profile_table_close(t);
         if (rc < 0)
             goto fail;

@@ -41,6 +41,12 @@
  * is read again (its value, for `label`) through a one-instant window at its
  * start, so only the pages that can hold it are read. Memory: one batch per
  * table and a flag per dictionary entry or track; nothing per match.
+ *
+ * Threads: each table's rows are shared out in consecutive spans
+ * (query/row_split.h), one thread per span, each with its own table handle,
+ * batch and flags. A span's counts (matches, before P, at P) add up and its
+ * nearest match competes with the others' in the order above, so the answer
+ * is the same whatever the number of threads.
  */
 #ifndef NX_QUERY_SEARCH_H
 #define NX_QUERY_SEARCH_H
@@ -67,6 +73,7 @@ typedef struct nx_search_options {
     bool have_from_ord;          /* the position is (from, from_table, from_ord) */
     size_t from_table;           /* index into tables */
     int64_t from_ord;
+    int threads;                 /* threads sharing each table (query/row_split.h); 0: min(cores, row groups) */
 } nx_search_options;
 
 /* A value of a field (or a track name): null, an integer or text. */

@@ -281,6 +281,8 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
         .dictionary = o->dictionary,
         .more_ranges = n_more ? more : NULL,
         .n_more_ranges = n_more,
+        .rows_begin = o->rows_begin,
+        .rows_end = o->rows_end,
     };
     w->scan = nx_profile_scan_open(t, &so, err);
     if (!w->scan)

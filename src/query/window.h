@@ -55,6 +55,8 @@ typedef struct nx_window_options {
                                      groups that cannot meet them are skipped, the rows of
                                      the others all come back (callers filter exactly) */
     size_t n_ranges;
+    int64_t rows_begin, rows_end; /* with rows_end > 0: only the table's rows [rows_begin, rows_end)
+                                     (profile_table.h nx_profile_scan_options) */
 } nx_window_options;
 
 #define NX_WINDOW_MAX_RANGES (NX_PROFILE_MAX_MORE_RANGES - 1)

@@ -5,7 +5,7 @@
  *   - Instruction and SemaphoreUpdate (events_fixture.h: split files, plain and
  *     dictionary strings, null end times, point events) for random ranges,
  *     track selections and keys (a string column, the track, an integer
- *     column, a nullable column);
+ *     column, a nullable column), at 1 to 64 threads;
  *   - SystemProfileEvents with events that nest and that overlap without
  *     nesting, self time clipped to the range worked out from the enclosure
  *     rule of profile/nesting.h by brute force (every pair of events);
@@ -145,6 +145,10 @@ static void compare(const nx_aggregate *a, bgroup *g, size_t n, size_t top, uint
 
 static const char *const TRACKS[] = {"pe", "act", "pool", "dve", "qSync", "S[0]", "S[1]", "S[2]", "nope"};
 
+/* Threads sharing the table: one, a few (spans across the two Instruction
+ * files and inside them), more spans than the fork-join allows (clamped). */
+static const int THREADS[5] = {1, 2, 3, 7, 100};
+
 static void device_tables(void **state)
 {
     (void)state;
@@ -159,7 +163,8 @@ static void device_tables(void **state)
             sel[k] = TRACKS[next_rand() % 9];
         size_t top = 1 + next_rand() % 6;
         nx_aggregate_options o = {.table = table == FX_SEMAPHORE ? "SemaphoreUpdate" : "Instruction", .start = s,
-                                  .end = e, .tracks = sel, .n_tracks = n_sel, .by = by, .top = top};
+                                  .end = e, .tracks = sel, .n_tracks = n_sel, .by = by, .top = top,
+                                  .threads = THREADS[trial % 5]};
         nx_aggregate a;
         nxpq_error err = {{0}};
         assert_int_equal(nx_aggregate_run(dir, &o, &a, &err), 0);

@@ -5,7 +5,7 @@
  * plain and dictionary form (contains without case, exact), integer fields of
  * both widths, the track, a text q on an integer column, skipped tables (absent
  * column, boolean column, absent table), positions with and without an
- * ordinal, ties across tables; framework rows of the storage contract (zero-duration
+ * ordinal, ties across tables, at 1 to 64 threads per table; framework rows of the storage contract (zero-duration
  * "[memory]" instants among slices) found by name.
  */
 #include <setjmp.h>
@@ -106,7 +106,7 @@ static int bcmp(const bkey *a, const bkey *b)
 
 /* Runs one search and checks it against the brute force; returns whether it found one. */
 static bool check(const int *tabs, size_t n_tabs, const char *field, const char *q, bool exact, bool prev,
-                  int64_t from, bool with_ord, size_t from_table, int64_t from_ord)
+                  int64_t from, bool with_ord, size_t from_table, int64_t from_ord, int threads)
 {
     const char *names[2];
     for (size_t i = 0; i < n_tabs; i++)
@@ -114,7 +114,8 @@ static bool check(const int *tabs, size_t n_tabs, const char *field, const char 
     nx_search_options o = {.tables = names, .n_tables = n_tabs, .field = field, .q = q, .q_len = strlen(q),
                            .match = exact ? NX_SEARCH_EXACT : NX_SEARCH_CONTAINS,
                            .dir = prev ? NX_SEARCH_PREV : NX_SEARCH_NEXT, .from = from,
-                           .have_from_ord = with_ord, .from_table = from_table, .from_ord = from_ord};
+                           .have_from_ord = with_ord, .from_table = from_table, .from_ord = from_ord,
+                           .threads = threads};
     nx_search_result r;
     nxpq_error err = {{0}};
     assert_int_equal(nx_search_run(dir, &o, &r, &err), 0);
@@ -196,6 +197,10 @@ static const struct {
     {"nope", {"a", NULL}},
 };
 
+/* Threads sharing each table: one, a few (spans across the two Instruction
+ * files and inside them), more spans than the fork-join allows (clamped). */
+static const int THREADS[5] = {1, 2, 3, 7, 100};
+
 static void random_searches(void **state)
 {
     (void)state;
@@ -218,7 +223,7 @@ static void random_searches(void **state)
             if (tabs[i] == at->table)
                 ft = i;
         found += check(tabs, n_tabs, field, q, next_rand() % 3 == 0, next_rand() % 2, from, with_ord, ft,
-                       with_ord ? at->ordinal : 0);
+                       with_ord ? at->ordinal : 0, THREADS[trial % 5]);
     }
     print_message("%d of 400 searches found an event\n", found);
     assert_true(found > 60 && found < 340);
@@ -230,7 +235,7 @@ static void walks_every_match(void **state)
     /* Next from each match in turn visits every match once, positions 1..total. */
     const char *names[] = {"SemaphoreUpdate", "Instruction"};
     nx_search_options o = {.tables = names, .n_tables = 2, .field = "track", .q = "s", .q_len = 1,
-                           .from = INT64_MIN};
+                           .from = INT64_MIN, .threads = 3};
     nx_search_result r;
     nxpq_error err = {{0}};
     uint64_t k = 0, total = 0;
