@@ -8,7 +8,7 @@
 // profile and its Breakdown (js/breakdown.js). "/compare?a=<A>&b=<B>" compares two
 // profiles (js/compare.js). Everything talks only to the JSON API of `nxprof serve`
 // (docs/api.md).
-import { leafName, profileInfo, profiles, schema, viewHref } from './js/api.js';
+import { api, namePath, viewHref, leafName } from './js/api.js';
 import { $, setStatus } from './js/dom.js';
 import { esc } from './js/format.js';
 import { showEngineBreakdown } from './js/breakdown.js';
@@ -32,13 +32,14 @@ function setCrumb(name, system) {
 async function systemOf(name) {
   const nest = name.indexOf('/');
   if (nest >= 0) return name.slice(0, nest);
-  const p = (await profiles()).profiles.find((x) => x.name === name);
+  const { profiles } = await api('/api/profiles');
+  const p = profiles.find((x) => x.name === name);
   return p ? p.system_profile : null;
 }
 
 async function openProfile(name) {
   setStatus('Loading…');
-  const info = await profileInfo(name);
+  const info = await api(`/api/profiles/${namePath(name)}`);
   setCrumb(name, null);
   document.title = `nxprof — ${leafName(name)}`;
   if (info.kind === 'system') {
@@ -50,17 +51,13 @@ async function openProfile(name) {
   }
 }
 
-// A device profile nested in system profile S is "S/<devices_dir>/D" (/api/schema
-// viewer.names).
-async function route() {
+function route() {
   const fail = (e) => { setStatus(`Error: ${e.message}`); };
-  const dir = (await schema()).viewer.names.devices_dir;
-  const nested = dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const m = location.pathname.match(new RegExp(`^/(?:view|profile)/([^/]+(?:/${nested}/[^/]+)?)/?$`));
+  const m = location.pathname.match(/^\/(?:view|profile)\/([^/]+(?:\/devices\/[^/]+)?)\/?$/);
   // data-ready: every section of the page has its answer or its error (for tests, docs/viewer.md)
   if (m) openProfile(m[1].split('/').map(decodeURIComponent).join('/')).catch(fail).finally(() => { document.body.dataset.ready = 'true'; });
   else if (location.pathname === '/compare') showCompare().catch(fail);
   else showProfiles().catch(fail);
 }
 
-route().catch((e) => { setStatus(`Error: ${e.message}`); });
+route();

@@ -4,8 +4,7 @@
 // the visible window), and Export / Import of the JSON document (docs/viewer.md
 // "Annotations"). The markers and regions live in the page's store (V.markers,
 // V.regions); annotations.js converts them, api.js carries them.
-import { V, set } from './store.js';
-import { absOf, relOf, zoomTo } from './plot.js';
+import { V, draw, absOf, relOf, zoomTo } from './viewer.js';
 import { loadAnnotations, saveAnnotations, parseJSON, leafName } from './api.js';
 import { toDocument, fromDocument, mergeDocuments, parseImport, regionOf, nextRegionName } from './annotations.js';
 import { $, notice } from './dom.js';
@@ -18,7 +17,7 @@ let timer = 0, seq = 0, installed = false;
 // 'failed' (the last save was refused: .error), 'unreadable' (the saved file could not be
 // read: nothing is saved until an import replaces it).
 const status = (state, error = null) => {
-  set({ annot: { state, error } });
+  V.annot = { state, error };
   const el = $('#annot-status');
   if (el) el.textContent = { loading: 'loading…', saved: 'saved', pending: 'saving…', failed: 'not saved', unreadable: 'not readable' }[state];
   if (el) el.title = error || '';
@@ -29,12 +28,14 @@ export const currentDocument = () => toDocument(V.markers, V.regions, absOf);
 // Takes document `doc` (as the server answered it) into the store and shows it.
 function apply(doc) {
   const { markers, regions } = fromDocument(doc, relOf);
-  set({ markers, regions }, 'paint');
+  V.markers = markers; V.regions = regions;
   render();
+  draw();
 }
 
 // Loads the profile's annotations into the page's store (on open).
 export async function installAnnotations() {
+  V.regions = V.regions || [];
   status('loading');
   wire();
   render();
@@ -51,7 +52,7 @@ export async function installAnnotations() {
 // changed, so the field being edited keeps its focus), drawn, and saved soon.
 export function annotationsChanged(structure = true) {
   if (structure) render();
-  set({}, 'paint');
+  draw();
   if (V.annot && V.annot.state === 'unreadable') return;
   status('pending');
   clearTimeout(timer);
@@ -127,7 +128,7 @@ function addRegion() {
   const field = $('#region-name');
   const name = field.value.trim() || nextRegionName(V.regions);
   const r = V.area ? regionOf(V.area.t0, V.area.t1, name) : regionOf(V.viewS, V.viewE, name);
-  set({ regions: [...V.regions, r].sort((a, b) => a.t0 - b.t0 || a.t1 - b.t1) });
+  V.regions = [...V.regions, r].sort((a, b) => a.t0 - b.t0 || a.t1 - b.t1);
   field.value = '';
   annotationsChanged();
 }

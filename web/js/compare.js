@@ -14,7 +14,7 @@
 // open aligned on the step. A click on a group (of event names, or of an Instruction
 // column) links each profile's viewer around that group's first event (from the chosen
 // step on), at one window width: aligned at that event.
-import { big, compareHref, diff, search, viewHref } from './api.js';
+import { api, big, namePath, viewHref } from './api.js';
 import { $, setStatus } from './dom.js';
 import { esc, fmtNs, fmtCount, fmtPct, cut } from './format.js';
 import { sharedSteps, totalsHTML } from './compare_totals.js';
@@ -118,8 +118,10 @@ async function alignAt(key) {
   const st = C.steps && C.step ? C.steps.get(C.step) : null;
   const step = st ? [st.a, st.b] : [null, null];
   const first = async (name, st) => {
-    const p = { tables: C.answer.table, field, q: key, match: 'exact', from: st ? big(st.start) : null };
-    return (await search(name, p)).event;
+    let q = `/api/profiles/${namePath(name)}/search?tables=${C.answer.table}&field=${encodeURIComponent(field)}` +
+      `&q=${encodeURIComponent(key)}&match=exact`;
+    if (st) q += `&from=${big(st.start)}`;
+    return (await api(q)).event;
   };
   const [ea, eb] = await Promise.all([first(C.a, step[0]), first(C.b, step[1])]);
   const out = $('#compare-at');
@@ -155,7 +157,7 @@ function writeURL() {
   if (C.norm) q.set('normalize', C.norm);
   if (C.step) q.set('step', C.step);
   if (C.sort) q.set('sort', `${C.sort}${C.asc ? ':asc' : ''}`);
-  history.replaceState(null, '', compareHref(q));
+  history.replaceState(null, '', `/compare?${q}`);
 }
 
 async function load() {
@@ -165,7 +167,7 @@ async function load() {
   if (C.all) q.set('all', '1');
   if (C.norm) q.set('normalize', C.norm);
   try {
-    C.answer = await diff(q);
+    C.answer = await api(`/api/diff?${q}`);
     $('#compare-error').hidden = true;
     $('#compare-by').value = C.answer.by;
     render();

@@ -5,9 +5,8 @@
 // and its width when sampled), saves each file as soon as its response is complete
 // (named by Content-Disposition), shows a notice when the server truncated one
 // (X-Nxprof-Truncated), and, when all are done, a confirmation naming every file saved.
-import { exportURL, parseJSON } from './api.js';
-import { V } from './store.js';
-import { plotWidth, windowAbs } from './plot.js';
+import { parseJSON } from './api.js';
+import { V, plotWidth, windowAbs } from './viewer.js';
 import { $, notice, setStatus } from './dom.js';
 import { esc, fmtNs, fmtCount } from './format.js';
 
@@ -55,8 +54,8 @@ function saveBlob(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 60000);
 }
 
-async function exportOne(rec, params) {
-  const res = await fetch(exportURL(V.name, rec.table, params));
+async function exportOne(rec, qs) {
+  const res = await fetch(`/api/profiles/${V.enc}/export/${rec.table}.csv?${qs}`);
   if (!res.ok) {
     let msg = `${res.status}`;
     try { msg = parseJSON(await res.text()).error || msg; } catch { /* keep the status */ }
@@ -74,11 +73,11 @@ async function exportOne(rec, params) {
 function startExports(tables, sampled) {
   if (!tables.length) return;
   const { S, E } = windowAbs();
-  const params = { start: S, end: E, sampled: sampled ? 1 : 0, width: sampled ? plotWidth() : null };
+  const qs = `start=${S}&end=${E}&sampled=${sampled ? 1 : 0}${sampled ? `&width=${plotWidth()}` : ''}`;
   setStatus(`Exporting ${tables.length} table(s)…`);
   const recs = tables.map((table) => ({ table, status: 'running', truncated: false, filename: null, rows: null }));
   window.nxViewer.exports.push(...recs);
-  Promise.all(recs.map((rec) => exportOne(rec, params).catch((e) => { rec.status = 'error'; rec.error = e.message; notice(`${rec.table}: export failed: ${e.message}`); })))
+  Promise.all(recs.map((rec) => exportOne(rec, qs).catch((e) => { rec.status = 'error'; rec.error = e.message; notice(`${rec.table}: export failed: ${e.message}`); })))
     .then(() => {
       setStatus('');
       const done = recs.filter((r) => r.status === 'done');

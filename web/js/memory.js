@@ -9,10 +9,10 @@
 // plot's width, debounced like the timeline; stale answers are dropped. For tests,
 // body[data-memory] is "pending" while an answer is awaited and "done" once the answer for
 // the visible window is drawn, and window.nxMemory gives the drawn boxes.
-import { V, set } from './store.js';
-import { GUTTER, nsPerPx, windowAbs, plotWidth } from './plot.js';
-import { memory as loadMemory } from './api.js';
+import { V, changed, nsPerPx, windowAbs, plotWidth } from './viewer.js';
+import { loadMemory } from './api.js';
 import { zoomAt } from './input.js';
+import { GUTTER } from './paint.js';
 import { ingestMemory, rectBox, rectAt, partitionAt, addressText } from './memory_data.js';
 import { $ } from './dom.js';
 import { esc, fmtBytes, fmtNs, fmtPct, ellipsize } from './format.js';
@@ -20,33 +20,29 @@ import { esc, fmtBytes, fmtNs, fmtPct, ellipsize } from './format.js';
 const TOP = 18, BOTTOM = 4, DEBOUNCE_MS = 120, NAME_MIN_W = 36, NAME_MIN_H = 11;
 const FONT = '11px system-ui, sans-serif';
 
-// The Memory view's own state: open, the answer drawn (doc) and the one asked for, the
-// fetch's sequence number and timer, the last error, the geometry drawn (g).
-let M = null;
-
 // Shows the Memory toggle when the profile has either table; a no-op otherwise.
 export function installMemory(tables) {
   if (!tables.has('SbufAllocation') && !tables.has('HbmUsageSummaryByType')) return;
-  M = { open: false, doc: null, asked: '', seq: 0, timer: 0, error: null, g: null };
+  V.memory = { open: false, doc: null, asked: '', seq: 0, timer: 0, error: null, g: null };
   const button = $('#memory-toggle');
   button.hidden = false;
-  button.onclick = () => setOpen(!M.open);
-  set({ painters: [...V.painters, paintMemory] });
+  button.onclick = () => setOpen(!V.memory.open);
+  V.painters.push(paintMemory);
   installPointer($('#memory-canvas'));
 }
 
 function setOpen(open) {
-  M.open = open;
+  V.memory.open = open;
   $('#memory-view').hidden = !open;
   $('#memory-toggle').classList.toggle('on', open);
   $('#memory-toggle').setAttribute('aria-pressed', String(open));
   if (open) document.body.dataset.memory = 'pending';
-  set({}, 'moved');
+  changed(V, false);
 }
 
 // After a timeline frame: fetch when the window or width changed, then draw.
 function paintMemory() {
-  const m = M;
+  const m = V.memory;
   if (!m || !m.open) return;
   const { S, E } = windowAbs();
   const width = plotWidth();
@@ -61,9 +57,9 @@ function paintMemory() {
 }
 
 async function fetchMemory(S, E, width, key) {
-  const m = M, seq = ++m.seq;
+  const m = V.memory, seq = ++m.seq;
   try {
-    const doc = await loadMemory(V.name, S, E, width);
+    const doc = await loadMemory(V.enc, S, E, width);
     if (seq !== m.seq) return;
     m.doc = ingestMemory(doc, Number(S - V.origin));
     m.error = null;
@@ -86,12 +82,12 @@ function geometry(canvas) {
   }
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  const partitions = (M.doc && M.doc.partitions) || 128;
+  const partitions = (V.memory.doc && V.memory.doc.partitions) || 128;
   return { ctx, w, h, g: { gutter: GUTTER, viewS: V.viewS, k: nsPerPx(), top: TOP, plotH: h - TOP - BOTTOM, partitions } };
 }
 
 function draw() {
-  const canvas = $('#memory-canvas'), m = M;
+  const canvas = $('#memory-canvas'), m = V.memory;
   const { ctx, w, h, g } = geometry(canvas);
   m.g = g;
   ctx.clearRect(0, 0, w, h);
@@ -170,10 +166,11 @@ function installPointer(canvas) {
   let drag = null;
   const pos = (e) => { const b = canvas.getBoundingClientRect(); return [e.clientX - b.left, e.clientY - b.top]; };
   canvas.addEventListener('mousemove', (e) => {
-    const [x, y] = pos(e), m = M;
+    const [x, y] = pos(e), m = V.memory;
     if (drag) {
       const k = nsPerPx(), dx = e.clientX - drag.x0;
-      set({ viewS: drag.s - dx * k, viewE: drag.e - dx * k }, 'window');
+      V.viewS = drag.s - dx * k; V.viewE = drag.e - dx * k;
+      changed();
       return;
     }
     const i = m.doc && m.g && x >= GUTTER ? rectAt(m.doc.rects, x, y, m.g) : -1;
@@ -199,7 +196,8 @@ function installPointer(canvas) {
     const [x] = pos(e);
     if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
       const d = (e.deltaX || e.deltaY) * nsPerPx();
-      set({ viewS: V.viewS + d, viewE: V.viewE + d }, 'window');
+      V.viewS += d; V.viewE += d;
+      changed();
     } else {
       zoomAt(Math.exp(e.deltaY * 0.0015), Math.max(GUTTER, x));
     }
@@ -209,11 +207,11 @@ function installPointer(canvas) {
 // For tests and scripts: the drawn rectangles with their canvas boxes (CSS px).
 window.nxMemory = {
   get state() {
-    const m = M;
+    const m = V.memory;
     return m ? { open: m.open, error: m.error, window: m.asked, partitions: m.doc && m.doc.partitions, rects: m.doc ? m.doc.rects.length : 0 } : null;
   },
   boxes() {
-    const m = M;
+    const m = V.memory;
     if (!m || !m.doc || !m.g) return [];
     return m.doc.rects.map((r) => ({ ...rectBox(r, m.g), owner: r.owner, ordinal: r.ordinal, partition_lo: r.partition_lo,
       partition_hi: r.partition_hi, start_address: r.start_address, end_address: r.end_address }))

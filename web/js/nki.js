@@ -7,8 +7,8 @@
 //   and total time and share of instruction time, sortable by any column; clicking a line
 //   searches its instructions (the toolbar's search, field nki_source_location) and
 //   selects the first one. The table's sort lives in the store (V.source).
-import { source as loadSource } from './api.js';
-import { V, set, select } from './store.js';
+import { loadSource } from './api.js';
+import { V, select, updateURL } from './viewer.js';
 import { $ } from './dom.js';
 import { esc, cut, fmtNs, fmtCount, fmtPct } from './format.js';
 import { run as runSearch } from './search.js';
@@ -60,10 +60,10 @@ function tableHTML(doc) {
 
 function findLine(l) {
   const s = lineSearch(l);
-  set({ search: { field: s.field, q: s.q, match: s.match } });
+  V.search = { field: s.field, q: s.q, match: s.match };
   $('#search-field').value = s.field;
   $('#search-q').value = s.q;
-  set({}, 'url');
+  updateURL();
   select(null);   // search from the window's start, not from the selected event
   return runSearch('next');
 }
@@ -77,7 +77,7 @@ export async function showSource(name) {
     box.innerHTML = `<p class="muted">Source unavailable: ${esc(e.message)}</p>`;
     return;
   }
-  set({ source: { ...V.source, doc } });
+  V.source.doc = doc;
   sec.hidden = false;
   const paint = () => { box.innerHTML = tableHTML(doc); };
   paint();
@@ -85,7 +85,7 @@ export async function showSource(name) {
     const th = e.target.closest('th.sortable');
     if (th) {
       const key = th.dataset.key;
-      set({ source: { ...V.source, asc: V.source.sort === key ? !V.source.asc : key === 'line', sort: key } });
+      V.source = { ...V.source, asc: V.source.sort === key ? !V.source.asc : key === 'line', sort: key };
       paint();
       return;
     }

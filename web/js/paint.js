@@ -10,12 +10,10 @@
 // colour on one level are painted as one and fillStyle is set only when the colour
 // changes, so a frame stays within a 60 frames/s budget even when every pixel of every
 // track holds an event.
-// paintFrame(v) paints view v (store.js: the page's by default, or a state of
-// createState, such as each of the Compare page's stacked timelines); a frame is painted
-// synchronously, so the functions below read the view being painted from V and gather what
-// the frame drew in `out` (written into the view at its end) and the boxes below.
-import { V as PAGE, update } from './store.js';
-import { GUTTER, geom, screenRows, relOf, nsPerPx } from './plot.js';
+// paintFrame(v) paints view v (the page's viewer by default, or a store of
+// viewer.js createStore, such as each of the Compare page's stacked timelines); a frame
+// is painted synchronously, so the functions below read the view being painted from V.
+import { V as PAGE, geom, screenRows, relOf, nsPerPx } from './viewer.js';
 import { ellipsize, fmtNs, fmtTick, niceStep } from './format.js';
 import { shortName } from './names.js';
 import { eventBox } from './hit.js';
@@ -24,15 +22,12 @@ import { paintLane } from './lanes.js';
 import { paintCounterLane } from './counter_lanes.js';
 import { $ } from './dom.js';
 
+export const GUTTER = 180, AXIS_H = 30;
 const FONT = '11px system-ui, sans-serif', BOLD = 'bold 11px system-ui, sans-serif';
 const MIN_NAME_PX = 28, MIN_EDGE_PX = 4, MAX_NAMES = 4000;
 const MARKER = '#d97706', REGION = '#059669', PRED = '#7c3aed', SUCC = '#db2777';
 
-let V = null;   // the view being painted, set by paintFrame
-// The frame's results: the names drawn (nxViewer.state), the pixels per counter lane, the
-// events drawn, why nothing is drawn; the selected event's box, and the boxes of it and
-// of its flows' ends (for the arrows) by "<table>:<ordinal>".
-let out = null, selBox = null, boxes = new Map();
+let V = null;   // set by paintFrame (PAGE is not yet defined while the modules load)
 
 const widths = new Map();
 function measure(ctx, s) {
@@ -64,7 +59,7 @@ export function paintFrame(v = PAGE) {
   ctx.textBaseline = 'middle';
   const g = geom(V);
   const rows = screenRows(V).filter((r) => r.kind !== 'axis' && r.kind !== 'lane' && r.visible);
-  out = { names: [], counterDrawn: {}, drawnEvents: 0, emptyMessage: null }; selBox = null; boxes = new Map();
+  V.selBox = null; V.names = []; V.boxes = new Map();
   // the boxes the flow arrows need, found while painting
   const want = new Set(V.flows ? [...V.flows.predecessors, ...V.flows.successors].map((r) => `${r.table}:${r.ordinal}`) : []);
   let drawn = 0;
@@ -76,17 +71,17 @@ export function paintFrame(v = PAGE) {
   paintArea(ctx, rows, g);
   paintMarkerLines(ctx, V.headerH, H);
   paintFlows(ctx, g);
-  if (selBox) {
-    const b = selBox;
+  if (V.selBox) {
+    const b = V.selBox;
     ctx.strokeStyle = '#111827'; ctx.lineWidth = 2;
     ctx.strokeRect(b.x - 1, b.y, Math.max(2, b.w) + 2, b.h);
     ctx.lineWidth = 1;
   }
   ctx.restore();
+  V.counterDrawn = {};
   for (const r of V.header) r.kind === 'axis' ? paintAxis(ctx, r, W) : paintLaneRow(ctx, r, g, W);
   paintEmpty(ctx, rows, W, H);
-  out.drawnEvents = drawn;
-  update(v, out);
+  V.drawnEvents = drawn;
   if (V !== PAGE) return;
   const label = $('#range-label');
   label.firstChild.textContent = `${fmtNs(V.viewS)} – ${fmtNs(V.viewE)} (${fmtNs(V.viewE - V.viewS)} visible)`;
@@ -156,8 +151,8 @@ function paintEvents(ctx, r, d, g, W, want) {
     const b = eventBox(d, i, r, g);
     if (b.x + b.w < GUTTER || b.x > W) continue;
     n++;
-    if (selOrd !== null && d.ord[i] === selOrd) { selBox = b; boxes.set(`${d.table}:${selOrd}`, b); }
-    if (want.size && want.has(`${d.table}:${d.ord[i]}`)) boxes.set(`${d.table}:${d.ord[i]}`, b);
+    if (selOrd !== null && d.ord[i] === selOrd) { V.selBox = b; V.boxes.set(`${d.table}:${selOrd}`, b); }
+    if (want.size && want.has(`${d.table}:${d.ord[i]}`)) V.boxes.set(`${d.table}:${d.ord[i]}`, b);
     const lvl = b.y, c = d.colour[i];
     let run = runs.get(lvl);
     if (!run) { run = { c: null }; runs.set(lvl, run); }
@@ -186,7 +181,7 @@ function paintEvents(ctx, r, d, g, W, want) {
     if (!s) continue;
     ctx.fillStyle = inkOn(c);
     ctx.fillText(s, x + 3, b.y + b.h / 2 + 0.5);
-    if (out.names.length < MAX_NAMES) out.names.push({ text: s, name: String(d.name[i]), table: d.table, track: d.track, ordinal: d.ord[i], x: x + 3, y: b.y + b.h / 2 });
+    if (V.names.length < MAX_NAMES) V.names.push({ text: s, name: String(d.name[i]), table: d.table, track: d.track, ordinal: d.ord[i], x: x + 3, y: b.y + b.h / 2 });
   }
   return n;
 }
@@ -298,7 +293,7 @@ function paintLaneRow(ctx, r, g, W) {
   ctx.save();
   ctx.beginPath(); ctx.rect(GUTTER, r.y, W - GUTTER, r.h); ctx.clip();
   ctx.font = FONT;
-  if (r.counter) out.counterDrawn[r.label] = paintCounterLane(ctx, r, V.counters, g, W);
+  if (r.counter) V.counterDrawn[r.label] = paintCounterLane(ctx, r, V.counters, g, W);
   else paintLane(ctx, r, V.usage, g, W);
   ctx.restore();
 }
@@ -320,7 +315,7 @@ function paintArea(ctx, rows, g) {
 // Where event ref {table, ordinal, start, end, track} is on screen: its box when drawn,
 // else its time on its row (level 0), or null when its row is not shown.
 function refBox(ref, g) {
-  const drawnBox = boxes.get(`${ref.table}:${ref.ordinal}`);
+  const drawnBox = V.boxes.get(`${ref.table}:${ref.ordinal}`);
   if (drawnBox) return drawnBox;
   const r = screenRows(V).find((x) => x.kind === 'track' && x.table === ref.table && x.track === ref.track);
   if (!r || !r.visible) return null;
@@ -355,7 +350,7 @@ function paintEmpty(ctx, rows, W, H) {
   if (!V.timelineTables.length) msg = 'This profile has no timeline tables.';
   else if (!V.rows.length) msg = 'This profile\'s timeline tables hold no events.';
   else if (V.lastTables && V.lastTables.every((t) => !t.error && Number(t.rows_in_window) === 0)) msg = 'No events in this window — press 0 to see the whole profile.';
-  out.emptyMessage = msg;
+  V.emptyMessage = msg;
   if (!msg) return;
   const y = V.headerH + Math.max(40, Math.min(120, (H - V.headerH) / 2));
   ctx.font = '13px system-ui, sans-serif';

@@ -8,17 +8,16 @@
 // side panel then lists, per table, the event count and the groups by the table's
 // aggregate_by field (a select switches it): count, total time and self time clipped to
 // the range, with the rest as "other". Esc clears it.
-import { aggregate } from './api.js';
-import { V, set } from './store.js';
-import { absOf } from './plot.js';
+import { api } from './api.js';
+import { V, draw, absOf } from './viewer.js';
+import { showWindowSummary } from './panels.js';
 import { $ } from './dom.js';
 import { esc, cut, fmtNs, fmtCount } from './format.js';
 import { shortName } from './names.js';
 
 let seq = 0;
 
-// The field each table's groups are by, as chosen in the panel (absent: the default).
-const aggBy = new Map();
+export function installSelection() { V.aggBy = V.aggBy || new Map(); }
 
 // Ids of the tracks under group `id` of the tree (every track when id is null).
 export function leavesUnder(id) {
@@ -35,8 +34,10 @@ export function leavesUnder(id) {
 
 export function clearArea() {
   if (!V.area) return;
+  V.area = null; V.aggregate = null;
   seq++;
-  set({ area: null, aggregate: null }, 'summary', 'paint');
+  showWindowSummary();
+  draw();
 }
 
 export function selectWindow() { setArea({ t0: V.viewS, t1: V.viewE, ids: leavesUnder(null), all: true }); }
@@ -45,7 +46,8 @@ export function selectWindow() { setArea({ t0: V.viewS, t1: V.viewE, ids: leaves
 // asked for (t0 rounded down, t1 up), the one nxViewer.state reports.
 export function setArea(area) {
   area.S = absOf(Math.floor(area.t0)); area.E = absOf(Math.ceil(area.t1));
-  set({ area }, 'paint');
+  V.area = area;
+  draw();
   loadAggregate();
 }
 
@@ -54,8 +56,10 @@ export function setArea(area) {
 function requestFor(table, area, S, E) {
   const mine = area.ids.filter((id) => id.startsWith(`${table}\0`));
   const every = (V.tracksDoc.groups || []).reduce((n, g) => n + g.tracks.filter((t) => t.table === table).length, 0);
-  const tracks = area.all || mine.length >= every ? null : mine.map((id) => id.replace('\0', ':'));
-  return aggregate(V.name, table, S, E, tracks, aggBy.get(table) || null);
+  const tracks = area.all || mine.length >= every ? null : mine.map((id) => encodeURIComponent(id.replace('\0', ':')));
+  const by = V.aggBy.get(table);
+  return `/api/profiles/${V.enc}/aggregate?tables=${table}&start=${S}&end=${E}` +
+    `${tracks ? `&tracks=${tracks.join(',')}` : ''}${by ? `&by=${encodeURIComponent(by)}` : ''}`;
 }
 
 async function loadAggregate() {
@@ -63,9 +67,9 @@ async function loadAggregate() {
   const tables = V.timelineTables.filter((t) => area.all || area.ids.some((id) => id.startsWith(`${t}\0`)));
   const box = $('#selection .content');
   box.innerHTML = `<p class="muted">Aggregating ${esc(fmtCount(area.ids.length))} tracks over ${esc(fmtNs(area.t1 - area.t0))}…</p>`;
-  const answers = await Promise.all(tables.map((t) => requestFor(t, area, S, E).then((r) => r, (e) => ({ error: e.message, table: t }))));
+  const answers = await Promise.all(tables.map((t) => api(requestFor(t, area, S, E)).then((r) => r, (e) => ({ error: e.message, table: t }))));
   if (my !== seq) return;
-  set({ aggregate: { start: S.toString(), end: E.toString(), tables: answers.flatMap((a) => (a.error ? [{ table: a.table, error: a.error }] : a.tables)) } });
+  V.aggregate = { start: S.toString(), end: E.toString(), tables: answers.flatMap((a) => (a.error ? [{ table: a.table, error: a.error }] : a.tables)) };
   render();
 }
 
@@ -99,6 +103,6 @@ function render() {
   box.innerHTML = html;
   $('#area-clear').onclick = clearArea;
   for (const sel of box.querySelectorAll('select[data-table]')) {
-    sel.onchange = () => { aggBy.set(sel.dataset.table, sel.value); loadAggregate(); };
+    sel.onchange = () => { V.aggBy.set(sel.dataset.table, sel.value); loadAggregate(); };
   }
 }

@@ -17,16 +17,14 @@
 //   spacer gives the scroll height), so the axis never scrolls away.
 // - The URL is rewritten (history.replaceState) after every pan, zoom, selection, search,
 //   grouping or colour change (state.js has the format), so a copied link reopens the view.
-import { big, counters as loadCounters, profileInfo, schema as loadSchema, timeline, tracks as loadTracks, usage as loadUsage, viewHref } from './api.js';
-import { V, update, subscribe } from './store.js';
-import { AXIS_H, absOf, geom, plotWidth, relOf, screenRows, windowAbs } from './plot.js';
+import { api, big, namePath, schema as loadSchema } from './api.js';
 import { $, setStatus } from './dom.js';
 import { clampWindow, parseViewQuery, viewQuery, windowOnEvent } from './state.js';
 import { buildTree, hasGroupings, layoutRows, pathTo, GROUPINGS } from './layout.js';
 import { ingestTimeline, ingestUsage, colourise } from './data.js';
 import { ingestCounters } from './counter_lanes.js';
 import { LANE_H } from './lanes.js';
-import { paintFrame } from './paint.js';
+import { paintFrame, GUTTER, AXIS_H } from './paint.js';
 import { eventBox } from './hit.js';
 import { installInput, hideTooltip } from './input.js';
 import { showDetails, showWindowSummary, loadDeviceSummary } from './panels.js';
@@ -34,6 +32,7 @@ import { showInsights } from './insights.js';
 import { showSource } from './nki.js';
 import { installLegend, updateLegend } from './legend.js';
 import { installSearch } from './search.js';
+import { installSelection } from './selection.js';
 import { installExport } from './export.js';
 import { installHelp } from './help.js';
 import { installAnnotations, currentDocument } from './annotate.js';
@@ -41,8 +40,40 @@ import { installMemory } from './memory.js';
 
 const FETCH_DEBOUNCE_MS = 120;
 
+// A view's store: everything one timeline shows. The page's viewer is V; the Compare
+// page's stacked timelines are stores of their own (createStore, openTimeline), drawn by
+// the same layout, fetch and paint code. Only the page's store drives the URL, the panels,
+// the legend and the status line.
+export const createStore = () => ({
+  name: null, enc: null, info: null, kind: null, schema: null, defs: new Map(), laneDefs: new Map(),
+  tables: new Set(), timelineTables: [], usageTables: [], counterLanes: [], counters: null, counterDrawn: {},
+  origin: 0n, span: 1, viewS: 0, viewE: 1,
+  tracksDoc: null, tree: [], mode: 'default', collapsed: new Set(), colourMode: null,
+  header: [], rows: [], headerH: 0, contentH: 0, scrollTop: 0, viewH: 0, cssW: 0,
+  data: new Map(), errors: new Map(), lastTables: null, lastWindow: null, usage: null,
+  sel: null, flows: null, area: null, markers: [], regions: [], annot: null, search: { field: null, q: '' },
+  source: { sort: 'self_ns', asc: false, doc: null },
+  devices: [], fetchSeq: 0, fetchTimer: 0, frame: 0, inFlight: 0, drawnEvents: 0, paintMs: null, names: [],
+  painters: [], memory: null,   // views drawn after each frame on the same window (memory.js)
+});
+
+export const V = createStore();
+
+// Each takes the store (the page's by default).
+export const plotWidth = (v = V) => Math.max(1, Math.min(10000, Math.round(v.cssW - GUTTER)));
+export const nsPerPx = (v = V) => (v.viewE - v.viewS) / Math.max(1, v.cssW - GUTTER);
+export const geom = (v = V) => ({ gutter: GUTTER, viewS: v.viewS, k: nsPerPx(v), pad: 2, levelH: 16 });
+export const windowAbs = (v = V) => ({ S: v.origin + BigInt(Math.floor(v.viewS)), E: v.origin + BigInt(Math.ceil(v.viewE)) });
+export const absOf = (t, v = V) => v.origin + BigInt(Math.round(t));
+export const relOf = (abs, v = V) => Number(big(abs) - v.origin);
+
 // Tables /tracks could not read: table -> message.
 const tracksErrors = (v = V) => new Map((v.tracksDoc.errors || []).map((e) => [e.table, e.error]));
+
+// Rows as drawn now: the pinned header at its place, the track rows shifted by the scroll.
+export function screenRows(v = V) {
+  return [...v.header, ...v.rows.map((r) => ({ ...r, y: r.y - v.scrollTop, visible: r.y - v.scrollTop + r.h > v.headerH && r.y - v.scrollTop < v.viewH }))];
+}
 
 export function draw(v = V) {
   if (v.frame) return;
@@ -65,10 +96,19 @@ export function changed(v = V, clamp = true) {
   scheduleFetch(FETCH_DEBOUNCE_MS, v);
 }
 
+// Shows the window [startAbs, endAbs] (absolute ns, BigInt or its decimal text): a step
+// row of the Devices and Steps tables zooms the timeline to its step so.
+export function zoomTo(startAbs, endAbs) {
+  const s = relOf(startAbs), e = relOf(endAbs);
+  V.viewS = s; V.viewE = Math.max(e, s + 10);
+  changed();
+  updateURL();
+}
+
 export function updateURL() {
   if (!V.tracksDoc) return;
   const { S, E } = windowAbs();
-  const url = `${viewHref(V.name)}?${viewQuery({ start: S, end: E, event: V.sel, q: V.search.q, field: V.search.field,
+  const url = `/view/${V.enc}?${viewQuery({ start: S, end: E, event: V.sel, q: V.search.q, field: V.search.field,
     group: V.mode !== 'default' ? V.mode : null, colour: V.colourMode !== V.defaultColour ? V.colourMode : null })}`;
   if (location.pathname + location.search !== url) history.replaceState(null, '', url);
   const crumb = $('#crumb-system');
@@ -97,30 +137,30 @@ export function relayout(v = V) {
   draw(v);
 }
 
-// What a change to state v asks for (store.js has the names), in this order: the rows,
-// the colours, the window, the selection, then the frame, the panel and the URL.
-function onChange(v, c) {
-  if (c.has('layout')) relayout(v);
-  if (c.has('colour')) recolour(v);
-  if (c.has('window') || c.has('moved')) changed(v, c.has('window'));
-  if (c.has('select')) selected();
-  if (c.has('paint')) draw(v);
-  if (v !== V) return;
-  if (c.has('summary')) showWindowSummary();
-  if (c.has('url')) updateURL();
+export function setGrouping(mode) { V.mode = mode; relayout(); updateURL(); }
+
+export function setColourMode(mode) {
+  V.colourMode = mode;
+  for (const d of V.data.values()) colourise(d, V.defs.get(d.table), mode);
+  updateLegend();
+  draw();
+  updateURL();
 }
 
-subscribe(onChange);
-
-function recolour(v) {
-  for (const d of v.data.values()) colourise(d, v.defs.get(d.table), v.colourMode);
-  if (v === V) updateLegend();
-  draw(v);
+export function toggleGroup(id) {
+  if (V.collapsed.has(id)) V.collapsed.delete(id); else V.collapsed.add(id);
+  relayout();
 }
 
-// After select (store.js): its event brought on screen when asked, its details.
-function selected() {
-  if (V.reveal) { const ref = V.reveal; update(V, { reveal: null }); revealEvent(ref); }
+// Select event ref {table, ordinal[, start, end, track]} (null clears): outline, details,
+// flows. reveal: also bring it on screen (expand its groups, scroll to its row, move the
+// window onto it).
+export function select(ref, reveal = false) {
+  V.sel = ref ? { table: ref.table, ordinal: Number(ref.ordinal) } : null;
+  V.selRef = ref && ref.start !== undefined && ref.start !== null
+    ? { table: ref.table, ordinal: Number(ref.ordinal), track: ref.track, start: ref.start, end: ref.end ?? ref.start } : null;
+  V.flows = null;
+  if (ref && reveal) revealEvent(ref);
   draw();
   updateURL();
   showDetails(V.sel);
@@ -129,14 +169,13 @@ function selected() {
 function revealEvent(ref) {
   if (ref.start !== undefined && ref.start !== null) {
     const a = relOf(ref.start), b = ref.end !== undefined && ref.end !== null ? relOf(ref.end) : a;
-    const [viewS, viewE] = windowOnEvent(V.viewS, V.viewE, a, b);
-    update(V, { viewS, viewE });
+    [V.viewS, V.viewE] = windowOnEvent(V.viewS, V.viewE, a, b);
     changed();
   }
   if (ref.track === undefined || ref.track === null) return;
   const id = `${ref.table}\0${ref.track}`;
   const above = pathTo(V.tree, id);
-  if (above && above.some((g) => V.collapsed.has(g))) { update(V, { collapsed: new Set([...V.collapsed].filter((g) => !above.includes(g))) }); relayout(); }
+  if (above && above.some((g) => V.collapsed.has(g))) { for (const g of above) V.collapsed.delete(g); relayout(); }
   const r = V.rows.find((x) => x.id === id);
   const scroller = $('#timeline-scroll');
   if (r && scroller) {
@@ -169,10 +208,11 @@ async function fetchWindow(v) {
   const seq = ++v.fetchSeq;
   v.inFlight++;
   try {
-    if (v.counterLanes.length) fetchCounters(v, seq, loadCounters(v.name, S, E, width), Number(S - v.origin));
+    const base = `/api/profiles/${v.enc}`, qs = `start=${S}&end=${E}&width=${width}`;
+    if (v.counterLanes.length) fetchCounters(v, seq, `${base}/counters?${qs}`, Number(S - v.origin));
     const [tl, usage] = await Promise.all([
-      v.timelineTables.length ? timeline(v.name, v.timelineTables, S, E, width) : { tables: [] },
-      v.usageTables.length ? loadUsage(v.name, v.usageTables, S, E, width).catch(() => null) : null,
+      v.timelineTables.length ? api(`${base}/timeline?tables=${v.timelineTables.join(',')}&${qs}`) : { tables: [] },
+      v.usageTables.length ? api(`${base}/usage?tables=${v.usageTables.join(',')}&${qs}`).catch(() => null) : null,
     ]);
     if (seq !== v.fetchSeq) return; // a newer window was asked for
     const off = Number(S - v.origin);
@@ -195,10 +235,10 @@ async function fetchWindow(v) {
 // its start (for the values in force), slower than /timeline's index, so the tracks do
 // not wait for it; until then the lanes keep the previous window's samples (times are
 // from t0, so they stay in place).
-async function fetchCounters(v, seq, answer, off) {
+async function fetchCounters(v, seq, url, off) {
   v.inFlight++;
   try {
-    const doc = await answer.catch(() => null);
+    const doc = await api(url).catch(() => null);
     if (seq === v.fetchSeq) { v.counters = doc ? ingestCounters(doc, off) : null; draw(v); }
   } finally {
     v.inFlight--;
@@ -272,6 +312,7 @@ export async function startViewer(name, info, host, opts = {}) {
   installInput();
   installLegend();
   installSearch();
+  installSelection();
   installExport();
   installHelp();
   installAnnotations();
@@ -289,8 +330,8 @@ export async function startViewer(name, info, host, opts = {}) {
 // Store v on profile `name` (info: /api/profiles/<name>): its tables and lanes from
 // /api/schema, its tracks, its whole span in view. Returns the /tracks answer.
 async function loadStore(v, name, info) {
-  Object.assign(v, { name, info, kind: info.kind });
-  const [doc, tracks, counterLanes] = await Promise.all([loadSchema(), loadTracks(name), profileCounterLanes(v, info)]);
+  Object.assign(v, { name, enc: namePath(name), info, kind: info.kind });
+  const [doc, tracks, counterLanes] = await Promise.all([loadSchema(), api(`/api/profiles/${v.enc}/tracks`), profileCounterLanes(v, info)]);
   v.counterLanes = counterLanes;
   const schema = doc.viewer;
   v.schema = schema;
@@ -312,12 +353,12 @@ async function loadStore(v, name, info) {
   return tracks;
 }
 
-// A timeline of its own (the Compare page's stacked views): state v (store.js createState) on
+// A timeline of its own (the Compare page's stacked views): store v (createStore) on
 // profile `name`, drawn inside element `root` (given a height by the page) on a canvas of
 // its own, with the tracks in the default grouping. No input: the caller moves the window
 // (v.viewS, v.viewE, then changed(v, false)). Resolves when the first window is drawn.
 export async function openTimeline(v, name, root) {
-  const info = await profileInfo(name);
+  const info = await api(`/api/profiles/${namePath(name)}`);
   await loadStore(v, name, info);
   root.innerHTML = '<div class="timeline-scroll"><canvas class="timeline"></canvas><div></div></div>';
   const scroller = root.firstChild;
@@ -333,7 +374,7 @@ export async function openTimeline(v, name, root) {
 async function profileCounterLanes(v, info) {
   const first = info.first_ts, last = info.last_ts;
   if (!(info.tables || []).includes('SystemProfileEvents') || first === null || first === undefined || last === null || last === undefined) return [];
-  const doc = await loadCounters(v.name, first, last, 1).catch(() => null);
+  const doc = await api(`/api/profiles/${v.enc}/counters?start=${first}&end=${last}&width=1`).catch(() => null);
   return [...ingestCounters(doc, 0).values()].map(({ key, kind, label, unit }) => ({ key, kind, label, unit }));
 }
 
@@ -342,7 +383,7 @@ function installGrouping(tracks) {
   sel.innerHTML = GROUPINGS.map(([id, label]) => `<option value="${id}">${label}</option>`).join('');
   if (!GROUPINGS.some(([id]) => id === V.mode)) V.mode = 'default';
   sel.value = V.mode;
-  sel.onchange = () => update(V, { mode: sel.value }, 'layout', 'url');
+  sel.onchange = () => setGrouping(sel.value);
   $('#group-box').hidden = !hasGroupings(tracks);
 }
 
