@@ -26,7 +26,7 @@
 #include "server/api_internal.h"
 #include "util/decimal.h"
 
-enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
+enum MHD_Result nx_api_body(nx_api_req *r, unsigned status, nx_strbuf *body, const char *content_type)
 {
     if (nx_strbuf_failed(body)) {
         nx_strbuf_free(body);
@@ -47,10 +47,15 @@ enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
         free(data);
         return MHD_NO;
     }
-    MHD_add_response_header(resp, "Content-Type", "application/json; charset=utf-8");
+    MHD_add_response_header(resp, "Content-Type", content_type);
     enum MHD_Result ret = nx_api_queue(r, status, resp);
     MHD_destroy_response(resp);
     return ret;
+}
+
+enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body)
+{
+    return nx_api_body(r, status, body, "application/json; charset=utf-8");
 }
 
 /* Removes every "<prefix>/" from msg (in place). */

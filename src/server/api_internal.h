@@ -108,6 +108,8 @@ bool nx_server_json_content_type(const char *content_type);
  * X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer, X-Frame-Options:
  * DENY and Content-Security-Policy: frame-ancestors 'none'. */
 enum MHD_Result nx_api_queue(nx_api_req *r, unsigned status, struct MHD_Response *resp);
+/* Queues body (taken) as the response with that Content-Type; nx_api_json: as JSON. */
+enum MHD_Result nx_api_body(nx_api_req *r, unsigned status, nx_strbuf *body, const char *content_type);
 enum MHD_Result nx_api_json(nx_api_req *r, unsigned status, nx_strbuf *body);
 enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -26,6 +26,7 @@
 //    kept events equal `nxprof export-csv --width W`'s rows; SystemProfileEvents: one event
 //    per (track, depth, bucket), each depth equal to its encloser count in SQL; a damaged
 //    table's entry is its error while the others answer as on the intact profile;
+//    format=bin decoded by web/js/timeline_bin.js equals the JSON answer;
 //  - search: total, position and the event found (next/prev from matches and from times)
 //    equal the matches worked out from DuckDB rows, on the split device profile and on a
 //    real PyTorch trace processed as `torch`; aggregate: count, time and self time inside
@@ -49,6 +50,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { requireBin } from './lib/harness.mjs';
+import { decodeTimeline } from '../../web/js/timeline_bin.js';
 
 const BIN = requireBin();
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -166,7 +168,7 @@ function req(path, { method = 'GET', headers = {}, body } = {}) {
     const r = http.request({ host: '127.0.0.1', port: BASE_PORT, path, method, headers, agent: false }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => { const raw = Buffer.concat(chunks); resolve({ status: res.statusCode, headers: res.headers, raw, body: raw.toString('utf8') }); });
     });
     r.on('error', reject);
     if (body) r.write(body);
@@ -564,6 +566,36 @@ test('timeline: a table that cannot be read gets its error, the others answer as
   } finally {
     rmSync(dmg, { recursive: true, force: true });
   }
+});
+
+// The binary answer read by the viewer's decoder, its typed arrays as plain arrays.
+async function binTimeline(path) {
+  const r = await req(path);
+  assert.equal(r.status, 200, `${path}: ${r.body}`);
+  assert.equal(r.headers['content-type'], 'application/octet-stream');
+  const got = decodeTimeline(r.raw.buffer.slice(r.raw.byteOffset, r.raw.byteOffset + r.raw.length));
+  for (const t of got.tables) {
+    for (const tr of t.tracks || []) {
+      for (const k of ['start', 'dur', 'ord', 'depth']) if (tr[k]) tr[k] = Array.from(tr[k]);
+      for (const f of Object.keys(tr.labels)) tr.labels[f] = Array.from(tr.labels[f]);
+    }
+  }
+  return got;
+}
+
+test('timeline: format=bin is the JSON answer as arrays (device and nested tables, twice for the cache); other formats 400', async () => {
+  const span = E - S, sys = (await json('/api/profiles')).profiles.find((p) => p.name === 'tiny');
+  for (const [name, tables, s, e, W] of [[D, 'Instruction,DmaPacketAggregated,SemaphoreUpdate,CcOp', S, E, 97],
+    [D, 'Instruction,DmaPacket', S + span / 3n, S + span / 2n, 1600], [DS, 'Instruction', S, E, 5],
+    ['tiny', 'SystemProfileEvents', big(sys.first_ts), big(sys.last_ts), 64]]) {
+    const q = `/api/profiles/${name}/timeline?tables=${tables}&start=${s}&end=${e}&width=${W}`;
+    const want = await json(q);
+    assert.ok(want.tables.some((t) => t.tracks && t.tracks.length > 0), q);
+    for (let i = 0; i < 2; i++) assert.deepEqual(await binTimeline(`${q}&format=bin`), want, q);
+    assert.deepEqual(await json(`${q}&format=json`), want);
+  }
+  const bad = await json(`/api/profiles/${D}/timeline?start=${S}&end=${E}&width=5&format=xml`, 400);
+  assert.match(bad.error, /format/);
 });
 
 test('event: every field in schema order equals the row, across split files', async () => {

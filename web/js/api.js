@@ -17,20 +17,30 @@ export function parseJSON(text) {
   });
 }
 
+// The Error for a failed response whose body is `text` (JSON {"error"} or not).
+function failure(res, body) {
+  const err = new Error((body && body.error) || `${res.status} ${res.statusText}`);
+  err.status = res.status;
+  return err;
+}
+
+const parsed = (text) => { try { return parseJSON(text); } catch { return null; /* not JSON */ } };
+
 // send: a value sent as JSON with `method` (PUT, POST); absent: a GET.
 export async function api(path, { method = 'GET', send } = {}) {
   const init = { method, headers: { Accept: 'application/json' } };
   if (send !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(send); }
   const res = await fetch(path, init);
-  const text = await res.text();
-  let body = null;
-  try { body = parseJSON(text); } catch { /* not JSON */ }
-  if (!res.ok) {
-    const err = new Error((body && body.error) || `${res.status} ${res.statusText}`);
-    err.status = res.status;
-    throw err;
-  }
+  const body = parsed(await res.text());
+  if (!res.ok) throw failure(res, body);
   return body;
+}
+
+// A GET whose answer is binary (/timeline?format=bin): its ArrayBuffer; errors as api()'s.
+export async function apiBytes(path) {
+  const res = await fetch(path, { headers: { Accept: 'application/octet-stream' } });
+  if (!res.ok) throw failure(res, parsed(await res.text()));
+  return res.arrayBuffer();
 }
 
 export const big = (v) => (v === null || v === undefined ? null : typeof v === 'bigint' ? v

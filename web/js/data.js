@@ -11,6 +11,7 @@
 // drawn inside a block is the table's first string label when the table is coloured by a
 // label (colour_by not empty), so tracks coloured by queue show no repeated text.
 import { colourFields, colourKey, colourOf } from './colour.js';
+import { maxDurOf } from './hit.js';
 
 const typesOf = (def) => Object.fromEntries(((def && def.labels) || []).map((l) => [l.name, l.type]));
 
@@ -24,7 +25,7 @@ export function colourise(d, def, mode) {
   }
 }
 
-// One track of a /timeline table as arrays: start/dur (Float64Array), ord, depth
+// One track of a /timeline table (JSON arrays, or a binary answer's typed arrays) as arrays: start/dur (Float64Array), ord, depth
 // (Int32Array, nested tables only), labels (decoded), name (the first string label).
 // The label drawn as an event's name: the first string label of a table coloured by
 // something other than its track, else null.
@@ -40,12 +41,14 @@ export function ingestTrack(tr, table, def, strings, offset) {
   for (let i = 0; i < n; i++) { start[i] = offset + Number(tr.start[i]); dur[i] = Number(tr.dur[i]); }
   const labels = {};
   for (const [f, arr] of Object.entries(tr.labels || {})) {
-    labels[f] = types[f] === 'string' ? arr.map((ix) => (ix === null || ix < 0 ? null : strings[ix])) : arr;
+    labels[f] = types[f] === 'string' ? Array.from(arr, (ix) => (ix === null || ix < 0 ? null : strings[ix])) : arr;
   }
   const nameField = nameFieldOf(def);
-  return { table, track: tr.track, start, dur, ord: tr.ord, types, labels,
-    depth: Array.isArray(tr.depth) ? Int32Array.from(tr.depth) : null,
+  const d = { table, track: tr.track, start, dur, ord: tr.ord, types, labels,
+    depth: tr.depth ? Int32Array.from(tr.depth) : null,
     point: !!(def && def.kind === 'point'), name: nameField ? labels[nameField] || null : null };
+  d.maxDur = maxDurOf(d);   // for hit.js visibleRange
+  return d;
 }
 
 // A /timeline response whose window starts `offset` ns after t0: {tracks: Map

@@ -28,11 +28,41 @@ export function eventBox(d, i, r, g) {
   return { x, w, y: r.y + g.pad, h: r.h - 2 * g.pad };
 }
 
+// The events of d whose boxes may reach the pixels [x0, x1]: [lo, hi), found by binary
+// search on start (a track's events come in start order; d.maxDur, set at ingest, is
+// their longest duration, or Infinity when they are not in start order), so a frame
+// zoomed into the loaded events visits only those on screen. A box reaches at most
+// MARK_W px left of its start and max(MARK_W, dur / k) px right of it.
+export function visibleRange(d, g, x0, x1) {
+  const n = d.start.length;
+  if (!(d.maxDur < Infinity)) return [0, n];
+  const t0 = g.viewS + (x0 - g.gutter - MARK_W) * g.k - d.maxDur, t1 = g.viewS + (x1 - g.gutter + MARK_W) * g.k;
+  // the first event starting at or after t (after t: strict)
+  const first = (t, strict) => {
+    let lo = 0, hi = n;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (d.start[m] < t || (strict && d.start[m] === t)) lo = m + 1; else hi = m; }
+    return lo;
+  };
+  return [first(t0, false), first(t1, true)];
+}
+
+// The longest duration of track data d's events, or Infinity when they are not in
+// start order (visibleRange then visits them all).
+export function maxDurOf(d) {
+  let m = 0;
+  for (let i = 0; i < d.start.length; i++) {
+    if (i > 0 && d.start[i] < d.start[i - 1]) return Infinity;
+    if (d.dur[i] > m) m = d.dur[i];
+  }
+  return m;
+}
+
 // The index of the event of d under (mx, my) on row r, or -1.
 export function eventAt(d, r, mx, my, g) {
   const level = r.nested ? Math.floor((my - r.y - g.pad) / g.levelH) : -1;
   let best = -1, bestDist = HIT_SLOP;
-  for (let i = 0; i < d.start.length; i++) {
+  const [lo, hi] = visibleRange(d, g, mx - HIT_SLOP, mx + HIT_SLOP);
+  for (let i = lo; i < hi; i++) {
     if (level >= 0 && (d.depth ? d.depth[i] : 0) !== level) continue;
     const b = eventBox(d, i, r, g);
     const dist = mx < b.x ? b.x - mx : mx > b.x + b.w ? mx - b.x - b.w : 0;

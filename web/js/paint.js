@@ -16,7 +16,7 @@
 import { V as PAGE, geom, screenRows, relOf, nsPerPx } from './viewer.js';
 import { ellipsize, fmtNs, fmtTick, niceStep } from './format.js';
 import { shortName } from './names.js';
-import { eventBox } from './hit.js';
+import { eventBox, visibleRange } from './hit.js';
 import { markerDeltas } from './markers.js';
 import { paintLane } from './lanes.js';
 import { paintCounterLane } from './counter_lanes.js';
@@ -147,7 +147,8 @@ function paintEvents(ctx, r, d, g, W, want) {
     run.c = null;
   };
   const texts = [], edges = [];
-  for (let i = 0; i < d.start.length; i++) {
+  const [lo, hi] = visibleRange(d, g, GUTTER, W);
+  for (let i = lo; i < hi; i++) {
     const b = eventBox(d, i, r, g);
     if (b.x + b.w < GUTTER || b.x > W) continue;
     n++;

@@ -8,7 +8,8 @@
 //   finds over the whole profile when it has SystemProfileEvents (counter_lanes.js).
 //   /tracks gives the track tree (layout.js); nothing about tables is copied here.
 // - Every pan/zoom redraws at once (requestAnimationFrame, with the data already loaded)
-//   and, debounced by FETCH_DEBOUNCE_MS, fetches /timeline (and /usage) for the visible
+//   and, debounced by FETCH_DEBOUNCE_MS, fetches /timeline (binary: its numbers come as
+//   typed arrays, timeline_bin.js) and /usage for the visible
 //   window with width = the plot's width in CSS pixels, i.e. the server's sampling (one
 //   event per track, depth and pixel bucket); /counters comes on its own and is drawn when
 //   it arrives. Stale responses are dropped.
@@ -17,7 +18,8 @@
 //   spacer gives the scroll height), so the axis never scrolls away.
 // - The URL is rewritten (history.replaceState) after every pan, zoom, selection, search,
 //   grouping or colour change (state.js has the format), so a copied link reopens the view.
-import { api, big, namePath, schema as loadSchema } from './api.js';
+import { api, apiBytes, big, namePath, schema as loadSchema } from './api.js';
+import { decodeTimeline } from './timeline_bin.js';
 import { $, setStatus } from './dom.js';
 import { clampWindow, parseViewQuery, viewQuery, windowOnEvent } from './state.js';
 import { buildTree, hasGroupings, layoutRows, pathTo, GROUPINGS } from './layout.js';
@@ -211,7 +213,7 @@ async function fetchWindow(v) {
     const base = `/api/profiles/${v.enc}`, qs = `start=${S}&end=${E}&width=${width}`;
     if (v.counterLanes.length) fetchCounters(v, seq, `${base}/counters?${qs}`, Number(S - v.origin));
     const [tl, usage] = await Promise.all([
-      v.timelineTables.length ? api(`${base}/timeline?tables=${v.timelineTables.join(',')}&${qs}`) : { tables: [] },
+      v.timelineTables.length ? apiBytes(`${base}/timeline?tables=${v.timelineTables.join(',')}&${qs}&format=bin`).then(decodeTimeline) : { tables: [] },
       v.usageTables.length ? api(`${base}/usage?tables=${v.usageTables.join(',')}&${qs}`).catch(() => null) : null,
     ]);
     if (seq !== v.fetchSeq) return; // a newer window was asked for
