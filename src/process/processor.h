@@ -7,7 +7,7 @@
  * runs the device pipeline over its one trace (device_pipeline.h: every device
  * table of that NeuronCore through the sinks), a system job writes the
  * session's system tables (system_tables.h) and DeviceProfileList. Up to
- * `jobs` jobs run at once. Non-fatal capture problems are reported on stderr
+ * `jobs` jobs run at once; the files written do not depend on how many. Non-fatal capture problems are reported on stderr
  * and become Warning rows of the profile they concern; SchemaFields is always
  * written. The profiles of a run are published together (profile_output.h);
  * a fatal error, SIGINT or SIGTERM leaves every previous profile untouched and
@@ -28,7 +28,7 @@ typedef struct nx_process_options {
     uint64_t max_rows_per_file;  /* 0: NX_TABLE_MAX_ROWS_DEFAULT */
     bool ignore_device_profile;  /* skip program files and device traces */
     bool ignore_system_profile;  /* skip runtime events, samples and Chrome traces */
-    int jobs;                    /* profiles built at once; 0: one per two CPUs */
+    int jobs;                    /* profiles built at once; 0: one per four CPUs */
     bool progress;               /* a progress line on stderr (the caller checks it is a terminal) */
 } nx_process_options;
 
