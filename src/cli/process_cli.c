@@ -25,7 +25,7 @@ void nx_process_cli_help(FILE *out)
             "      --ignore-device-profile  skip program files and device traces\n"
             "      --ignore-system-profile  skip runtime events, host samples and Chrome traces\n"
             "      --jobs N               profiles (device traces) built at once (default: one\n"
-            "                             per two CPUs)\n"
+            "                             per four CPUs); the profiles are the same for every N\n"
             "A progress line is shown on stderr when it is a terminal.\n",
             NX_TABLE_MAX_ROWS_DEFAULT);
 }

@@ -17,7 +17,7 @@ typedef struct nx_process_options {
     uint64_t max_rows_per_file;  /* 0: NX_TABLE_MAX_ROWS_DEFAULT */
     bool ignore_device_profile;  /* skip program files and device traces */
     bool ignore_system_profile;  /* skip runtime events, samples and Chrome traces */
-    int jobs;                    /* profiles built at once; 0: one per two CPUs */
+    int jobs;                    /* profiles built at once; 0: one per four CPUs */
     bool progress;               /* a progress line on stderr (the caller checks it is a terminal) */
 } nx_process_options;
 

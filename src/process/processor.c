@@ -28,6 +28,7 @@
 #include "process/profile_plan.h"
 #include "process/row.h"
 #include "process/summary_table.h"
+#include "process/thread_name.h"
 #include "process/system_tables.h"
 #include "profile/table_writer.h"
 #include "util/run_control.h"
@@ -365,6 +366,18 @@ static int finish_system_job(job *j)
     return write_common_tables(j, &ctx);
 }
 
+/* The worker reads, decodes and merges its job's trace (or writes its system
+ * tables); the threads it starts for the job's tables inherit the name. */
+static void name_worker(const nx_planned_profile *pp)
+{
+    char name[64];
+    if (pp->kind == NX_PROFILE_SYSTEM)
+        snprintf(name, sizeof name, "system");
+    else
+        snprintf(name, sizeof name, "dev:%" PRIu32 ".%" PRIu32, pp->trace->device, pp->trace->core);
+    nx_thread_name(pthread_self(), name);
+}
+
 static void *worker(void *arg)
 {
     run *r = arg;
@@ -373,6 +386,7 @@ static void *worker(void *arg)
         if (i >= r->plan.n)
             return NULL;
         job *j = &r->jobs[i];
+        name_worker(j->pp);
         if (check_stop(j->err, sizeof j->err) != 0)
             j->rc = -1;   /* stopped before it began */
         else
@@ -500,13 +514,14 @@ fail:
 
 /* ------------------------------------------------------------ the run -- */
 
-/* Profiles built at once: --jobs, else one per two CPUs. A device pipeline keeps
- * about two CPUs busy by itself (its reader, the sinks' threads and the page
- * encoders), so more jobs than that add memory, not speed (docs/benchmarks.md). */
+/* Profiles built at once: --jobs, else one per four CPUs. A device pipeline keeps
+ * four to five CPUs busy by itself (its reader, the sinks' threads, the table
+ * writers and the page encoders): on 16 CPUs 4 jobs already saturate them and
+ * 8 or 16 are no faster, only larger (docs/benchmarks.md, "Cores"). */
 static int worker_count(const nx_process_options *o, size_t n_jobs)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t n = o->jobs > 0 ? (size_t)o->jobs : (size_t)(cpus > 3 ? cpus / 2 : 1);
+    size_t n = o->jobs > 0 ? (size_t)o->jobs : (size_t)(cpus >= 8 ? cpus / 4 : 1);
     return (int)(n < n_jobs ? n : n_jobs);
 }
 
@@ -631,11 +646,11 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
     r.wopts.threads = cpus > workers ? (int)(cpus / workers) : 1;
     /* A profile has dozens of tables open at once, each holding its current row
      * group's encoded pages: 256Ki-row groups bound that (about 1/4 of the codec
-     * default) and still give readers large, prunable groups. Profiles built at
-     * once share that budget (at least 64Ki rows a group), so peak memory stays
-     * about that of one profile however many traces run in parallel. */
-    r.wopts.row_group_rows = 262144 / (size_t)workers < 65536 ? 65536 : 262144 / (size_t)workers;
-    r.wopts.row_group_bytes = (32u << 20) / (unsigned)workers < (8u << 20) ? 8u << 20 : (32u << 20) / (unsigned)workers;
+     * default) and still give readers large, prunable groups. The bound does not
+     * depend on --jobs, so every --jobs writes the same bytes; peak memory grows
+     * with the profiles built at once instead (docs/benchmarks.md, "Cores"). */
+    r.wopts.row_group_rows = 262144;
+    r.wopts.row_group_bytes = 32u << 20;
     /* ZSTD's fastest regular setting: on a 10M-record profile 3-5% less CPU than
      * level 1 for 2% more bytes (docs/benchmarks.md). */
     r.wopts.compression_level = -1;

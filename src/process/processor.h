@@ -7,7 +7,7 @@
  * runs the device pipeline over its one trace (device_pipeline.h: every device
  * table of that NeuronCore through the sinks), a system job writes the
  * session's system tables (system_tables.h) and DeviceProfileList. Up to
- * `jobs` jobs run at once. Non-fatal capture problems are reported on stderr
+ * `jobs` jobs run at once; the files written do not depend on how many. Non-fatal capture problems are reported on stderr
  * and become Warning rows of the profile they concern; SchemaFields is always
  * written. The profiles of a run are published together (profile_output.h);
  * a fatal error, SIGINT or SIGTERM leaves every previous profile untouched and

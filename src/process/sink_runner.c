@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "process/thread_name.h"
 #include "util/handoff.h"
 
 /* Events per batch, and batches in the ring: a sink may hold all but the one
@@ -142,6 +143,9 @@ static int hand_out(nx_sink_runner *r, nxpq_error *err)
                 return -1;
             }
             s->started = s->threaded = true;
+            char name[64];
+            snprintf(name, sizeof name, "sink:%s", s->sink->name);
+            nx_thread_name(s->h.tid, name);
         }
         pthread_mutex_lock(&r->lock);
         b->users++;

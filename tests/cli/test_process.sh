@@ -12,6 +12,7 @@
 # framework-only capture (a Chrome trace alone) works, --ignore-device-profile and
 # --ignore-system-profile each skip their half (both: exit 1 naming the capture),
 # a malformed TSV exits 1 naming file and line, bad JSON exits 1 naming the file.
+# --jobs 4 writes the same bytes as --jobs 1.
 set -u
 BIN=${1:?usage: test_process.sh path/to/nxprof}
 TMP=$(mktemp -d)
@@ -195,6 +196,16 @@ contains "${TJ[0]}" "error names the JSON file"
 mkdir -p "$TMP/fwbad" && printf '[{"ph": "X", "ts": }' >"$TMP/fwbad/trace.json"
 expect 1 "bad framework-only trace.json" -- process "$TMP/fwbad" --output-file "$TMP/o6"
 contains "$TMP/fwbad/trace.json" "error names the framework-only JSON file"
+
+# --- --jobs changes the speed, not the bytes: 4 traces of ~120k Instruction rows
+# each (more than one 64Ki-row group), built one at a time and all at once, give
+# the same files (the profiles' directories share a name, as it is the display name) ---
+expect 0 "4-core synth" -- synth --preset llama-layer --events 1000000 --cores 4 --seed 5 --out "$TMP/four"
+mkdir -p "$TMP/jobs1" "$TMP/jobs4"
+expect 0 "process --jobs 1" -- process "$TMP/four" --output-file "$TMP/jobs1/p" --jobs 1
+expect 0 "process --jobs 4" -- process "$TMP/four" --output-file "$TMP/jobs4/p" --jobs 4
+check '[ "$(find "$TMP/jobs1/p" -type f | wc -l)" -gt 100 ] && diff -r "$TMP/jobs1/p" "$TMP/jobs4/p" >/dev/null' \
+    "--jobs 4 writes the same bytes as --jobs 1"
 
 # --- usage errors ---
 expect 2 "no capture" -- process --data-path "$TMP/u"
