@@ -25,6 +25,14 @@
 # on stderr). Sizes above --peers-max show '-'. Peers need node and the repository's
 # node_modules (@duckdb/node-api, nodejs-polars); they are checked only when peers run.
 # peers.mjs's per-table detail is kept out of the output; its summary lines go to stderr.
+#
+# CPU per row: cpu_s is nxprof's median CPU time (user+sys of the whole `nxprof process`
+# run, all threads, /usr/bin/time) and rows the total rows of the profile it wrote.
+# bench/process/pyarrow_peer.py (run with the peers, needs .venv/bin/python) loads that
+# profile and measures the process CPU time pyarrow spends only writing it (every table,
+# pq.write_table with compression='zstd', otherwise defaults; median of the same --runs).
+# nx_ns/row and pa_ns/row are the two CPU times per profile row, cpu_nx/pa their ratio
+# (the issue's target: at most 0.5).
 set -euo pipefail
 
 sizes=1000000,10000000,100000000
@@ -58,6 +66,7 @@ for n in "${list[@]}"; do
 done
 if [ "$want_peers" = 1 ]; then
     command -v node >/dev/null || { echo "bench/process: peers need node (or pass --peers-max 0)" >&2; exit 1; }
+    [ -x "$repo/.venv/bin/python" ] || { echo "bench/process: the pyarrow peer needs $repo/.venv/bin/python (run scripts/bootstrap, or pass --peers-max 0)" >&2; exit 1; }
     for m in @duckdb/node-api nodejs-polars; do
         [ -d "$repo/node_modules/$m" ] || { echo "bench/process: peers need $repo/node_modules/$m (run npm install, or pass --peers-max 0)" >&2; exit 1; }
     done
@@ -66,30 +75,32 @@ rm -rf "$dir"
 mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
 
-field() { printf '%s\n' "$peers" | sed -n "s/.*\"$1\":\([0-9.eE+-]*\).*/\1/p"; }
+field() { printf '%s\n' "$2" | sed -n "s/.*\"$1\":\([0-9.eE+-]*\).*/\1/p"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-printf '%-12s %10s %12s %14s %12s %10s %15s %15s %13s %13s\n' events records wall_s records/s peak_RSS_MiB tables \
-    duckdb_write_s polars_write_s nxprof/duckdb nxprof/polars
+printf '%-12s %10s %12s %14s %12s %10s %15s %15s %13s %13s %8s %10s %10s %10s %9s\n' events records wall_s records/s peak_RSS_MiB tables \
+    duckdb_write_s polars_write_s nxprof/duckdb nxprof/polars cpu_s rows nx_ns/row pa_ns/row cpu_nx/pa
 for n in "${list[@]}"; do
     cap="$dir/cap-$n"
     synth_out=$("$bin" synth --preset llama-layer --events "$n" --seed 7 --cores "$cores" --out "$cap")
     records=$(printf '%s\n' "$synth_out" | awk '/device records/ {print $1; exit}')
-    walls=() rss=()
+    walls=() rss=() cpus=()
     for ((i = 0; i < runs; i++)); do
         rm -rf "$dir/prof"
         # shellcheck disable=SC2086
-        /usr/bin/time -f '%e %M' -o "$dir/time" "$bin" process "$cap" --output-file "$dir/prof" $jobs >"$dir/out"
-        read -r w m <"$dir/time"
+        /usr/bin/time -f '%e %M %U %S' -o "$dir/time" "$bin" process "$cap" --output-file "$dir/prof" $jobs >"$dir/out"
+        read -r w m u s <"$dir/time"
         walls+=("$w")
+        cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')")
         rss+=("$m")
     done
     tables=$(awk '/tables/ {print $(NF-1)}' "$dir/out")
     wall=$(printf '%s\n' "${walls[@]}" | median)
+    cpu=$(printf '%s\n' "${cpus[@]}" | median)
     peak=$(printf '%s\n' "${rss[@]}" | sort -g | tail -1)
     rate=$(awk -v r="$records" -v w="$wall" 'BEGIN {printf "%.2fM", r / w / 1e6}')
-    duck=- pol=- rduck=- rpol=-
+    duck=- pol=- rduck=- rpol=- rows=- nxrow=- parow=- rcpu=-
     if [ "$n" -le "$peers_max" ]; then
         if ! peers=$(node "$here/peers.mjs" "$dir/prof" --runs "$runs" 2>"$dir/peers.log"); then
             cat "$dir/peers.log" >&2
@@ -97,14 +108,26 @@ for n in "${list[@]}"; do
             exit 1
         fi
         grep '^peers:' "$dir/peers.log" | sed "s/^/[$n] /" >&2 || true
-        duck=$(field duckdb_s)
-        pol=$(field polars_s)
+        duck=$(field duckdb_s "$peers")
+        pol=$(field polars_s "$peers")
         if [ -z "$duck" ] || [ -z "$pol" ]; then echo "bench/process: cannot parse peers.mjs output: $peers" >&2; exit 1; fi
         rduck=$(ratio "$wall" "$duck")
         rpol=$(ratio "$wall" "$pol")
         case "$peers" in *'"polars_partial":[]'*) ;; *) pol="$pol*" rpol="$rpol*" ;; esac
+        if ! pa=$("$repo/.venv/bin/python" "$here/pyarrow_peer.py" "$dir/prof" --runs "$runs" 2>"$dir/pyarrow.log"); then
+            cat "$dir/pyarrow.log" >&2
+            echo "bench/process: pyarrow_peer.py failed on the $n-event profile" >&2
+            exit 1
+        fi
+        grep '^pyarrow:' "$dir/pyarrow.log" | sed "s/^/[$n] /" >&2 || true
+        pacpu=$(field cpu_s "$pa")
+        rows=$(field rows "$pa")
+        if [ -z "$pacpu" ] || [ -z "$rows" ]; then echo "bench/process: cannot parse pyarrow_peer.py output: $pa" >&2; exit 1; fi
+        nxrow=$(awk -v c="$cpu" -v r="$rows" 'BEGIN {printf "%.0f", c * 1e9 / r}')
+        parow=$(awk -v c="$pacpu" -v r="$rows" 'BEGIN {printf "%.0f", c * 1e9 / r}')
+        rcpu=$(ratio "$cpu" "$pacpu")
     fi
-    printf '%-12s %10s %12s %14s %12d %10s %15s %15s %13s %13s\n' "$n" "$records" "$wall" "$rate" $((peak / 1024)) "$tables" \
-        "$duck" "$pol" "$rduck" "$rpol"
+    printf '%-12s %10s %12s %14s %12d %10s %15s %15s %13s %13s %8s %10s %10s %10s %9s\n' "$n" "$records" "$wall" "$rate" $((peak / 1024)) "$tables" \
+        "$duck" "$pol" "$rduck" "$rpol" "$cpu" "$rows" "$nxrow" "$parow" "$rcpu"
     rm -rf "$cap" "$dir/prof"
 done
