@@ -819,7 +819,9 @@ static long read_text(void *ctx, char *dst, size_t cap, char *why, size_t why_si
     while (got < cap) {
         int stopped = nx_run_stopped();
         if (stopped) {
-            nx_run_stopped_message(stopped, why, why_size);
+            nx_error e;
+            nx_run_stopped_message(stopped, &e);
+            snprintf(why, why_size, "%s", e.msg);
             return -1;
         }
         long n = nx_readahead_read(r->ahead, dst + got, cap - got, why, why_size);

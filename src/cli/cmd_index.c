@@ -112,7 +112,7 @@ static int index_run(int argc, char **argv)
             continue;
         const char *table = nx_timeline_at(i)->table;
         uint64_t rows = 0;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         int rc = nx_tlx_build(dir, table, &rows, &err);
         if (rc == NX_PROFILE_TABLE_ABSENT)
             continue;

@@ -20,7 +20,7 @@
 
 /* ------------------------------------------------------------------ errors */
 
-void pq_set_error(nxpq_error *err, const nxpq_reader *r, const pq_column *col, int64_t rg, int64_t page,
+void pq_set_error(nx_error *err, const nxpq_reader *r, const pq_column *col, int64_t rg, int64_t page,
                   const char *fmt, ...)
 {
     if (!err)
@@ -41,6 +41,9 @@ void pq_set_error(nxpq_error *err, const nxpq_reader *r, const pq_column *col, i
     int n_all = snprintf(err->msg, sizeof err->msg, "%s: %s%s%s", r->name, ctx, ctx[0] ? ": " : "", msg);
     if (n_all >= (int)sizeof err->msg) /* mark the cut */
         memcpy(err->msg + sizeof err->msg - 4, "...", 4);
+    snprintf(err->file, sizeof err->file, "%s", r->name);
+    snprintf(err->field, sizeof err->field, "%s", col ? col->info.name : "");
+    err->where = page >= 0 ? (uint64_t)page : NX_ERROR_NOWHERE;
 }
 
 /* ------------------------------------------------------------ schema mapping */
@@ -205,7 +208,7 @@ static void classify(pq_column *c, const pq_schema_element *s, uint32_t i)
     c->info.unsupported = c->unsupported;
 }
 
-static int map_columns(nxpq_reader *r, nxpq_error *err)
+static int map_columns(nxpq_reader *r, nx_error *err)
 {
     const pq_schema_element *s = r->meta.schema;
     size_t nf = (size_t)s[0].num_children;
@@ -245,7 +248,7 @@ static bool path_matches(const pq_column_meta *m, const pq_schema_element *s, co
 
 /* Every row group's column chunks must be the schema's leaves, in order, with
  * their physical types: later code trusts the schema for both. */
-static int check_leaf_paths(nxpq_reader *r, nxpq_error *err)
+static int check_leaf_paths(nxpq_reader *r, nx_error *err)
 {
     const pq_schema_element *s = r->meta.schema;
     uint32_t n = r->meta.n_schema, depth = 1, leaf = 0;
@@ -283,7 +286,7 @@ static int check_leaf_paths(nxpq_reader *r, nxpq_error *err)
     return rc;
 }
 
-static int check_row_groups(nxpq_reader *r, nxpq_error *err)
+static int check_row_groups(nxpq_reader *r, nx_error *err)
 {
     const pq_file_meta *m = &r->meta;
     r->rg_first_row = nx_arena_calloc(&r->arena, (size_t)m->n_row_groups + 1, sizeof *r->rg_first_row);
@@ -324,7 +327,7 @@ static uint32_t le32(const uint8_t *p)
 }
 
 /* Layout: "PAR1" <column data, page index> <footer> <footer length: 4 bytes LE> "PAR1". */
-static int read_footer(nxpq_reader *r, nxpq_error *err)
+static int read_footer(nxpq_reader *r, nx_error *err)
 {
     const uint8_t *d = r->data;
     if (r->size < 12) {
@@ -357,7 +360,7 @@ static int read_footer(nxpq_reader *r, nxpq_error *err)
     return 0;
 }
 
-static nxpq_reader *reader_new(const char *name, nxpq_error *err)
+static nxpq_reader *reader_new(const char *name, nx_error *err)
 {
     nxpq_reader *r = calloc(1, sizeof *r);
     if (r)
@@ -371,7 +374,7 @@ static nxpq_reader *reader_new(const char *name, nxpq_error *err)
     return r;
 }
 
-static nxpq_reader *reader_finish(nxpq_reader *r, nxpq_error *err)
+static nxpq_reader *reader_finish(nxpq_reader *r, nx_error *err)
 {
     int rc = read_footer(r, err) < 0 || map_columns(r, err) < 0 || check_row_groups(r, err) < 0 ? -1 : 0;
     if (pq_reader_changed(r)) {
@@ -385,7 +388,7 @@ static nxpq_reader *reader_finish(nxpq_reader *r, nxpq_error *err)
     return r;
 }
 
-nxpq_reader *nxpq_reader_open_memory(const void *data, size_t len, const char *name, nxpq_error *err)
+nxpq_reader *nxpq_reader_open_memory(const void *data, size_t len, const char *name, nx_error *err)
 {
     nxpq_reader *r = reader_new(name, err);
     if (!r)
@@ -430,7 +433,7 @@ static int read_all(int fd, nxpq_reader *r)
     return 0;
 }
 
-static nxpq_reader *reader_open_file(const char *path, bool regular_only, nxpq_error *err)
+static nxpq_reader *reader_open_file(const char *path, bool regular_only, nx_error *err)
 {
     nxpq_reader *r = reader_new(path, err);
     if (!r)
@@ -469,9 +472,9 @@ static nxpq_reader *reader_open_file(const char *path, bool regular_only, nxpq_e
     return reader_finish(r, err);
 }
 
-nxpq_reader *nxpq_reader_open(const char *path, nxpq_error *err) { return reader_open_file(path, false, err); }
+nxpq_reader *nxpq_reader_open(const char *path, nx_error *err) { return reader_open_file(path, false, err); }
 
-nxpq_reader *nxpq_reader_open_regular(const char *path, nxpq_error *err) { return reader_open_file(path, true, err); }
+nxpq_reader *nxpq_reader_open_regular(const char *path, nx_error *err) { return reader_open_file(path, true, err); }
 
 void nxpq_reader_close(nxpq_reader *r)
 {

@@ -81,7 +81,7 @@ int pq_load_column_index(const nxpq_reader *r, uint32_t rg, const pq_column *col
 
 /* Fills *err (when not NULL) with "file: column 'x', row group n, page at
  * offset p: message"; col NULL, rg < 0 or page < 0 leave that part out. */
-void pq_set_error(nxpq_error *err, const nxpq_reader *r, const pq_column *col, int64_t rg, int64_t page,
+void pq_set_error(nx_error *err, const nxpq_reader *r, const pq_column *col, int64_t rg, int64_t page,
                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 #endif

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/error.h"
 
 typedef struct nx_process_options {
     const char *capture_dir;     /* the directory given on the command line */
@@ -55,7 +56,7 @@ typedef struct nx_process_stats {
 
 /* Processes o->capture_dir. Returns 0 (st filled; release with
  * nx_process_stats_free) or -1 with a message in err naming the file at fault. */
-int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err, size_t errlen);
+int nx_process_run(const nx_process_options *o, nx_process_stats *st, nx_error *err);
 void nx_process_stats_free(nx_process_stats *st);
 
 #endif

@@ -14,7 +14,7 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-int nx_usage_summary_open(nx_usage_summary *u, const nx_table_dest *dest, nxpq_error *err)
+int nx_usage_summary_open(nx_usage_summary *u, const nx_table_dest *dest, nx_error *err)
 {
     memset(u, 0, sizeof *u);
     if (nx_row_open(&u->r, dest, "DmaUsageSummary", err) != 0)
@@ -30,7 +30,7 @@ int nx_usage_summary_open(nx_usage_summary *u, const nx_table_dest *dest, nxpq_e
 }
 
 /* Writes the open bucket's rows, in pcore order, and empties it. */
-static int write_bucket(nx_usage_summary *u, nxpq_error *err)
+static int write_bucket(nx_usage_summary *u, nx_error *err)
 {
     for (unsigned p = 0; p < NX_USAGE_SUMMARY_SERIES; p++) {
         nx_usage_summary_acc *a = &u->acc[p];
@@ -53,7 +53,7 @@ static int write_bucket(nx_usage_summary *u, nxpq_error *err)
 }
 
 int nx_usage_summary_add(nx_usage_summary *u, int64_t ts, unsigned pcore, double throughput, int64_t total,
-                         nxpq_error *err)
+                         nx_error *err)
 {
     if (pcore >= NX_USAGE_SUMMARY_SERIES) {
         snprintf(err->msg, sizeof err->msg, "DmaUsageSummary: pcore %u out of range", pcore);
@@ -78,7 +78,7 @@ int nx_usage_summary_add(nx_usage_summary *u, int64_t ts, unsigned pcore, double
     return 0;
 }
 
-int nx_usage_summary_finish(nx_usage_summary *u, unsigned *tables, nxpq_error *err)
+int nx_usage_summary_finish(nx_usage_summary *u, unsigned *tables, nx_error *err)
 {
     int rc = u->any ? write_bucket(u, err) : 0;
     return nx_row_finish(&u->r, rc, tables, err);

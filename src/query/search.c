@@ -222,7 +222,7 @@ static void offer(table_pass *p, const nx_search_options *o, const skey *pos, co
     }
 }
 
-static int scan_table(nx_profile_table *t, size_t ti, matcher *m, const skey *pos, table_pass *p, nxpq_error *err)
+static int scan_table(nx_profile_table *t, size_t ti, matcher *m, const skey *pos, table_pass *p, nx_error *err)
 {
     const nx_search_options *o = m->o;
     const char *cols[1] = {o->field};
@@ -246,7 +246,7 @@ static int scan_table(nx_profile_table *t, size_t ti, matcher *m, const skey *po
         else if (c->dict_index)
             rc = dict_flags(m, c);
         if (rc < 0) {
-            nxpq_error_set(err, "%s: out of memory searching %s", nx_profile_table_name(t), o->field);
+            nx_error_set(err, "%s: out of memory searching %s", nx_profile_table_name(t), o->field);
             more = -1;
             break;
         }
@@ -297,7 +297,7 @@ static int take_value(nx_search_value *v, const nxpq_column_data *c, size_t i)
 }
 
 /* Reads the track and value of the event found (r->table, ordinal, start). */
-static int read_found(const char *dir, const nx_search_options *o, nx_search_result *r, nxpq_error *err)
+static int read_found(const char *dir, const nx_search_options *o, nx_search_result *r, nx_error *err)
 {
     nx_profile_table *t;
     const char *tname = o->tables[r->table];
@@ -324,24 +324,24 @@ static int read_found(const char *dir, const nx_search_options *o, nx_search_res
                 rc = take_value(&r->label, &b.batch->columns[0], b.rows[k]);
             }
             if (rc < 0)
-                nxpq_error_set(err, "%s: out of memory reading the event found", tname);
+                nx_error_set(err, "%s: out of memory reading the event found", tname);
         }
     }
     if (more < 0)
         rc = -1;
     else if (rc == 1)
-        rc = nxpq_error_set(err, "%s: the event at ordinal %lld changed while it was searched", tname,
+        rc = nx_error_set(err, "%s: the event at ordinal %lld changed while it was searched", tname,
                             (long long)r->ordinal);
     nx_window_close(w);
     nx_profile_table_close(t);
     return rc;
 }
 
-int nx_search_run(const char *profile_dir, const nx_search_options *o, nx_search_result *out, nxpq_error *err)
+int nx_search_run(const char *profile_dir, const nx_search_options *o, nx_search_result *out, nx_error *err)
 {
     *out = (nx_search_result){0};
     if (o->n_tables > NX_TIMELINE_TABLES)
-        return nxpq_error_set(err, "search: at most %d tables", NX_TIMELINE_TABLES);
+        return nx_error_set(err, "search: at most %d tables", NX_TIMELINE_TABLES);
     skey pos = {o->from, o->have_from_ord ? o->from_table + 1 : 0, o->have_from_ord ? o->from_ord : -1};
     uint64_t counted = 0; /* matches before P, and at P when searching forward */
     matcher m = {0};

@@ -159,7 +159,7 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
         return nx_api_json(r, MHD_HTTP_OK, &b);
     }
     nx_timeline tl;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_timeline_query(dir, tables, n_tables, start, end, (uint32_t)width, &tl, &err);
     if (rc != 0) {
         free(fp);

@@ -55,7 +55,7 @@ static void sample_by(const nx_tlx *x, int64_t start, int64_t end, uint32_t widt
 {
     nx_sampled s;
     memset(&s, 0, sizeof s);
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_tlx_sample(x, start, end, width, by_depth, NULL, &s, &err) != 0) {
         NXFUZZ_CHECK(err.msg[0] != '\0');
         nx_sampled_free(&s);

@@ -291,7 +291,7 @@ static void check_values(const char *dir, uint64_t max_rows, bool want_index)
     brute(tracked, N_ROWS, b);
     nx_nesting_values *v;
     char note[600];
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_nesting_open(dir, "SystemProfileEvents", &v, note, sizeof note, &err), 0);
     assert_int_equal(note[0] == '\0', want_index);
     for (size_t i = 0; i < N_ROWS; i++) {
@@ -355,7 +355,7 @@ static void test_old_index_refused(void **state)
     assert_non_null(strstr(why, "nxprof index"));
     nx_nesting_values *nv;
     char note[600];
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_nesting_open(dir, "SystemProfileEvents", &nv, note, sizeof note, &err), 0);
     assert_non_null(strstr(note, "version 3"));
     nx_nesting_close(nv);
