@@ -133,10 +133,10 @@ void nx_cap_warn(const nx_cap_warner *w, const char *path, uint64_t where, const
 
 int nx_cap_open_input(const char *path, struct stat *st, nx_error *err)
 {
-    char why[128];
-    int fd = nx_open_regular(path, st, why, sizeof why);
+    nx_error why = {0};
+    int fd = nx_open_regular(path, st, &why);
     if (fd < 0)
-        nx_cap_fail(err, path, "%s", why);
+        nx_cap_fail(err, path, "%s", why.msg);
     return fd;
 }
 

@@ -122,8 +122,8 @@ static int index_run(int argc, char **argv)
             continue;
         }
         nx_tlx *x;
-        char why[256];
-        int orc = nx_tlx_open(dir, table, &x, why, sizeof why);
+        nx_error why = {0};
+        int orc = nx_tlx_open(dir, table, &x, &why);
         if (orc == 0)
             nx_tlx_close(x);
         if (orc == 0)

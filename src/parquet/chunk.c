@@ -47,23 +47,23 @@ static void growbuf_free(pq_growbuf *b)
 
 __attribute__((format(printf, 3, 4))) static int page_fail(pq_cursor *c, nx_error *err, const char *fmt, ...)
 {
-    char msg[320];
+    nx_error msg = {0};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(msg.msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pq_set_error(err, c->r, c->col, c->rg, (int64_t)c->pg.offset, "%s", msg);
+    pq_set_error(err, c->r, c->col, c->rg, (int64_t)c->pg.offset, "%s", msg.msg);
     return -1;
 }
 
 __attribute__((format(printf, 3, 4))) static int chunk_fail(pq_cursor *c, nx_error *err, const char *fmt, ...)
 {
-    char msg[320];
+    nx_error msg = {0};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(msg.msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pq_set_error(err, c->r, c->col, c->rg, -1, "%s", msg);
+    pq_set_error(err, c->r, c->col, c->rg, -1, "%s", msg.msg);
     return -1;
 }
 
@@ -536,7 +536,7 @@ static int next_page(pq_cursor *c, nx_error *err)
 
 int pq_cursor_begin(pq_cursor *c, const nxpq_reader *r, const pq_column *col, uint32_t rg, nx_error *err)
 {
-    char msg[256];
+    nx_error msg = {0};
     c->r = r;
     c->col = col;
     c->rg = rg;
@@ -550,11 +550,11 @@ int pq_cursor_begin(pq_cursor *c, const nxpq_reader *r, const pq_column *col, ui
     nx_arena_free(&c->oi_arena);
     if (!pq_codec_name(c->cc->meta.codec))
         return chunk_fail(c, err, "compression codec %d is not supported", c->cc->meta.codec);
-    if (pq_chunk_range(r, c->cc, &c->start, &c->end, msg, sizeof msg) < 0)
-        return chunk_fail(c, err, "%s", msg);
-    int rc = pq_load_offset_index(r, rg, col, &c->oi_arena, &c->oi, msg, sizeof msg);
+    if (pq_chunk_range(r, c->cc, &c->start, &c->end, &msg) < 0)
+        return chunk_fail(c, err, "%s", msg.msg);
+    int rc = pq_load_offset_index(r, rg, col, &c->oi_arena, &c->oi, &msg);
     if (rc < 0)
-        return chunk_fail(c, err, "%s", msg);
+        return chunk_fail(c, err, "%s", msg.msg);
     c->indexed = rc == 1;
     c->pages_seen += c->indexed ? c->oi.n_pages : 0;
     c->next_pos = c->start;

@@ -489,8 +489,7 @@ void nxpq_reader_close(nxpq_reader *r)
 
 /* ------------------------------------------------------------- page index */
 
-int pq_chunk_range(const nxpq_reader *r, const pq_column_chunk *cc, size_t *start, size_t *end, char *msg,
-                   size_t msglen)
+int pq_chunk_range(const nxpq_reader *r, const pq_column_chunk *cc, size_t *start, size_t *end, nx_error *msg)
 {
     const pq_column_meta *m = &cc->meta;
     int64_t s = m->data_page_offset;
@@ -498,7 +497,7 @@ int pq_chunk_range(const nxpq_reader *r, const pq_column_chunk *cc, size_t *star
     if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 && m->dictionary_page_offset < s)
         s = m->dictionary_page_offset;
     if (s < 4 || (uint64_t)s > r->footer_start || (uint64_t)m->total_compressed_size > r->footer_start - (uint64_t)s) {
-        snprintf(msg, msglen, "column chunk at offset %lld (%lld bytes) lies outside the file's data",
+        nx_error_set(msg, "column chunk at offset %lld (%lld bytes) lies outside the file's data",
                  (long long)s, (long long)m->total_compressed_size);
         return -1;
     }
@@ -509,10 +508,10 @@ int pq_chunk_range(const nxpq_reader *r, const pq_column_chunk *cc, size_t *star
 
 /* The index bytes must lie between the magic and the footer. */
 static int index_reader(const nxpq_reader *r, int64_t off, int32_t len, nxth_reader *tr, const char *what,
-                        char *msg, size_t msglen)
+                        nx_error *msg)
 {
     if (off < 4 || (uint64_t)off > r->footer_start || (uint64_t)len > r->footer_start - (uint64_t)off) {
-        snprintf(msg, msglen, "%s at offset %lld (%d bytes) lies outside the file's data", what, (long long)off,
+        nx_error_set(msg, "%s at offset %lld (%d bytes) lies outside the file's data", what, (long long)off,
                  len);
         return -1;
     }
@@ -521,7 +520,7 @@ static int index_reader(const nxpq_reader *r, int64_t off, int32_t len, nxth_rea
 }
 
 int pq_load_offset_index(const nxpq_reader *r, uint32_t rg, const pq_column *col, nx_arena *a, pq_offset_index *oi,
-                         char *msg, size_t msglen)
+                         nx_error *msg)
 {
     const pq_row_group *g = &r->meta.row_groups[rg];
     const pq_column_chunk *cc = &g->columns[col->leaf];
@@ -529,23 +528,23 @@ int pq_load_offset_index(const nxpq_reader *r, uint32_t rg, const pq_column *col
     size_t start, end;
     if (!cc->has_offset_index)
         return 0;
-    if (index_reader(r, cc->offset_index_offset, cc->offset_index_length, &tr, "offset index", msg, msglen) < 0 ||
-        pq_chunk_range(r, cc, &start, &end, msg, msglen) < 0)
+    if (index_reader(r, cc->offset_index_offset, cc->offset_index_length, &tr, "offset index", msg) < 0 ||
+        pq_chunk_range(r, cc, &start, &end, msg) < 0)
         return -1;
     pq_read_offset_index(&tr, a, oi);
     if (tr.failed) {
-        snprintf(msg, msglen, "offset index: %s", tr.error);
+        nx_error_set(msg, "offset index: %s", tr.error);
         return -1;
     }
     if (oi->n_pages == 0 && g->num_rows > 0) {
-        snprintf(msg, msglen, "offset index lists no pages");
+        nx_error_set(msg, "offset index lists no pages");
         return -1;
     }
     for (uint32_t i = 0; i < oi->n_pages; i++) {
         const pq_page_location *p = &oi->pages[i];
         if ((uint64_t)p->offset < start || (uint64_t)p->offset > end ||
             (uint64_t)p->compressed_page_size > end - (uint64_t)p->offset || p->first_row_index >= g->num_rows) {
-            snprintf(msg, msglen, "offset index page %u (offset %lld, row %lld) lies outside the column chunk", i,
+            nx_error_set(msg, "offset index page %u (offset %lld, row %lld) lies outside the column chunk", i,
                      (long long)p->offset, (long long)p->first_row_index);
             return -1;
         }
@@ -554,17 +553,17 @@ int pq_load_offset_index(const nxpq_reader *r, uint32_t rg, const pq_column *col
 }
 
 int pq_load_column_index(const nxpq_reader *r, uint32_t rg, const pq_column *col, nx_arena *a, pq_column_index *ci,
-                         char *msg, size_t msglen)
+                         nx_error *msg)
 {
     const pq_column_chunk *cc = &r->meta.row_groups[rg].columns[col->leaf];
     nxth_reader tr;
     if (!cc->has_column_index)
         return 0;
-    if (index_reader(r, cc->column_index_offset, cc->column_index_length, &tr, "column index", msg, msglen) < 0)
+    if (index_reader(r, cc->column_index_offset, cc->column_index_length, &tr, "column index", msg) < 0)
         return -1;
     pq_read_column_index(&tr, a, ci);
     if (tr.failed) {
-        snprintf(msg, msglen, "column index: %s", tr.error);
+        nx_error_set(msg, "column index: %s", tr.error);
         return -1;
     }
     return 1;

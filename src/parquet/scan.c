@@ -153,12 +153,12 @@ static bool row_group_may_match(const nxpq_scan *s, uint32_t g)
 __attribute__((format(printf, 5, 6))) static int scan_fail(nxpq_scan *s, nx_error *err, const pq_column *col,
                                                            int64_t rg, const char *fmt, ...)
 {
-    char msg[300];
+    nx_error msg = {0};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(msg.msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pq_set_error(err, s->r, col, rg, -1, "%s", msg);
+    pq_set_error(err, s->r, col, rg, -1, "%s", msg.msg);
     return -1;
 }
 
@@ -169,14 +169,14 @@ static int prune_pages(nxpq_scan *s, uint32_t g, const nxpq_range *rg, nx_error 
     const pq_column *col = &s->r->cols[rg->column];
     pq_column_index ci;
     pq_offset_index oi;
-    char msg[256];
+    nx_error msg = {0};
     if (!col->stats_signed)
         return 0;
-    int rc = pq_load_column_index(s->r, g, col, &s->idx_arena, &ci, msg, sizeof msg);
+    int rc = pq_load_column_index(s->r, g, col, &s->idx_arena, &ci, &msg);
     if (rc > 0)
-        rc = pq_load_offset_index(s->r, g, col, &s->idx_arena, &oi, msg, sizeof msg);
+        rc = pq_load_offset_index(s->r, g, col, &s->idx_arena, &oi, &msg);
     if (rc < 0)
-        return scan_fail(s, err, col, g, "%s", msg);
+        return scan_fail(s, err, col, g, "%s", msg.msg);
     if (rc == 0)
         return 0;
     if (ci.n_pages != oi.n_pages)

@@ -521,7 +521,7 @@ static int read_framework_file(fw_buffer *b, const char *path, uint32_t session,
                      .sb = NX_STRBUF_INIT, .id = NX_STRBUF_INIT, .bind = NX_STRBUF_INIT,
                      .flows = NX_STRBUF_INIT, .name = NX_STRBUF_INIT,
                      .own_run = SIZE_MAX, .err = err};
-    nx_chrome_error cerr = {{0}};
+    nx_error cerr = {0};
     int rc = -1;
     nx_run_phase("chrome");
     const nx_framework_source *src = nx_framework_source_for(path);

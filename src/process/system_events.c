@@ -187,7 +187,7 @@ static int fw_next_in_range(fw_buffer *b, size_t *fi, nx_event_record *out, cons
 static void warn_folded_levels(const char *dir, const nx_cap_warner *warn)
 {
     nx_tlx *x;
-    if (!warn->fn || nx_tlx_open(dir, "SystemProfileEvents", &x, NULL, 0) != 0)
+    if (!warn->fn || nx_tlx_open(dir, "SystemProfileEvents", &x, NULL) != 0)
         return;
     uint64_t tracks = 0;
     uint32_t deepest = 0;

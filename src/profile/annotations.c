@@ -153,10 +153,9 @@ typedef struct text_reader {
     size_t left;
 } text_reader;
 
-static long text_read(void *ctx, char *dst, size_t cap, char *why, size_t why_size)
+static long text_read(void *ctx, char *dst, size_t cap, nx_error *why)
 {
     (void)why;
-    (void)why_size;
     text_reader *r = ctx;
     size_t n = r->left < cap ? r->left : cap;
     memcpy(dst, r->p, n);

@@ -35,10 +35,10 @@ static int read_file(const char *path, char **text, size_t *len, nx_error *err)
         return errno == ENOENT ? 0 : nx_error_set(err, "%s: cannot inspect: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return nx_error_set(err, "%s: not a regular file", path);
-    char why[200];
-    int fd = nx_open_regular(path, &st, why, sizeof why);
+    nx_error why = {0};
+    int fd = nx_open_regular(path, &st, &why);
     if (fd < 0)
-        return nx_error_set(err, "%s: %s", path, why);
+        return nx_error_set(err, "%s: %s", path, why.msg);
     if (st.st_size > NX_ANNOTATIONS_MAX_BYTES) {
         close(fd);
         return nx_error_set(err, "%s: larger than %d bytes", path, NX_ANNOTATIONS_MAX_BYTES);

@@ -89,7 +89,7 @@ int nx_nesting_open(const char *profile_dir, const char *table, nx_nesting_value
                     size_t note_len, nx_error *err)
 {
     *out = NULL;
-    char why[512] = "";
+    nx_error why = {0};
     const nx_timeline_info *info = nx_timeline_find(table);
     if (!info || !info->nested)
         return nx_error_set(err, "%s: not a table whose events nest (no depth or self time)", table);
@@ -106,7 +106,7 @@ int nx_nesting_open(const char *profile_dir, const char *table, nx_nesting_value
     const char *off = getenv("NXPROF_NO_TIMELINE_INDEX");
     bool no_index = off && strcmp(off, "1") == 0;
     nx_tlx *x = NULL;
-    int irc = no_index ? 1 : nx_tlx_open(profile_dir, table, &x, why, sizeof why);
+    int irc = no_index ? 1 : nx_tlx_open(profile_dir, table, &x, &why);
     if (irc < 0) {
         rc = nx_error_set(err, "%s: out of memory opening its timeline index", table);
     } else if (irc == 0 && nx_tlx_has_nesting(x)) {
@@ -114,9 +114,9 @@ int nx_nesting_open(const char *profile_dir, const char *table, nx_nesting_value
         x = NULL;
     } else {
         if (irc == 0)
-            snprintf(why, sizeof why, "it holds no depth and self time");
+            snprintf(why.msg, sizeof why, "it holds no depth and self time");
         else if (no_index)
-            snprintf(why, sizeof why, "NXPROF_NO_TIMELINE_INDEX=1");
+            snprintf(why.msg, sizeof why, "NXPROF_NO_TIMELINE_INDEX=1");
         rc = compute(v, t, err);
     }
     nx_tlx_close(x);
@@ -126,7 +126,7 @@ int nx_nesting_open(const char *profile_dir, const char *table, nx_nesting_value
         return -1;
     }
     if (note)
-        snprintf(note, note_len, "%s", why);
+        snprintf(note, note_len, "%s", why.msg);
     *out = v;
     return 0;
 }

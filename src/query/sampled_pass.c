@@ -230,7 +230,7 @@ static int indexed_pass(const char *profile_dir, const char *table, int64_t star
     if (off && strcmp(off, "1") == 0)
         return 1;
     nx_tlx *x;
-    int rc = nx_tlx_open(profile_dir, table, &x, NULL, 0);
+    int rc = nx_tlx_open(profile_dir, table, &x, NULL);
     if (rc != 0)
         return rc < 0 ? (nx_error_set(err, "%s: out of memory", table), -1) : 1;
     rc = nx_tlx_sample(x, start, end, width, nested, budget, out, err);

@@ -260,7 +260,7 @@ static int read_table(const char *dir, size_t rank, entry_list *l, nx_error *err
 {
     const nx_timeline_view *v = nx_timeline_view_at(rank);
     nx_tlx *x = NULL;
-    int xrc = nx_tlx_open(dir, v->table, &x, NULL, 0);
+    int xrc = nx_tlx_open(dir, v->table, &x, NULL);
     if (xrc < 0)
         return nx_error_set(err, "%s: out of memory", v->table);
     uint32_t depth;

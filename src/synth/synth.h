@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "capture/device_trace.h"
+#include "util/error.h"
 
 typedef enum nx_synth_preset {
     NX_SYNTH_TINY,          /* a small layer: a few thousand events, every record kind */

@@ -19,6 +19,7 @@
 #include "capture/program_file.h"
 #include "synth/synth.h"
 #include "util/arena.h"
+#include "util/error.h"
 
 /* --- deterministic randomness (splitmix64) ---------------------------------- */
 

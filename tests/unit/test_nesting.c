@@ -349,10 +349,10 @@ static void test_old_index_refused(void **state)
     assert_int_equal(fwrite(v3, 1, 4, f), 4);
     assert_int_equal(fclose(f), 0);
     nx_tlx *x;
-    char why[512];
-    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, why, sizeof why), 1);
-    assert_non_null(strstr(why, "version 3"));
-    assert_non_null(strstr(why, "nxprof index"));
+    nx_error why = {0};
+    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, &why), 1);
+    assert_non_null(strstr(why.msg, "version 3"));
+    assert_non_null(strstr(why.msg, "nxprof index"));
     nx_nesting_values *nv;
     char note[600];
     nx_error err = {0};

@@ -129,7 +129,7 @@ static int on_toplevel(void *ctx, const nx_chrome_toplevel *tl)
 
 static void read_chrome(const char *path, chrome_facts *f)
 {
-    nx_chrome_error err;
+    nx_error err;
     nx_chrome_reader *r = nx_chrome_open(path, NULL, &err);
     if (!r)
         fail_msg("%s", err.msg);

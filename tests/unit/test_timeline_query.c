@@ -722,7 +722,7 @@ static void test_deep_stacks_fold(void **state)
     assert_non_null(mkdtemp(dir));
     write_profile(dir, 0);
     nx_tlx *x;
-    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, NULL, 0), 0);
+    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, NULL), 0);
     uint64_t n;
     uint32_t deepest;
     index_levels(x, "i-1/7/7", &n, &deepest);

@@ -99,9 +99,9 @@ static int setup(void **state)
     assert_int_equal(nx_tlx_build(dir, "Instruction", &rows, &err), 0);
     assert_int_equal(rows, 6);
     nx_tlx *x; /* both indexes are usable: the first read answers from them */
-    assert_int_equal(nx_tlx_open(dir, "Instruction", &x, NULL, 0), 0);
+    assert_int_equal(nx_tlx_open(dir, "Instruction", &x, NULL), 0);
     nx_tlx_close(x);
-    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, NULL, 0), 0);
+    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, NULL), 0);
     assert_true(nx_tlx_has_nesting(x));
     nx_tlx_close(x);
     return 0;
