@@ -146,7 +146,7 @@ struct mem_src {
     size_t len, at;
 };
 
-static long mem_read(void *ctx, char *dst, size_t cap, char *why, size_t why_size)
+static long mem_read(void *ctx, char *dst, size_t cap, nx_error *why)
 {
     (void)why, (void)why_size;
     struct mem_src *m = ctx;

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     double *read_s = calloc(n, sizeof *read_s), *ctx_s = calloc(n, sizeof *ctx_s);
     if (!read_s || !ctx_s)
         return 1;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     const nx_nki_index *idx;
     double t0 = now();
     if (nx_nki_index_get(dir, &idx, &err) != 0) {

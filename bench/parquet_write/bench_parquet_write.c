@@ -161,7 +161,7 @@ static int write_table(const table *t, const char *path, const nxpq_writer_optio
 {
     enum { BATCH = 4096 };
     static nxpq_str strs[BATCH];
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, COLUMNS, N_COLS, o, &err);
     if (!w) {
         fprintf(stderr, "%s\n", err.msg);

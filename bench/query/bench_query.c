@@ -53,7 +53,7 @@ static int run_sampled(const char *dir, const char *table, int64_t start, int64_
                        uint64_t *in_window, size_t *n_tracks, nxpq_scan_stats *st, uint64_t *sum, bool *indexed,
                        double *seconds)
 {
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_sampled sp;
     double t0 = now();
     if (nx_sampled_pass(dir, table, start, end, width, &sp, &err) != 0) {
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
             printf("%s%.6f", run ? "," : "", secs);
             continue;
         }
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         double t0 = now();
         nx_profile_table *t = NULL;
         if (nx_profile_table_open(dir, table, &t, &err) != 0) {

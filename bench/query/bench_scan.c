@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     double ts[100], ta[100], cs[100], ca[100];
     nx_search_result r = {0};
     nx_aggregate a = {0};
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     for (int i = 0; i < runs; i++) {
         nx_search_free(&r);
         nx_aggregate_free(&a);

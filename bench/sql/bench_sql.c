@@ -32,7 +32,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int runs = atoi(argv[3]);
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     double t0 = now_ms();
     nx_sql *db = nx_sql_open(argv[1], NULL, &err);
     double open_ms = now_ms() - t0;

@@ -18,7 +18,7 @@
  * capture (one session, instance "" and pid -1).
  *
  * Errors: fatal problems (the input cannot be trusted; the caller exits 1) come
- * back as -1 with an nx_cap_error whose message names the file and the byte
+ * back as -1 with an nx_error whose message names the file and the byte
  * offset or line, and says what was expected. Non-fatal problems (the reference
  * tool reports them as Warning rows and carries on) go to an nx_cap_warner
  * callback and never stop a reader. Nothing here prints or exits.
@@ -30,9 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct nx_cap_error {
-    char msg[512];
-} nx_cap_error;
+#include "util/error.h"
+
 
 /* A non-fatal problem. `where` is a byte offset for binary files and a line
  * number for text files (NX_CAP_NOWHERE when neither applies); `category` is a
@@ -132,7 +131,7 @@ typedef struct nx_capture {
  * nx_capture_free(); on failure it is left empty.
  */
 int nx_capture_discover(const char *root, nx_capture *out, const nx_cap_warner *warn,
-                        nx_cap_error *err);
+                        nx_error *err);
 void nx_capture_free(nx_capture *cap);
 
 #endif

@@ -100,31 +100,20 @@ bool nx_cap_session_dir_name(const char *instance_id, uint32_t pid, char out[NX_
     return n > 0 && n < NX_CAP_NAME_MAX;
 }
 
-static void vformat(nx_cap_error *err, const char *path, const char *where, const char *fmt, va_list ap)
-{
-    if (!err)
-        return;
-    int n = snprintf(err->msg, sizeof err->msg, "%s: %s", path ? path : "(capture)", where);
-    if (n >= 0 && (size_t)n < sizeof err->msg)
-        vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
-}
-
-int nx_cap_fail(nx_cap_error *err, const char *path, const char *fmt, ...)
+int nx_cap_fail(nx_error *err, const char *path, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vformat(err, path, "", fmt, ap);
+    nx_error_vat(err, path ? path : "(capture)", NULL, NULL, NX_ERROR_NOWHERE, fmt, ap);
     va_end(ap);
     return -1;
 }
 
-int nx_cap_fail_at(nx_cap_error *err, const char *path, uint64_t offset, const char *fmt, ...)
+int nx_cap_fail_at(nx_error *err, const char *path, uint64_t offset, const char *fmt, ...)
 {
-    char where[48];
-    snprintf(where, sizeof where, "offset %" PRIu64 ": ", offset);
     va_list ap;
     va_start(ap, fmt);
-    vformat(err, path, where, fmt, ap);
+    nx_error_vat(err, path ? path : "(capture)", NULL, "offset", offset, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -142,16 +131,16 @@ void nx_cap_warn(const nx_cap_warner *w, const char *path, uint64_t where, const
     w->fn(w->ctx, path, where, category, msg);
 }
 
-int nx_cap_open_input(const char *path, struct stat *st, nx_cap_error *err)
+int nx_cap_open_input(const char *path, struct stat *st, nx_error *err)
 {
-    char why[128];
-    int fd = nx_open_regular(path, st, why, sizeof why);
+    nx_error why = {0};
+    int fd = nx_open_regular(path, st, &why);
     if (fd < 0)
-        nx_cap_fail(err, path, "%s", why);
+        nx_cap_fail(err, path, "%s", why.msg);
     return fd;
 }
 
-int nx_cap_read_file(const char *path, unsigned char **data, size_t *size, nx_cap_error *err)
+int nx_cap_read_file(const char *path, unsigned char **data, size_t *size, nx_error *err)
 {
     struct stat st;
     int fd = nx_cap_open_input(path, &st, err);
@@ -197,7 +186,7 @@ int nx_cap_write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-int nx_cap_write_file(const char *path, const void *data, size_t size, nx_cap_error *err)
+int nx_cap_write_file(const char *path, const void *data, size_t size, nx_error *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)

@@ -127,7 +127,7 @@ struct nx_chrome_reader {
     uint64_t tok_end;     /* JSON-text offset just past the current token */
     bool plain;           /* the current string token is plain (json_scan.h) */
     const nx_chrome_handlers *h;
-    nx_chrome_error *err;
+    nx_error *err;
     int stop;             /* a callback's stop value, or 0 */
     bool failed;          /* err is filled */
     where where;
@@ -780,7 +780,7 @@ static int on_token(nx_chrome_reader *r, tok_kind k, const char *s, size_t len, 
 
 /* ---- public API --------------------------------------------------------------- */
 
-nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts, nx_chrome_error *err)
+nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts, nx_error *err)
 {
     nx_chrome_options o = opts ? *opts : (nx_chrome_options){0};
     nx_chrome_reader *r = calloc(1, sizeof *r);
@@ -798,10 +798,10 @@ nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts
         nx_chrome_close(r);
         return NULL;
     }
-    char why[200];
-    r->src = nx_gzip_input_open(path, why, sizeof why);
+    nx_error why = {0};
+    r->src = nx_gzip_input_open(path, &why);
     if (!r->src) {
-        snprintf(err->msg, sizeof err->msg, "%s: %s", path, why);
+        nx_error_at(err, path, NULL, NULL, NX_ERROR_NOWHERE, "%s", why.msg);
         nx_chrome_close(r);
         return NULL;
     }
@@ -812,17 +812,17 @@ nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts
  * count, or -1 with why filled. The read-ahead hands over at most one block
  * at a time, so this loops; a stop request (SIGINT/SIGTERM) is checked once
  * per block at most. */
-static long read_text(void *ctx, char *dst, size_t cap, char *why, size_t why_size)
+static long read_text(void *ctx, char *dst, size_t cap, nx_error *why)
 {
     nx_chrome_reader *r = ctx;
     size_t got = 0;
     while (got < cap) {
         int stopped = nx_run_stopped();
         if (stopped) {
-            nx_run_stopped_message(stopped, why, why_size);
+            nx_run_stopped_message(stopped, why);
             return -1;
         }
-        long n = nx_readahead_read(r->ahead, dst + got, cap - got, why, why_size);
+        long n = nx_readahead_read(r->ahead, dst + got, cap - got, why);
         if (n < 0)
             return -1;
         if (n == 0)
@@ -887,7 +887,7 @@ static int read_all(nx_chrome_reader *r)
     return -1;
 }
 
-int nx_chrome_read(nx_chrome_reader *r, const nx_chrome_handlers *h, nx_chrome_error *err)
+int nx_chrome_read(nx_chrome_reader *r, const nx_chrome_handlers *h, nx_error *err)
 {
     if (r->used) {
         snprintf(err->msg, sizeof err->msg, "%s: the trace was already read", r->path);
@@ -901,10 +901,10 @@ int nx_chrome_read(nx_chrome_reader *r, const nx_chrome_handlers *h, nx_chrome_e
         return -1;
     }
     r->scan_ready = true;
-    char why[256];
-    r->ahead = nx_readahead_start(r->src, READ_AHEAD_BLOCK, READ_AHEAD_BLOCKS, why, sizeof why);
+    nx_error why = {0};
+    r->ahead = nx_readahead_start(r->src, READ_AHEAD_BLOCK, READ_AHEAD_BLOCKS, &why);
     if (!r->ahead) {
-        snprintf(err->msg, sizeof err->msg, "%s: %s", r->path, why);
+        nx_error_at(err, r->path, NULL, NULL, NX_ERROR_NOWHERE, "%s", why.msg);
         return -1;
     }
     return read_all(r);
@@ -933,7 +933,7 @@ void nx_chrome_close(nx_chrome_reader *r)
 
 /* ------------------------------------------------------- framework source -- */
 
-static int read_chrome_json(const char *path, const nx_chrome_handlers *h, nx_chrome_error *err)
+static int read_chrome_json(const char *path, const nx_chrome_handlers *h, nx_error *err)
 {
     nx_chrome_reader *r = nx_chrome_open(path, NULL, err);
     if (!r)

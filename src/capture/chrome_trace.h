@@ -63,7 +63,7 @@
  * "ms") changes only how viewers label the axis, never the unit of ts, so it
  * is not applied here (it reaches the toplevel callback like any other key).
  *
- * Errors: functions that can fail return -1 or NULL and fill an nx_chrome_error
+ * Errors: functions that can fail return -1 or NULL and fill an nx_error
  * whose message names the file, the byte offset in the JSON text (after gzip
  * decompression) and, inside traceEvents, the event's index. The offset points
  * just past the offending byte.
@@ -80,9 +80,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct nx_chrome_error {
-    char msg[512];
-} nx_chrome_error;
+#include "util/error.h"
+
 
 /* A string from the trace: s is NUL-terminated (len excludes the NUL; a
  * "\u0000" escape makes strlen(s) < len) or NULL when the key is absent. */
@@ -175,12 +174,12 @@ typedef struct nx_chrome_reader nx_chrome_reader;
 
 /* Opens `path` (plain or gzip'd JSON). opts may be NULL for the defaults.
  * Returns NULL and fills *err when the file cannot be opened. */
-nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts, nx_chrome_error *err);
+nx_chrome_reader *nx_chrome_open(const char *path, const nx_chrome_options *opts, nx_error *err);
 
 /* Reads the whole file, calling h's callbacks in file order. Call once per
  * reader. Returns 0 at the end of a valid trace, -1 with *err filled on any
  * error (after which no more callbacks come), or a callback's stop value. */
-int nx_chrome_read(nx_chrome_reader *r, const nx_chrome_handlers *h, nx_chrome_error *err);
+int nx_chrome_read(nx_chrome_reader *r, const nx_chrome_handlers *h, nx_error *err);
 
 /* True once nx_chrome_read() has seen a bare-array trace. */
 bool nx_chrome_is_bare_array(const nx_chrome_reader *r);

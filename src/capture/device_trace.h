@@ -191,17 +191,17 @@ typedef struct nx_trace_reader nx_trace_reader;
  * and an empty trace are warnings.
  */
 int nx_trace_reader_open(const char *path, const nx_program *prog, const nx_cap_warner *warn,
-                         nx_trace_reader **out, nx_cap_error *err);
+                         nx_trace_reader **out, nx_error *err);
 const nx_trace_header *nx_trace_reader_header(const nx_trace_reader *r);
 /* 1: *rec holds the next record; 0: end of file; -1: fatal error in *err. */
-int nx_trace_reader_next(nx_trace_reader *r, nx_trace_record *rec, nx_cap_error *err);
+int nx_trace_reader_next(nx_trace_reader *r, nx_trace_record *rec, nx_error *err);
 /* Byte offset of the record last returned (for messages). */
 uint64_t nx_trace_reader_offset(const nx_trace_reader *r);
 uint64_t nx_trace_reader_record_count(const nx_trace_reader *r);   /* from the file size */
 void nx_trace_reader_close(nx_trace_reader *r);
 
 /* Reads only the header of `path` (discovery, listing). */
-int nx_trace_read_header(const char *path, nx_trace_header *h, nx_cap_error *err);
+int nx_trace_read_header(const char *path, nx_trace_header *h, nx_error *err);
 
 /* --- writer ---------------------------------------------------------------- */
 
@@ -210,12 +210,12 @@ typedef struct nx_trace_writer nx_trace_writer;
 /* Creates (truncates) `path` and writes the header as format 1.0 (version, header_size
  * and record_size are set by the writer; the other fields come from h). */
 int nx_trace_writer_open(const char *path, const nx_trace_header *h, nx_trace_writer **out,
-                         nx_cap_error *err);
-int nx_trace_writer_put(nx_trace_writer *w, const nx_trace_record *r, nx_cap_error *err);
+                         nx_error *err);
+int nx_trace_writer_put(nx_trace_writer *w, const nx_trace_record *r, nx_error *err);
 /* Appends n already-encoded records (n * 40 bytes). */
 int nx_trace_writer_put_raw(nx_trace_writer *w, const unsigned char *recs, size_t n,
-                            nx_cap_error *err);
+                            nx_error *err);
 /* Flushes and closes; always releases w. */
-int nx_trace_writer_close(nx_trace_writer *w, nx_cap_error *err);
+int nx_trace_writer_close(nx_trace_writer *w, nx_error *err);
 
 #endif

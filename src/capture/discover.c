@@ -70,7 +70,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Sorted names of the entries of dir (excluding "." and ".."). */
-static int list_dir(const char *dir, char ***names, size_t *n, nx_cap_error *err)
+static int list_dir(const char *dir, char ***names, size_t *n, nx_error *err)
 {
     *names = NULL;
     *n = 0;
@@ -116,7 +116,7 @@ typedef struct pending_trace {
     uint32_t device, core;
 } pending_trace;
 
-static int add_program(nx_cap_session *s, const char *name, char *path, nx_cap_error *err)
+static int add_program(nx_cap_session *s, const char *name, char *path, nx_error *err)
 {
     uint64_t hash;
     if (!nx_cap_parse_program_name(name, &hash)) {
@@ -135,7 +135,7 @@ static int add_program(nx_cap_session *s, const char *name, char *path, nx_cap_e
 }
 
 static int add_trace(nx_cap_session *s, pending_trace **pend, size_t *n_pend, const char *name, char *path,
-                     nx_cap_error *err)
+                     nx_error *err)
 {
     pending_trace t = {.path = path};
     if (!nx_cap_parse_trace_name(name, &t.hash, &t.device, &t.core)) {
@@ -152,7 +152,7 @@ static int add_trace(nx_cap_session *s, pending_trace **pend, size_t *n_pend, co
     return 0;
 }
 
-static int add_chrome(nx_cap_session *s, char *path, nx_cap_error *err)
+static int add_chrome(nx_cap_session *s, char *path, nx_error *err)
 {
     char **slot = push(&s->chrome_traces, &s->n_chrome_traces, sizeof *s->chrome_traces);
     if (!slot) {
@@ -179,7 +179,7 @@ static bool take_system_file(nx_cap_session *s, const char *name, char **path)
 }
 
 static int classify(nx_cap_session *s, const char *name, pending_trace **pend, size_t *n_pend,
-                    const nx_cap_warner *warn, nx_cap_error *err)
+                    const nx_cap_warner *warn, nx_error *err)
 {
     char *path = nx_cap_join(s->dir, name);
     if (!path)
@@ -212,7 +212,7 @@ static int cmp_program(const void *a, const void *b)
 }
 
 /* Moves each pending trace under its program; frees `pend`. */
-static int pair_traces(nx_cap_session *s, pending_trace *pend, size_t n_pend, nx_cap_error *err)
+static int pair_traces(nx_cap_session *s, pending_trace *pend, size_t n_pend, nx_error *err)
 {
     int rc = 0;
     for (size_t i = 0; i < n_pend; i++) {
@@ -239,7 +239,7 @@ static int pair_traces(nx_cap_session *s, pending_trace *pend, size_t n_pend, nx
     return 0;
 }
 
-static int scan_session(nx_cap_session *s, const nx_cap_warner *warn, nx_cap_error *err)
+static int scan_session(nx_cap_session *s, const nx_cap_warner *warn, nx_error *err)
 {
     char **names;
     size_t n;
@@ -262,7 +262,7 @@ static int scan_session(nx_cap_session *s, const nx_cap_warner *warn, nx_cap_err
 }
 
 static nx_cap_session *new_session(nx_capture *cap, const char *dir, const char *instance, int64_t pid,
-                                   const char *timestamp, nx_cap_error *err)
+                                   const char *timestamp, nx_error *err)
 {
     nx_cap_session *s = push(&cap->sessions, &cap->n_sessions, sizeof *cap->sessions);
     if (!s)
@@ -278,7 +278,7 @@ static nx_cap_session *new_session(nx_capture *cap, const char *dir, const char 
 
 /* Every <timestamp> directory under one <instance>_pid_<pid> directory. */
 static int scan_parent(nx_capture *cap, const char *parent, const char *instance, int64_t pid,
-                       const nx_cap_warner *warn, nx_cap_error *err)
+                       const nx_cap_warner *warn, nx_error *err)
 {
     char **names;
     size_t n;
@@ -305,7 +305,7 @@ static int scan_parent(nx_capture *cap, const char *parent, const char *instance
 }
 
 static int scan_root_entry(nx_capture *cap, const char *name, char ***root_chrome, size_t *n_root_chrome,
-                           const nx_cap_warner *warn, nx_cap_error *err)
+                           const nx_cap_warner *warn, nx_error *err)
 {
     char *path = nx_cap_join(cap->root, name);
     if (!path)
@@ -331,7 +331,7 @@ static int scan_root_entry(nx_capture *cap, const char *name, char ***root_chrom
 }
 
 /* A ROOT with Chrome traces and no sessions is a framework-only capture. */
-static int framework_only(nx_capture *cap, char **chrome, size_t n, nx_cap_error *err)
+static int framework_only(nx_capture *cap, char **chrome, size_t n, nx_error *err)
 {
     nx_cap_session *s = new_session(cap, cap->root, "", -1, "", err);
     if (!s) {
@@ -372,7 +372,7 @@ static bool root_names(const char *root, char **name, char **parent)
  * directory (under <instance>_pid_<pid>) is that one session; an
  * <instance>_pid_<pid> directory is each of its sessions. 1 when root is one
  * of those (scanned), 0 when not, -1 on error. */
-static int discover_inside(nx_capture *cap, const char *root, const nx_cap_warner *warn, nx_cap_error *err)
+static int discover_inside(nx_capture *cap, const char *root, const nx_cap_warner *warn, nx_error *err)
 {
     char *name, *parent, *instance = NULL;
     int64_t pid;
@@ -396,7 +396,7 @@ static int discover_inside(nx_capture *cap, const char *root, const nx_cap_warne
 /* A ROOT that is one framework trace file (`nxprof process trace.json.gz`) is a
  * framework-only capture of that file alone. 1 when it is (taken), 0 when root
  * is not a file, -1 on error (a file no framework source reads is refused). */
-static int discover_file(nx_capture *cap, const char *root, nx_cap_error *err)
+static int discover_file(nx_capture *cap, const char *root, nx_error *err)
 {
     struct stat st;
     if (stat(root, &st) != 0 || S_ISDIR(st.st_mode))
@@ -416,7 +416,7 @@ static int discover_file(nx_capture *cap, const char *root, nx_cap_error *err)
     return framework_only(cap, one, 1, err) == 0 ? 1 : -1;
 }
 
-int nx_capture_discover(const char *root, nx_capture *out, const nx_cap_warner *warn, nx_cap_error *err)
+int nx_capture_discover(const char *root, nx_capture *out, const nx_cap_warner *warn, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->root = strdup(root);

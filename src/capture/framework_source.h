@@ -32,7 +32,7 @@ typedef struct nx_framework_source {
     /* Reads the whole file, calling h's callbacks in file order. Returns 0 at
      * the end, -1 with *err naming the file (and offset) on a fatal error, or
      * a callback's stop value (as nx_chrome_read). */
-    int (*read)(const char *path, const nx_chrome_handlers *h, nx_chrome_error *err);
+    int (*read)(const char *path, const nx_chrome_handlers *h, nx_error *err);
 } nx_framework_source;
 
 extern const nx_framework_source *const nx_framework_sources[];

@@ -32,7 +32,7 @@ struct nx_readahead {
     bool done;                /* the worker has finished: end of file or failed */
     bool failed;
     bool quit;                /* the reader stopped early */
-    char why[256];
+    nx_error why;
 };
 
 /* Bytes asked of gzip_input at a time: a read that meets a damaged stream
@@ -41,12 +41,12 @@ struct nx_readahead {
 
 /* Fills b from the file: false on an error (why filled; b->len may still hold
  * bytes before it); b->len short of the block at the end of the file. */
-static bool fill(nx_readahead *ra, block *b, char *why, size_t why_size)
+static bool fill(nx_readahead *ra, block *b, nx_error *why)
 {
     b->len = 0;
     while (b->len < ra->block_size) {
         size_t want = ra->block_size - b->len;
-        long n = nx_gzip_input_read(ra->src, b->data + b->len, want < READ_STEP ? want : READ_STEP, why, why_size);
+        long n = nx_gzip_input_read(ra->src, b->data + b->len, want < READ_STEP ? want : READ_STEP, why);
         if (n < 0)
             return false;
         if (n == 0)
@@ -68,9 +68,9 @@ static void *work(void *arg)
         pthread_mutex_unlock(&ra->mu);
         if (quit)
             return NULL;
-        char why[256];
+        nx_error why = {0};
         block *b = &ra->ring[tail];
-        bool ok = fill(ra, b, why, sizeof why);
+        bool ok = fill(ra, b, &why);
         pthread_mutex_lock(&ra->mu);
         if (b->len > 0) {
             ra->count++;
@@ -78,7 +78,7 @@ static void *work(void *arg)
         }
         if (!ok) {
             ra->failed = true;
-            snprintf(ra->why, sizeof ra->why, "%s", why);
+            ra->why = why;
         }
         ra->done = !ok || b->len < ra->block_size;
         pthread_cond_broadcast(&ra->changed);
@@ -88,11 +88,11 @@ static void *work(void *arg)
     }
 }
 
-nx_readahead *nx_readahead_start(nx_gzip_input *src, size_t block_size, unsigned blocks, char *why, size_t why_size)
+nx_readahead *nx_readahead_start(nx_gzip_input *src, size_t block_size, unsigned blocks, nx_error *why)
 {
     nx_readahead *ra = calloc(1, sizeof *ra);
     if (!ra) {
-        snprintf(why, why_size, "out of memory");
+        nx_error_set(why, "out of memory");
         return NULL;
     }
     *ra = (nx_readahead){.src = src, .block_size = block_size, .nblocks = blocks};
@@ -101,7 +101,7 @@ nx_readahead *nx_readahead_start(nx_gzip_input *src, size_t block_size, unsigned
     for (unsigned i = 0; ok && i < blocks; i++)
         ok = (ra->ring[i].data = malloc(block_size)) != NULL;
     if (!ok) {
-        snprintf(why, why_size, "out of memory for %u read-ahead blocks of %zu bytes", blocks, block_size);
+        nx_error_set(why, "out of memory for %u read-ahead blocks of %zu bytes", blocks, block_size);
         nx_readahead_stop(ra);
         return NULL;
     }
@@ -109,7 +109,7 @@ nx_readahead *nx_readahead_start(nx_gzip_input *src, size_t block_size, unsigned
     pthread_cond_init(&ra->changed, NULL);
     ra->started = pthread_create(&ra->worker, NULL, work, ra) == 0;
     if (!ra->started) {
-        snprintf(why, why_size, "cannot start the read-ahead thread");
+        nx_error_set(why, "cannot start the read-ahead thread");
         pthread_mutex_destroy(&ra->mu);
         pthread_cond_destroy(&ra->changed);
         nx_readahead_stop(ra);
@@ -118,15 +118,15 @@ nx_readahead *nx_readahead_start(nx_gzip_input *src, size_t block_size, unsigned
     return ra;
 }
 
-long nx_readahead_read(nx_readahead *ra, char *dst, size_t cap, char *why, size_t why_size)
+long nx_readahead_read(nx_readahead *ra, char *dst, size_t cap, nx_error *why)
 {
     pthread_mutex_lock(&ra->mu);
     while (ra->count == 0 && !ra->done)
         pthread_cond_wait(&ra->changed, &ra->mu);
     if (ra->count == 0) {
         bool failed = ra->failed;
-        if (failed)
-            snprintf(why, why_size, "%s", ra->why);
+        if (failed && why)
+            *why = ra->why;
         pthread_mutex_unlock(&ra->mu);
         return failed ? -1 : 0;
     }

@@ -18,16 +18,17 @@
 #include <stddef.h>
 
 #include "util/gzip_input.h"
+#include "util/error.h"
 
 typedef struct nx_readahead nx_readahead;
 
 /* Starts reading src (which stays the caller's, to close after
  * nx_readahead_stop). NULL with why filled when out of memory or threads. */
-nx_readahead *nx_readahead_start(nx_gzip_input *src, size_t block, unsigned blocks, char *why, size_t why_size);
+nx_readahead *nx_readahead_start(nx_gzip_input *src, size_t block, unsigned blocks, nx_error *why);
 
 /* Up to cap bytes into dst, waiting for the worker when it has none ready: the
  * count (at least 1), 0 at the end of the file, or -1 with why filled. */
-long nx_readahead_read(nx_readahead *ra, char *dst, size_t cap, char *why, size_t why_size);
+long nx_readahead_read(nx_readahead *ra, char *dst, size_t cap, nx_error *why);
 
 /* Stops the worker, joins it and frees ra (NULL is ignored). */
 void nx_readahead_stop(nx_readahead *ra);

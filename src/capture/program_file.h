@@ -334,14 +334,14 @@ typedef struct nx_program {
  * (a later minor version), a file name whose hash differs from the content's is
  * fatal. Release with nx_program_close(). */
 int nx_program_open(const char *path, nx_program **out, const nx_cap_warner *warn,
-                    nx_cap_error *err);
+                    nx_error *err);
 void nx_program_close(nx_program *p);
 
 /* Decodes an in-memory image (`name` is used in messages); same checks. The
  * image becomes the program's: it must come from malloc and is freed by
  * nx_program_close(), or here when decoding fails. */
 int nx_program_adopt(unsigned char *data, size_t size, const char *name, nx_program **out,
-                     const nx_cap_warner *warn, nx_cap_error *err);
+                     const nx_cap_warner *warn, nx_error *err);
 
 /* The instruction of `engine` at `pc`, or NULL. O(1) when pcs are dense. */
 const nx_prog_instr *nx_program_find_instr(const nx_program *p, unsigned engine, uint32_t pc);
@@ -356,10 +356,10 @@ bool nx_program_find_string(const nx_program *p, const char *s, uint32_t *ref);
  * extra_refs (NULL, or room for p->n_extra_strings) receives the string table
  * offset of each extra string, for trace records that refer to them. */
 int nx_program_encode(const nx_program *p, unsigned char **data, size_t *size,
-                      uint64_t *hash, uint32_t *extra_refs, nx_cap_error *err);
+                      uint64_t *hash, uint32_t *extra_refs, nx_error *err);
 /* Encodes `p` and writes DIR/program_<hash>.nxprog; *hash receives the hash and,
  * when path_out is not NULL, *path_out a malloc'd copy of the path. */
 int nx_program_write(const char *dir, const nx_program *p, uint64_t *hash, char **path_out,
-                     nx_cap_error *err);
+                     nx_error *err);
 
 #endif

@@ -7,6 +7,7 @@
 #define NX_PROGRAM_INTERNAL_H
 
 #include "capture/program_file.h"
+#include "util/error.h"
 
 /* Offsets of the blocks inside records (see docs/capture-format.md). */
 enum {
@@ -25,7 +26,7 @@ typedef struct prog_loc {
 
 /* "offset O: SECTION record I: <msg>" (reader, loc given) or "SECTION record I:
  * <msg>" (writer, loc NULL); returns -1. */
-int nx_prog_fail_rec(nx_cap_error *err, const char *path, const prog_loc *loc, int sec, size_t index,
+int nx_prog_fail_rec(nx_error *err, const char *path, const prog_loc *loc, int sec, size_t index,
                      unsigned field_off, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 /* The instruction (engine, pc) of a program whose instructions are sorted, or
@@ -33,11 +34,11 @@ int nx_prog_fail_rec(nx_cap_error *err, const char *path, const prog_loc *loc, i
 const nx_prog_instr *nx_prog_lookup_instr(const nx_program *p, unsigned engine, uint32_t pc);
 
 /* The rules of the NKI sections and ASSEMBLY (program_validate_nki.c). */
-int nx_prog_validate_nki(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err);
+int nx_prog_validate_nki(const nx_program *p, const char *path, const prog_loc *loc, nx_error *err);
 
 /* Checks every rule that does not depend on the byte encoding: ranges, sort
  * order, cross references. */
-int nx_prog_validate(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err);
+int nx_prog_validate(const nx_program *p, const char *path, const prog_loc *loc, nx_error *err);
 
 /* Fills engine_first/engine_count and instr_pcs from the sorted instruction
  * array; -1 when out of memory. */

@@ -34,7 +34,7 @@ typedef struct decoder {
     const char *name;
     section sec[NX_SEC_LAST + 1];
     const nx_cap_warner *warn;
-    nx_cap_error *err;
+    nx_error *err;
     nx_program *p;
 } decoder;
 
@@ -403,7 +403,7 @@ static int decode_sections(decoder *d)
 }
 
 int nx_program_adopt(unsigned char *data, size_t size, const char *name, nx_program **out,
-                     const nx_cap_warner *warn, nx_cap_error *err)
+                     const nx_cap_warner *warn, nx_error *err)
 {
     *out = NULL;
     nx_program *p = calloc(1, sizeof *p);
@@ -442,7 +442,7 @@ int nx_program_adopt(unsigned char *data, size_t size, const char *name, nx_prog
     return 0;
 }
 
-int nx_program_open(const char *path, nx_program **out, const nx_cap_warner *warn, nx_cap_error *err)
+int nx_program_open(const char *path, nx_program **out, const nx_cap_warner *warn, nx_error *err)
 {
     unsigned char *data;
     size_t size;

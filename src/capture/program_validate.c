@@ -15,7 +15,7 @@ static const char *const SECTION_NAMES[NX_SEC_LAST + 1] = {
     [NX_SEC_NKI_INSTRUCTIONS] = "NKI_INSTRUCTIONS", [NX_SEC_ASSEMBLY] = "ASSEMBLY",
 };
 
-int nx_prog_fail_rec(nx_cap_error *err, const char *path, const prog_loc *loc, int sec, size_t index,
+int nx_prog_fail_rec(nx_error *err, const char *path, const prog_loc *loc, int sec, size_t index,
                     unsigned field_off, const char *fmt, ...)
 {
     char msg[400];
@@ -35,7 +35,7 @@ static bool sem_ok(const nx_program *p, uint16_t s)
     return s == NX_NO_SEMAPHORE || s < p->n_semaphores;
 }
 
-static int check_hardware(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+static int check_hardware(const nx_program *p, const char *path, const prog_loc *loc, nx_error *err)
 {
     /* Every Metadata field these feed is required, so zero means a broken writer. */
     const uint64_t u64s[] = {
@@ -67,7 +67,7 @@ static int check_hardware(const nx_program *p, const char *path, const prog_loc 
 
 /* Optional integers are NX_ABSENT (-1) or non-negative. */
 static int check_instr_ints(const nx_program *p, size_t i, const char *path, const prog_loc *loc,
-                            nx_cap_error *err)
+                            nx_error *err)
 {
     const nx_prog_instr *in = &p->instrs[i];
     const int64_t v[] = {
@@ -93,7 +93,7 @@ static int check_instr_ints(const nx_program *p, size_t i, const char *path, con
 }
 
 static int check_instr(const nx_program *p, size_t i, const char *path, const prog_loc *loc,
-                       nx_cap_error *err)
+                       nx_error *err)
 {
     const nx_prog_instr *in = &p->instrs[i];
     if (in->engine >= NX_ENGINE_COUNT)
@@ -128,7 +128,7 @@ static int check_instr(const nx_program *p, size_t i, const char *path, const pr
     return check_instr_ints(p, i, path, loc, err);
 }
 
-static int check_queues(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+static int check_queues(const nx_program *p, const char *path, const prog_loc *loc, nx_error *err)
 {
     if (p->n_queues > 0xFFFF)
         return nx_cap_fail(err, path, "%zu DMA queues; at most 65535 fit the trace's u16 queue field",
@@ -147,7 +147,7 @@ static int check_queues(const nx_program *p, const char *path, const prog_loc *l
     return 0;
 }
 
-static int check_descs(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+static int check_descs(const nx_program *p, const char *path, const prog_loc *loc, nx_error *err)
 {
     for (size_t i = 0; i < p->n_descs; i++) {
         const nx_prog_dma_desc *d = &p->descs[i];
@@ -168,7 +168,7 @@ static int check_descs(const nx_program *p, const char *path, const prog_loc *lo
     return 0;
 }
 
-static int check_named(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+static int check_named(const nx_program *p, const char *path, const prog_loc *loc, nx_error *err)
 {
     for (size_t i = 0; i < p->n_tensors; i++)
         if (!p->tensors[i].name || !*p->tensors[i].name)
@@ -188,7 +188,7 @@ static int check_named(const nx_program *p, const char *path, const prog_loc *lo
     return 0;
 }
 
-static int check_collectives(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+static int check_collectives(const nx_program *p, const char *path, const prog_loc *loc, nx_error *err)
 {
     for (size_t i = 0; i < p->n_collectives; i++) {
         const nx_prog_collective *c = &p->collectives[i];
@@ -234,7 +234,7 @@ const nx_prog_instr *nx_prog_lookup_instr(const nx_program *p, unsigned engine, 
  * partition's (bank's) capacity, and both ends of the live range naming
  * instructions of the program. Whether allocations live at the same time fit
  * together is not checked: that depends on the order instructions run in. */
-static int check_allocs(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+static int check_allocs(const nx_program *p, const char *path, const prog_loc *loc, nx_error *err)
 {
     for (size_t i = 0; i < p->n_allocs; i++) {
         const nx_prog_alloc *a = &p->allocs[i];
@@ -284,7 +284,7 @@ static int check_allocs(const nx_program *p, const char *path, const prog_loc *l
     return 0;
 }
 
-int nx_prog_validate(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+int nx_prog_validate(const nx_program *p, const char *path, const prog_loc *loc, nx_error *err)
 {
     if (check_hardware(p, path, loc, err) != 0)
         return -1;

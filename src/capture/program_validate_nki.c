@@ -17,7 +17,7 @@ static bool parent_ok(int64_t parent, size_t i)
     return parent == NX_ABSENT || (parent >= 0 && (uint64_t)parent < i);
 }
 
-static int check_chains(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+static int check_chains(const nx_program *p, const char *path, const prog_loc *loc, nx_error *err)
 {
     for (size_t i = 0; i < p->n_nki_frames; i++) {
         const nx_prog_frame *f = &p->nki_frames[i];
@@ -40,7 +40,7 @@ static int check_chains(const nx_program *p, const char *path, const prog_loc *l
 }
 
 static int check_nki_instr(const nx_program *p, size_t i, const char *path, const prog_loc *loc,
-                           nx_cap_error *err)
+                           nx_error *err)
 {
     const nx_prog_nki_instr *m = &p->nki_instrs[i];
     if (i > 0) {
@@ -71,7 +71,7 @@ static int check_nki_instr(const nx_program *p, size_t i, const char *path, cons
     return 0;
 }
 
-static int check_asm(const nx_program *p, size_t i, const char *path, const prog_loc *loc, nx_cap_error *err)
+static int check_asm(const nx_program *p, size_t i, const char *path, const prog_loc *loc, nx_error *err)
 {
     const nx_prog_asm *a = &p->asm_lines[i];
     if (a->compiler_pc < 0 || (i > 0 && a->compiler_pc <= p->asm_lines[i - 1].compiler_pc))
@@ -93,7 +93,7 @@ static int check_asm(const nx_program *p, size_t i, const char *path, const prog
     return 0;
 }
 
-int nx_prog_validate_nki(const nx_program *p, const char *path, const prog_loc *loc, nx_cap_error *err)
+int nx_prog_validate_nki(const nx_program *p, const char *path, const prog_loc *loc, nx_error *err)
 {
     if (check_chains(p, path, loc, err) != 0)
         return -1;

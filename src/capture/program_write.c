@@ -416,7 +416,7 @@ static void put_toc(image *im, const nx_program *p)
 }
 
 int nx_program_encode(const nx_program *p, unsigned char **data, size_t *size, uint64_t *hash,
-                      uint32_t *extra_refs, nx_cap_error *err)
+                      uint32_t *extra_refs, nx_error *err)
 {
     if (nx_prog_validate(p, "(program being written)", NULL, err) != 0)
         return -1;
@@ -438,7 +438,7 @@ int nx_program_encode(const nx_program *p, unsigned char **data, size_t *size, u
 }
 
 int nx_program_write(const char *dir, const nx_program *p, uint64_t *hash, char **path_out,
-                     nx_cap_error *err)
+                     nx_error *err)
 {
     unsigned char *data;
     size_t size;

@@ -97,10 +97,10 @@ typedef struct nx_sys_record {
 typedef struct nx_sys_reader nx_sys_reader;
 
 /* Opens `path` and checks its version and header lines against `kind`. */
-int nx_sys_reader_open(const char *path, nx_sys_kind kind, nx_sys_reader **out, nx_cap_error *err);
+int nx_sys_reader_open(const char *path, nx_sys_kind kind, nx_sys_reader **out, nx_error *err);
 /* 1: *rec holds the next record (its strings live until the next call); 0: end;
  * -1: a fatal problem in *err. */
-int nx_sys_reader_next(nx_sys_reader *r, nx_sys_record *rec, nx_cap_error *err);
+int nx_sys_reader_next(nx_sys_reader *r, nx_sys_record *rec, nx_error *err);
 void nx_sys_reader_close(nx_sys_reader *r);
 
 /* Appends attributes "k=v;k2=v2" as a JSON object of strings ({} when empty),
@@ -110,13 +110,13 @@ void nx_sys_attributes_to_json(const char *attributes, nx_strbuf *out);
 typedef struct nx_sys_writer nx_sys_writer;
 
 /* Creates `path` and writes the version and header lines of `kind`. */
-int nx_sys_writer_open(const char *path, nx_sys_kind kind, nx_sys_writer **out, nx_cap_error *err);
-int nx_sys_write_runtime(nx_sys_writer *w, const nx_sys_runtime_event *e, nx_cap_error *err);
-int nx_sys_write_cpu(nx_sys_writer *w, const nx_sys_cpu_sample *s, nx_cap_error *err);
-int nx_sys_write_mem(nx_sys_writer *w, const nx_sys_mem_sample *s, nx_cap_error *err);
+int nx_sys_writer_open(const char *path, nx_sys_kind kind, nx_sys_writer **out, nx_error *err);
+int nx_sys_write_runtime(nx_sys_writer *w, const nx_sys_runtime_event *e, nx_error *err);
+int nx_sys_write_cpu(nx_sys_writer *w, const nx_sys_cpu_sample *s, nx_error *err);
+int nx_sys_write_mem(nx_sys_writer *w, const nx_sys_mem_sample *s, nx_error *err);
 /* Refuses a negative field or categories whose sum overflows int64 (s->total_bytes is not written). */
-int nx_sys_write_hbm(nx_sys_writer *w, const nx_sys_hbm_sample *s, nx_cap_error *err);
+int nx_sys_write_hbm(nx_sys_writer *w, const nx_sys_hbm_sample *s, nx_error *err);
 /* Flushes and closes; always releases w. */
-int nx_sys_writer_close(nx_sys_writer *w, nx_cap_error *err);
+int nx_sys_writer_close(nx_sys_writer *w, nx_error *err);
 
 #endif

@@ -66,8 +66,8 @@ struct nx_sys_reader {
 };
 
 #define BAD(r, err, ...) bad_line((r), (err), __VA_ARGS__)
-static int bad_line(nx_sys_reader *r, nx_cap_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int bad_line(nx_sys_reader *r, nx_cap_error *err, const char *fmt, ...)
+static int bad_line(nx_sys_reader *r, nx_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad_line(nx_sys_reader *r, nx_error *err, const char *fmt, ...)
 {
     char msg[400];
     va_list ap;
@@ -78,7 +78,7 @@ static int bad_line(nx_sys_reader *r, nx_cap_error *err, const char *fmt, ...)
 }
 
 /* Next line into r->line without its LF; 1 line, 0 end of file, -1 error. */
-static int next_line(nx_sys_reader *r, nx_cap_error *err)
+static int next_line(nx_sys_reader *r, nx_error *err)
 {
     size_t n = 0;
     for (;;) {
@@ -119,7 +119,7 @@ static int next_line(nx_sys_reader *r, nx_cap_error *err)
     return 1;
 }
 
-static int split(nx_sys_reader *r, nx_cap_error *err)
+static int split(nx_sys_reader *r, nx_error *err)
 {
     unsigned want = KINDS[r->kind].n, n = 0;
     char *p = r->line;
@@ -176,7 +176,7 @@ static shown_text shown(const char *v)
     return t;
 }
 
-static int get_int(nx_sys_reader *r, unsigned i, bool optional, int64_t *out, nx_cap_error *err)
+static int get_int(nx_sys_reader *r, unsigned i, bool optional, int64_t *out, nx_error *err)
 {
     const char *s = r->field[i];
     if (!*s && optional) {
@@ -197,7 +197,7 @@ static int get_int(nx_sys_reader *r, unsigned i, bool optional, int64_t *out, nx
     return 0;
 }
 
-static int get_text(nx_sys_reader *r, unsigned i, bool allow_empty, nx_cap_error *err)
+static int get_text(nx_sys_reader *r, unsigned i, bool allow_empty, nx_error *err)
 {
     const unsigned char *s = (const unsigned char *)r->field[i];
     if (!*s && !allow_empty)
@@ -208,7 +208,7 @@ static int get_text(nx_sys_reader *r, unsigned i, bool allow_empty, nx_cap_error
     return 0;
 }
 
-static int check_flow_ids(nx_sys_reader *r, unsigned i, nx_cap_error *err)
+static int check_flow_ids(nx_sys_reader *r, unsigned i, nx_error *err)
 {
     const char *s = r->field[i];
     bool digit = false;
@@ -229,7 +229,7 @@ static bool key_char(char c)
            c == '-';
 }
 
-static int check_attributes(nx_sys_reader *r, unsigned i, nx_cap_error *err)
+static int check_attributes(nx_sys_reader *r, unsigned i, nx_error *err)
 {
     if (get_text(r, i, true, err) != 0)
         return -1;
@@ -249,7 +249,7 @@ static int check_attributes(nx_sys_reader *r, unsigned i, nx_cap_error *err)
 
 /* A time column: Unix ns in 0..NX_UNIX_NS_MAX, the bound of device records,
  * so that spans and sums of the rows fit an int64 (device_trace.h). */
-static int get_time(nx_sys_reader *r, unsigned i, int64_t *out, nx_cap_error *err)
+static int get_time(nx_sys_reader *r, unsigned i, int64_t *out, nx_error *err)
 {
     if (get_int(r, i, false, out, err) != 0)
         return -1;
@@ -260,7 +260,7 @@ static int get_time(nx_sys_reader *r, unsigned i, int64_t *out, nx_cap_error *er
 }
 
 /* A decimal "12" or "12.5" from 0 to 100. */
-static int get_percent(nx_sys_reader *r, unsigned i, double *out, nx_cap_error *err)
+static int get_percent(nx_sys_reader *r, unsigned i, double *out, nx_error *err)
 {
     const char *s = r->field[i], *p = s;
     while (*p >= '0' && *p <= '9')
@@ -282,7 +282,7 @@ static int get_percent(nx_sys_reader *r, unsigned i, double *out, nx_cap_error *
 
 /* --- records ------------------------------------------------------------------------ */
 
-static int parse_runtime(nx_sys_reader *r, nx_sys_runtime_event *e, nx_cap_error *err)
+static int parse_runtime(nx_sys_reader *r, nx_sys_runtime_event *e, nx_error *err)
 {
     if (get_time(r, 0, &e->start_ns, err) || get_time(r, 1, &e->end_ns, err) ||
         get_text(r, 3, false, err) || get_int(r, 4, false, &e->pid, err) || get_int(r, 5, false, &e->tid, err) ||
@@ -300,7 +300,7 @@ static int parse_runtime(nx_sys_reader *r, nx_sys_runtime_event *e, nx_cap_error
     return 0;
 }
 
-static int parse_cpu(nx_sys_reader *r, nx_sys_cpu_sample *s, nx_cap_error *err)
+static int parse_cpu(nx_sys_reader *r, nx_sys_cpu_sample *s, nx_error *err)
 {
     if (get_time(r, 0, &s->timestamp_ns, err) != 0)
         return -1;
@@ -311,7 +311,7 @@ static int parse_cpu(nx_sys_reader *r, nx_sys_cpu_sample *s, nx_cap_error *err)
     return get_percent(r, 2, &s->util_percent, err);
 }
 
-static int parse_mem(nx_sys_reader *r, nx_sys_mem_sample *s, nx_cap_error *err)
+static int parse_mem(nx_sys_reader *r, nx_sys_mem_sample *s, nx_error *err)
 {
     if (get_time(r, 0, &s->timestamp_ns, err) || get_int(r, 1, false, &s->used_bytes, err) ||
         get_int(r, 2, false, &s->total_bytes, err))
@@ -323,7 +323,7 @@ static int parse_mem(nx_sys_reader *r, nx_sys_mem_sample *s, nx_cap_error *err)
 }
 
 /* timestamp_ns, device_idx, hbm_idx, then the categories; total = their sum. */
-static int parse_hbm(nx_sys_reader *r, nx_sys_hbm_sample *s, nx_cap_error *err)
+static int parse_hbm(nx_sys_reader *r, nx_sys_hbm_sample *s, nx_error *err)
 {
     if (get_time(r, 0, &s->timestamp_ns, err) || get_int(r, 1, false, &s->device_idx, err) ||
         get_int(r, 2, false, &s->hbm_idx, err))
@@ -340,7 +340,7 @@ static int parse_hbm(nx_sys_reader *r, nx_sys_hbm_sample *s, nx_cap_error *err)
     return 0;
 }
 
-static int parse_record(nx_sys_reader *r, nx_sys_record *rec, nx_cap_error *err)
+static int parse_record(nx_sys_reader *r, nx_sys_record *rec, nx_error *err)
 {
     switch (r->kind) {
     case NX_SYS_RUNTIME_EVENTS: return parse_runtime(r, &rec->u.runtime, err);
@@ -363,7 +363,7 @@ static int64_t record_key(nx_sys_kind kind, const nx_sys_record *rec)
     return 0;
 }
 
-int nx_sys_reader_next(nx_sys_reader *r, nx_sys_record *rec, nx_cap_error *err)
+int nx_sys_reader_next(nx_sys_reader *r, nx_sys_record *rec, nx_error *err)
 {
     int got = next_line(r, err);
     if (got <= 0)
@@ -386,7 +386,7 @@ int nx_sys_reader_next(nx_sys_reader *r, nx_sys_record *rec, nx_cap_error *err)
 
 /* Names the first column that differs before the expected line, which a long
  * header (device-memory) would otherwise push out of the message. */
-static int bad_header(nx_sys_reader *r, const char *line, nx_cap_error *err)
+static int bad_header(nx_sys_reader *r, const char *line, nx_error *err)
 {
     const char *want = KINDS[r->kind].columns, *got = line;
     unsigned col = 1;
@@ -419,7 +419,7 @@ static int bad_header(nx_sys_reader *r, const char *line, nx_cap_error *err)
                should, KINDS[r->kind].columns);
 }
 
-static int check_preamble(nx_sys_reader *r, nx_cap_error *err)
+static int check_preamble(nx_sys_reader *r, nx_error *err)
 {
     char want[64];
     snprintf(want, sizeof want, "#nxprof %s ", KINDS[r->kind].tag);
@@ -443,7 +443,7 @@ static int check_preamble(nx_sys_reader *r, nx_cap_error *err)
     return 0;
 }
 
-int nx_sys_reader_open(const char *path, nx_sys_kind kind, nx_sys_reader **out, nx_cap_error *err)
+int nx_sys_reader_open(const char *path, nx_sys_kind kind, nx_sys_reader **out, nx_error *err)
 {
     *out = NULL;
     nx_sys_reader *r = calloc(1, sizeof *r);

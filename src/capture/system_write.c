@@ -21,7 +21,7 @@ struct nx_sys_writer {
     uint64_t line;
 };
 
-int nx_sys_writer_open(const char *path, nx_sys_kind kind, nx_sys_writer **out, nx_cap_error *err)
+int nx_sys_writer_open(const char *path, nx_sys_kind kind, nx_sys_writer **out, nx_error *err)
 {
     *out = NULL;
     nx_sys_writer *w = calloc(1, sizeof *w);
@@ -57,7 +57,7 @@ static bool clean_text(const char *s, bool allow_empty, bool allow_semicolon)
 }
 
 /* Lines must stay sorted by their first column. */
-static int check_order(nx_sys_writer *w, int64_t key, nx_cap_error *err)
+static int check_order(nx_sys_writer *w, int64_t key, nx_error *err)
 {
     if (key < 0 || key < w->last_key)
         return nx_cap_fail(err, w->path, "line %" PRIu64 ": key %" PRId64 " is negative or before the previous "
@@ -73,7 +73,7 @@ static void put_optional(FILE *fp, int64_t v)
         fprintf(fp, "%" PRId64, v);
 }
 
-int nx_sys_write_runtime(nx_sys_writer *w, const nx_sys_runtime_event *e, nx_cap_error *err)
+int nx_sys_write_runtime(nx_sys_writer *w, const nx_sys_runtime_event *e, nx_error *err)
 {
     bool source_ok = e->source && (strcmp(e->source, "neuron_rt") == 0 || strcmp(e->source, "neuron_hw") == 0);
     if (!source_ok || !clean_text(e->name, false, true) || !clean_text(e->attributes, true, true) ||
@@ -92,7 +92,7 @@ int nx_sys_write_runtime(nx_sys_writer *w, const nx_sys_runtime_event *e, nx_cap
     return 0;
 }
 
-int nx_sys_write_cpu(nx_sys_writer *w, const nx_sys_cpu_sample *s, nx_cap_error *err)
+int nx_sys_write_cpu(nx_sys_writer *w, const nx_sys_cpu_sample *s, nx_error *err)
 {
     if (s->util_percent < 0 || s->util_percent > 100 || s->cpu < NX_SYS_CPU_AVERAGE)
         return nx_cap_fail(err, w->path, "line %" PRIu64 ": cpu %" PRId64 " utilisation %g out of range",
@@ -106,7 +106,7 @@ int nx_sys_write_cpu(nx_sys_writer *w, const nx_sys_cpu_sample *s, nx_cap_error 
     return 0;
 }
 
-int nx_sys_write_mem(nx_sys_writer *w, const nx_sys_mem_sample *s, nx_cap_error *err)
+int nx_sys_write_mem(nx_sys_writer *w, const nx_sys_mem_sample *s, nx_error *err)
 {
     if (s->total_bytes <= 0 || s->used_bytes < 0 || s->used_bytes > s->total_bytes)
         return nx_cap_fail(err, w->path, "line %" PRIu64 ": used %" PRId64 " of %" PRId64 " bytes is not possible",
@@ -132,7 +132,7 @@ static char *put_u63(char *p, int64_t v)
     return p;
 }
 
-int nx_sys_write_hbm(nx_sys_writer *w, const nx_sys_hbm_sample *s, nx_cap_error *err)
+int nx_sys_write_hbm(nx_sys_writer *w, const nx_sys_hbm_sample *s, nx_error *err)
 {
     int64_t total = 0;
     bool ok = s->device_idx >= 0 && s->hbm_idx >= 0;
@@ -158,7 +158,7 @@ int nx_sys_write_hbm(nx_sys_writer *w, const nx_sys_hbm_sample *s, nx_cap_error 
     return 0;
 }
 
-int nx_sys_writer_close(nx_sys_writer *w, nx_cap_error *err)
+int nx_sys_writer_close(nx_sys_writer *w, nx_error *err)
 {
     if (!w)
         return 0;

@@ -50,7 +50,7 @@ struct nx_trace_reader {
 /* --- header ---------------------------------------------------------------- */
 
 static int get_text(const unsigned char *src, size_t slot, char *dst, const char *path,
-                    uint64_t off, const char *field, nx_cap_error *err)
+                    uint64_t off, const char *field, nx_error *err)
 {
     size_t n = 0;
     while (n < slot && src[n])
@@ -66,7 +66,7 @@ static int get_text(const unsigned char *src, size_t slot, char *dst, const char
     return 0;
 }
 
-static int check_header_fields(const nx_trace_header *h, const char *path, nx_cap_error *err)
+static int check_header_fields(const nx_trace_header *h, const char *path, nx_error *err)
 {
     if (h->version_major != NX_TRACE_VERSION_MAJOR)
         return nx_cap_fail_at(err, path, 8, "unsupported version %u.%u; this reader reads %d.x",
@@ -88,7 +88,7 @@ static int check_header_fields(const nx_trace_header *h, const char *path, nx_ca
 }
 
 static int parse_header(const unsigned char *b, size_t avail, nx_trace_header *h, const char *path,
-                        nx_cap_error *err)
+                        nx_error *err)
 {
     if (avail < NX_TRACE_HEADER_SIZE)
         return nx_cap_fail_at(err, path, avail, "truncated header: %zu bytes, expected %d", avail,
@@ -139,7 +139,7 @@ static ssize_t read_full(int fd, unsigned char *buf, size_t n)
     return (ssize_t)got;
 }
 
-int nx_trace_read_header(const char *path, nx_trace_header *h, nx_cap_error *err)
+int nx_trace_read_header(const char *path, nx_trace_header *h, nx_error *err)
 {
     int fd = nx_cap_open_input(path, NULL, err);
     if (fd < 0)
@@ -155,7 +155,7 @@ int nx_trace_read_header(const char *path, nx_trace_header *h, nx_cap_error *err
 
 /* --- open ------------------------------------------------------------------ */
 
-static int check_pairing(nx_trace_reader *r, nx_cap_error *err)
+static int check_pairing(nx_trace_reader *r, nx_error *err)
 {
     const nx_trace_header *h = &r->h;
     if (h->program_hash != r->prog->hash)
@@ -172,7 +172,7 @@ static int check_pairing(nx_trace_reader *r, nx_cap_error *err)
     return 0;
 }
 
-static int alloc_state(nx_trace_reader *r, nx_cap_error *err)
+static int alloc_state(nx_trace_reader *r, nx_error *err)
 {
     size_t pc = r->h.pcore_count, nq = r->prog->n_queues, ncc = r->prog->hw.cc_core_count;
     r->sem_sources = NX_ENGINE_COUNT + nq + ncc;
@@ -190,7 +190,7 @@ static int alloc_state(nx_trace_reader *r, nx_cap_error *err)
     return 0;
 }
 
-static int open_file(nx_trace_reader *r, nx_cap_error *err)
+static int open_file(nx_trace_reader *r, nx_error *err)
 {
     struct stat st;
     r->fd = nx_cap_open_input(r->path, &st, err);
@@ -218,7 +218,7 @@ static int open_file(nx_trace_reader *r, nx_cap_error *err)
 }
 
 int nx_trace_reader_open(const char *path, const nx_program *prog, const nx_cap_warner *warn,
-                         nx_trace_reader **out, nx_cap_error *err)
+                         nx_trace_reader **out, nx_error *err)
 {
     *out = NULL;
     nx_trace_reader *r = calloc(1, sizeof *r);
@@ -263,7 +263,7 @@ void nx_trace_reader_close(nx_trace_reader *r)
 #define BAD(r, err, fmt, ...) nx_cap_fail_at((err), (r)->path, (r)->last_off, fmt, __VA_ARGS__)
 
 static int check_engine_pc(nx_trace_reader *r, unsigned engine, uint32_t pc, const char *what,
-                           nx_cap_error *err)
+                           nx_error *err)
 {
     if (engine >= NX_ENGINE_COUNT)
         return BAD(r, err, "%s engine %u out of range (expected 0..4)", what, engine);
@@ -273,7 +273,7 @@ static int check_engine_pc(nx_trace_reader *r, unsigned engine, uint32_t pc, con
     return 0;
 }
 
-static int check_ref(nx_trace_reader *r, uint32_t ref, bool required, const char *what, nx_cap_error *err)
+static int check_ref(nx_trace_reader *r, uint32_t ref, bool required, const char *what, nx_error *err)
 {
     if (ref == 0 && !required)
         return 0;
@@ -283,7 +283,7 @@ static int check_ref(nx_trace_reader *r, uint32_t ref, bool required, const char
     return 0;
 }
 
-static int check_block(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_error *err)
+static int check_block(nx_trace_reader *r, const nx_trace_record *rec, nx_error *err)
 {
     const uint16_t q = rec->u.block.queue;
     if (q >= r->prog->n_queues)
@@ -308,7 +308,7 @@ static int check_block(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_er
     return 0;
 }
 
-static int check_packet(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_error *err)
+static int check_packet(nx_trace_reader *r, const nx_trace_record *rec, nx_error *err)
 {
     const uint16_t q = rec->u.packet.queue;
     if (q >= r->prog->n_queues)
@@ -335,7 +335,7 @@ static int check_packet(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_e
     return 0;
 }
 
-static int check_sem(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_error *err)
+static int check_sem(nx_trace_reader *r, const nx_trace_record *rec, nx_error *err)
 {
     if (rec->u.sem.semaphore >= r->prog->n_semaphores)
         return BAD(r, err, "semaphore %u out of range (program has %zu)", rec->u.sem.semaphore,
@@ -350,7 +350,7 @@ static int check_sem(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_erro
     return 0;
 }
 
-static int check_cc(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_error *err)
+static int check_cc(nx_trace_reader *r, const nx_trace_record *rec, nx_error *err)
 {
     bool op = rec->kind == NX_REC_CC_OP;
     uint32_t coll = op ? rec->u.cc_op.collective : rec->u.cc_instr.collective;
@@ -369,7 +369,7 @@ static int check_cc(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_error
     return check_ref(r, rec->u.cc_instr.description, true, "description", err);
 }
 
-static int check_misc(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_error *err)
+static int check_misc(nx_trace_reader *r, const nx_trace_record *rec, nx_error *err)
 {
     switch (rec->kind) {
     case NX_REC_THROTTLE:
@@ -393,7 +393,7 @@ static int check_misc(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_err
     }
 }
 
-static int check_kind(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_error *err)
+static int check_kind(nx_trace_reader *r, const nx_trace_record *rec, nx_error *err)
 {
     switch (rec->kind) {
     case NX_REC_INSTRUCTION:
@@ -433,7 +433,7 @@ static size_t stream_of(const nx_trace_reader *r, const nx_trace_record *rec)
     }
 }
 
-static int check_order(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_error *err)
+static int check_order(nx_trace_reader *r, const nx_trace_record *rec, nx_error *err)
 {
     uint64_t w = r->h.reorder_window_ticks;
     if (rec->ts < r->max_ts && r->max_ts - rec->ts > w)
@@ -452,7 +452,7 @@ static int check_order(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_er
     return 0;
 }
 
-static int validate(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_error *err)
+static int validate(nx_trace_reader *r, const nx_trace_record *rec, nx_error *err)
 {
     if (rec->kind == 0 || rec->kind > NX_REC_KIND_MAX)
         return BAD(r, err, "unknown record kind %u; expected 1..%d", rec->kind, NX_REC_KIND_MAX);
@@ -469,7 +469,7 @@ static int validate(nx_trace_reader *r, const nx_trace_record *rec, nx_cap_error
 
 /* --- reading ------------------------------------------------------------------ */
 
-static int refill(nx_trace_reader *r, nx_cap_error *err)
+static int refill(nx_trace_reader *r, nx_error *err)
 {
     size_t keep = r->buf_len - r->buf_pos;
     memmove(r->buf, r->buf + r->buf_pos, keep);
@@ -506,7 +506,7 @@ static void finish(nx_trace_reader *r)
                     "%" PRIu64 " more records stepped back within their stream", r->backsteps - MAX_BACKSTEP_WARNINGS);
 }
 
-int nx_trace_reader_next(nx_trace_reader *r, nx_trace_record *rec, nx_cap_error *err)
+int nx_trace_reader_next(nx_trace_reader *r, nx_trace_record *rec, nx_error *err)
 {
     if (r->n_read >= r->n_records) {
         if (r->n_read == r->n_records) {

@@ -21,7 +21,7 @@ struct nx_trace_writer {
     size_t len;
 };
 
-static int flush(nx_trace_writer *w, nx_cap_error *err)
+static int flush(nx_trace_writer *w, nx_error *err)
 {
     if (w->len && nx_cap_write_all(w->fd, w->buf, w->len) != 0)
         return nx_cap_fail(err, w->path, "write failed: %s", strerror(errno));
@@ -39,7 +39,7 @@ static void discard(nx_trace_writer *w)
 }
 
 int nx_trace_writer_open(const char *path, const nx_trace_header *h, nx_trace_writer **out,
-                         nx_cap_error *err)
+                         nx_error *err)
 {
     *out = NULL;
     nx_trace_writer *w = calloc(1, sizeof *w);
@@ -70,7 +70,7 @@ int nx_trace_writer_open(const char *path, const nx_trace_header *h, nx_trace_wr
     return 0;
 }
 
-int nx_trace_writer_put(nx_trace_writer *w, const nx_trace_record *r, nx_cap_error *err)
+int nx_trace_writer_put(nx_trace_writer *w, const nx_trace_record *r, nx_error *err)
 {
     if (WRITE_BUF - w->len < NX_TRACE_RECORD_SIZE && flush(w, err) != 0)
         return -1;
@@ -79,7 +79,7 @@ int nx_trace_writer_put(nx_trace_writer *w, const nx_trace_record *r, nx_cap_err
     return 0;
 }
 
-int nx_trace_writer_put_raw(nx_trace_writer *w, const unsigned char *recs, size_t n, nx_cap_error *err)
+int nx_trace_writer_put_raw(nx_trace_writer *w, const unsigned char *recs, size_t n, nx_error *err)
 {
     size_t bytes = n * NX_TRACE_RECORD_SIZE;
     if (bytes >= WRITE_BUF / 4) {   /* big enough to skip the copy */
@@ -96,7 +96,7 @@ int nx_trace_writer_put_raw(nx_trace_writer *w, const unsigned char *recs, size_
     return 0;
 }
 
-int nx_trace_writer_close(nx_trace_writer *w, nx_cap_error *err)
+int nx_trace_writer_close(nx_trace_writer *w, nx_error *err)
 {
     if (!w)
         return 0;

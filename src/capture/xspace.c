@@ -390,7 +390,7 @@ static int read_space(xs *x)
 }
 
 int nx_xspace_read_bytes(const char *name, const void *data, size_t size, const nx_xspace_options *opts,
-                         const nx_chrome_handlers *h, nx_xspace_counts *counts, nx_chrome_error *err)
+                         const nx_chrome_handlers *h, nx_xspace_counts *counts, nx_error *err)
 {
     nx_xspace_counts local;
     xs x = {.file = name, .data = data, .size = size, .h = h, .err = err, .counts = counts ? counts : &local,
@@ -426,7 +426,7 @@ static void *read_whole(int fd, size_t size)
 }
 
 int nx_xspace_read_file(const char *path, const nx_xspace_options *opts, const nx_chrome_handlers *h,
-                        nx_xspace_counts *counts, nx_chrome_error *err)
+                        nx_xspace_counts *counts, nx_error *err)
 {
     /* Non-blocking, so that a FIFO in place of the file cannot hang the open. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -459,7 +459,7 @@ int nx_xspace_read_file(const char *path, const nx_xspace_options *opts, const n
 }
 
 /* The registry's entry (capture/framework_source.h): `*.xplane.pb`. */
-static int read_xspace(const char *path, const nx_chrome_handlers *h, nx_chrome_error *err)
+static int read_xspace(const char *path, const nx_chrome_handlers *h, nx_error *err)
 {
     return nx_xspace_read_file(path, NULL, h, NULL, err);
 }

@@ -38,7 +38,7 @@
  * Validation (each an error): any wire-format fault (pb_wire.h); a known field
  * with the wrong wire type; a string field that is not UTF-8; an event or stat
  * whose metadata id is not in its plane's maps; a negative duration; a time
- * beyond ±2^63 ns. Unknown fields are skipped. Errors fill an nx_chrome_error:
+ * beyond ±2^63 ns. Unknown fields are skipped. Errors fill an nx_error:
  *   "<file>: byte <offset>: XSpace.planes[2].lines[0].events[17]: <what>"
  * Events before an error have been delivered already. Nothing prints or exits.
  */
@@ -71,10 +71,10 @@ typedef struct nx_xspace_counts {
  * come (the processor's rank per host). opts and counts may be NULL. Returns
  * 0, -1 with *err filled, or the callback's stop value. */
 int nx_xspace_read_file(const char *path, const nx_xspace_options *opts, const nx_chrome_handlers *h,
-                        nx_xspace_counts *counts, nx_chrome_error *err);
+                        nx_xspace_counts *counts, nx_error *err);
 
 /* The same over size bytes in memory; name is what errors call the input. */
 int nx_xspace_read_bytes(const char *name, const void *data, size_t size, const nx_xspace_options *opts,
-                         const nx_chrome_handlers *h, nx_xspace_counts *counts, nx_chrome_error *err);
+                         const nx_chrome_handlers *h, nx_xspace_counts *counts, nx_error *err);
 
 #endif

@@ -62,7 +62,7 @@ typedef struct xs {
     const nx_chrome_handlers *h;
     size_t max_args;
     nx_xspace_counts *counts;
-    nx_chrome_error *err;
+    nx_error *err;
     xs_frame path[XS_MAX_DEPTH];
     int depth;
     uint64_t delivered;      /* events handed to the callback, M included */

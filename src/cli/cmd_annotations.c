@@ -151,7 +151,7 @@ static int import_from(const char *dir, const char *file, bool replace, nx_annot
     if (!text)
         return NX_EXIT_ERROR;
     nx_annotations in;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_annotations_parse(text, len, strcmp(file, "-") == 0 ? "stdin" : file, &in, &err);
     free(text);
     if (rc == 0 && replace) {
@@ -215,7 +215,7 @@ static int annotations_run(int argc, char **argv)
         return NX_EXIT_ERROR;
     }
     nx_annotations a;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_annotations_load(dir, &a, &err) < 0 && !(import_file && replace)) {
         fprintf(stderr, "nxprof annotations: %s\n", err.msg);
         return NX_EXIT_ERROR;

@@ -147,7 +147,7 @@ static int print_json_text(nx_strbuf *s, const char *dir)
 static int engines_print(const char *dir, bool json)
 {
     nx_engine_breakdown b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_engine_breakdown_read(dir, &b, &err);
     if (rc == NX_PROFILE_TABLE_ABSENT) {
         fprintf(stderr, "nxprof breakdown: profile %s has neither SystemProfileEvents nor Instruction\n", dir);
@@ -171,7 +171,7 @@ static int engines_print(const char *dir, bool json)
 static int breakdown_print(const char *dir, int64_t rank, int64_t step, size_t top, bool json)
 {
     nx_breakdown b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_breakdown_read(dir, rank, step, top, &b, &err);
     if (rc == NX_PROFILE_TABLE_ABSENT) {
         if (rank >= 0 || step >= 0) {

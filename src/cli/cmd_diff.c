@@ -295,7 +295,7 @@ static int print_diff(const nx_diff *d, const char *a, const char *b, unsigned l
 static int run_query(const char *a, const char *b, const nx_diff_options *o, unsigned long long limit, diff_format f)
 {
     nx_diff d;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_diff_run(a, b, o, &d, &err);
     if (rc == NX_TOP_BAD_KEY)
         return nx_usage_error("diff", "%s", err.msg);

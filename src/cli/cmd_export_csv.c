@@ -170,7 +170,7 @@ static FILE *open_aside(const export_opts *o, const char *table, char **tmp)
 }
 
 /* The table's rows through a writer of o->format into f. 0 or -1 with err. */
-static int write_table(const export_opts *o, nx_export *x, const char *table, FILE *f, nxpq_error *err)
+static int write_table(const export_opts *o, nx_export *x, const char *table, FILE *f, nx_error *err)
 {
     nx_row_target target = {.f = f, .profile_dir = o->dir, .start = o->req.start, .end = o->req.end};
     nx_row_writer *w = o->format->open(&target, err);
@@ -193,7 +193,7 @@ static int write_table(const export_opts *o, nx_export *x, const char *table, FI
 static int export_table(const export_opts *o, const char *table, bool named, bool *absent)
 {
     *absent = false;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_export *x = NULL;
     const nx_export_request *q = &o->req;
     nx_export_options eo = {.start = q->start, .end = q->end, .width = q->width, .max_rows = q->max_rows};

@@ -112,7 +112,7 @@ static int index_run(int argc, char **argv)
             continue;
         const char *table = nx_timeline_at(i)->table;
         uint64_t rows = 0;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         int rc = nx_tlx_build(dir, table, &rows, &err);
         if (rc == NX_PROFILE_TABLE_ABSENT)
             continue;
@@ -122,8 +122,8 @@ static int index_run(int argc, char **argv)
             continue;
         }
         nx_tlx *x;
-        char why[256];
-        int orc = nx_tlx_open(dir, table, &x, why, sizeof why);
+        nx_error why = {0};
+        int orc = nx_tlx_open(dir, table, &x, &why);
         if (orc == 0)
             nx_tlx_close(x);
         if (orc == 0)

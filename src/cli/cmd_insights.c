@@ -44,7 +44,7 @@ void nx_insights_print_text(const nx_insights *s)
 int nx_insights_summary_member(const char *dir, bool json)
 {
     nx_insights s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_insights_read(dir, &s, &err) < 0) {
         fprintf(stderr, "nxprof summary: %s\n", err.msg);
         return -1;
@@ -76,7 +76,7 @@ static int insights_run(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? NX_EXIT_OK : rc;
     nx_insights s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_insights_read(dir, &s, &err) < 0) {
         fprintf(stderr, "nxprof insights: %s\n", err.msg);
         return NX_EXIT_ERROR;

@@ -123,7 +123,7 @@ int nx_ranks_print_text(const nx_rank_stats *s)
 static int ranks_print(const char *dir, bool json)
 {
     nx_rank_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_rank_stats_read(dir, &s, &err);
     if (rc != 0) {
         fprintf(stderr, "nxprof ranks: %s\n", rc > 0 ? "the profile has no SystemProfileEvents table" : err.msg);
@@ -155,7 +155,7 @@ static int ranks_print(const char *dir, bool json)
 int nx_ranks_summary_member(const char *dir, bool json)
 {
     nx_rank_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_rank_stats_read(dir, &s, &err) < 0) {
         fprintf(stderr, "nxprof summary: %s\n", err.msg);
         return -1;

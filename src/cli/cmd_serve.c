@@ -194,7 +194,7 @@ static int serve_run(int argc, char **argv)
         return nx_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
     char *owned = NULL;
     if (!o.data_path) {
-        nxpq_error err;
+        nx_error err;
         if (nx_data_path_default(&owned, &err) < 0) {
             fprintf(stderr, "nxprof " CMD ": %s\n", err.msg);
             return NX_EXIT_ERROR;

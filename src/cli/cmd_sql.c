@@ -55,7 +55,7 @@ static int parse_positive(const char *s, double *out)
 static int sql_print(const char *path, const char *profile, const char *query, const nx_sql_limits *lim,
                      nx_sql_format format)
 {
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_sql *db = nx_sql_open(path, profile, &err);
     if (!db) {
         fprintf(stderr, "nxprof sql: %s\n", err.msg);

@@ -735,7 +735,7 @@ static int system_summary_print(const char *profile_dir, int64_t rank, bool prof
 {
     nx_system_summary s;
     nx_device_stats ds;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_system_summary_read_rows(profile_dir, rank, profiler_rows, &s, &err);
     if (rc != 0) {
         fprintf(stderr, "nxprof summary: %s\n", rc > 0 ? "the profile has no SystemProfileEvents table" : err.msg);
@@ -771,7 +771,7 @@ int nx_summary_print(const char *profile_dir, int64_t rank, bool profiler_rows, 
     }
 
     nx_device_summary d;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_device_summary_read(profile_dir, TOP_OPCODES, &d, &err) < 0) {
         fprintf(stderr, "nxprof summary: %s\n", err.msg);
         return NX_EXIT_ERROR;

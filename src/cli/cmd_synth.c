@@ -123,9 +123,9 @@ static int synth_run(int argc, char **argv)
     if (!o.out_dir || !*o.out_dir)
         return nx_usage_error("synth", "--out DIR is required");
     nx_synth_stats st;
-    char err[1024];
-    if (nx_synth_run(&o, &st, err, sizeof err) != 0) {
-        fprintf(stderr, "nxprof synth: %s\n", err);
+    nx_error err = {0};
+    if (nx_synth_run(&o, &st, &err) != 0) {
+        fprintf(stderr, "nxprof synth: %s\n", err.msg);
         return NX_EXIT_ERROR;
     }
     print_stats(&st, &o);

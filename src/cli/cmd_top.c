@@ -441,7 +441,7 @@ static int top_run(int argc, char **argv)
     }
 
     nx_top r = {0};
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_top_options o = {.table = q.table, .by = q.by, .n_by = q.n_by, .has_rank = q.has_rank, .rank = q.rank,
                          .profiler_rows = q.profiler_rows};
     int qrc = nx_top_run(q.dir, &o, &r, &err);

@@ -210,7 +210,7 @@ static int view_run(int argc, char **argv)
         rc = nx_summary_print(profile_dir, -1, false, fmt == OUT_SUMMARY_JSON);
     if (rc == 0 && !ingest_only) {
         char *dp = NULL;
-        nxpq_error err;
+        nx_error err;
         if (!o.data_path && nx_data_path_default(&dp, &err) < 0) {
             fprintf(stderr, "nxprof view: %s\n", err.msg);
             rc = NX_EXIT_ERROR;

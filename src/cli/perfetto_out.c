@@ -75,7 +75,7 @@ int nx_perfetto_write(const char *cmd, const char *profile_dir, const char *path
         free(tmp);
         return NX_EXIT_ERROR;
     }
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     char note[NX_ROW_NOTE];
     int rc = nx_export_profile(profile_dir, nx_row_format_find("perfetto"), f, start, end, tables, n, note, &err);
     if (rc != 0)

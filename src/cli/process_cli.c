@@ -120,7 +120,7 @@ int nx_process_cli_validate(const char *cmd, nx_process_options *o, bool default
             return nx_usage_error(cmd, "no display name in '%s'; give --display-name", o->capture_dir);
         o->display_name = *owned;
     }
-    nxpq_error nerr;
+    nx_error nerr;
     if (o->display_name && nx_display_name_validate(o->display_name, &nerr) != 0) {
         int rc = nx_usage_error(cmd, "bad display name '%s': %s", o->display_name, nerr.msg);
         free(*owned);
@@ -137,9 +137,9 @@ int nx_process_cli_execute(const char *cmd, nx_process_options *o, FILE *report,
         *profile_dir = NULL;
     o->progress = isatty(STDERR_FILENO) == 1;
     nx_process_stats st;
-    char err[1024];
-    if (nx_process_run(o, &st, err, sizeof err) != 0) {
-        fprintf(stderr, "nxprof %s: %s\n", cmd, err);
+    nx_error err = {0};
+    if (nx_process_run(o, &st, &err) != 0) {
+        fprintf(stderr, "nxprof %s: %s\n", cmd, err.msg);
         return NX_EXIT_ERROR;
     }
     for (size_t i = 0; i < st.n_profiles; i++) {

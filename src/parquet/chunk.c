@@ -45,25 +45,25 @@ static void growbuf_free(pq_growbuf *b)
 
 /* ----------------------------------------------------------------- messages */
 
-__attribute__((format(printf, 3, 4))) static int page_fail(pq_cursor *c, nxpq_error *err, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int page_fail(pq_cursor *c, nx_error *err, const char *fmt, ...)
 {
-    char msg[320];
+    nx_error msg = {0};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(msg.msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pq_set_error(err, c->r, c->col, c->rg, (int64_t)c->pg.offset, "%s", msg);
+    pq_set_error(err, c->r, c->col, c->rg, (int64_t)c->pg.offset, "%s", msg.msg);
     return -1;
 }
 
-__attribute__((format(printf, 3, 4))) static int chunk_fail(pq_cursor *c, nxpq_error *err, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int chunk_fail(pq_cursor *c, nx_error *err, const char *fmt, ...)
 {
-    char msg[320];
+    nx_error msg = {0};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(msg.msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pq_set_error(err, c->r, c->col, c->rg, -1, "%s", msg);
+    pq_set_error(err, c->r, c->col, c->rg, -1, "%s", msg.msg);
     return -1;
 }
 
@@ -99,7 +99,7 @@ static size_t value_width(int32_t type)
 
 /* Reads the header at pos; *body is where the page's bytes start. The page
  * must end inside the chunk. */
-static int read_header(pq_cursor *c, size_t pos, pq_page_header *h, size_t *body, nxpq_error *err)
+static int read_header(pq_cursor *c, size_t pos, pq_page_header *h, size_t *body, nx_error *err)
 {
     c->pg.offset = pos;
     if (pos >= c->end)
@@ -133,7 +133,7 @@ static uint64_t max_expansion(int codec)
 /* The n page bytes at src as out_len uncompressed bytes: used in place when
  * not compressed, else decompressed into dst. */
 static int page_bytes(pq_cursor *c, pq_growbuf *dst, const uint8_t *src, size_t n, size_t out_len, bool compressed,
-                      const uint8_t **out, nxpq_error *err)
+                      const uint8_t **out, nx_error *err)
 {
     int codec = compressed ? c->cc->meta.codec : NXPQ_UNCOMPRESSED;
     if (codec == NXPQ_UNCOMPRESSED || (n == 0 && out_len == 0)) {
@@ -146,16 +146,16 @@ static int page_bytes(pq_cursor *c, pq_growbuf *dst, const uint8_t *src, size_t 
         return page_fail(c, err, "page claims %zu uncompressed bytes from %zu compressed", out_len, n);
     if (grow(dst, out_len ? out_len : 1) < 0)
         return page_fail(c, err, "out of memory for a %zu-byte page", out_len);
-    char msg[200];
-    if (pq_decompress(codec, src, n, dst->p, out_len, msg, sizeof msg) < 0)
-        return page_fail(c, err, "%s", msg);
+    nx_error why;
+    if (pq_decompress(codec, src, n, dst->p, out_len, &why) < 0)
+        return page_fail(c, err, "%s", why.msg);
     *out = dst->p;
     return 0;
 }
 
 /* ------------------------------------------------------------------- values */
 
-static int plain_values(int32_t type, size_t width, const uint8_t *p, size_t len, void *out, size_t n, pq_err *e)
+static int plain_values(int32_t type, size_t width, const uint8_t *p, size_t len, void *out, size_t n, nx_error *e)
 {
     size_t used;
     if (type == PQ_BOOLEAN)
@@ -187,7 +187,7 @@ static void gather(uint8_t *out, const uint8_t *dict, const uint32_t *idx, size_
     }
 }
 
-static int dict_values(pq_cursor *c, const uint8_t *p, size_t len, size_t n, nxpq_error *err)
+static int dict_values(pq_cursor *c, const uint8_t *p, size_t len, size_t n, nx_error *err)
 {
     /* A page of nulls needs no dictionary; writers omit it for all-null chunks. */
     if (n == 0) {
@@ -198,7 +198,7 @@ static int dict_values(pq_cursor *c, const uint8_t *p, size_t len, size_t n, nxp
         return page_fail(c, err, "dictionary-encoded page, but the column chunk has no dictionary page");
     if (grow(&c->idx, n * sizeof(uint32_t) + 1) < 0)
         return page_fail(c, err, "out of memory for %zu dictionary indices", n);
-    pq_err e;
+    nx_error e;
     if (pq_dict_indices(p, len, c->dict_n, (uint32_t *)c->idx.p, n, &e) < 0)
         return page_fail(c, err, "%s", e.msg);
     if (c->dict_out) { /* the rows take the indices; pq_cursor_take gathers only if it must */
@@ -239,7 +239,7 @@ static size_t max_values(int enc, int32_t t, size_t width, size_t len)
 }
 
 /* Decodes the n non-null values of a data page into c->vals. */
-static int decode_values(pq_cursor *c, int enc, const uint8_t *p, size_t len, size_t n, nxpq_error *err)
+static int decode_values(pq_cursor *c, int enc, const uint8_t *p, size_t len, size_t n, nx_error *err)
 {
     int32_t t = c->col->leaf_type;
     if (!encoding_fits(enc, t))
@@ -251,7 +251,7 @@ static int decode_values(pq_cursor *c, int enc, const uint8_t *p, size_t len, si
         return page_fail(c, err, "out of memory for %zu values", n);
     void *out = c->vals.p;
     size_t used;
-    pq_err e;
+    nx_error e;
     int rc;
     switch (enc) {
     case PQ_ENC_PLAIN_DICTIONARY:
@@ -272,7 +272,7 @@ static int decode_values(pq_cursor *c, int enc, const uint8_t *p, size_t len, si
 
 /* --------------------------------------------------------------- dictionary */
 
-static int load_dictionary(pq_cursor *c, const pq_page_header *h, size_t body, nxpq_error *err)
+static int load_dictionary(pq_cursor *c, const pq_page_header *h, size_t body, nx_error *err)
 {
     const pq_dictionary_page_header *dh = &h->dictionary_page_header;
     if (dh->encoding != PQ_ENC_PLAIN && dh->encoding != PQ_ENC_PLAIN_DICTIONARY)
@@ -298,7 +298,7 @@ static int load_dictionary(pq_cursor *c, const pq_page_header *h, size_t body, n
         return page_fail(c, err, "a dictionary of %zu values cannot fit in %d bytes", n, h->uncompressed_page_size);
     if (grow(&c->dict_vals, n * c->width + 1) < 0)
         return page_fail(c, err, "out of memory for a dictionary of %zu values", n);
-    pq_err e;
+    nx_error e;
     if (plain_values(c->col->leaf_type, c->width, p, (size_t)h->uncompressed_page_size, c->dict_vals.p, n, &e) < 0)
         return page_fail(c, err, "dictionary values: %s", e.msg);
     if (c->dict_out && c->col->leaf_type == PQ_BYTE_ARRAY) {
@@ -327,10 +327,10 @@ static uint32_t load_le32(const uint8_t *p)
 
 /* One level section of a v1 page at *p, which moves past it. */
 static int v1_levels(pq_cursor *c, int enc, unsigned max, const uint8_t **p, const uint8_t *end, uint8_t *out,
-                     size_t n, const char *what, nxpq_error *err)
+                     size_t n, const char *what, nx_error *err)
 {
     size_t len = (size_t)(end - *p), used;
-    pq_err e;
+    nx_error e;
     if (enc == PQ_ENC_RLE) {
         if (len < 4 || load_le32(*p) > len - 4)
             return page_fail(c, err, "%s levels run past the end of the page", what);
@@ -356,7 +356,7 @@ typedef struct page_values {
 
 /* DATA_PAGE: the whole page is compressed; levels carry a length prefix. */
 static int v1_sections(pq_cursor *c, const pq_page_header *h, size_t body, size_t n, page_values *v,
-                       nxpq_error *err)
+                       nx_error *err)
 {
     const pq_data_page_header *dh = &h->data_page_header;
     const uint8_t *p;
@@ -379,12 +379,12 @@ static int v1_sections(pq_cursor *c, const pq_page_header *h, size_t body, size_
 /* DATA_PAGE_V2: levels come first, uncompressed and without length prefixes;
  * only the values may be compressed. */
 static int v2_sections(pq_cursor *c, const pq_page_header *h, size_t body, size_t n, page_values *v,
-                       nxpq_error *err)
+                       nx_error *err)
 {
     const pq_data_page_header_v2 *dh = &h->data_page_header_v2;
     const uint8_t *b = c->r->data + body;
     size_t rl = (size_t)dh->repetition_levels_byte_length, dl = (size_t)dh->definition_levels_byte_length;
-    pq_err e;
+    nx_error e;
     if (c->col->max_rep && pq_rle_decode_levels(b, rl, c->col->max_rep, c->rep.p, n, &e) < 0)
         return page_fail(c, err, "repetition levels: %s", e.msg);
     if (c->col->max_def && pq_rle_decode_levels(b + rl, dl, c->col->max_def, c->def.p, n, &e) < 0)
@@ -406,7 +406,7 @@ static size_t count_level(const uint8_t *lv, size_t n, uint8_t want)
 }
 
 /* Checks where the decoded page's rows start and sets the page position. */
-static int place_page(pq_cursor *c, size_t n, int64_t first_row, nxpq_error *err)
+static int place_page(pq_cursor *c, size_t n, int64_t first_row, nx_error *err)
 {
     bool repeated = c->col->max_rep > 0;
     int64_t rows = repeated ? (int64_t)count_level(c->rep.p, n, 0) : (int64_t)n;
@@ -430,7 +430,7 @@ static int place_page(pq_cursor *c, size_t n, int64_t first_row, nxpq_error *err
     return 0;
 }
 
-static int decode_page(pq_cursor *c, const pq_page_header *h, size_t body, int64_t first_row, nxpq_error *err)
+static int decode_page(pq_cursor *c, const pq_page_header *h, size_t body, int64_t first_row, nx_error *err)
 {
     bool v2 = h->type == PQ_PAGE_DATA_V2;
     size_t n = (size_t)(v2 ? h->data_page_header_v2.num_values : h->data_page_header.num_values);
@@ -463,7 +463,7 @@ static int64_t header_rows(const pq_cursor *c, const pq_page_header *h)
 /* Sequential mode: reads headers up to the next data page and decodes it, or
  * skips it when its header shows it ends at or before row skip_before.
  * Returns 1 with a page loaded, 0 at the end of the chunk, -1 on error. */
-static int seq_next(pq_cursor *c, int64_t skip_before, nxpq_error *err)
+static int seq_next(pq_cursor *c, int64_t skip_before, nx_error *err)
 {
     while (c->next_pos < c->end) {
         pq_page_header h;
@@ -491,7 +491,7 @@ static int seq_next(pq_cursor *c, int64_t skip_before, nxpq_error *err)
 }
 
 /* Indexed mode: loads page k of the offset index. */
-static int idx_load(pq_cursor *c, uint32_t k, nxpq_error *err)
+static int idx_load(pq_cursor *c, uint32_t k, nx_error *err)
 {
     const pq_page_location *loc = &c->oi.pages[k];
     pq_page_header h;
@@ -522,7 +522,7 @@ static uint32_t idx_find(const pq_cursor *c, int64_t row)
 }
 
 /* The page after the current one: 1 loaded, 0 none left, -1 error. */
-static int next_page(pq_cursor *c, nxpq_error *err)
+static int next_page(pq_cursor *c, nx_error *err)
 {
     if (!c->indexed)
         return seq_next(c, -1, err);
@@ -534,9 +534,9 @@ static int next_page(pq_cursor *c, nxpq_error *err)
 
 /* ------------------------------------------------------------------ cursor */
 
-int pq_cursor_begin(pq_cursor *c, const nxpq_reader *r, const pq_column *col, uint32_t rg, nxpq_error *err)
+int pq_cursor_begin(pq_cursor *c, const nxpq_reader *r, const pq_column *col, uint32_t rg, nx_error *err)
 {
-    char msg[256];
+    nx_error msg = {0};
     c->r = r;
     c->col = col;
     c->rg = rg;
@@ -550,11 +550,11 @@ int pq_cursor_begin(pq_cursor *c, const nxpq_reader *r, const pq_column *col, ui
     nx_arena_free(&c->oi_arena);
     if (!pq_codec_name(c->cc->meta.codec))
         return chunk_fail(c, err, "compression codec %d is not supported", c->cc->meta.codec);
-    if (pq_chunk_range(r, c->cc, &c->start, &c->end, msg, sizeof msg) < 0)
-        return chunk_fail(c, err, "%s", msg);
-    int rc = pq_load_offset_index(r, rg, col, &c->oi_arena, &c->oi, msg, sizeof msg);
+    if (pq_chunk_range(r, c->cc, &c->start, &c->end, &msg) < 0)
+        return chunk_fail(c, err, "%s", msg.msg);
+    int rc = pq_load_offset_index(r, rg, col, &c->oi_arena, &c->oi, &msg);
     if (rc < 0)
-        return chunk_fail(c, err, "%s", msg);
+        return chunk_fail(c, err, "%s", msg.msg);
     c->indexed = rc == 1;
     c->pages_seen += c->indexed ? c->oi.n_pages : 0;
     c->next_pos = c->start;
@@ -595,7 +595,7 @@ static void walk_to(pq_cursor *c, int64_t row)
     }
 }
 
-int pq_cursor_seek(pq_cursor *c, int64_t row, nxpq_error *err)
+int pq_cursor_seek(pq_cursor *c, int64_t row, nx_error *err)
 {
     if (row >= c->rg_rows)
         return chunk_fail(c, err, "row %lld is past the row group's %lld rows", (long long)row,
@@ -634,7 +634,7 @@ void pq_colbuf_free(pq_colbuf *b)
 }
 
 /* Room for `extra` more bytes in a batch array, within the batch limit. */
-static int reserve(pq_cursor *c, pq_growbuf *b, size_t extra, nxpq_error *err)
+static int reserve(pq_cursor *c, pq_growbuf *b, size_t extra, nx_error *err)
 {
     if (extra > PQ_MAX_BATCH_BYTES - b->len)
         return chunk_fail(c, err, "one batch would need more than %zu MiB for this column; use smaller batches",
@@ -660,7 +660,7 @@ static void copy_value(uint8_t *dst, const uint8_t *src, size_t w)
 }
 
 /* A string value (row or list element): its start offset, then its bytes. */
-static int push_string(pq_cursor *c, pq_colbuf *out, const pq_sv *sv, nxpq_error *err)
+static int push_string(pq_cursor *c, pq_colbuf *out, const pq_sv *sv, nx_error *err)
 {
     if (sv && reserve(c, &out->data, sv->len, err) < 0)
         return -1;
@@ -673,7 +673,7 @@ static int push_string(pq_cursor *c, pq_colbuf *out, const pq_sv *sv, nxpq_error
 }
 
 /* Rows of a nullable or string column, value by value. */
-static int append_each(pq_cursor *c, size_t k, size_t w, pq_colbuf *out, nxpq_error *err)
+static int append_each(pq_cursor *c, size_t k, size_t w, pq_colbuf *out, nx_error *err)
 {
     pq_page *pg = &c->pg;
     uint8_t maxd = c->col->max_def;
@@ -702,7 +702,7 @@ static int append_each(pq_cursor *c, size_t k, size_t w, pq_colbuf *out, nxpq_er
 
 /* Dictionary form: the next k rows as their indices (null rows get index
  * dict_n, one past the last entry, and valid 0: parquet.h). */
-static int append_indices(pq_cursor *c, size_t k, pq_colbuf *out, nxpq_error *err)
+static int append_indices(pq_cursor *c, size_t k, pq_colbuf *out, nx_error *err)
 {
     pq_page *pg = &c->pg;
     uint8_t maxd = c->col->max_def;
@@ -755,7 +755,7 @@ static void page_to_values(pq_cursor *c)
 }
 
 /* Converts the rows a batch column holds as indices into values (chunk.h). */
-static int colbuf_to_values(pq_cursor *c, pq_colbuf *out, nxpq_error *err)
+static int colbuf_to_values(pq_cursor *c, pq_colbuf *out, nx_error *err)
 {
     size_t n = out->n_rows;
     uint32_t *idx = malloc(n * 4 + 4); /* at most once per batch and column, on a dictionary fallback */
@@ -787,7 +787,7 @@ static int colbuf_to_values(pq_cursor *c, pq_colbuf *out, nxpq_error *err)
 
 /* Appends the next k levels of a column without repetition: one row each.
  * Required fixed-width values are copied in one go. */
-static int append_scalars(pq_cursor *c, size_t k, pq_colbuf *out, nxpq_error *err)
+static int append_scalars(pq_cursor *c, size_t k, pq_colbuf *out, nx_error *err)
 {
     pq_page *pg = &c->pg;
     if (pg->dict) {
@@ -841,7 +841,7 @@ static int append_scalars(pq_cursor *c, size_t k, pq_colbuf *out, nxpq_error *er
 }
 
 /* One list element: present values come from the page, null ones are 0/"". */
-static int push_element(pq_cursor *c, pq_colbuf *out, bool present, nxpq_error *err)
+static int push_element(pq_cursor *c, pq_colbuf *out, bool present, nx_error *err)
 {
     pq_page *pg = &c->pg;
     out->elem_valid.p[out->elem_valid.len++] = present;
@@ -858,7 +858,7 @@ static int push_element(pq_cursor *c, pq_colbuf *out, bool present, nxpq_error *
 }
 
 /* Room for every row and element the rest of the page could add. */
-static int reserve_list(pq_cursor *c, pq_colbuf *out, size_t levels, nxpq_error *err)
+static int reserve_list(pq_cursor *c, pq_colbuf *out, size_t levels, nx_error *err)
 {
     pq_growbuf *elems = c->col->info.type == NXPQ_LIST_STRING ? &out->offsets : &out->vals;
     if (reserve(c, &out->list_offsets, levels * 8, err) < 0 || reserve(c, &out->valid, levels, err) < 0 ||
@@ -875,7 +875,7 @@ static int reserve_list(pq_cursor *c, pq_colbuf *out, size_t levels, nxpq_error 
  * start of row n of this take (*taken counts the rows begun). A row starts
  * at repetition level 0; definition levels below def_list mean a null list,
  * def_list an empty one, above it an element (null below max_def). */
-static int append_list(pq_cursor *c, size_t n, size_t *taken, pq_colbuf *out, nxpq_error *err)
+static int append_list(pq_cursor *c, size_t n, size_t *taken, pq_colbuf *out, nx_error *err)
 {
     pq_page *pg = &c->pg;
     const pq_column *col = c->col;
@@ -904,7 +904,7 @@ static int append_list(pq_cursor *c, size_t n, size_t *taken, pq_colbuf *out, nx
     return 0;
 }
 
-int pq_cursor_take(pq_cursor *c, size_t n, pq_colbuf *out, nxpq_error *err)
+int pq_cursor_take(pq_cursor *c, size_t n, pq_colbuf *out, nx_error *err)
 {
     size_t taken = 0;
     for (;;) {

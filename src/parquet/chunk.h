@@ -26,6 +26,7 @@
 
 #include "parquet/decode.h"
 #include "parquet/reader_internal.h"
+#include "util/error.h"
 
 typedef struct pq_growbuf {
     uint8_t *p;
@@ -105,12 +106,12 @@ typedef struct pq_cursor {
 
 /* Starts reading column col in row group rg: checks the chunk's byte range,
  * loads its offset index (if any) and dictionary page (if any). */
-int pq_cursor_begin(pq_cursor *c, const nxpq_reader *r, const pq_column *col, uint32_t rg, nxpq_error *err);
+int pq_cursor_begin(pq_cursor *c, const nxpq_reader *r, const pq_column *col, uint32_t rg, nx_error *err);
 /* Moves to the start of row `row` (within the row group, not before the
  * current position). */
-int pq_cursor_seek(pq_cursor *c, int64_t row, nxpq_error *err);
+int pq_cursor_seek(pq_cursor *c, int64_t row, nx_error *err);
 /* Appends the next n rows to out. */
-int pq_cursor_take(pq_cursor *c, size_t n, pq_colbuf *out, nxpq_error *err);
+int pq_cursor_take(pq_cursor *c, size_t n, pq_colbuf *out, nx_error *err);
 void pq_cursor_free(pq_cursor *c);
 
 #endif

@@ -449,9 +449,9 @@ int column_page_encode(const nxpq_writer *w, col_writer *c, raw_page *p, encode_
         return col_fail(c, "out of memory encoding a page");
     if (body->len > INT32_MAX)
         return col_fail(c, "a page exceeds 2 GiB; lower page_bytes");
-    char msg[200];
-    if (pq_compress(&s->compressor, w->opt.codec, w->opt.compression_level, body->data, body->len, comp, msg, sizeof msg) != 0)
-        return col_fail(c, "%s", msg);
+    nx_error why;
+    if (pq_compress(&s->compressor, w->opt.codec, w->opt.compression_level, body->data, body->len, comp, &why) != 0)
+        return col_fail(c, "%s", why.msg);
     if (comp->len > INT32_MAX)
         return col_fail(c, "a compressed page exceeds 2 GiB");
 
@@ -496,9 +496,9 @@ static int encode_dictionary_page(const nxpq_writer *w, col_writer *c, encode_sc
     comp->len = 0;
     if (d->plain.len > INT32_MAX)
         return col_fail(c, "dictionary exceeds 2 GiB");
-    char msg[200];
-    if (pq_compress(&s->compressor, w->opt.codec, w->opt.compression_level, d->plain.data, d->plain.len, comp, msg, sizeof msg) != 0)
-        return col_fail(c, "%s", msg);
+    nx_error why;
+    if (pq_compress(&s->compressor, w->opt.codec, w->opt.compression_level, d->plain.data, d->plain.len, comp, &why) != 0)
+        return col_fail(c, "%s", why.msg);
     pq_page_header h;
     memset(&h, 0, sizeof h);
     h.type = PQ_PAGE_DICTIONARY;

@@ -30,8 +30,7 @@ void pq_compressor_free(pq_compressor *pc)
     pc->zstd = NULL;
 }
 
-int pq_compress(pq_compressor *pc, int codec, int level, const void *src, size_t n, nx_strbuf *out, char *err,
-                size_t errlen)
+int pq_compress(pq_compressor *pc, int codec, int level, const void *src, size_t n, nx_strbuf *out, nx_error *err)
 {
     if (codec == NXPQ_UNCOMPRESSED) {
         nx_strbuf_append(out, src, n);
@@ -48,7 +47,7 @@ int pq_compress(pq_compressor *pc, int codec, int level, const void *src, size_t
             goto oom;
         size_t got = ZSTD_compressCCtx(pc->zstd, dst, cap, src, n, level);
         if (ZSTD_isError(got)) {
-            snprintf(err, errlen, "zstd compression failed: %s", ZSTD_getErrorName(got));
+            nx_error_set(err, "zstd compression failed: %s", ZSTD_getErrorName(got));
             return -1;
         }
         nx_strbuf_commit(out, got);
@@ -60,26 +59,26 @@ int pq_compress(pq_compressor *pc, int codec, int level, const void *src, size_t
         if (!dst)
             goto oom;
         if (snappy_compress(src, n, dst, &cap) != SNAPPY_OK) {
-            snprintf(err, errlen, "snappy compression failed");
+            nx_error_set(err, "snappy compression failed");
             return -1;
         }
         nx_strbuf_commit(out, cap);
         return 0;
     }
-    snprintf(err, errlen, "the writer does not support compression codec %d", codec);
+    nx_error_set(err, "the writer does not support compression codec %d", codec);
     return -1;
 oom:
-    snprintf(err, errlen, "out of memory compressing a %zu-byte page", n);
+    nx_error_set(err, "out of memory compressing a %zu-byte page", n);
     return -1;
 }
 
-static int gzip_decompress(const void *src, size_t n, void *dst, size_t dst_len, char *err, size_t errlen)
+static int gzip_decompress(const void *src, size_t n, void *dst, size_t dst_len, nx_error *err)
 {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     /* 15 + 32: accept gzip or zlib headers, as writers differ. */
     if (inflateInit2(&zs, 15 + 32) != Z_OK) {
-        snprintf(err, errlen, "gzip: cannot initialise zlib");
+        nx_error_set(err, "gzip: cannot initialise zlib");
         return -1;
     }
     zs.next_in = (Bytef *)(uintptr_t)src;
@@ -90,18 +89,18 @@ static int gzip_decompress(const void *src, size_t n, void *dst, size_t dst_len,
     size_t got = zs.total_out;
     inflateEnd(&zs);
     if (rc != Z_STREAM_END || got != dst_len) {
-        snprintf(err, errlen, "gzip: corrupt data or wrong size (%zu of %zu bytes)", got, dst_len);
+        nx_error_set(err, "gzip: corrupt data or wrong size (%zu of %zu bytes)", got, dst_len);
         return -1;
     }
     return 0;
 }
 
-int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t dst_len, char *err, size_t errlen)
+int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t dst_len, nx_error *err)
 {
     switch (codec) {
     case NXPQ_UNCOMPRESSED:
         if (n != dst_len) {
-            snprintf(err, errlen, "uncompressed page is %zu bytes, header says %zu", n, dst_len);
+            nx_error_set(err, "uncompressed page is %zu bytes, header says %zu", n, dst_len);
             return -1;
         }
         if (n)
@@ -110,7 +109,7 @@ int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t dst_le
     case NXPQ_ZSTD: {
         size_t got = ZSTD_decompress(dst, dst_len, src, n);
         if (ZSTD_isError(got) || got != dst_len) {
-            snprintf(err, errlen, "zstd: %s", ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong decompressed size");
+            nx_error_set(err, "zstd: %s", ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong decompressed size");
             return -1;
         }
         return 0;
@@ -118,42 +117,42 @@ int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t dst_le
     case NXPQ_SNAPPY: {
         size_t want;
         if (snappy_uncompressed_length(src, n, &want) != SNAPPY_OK || want != dst_len) {
-            snprintf(err, errlen, "snappy: corrupt data or wrong size");
+            nx_error_set(err, "snappy: corrupt data or wrong size");
             return -1;
         }
         size_t got = dst_len;
         if (snappy_uncompress(src, n, dst, &got) != SNAPPY_OK || got != dst_len) {
-            snprintf(err, errlen, "snappy: corrupt data");
+            nx_error_set(err, "snappy: corrupt data");
             return -1;
         }
         return 0;
     }
     case NXPQ_GZIP:
-        return gzip_decompress(src, n, dst, dst_len, err, errlen);
+        return gzip_decompress(src, n, dst, dst_len, err);
     case NXPQ_BROTLI: {
         /* One-shot: the page header gives the exact size, and the decoder stops at
          * dst_len, so a hostile page cannot make it write or allocate more. */
         size_t got = dst_len;
         if (BrotliDecoderDecompress(n, src, &got, dst) != BROTLI_DECODER_RESULT_SUCCESS || got != dst_len) {
-            snprintf(err, errlen, "brotli: corrupt data or wrong size");
+            nx_error_set(err, "brotli: corrupt data or wrong size");
             return -1;
         }
         return 0;
     }
     case NXPQ_LZ4_RAW: {
         if (n > INT32_MAX || dst_len > INT32_MAX) {
-            snprintf(err, errlen, "lz4: page too large");
+            nx_error_set(err, "lz4: page too large");
             return -1;
         }
         int got = LZ4_decompress_safe(src, dst, (int)n, (int)dst_len);
         if (got < 0 || (size_t)got != dst_len) {
-            snprintf(err, errlen, "lz4: corrupt data or wrong size");
+            nx_error_set(err, "lz4: corrupt data or wrong size");
             return -1;
         }
         return 0;
     }
     default:
-        snprintf(err, errlen, "unsupported compression codec %d", codec);
+        nx_error_set(err, "unsupported compression codec %d", codec);
         return -1;
     }
 }

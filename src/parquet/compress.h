@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "util/strbuf.h"
+#include "util/error.h"
 
 /* Reusable compression state (one per thread): a ZSTD context costs a
  * multi-megabyte allocation, far too much to make per page. Zero-initialise;
@@ -19,14 +20,13 @@ typedef struct pq_compressor {
 
 /* Appends the compressed form of src[0..n) to out. Writer codecs: UNCOMPRESSED,
  * SNAPPY, ZSTD (level used by ZSTD only). Returns 0, or -1 with err filled. */
-int pq_compress(pq_compressor *pc, int codec, int level, const void *src, size_t n, nx_strbuf *out, char *err,
-                size_t errlen);
+int pq_compress(pq_compressor *pc, int codec, int level, const void *src, size_t n, nx_strbuf *out, nx_error *err);
 void pq_compressor_free(pq_compressor *pc);
 
 /* Decompresses src[0..n) into exactly dst_len bytes at dst (the page header's
  * uncompressed size). Reader codecs: UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD, LZ4_RAW.
  * Fails (-1, err filled) if the output would not be exactly dst_len bytes. */
-int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t dst_len, char *err, size_t errlen);
+int pq_decompress(int codec, const void *src, size_t n, void *dst, size_t dst_len, nx_error *err);
 
 /* "ZSTD", "SNAPPY", ...; "codec <n>" style text for unknown values is not
  * produced here: returns NULL for codecs this build cannot handle. */

@@ -24,11 +24,11 @@
  * cap keeps the per-miniblock arithmetic far from overflow. */
 #define MAX_DELTA_BLOCK ((uint64_t)1 << 24)
 
-__attribute__((format(printf, 2, 3))) static int fail(pq_err *e, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int fail(nx_error *e, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    nx_error_vset(e, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -125,7 +125,7 @@ typedef struct rle_run {
     size_t avail;            /* bit-packed bytes actually present */
 } rle_run;
 
-static int next_run(cur *c, unsigned bw, rle_run *r, pq_err *e)
+static int next_run(cur *c, unsigned bw, rle_run *r, nx_error *e)
 {
     uint64_t h;
     if (!get_uleb(c, &h))
@@ -156,7 +156,7 @@ static int next_run(cur *c, unsigned bw, rle_run *r, pq_err *e)
     return 0;
 }
 
-static int packed_check(const rle_run *r, unsigned bw, size_t take, pq_err *e)
+static int packed_check(const rle_run *r, unsigned bw, size_t take, nx_error *e)
 {
     uint64_t need = ((uint64_t)take * bw + 7) / 8;
     if (need > r->avail)
@@ -177,7 +177,7 @@ static void packed_group(const rle_run *r, unsigned bw, size_t g, uint64_t out[8
     unpack8(tmp, bw, out);
 }
 
-int pq_rle_decode(const uint8_t *p, size_t len, unsigned bit_width, uint32_t *out, size_t n, pq_err *e)
+int pq_rle_decode(const uint8_t *p, size_t len, unsigned bit_width, uint32_t *out, size_t n, nx_error *e)
 {
     if (bit_width > 32)
         return fail(e, "RLE bit width %u exceeds 32", bit_width);
@@ -206,7 +206,7 @@ int pq_rle_decode(const uint8_t *p, size_t len, unsigned bit_width, uint32_t *ou
     return 0;
 }
 
-int pq_rle_decode_levels(const uint8_t *p, size_t len, unsigned max_level, uint8_t *out, size_t n, pq_err *e)
+int pq_rle_decode_levels(const uint8_t *p, size_t len, unsigned max_level, uint8_t *out, size_t n, nx_error *e)
 {
     if (max_level > 255)
         return fail(e, "level %u does not fit a byte", max_level);
@@ -241,7 +241,7 @@ int pq_rle_decode_levels(const uint8_t *p, size_t len, unsigned max_level, uint8
 }
 
 int pq_bit_packed_levels(const uint8_t *p, size_t len, unsigned max_level, uint8_t *out, size_t n, size_t *used,
-                         pq_err *e)
+                         nx_error *e)
 {
     unsigned bw = bit_width(max_level);
     if (bw > 8)
@@ -264,7 +264,7 @@ int pq_bit_packed_levels(const uint8_t *p, size_t len, unsigned max_level, uint8
     return 0;
 }
 
-int pq_dict_indices(const uint8_t *p, size_t len, uint32_t dict_size, uint32_t *out, size_t n, pq_err *e)
+int pq_dict_indices(const uint8_t *p, size_t len, uint32_t dict_size, uint32_t *out, size_t n, nx_error *e)
 {
     if (n == 0)
         return 0;
@@ -284,7 +284,7 @@ int pq_dict_indices(const uint8_t *p, size_t len, uint32_t dict_size, uint32_t *
 
 /* ------------------------------------------------------------------ PLAIN */
 
-int pq_plain_fixed(const uint8_t *p, size_t len, size_t width, void *out, size_t n, size_t *used, pq_err *e)
+int pq_plain_fixed(const uint8_t *p, size_t len, size_t width, void *out, size_t n, size_t *used, nx_error *e)
 {
     if (width && n > len / width)
         return fail(e, "%zu values of %zu bytes need more than the %zu bytes present", n, width, len);
@@ -294,7 +294,7 @@ int pq_plain_fixed(const uint8_t *p, size_t len, size_t width, void *out, size_t
     return 0;
 }
 
-int pq_plain_bool(const uint8_t *p, size_t len, uint8_t *out, size_t n, size_t *used, pq_err *e)
+int pq_plain_bool(const uint8_t *p, size_t len, uint8_t *out, size_t n, size_t *used, nx_error *e)
 {
     size_t bytes = n / 8 + (n % 8 != 0);
     if (bytes > len)
@@ -305,7 +305,7 @@ int pq_plain_bool(const uint8_t *p, size_t len, uint8_t *out, size_t n, size_t *
     return 0;
 }
 
-int pq_plain_byte_array(const uint8_t *p, size_t len, pq_sv *out, size_t n, size_t *used, pq_err *e)
+int pq_plain_byte_array(const uint8_t *p, size_t len, pq_sv *out, size_t n, size_t *used, nx_error *e)
 {
     cur c = {p, p + len};
     for (size_t i = 0; i < n; i++) {
@@ -323,7 +323,7 @@ int pq_plain_byte_array(const uint8_t *p, size_t len, pq_sv *out, size_t n, size
     return 0;
 }
 
-int pq_rle_bool(const uint8_t *p, size_t len, uint8_t *out, size_t n, pq_err *e)
+int pq_rle_bool(const uint8_t *p, size_t len, uint8_t *out, size_t n, nx_error *e)
 {
     if (len < 4)
         return fail(e, "RLE booleans missing their length prefix");
@@ -339,7 +339,7 @@ typedef struct delta_header {
     uint64_t block, minis, per_mini, total, first;
 } delta_header;
 
-static int delta_header_read(cur *c, delta_header *h, pq_err *e)
+static int delta_header_read(cur *c, delta_header *h, nx_error *e)
 {
     if (!get_uleb(c, &h->block) || !get_uleb(c, &h->minis) || !get_uleb(c, &h->total) || !get_uleb(c, &h->first))
         return fail(e, "truncated DELTA_BINARY_PACKED header");
@@ -363,7 +363,7 @@ static void store(void *out, bool is32, size_t i, uint64_t v)
 
 /* One miniblock: adds up to `want` deltas to *value, storing from index *done. */
 static int delta_miniblock(cur *c, const delta_header *h, unsigned bw, uint64_t min_delta, uint64_t *value,
-                           bool is32, void *out, size_t *done, size_t n, pq_err *e)
+                           bool is32, void *out, size_t *done, size_t n, nx_error *e)
 {
     if (bw > 64)
         return fail(e, "DELTA_BINARY_PACKED miniblock bit width %u exceeds 64", bw);
@@ -382,7 +382,7 @@ static int delta_miniblock(cur *c, const delta_header *h, unsigned bw, uint64_t 
     return 0;
 }
 
-int pq_delta_binary_packed(const uint8_t *p, size_t len, bool is32, void *out, size_t n, size_t *used, pq_err *e)
+int pq_delta_binary_packed(const uint8_t *p, size_t len, bool is32, void *out, size_t n, size_t *used, nx_error *e)
 {
     cur c = {p, p + len};
     delta_header h = {0};
@@ -413,7 +413,7 @@ int pq_delta_binary_packed(const uint8_t *p, size_t len, bool is32, void *out, s
 }
 
 /* Lengths of n byte arrays, decoded into a temporary array the caller frees. */
-static int32_t *delta_lengths(const uint8_t *p, size_t len, size_t n, size_t *used, pq_err *e)
+static int32_t *delta_lengths(const uint8_t *p, size_t len, size_t n, size_t *used, nx_error *e)
 {
     if (n > SIZE_MAX / sizeof(int32_t)) {
         fail(e, "too many values");
@@ -431,7 +431,7 @@ static int32_t *delta_lengths(const uint8_t *p, size_t len, size_t n, size_t *us
     return lens;
 }
 
-int pq_delta_length_byte_array(const uint8_t *p, size_t len, pq_sv *out, size_t n, size_t *used, pq_err *e)
+int pq_delta_length_byte_array(const uint8_t *p, size_t len, pq_sv *out, size_t n, size_t *used, nx_error *e)
 {
     size_t off;
     int32_t *lens = delta_lengths(p, len, n, &off, e);
@@ -455,7 +455,7 @@ int pq_delta_length_byte_array(const uint8_t *p, size_t len, pq_sv *out, size_t 
 /* Total size of the rebuilt values, checking each prefix against the value
  * before it. */
 static int dba_total(const int32_t *prefix, const pq_sv *suffix, size_t n, size_t max_bytes, size_t *total,
-                     pq_err *e)
+                     nx_error *e)
 {
     uint64_t sum = 0, prev = 0;
     for (size_t i = 0; i < n; i++) {
@@ -474,7 +474,7 @@ static int dba_total(const int32_t *prefix, const pq_sv *suffix, size_t n, size_
     return 0;
 }
 
-static int scratch_reserve(pq_scratch *s, size_t n, pq_err *e)
+static int scratch_reserve(pq_scratch *s, size_t n, nx_error *e)
 {
     if (n <= s->cap)
         return 0;
@@ -487,7 +487,7 @@ static int scratch_reserve(pq_scratch *s, size_t n, pq_err *e)
 }
 
 int pq_delta_byte_array(const uint8_t *p, size_t len, pq_sv *out, size_t n, pq_scratch *scratch, size_t max_bytes,
-                        size_t *used, pq_err *e)
+                        size_t *used, nx_error *e)
 {
     size_t off, tail = 0, total = 0;
     int32_t *prefix = delta_lengths(p, len, n, &off, e);
@@ -518,7 +518,7 @@ int pq_delta_byte_array(const uint8_t *p, size_t len, pq_sv *out, size_t n, pq_s
     return rc;
 }
 
-int pq_byte_stream_split(const uint8_t *p, size_t len, size_t width, void *out, size_t n, pq_err *e)
+int pq_byte_stream_split(const uint8_t *p, size_t len, size_t width, void *out, size_t n, nx_error *e)
 {
     if (width == 0 || n > SIZE_MAX / width || len != n * width)
         return fail(e, "BYTE_STREAM_SPLIT data is %zu bytes, expected %zu values of %zu bytes", len, n, width);

@@ -24,8 +24,9 @@
  * columns, and streams rows in batches. Every offset and length read from a file
  * is bounds-checked: corrupt input yields an error message, never a crash.
  *
- * Errors: functions that can fail return -1 or NULL and fill an nxpq_error whose
- * message names the file and, where it applies, the column, page and byte offset.
+ * Errors: functions that can fail return -1 or NULL and fill an nx_error
+ * (util/error.h) whose message names the file and, where it applies, the column,
+ * page and byte offset.
  * Nothing here prints or exits.
  *
  * Threads: a writer or reader is used by one thread at a time; distinct objects
@@ -40,13 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct nxpq_error {
-    char msg[512];
-} nxpq_error;
-
-/* printf into err->msg (cut to fit); returns -1, so `return nxpq_error_set(...)` reads
- * as the failure it reports. For callers that pass nxpq_error along. */
-int nxpq_error_set(nxpq_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include "util/error.h"
 
 typedef enum nxpq_type {
     NXPQ_BOOLEAN,
@@ -152,7 +147,7 @@ typedef struct nxpq_str {
 /* Creates (truncates) `path`. Returns NULL and fills *err on failure. The
  * column specs are copied. */
 nxpq_writer *nxpq_writer_open(const char *path, const nxpq_column_spec *cols, size_t n_cols,
-                              const nxpq_writer_options *opts, nxpq_error *err);
+                              const nxpq_writer_options *opts, nx_error *err);
 
 /* Put one value into column `col` of the current row. The function must match
  * the column's type; put_null is allowed on nullable columns only. */
@@ -218,7 +213,7 @@ int nxpq_end_rows(nxpq_writer *w, size_t n);
 
 /* Flush the last row group, write the page index and footer, close the file.
  * Frees w in all cases. Returns 0, or -1 with *err filled (the file is removed). */
-int nxpq_writer_close(nxpq_writer *w, nxpq_error *err);
+int nxpq_writer_close(nxpq_writer *w, nx_error *err);
 /* Stop without finishing: closes and removes the file, frees w. */
 void nxpq_writer_abort(nxpq_writer *w);
 /* Rows written so far (ended rows). */
@@ -237,12 +232,12 @@ typedef struct nxpq_column_info {
 } nxpq_column_info;
 
 /* Opens and validates the footer. */
-nxpq_reader *nxpq_reader_open(const char *path, nxpq_error *err);
+nxpq_reader *nxpq_reader_open(const char *path, nx_error *err);
 /* Same, for files of a profile: a path whose last component is a symbolic link
  * (not followed), or that is not a regular file (a FIFO, a device), is refused. */
-nxpq_reader *nxpq_reader_open_regular(const char *path, nxpq_error *err);
+nxpq_reader *nxpq_reader_open_regular(const char *path, nx_error *err);
 /* Same over a caller-owned buffer that must outlive the reader (fuzzing, tests). */
-nxpq_reader *nxpq_reader_open_memory(const void *data, size_t len, const char *name, nxpq_error *err);
+nxpq_reader *nxpq_reader_open_memory(const void *data, size_t len, const char *name, nx_error *err);
 void nxpq_reader_close(nxpq_reader *r);
 
 int64_t nxpq_reader_num_rows(const nxpq_reader *r);
@@ -337,9 +332,9 @@ typedef struct nxpq_scan_stats {
 
 typedef struct nxpq_scan nxpq_scan;
 
-nxpq_scan *nxpq_scan_open(nxpq_reader *r, const nxpq_scan_options *opts, nxpq_error *err);
+nxpq_scan *nxpq_scan_open(nxpq_reader *r, const nxpq_scan_options *opts, nx_error *err);
 /* Returns 1 and sets *out to the next batch, 0 at the end, -1 on error. */
-int nxpq_scan_next(nxpq_scan *s, const nxpq_batch **out, nxpq_error *err);
+int nxpq_scan_next(nxpq_scan *s, const nxpq_batch **out, nx_error *err);
 void nxpq_scan_get_stats(const nxpq_scan *s, nxpq_scan_stats *out);
 void nxpq_scan_close(nxpq_scan *s);
 

@@ -20,7 +20,7 @@
 
 /* ------------------------------------------------------------------ errors */
 
-void pq_set_error(nxpq_error *err, const nxpq_reader *r, const pq_column *col, int64_t rg, int64_t page,
+void pq_set_error(nx_error *err, const nxpq_reader *r, const pq_column *col, int64_t rg, int64_t page,
                   const char *fmt, ...)
 {
     if (!err)
@@ -41,6 +41,9 @@ void pq_set_error(nxpq_error *err, const nxpq_reader *r, const pq_column *col, i
     int n_all = snprintf(err->msg, sizeof err->msg, "%s: %s%s%s", r->name, ctx, ctx[0] ? ": " : "", msg);
     if (n_all >= (int)sizeof err->msg) /* mark the cut */
         memcpy(err->msg + sizeof err->msg - 4, "...", 4);
+    snprintf(err->file, sizeof err->file, "%s", r->name);
+    snprintf(err->field, sizeof err->field, "%s", col ? col->info.name : "");
+    err->where = page >= 0 ? (uint64_t)page : NX_ERROR_NOWHERE;
 }
 
 /* ------------------------------------------------------------ schema mapping */
@@ -205,7 +208,7 @@ static void classify(pq_column *c, const pq_schema_element *s, uint32_t i)
     c->info.unsupported = c->unsupported;
 }
 
-static int map_columns(nxpq_reader *r, nxpq_error *err)
+static int map_columns(nxpq_reader *r, nx_error *err)
 {
     const pq_schema_element *s = r->meta.schema;
     size_t nf = (size_t)s[0].num_children;
@@ -245,7 +248,7 @@ static bool path_matches(const pq_column_meta *m, const pq_schema_element *s, co
 
 /* Every row group's column chunks must be the schema's leaves, in order, with
  * their physical types: later code trusts the schema for both. */
-static int check_leaf_paths(nxpq_reader *r, nxpq_error *err)
+static int check_leaf_paths(nxpq_reader *r, nx_error *err)
 {
     const pq_schema_element *s = r->meta.schema;
     uint32_t n = r->meta.n_schema, depth = 1, leaf = 0;
@@ -283,7 +286,7 @@ static int check_leaf_paths(nxpq_reader *r, nxpq_error *err)
     return rc;
 }
 
-static int check_row_groups(nxpq_reader *r, nxpq_error *err)
+static int check_row_groups(nxpq_reader *r, nx_error *err)
 {
     const pq_file_meta *m = &r->meta;
     r->rg_first_row = nx_arena_calloc(&r->arena, (size_t)m->n_row_groups + 1, sizeof *r->rg_first_row);
@@ -324,7 +327,7 @@ static uint32_t le32(const uint8_t *p)
 }
 
 /* Layout: "PAR1" <column data, page index> <footer> <footer length: 4 bytes LE> "PAR1". */
-static int read_footer(nxpq_reader *r, nxpq_error *err)
+static int read_footer(nxpq_reader *r, nx_error *err)
 {
     const uint8_t *d = r->data;
     if (r->size < 12) {
@@ -357,7 +360,7 @@ static int read_footer(nxpq_reader *r, nxpq_error *err)
     return 0;
 }
 
-static nxpq_reader *reader_new(const char *name, nxpq_error *err)
+static nxpq_reader *reader_new(const char *name, nx_error *err)
 {
     nxpq_reader *r = calloc(1, sizeof *r);
     if (r)
@@ -371,7 +374,7 @@ static nxpq_reader *reader_new(const char *name, nxpq_error *err)
     return r;
 }
 
-static nxpq_reader *reader_finish(nxpq_reader *r, nxpq_error *err)
+static nxpq_reader *reader_finish(nxpq_reader *r, nx_error *err)
 {
     int rc = read_footer(r, err) < 0 || map_columns(r, err) < 0 || check_row_groups(r, err) < 0 ? -1 : 0;
     if (pq_reader_changed(r)) {
@@ -385,7 +388,7 @@ static nxpq_reader *reader_finish(nxpq_reader *r, nxpq_error *err)
     return r;
 }
 
-nxpq_reader *nxpq_reader_open_memory(const void *data, size_t len, const char *name, nxpq_error *err)
+nxpq_reader *nxpq_reader_open_memory(const void *data, size_t len, const char *name, nx_error *err)
 {
     nxpq_reader *r = reader_new(name, err);
     if (!r)
@@ -430,7 +433,7 @@ static int read_all(int fd, nxpq_reader *r)
     return 0;
 }
 
-static nxpq_reader *reader_open_file(const char *path, bool regular_only, nxpq_error *err)
+static nxpq_reader *reader_open_file(const char *path, bool regular_only, nx_error *err)
 {
     nxpq_reader *r = reader_new(path, err);
     if (!r)
@@ -469,9 +472,9 @@ static nxpq_reader *reader_open_file(const char *path, bool regular_only, nxpq_e
     return reader_finish(r, err);
 }
 
-nxpq_reader *nxpq_reader_open(const char *path, nxpq_error *err) { return reader_open_file(path, false, err); }
+nxpq_reader *nxpq_reader_open(const char *path, nx_error *err) { return reader_open_file(path, false, err); }
 
-nxpq_reader *nxpq_reader_open_regular(const char *path, nxpq_error *err) { return reader_open_file(path, true, err); }
+nxpq_reader *nxpq_reader_open_regular(const char *path, nx_error *err) { return reader_open_file(path, true, err); }
 
 void nxpq_reader_close(nxpq_reader *r)
 {
@@ -486,8 +489,7 @@ void nxpq_reader_close(nxpq_reader *r)
 
 /* ------------------------------------------------------------- page index */
 
-int pq_chunk_range(const nxpq_reader *r, const pq_column_chunk *cc, size_t *start, size_t *end, char *msg,
-                   size_t msglen)
+int pq_chunk_range(const nxpq_reader *r, const pq_column_chunk *cc, size_t *start, size_t *end, nx_error *msg)
 {
     const pq_column_meta *m = &cc->meta;
     int64_t s = m->data_page_offset;
@@ -495,7 +497,7 @@ int pq_chunk_range(const nxpq_reader *r, const pq_column_chunk *cc, size_t *star
     if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 && m->dictionary_page_offset < s)
         s = m->dictionary_page_offset;
     if (s < 4 || (uint64_t)s > r->footer_start || (uint64_t)m->total_compressed_size > r->footer_start - (uint64_t)s) {
-        snprintf(msg, msglen, "column chunk at offset %lld (%lld bytes) lies outside the file's data",
+        nx_error_set(msg, "column chunk at offset %lld (%lld bytes) lies outside the file's data",
                  (long long)s, (long long)m->total_compressed_size);
         return -1;
     }
@@ -506,10 +508,10 @@ int pq_chunk_range(const nxpq_reader *r, const pq_column_chunk *cc, size_t *star
 
 /* The index bytes must lie between the magic and the footer. */
 static int index_reader(const nxpq_reader *r, int64_t off, int32_t len, nxth_reader *tr, const char *what,
-                        char *msg, size_t msglen)
+                        nx_error *msg)
 {
     if (off < 4 || (uint64_t)off > r->footer_start || (uint64_t)len > r->footer_start - (uint64_t)off) {
-        snprintf(msg, msglen, "%s at offset %lld (%d bytes) lies outside the file's data", what, (long long)off,
+        nx_error_set(msg, "%s at offset %lld (%d bytes) lies outside the file's data", what, (long long)off,
                  len);
         return -1;
     }
@@ -518,7 +520,7 @@ static int index_reader(const nxpq_reader *r, int64_t off, int32_t len, nxth_rea
 }
 
 int pq_load_offset_index(const nxpq_reader *r, uint32_t rg, const pq_column *col, nx_arena *a, pq_offset_index *oi,
-                         char *msg, size_t msglen)
+                         nx_error *msg)
 {
     const pq_row_group *g = &r->meta.row_groups[rg];
     const pq_column_chunk *cc = &g->columns[col->leaf];
@@ -526,23 +528,23 @@ int pq_load_offset_index(const nxpq_reader *r, uint32_t rg, const pq_column *col
     size_t start, end;
     if (!cc->has_offset_index)
         return 0;
-    if (index_reader(r, cc->offset_index_offset, cc->offset_index_length, &tr, "offset index", msg, msglen) < 0 ||
-        pq_chunk_range(r, cc, &start, &end, msg, msglen) < 0)
+    if (index_reader(r, cc->offset_index_offset, cc->offset_index_length, &tr, "offset index", msg) < 0 ||
+        pq_chunk_range(r, cc, &start, &end, msg) < 0)
         return -1;
     pq_read_offset_index(&tr, a, oi);
     if (tr.failed) {
-        snprintf(msg, msglen, "offset index: %s", tr.error);
+        nx_error_set(msg, "offset index: %s", tr.error);
         return -1;
     }
     if (oi->n_pages == 0 && g->num_rows > 0) {
-        snprintf(msg, msglen, "offset index lists no pages");
+        nx_error_set(msg, "offset index lists no pages");
         return -1;
     }
     for (uint32_t i = 0; i < oi->n_pages; i++) {
         const pq_page_location *p = &oi->pages[i];
         if ((uint64_t)p->offset < start || (uint64_t)p->offset > end ||
             (uint64_t)p->compressed_page_size > end - (uint64_t)p->offset || p->first_row_index >= g->num_rows) {
-            snprintf(msg, msglen, "offset index page %u (offset %lld, row %lld) lies outside the column chunk", i,
+            nx_error_set(msg, "offset index page %u (offset %lld, row %lld) lies outside the column chunk", i,
                      (long long)p->offset, (long long)p->first_row_index);
             return -1;
         }
@@ -551,17 +553,17 @@ int pq_load_offset_index(const nxpq_reader *r, uint32_t rg, const pq_column *col
 }
 
 int pq_load_column_index(const nxpq_reader *r, uint32_t rg, const pq_column *col, nx_arena *a, pq_column_index *ci,
-                         char *msg, size_t msglen)
+                         nx_error *msg)
 {
     const pq_column_chunk *cc = &r->meta.row_groups[rg].columns[col->leaf];
     nxth_reader tr;
     if (!cc->has_column_index)
         return 0;
-    if (index_reader(r, cc->column_index_offset, cc->column_index_length, &tr, "column index", msg, msglen) < 0)
+    if (index_reader(r, cc->column_index_offset, cc->column_index_length, &tr, "column index", msg) < 0)
         return -1;
     pq_read_column_index(&tr, a, ci);
     if (tr.failed) {
-        snprintf(msg, msglen, "column index: %s", tr.error);
+        nx_error_set(msg, "column index: %s", tr.error);
         return -1;
     }
     return 1;

@@ -67,21 +67,20 @@ static inline bool pq_reader_changed(const nxpq_reader *r)
 
 /* Byte range of a column chunk's pages, checked against the file. Returns 0,
  * or -1 with a message in msg. */
-int pq_chunk_range(const nxpq_reader *r, const pq_column_chunk *cc, size_t *start, size_t *end, char *msg,
-                   size_t msglen);
+int pq_chunk_range(const nxpq_reader *r, const pq_column_chunk *cc, size_t *start, size_t *end, nx_error *msg);
 
 /* Decodes a column's page index in row group rg into arena a. Each returns 1
  * when decoded, 0 when the chunk has none, -1 with msg filled when it is
  * corrupt. The offset index is also checked against the row group: pages lie
  * inside the chunk and start at rows below num_rows. */
 int pq_load_offset_index(const nxpq_reader *r, uint32_t rg, const pq_column *col, nx_arena *a, pq_offset_index *oi,
-                         char *msg, size_t msglen);
+                         nx_error *msg);
 int pq_load_column_index(const nxpq_reader *r, uint32_t rg, const pq_column *col, nx_arena *a, pq_column_index *ci,
-                         char *msg, size_t msglen);
+                         nx_error *msg);
 
 /* Fills *err (when not NULL) with "file: column 'x', row group n, page at
  * offset p: message"; col NULL, rg < 0 or page < 0 leave that part out. */
-void pq_set_error(nxpq_error *err, const nxpq_reader *r, const pq_column *col, int64_t rg, int64_t page,
+void pq_set_error(nx_error *err, const nxpq_reader *r, const pq_column *col, int64_t rg, int64_t page,
                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 #endif

@@ -65,7 +65,7 @@ struct nxpq_scan {
     nx_arena idx_arena;     /* page indexes of the current row group */
     nxpq_scan_stats stats;
     bool failed;
-    nxpq_error error;
+    nx_error error;
 };
 
 /* ------------------------------------------------------------- intervals */
@@ -150,33 +150,33 @@ static bool row_group_may_match(const nxpq_scan *s, uint32_t g)
     return true;
 }
 
-__attribute__((format(printf, 5, 6))) static int scan_fail(nxpq_scan *s, nxpq_error *err, const pq_column *col,
+__attribute__((format(printf, 5, 6))) static int scan_fail(nxpq_scan *s, nx_error *err, const pq_column *col,
                                                            int64_t rg, const char *fmt, ...)
 {
-    char msg[300];
+    nx_error msg = {0};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(msg.msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pq_set_error(err, s->r, col, rg, -1, "%s", msg);
+    pq_set_error(err, s->r, col, rg, -1, "%s", msg.msg);
     return -1;
 }
 
 /* Keeps, of the current intervals, the rows of pages whose min/max on the
  * range column can match (null pages never can). */
-static int prune_pages(nxpq_scan *s, uint32_t g, const nxpq_range *rg, nxpq_error *err)
+static int prune_pages(nxpq_scan *s, uint32_t g, const nxpq_range *rg, nx_error *err)
 {
     const pq_column *col = &s->r->cols[rg->column];
     pq_column_index ci;
     pq_offset_index oi;
-    char msg[256];
+    nx_error msg = {0};
     if (!col->stats_signed)
         return 0;
-    int rc = pq_load_column_index(s->r, g, col, &s->idx_arena, &ci, msg, sizeof msg);
+    int rc = pq_load_column_index(s->r, g, col, &s->idx_arena, &ci, &msg);
     if (rc > 0)
-        rc = pq_load_offset_index(s->r, g, col, &s->idx_arena, &oi, msg, sizeof msg);
+        rc = pq_load_offset_index(s->r, g, col, &s->idx_arena, &oi, &msg);
     if (rc < 0)
-        return scan_fail(s, err, col, g, "%s", msg);
+        return scan_fail(s, err, col, g, "%s", msg.msg);
     if (rc == 0)
         return 0;
     if (ci.n_pages != oi.n_pages)
@@ -199,7 +199,7 @@ static int prune_pages(nxpq_scan *s, uint32_t g, const nxpq_range *rg, nxpq_erro
 }
 
 /* Decides which rows of row group g to read and readies the cursors. */
-static int prepare_row_group(nxpq_scan *s, uint32_t g, nxpq_error *err)
+static int prepare_row_group(nxpq_scan *s, uint32_t g, nx_error *err)
 {
     int64_t rows = s->r->meta.row_groups[g].num_rows;
     s->keep.n = 0;
@@ -233,7 +233,7 @@ static int prepare_row_group(nxpq_scan *s, uint32_t g, nxpq_error *err)
 
 /* ------------------------------------------------------------------- open */
 
-static int set_projection(nxpq_scan *s, const nxpq_scan_options *o, nxpq_error *err)
+static int set_projection(nxpq_scan *s, const nxpq_scan_options *o, nx_error *err)
 {
     const nxpq_reader *r = s->r;
     size_t n = 0;
@@ -271,7 +271,7 @@ static int set_projection(nxpq_scan *s, const nxpq_scan_options *o, nxpq_error *
     return 0;
 }
 
-static int set_ranges(nxpq_scan *s, const nxpq_scan_options *o, nxpq_error *err)
+static int set_ranges(nxpq_scan *s, const nxpq_scan_options *o, nx_error *err)
 {
     if (!o->n_ranges)
         return 0;
@@ -295,7 +295,7 @@ static int set_ranges(nxpq_scan *s, const nxpq_scan_options *o, nxpq_error *err)
     return 0;
 }
 
-nxpq_scan *nxpq_scan_open(nxpq_reader *r, const nxpq_scan_options *opts, nxpq_error *err)
+nxpq_scan *nxpq_scan_open(nxpq_reader *r, const nxpq_scan_options *opts, nx_error *err)
 {
     static const nxpq_scan_options defaults = {0};
     const nxpq_scan_options *o = opts ? opts : &defaults;
@@ -324,7 +324,7 @@ nxpq_scan *nxpq_scan_open(nxpq_reader *r, const nxpq_scan_options *opts, nxpq_er
 /* ----------------------------------------------------------------- batches */
 
 /* Reads rows [a, a + k) of projected column j into its batch column. */
-static int fill_column(nxpq_scan *s, size_t j, int64_t a, size_t k, nxpq_error *err)
+static int fill_column(nxpq_scan *s, size_t j, int64_t a, size_t k, nx_error *err)
 {
     pq_colbuf_reset(&s->bufs[j]);
     if (pq_cursor_seek(&s->cursors[j], a, err) < 0 || pq_cursor_take(&s->cursors[j], k, &s->bufs[j], err) < 0)
@@ -350,7 +350,7 @@ typedef struct fill_worker {
     fill_share *sh;
     pthread_t th;
     int rc;
-    nxpq_error err;
+    nx_error err;
 } fill_worker;
 
 static void *fill_columns(void *arg)
@@ -371,7 +371,7 @@ static void *fill_columns(void *arg)
     return NULL;
 }
 
-static int fill_batch(nxpq_scan *s, nxpq_error *err)
+static int fill_batch(nxpq_scan *s, nx_error *err)
 {
     const pq_ival *iv = &s->keep.v[s->iv_pos];
     int64_t a = s->iv_row;
@@ -416,9 +416,9 @@ static int fill_batch(nxpq_scan *s, nxpq_error *err)
     return 0;
 }
 
-int nxpq_scan_next(nxpq_scan *s, const nxpq_batch **out, nxpq_error *err)
+int nxpq_scan_next(nxpq_scan *s, const nxpq_batch **out, nx_error *err)
 {
-    nxpq_error local;
+    nx_error local;
     if (!err)
         err = &local;
     if (s->failed) {

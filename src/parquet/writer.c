@@ -377,7 +377,7 @@ static int pool_drain(nxpq_writer *w)
 }
 
 nxpq_writer *nxpq_writer_open(const char *path, const nxpq_column_spec *cols, size_t n_cols,
-                              const nxpq_writer_options *opts, nxpq_error *err)
+                              const nxpq_writer_options *opts, nx_error *err)
 {
     nxpq_writer *w = calloc(1, sizeof *w);
     char *p = path ? strdup(path) : NULL;
@@ -421,7 +421,10 @@ nxpq_writer *nxpq_writer_open(const char *path, const nxpq_column_spec *cols, si
         fail(w, "write failed: %s", strerror(errno));
     w->pos = 4;
     if (w->failed) {
-        snprintf(err->msg, sizeof err->msg, "%s", w->err);
+        if (err) {
+            nx_error_set(err, "%s", w->err);
+            snprintf(err->file, sizeof err->file, "%s", w->path);
+        }
         nxpq_writer_abort(w);
         return NULL;
     }
@@ -1634,7 +1637,7 @@ static void writer_free(nxpq_writer *w)
     free(w);
 }
 
-int nxpq_writer_close(nxpq_writer *w, nxpq_error *err)
+int nxpq_writer_close(nxpq_writer *w, nx_error *err)
 {
     for (size_t i = 0; i < w->n_cols && !w->failed; i++)
         if (w->cols[i].row_pending)
@@ -1653,8 +1656,10 @@ int nxpq_writer_close(nxpq_writer *w, nxpq_error *err)
     w->f = NULL;
     int rc = 0;
     if (w->failed) {
-        if (err)
-            snprintf(err->msg, sizeof err->msg, "%s", w->err);
+        if (err) {
+            nx_error_set(err, "%s", w->err);
+            snprintf(err->file, sizeof err->file, "%s", w->path);
+        }
         unlink(w->path);
         rc = -1;
     }

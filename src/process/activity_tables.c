@@ -100,7 +100,7 @@ static void activity_free(activity_sink *s)
     free(s);
 }
 
-static int oom(nxpq_error *err)
+static int oom(nx_error *err)
 {
     snprintf(err->msg, sizeof err->msg, "ActiveTime/OpcodeSummary: out of memory");
     return -1;
@@ -125,7 +125,7 @@ static long intern_slot(activity_sink *s, uint8_t engine, const char *opcode)
     return (long)s->n_slots++;
 }
 
-static int activity_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+static int activity_open(const nx_process_ctx *ctx, void **state, nx_error *err)
 {
     *state = NULL;
     if (ctx->n_traces == 0)
@@ -181,7 +181,7 @@ nomem:
     return oom(err);
 }
 
-static int write_active(activity_sink *s, const active_item *it, nxpq_error *err)
+static int write_active(activity_sink *s, const active_item *it, nx_error *err)
 {
     if (nx_row_begin(&s->r, err) != 0)
         return -1;
@@ -194,7 +194,7 @@ static int write_active(activity_sink *s, const active_item *it, nxpq_error *err
 }
 
 /* Writes the closed intervals that no open interval can precede. */
-static int flush_active(activity_sink *s, nxpq_error *err)
+static int flush_active(activity_sink *s, nx_error *err)
 {
     int64_t wm = INT64_MAX;
     for (size_t i = 0; i < s->n_lanes * NX_ENGINE_COUNT; i++)
@@ -208,7 +208,7 @@ static int flush_active(activity_sink *s, nxpq_error *err)
     return 0;
 }
 
-static int close_engine_span(activity_sink *s, size_t lane, unsigned engine, nxpq_error *err)
+static int close_engine_span(activity_sink *s, size_t lane, unsigned engine, nx_error *err)
 {
     span *sp = &s->eng[lane * NX_ENGINE_COUNT + engine];
     if (!sp->open)
@@ -229,7 +229,7 @@ static void close_op_span(activity_sink *s, span *sp, opslot *slot)
     }
 }
 
-static int activity_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static int activity_event(void *state, const nx_device_event *ev, nx_error *err)
 {
     activity_sink *s = state;
     const nx_trace_record *rec = ev->rec;
@@ -278,7 +278,7 @@ static int cmp_slot(const void *pa, const void *pb)
     return strcmp(a->opcode, b->opcode);
 }
 
-static int write_opcode_summary(activity_sink *s, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_opcode_summary(activity_sink *s, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "OpcodeSummary", err) != 0)
@@ -310,7 +310,7 @@ fail:
     return -1;
 }
 
-static int activity_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int activity_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     activity_sink *s = state;
     if (!s)

@@ -103,7 +103,7 @@ static int build_prog(const nx_program *p, bar_instr **out)
     return 0;
 }
 
-static int bar_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+static int bar_open(const nx_process_ctx *ctx, void **state, nx_error *err)
 {
     static const char *const names[] = {
 #define X(name) #name,
@@ -143,7 +143,7 @@ static int bar_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
     return 0;
 }
 
-static int bar_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static int bar_event(void *state, const nx_device_event *ev, nx_error *err)
 {
     bar_sink *s = state;
     if (!s)
@@ -193,7 +193,7 @@ static void warn_skipped(const bar_sink *s, const nx_process_ctx *ctx)
     }
 }
 
-static int bar_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int bar_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     bar_sink *s = state;
     if (!s)

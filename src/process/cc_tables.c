@@ -167,7 +167,7 @@ static void cc_free(cc_sink *s)
     free(s);
 }
 
-static int cc_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+static int cc_open(const nx_process_ctx *ctx, void **state, nx_error *err)
 {
     static const char *const op_names[] = {
 #define X(name) #name,
@@ -223,7 +223,7 @@ oom:
     return -1;
 }
 
-static int put_op(cc_sink *s, const nx_device_event *ev, nxpq_error *err)
+static int put_op(cc_sink *s, const nx_device_event *ev, nx_error *err)
 {
     const nx_program *g = ev->trace->prog;
     const nx_trace_record *rec = ev->rec;
@@ -268,7 +268,7 @@ static int put_op(cc_sink *s, const nx_device_event *ev, nxpq_error *err)
     return nx_row_end(r, err);
 }
 
-static int put_instr(cc_sink *s, const nx_device_event *ev, nxpq_error *err)
+static int put_instr(cc_sink *s, const nx_device_event *ev, nx_error *err)
 {
     const nx_trace_record *rec = ev->rec;
     const char *desc = nx_program_string(ev->trace->prog, rec->u.cc_instr.description);
@@ -291,14 +291,14 @@ static int put_instr(cc_sink *s, const nx_device_event *ev, nxpq_error *err)
     return nx_row_end(r, err);
 }
 
-static int cc_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static int cc_event(void *state, const nx_device_event *ev, nx_error *err)
 {
     cc_sink *s = state;
     s->active[ev->trace->prog_index] = true;
     return ev->rec->kind == NX_REC_CC_OP ? put_op(s, ev, err) : put_instr(s, ev, err);
 }
 
-static int write_streams(cc_sink *s, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_streams(cc_sink *s, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "CcStream", err) != 0)
@@ -325,7 +325,7 @@ fail:
     return -1;
 }
 
-static int cc_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int cc_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     cc_sink *s = state;
     int rc = nx_row_close(&s->op, true, tables, err);

@@ -71,7 +71,7 @@ int64_t nx_trace_unix_ns(const nx_trace_header *h, uint64_t ticks)
 /* ------------------------------------------------------------ opening -- */
 
 int nx_device_pipeline_open(const nx_capture *cap, const nx_cap_warner *warn, nx_device_pipeline **out,
-                            nx_cap_error *err)
+                            nx_error *err)
 {
     *out = NULL;
     nx_device_pipeline *p = calloc(1, sizeof *p);
@@ -224,7 +224,7 @@ static int64_t fifo_find(nx_ring *f, uint32_t raw)
     return f->n > 0 ? ((const open_block *)nx_ring_at(f, 0))->id : -1;
 }
 
-static int tie_blocks(nx_device_pipeline *p, trace_stream *s, pending *x, nx_cap_error *err)
+static int tie_blocks(nx_device_pipeline *p, trace_stream *s, pending *x, nx_error *err)
 {
     const nx_trace_record *r = &x->rec;
     if (r->kind != NX_REC_DMA_BLOCK && r->kind != NX_REC_DMA_PACKET)
@@ -259,7 +259,7 @@ static bool has_end(unsigned kind)
  * DMA packet lasting longer than NX_MAX_DMA_PACKET_NS, is an error naming the
  * file and the record's offset: such values come from a damaged record, and a
  * packet's DMA usage costs one step per 10 us bucket it covers. */
-static int record_times(const trace_stream *s, pending *x, nx_cap_error *err)
+static int record_times(const trace_stream *s, pending *x, nx_error *err)
 {
     const nx_device_trace *t = s->t;
     uint64_t at = x->offset;
@@ -294,7 +294,7 @@ static void trace_publish(const trace_stream *s)
 
 /* Reads until the stream's earliest pending record can no longer be preceded by
  * a later one, or the trace ends. */
-static int stream_fill(nx_device_pipeline *p, trace_stream *s, nx_cap_error *err)
+static int stream_fill(nx_device_pipeline *p, trace_stream *s, nx_error *err)
 {
     nx_device_trace *t = s->t;
     while (!s->eof && !head_ready(s)) {
@@ -349,36 +349,35 @@ static void abort_sinks(const nx_device_sink *const *sinks, void *const *states,
 }
 
 int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_progress_fn progress,
-                           void *progress_ctx, unsigned *tables, uint64_t *instructions, char *err,
-                           size_t errlen)
+                           void *progress_ctx, unsigned *tables, uint64_t *instructions, nx_error *err)
 {
     size_t ns = nx_device_sink_count;
     const nx_device_sink *const *sinks = nx_device_sinks;
     void **states = calloc(ns + 1, sizeof *states);
     bool *open = calloc(ns + 1, sizeof *open);
     nx_sink_runner *runner = NULL;
-    nxpq_error perr = {{0}};
-    nx_cap_error cerr = {{0}};
+    nx_error perr = {0};
+    nx_error cerr = {0};
     int rc = -1;
     *instructions = 0;
     if (!states || !open) {
-        snprintf(err, errlen, "out of memory");
+        nx_error_set(err, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < ns; i++) {
         if (sinks[i]->open && sinks[i]->open(ctx, &states[i], &perr) != 0) {
-            snprintf(err, errlen, "%s", perr.msg);
+            nx_error_set(err, "%s", perr.msg);
             goto done;
         }
         open[i] = true;
     }
     if (!(runner = nx_sink_runner_new(sinks, states, ns, &perr))) {
-        snprintf(err, errlen, "%s", perr.msg);
+        nx_error_set(err, "%s", perr.msg);
         goto done;
     }
     for (size_t i = 0; i < p->n_traces; i++) {
         if (stream_fill(p, &p->streams[i], &cerr) != 0) {
-            snprintf(err, errlen, "%s", cerr.msg);
+            nx_error_set(err, "%s", cerr.msg);
             goto done;
         }
     }
@@ -407,23 +406,23 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
         if (k == NX_REC_INSTRUCTION &&
             !(ev.instr = nx_program_find_instr(best->t->prog, x->rec.u.instr.engine, x->rec.u.instr.pc))) {
             /* the reader checks every pc; kept so no sink has to */
-            snprintf(err, errlen, "%s: instruction pc %" PRIu32 " not in the program", best->t->path,
+            nx_error_set(err, "%s: instruction pc %" PRIu32 " not in the program", best->t->path,
                      x->rec.u.instr.pc);
             goto done;
         }
         if (nx_sink_runner_event(runner, &ev, &perr) != 0) {
-            snprintf(err, errlen, "%s", perr.msg);
+            nx_error_set(err, "%s", perr.msg);
             goto done;
         }
         heap_pop(best);
         if (stream_fill(p, best, &cerr) != 0) {
-            snprintf(err, errlen, "%s", cerr.msg);
+            nx_error_set(err, "%s", cerr.msg);
             goto done;
         }
         if ((++done_records & 0xFFFF) == 0) {
             int cancel = ctx->cancel ? atomic_load(ctx->cancel) : 0;
             if (cancel) {
-                nx_run_stopped_message(cancel, err, errlen);
+                nx_run_stopped_message(cancel, err);
                 goto done;
             }
             if (progress && (done_records & 0xFFFFF) == 0)
@@ -435,7 +434,7 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
         trace_publish(&p->streams[i]);
     nx_run_phase("device-tables");
     if (nx_sink_runner_drain(runner, &perr) != 0) {
-        snprintf(err, errlen, "%s", perr.msg);
+        nx_error_set(err, "%s", perr.msg);
         goto done;
     }
     nx_sink_runner_free(runner);
@@ -443,12 +442,12 @@ int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_
     for (size_t i = 0; i < ns; i++) {
         int stopped = nx_run_stopped();
         if (stopped) {
-            nx_run_stopped_message(stopped, err, errlen);
+            nx_run_stopped_message(stopped, err);
             goto done;
         }
         open[i] = false;
         if (sinks[i]->finish(states[i], ctx, tables, &perr) != 0) {
-            snprintf(err, errlen, "%s", perr.msg);
+            nx_error_set(err, "%s", perr.msg);
             goto done;
         }
     }

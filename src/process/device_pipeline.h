@@ -29,7 +29,7 @@ typedef void (*nx_progress_fn)(void *ctx, uint64_t records_done, uint64_t record
 /* Opens every program and trace of `cap` (headers validated, nothing read yet).
  * A capture without device traces gives a pipeline with no traces. */
 int nx_device_pipeline_open(const nx_capture *cap, const nx_cap_warner *warn, nx_device_pipeline **out,
-                            nx_cap_error *err);
+                            nx_error *err);
 /* Fills the program and trace parts of ctx (valid while p is open). */
 void nx_device_pipeline_describe(const nx_device_pipeline *p, nx_process_ctx *ctx);
 uint64_t nx_device_pipeline_total_records(const nx_device_pipeline *p);
@@ -38,8 +38,7 @@ uint64_t nx_device_pipeline_total_records(const nx_device_pipeline *p);
  * with a message naming the file (capture) or table (output) in err. Counts
  * written tables in *tables and instruction records in *instructions. */
 int nx_device_pipeline_run(nx_device_pipeline *p, const nx_process_ctx *ctx, nx_progress_fn progress,
-                           void *progress_ctx, unsigned *tables, uint64_t *instructions, char *err,
-                           size_t errlen);
+                           void *progress_ctx, unsigned *tables, uint64_t *instructions, nx_error *err);
 void nx_device_pipeline_close(nx_device_pipeline *p);
 
 #endif

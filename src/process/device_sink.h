@@ -86,13 +86,13 @@ typedef struct nx_device_sink {
     unsigned kinds;                  /* NX_KIND_BIT()s of the records it wants */
     /* Prepares state (*state may stay NULL when the sink has nothing to do). NULL for a
      * sink with no state: its state is NULL. */
-    int (*open)(const nx_process_ctx *ctx, void **state, nxpq_error *err);
+    int (*open)(const nx_process_ctx *ctx, void **state, nx_error *err);
     /* One record of its kinds; NULL when kinds is 0 (a sink that writes from the
      * program alone, in finish). */
-    int (*event)(void *state, const nx_device_event *ev, nxpq_error *err);
+    int (*event)(void *state, const nx_device_event *ev, nx_error *err);
     /* After the last record: writes what is left, closes its tables (counting
      * each written one in *tables) and frees state, also on error. */
-    int (*finish)(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err);
+    int (*finish)(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err);
     /* Stops without writing; frees state. NULL when there is no state to free. */
     void (*abort)(void *state);
 } nx_device_sink;

@@ -36,7 +36,7 @@ void nx_dma_blocks_free(nx_dma_blocks *b)
 }
 
 /* The head of fifo f of trace ti is complete: out of its FIFO, then to the sink. */
-static int complete_head(nx_dma_blocks *b, size_t ti, size_t f, nxpq_error *err)
+static int complete_head(nx_dma_blocks *b, size_t ti, size_t f, nx_error *err)
 {
     const nx_dma_trace_blocks *t = &b->traces[ti];
     nx_ring *q = &t->fifos[f];
@@ -46,7 +46,7 @@ static int complete_head(nx_dma_blocks *b, size_t ti, size_t f, nxpq_error *err)
 }
 
 /* Rule (b), for every trace whose execution `now` passed. */
-static int complete_executions(nx_dma_blocks *b, int64_t now, nxpq_error *err)
+static int complete_executions(nx_dma_blocks *b, int64_t now, nx_error *err)
 {
     int64_t next = INT64_MAX;
     for (size_t i = 0; i < b->n_traces; i++) {
@@ -68,7 +68,7 @@ static int complete_executions(nx_dma_blocks *b, int64_t now, nxpq_error *err)
     return 0;
 }
 
-int nx_dma_blocks_event(nx_dma_blocks *b, const nx_device_event *ev, nxpq_error *err)
+int nx_dma_blocks_event(nx_dma_blocks *b, const nx_device_event *ev, nx_error *err)
 {
     if (ev->start_ns > b->deadline && complete_executions(b, ev->start_ns, err) != 0)
         return -1;
@@ -80,7 +80,7 @@ int nx_dma_blocks_event(nx_dma_blocks *b, const nx_device_event *ev, nxpq_error 
     return 0;
 }
 
-int nx_dma_blocks_add(nx_dma_blocks *b, const nx_device_event *ev, void *block, nxpq_error *err)
+int nx_dma_blocks_add(nx_dma_blocks *b, const nx_device_event *ev, void *block, nx_error *err)
 {
     const nx_trace_record *r = ev->rec;
     nx_dma_trace_blocks *t = &b->traces[ev->trace->index];
@@ -92,7 +92,7 @@ int nx_dma_blocks_add(nx_dma_blocks *b, const nx_device_event *ev, void *block, 
     return 0;
 }
 
-int nx_dma_blocks_packet(nx_dma_blocks *b, const nx_device_event *ev, void **open, nxpq_error *err)
+int nx_dma_blocks_packet(nx_dma_blocks *b, const nx_device_event *ev, void **open, nx_error *err)
 {
     const nx_trace_record *r = ev->rec;
     size_t ti = ev->trace->index;
@@ -113,7 +113,7 @@ int nx_dma_blocks_packet(nx_dma_blocks *b, const nx_device_event *ev, void **ope
     return 0;
 }
 
-int nx_dma_blocks_finish(nx_dma_blocks *b, nxpq_error *err)
+int nx_dma_blocks_finish(nx_dma_blocks *b, nx_error *err)
 {
     for (size_t i = 0; i < b->n_traces; i++) {
         const nx_dma_trace_blocks *t = &b->traces[i];

@@ -32,6 +32,7 @@
 
 #include "process/device_sink.h"
 #include "util/ring.h"
+#include "util/error.h"
 
 /* The first member of every open block. */
 typedef struct nx_dma_open {
@@ -43,7 +44,7 @@ typedef struct nx_dma_open {
 /* A block of trace `trace` (capture order), pcore and queue is complete; `block`
  * is a copy valid until the call returns. 0, or -1 with err. */
 typedef int (*nx_dma_done_fn)(void *sink, size_t trace, unsigned pcore, unsigned queue, const void *block,
-                              nxpq_error *err);
+                              nx_error *err);
 
 typedef struct nx_dma_trace_blocks {
     unsigned pcores;
@@ -68,15 +69,15 @@ void nx_dma_blocks_free(nx_dma_blocks *b);
 /* First thing for every event the sink gets, in the pipeline's order: rule (b)
  * for the traces whose execution the event starts after, then an execution
  * record's end is noted. 0 or the done callback's -1. */
-int nx_dma_blocks_event(nx_dma_blocks *b, const nx_device_event *ev, nxpq_error *err);
+int nx_dma_blocks_event(nx_dma_blocks *b, const nx_device_event *ev, nx_error *err);
 /* A dma_block record: `block` (elem bytes; its header is set here) joins its FIFO.
  * 0, or -1 (out of memory, err says so). */
-int nx_dma_blocks_add(nx_dma_blocks *b, const nx_device_event *ev, void *block, nxpq_error *err);
+int nx_dma_blocks_add(nx_dma_blocks *b, const nx_device_event *ev, void *block, nx_error *err);
 /* A dma_packet record: rule (a), then *open = its block with the packet counted in
  * the header (npk, end), or NULL when its block was completed already.
  * 0 or the done callback's -1. */
-int nx_dma_blocks_packet(nx_dma_blocks *b, const nx_device_event *ev, void **open, nxpq_error *err);
+int nx_dma_blocks_packet(nx_dma_blocks *b, const nx_device_event *ev, void **open, nx_error *err);
 /* Rule (c): every open block completes. 0 or the done callback's -1. */
-int nx_dma_blocks_finish(nx_dma_blocks *b, nxpq_error *err);
+int nx_dma_blocks_finish(nx_dma_blocks *b, nx_error *err);
 
 #endif

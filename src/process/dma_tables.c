@@ -194,12 +194,12 @@ typedef struct dma_sink {
 
 enum { PK_QUEUE, PK_DESC };         /* DmaPacket's key slots */
 
-static int pkt_keys_open(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err);
-static int flow_keys_open(dma_sink *s, nxpq_error *err);
+static int pkt_keys_open(dma_sink *s, const nx_process_ctx *ctx, nx_error *err);
+static int flow_keys_open(dma_sink *s, nx_error *err);
 
 /* ------------------------------------------------------------ setup -- */
 
-static int complete_block(void *sink, size_t ti, unsigned pcore, unsigned queue, const void *block, nxpq_error *err);
+static int complete_block(void *sink, size_t ti, unsigned pcore, unsigned queue, const void *block, nx_error *err);
 
 static void free_sink(dma_sink *s)
 {
@@ -232,13 +232,13 @@ static void free_sink(dma_sink *s)
     free(s);
 }
 
-static int oom(nxpq_error *err, const char *what)
+static int oom(nx_error *err, const char *what)
 {
     snprintf(err->msg, sizeof err->msg, "DmaPacketAggregated: out of memory (%s)", what);
     return -1;
 }
 
-static int setup_state(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
+static int setup_state(dma_sink *s, const nx_process_ctx *ctx, nx_error *err)
 {
     s->progs = calloc(ctx->n_progs + 1, sizeof *s->progs);
     s->traces = calloc(ctx->n_traces + 1, sizeof *s->traces);
@@ -305,7 +305,7 @@ static int setup_state(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
 
 /* DmaUsage, HbmUsage and the tables derived from the DMA rows (DmaUsageSummary,
  * PendingDma): all open, or none. */
-static int usage_open(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
+static int usage_open(dma_sink *s, const nx_process_ctx *ctx, nx_error *err)
 {
     if (nx_usage_open(&s->dma_usage, &ctx->dest, "DmaUsage", err) != 0)
         return -1;
@@ -340,7 +340,7 @@ static void usage_discard(dma_sink *s)
 
 /* Closes the four (after the last DmaPacketAggregated row); on a failure
  * discards the ones not closed yet. */
-static int usage_close(dma_sink *s, unsigned *tables, nxpq_error *err)
+static int usage_close(dma_sink *s, unsigned *tables, nx_error *err)
 {
     s->usage_open = false;
     if (nx_usage_finish(&s->dma_usage, tables, err) != 0)
@@ -359,7 +359,7 @@ fail_pending:
     return -1;
 }
 
-static int dma_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+static int dma_open(const nx_process_ctx *ctx, void **state, nx_error *err)
 {
     static const char *const pnames[] = {
 #define X(n) #n,
@@ -422,7 +422,7 @@ fail:
 }
 
 /* DmaPacket's keyed columns: their values per queue and per descriptor. */
-static int pkt_keys_open(dma_sink *s, const nx_process_ctx *ctx, nxpq_error *err)
+static int pkt_keys_open(dma_sink *s, const nx_process_ctx *ctx, nx_error *err)
 {
     struct pkt_keys *k = &s->pk;
     size_t nq = 0, nd = 0;
@@ -482,7 +482,7 @@ static const nxpq_str FLOW_IN_TABLE[FLOW_KINDS] = {{"instruction", 11}, {"instru
 static const nxpq_str FLOW_OUT_TABLE[FLOW_KINDS] = {{"dma_block", 9}, {"instruction", 11}, {"instruction", 11}};
 static const nxpq_str FLOW_TYPE[FLOW_KINDS] = {{"DMA_TRIGGER", 11}, {"FLOW_DEPENDENCE", 15}, {"FLOW_DEPENDENCE", 15}};
 
-static int flow_keys_open(dma_sink *s, nxpq_error *err)
+static int flow_keys_open(dma_sink *s, nx_error *err)
 {
     nx_row *r = &s->flow;
     return nx_row_keyed_str(r, 0, s->fc[FC_in_table], FLOW_IN_TABLE, FLOW_KINDS, err) != 0 ||
@@ -492,7 +492,7 @@ static int flow_keys_open(dma_sink *s, nxpq_error *err)
                : 0;
 }
 
-static int write_flow(dma_sink *s, int64_t in_id, int64_t out_id, unsigned kind, int64_t gap, nxpq_error *err)
+static int write_flow(dma_sink *s, int64_t in_id, int64_t out_id, unsigned kind, int64_t gap, nx_error *err)
 {
     nx_row *r = &s->flow;
     if (nx_row_begin(r, err) != 0)
@@ -504,7 +504,7 @@ static int write_flow(dma_sink *s, int64_t in_id, int64_t out_id, unsigned kind,
     return nx_row_end(r, err);
 }
 
-static int write_agg(dma_sink *s, const agg_item *b, nxpq_error *err)
+static int write_agg(dma_sink *s, const agg_item *b, nx_error *err)
 {
     const nx_program *g = s->traces[b->trace].t->prog;
     const nx_prog_queue *qu = &g->queues[b->queue];
@@ -578,7 +578,7 @@ static void recompute_min_open(dma_sink *s)
 }
 
 /* Writes the finished rows no open block can precede. */
-static int drain(dma_sink *s, int64_t now, nxpq_error *err)
+static int drain(dma_sink *s, int64_t now, nx_error *err)
 {
     if (nx_reorder_top_key(&s->q) > now)
         return 0;
@@ -594,7 +594,7 @@ static int drain(dma_sink *s, int64_t now, nxpq_error *err)
 }
 
 /* A block of trace ti is complete (dma_blocks.h): queue its row. */
-static int complete_block(void *sink, size_t ti, unsigned pcore, unsigned queue, const void *block, nxpq_error *err)
+static int complete_block(void *sink, size_t ti, unsigned pcore, unsigned queue, const void *block, nx_error *err)
 {
     dma_sink *s = sink;
     trace_state *t = &s->traces[ti];
@@ -668,7 +668,7 @@ static const sem_cand *sem_pick(sem_cand *c, int64_t t)
 
 /* ------------------------------------------------------------ events -- */
 
-static int on_instruction(dma_sink *s, trace_state *t, const nx_device_event *ev, nxpq_error *err)
+static int on_instruction(dma_sink *s, trace_state *t, const nx_device_event *ev, nx_error *err)
 {
     const nx_program *g = t->t->prog;
     const nx_trace_record *r = ev->rec;
@@ -687,7 +687,7 @@ static int on_instruction(dma_sink *s, trace_state *t, const nx_device_event *ev
     return 0;
 }
 
-static int on_block(dma_sink *s, trace_state *t, const nx_device_event *ev, nxpq_error *err)
+static int on_block(dma_sink *s, trace_state *t, const nx_device_event *ev, nx_error *err)
 {
     (void)s;
     const nx_program *g = t->t->prog;
@@ -704,7 +704,7 @@ static int on_block(dma_sink *s, trace_state *t, const nx_device_event *ev, nxpq
     return nx_dma_blocks_add(&s->blocks, ev, &b, err);
 }
 
-static int on_packet(dma_sink *s, size_t ti, const nx_device_event *ev, nxpq_error *err)
+static int on_packet(dma_sink *s, size_t ti, const nx_device_event *ev, nx_error *err)
 {
     trace_state *t = &s->traces[ti];
     const nx_program *g = t->t->prog;
@@ -758,7 +758,7 @@ static int on_packet(dma_sink *s, size_t ti, const nx_device_event *ev, nxpq_err
     return 0;
 }
 
-static int dma_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static int dma_event(void *state, const nx_device_event *ev, nx_error *err)
 {
     dma_sink *s = state;
     if (!s)
@@ -781,7 +781,7 @@ static int dma_event(void *state, const nx_device_event *ev, nxpq_error *err)
 
 /* ------------------------------------------------------------ finish -- */
 
-static int write_tensor_info(dma_sink *s, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_tensor_info(dma_sink *s, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "TensorInfo", err) != 0)
@@ -838,7 +838,7 @@ static void dma_abort(void *state)
     free_sink(s);
 }
 
-static int dma_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int dma_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     dma_sink *s = state;
     if (!s)

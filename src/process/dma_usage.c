@@ -35,7 +35,7 @@ static size_t ring_at(int64_t bucket)
     return (size_t)(m < 0 ? m + NX_USAGE_RING : m);
 }
 
-int nx_usage_open(nx_usage *u, const nx_table_dest *dest, const char *table, nxpq_error *err)
+int nx_usage_open(nx_usage *u, const nx_table_dest *dest, const char *table, nx_error *err)
 {
     memset(u, 0, sizeof *u);
     u->table = table;
@@ -110,7 +110,7 @@ static void accumulate(nx_usage_series *s, int64_t t)
     }
 }
 
-static int push_sample(nx_usage *u, int64_t bucket, unsigned pcore, double bytes, double total, nxpq_error *err)
+static int push_sample(nx_usage *u, int64_t bucket, unsigned pcore, double bytes, double total, nx_error *err)
 {
     usage_sample x = {pcore, bytes * 1e9 / NX_USAGE_BUCKET_NS, (int64_t)llround(total)};
     if (nx_reorder_push(&u->q, bucket * NX_USAGE_BUCKET_NS, &x) != 0) {
@@ -120,7 +120,7 @@ static int push_sample(nx_usage *u, int64_t bucket, unsigned pcore, double bytes
     return 0;
 }
 
-static int write_ready(nx_usage *u, int64_t watermark, nxpq_error *err)
+static int write_ready(nx_usage *u, int64_t watermark, nx_error *err)
 {
     while (nx_reorder_ready(&u->q, watermark)) {
         const usage_sample *x = nx_reorder_top(&u->q);
@@ -144,7 +144,7 @@ static int write_ready(nx_usage *u, int64_t watermark, nxpq_error *err)
 #define NX_USAGE_EPS 1e-6
 
 /* Closes the open bucket of every series and opens the next one. */
-static int close_bucket(nx_usage *u, nxpq_error *err)
+static int close_bucket(nx_usage *u, nx_error *err)
 {
     int64_t b = u->cur, b_end = (b + 1) * NX_USAGE_BUCKET_NS;
     for (unsigned p = 0; p < NX_USAGE_MAX_SERIES; p++) {
@@ -183,7 +183,7 @@ static bool all_idle(const nx_usage *u)
     return true;
 }
 
-int nx_usage_advance(nx_usage *u, int64_t now, nxpq_error *err)
+int nx_usage_advance(nx_usage *u, int64_t now, nx_error *err)
 {
     if (!u->any)
         return 0;
@@ -199,7 +199,7 @@ int nx_usage_advance(nx_usage *u, int64_t now, nxpq_error *err)
     return 0;
 }
 
-int nx_usage_add(nx_usage *u, unsigned pcore, int64_t start, int64_t end, int64_t bytes, nxpq_error *err)
+int nx_usage_add(nx_usage *u, unsigned pcore, int64_t start, int64_t end, int64_t bytes, nx_error *err)
 {
     if (pcore >= NX_USAGE_MAX_SERIES) {
         snprintf(err->msg, sizeof err->msg, "%s: pcore %u out of range", u->table, pcore);
@@ -252,7 +252,7 @@ static void free_series(nx_usage *u)
     nx_reorder_free(&u->q);
 }
 
-int nx_usage_finish(nx_usage *u, unsigned *tables, nxpq_error *err)
+int nx_usage_finish(nx_usage *u, unsigned *tables, nx_error *err)
 {
     if (u->any) {
         /* Close buckets until every series has drained and written its first empty bucket. */

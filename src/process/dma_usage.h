@@ -67,13 +67,13 @@ typedef struct nx_usage {
     nx_usage_summary *summary;       /* NULL, or fed every row as it is written (DmaUsageSummary) */
 } nx_usage;
 
-int nx_usage_open(nx_usage *u, const nx_table_dest *dest, const char *table, nxpq_error *err);
+int nx_usage_open(nx_usage *u, const nx_table_dest *dest, const char *table, nx_error *err);
 /* Closes every bucket that ends at or before `now` (the current event start). */
-int nx_usage_advance(nx_usage *u, int64_t now, nxpq_error *err);
+int nx_usage_advance(nx_usage *u, int64_t now, nx_error *err);
 /* A packet of `bytes` over [start, end] on series `pcore`; start >= every earlier start. */
-int nx_usage_add(nx_usage *u, unsigned pcore, int64_t start, int64_t end, int64_t bytes, nxpq_error *err);
+int nx_usage_add(nx_usage *u, unsigned pcore, int64_t start, int64_t end, int64_t bytes, nx_error *err);
 /* Closes the remaining buckets and the table (counted in *tables); frees u. */
-int nx_usage_finish(nx_usage *u, unsigned *tables, nxpq_error *err);
+int nx_usage_finish(nx_usage *u, unsigned *tables, nx_error *err);
 void nx_usage_discard(nx_usage *u);
 
 #endif

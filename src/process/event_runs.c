@@ -38,12 +38,12 @@ typedef struct record_head {
     uint32_t len[4];           /* name, json, stream, flow */
 } record_head;
 
-nx_event_runs *nx_event_runs_new(const char *dir, char *err, size_t errlen)
+nx_event_runs *nx_event_runs_new(const char *dir, nx_error *err)
 {
     nx_event_runs *s = calloc(1, sizeof *s);
     if (!s || !(s->dir = strdup(dir))) {
         free(s);
-        snprintf(err, errlen, "SystemProfileEvents: out of memory");
+        nx_error_set(err, "SystemProfileEvents: out of memory");
         return NULL;
     }
     return s;
@@ -85,13 +85,13 @@ static int temp_file(const nx_event_runs *s)
     return fd;
 }
 
-int nx_event_runs_begin(nx_event_runs *s, const char *path, char *err, size_t errlen)
+int nx_event_runs_begin(nx_event_runs *s, const char *path, nx_error *err)
 {
     if (s->n == s->cap) {
         size_t nc = s->cap ? s->cap * 2 : 16;
         run *v = realloc(s->v, nc * sizeof *v);
         if (!v) {
-            snprintf(err, errlen, "SystemProfileEvents: out of memory");
+            nx_error_set(err, "SystemProfileEvents: out of memory");
             return -1;
         }
         s->v = v;
@@ -102,7 +102,7 @@ int nx_event_runs_begin(nx_event_runs *s, const char *path, char *err, size_t er
     r->path = path;
     int fd = temp_file(s);
     if (fd < 0 || !(r->f = fdopen(fd, "w+b"))) {
-        snprintf(err, errlen, "%s: SystemProfileEvents: cannot create a sort file in %s: %s", path, s->dir,
+        nx_error_set(err, "%s: SystemProfileEvents: cannot create a sort file in %s: %s", path, s->dir,
                  strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -114,13 +114,13 @@ int nx_event_runs_begin(nx_event_runs *s, const char *path, char *err, size_t er
     return 0;
 }
 
-static int write_fail(const run *r, char *err, size_t errlen)
+static int write_fail(const run *r, nx_error *err)
 {
-    snprintf(err, errlen, "%s: SystemProfileEvents: cannot write a sort file: %s", r->path, strerror(errno));
+    nx_error_set(err, "%s: SystemProfileEvents: cannot write a sort file: %s", r->path, strerror(errno));
     return -1;
 }
 
-int nx_event_runs_add(nx_event_runs *s, const nx_event_record *e, char *err, size_t errlen)
+int nx_event_runs_add(nx_event_runs *s, const nx_event_record *e, nx_error *err)
 {
     run *r = &s->v[s->n - 1];
     const char *str[4] = {e->name, e->json, e->stream, e->flow};
@@ -129,24 +129,24 @@ int nx_event_runs_add(nx_event_runs *s, const nx_event_record *e, char *err, siz
     for (int k = 0; k < 4; k++) {
         size_t len = str[k] ? strlen(str[k]) : 0;
         if (len > UINT32_MAX) {
-            snprintf(err, errlen, "%s: SystemProfileEvents: an event string of %zu bytes", r->path, len);
+            nx_error_set(err, "%s: SystemProfileEvents: an event string of %zu bytes", r->path, len);
             return -1;
         }
         h.len[k] = (uint32_t)len;
     }
     if (fwrite(&h, sizeof h, 1, r->f) != 1)
-        return write_fail(r, err, errlen);
+        return write_fail(r, err);
     for (int k = 0; k < 4; k++)
         if (fwrite(h.len[k] ? str[k] : "", 1, (size_t)h.len[k] + 1, r->f) != (size_t)h.len[k] + 1)
-            return write_fail(r, err, errlen);
+            return write_fail(r, err);
     return 0;
 }
 
-int nx_event_runs_end(nx_event_runs *s, char *err, size_t errlen)
+int nx_event_runs_end(nx_event_runs *s, nx_error *err)
 {
     run *r = &s->v[s->n - 1];
     if (fflush(r->f) != 0)
-        return write_fail(r, err, errlen);
+        return write_fail(r, err);
     return 0;
 }
 
@@ -159,7 +159,7 @@ void nx_event_runs_offset(nx_event_runs *s, size_t i, int64_t add)
 /* ------------------------------------------------------------------ merge -- */
 
 /* The next record of run r into r->cur: 1, 0 at its end, -1 with err. */
-static int run_read(run *r, char *err, size_t errlen)
+static int run_read(run *r, nx_error *err)
 {
     record_head h;
     size_t got = fread(&h, 1, sizeof h, r->f);
@@ -171,7 +171,7 @@ static int run_read(run *r, char *err, size_t errlen)
     if (need > r->text_cap) {
         char *t = realloc(r->text, need);
         if (!t) {
-            snprintf(err, errlen, "%s: SystemProfileEvents: out of memory merging sorted runs", r->path);
+            nx_error_set(err, "%s: SystemProfileEvents: out of memory merging sorted runs", r->path);
             return -1;
         }
         r->text = t;
@@ -200,7 +200,7 @@ static int run_read(run *r, char *err, size_t errlen)
     c->flow = h.len[3] ? str[3] : NULL;
     return 1;
 bad:
-    snprintf(err, errlen, "%s: SystemProfileEvents: a sort file could not be read back: %s", r->path,
+    nx_error_set(err, "%s: SystemProfileEvents: a sort file could not be read back: %s", r->path,
              ferror(r->f) ? strerror(errno) : "it is shorter than written");
     return -1;
 }
@@ -228,20 +228,20 @@ static void sift_down(nx_event_runs *s, size_t i)
     }
 }
 
-int nx_event_runs_merge(nx_event_runs *s, char *err, size_t errlen)
+int nx_event_runs_merge(nx_event_runs *s, nx_error *err)
 {
     if (!(s->heap = malloc((s->n ? s->n : 1) * sizeof *s->heap))) {
-        snprintf(err, errlen, "SystemProfileEvents: out of memory");
+        nx_error_set(err, "SystemProfileEvents: out of memory");
         return -1;
     }
     s->heap_n = 0;
     for (size_t i = 0; i < s->n; i++) {
         run *r = &s->v[i];
         if (fseek(r->f, 0, SEEK_SET) != 0) {
-            snprintf(err, errlen, "%s: SystemProfileEvents: cannot read a sort file: %s", r->path, strerror(errno));
+            nx_error_set(err, "%s: SystemProfileEvents: cannot read a sort file: %s", r->path, strerror(errno));
             return -1;
         }
-        int got = run_read(r, err, errlen);
+        int got = run_read(r, err);
         if (got < 0)
             return -1;
         if (got)
@@ -252,12 +252,12 @@ int nx_event_runs_merge(nx_event_runs *s, char *err, size_t errlen)
     return 0;
 }
 
-int nx_event_runs_next(nx_event_runs *s, nx_event_record *out, char *err, size_t errlen)
+int nx_event_runs_next(nx_event_runs *s, nx_event_record *out, nx_error *err)
 {
     /* The record handed out last lives in its run's buffers until now: only
      * now is that run advanced. */
     if (s->handed && s->heap_n > 0) {
-        int got = run_read(&s->v[s->heap[0]], err, errlen);
+        int got = run_read(&s->v[s->heap[0]], err);
         if (got < 0)
             return -1;
         if (!got)

@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/error.h"
 
 typedef struct nx_event_record {
     int64_t start, end, pid, tid;
@@ -56,17 +57,17 @@ static inline int64_t nx_event_time_shift(int64_t t, int64_t add)
 }
 
 /* Runs in directory `dir`. NULL and err when out of memory. */
-nx_event_runs *nx_event_runs_new(const char *dir, char *err, size_t errlen);
+nx_event_runs *nx_event_runs_new(const char *dir, nx_error *err);
 void nx_event_runs_free(nx_event_runs *s);
 size_t nx_event_runs_count(const nx_event_runs *s);
 
 /* Starts a run of events read from `path` (named in messages; must outlive s),
  * to which nx_event_runs_add appends records in (start, seq) order. 0, or -1
  * with err. */
-int nx_event_runs_begin(nx_event_runs *s, const char *path, char *err, size_t errlen);
-int nx_event_runs_add(nx_event_runs *s, const nx_event_record *r, char *err, size_t errlen);
+int nx_event_runs_begin(nx_event_runs *s, const char *path, nx_error *err);
+int nx_event_runs_add(nx_event_runs *s, const nx_event_record *r, nx_error *err);
 /* Ends the current run (flushes it). 0, or -1 with err. */
-int nx_event_runs_end(nx_event_runs *s, char *err, size_t errlen);
+int nx_event_runs_end(nx_event_runs *s, nx_error *err);
 /* What the merge adds to every time of run `run` (runs count from 0 in the
  * order begun). */
 void nx_event_runs_offset(nx_event_runs *s, size_t run, int64_t add);
@@ -74,7 +75,7 @@ void nx_event_runs_offset(nx_event_runs *s, size_t run, int64_t add);
 /* Merging (after the last run has ended): the records of every run in
  * (start, seq) order. nx_event_runs_next: 1 and *out (valid until the next
  * call), 0 at the end, -1 with err. */
-int nx_event_runs_merge(nx_event_runs *s, char *err, size_t errlen);
-int nx_event_runs_next(nx_event_runs *s, nx_event_record *out, char *err, size_t errlen);
+int nx_event_runs_merge(nx_event_runs *s, nx_error *err);
+int nx_event_runs_next(nx_event_runs *s, nx_event_record *out, nx_error *err);
 
 #endif

@@ -65,7 +65,7 @@ static void exec_free(execution_sink *s)
     free(s);
 }
 
-static int exec_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+static int exec_open(const nx_process_ctx *ctx, void **state, nx_error *err)
 {
     execution_sink *s = calloc(1, sizeof *s);
     if (s)
@@ -93,7 +93,7 @@ static int exec_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
     return 0;
 }
 
-static int write_row(execution_sink *s, const exec_row *x, nxpq_error *err)
+static int write_row(execution_sink *s, const exec_row *x, nx_error *err)
 {
     const nx_program *g = s->ctx->progs[x->prog];
     nx_row *r = &s->r;
@@ -110,7 +110,7 @@ static int write_row(execution_sink *s, const exec_row *x, nxpq_error *err)
 
 /* Moves executions that ended before `now` to the reorder heap, then writes
  * the finished rows no open execution can precede. */
-static int settle(execution_sink *s, int64_t now, nxpq_error *err)
+static int settle(execution_sink *s, int64_t now, nx_error *err)
 {
     if (now > s->min_open_end) {
         s->min_open_end = INT64_MAX;
@@ -147,7 +147,7 @@ static int settle(execution_sink *s, int64_t now, nxpq_error *err)
     return 0;
 }
 
-static int exec_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static int exec_event(void *state, const nx_device_event *ev, nx_error *err)
 {
     execution_sink *s = state;
     open_list *l = &s->open[ev->trace->index];
@@ -177,7 +177,7 @@ static int exec_event(void *state, const nx_device_event *ev, nxpq_error *err)
     return 0;
 }
 
-static int exec_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int exec_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     (void)ctx;
     execution_sink *s = state;

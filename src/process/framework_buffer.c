@@ -103,19 +103,18 @@ static nx_event_record fw_record(const fw_buffer *b, const fw_event *e)
 }
 
 /* Sorts v[0..n) and writes it as one run read from `path`; *run gets its index. */
-static int fw_write_run(fw_buffer *b, fw_event *v, size_t n, const char *path, size_t *run, char *err,
-                        size_t errlen)
+static int fw_write_run(fw_buffer *b, fw_event *v, size_t n, const char *path, size_t *run, nx_error *err)
 {
     qsort(v, n, sizeof *v, fw_cmp);
     *run = nx_event_runs_count(b->runs);
-    if (nx_event_runs_begin(b->runs, path, err, errlen) != 0)
+    if (nx_event_runs_begin(b->runs, path, err) != 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
         nx_event_record r = fw_record(b, &v[i]);
-        if (nx_event_runs_add(b->runs, &r, err, errlen) != 0)
+        if (nx_event_runs_add(b->runs, &r, err) != 0)
             return -1;
     }
-    return nx_event_runs_end(b->runs, err, errlen);
+    return nx_event_runs_end(b->runs, err);
 }
 
 /* Copies string `off` of the old arena into b's (new) one. */
@@ -133,10 +132,10 @@ static uint64_t fw_keep_str(fw_buffer *b, const char *old_arena, uint64_t off)
  * strings, their links and the thread stacks' tops (threads[0..tcap)) renumbered.
  */
 int nx_fw_spill(fw_buffer *b, size_t first, const char *path, fw_thread *threads, size_t tcap, size_t *own_run,
-                    char *err, size_t errlen)
+                    nx_error *err)
 {
     *own_run = SIZE_MAX;
-    if (!b->runs && !(b->runs = nx_event_runs_new(b->run_dir, err, errlen)))
+    if (!b->runs && !(b->runs = nx_event_runs_new(b->run_dir, err)))
         return -1;
     size_t n_open = 0;
     for (size_t i = first; i < b->n; i++)
@@ -146,7 +145,7 @@ int nx_fw_spill(fw_buffer *b, size_t first, const char *path, fw_thread *threads
     if (n_open && (!opens || !old_index)) {
         free(opens);
         free(old_index);
-        snprintf(err, errlen, "%s: SystemProfileEvents: out of memory", path);
+        nx_error_set(err, "%s: SystemProfileEvents: out of memory", path);
         return -1;
     }
     size_t w = 0, k = 0;
@@ -164,10 +163,10 @@ int nx_fw_spill(fw_buffer *b, size_t first, const char *path, fw_thread *threads
     }
     size_t run;
     int rc = -1;
-    if (earlier && fw_write_run(b, b->v, earlier, path, &run, err, errlen) != 0)
+    if (earlier && fw_write_run(b, b->v, earlier, path, &run, err) != 0)
         goto out;
     if (w > earlier) {
-        if (fw_write_run(b, b->v + earlier, w - earlier, path, &run, err, errlen) != 0)
+        if (fw_write_run(b, b->v + earlier, w - earlier, path, &run, err) != 0)
             goto out;
         *own_run = run;
     }
@@ -179,7 +178,7 @@ int nx_fw_spill(fw_buffer *b, size_t first, const char *path, fw_thread *threads
     char zero = '\0';
     if (nx_fw_put(b, &zero, 1) == UINT64_MAX) {
         free(old_arena);
-        snprintf(err, errlen, "%s: SystemProfileEvents: out of memory", path);
+        nx_error_set(err, "%s: SystemProfileEvents: out of memory", path);
         goto out;
     }
     for (size_t j = 0; j < n_open; j++) {
@@ -191,7 +190,7 @@ int nx_fw_spill(fw_buffer *b, size_t first, const char *path, fw_thread *threads
         e->flow = fw_keep_str(b, old_arena, e->flow);
         if (e->name == UINT64_MAX || e->json == UINT64_MAX || e->stream == UINT64_MAX || e->flow == UINT64_MAX) {
             free(old_arena);
-            snprintf(err, errlen, "%s: SystemProfileEvents: out of memory", path);
+            nx_error_set(err, "%s: SystemProfileEvents: out of memory", path);
             goto out;
         }
     }
@@ -237,7 +236,7 @@ bool nx_fw_init(fw_buffer *b, const char *run_dir)
            nx_fw_put(b, &zero, 1) != UINT64_MAX;   /* offset 0 stays "" */
 }
 
-int nx_fw_finish(fw_buffer *b, const char *last_path, char *err, size_t errlen)
+int nx_fw_finish(fw_buffer *b, const char *last_path, nx_error *err)
 {
     /* Spilled: the rest is one more run, and the events come from the merge
      * of the runs; else from the buffer, sorted. */
@@ -245,8 +244,8 @@ int nx_fw_finish(fw_buffer *b, const char *last_path, char *err, size_t errlen)
     nx_fw_names_seal(b->names);
     if (b->runs) {
         size_t own;
-        return nx_fw_spill(b, b->n, last_path, NULL, 0, &own, err, errlen) != 0 ||
-                       nx_event_runs_merge(b->runs, err, errlen) != 0
+        return nx_fw_spill(b, b->n, last_path, NULL, 0, &own, err) != 0 ||
+                       nx_event_runs_merge(b->runs, err) != 0
                    ? -1
                    : 0;
     }
@@ -258,10 +257,10 @@ int nx_fw_finish(fw_buffer *b, const char *last_path, char *err, size_t errlen)
 /* The events in (start, seq) order: from the merge of the runs when the
  * buffer was spilled, else from the sorted buffer (*fi: the next index).
  * 1 and *out (valid until the next call), 0 at the end, -1 with err. */
-int nx_fw_next(fw_buffer *b, size_t *fi, nx_event_record *out, char *err, size_t errlen)
+int nx_fw_next(fw_buffer *b, size_t *fi, nx_event_record *out, nx_error *err)
 {
     if (b->runs)
-        return nx_event_runs_next(b->runs, out, err, errlen);
+        return nx_event_runs_next(b->runs, out, err);
     while (*fi < b->n && b->v[*fi].dropped)
         (*fi)++;
     if (*fi == b->n)

@@ -50,8 +50,7 @@ typedef struct chrome_file {
     nx_strbuf sb;                /* the event's attributes */
     nx_strbuf id, bind, flows, name;   /* its id and bind_id text, flow keys, a counter's row name */
     size_t own_run;              /* its first spilled run (SIZE_MAX: none yet) */
-    char *err;                   /* a spill's error goes here */
-    size_t errlen;
+    nx_error *err;               /* a spill's error goes here */
     bool spill_failed;
 } chrome_file;
 
@@ -215,7 +214,7 @@ static int spill_if_full(chrome_file *f)
     if (nx_fw_bytes(b) <= b->budget)
         return 0;
     size_t run;
-    if (nx_fw_spill(b, f->first, f->path, f->threads, f->tcap, &run, f->err, f->errlen) != 0) {
+    if (nx_fw_spill(b, f->first, f->path, f->threads, f->tcap, &run, f->err) != 0) {
         f->spill_failed = true;
         return stop_buffer(f);
     }
@@ -516,18 +515,18 @@ static void finish_file(chrome_file *f, nx_system_result *res)
 }
 
 static int read_framework_file(fw_buffer *b, const char *path, uint32_t session, uint32_t file,
-                               const nx_cap_warner *warn, nx_system_result *res, char *err, size_t errlen)
+                               const nx_cap_warner *warn, nx_system_result *res, nx_error *err)
 {
     chrome_file f = {.buf = b, .path = path, .session = session, .file = file, .warn = warn, .first = b->n,
                      .sb = NX_STRBUF_INIT, .id = NX_STRBUF_INIT, .bind = NX_STRBUF_INIT,
                      .flows = NX_STRBUF_INIT, .name = NX_STRBUF_INIT,
-                     .own_run = SIZE_MAX, .err = err, .errlen = errlen};
-    nx_chrome_error cerr = {{0}};
+                     .own_run = SIZE_MAX, .err = err};
+    nx_error cerr = {0};
     int rc = -1;
     nx_run_phase("chrome");
     const nx_framework_source *src = nx_framework_source_for(path);
     if (!src) {   /* discovery lists only names a source claims */
-        snprintf(err, errlen, "%s: no framework-event source reads this file name", path);
+        nx_error_set(err, "%s: no framework-event source reads this file name", path);
         goto out;
     }
     nx_chrome_handlers h = {.event = chrome_event, .toplevel = chrome_toplevel, .ctx = &f, .skipped = chrome_skipped};
@@ -535,17 +534,17 @@ static int read_framework_file(fw_buffer *b, const char *path, uint32_t session,
     if (f.spill_failed)
         goto out;
     if (got < 0) {
-        snprintf(err, errlen, "%s", cerr.msg);
+        nx_error_set(err, "%s", cerr.msg);
         goto out;
     }
     if (b->over_limit) {
-        snprintf(err, errlen,
+        nx_error_set(err,
                  "%s: SystemProfileEvents: B and async b events waiting for their E (e) exceed the %zu MiB buffer",
                  path, NX_FRAMEWORK_MEMORY_LIMIT >> 20);
         goto out;
     }
     if (b->oom || got != 0) {
-        snprintf(err, errlen, "%s: SystemProfileEvents: out of memory buffering framework events", path);
+        nx_error_set(err, "%s: SystemProfileEvents: out of memory buffering framework events", path);
         goto out;
     }
     finish_file(&f, res);
@@ -560,17 +559,16 @@ out:
     return rc;
 }
 
-int nx_fw_read_all(const nx_capture *cap, const nx_cap_warner *warn, fw_buffer *b, nx_system_result *res, char *err,
-                   size_t errlen)
+int nx_fw_read_all(const nx_capture *cap, const nx_cap_warner *warn, fw_buffer *b, nx_system_result *res, nx_error *err)
 {
     const char *last_path = NULL;
     uint32_t file = 0;
     for (size_t s = 0; s < cap->n_sessions; s++) {
         for (size_t k = 0; k < cap->sessions[s].n_chrome_traces; k++) {
             last_path = cap->sessions[s].chrome_traces[k];
-            if (read_framework_file(b, last_path, (uint32_t)s, file++, warn, res, err, errlen) != 0)
+            if (read_framework_file(b, last_path, (uint32_t)s, file++, warn, res, err) != 0)
                 return -1;
         }
     }
-    return nx_fw_finish(b, last_path, err, errlen);
+    return nx_fw_finish(b, last_path, err);
 }

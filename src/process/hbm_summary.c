@@ -36,7 +36,7 @@ static int cmp_hbm(const void *a, const void *b)
     return (x->hbm_idx > y->hbm_idx) - (x->hbm_idx < y->hbm_idx);
 }
 
-int nx_hbm_summary_write(nx_hbm_summary *h, const nx_table_dest *dest, unsigned *tables, nxpq_error *err)
+int nx_hbm_summary_write(nx_hbm_summary *h, const nx_table_dest *dest, unsigned *tables, nx_error *err)
 {
     if (h->n == 0)
         return 0;

@@ -35,7 +35,7 @@ typedef struct nx_hbm_summary {
 /* One snapshot, in SystemProfileHbmUsage's order. -1: out of memory. */
 int nx_hbm_summary_add(nx_hbm_summary *h, const nx_sys_hbm_sample *s);
 /* Writes the table (counted in *tables; none when no snapshot came). */
-int nx_hbm_summary_write(nx_hbm_summary *h, const nx_table_dest *dest, unsigned *tables, nxpq_error *err);
+int nx_hbm_summary_write(nx_hbm_summary *h, const nx_table_dest *dest, unsigned *tables, nx_error *err);
 void nx_hbm_summary_free(nx_hbm_summary *h);
 
 #endif

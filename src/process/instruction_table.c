@@ -294,7 +294,7 @@ static size_t holdback_limit(void)
     return NX_INSTR_HOLDBACK_DEFAULT;
 }
 
-static int complete_block(void *sink, size_t trace, unsigned pcore, unsigned queue, const void *block, nxpq_error *err);
+static int complete_block(void *sink, size_t trace, unsigned pcore, unsigned queue, const void *block, nx_error *err);
 
 /* Per trace: the latest instruction record per (pcore, instruction), the open blocks. */
 static int hold_setup(instruction_sink *s, const nx_process_ctx *ctx)
@@ -315,7 +315,7 @@ static int hold_setup(instruction_sink *s, const nx_process_ctx *ctx)
     return nx_dma_blocks_init(&s->blocks, ctx, sizeof(open_block), complete_block, s);
 }
 
-static int instruction_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+static int instruction_open(const nx_process_ctx *ctx, void **state, nx_error *err)
 {
     static const char *const record_names[] = {
 #define X(name) #name,
@@ -337,7 +337,7 @@ static int instruction_open(const nx_process_ctx *ctx, void **state, nxpq_error 
         snprintf(err->msg, sizeof err->msg, "Instruction: out of memory");
         return -1;
     }
-    if (nx_frame_index_build(ctx->progs, ctx->n_progs, &s->frames, "Instruction", err->msg, sizeof err->msg) != 0) {
+    if (nx_frame_index_build(ctx->progs, ctx->n_progs, &s->frames, "Instruction", err) != 0) {
         instruction_sink_free(s);
         return -1;
     }
@@ -377,7 +377,7 @@ static held_row *owner_row(instruction_sink *s, uint64_t owner)
     return owner > s->head ? held_at(s, owner - 1) : NULL;
 }
 
-static int write_row(instruction_sink *s, const held_row *h, nxpq_error *err)
+static int write_row(instruction_sink *s, const held_row *h, nx_error *err)
 {
     nx_row *r = &s->r;
     if (nx_row_begin(r, err) != 0)
@@ -401,7 +401,7 @@ static int write_row(instruction_sink *s, const held_row *h, nxpq_error *err)
     return nx_row_end(r, err);
 }
 
-static int write_head(instruction_sink *s, nxpq_error *err)
+static int write_head(instruction_sink *s, nx_error *err)
 {
     if (write_row(s, held_at(s, s->head), err) != 0)
         return -1;
@@ -410,7 +410,7 @@ static int write_head(instruction_sink *s, nxpq_error *err)
 }
 
 /* Writes the held rows, from the head, that can no longer change at time `now`. */
-static int flush_ready(instruction_sink *s, int64_t now, nxpq_error *err)
+static int flush_ready(instruction_sink *s, int64_t now, nx_error *err)
 {
     while (s->head < s->tail) {
         const held_row *h = held_at(s, s->head);
@@ -424,7 +424,7 @@ static int flush_ready(instruction_sink *s, int64_t now, nxpq_error *err)
 
 /* Room for one more held row: the ring doubles up to the limit, then the head
  * is written early. */
-static int hold_room(instruction_sink *s, nxpq_error *err)
+static int hold_room(instruction_sink *s, nx_error *err)
 {
     size_t n = (size_t)(s->tail - s->head);
     if (n >= s->limit) {
@@ -447,7 +447,7 @@ static int hold_room(instruction_sink *s, nxpq_error *err)
     return 0;
 }
 
-static int on_instruction(instruction_sink *s, const nx_device_event *ev, nxpq_error *err)
+static int on_instruction(instruction_sink *s, const nx_device_event *ev, nx_error *err)
 {
     const nx_trace_record *rec = ev->rec;
     const nx_device_trace *tr = ev->trace;
@@ -476,7 +476,7 @@ static int on_instruction(instruction_sink *s, const nx_device_event *ev, nxpq_e
 
 
 /* A block is complete (dma_blocks.h): its owner has one open block less. */
-static int complete_block(void *sink, size_t trace, unsigned pcore, unsigned queue, const void *block, nxpq_error *err)
+static int complete_block(void *sink, size_t trace, unsigned pcore, unsigned queue, const void *block, nx_error *err)
 {
     (void)trace, (void)pcore, (void)queue, (void)err;
     held_row *h = owner_row(sink, ((const open_block *)block)->owner);
@@ -485,7 +485,7 @@ static int complete_block(void *sink, size_t trace, unsigned pcore, unsigned que
     return 0;
 }
 
-static int on_block(instruction_sink *s, const nx_device_event *ev, nxpq_error *err)
+static int on_block(instruction_sink *s, const nx_device_event *ev, nx_error *err)
 {
     const nx_trace_record *r = ev->rec;
     trace_state *t = &s->traces[ev->trace->index];
@@ -505,7 +505,7 @@ static int on_block(instruction_sink *s, const nx_device_event *ev, nxpq_error *
     return nx_dma_blocks_add(&s->blocks, ev, &b, err);
 }
 
-static int on_packet(instruction_sink *s, const nx_device_event *ev, nxpq_error *err)
+static int on_packet(instruction_sink *s, const nx_device_event *ev, nx_error *err)
 {
     void *open;
     if (nx_dma_blocks_packet(&s->blocks, ev, &open, err) != 0)
@@ -523,7 +523,7 @@ static int on_packet(instruction_sink *s, const nx_device_event *ev, nxpq_error 
     return 0;
 }
 
-static int instruction_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static int instruction_event(void *state, const nx_device_event *ev, nx_error *err)
 {
     instruction_sink *s = state;
     int64_t now = ev->start_ns;
@@ -540,7 +540,7 @@ static int instruction_event(void *state, const nx_device_event *ev, nxpq_error 
     }
 }
 
-static int instruction_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int instruction_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     instruction_sink *s = state;
     /* Rule (c): the capture ended, every block is complete and every held row final. */

@@ -42,7 +42,7 @@ static int64_t rebase(int64_t parent, int64_t base)
     return parent == NX_ABSENT ? NX_ABSENT : parent + base;
 }
 
-static int write_frames(const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_frames(const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "KernelStackFrames", err) != 0)
@@ -74,7 +74,7 @@ fail:
     return -1;
 }
 
-static int write_iterations(const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_iterations(const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "KernelIterationVariables", err) != 0)
@@ -124,13 +124,13 @@ static int64_t *chain_depths(const void *records, size_t n, size_t stride, size_
     return d;
 }
 
-static int write_program_instrs(nx_row *r, const nx_process_ctx *ctx, size_t p, nxpq_error *err)
+static int write_program_instrs(nx_row *r, const nx_process_ctx *ctx, size_t p, nx_error *err)
 {
     const nx_program *g = ctx->progs[p];
     kt_base base = base_of(ctx, p);
     int64_t *fd = chain_depths(g->nki_frames, g->n_nki_frames, sizeof *g->nki_frames, offsetof(nx_prog_frame, parent));
     int64_t *vd = chain_depths(g->nki_iters, g->n_nki_iters, sizeof *g->nki_iters, offsetof(nx_prog_nki_iter, parent));
-    int rc = fd && vd ? 0 : nxpq_error_set(err, "KernelInstructions: out of memory");
+    int rc = fd && vd ? 0 : nx_error_set(err, "KernelInstructions: out of memory");
     size_t c_name = nx_row_col(r, "kernel_instruction_name"), c_frame = nx_row_col(r, "stack_frame_id"),
            c_fdepth = nx_row_col(r, "stack_frame_depth"), c_iter = nx_row_col(r, "iteration_variables_id"),
            c_idepth = nx_row_col(r, "iteration_variable_depth"), c_core = nx_row_col(r, "pcore_idx"),
@@ -156,7 +156,7 @@ static int write_program_instrs(nx_row *r, const nx_process_ctx *ctx, size_t p, 
     return rc;
 }
 
-static int write_instructions(const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_instructions(const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "KernelInstructions", err) != 0)
@@ -168,7 +168,7 @@ static int write_instructions(const nx_process_ctx *ctx, unsigned *tables, nxpq_
     return nx_row_finish(&r, rc, tables, err);
 }
 
-static int write_assembly(const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_assembly(const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "AssemblyInstruction", err) != 0)
@@ -197,7 +197,7 @@ fail:
     return -1;
 }
 
-static int kt_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int kt_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     (void)state;
     bool nki = false, assembly = false;

@@ -224,7 +224,7 @@ static void change(nx_sum_guard *g, series *s, const alloc_info *a, int sign, in
     s->last_change = t;
 }
 
-static int write_row(mem_state *m, unsigned mem, unsigned pcore, int64_t bucket, const int64_t *v, nxpq_error *err)
+static int write_row(mem_state *m, unsigned mem, unsigned pcore, int64_t bucket, const int64_t *v, nx_error *err)
 {
     nx_row *r = &m->r[mem];
     const series *s = &m->s[mem][pcore];
@@ -240,7 +240,7 @@ static int write_row(mem_state *m, unsigned mem, unsigned pcore, int64_t bucket,
 
 /* The open bucket `b` of series s ends: its sample is known; the previous
  * bucket's row is written when it is the first or the last of its run. */
-static int close_series(mem_state *m, unsigned mem, unsigned pcore, int64_t b, nxpq_error *err)
+static int close_series(mem_state *m, unsigned mem, unsigned pcore, int64_t b, nx_error *err)
 {
     series *s = &m->s[mem][pcore];
     integrate(&m->sums, s, (b + 1) * W);
@@ -261,14 +261,14 @@ static int close_series(mem_state *m, unsigned mem, unsigned pcore, int64_t b, n
  * after its last change): the pending row is written when it is that bucket.
  * A pending bucket past end_b (the series stayed empty while others went on)
  * belongs to the empty run that bucket end_b started and was written as. */
-static int end_series(mem_state *m, unsigned mem, unsigned pcore, nxpq_error *err)
+static int end_series(mem_state *m, unsigned mem, unsigned pcore, nx_error *err)
 {
     series *s = &m->s[mem][pcore];
     s->done = true;
     return s->have_prev && s->prev_b <= s->end_b ? write_row(m, mem, pcore, s->prev_b, s->prev, err) : 0;
 }
 
-static int close_bucket(mem_state *m, nxpq_error *err)
+static int close_bucket(mem_state *m, nx_error *err)
 {
     int64_t b = m->cur;
     for (unsigned mem = 0; mem < N_MEM; mem++)
@@ -291,7 +291,7 @@ static int close_bucket(mem_state *m, nxpq_error *err)
 /* Buckets cur .. to-1 hold no change for any series (every one is a full bucket
  * at its constant occupancy): close cur normally, decide its row knowing the
  * next is identical, and move to bucket to - 1 as the undecided one. */
-static int skip_constant(mem_state *m, int64_t to, nxpq_error *err)
+static int skip_constant(mem_state *m, int64_t to, nx_error *err)
 {
     for (unsigned mem = 0; mem < N_MEM; mem++)
         for (unsigned p = 0; p < NX_USAGE_MAX_SERIES; p++) {
@@ -319,7 +319,7 @@ static int skip_constant(mem_state *m, int64_t to, nxpq_error *err)
 
 /* Closes every bucket that ends at or before `now` and applies the frees due
  * up to `now`, in time order. */
-static int advance(mem_state *m, int64_t now, nxpq_error *err)
+static int advance(mem_state *m, int64_t now, nx_error *err)
 {
     if (!m->any)
         return 0;
@@ -428,7 +428,7 @@ static int build_prog(const nx_program *p, prog_info *pi)
     return 0;
 }
 
-static int open_table(mem_state *m, const nx_process_ctx *ctx, unsigned mem, nxpq_error *err)
+static int open_table(mem_state *m, const nx_process_ctx *ctx, unsigned mem, nx_error *err)
 {
     static const char *const COLS[N_MEM][NCOLS] = {
         {"avg_util_percent", "partition_0_util_percent", "partition_32_util_percent", "partition_64_util_percent",
@@ -465,7 +465,7 @@ static void add_capacity(mem_state *m, const nx_prog_hardware *hw, uint32_t pcor
     }
 }
 
-static int mem_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+static int mem_open(const nx_process_ctx *ctx, void **state, nx_error *err)
 {
     *state = NULL;
     bool any = false;
@@ -547,7 +547,7 @@ static int64_t open_from(const mem_state *m, int64_t now)
     return w;
 }
 
-static int mem_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static int mem_event(void *state, const nx_device_event *ev, nx_error *err)
 {
     mem_state *m = state;
     if (!m)
@@ -602,7 +602,7 @@ static int mem_event(void *state, const nx_device_event *ev, nxpq_error *err)
     return nx_sum_error(&m->sums, "SbufUsage/PsumUsage", NULL, err);
 }
 
-static int mem_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int mem_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     mem_state *m = state;
     if (!m)

@@ -14,7 +14,7 @@ typedef struct change {
     int8_t delta;
 } change;
 
-int nx_pending_open(nx_pending_dma *p, const nx_table_dest *dest, nxpq_error *err)
+int nx_pending_open(nx_pending_dma *p, const nx_table_dest *dest, nx_error *err)
 {
     memset(p, 0, sizeof *p);
     nx_reorder_init(&p->q, sizeof(change));
@@ -27,7 +27,7 @@ int nx_pending_open(nx_pending_dma *p, const nx_table_dest *dest, nxpq_error *er
 }
 
 /* Writes every change point at or before `watermark`, one instant at a time. */
-static int write_ready(nx_pending_dma *p, int64_t watermark, nxpq_error *err)
+static int write_ready(nx_pending_dma *p, int64_t watermark, nx_error *err)
 {
     while (nx_reorder_ready(&p->q, watermark)) {
         int64_t t = nx_reorder_top_key(&p->q);
@@ -53,7 +53,7 @@ static int write_ready(nx_pending_dma *p, int64_t watermark, nxpq_error *err)
     return 0;
 }
 
-int nx_pending_add(nx_pending_dma *p, unsigned pcore, int64_t start, int64_t end, nxpq_error *err)
+int nx_pending_add(nx_pending_dma *p, unsigned pcore, int64_t start, int64_t end, nx_error *err)
 {
     if (pcore >= NX_USAGE_MAX_SERIES) {
         snprintf(err->msg, sizeof err->msg, "PendingDma: pcore %u out of range", pcore);
@@ -71,7 +71,7 @@ int nx_pending_add(nx_pending_dma *p, unsigned pcore, int64_t start, int64_t end
     return 0;
 }
 
-int nx_pending_finish(nx_pending_dma *p, unsigned *tables, nxpq_error *err)
+int nx_pending_finish(nx_pending_dma *p, unsigned *tables, nx_error *err)
 {
     int rc = write_ready(p, INT64_MAX, err);
     nx_reorder_free(&p->q);

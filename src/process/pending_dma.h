@@ -32,11 +32,11 @@ typedef struct nx_pending_dma {
     int64_t count[NX_USAGE_MAX_SERIES];
 } nx_pending_dma;
 
-int nx_pending_open(nx_pending_dma *p, const nx_table_dest *dest, nxpq_error *err);
+int nx_pending_open(nx_pending_dma *p, const nx_table_dest *dest, nx_error *err);
 /* A transfer on `pcore` pending over [start, end); start >= every earlier start. */
-int nx_pending_add(nx_pending_dma *p, unsigned pcore, int64_t start, int64_t end, nxpq_error *err);
+int nx_pending_add(nx_pending_dma *p, unsigned pcore, int64_t start, int64_t end, nx_error *err);
 /* Writes what is left and closes the table (counted in *tables). */
-int nx_pending_finish(nx_pending_dma *p, unsigned *tables, nxpq_error *err);
+int nx_pending_finish(nx_pending_dma *p, unsigned *tables, nx_error *err);
 void nx_pending_discard(nx_pending_dma *p);
 
 #endif

@@ -110,7 +110,7 @@ static void warning_list_free(warning_list *wl)
     free(wl->category);
 }
 
-static int write_warnings(const warning_list *wl, const nx_table_dest *dest, unsigned *tables, nxpq_error *err)
+static int write_warnings(const warning_list *wl, const nx_table_dest *dest, unsigned *tables, nx_error *err)
 {
     if (wl->oom) {
         snprintf(err->msg, sizeof err->msg, "Warning: out of memory keeping the capture's warnings");
@@ -186,7 +186,7 @@ typedef struct job {
     bool any;                        /* device: the trace's span, once run */
     int64_t first_ns, last_ns;
     int rc;
-    char err[1024];
+    nx_error err;
 } job;
 
 typedef struct run {
@@ -211,12 +211,12 @@ static void on_stop_signal(int sig)
 }
 
 /* Fills err and returns -1 when the run was asked to stop; else 0. */
-static int check_stop(char *err, size_t errlen)
+static int check_stop(nx_error *err)
 {
     int stopped = nx_run_stopped();
     if (!stopped)
         return 0;
-    nx_run_stopped_message(stopped, err, errlen);
+    nx_run_stopped_message(stopped, err);
     return -1;
 }
 
@@ -254,10 +254,10 @@ static nx_process_ctx job_ctx(job *j)
 /* Warning and SchemaFields: the last tables of every profile but Summary. */
 static int write_common_tables(job *j, const nx_process_ctx *ctx)
 {
-    nxpq_error perr = {{0}};
+    nx_error perr = {0};
     if (write_warnings(&j->wl, &ctx->dest, &j->tables, &perr) != 0 ||
         nx_write_schema_fields(j->build_dir, &j->run->wopts, &perr) != 0) {
-        snprintf(j->err, sizeof j->err, "%s", perr.msg);
+        j->err = perr;
         return -1;
     }
     j->tables++;   /* SchemaFields */
@@ -269,7 +269,7 @@ static int run_device_job(job *j)
     nx_process_ctx ctx = job_ctx(j);
     nx_run_phase("device");
     if (nx_device_pipeline_run(j->dev, &ctx, j->run->o->progress ? on_progress : NULL, j, &j->tables,
-                               &j->instructions, j->err, sizeof j->err) != 0)
+                               &j->instructions, &j->err) != 0)
         return -1;
     j->any = ctx.traces[0].any;
     j->first_ns = ctx.traces[0].first_ns;
@@ -282,10 +282,10 @@ static int run_device_job(job *j)
     if (write_common_tables(j, &ctx) != 0)
         return -1;
     /* Summary last: its total_row_count counts every other table's rows. */
-    nxpq_error perr = {{0}};
+    nx_error perr = {0};
     if (nx_summary_hold_complete(&j->summary, atomic_load(&j->rows_written) + nx_schema_fields_row_count(),
                                  &j->tables, &perr) != 0) {
-        snprintf(j->err, sizeof j->err, "%s", perr.msg);
+        j->err = perr;
         return -1;
     }
     return 0;
@@ -297,7 +297,7 @@ static int run_device_job(job *j)
  *   instance_id          the trace header's, or the session directory's when that is empty;
  *   process_id, nc_id    the header's pid and neuroncore_idx;
  *   session_id, model_id the header's values, null when -1. */
-static int write_device_profile_list(job *j, const nx_process_ctx *ctx, nxpq_error *err)
+static int write_device_profile_list(job *j, const nx_process_ctx *ctx, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "DeviceProfileList", err) != 0)
@@ -332,11 +332,11 @@ static int run_system_job(job *j)
     nx_process_ctx ctx = job_ctx(j);
     nx_run_phase("system");
     if (j->pp->system_data &&
-        nx_system_tables_write(&j->view, &ctx, &j->warn, &j->tables, &j->sys, j->err, sizeof j->err) != 0)
+        nx_system_tables_write(&j->view, &ctx, &j->warn, &j->tables, &j->sys, &j->err) != 0)
         return -1;
-    nxpq_error perr = {{0}};
+    nx_error perr = {0};
     if (ctx.n_traces > 0 && write_device_profile_list(j, &ctx, &perr) != 0) {
-        snprintf(j->err, sizeof j->err, "%s", perr.msg);
+        j->err = perr;
         return -1;
     }
     return 0;
@@ -358,9 +358,9 @@ static int finish_system_job(job *j)
             span.last_ns = d->last_ns;
         span.any = true;
     }
-    nxpq_error perr = {{0}};
+    nx_error perr = {0};
     if (nx_system_write_fallback_metadata(&ctx, &span, &j->tables, &perr) != 0) {
-        snprintf(j->err, sizeof j->err, "%s", perr.msg);
+        j->err = perr;
         return -1;
     }
     return write_common_tables(j, &ctx);
@@ -387,7 +387,7 @@ static void *worker(void *arg)
             return NULL;
         job *j = &r->jobs[i];
         name_worker(j->pp);
-        if (check_stop(j->err, sizeof j->err) != 0)
+        if (check_stop(&j->err) != 0)
             j->rc = -1;   /* stopped before it began */
         else
             j->rc = j->pp->kind == NX_PROFILE_DEVICE ? run_device_job(j) : run_system_job(j);
@@ -419,7 +419,7 @@ static int hand_over_capture_warnings(run *r, const warning_list *disc)
     return 0;
 }
 
-static int open_job(run *r, size_t i, char *err, size_t errlen)
+static int open_job(run *r, size_t i, nx_error *err)
 {
     job *j = &r->jobs[i];
     const nx_planned_profile *pp = &r->plan.p[i];
@@ -429,7 +429,7 @@ static int open_job(run *r, size_t i, char *err, size_t errlen)
     j->opts.display_name = pp->name;
     j->warn = (nx_cap_warner){.fn = on_warning, .ctx = &j->wl};
     j->ses = r->cap->sessions[pp->session];
-    nx_cap_error cerr = {{0}};
+    nx_error cerr = {0};
     nx_cap_warner quiet = {.fn = NULL, .ctx = NULL};
     const nx_cap_warner *warn = &j->warn;
     if (pp->kind == NX_PROFILE_DEVICE) {
@@ -445,7 +445,7 @@ static int open_job(run *r, size_t i, char *err, size_t errlen)
     }
     j->view = (nx_capture){.root = r->cap->root, .sessions = &j->ses, .n_sessions = 1};
     if (nx_device_pipeline_open(&j->view, warn, &j->dev, &cerr) != 0) {
-        snprintf(err, errlen, "%s", cerr.msg);
+        nx_error_set(err, "%s", cerr.msg);
         return -1;
     }
     if (pp->kind == NX_PROFILE_DEVICE)
@@ -456,12 +456,12 @@ static int open_job(run *r, size_t i, char *err, size_t errlen)
 /* Starts every output (each target checked, and kept apart from the capture,
  * before any profile is built): the data path's set of profiles, or one
  * nx_profile_output per --output-file profile; and the build directory of each job. */
-static int begin_outputs(run *r, char *err, size_t errlen)
+static int begin_outputs(run *r, nx_error *err)
 {
-    nxpq_error perr = {{0}};
+    nx_error perr = {0};
     r->outs = calloc(r->plan.n + 1, sizeof *r->outs);
     if (!r->outs) {
-        snprintf(err, errlen, "out of memory");
+        nx_error_set(err, "out of memory");
         return -1;
     }
     for (size_t i = 0; i < r->plan.n; i++)
@@ -508,7 +508,7 @@ static int begin_outputs(run *r, char *err, size_t errlen)
     }
     return 0;
 fail:
-    snprintf(err, errlen, "%s", perr.msg);
+    nx_error_set(err, "%s", perr.msg);
     return -1;
 }
 
@@ -525,11 +525,11 @@ static int worker_count(const nx_process_options *o, size_t n_jobs)
     return (int)(n < n_jobs ? n : n_jobs);
 }
 
-static int run_pool(run *r, int workers, char *err, size_t errlen)
+static int run_pool(run *r, int workers, nx_error *err)
 {
     pthread_t *tid = calloc((size_t)workers, sizeof *tid);
     if (!tid) {
-        snprintf(err, errlen, "out of memory");
+        nx_error_set(err, "out of memory");
         return -1;
     }
     int started = 0;
@@ -546,22 +546,22 @@ static int run_pool(run *r, int workers, char *err, size_t errlen)
 
 /* The first real failure, in plan order (a job stopped because another failed
  * says so; the cause is elsewhere). */
-static int first_failure(const run *r, char *err, size_t errlen)
+static int first_failure(const run *r, nx_error *err)
 {
     const job *first = NULL;
     for (size_t i = 0; i < r->plan.n; i++) {
         const job *j = &r->jobs[i];
         if (j->rc == 0)
             continue;
-        if (!first || (strncmp(first->err, "stopped:", 8) == 0 && strncmp(j->err, "stopped:", 8) != 0))
+        if (!first || (strncmp(first->err.msg, "stopped:", 8) == 0 && strncmp(j->err.msg, "stopped:", 8) != 0))
             first = j;
     }
     if (!first)
         return 0;
+    if (err)
+        *err = first->err;
     if (r->plan.n > 1)
-        snprintf(err, errlen, "profile %s: %s", first->pp->name, first->err);
-    else
-        snprintf(err, errlen, "%s", first->err);
+        nx_error_prefix(err, "profile %s", first->pp->name);
     return -1;
 }
 
@@ -594,15 +594,15 @@ static int fill_stats(const run *r, nx_process_stats *st)
     return st->profile_dir ? 0 : -1;
 }
 
-int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err, size_t errlen)
+int nx_process_run(const nx_process_options *o, nx_process_stats *st, nx_error *err)
 {
     memset(st, 0, sizeof *st);
     run r = {.o = o};
     warning_list disc = {0};
     nx_cap_warner disc_warn = {.fn = on_warning, .ctx = &disc};
     nx_capture cap = {0};
-    nx_cap_error cerr = {{0}};
-    nxpq_error perr = {{0}};
+    nx_error cerr = {0};
+    nx_error perr = {0};
     bool capture_open = false;
     int rc = -1;
     struct sigaction sa, old_int, old_term;
@@ -617,25 +617,25 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
 
     nx_run_phase("discover");
     if (nx_capture_discover(o->capture_dir, &cap, &disc_warn, &cerr) != 0) {
-        snprintf(err, errlen, "%s", cerr.msg);
+        nx_error_set(err, "%s", cerr.msg);
         goto done;
     }
     capture_open = true;
-    if (check_stop(err, errlen) != 0)
+    if (check_stop(err) != 0)
         goto done;
     r.cap = &cap;
-    if (nx_profile_plan_make(o, &cap, &r.plan, err, errlen) != 0)
+    if (nx_profile_plan_make(o, &cap, &r.plan, err) != 0)
         goto done;
     if (!(r.jobs = calloc(r.plan.n, sizeof *r.jobs))) {
-        snprintf(err, errlen, "out of memory");
+        nx_error_set(err, "out of memory");
         goto done;
     }
     nx_run_phase("program");
     for (size_t i = 0; i < r.plan.n; i++)
-        if (open_job(&r, i, err, errlen) != 0 || check_stop(err, errlen) != 0)
+        if (open_job(&r, i, err) != 0 || check_stop(err) != 0)
             goto done;
     if (hand_over_capture_warnings(&r, &disc) != 0) {
-        snprintf(err, errlen, "out of memory keeping the capture's warnings");
+        nx_error_set(err, "out of memory keeping the capture's warnings");
         goto done;
     }
     int workers = worker_count(o, r.plan.n);
@@ -658,27 +658,28 @@ int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err,
     r.pl.n_jobs = r.plan.n;
     for (size_t i = 0; i < r.plan.n; i++)
         r.pl.total += r.jobs[i].records;
-    if (begin_outputs(&r, err, errlen) != 0 || run_pool(&r, workers, err, errlen) != 0 ||
-        first_failure(&r, err, errlen) != 0)
+    if (begin_outputs(&r, err) != 0 || run_pool(&r, workers, err) != 0 ||
+        first_failure(&r, err) != 0)
         goto done;
     for (size_t i = 0; i < r.plan.n; i++) {
         if (r.plan.p[i].kind == NX_PROFILE_SYSTEM && finish_system_job(&r.jobs[i]) != 0) {
-            snprintf(err, errlen, "%s", r.jobs[i].err);
+            if (err)
+                *err = r.jobs[i].err;
             goto done;
         }
     }
     nx_run_phase("publish");
-    if (check_stop(err, errlen) != 0)
+    if (check_stop(err) != 0)
         goto done;
     if ((o->output_file ? nx_profile_output_publish(r.outs, r.n_outs, &perr)
                         : nx_profile_set_publish(&r.set, &perr)) != 0) {
         r.n_outs = 0;   /* publish removed every temporary directory */
-        snprintf(err, errlen, "%s", perr.msg);
+        nx_error_set(err, "%s", perr.msg);
         goto done;
     }
     r.n_outs = 0;
     if (fill_stats(&r, st) != 0) {
-        snprintf(err, errlen, "out of memory");
+        nx_error_set(err, "out of memory");
         nx_process_stats_free(st);
         goto done;
     }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/error.h"
 
 #include "process/process_options.h"
 
@@ -45,7 +46,7 @@ typedef struct nx_process_stats {
 
 /* Processes o->capture_dir. Returns 0 (st filled; release with
  * nx_process_stats_free) or -1 with a message in err naming the file at fault. */
-int nx_process_run(const nx_process_options *o, nx_process_stats *st, char *err, size_t errlen);
+int nx_process_run(const nx_process_options *o, nx_process_stats *st, nx_error *err);
 void nx_process_stats_free(nx_process_stats *st);
 
 #endif

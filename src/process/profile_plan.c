@@ -49,16 +49,16 @@ static bool core_shared(const nx_cap_session *s, size_t prog, const nx_cap_trace
 
 /* Names pp and gives it its directory (see profile_plan.h). */
 static int place(const nx_process_options *o, nx_planned_profile *pp, char *name,
-                 const char *system_dir, char *err, size_t errlen)
+                 const char *system_dir, nx_error *err)
 {
     pp->name = name;
-    nxpq_error perr;
+    nx_error perr;
     if (!name) {
-        snprintf(err, errlen, "out of memory");
+        nx_error_set(err, "out of memory");
         return -1;
     }
     if (nx_display_name_validate(name, &perr) != 0) {
-        snprintf(err, errlen, "profile name '%s': %s", name, perr.msg);
+        nx_error_set(err, "profile name '%s': %s", name, perr.msg);
         return -1;
     }
     if (o->output_file && system_dir) {
@@ -67,11 +67,11 @@ static int place(const nx_process_options *o, nx_planned_profile *pp, char *name
     } else if (o->output_file) {
         pp->dir = strdup(o->output_file);
     } else if (nx_profile_dir_resolve(o->data_path, name, NULL, &pp->dir, &perr) != 0) {
-        snprintf(err, errlen, "%s", perr.msg);
+        nx_error_set(err, "%s", perr.msg);
         return -1;
     }
     if (!pp->dir) {
-        snprintf(err, errlen, "out of memory");
+        nx_error_set(err, "out of memory");
         return -1;
     }
     return 0;
@@ -87,7 +87,7 @@ static size_t device_traces(const nx_process_options *o, const nx_cap_session *s
 }
 
 static int plan_session(const nx_process_options *o, const nx_capture *cap, size_t k, const char *display,
-                        nx_profile_plan *plan, size_t *cap_n, char *err, size_t errlen)
+                        nx_profile_plan *plan, size_t *cap_n, nx_error *err)
 {
     const nx_cap_session *s = &cap->sessions[k];
     nx_capture view = nx_capture_session_view(cap, k);
@@ -100,7 +100,7 @@ static int plan_session(const nx_process_options *o, const nx_capture *cap, size
         nx_planned_profile *pp = add(plan, cap_n);
         if (!pp) {
             free(session_name);
-            snprintf(err, errlen, "out of memory");
+            nx_error_set(err, "out of memory");
             return -1;
         }
         pp->kind = NX_PROFILE_DEVICE;
@@ -110,27 +110,27 @@ static int plan_session(const nx_process_options *o, const nx_capture *cap, size
                 pp->program = &s->programs[j];
                 pp->trace = &s->programs[j].traces[0];
             }
-        return place(o, pp, session_name, NULL, err, errlen);
+        return place(o, pp, session_name, NULL, err);
     }
     size_t sys = plan->n;
     nx_planned_profile *sp = add(plan, cap_n);
     if (!sp) {
         free(session_name);
-        snprintf(err, errlen, "out of memory");
+        nx_error_set(err, "out of memory");
         return -1;
     }
     sp->kind = NX_PROFILE_SYSTEM;
     sp->session = k;
     sp->system_data = system_data;
     sp->n_devices = n_dev;
-    if (place(o, sp, session_name, NULL, err, errlen) != 0)
+    if (place(o, sp, session_name, NULL, err) != 0)
         return -1;
     for (size_t j = 0; j < s->n_programs && n_dev; j++) {
         const nx_cap_program_file *pf = &s->programs[j];
         for (size_t t = 0; t < pf->n_traces; t++) {
             nx_planned_profile *pp = add(plan, cap_n);
             if (!pp) {
-                snprintf(err, errlen, "out of memory");
+                nx_error_set(err, "out of memory");
                 return -1;
             }
             const nx_planned_profile *system = &plan->p[sys];   /* add() may have moved it */
@@ -144,22 +144,21 @@ static int plan_session(const nx_process_options *o, const nx_capture *cap, size
                 snprintf(hash, sizeof hash, "-%016" PRIx64, pf->hash);
             char *name = nx_path_printf("%s-nd%" PRIu32 "-nc%" PRIu32 "%s", system->name, pp->trace->device,
                                     pp->trace->core, hash);
-            if (place(o, pp, name, plan->p[sys].dir, err, errlen) != 0)
+            if (place(o, pp, name, plan->p[sys].dir, err) != 0)
                 return -1;
         }
     }
     return 0;
 }
 
-int nx_profile_plan_make(const nx_process_options *o, const nx_capture *cap, nx_profile_plan *plan, char *err,
-                         size_t errlen)
+int nx_profile_plan_make(const nx_process_options *o, const nx_capture *cap, nx_profile_plan *plan, nx_error *err)
 {
     memset(plan, 0, sizeof *plan);
     size_t cap_n = 0;
     char *owned = NULL;
     const char *display = o->display_name;
     if (o->output_file && cap->n_sessions > 1) {
-        snprintf(err, errlen,
+        nx_error_set(err,
                  "%s holds %zu capture sessions (%s, ...); --output-file takes one: give --data-path to write "
                  "a set of profiles per session, or process one session directory",
                  cap->root, cap->n_sessions, cap->sessions[0].dir);
@@ -168,17 +167,17 @@ int nx_profile_plan_make(const nx_process_options *o, const nx_capture *cap, nx_
     if (!display) {
         owned = o->output_file ? nx_path_last_component(o->output_file) : NULL;
         if (!owned) {
-            snprintf(err, errlen, "no display name: give --display-name");
+            nx_error_set(err, "no display name: give --display-name");
             return -1;
         }
         display = owned;
     }
     int rc = 0;
     for (size_t k = 0; k < cap->n_sessions && rc == 0; k++)
-        rc = plan_session(o, cap, k, display, plan, &cap_n, err, errlen);
+        rc = plan_session(o, cap, k, display, plan, &cap_n, err);
     free(owned);
     if (rc == 0 && plan->n == 0) {
-        snprintf(err, errlen, "%s: nothing to process: no device trace%s and no system profile%s", o->capture_dir,
+        nx_error_set(err, "%s: nothing to process: no device trace%s and no system profile%s", o->capture_dir,
                  o->ignore_device_profile ? " (--ignore-device-profile)" : "",
                  o->ignore_system_profile ? " (--ignore-system-profile)" : "");
         rc = -1;

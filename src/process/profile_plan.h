@@ -59,8 +59,7 @@ typedef struct nx_profile_plan {
 
 /* Plans the run of o over cap. Returns 0, or -1 with a message in err (nothing to
  * process, several sessions with --output-file, a name that is not valid). */
-int nx_profile_plan_make(const nx_process_options *o, const nx_capture *cap, nx_profile_plan *plan, char *err,
-                         size_t errlen);
+int nx_profile_plan_make(const nx_process_options *o, const nx_capture *cap, nx_profile_plan *plan, nx_error *err);
 void nx_profile_plan_free(nx_profile_plan *plan);
 
 /* A view of session k of cap alone (shares cap's memory). */

@@ -23,7 +23,7 @@ static void hex_uuid(const uint8_t uuid[16], char out[33])
         snprintf(out + 2 * i, 3, "%02x", uuid[i]);
 }
 
-static int write_neff_header(const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_neff_header(const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "NeffHeader", err) != 0)
@@ -58,7 +58,7 @@ fail:
     return -1;
 }
 
-static int write_dma_queues(const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_dma_queues(const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     size_t total = 0;
     for (size_t i = 0; i < ctx->n_progs; i++)
@@ -95,7 +95,7 @@ fail:
 
 static float ghz(uint64_t hz) { return (float)((double)hz / 1e9); }
 
-static int write_metadata(const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_metadata(const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "Metadata", err) != 0)
@@ -154,7 +154,7 @@ fail:
     return -1;
 }
 
-static int program_tables_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int program_tables_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     (void)state;
     if (ctx->n_traces == 0)

@@ -155,7 +155,7 @@ typedef struct rollup_sink {
     nx_sum_guard sums;
 } rollup_sink;
 
-static int oom(nxpq_error *err)
+static int oom(nx_error *err)
 {
     snprintf(err->msg, sizeof err->msg, "IR roll-up tables: out of memory");
     return -1;
@@ -344,7 +344,7 @@ static int build_chains(rollup_sink *s, const nx_program *pr, uint32_t p)
     return 0;
 }
 
-static int rollup_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+static int rollup_open(const nx_process_ctx *ctx, void **state, nx_error *err)
 {
     *state = NULL;
     if (ctx->n_traces == 0)
@@ -580,7 +580,7 @@ static int flush_pending(rollup_sink *s)
     return 0;
 }
 
-static int rollup_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static int rollup_event(void *state, const nx_device_event *ev, nx_error *err)
 {
     rollup_sink *s = state;
     const nx_trace_record *rec = ev->rec;
@@ -709,7 +709,7 @@ static int cmp_row_key(const void *pa, const void *pb)
 static const char *const LEVEL_TABLE[LV_IR_COUNT] = {"FrameworkInstruction", "HloInstruction",
                                                      "PenguinInstruction", "BirInstruction"};
 
-static int write_level(rollup_sink *s, const nx_process_ctx *ctx, int l, unsigned *tables, nxpq_error *err)
+static int write_level(rollup_sink *s, const nx_process_ctx *ctx, int l, unsigned *tables, nx_error *err)
 {
     size_t n = 0;
     row_key *order = malloc((s->n_rows[l] + 1) * sizeof *order);
@@ -823,7 +823,7 @@ static int cmp_node_key(const void *pa, const void *pb)
     return strcmp(((const node_key *)pa)->path, ((const node_key *)pb)->path);
 }
 
-static int write_nodes(rollup_sink *s, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_nodes(rollup_sink *s, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     size_t n = 0;
     node_key *order = malloc((s->n_nodes + 1) * sizeof *order);
@@ -931,7 +931,7 @@ fail:
     return -1;
 }
 
-static int rollup_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int rollup_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     rollup_sink *s = state;
     if (!s)

@@ -198,7 +198,7 @@ static void batch_reset(nx_row_batch *b, size_t n_fields)
 /* Hands the batch's rows to the codec, file by file, and empties it. Runs on
  * the caller's thread or on the table's flush thread, never both at once. */
 static int batch_flush(nx_row_batch *b, nx_table_writer *tw, nx_tlx_writer *tlx, const nx_schema_table *s,
-                       nxpq_error *err)
+                       nx_error *err)
 {
     size_t done = 0;
     if ((!b->scratch && !(b->scratch = malloc(b->cap * sizeof *b->scratch))) ||
@@ -292,13 +292,13 @@ static int batch_flush(nx_row_batch *b, nx_table_writer *tw, nx_tlx_writer *tlx,
 
 /* ------------------------------------------------------------ background flush -- */
 
-static int flush_item(void *ctx, void *item, char *err, size_t errlen)
+static int flush_item(void *ctx, void *item, nx_error *err)
 {
     nx_row *r = ctx;
-    nxpq_error e = {{0}};
+    nx_error e = {0};
     int rc = batch_flush(item, r->tw, r->tlx, r->s, &e);
     if (rc != 0)
-        snprintf(err, errlen, "%s", e.msg);
+        nx_error_set(err, "%s", e.msg);
     return rc;
 }
 
@@ -317,14 +317,14 @@ static void flusher_stop(nx_row *r)
     r->bg = NULL;
 }
 
-static int flusher_wait(nx_row *r, nxpq_error *err)
+static int flusher_wait(nx_row *r, nx_error *err)
 {
-    return nx_handoff_wait(&r->bg->h, err->msg, sizeof err->msg);
+    return nx_handoff_wait(&r->bg->h, err);
 }
 
 /* The current batch is full: give it to the flush thread and continue in the
  * oldest of the ring, which the give leaves finished (util/handoff.h). */
-static int hand_off(nx_row *r, nxpq_error *err)
+static int hand_off(nx_row *r, nx_error *err)
 {
     if (!r->bg) {
         for (unsigned k = 1; k <= NX_ROW_FLUSH_DEPTH; k++) {
@@ -347,7 +347,7 @@ static int hand_off(nx_row *r, nxpq_error *err)
             return -1;
         }
     }
-    if (nx_handoff_give(&r->bg->h, r->b, err->msg, sizeof err->msg) != 0)
+    if (nx_handoff_give(&r->bg->h, r->b, err) != 0)
         return -1;
     r->cur = (r->cur + 1) % (NX_ROW_FLUSH_DEPTH + 1);
     r->b = r->ring[r->cur];
@@ -356,7 +356,7 @@ static int hand_off(nx_row *r, nxpq_error *err)
 
 /* ------------------------------------------------------------ rows -- */
 
-int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_error *err)
+int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nx_error *err)
 {
     memset(r, 0, sizeof *r);
     r->rows_written = dest->rows_written;
@@ -376,7 +376,7 @@ int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_er
     return -1;
 }
 
-int nx_row_begin(nx_row *r, nxpq_error *err)
+int nx_row_begin(nx_row *r, nx_error *err)
 {
     nx_row_batch *b = r->b;
     if (b->n < b->cap)
@@ -582,23 +582,23 @@ static bool index_reads(const nx_schema_table *s, const char *field)
  * table gets it); the column is marked so puts to it are refused and the flush
  * hands over keys instead of values. Only before the first row. */
 static int keyed(nx_row *r, unsigned slot, size_t c, const nxpq_str *strs, const int64_t *ints, size_t n,
-                 nxpq_error *err)
+                 nx_error *err)
 {
     if (c >= r->s->n_fields)
-        return nxpq_error_set(err, "%s: the catalogue has no field %s", r->s->name, r->missing ? r->missing : "?");
+        return nx_error_set(err, "%s: the catalogue has no field %s", r->s->name, r->missing ? r->missing : "?");
     if (slot >= NX_ROW_KEYS)
-        return nxpq_error_set(err, "%s: key slot %u of field %s past NX_ROW_KEYS", r->s->name, slot,
+        return nx_error_set(err, "%s: key slot %u of field %s past NX_ROW_KEYS", r->s->name, slot,
                               r->s->fields[c].name);
     col_kind want = strs ? KIND_STR : KIND_INT;
     if (r->b->cols[c].kind != want || r->rows > 0 || r->b->n > 0 || r->bg || n > UINT32_MAX)
-        return nxpq_error_set(err, "%s: field %s cannot be keyed (%s)", r->s->name, r->s->fields[c].name,
+        return nx_error_set(err, "%s: field %s cannot be keyed (%s)", r->s->name, r->s->fields[c].name,
                               r->b->cols[c].kind != want ? "not of that type, or keyed already" : "rows were written");
     if (!r->keyed && !(r->keyed = calloc(r->s->n_fields, sizeof *r->keyed)))
-        return nxpq_error_set(err, "%s: out of memory", r->s->name);
+        return nx_error_set(err, "%s: out of memory", r->s->name);
     uint8_t *valid = NULL;
     if (ints) {
         if (!(valid = malloc(n ? n : 1)))
-            return nxpq_error_set(err, "%s: out of memory", r->s->name);
+            return nx_error_set(err, "%s: out of memory", r->s->name);
         for (size_t k = 0; k < n; k++)
             valid[k] = ints[k] != NX_ABSENT;
     }
@@ -612,12 +612,12 @@ static int keyed(nx_row *r, unsigned slot, size_t c, const nxpq_str *strs, const
     return 0;
 }
 
-int nx_row_keyed_str(nx_row *r, unsigned slot, size_t c, const nxpq_str *v, size_t n, nxpq_error *err)
+int nx_row_keyed_str(nx_row *r, unsigned slot, size_t c, const nxpq_str *v, size_t n, nx_error *err)
 {
     return keyed(r, slot, c, v, NULL, n, err);
 }
 
-int nx_row_keyed_i64(nx_row *r, unsigned slot, size_t c, const int64_t *v, size_t n, nxpq_error *err)
+int nx_row_keyed_i64(nx_row *r, unsigned slot, size_t c, const int64_t *v, size_t n, nx_error *err)
 {
     return keyed(r, slot, c, NULL, v, n, err);
 }
@@ -644,7 +644,7 @@ void nx_row_opt_str(nx_row *r, size_t c, const char *s)
         nx_row_str(r, c, s);
 }
 
-int nx_row_end(nx_row *r, nxpq_error *err)
+int nx_row_end(nx_row *r, nx_error *err)
 {
     if (r->missing) {
         snprintf(err->msg, sizeof err->msg, "%s: the catalogue has no field %s", r->s->name, r->missing);
@@ -663,7 +663,7 @@ int nx_row_end(nx_row *r, nxpq_error *err)
      * 64Ki rows, whatever phase is writing them. */
     int stopped = (r->rows & 0xFFFF) == 0xFFFF ? nx_run_stopped() : 0;
     if (stopped) {
-        nx_run_stopped_message(stopped, err->msg, sizeof err->msg);
+        nx_run_stopped_message(stopped, err);
         return -1;
     }
     r->b->n++;
@@ -679,7 +679,7 @@ uint64_t nx_row_count(const nx_row *r)
 static void release(nx_row *r)
 {
     flusher_stop(r);
-    nxpq_error ignored;
+    nx_error ignored;
     nx_tlx_writer_close(r->tlx, false, NULL, 0, &ignored);   /* an index not finished is removed */
     if (r->s) {
         for (unsigned k = 0; k <= NX_ROW_FLUSH_DEPTH; k++)
@@ -689,7 +689,7 @@ static void release(nx_row *r)
     memset(r, 0, sizeof *r);
 }
 
-int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err)
+int nx_row_close(nx_row *r, bool ok, unsigned *tables, nx_error *err)
 {
     int rc = 0;
     if (r->tw) {
@@ -697,7 +697,7 @@ int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err)
             rc = r->bg ? flusher_wait(r, err) : 0;
             int stopped = rc == 0 ? nx_run_stopped() : 0;
             if (stopped) {   /* closing flushes and indexes: not worth it now */
-                nx_run_stopped_message(stopped, err->msg, sizeof err->msg);
+                nx_run_stopped_message(stopped, err);
                 rc = -1;
             }
             if (rc == 0)
@@ -729,11 +729,11 @@ int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err)
 void nx_row_discard(nx_row *r)
 {
     unsigned ignored = 0;
-    nxpq_error e;
+    nx_error e;
     nx_row_close(r, false, &ignored, &e);
 }
 
-int nx_row_finish(nx_row *r, int rc, unsigned *tables, nxpq_error *err)
+int nx_row_finish(nx_row *r, int rc, unsigned *tables, nx_error *err)
 {
     if (rc == 0)
         return nx_row_close(r, true, tables, err);

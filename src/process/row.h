@@ -80,8 +80,8 @@ typedef struct nx_row {
     const char *wrong;               /* a field put with the wrong kind of value */
 } nx_row;
 
-int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nxpq_error *err);
-int nx_row_begin(nx_row *r, nxpq_error *err);
+int nx_row_open(nx_row *r, const nx_table_dest *dest, const char *table, nx_error *err);
+int nx_row_begin(nx_row *r, nx_error *err);
 /* Column index of `name`; an unknown name makes every put to it, and the row, fail. */
 size_t nx_row_col(nx_row *r, const char *name);
 
@@ -111,18 +111,18 @@ void nx_row_opt_str(nx_row *r, size_t c, const char *s);
  * the values, but the codec never hashes them (parquet.h,
  * nxpq_set_dictionary_strings()). */
 #define NX_ROW_KEYS 2
-int nx_row_keyed_str(nx_row *r, unsigned slot, size_t c, const nxpq_str *v, size_t n, nxpq_error *err);
-int nx_row_keyed_i64(nx_row *r, unsigned slot, size_t c, const int64_t *v, size_t n, nxpq_error *err);
+int nx_row_keyed_str(nx_row *r, unsigned slot, size_t c, const nxpq_str *v, size_t n, nx_error *err);
+int nx_row_keyed_i64(nx_row *r, unsigned slot, size_t c, const int64_t *v, size_t n, nx_error *err);
 void nx_row_key(nx_row *r, unsigned slot, uint32_t key);
 
-int nx_row_end(nx_row *r, nxpq_error *err);
+int nx_row_end(nx_row *r, nx_error *err);
 /* Finishes the table and counts it in *tables. A table that got no rows is not
  * written (a profile holds a table only when it has that activity); ok false
  * aborts, removing what was written. Always releases r; safe on a zeroed r. */
-int nx_row_close(nx_row *r, bool ok, unsigned *tables, nxpq_error *err);
+int nx_row_close(nx_row *r, bool ok, unsigned *tables, nx_error *err);
 /* For a sink's finish: closes the table when rc is 0 (returning the close's
  * result), else discards it and returns rc. */
-int nx_row_finish(nx_row *r, int rc, unsigned *tables, nxpq_error *err);
+int nx_row_finish(nx_row *r, int rc, unsigned *tables, nx_error *err);
 /* Aborts the table, for error paths (same as nx_row_close(r, false, ...)). */
 void nx_row_discard(nx_row *r);
 uint64_t nx_row_count(const nx_row *r);

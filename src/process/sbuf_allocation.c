@@ -14,7 +14,7 @@ typedef struct range {
     uint8_t pcore;
 } range;
 
-int nx_sbuf_rows_open(nx_sbuf_rows *s, const nx_table_dest *dest, nxpq_error *err)
+int nx_sbuf_rows_open(nx_sbuf_rows *s, const nx_table_dest *dest, nx_error *err)
 {
     memset(s, 0, sizeof *s);
     nx_reorder_init(&s->q, sizeof(range));
@@ -36,7 +36,7 @@ int nx_sbuf_rows_open(nx_sbuf_rows *s, const nx_table_dest *dest, nxpq_error *er
 }
 
 int nx_sbuf_rows_add(nx_sbuf_rows *s, const nx_program *prog, uint32_t alloc, unsigned pcore, int64_t start,
-                     int64_t end, nxpq_error *err)
+                     int64_t end, nx_error *err)
 {
     const nx_prog_alloc *a = &prog->allocs[alloc];
     if (a->memory != NX_MEM_SBUF || a->end_address == 0)
@@ -50,7 +50,7 @@ int nx_sbuf_rows_add(nx_sbuf_rows *s, const nx_program *prog, uint32_t alloc, un
 }
 
 /* The rows of one range: one per partition. */
-static int write_range(nx_sbuf_rows *s, int64_t start, const range *x, nxpq_error *err)
+static int write_range(nx_sbuf_rows *s, int64_t start, const range *x, nx_error *err)
 {
     const nx_prog_alloc *a = &x->prog->allocs[x->alloc];
     const nx_prog_instr *in = nx_program_find_instr(x->prog, a->live_engine, a->live_pc);
@@ -78,7 +78,7 @@ static int write_range(nx_sbuf_rows *s, int64_t start, const range *x, nxpq_erro
     return 0;
 }
 
-int nx_sbuf_rows_drain(nx_sbuf_rows *s, int64_t watermark, nxpq_error *err)
+int nx_sbuf_rows_drain(nx_sbuf_rows *s, int64_t watermark, nx_error *err)
 {
     while (nx_reorder_ready(&s->q, watermark)) {
         if (write_range(s, nx_reorder_top_key(&s->q), nx_reorder_top(&s->q), err) != 0)
@@ -88,7 +88,7 @@ int nx_sbuf_rows_drain(nx_sbuf_rows *s, int64_t watermark, nxpq_error *err)
     return 0;
 }
 
-int nx_sbuf_rows_finish(nx_sbuf_rows *s, int rc, unsigned *tables, nxpq_error *err)
+int nx_sbuf_rows_finish(nx_sbuf_rows *s, int rc, unsigned *tables, nx_error *err)
 {
     if (rc == 0)
         rc = nx_sbuf_rows_drain(s, INT64_MAX, err);

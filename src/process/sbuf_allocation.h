@@ -30,15 +30,15 @@ typedef struct nx_sbuf_rows {
     nx_reorder q;                    /* finished ranges by start */
 } nx_sbuf_rows;
 
-int nx_sbuf_rows_open(nx_sbuf_rows *s, const nx_table_dest *dest, nxpq_error *err);
+int nx_sbuf_rows_open(nx_sbuf_rows *s, const nx_table_dest *dest, nx_error *err);
 /* A finished live range [start, end] of allocation `alloc` of program `prog`
  * on `pcore`; nothing for a PSUM allocation or one without an end_address. */
 int nx_sbuf_rows_add(nx_sbuf_rows *s, const nx_program *prog, uint32_t alloc, unsigned pcore, int64_t start,
-                     int64_t end, nxpq_error *err);
+                     int64_t end, nx_error *err);
 /* Writes the ranges starting at or before `watermark`. */
-int nx_sbuf_rows_drain(nx_sbuf_rows *s, int64_t watermark, nxpq_error *err);
+int nx_sbuf_rows_drain(nx_sbuf_rows *s, int64_t watermark, nx_error *err);
 /* Writes what is left and closes the table (counted in *tables) when rc is 0, else discards it. */
-int nx_sbuf_rows_finish(nx_sbuf_rows *s, int rc, unsigned *tables, nxpq_error *err);
+int nx_sbuf_rows_finish(nx_sbuf_rows *s, int rc, unsigned *tables, nx_error *err);
 void nx_sbuf_rows_discard(nx_sbuf_rows *s);
 
 #endif

@@ -63,7 +63,7 @@ static void semaphore_free(semaphore_sink *s)
     free(s);
 }
 
-static int semaphore_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+static int semaphore_open(const nx_process_ctx *ctx, void **state, nx_error *err)
 {
     static const char *const names[] = {
 #define X(name) #name,
@@ -105,7 +105,7 @@ static int semaphore_open(const nx_process_ctx *ctx, void **state, nxpq_error *e
     return 0;
 }
 
-static int semaphore_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static int semaphore_event(void *state, const nx_device_event *ev, nx_error *err)
 {
     semaphore_sink *s = state;
     const nx_program *g = ev->trace->prog;
@@ -142,7 +142,7 @@ static int semaphore_event(void *state, const nx_device_event *ev, nxpq_error *e
     return nx_row_end(r, err);
 }
 
-static int semaphore_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int semaphore_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     (void)ctx;
     semaphore_sink *s = state;

@@ -51,7 +51,7 @@ struct nx_sink_runner {
  * The wanted ones are picked first, without a branch per event (kinds
  * interleave irregularly: a test per event mispredicted often, for each of
  * the dozen sinks). */
-static int deliver(const sink_slot *s, const ev_batch *b, nxpq_error *err)
+static int deliver(const sink_slot *s, const ev_batch *b, nx_error *err)
 {
     unsigned kinds = s->sink->kinds;
     uint16_t pick[BATCH_EVENTS];
@@ -80,13 +80,13 @@ static void release(nx_sink_runner *r, ev_batch *b)
     pthread_mutex_unlock(&r->lock);
 }
 
-static int deliver_item(void *ctx, void *item, char *err, size_t errlen)
+static int deliver_item(void *ctx, void *item, nx_error *err)
 {
     sink_slot *s = ctx;
-    nxpq_error e = {{0}};
+    nx_error e = {0};
     int rc = deliver(s, item, &e);
     if (rc != 0)
-        snprintf(err, errlen, "%s", e.msg);
+        nx_error_set(err, "%s", e.msg);
     else
         release(s->r, item);   /* on failure the handoff discards it: released there */
     return rc;
@@ -99,7 +99,7 @@ static void discard_item(void *ctx, void *item)
 }
 
 nx_sink_runner *nx_sink_runner_new(const nx_device_sink *const *sinks, void *const *states, size_t n,
-                                   nxpq_error *err)
+                                   nx_error *err)
 {
     nx_sink_runner *r = calloc(1, sizeof *r);
     if (!r || !(r->slots = calloc(n + 1, sizeof *r->slots)) || !(r->ring[0] = calloc(1, sizeof *r->ring[0]))) {
@@ -122,7 +122,7 @@ nx_sink_runner *nx_sink_runner_new(const nx_device_sink *const *sinks, void *con
 /* Gives the full batch ring[cur] to every sink that wants one of its kinds,
  * starting their threads (and the rest of the ring) on first use, then waits
  * until the next batch in the ring is free. */
-static int hand_out(nx_sink_runner *r, nxpq_error *err)
+static int hand_out(nx_sink_runner *r, nx_error *err)
 {
     ev_batch *b = r->ring[r->cur];
     size_t next = (r->cur + 1) % RING;
@@ -150,7 +150,7 @@ static int hand_out(nx_sink_runner *r, nxpq_error *err)
         pthread_mutex_lock(&r->lock);
         b->users++;
         pthread_mutex_unlock(&r->lock);
-        if (nx_handoff_give(&s->h, b, err->msg, sizeof err->msg) != 0) {
+        if (nx_handoff_give(&s->h, b, err) != 0) {
             release(r, b);   /* not given */
             return -1;
         }
@@ -166,7 +166,7 @@ static int hand_out(nx_sink_runner *r, nxpq_error *err)
     return 0;
 }
 
-int nx_sink_runner_event(nx_sink_runner *r, const nx_device_event *ev, nxpq_error *err)
+int nx_sink_runner_event(nx_sink_runner *r, const nx_device_event *ev, nx_error *err)
 {
     unsigned bit = NX_KIND_BIT(ev->rec->kind);
     if (!(r->wanted & bit))
@@ -182,14 +182,14 @@ int nx_sink_runner_event(nx_sink_runner *r, const nx_device_event *ev, nxpq_erro
 }
 
 /* Stops every thread; with check, returns -1 and the first sink failure in err. */
-static int stop_all(nx_sink_runner *r, bool check, nxpq_error *err)
+static int stop_all(nx_sink_runner *r, bool check, nx_error *err)
 {
     int rc = 0;
     for (size_t i = 0; i < r->n; i++) {
         sink_slot *s = &r->slots[i];
         if (!s->started)
             continue;
-        if (check && rc == 0 && nx_handoff_wait(&s->h, err->msg, sizeof err->msg) != 0)
+        if (check && rc == 0 && nx_handoff_wait(&s->h, err) != 0)
             rc = -1;
         nx_handoff_stop(&s->h);
         s->started = false;
@@ -197,7 +197,7 @@ static int stop_all(nx_sink_runner *r, bool check, nxpq_error *err)
     return rc;
 }
 
-int nx_sink_runner_drain(nx_sink_runner *r, nxpq_error *err)
+int nx_sink_runner_drain(nx_sink_runner *r, nx_error *err)
 {
     /* Sinks with a thread get the last, partial batch there, after their
      * earlier ones; the others have had no batch and take it here. */
@@ -209,7 +209,7 @@ int nx_sink_runner_drain(nx_sink_runner *r, nxpq_error *err)
         pthread_mutex_lock(&r->lock);
         b->users++;
         pthread_mutex_unlock(&r->lock);
-        if (nx_handoff_give(&s->h, b, err->msg, sizeof err->msg) != 0) {
+        if (nx_handoff_give(&s->h, b, err) != 0) {
             release(r, b);
             stop_all(r, false, err);
             return -1;
@@ -230,7 +230,7 @@ void nx_sink_runner_free(nx_sink_runner *r)
 {
     if (!r)
         return;
-    nxpq_error ignored;
+    nx_error ignored;
     stop_all(r, false, &ignored);
     for (size_t k = 0; k < RING; k++)
         free(r->ring[k]);

@@ -21,18 +21,19 @@
 #define NX_SINK_RUNNER_H
 
 #include "process/device_sink.h"
+#include "util/error.h"
 
 typedef struct nx_sink_runner nx_sink_runner;
 
 /* A runner for the n sinks, with their opened states (sinks without kinds get
  * no events). NULL and err when out of memory. */
 nx_sink_runner *nx_sink_runner_new(const nx_device_sink *const *sinks, void *const *states, size_t n,
-                                   nxpq_error *err);
+                                   nx_error *err);
 /* Queues a copy of ev for the sinks that want its kind. -1 with err when a sink
  * failed on an earlier batch (err names it through the sink's own message). */
-int nx_sink_runner_event(nx_sink_runner *r, const nx_device_event *ev, nxpq_error *err);
+int nx_sink_runner_event(nx_sink_runner *r, const nx_device_event *ev, nx_error *err);
 /* Delivers every queued event and stops the threads; -1 with the first error. */
-int nx_sink_runner_drain(nx_sink_runner *r, nxpq_error *err);
+int nx_sink_runner_drain(nx_sink_runner *r, nx_error *err);
 /* Stops the threads (finishing or discarding what they hold) and frees the
  * runner, not the sinks' states. */
 void nx_sink_runner_free(nx_sink_runner *r);

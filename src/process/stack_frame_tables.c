@@ -30,7 +30,7 @@
 
 /* One "id, name" table. */
 static int write_names(const nx_process_ctx *ctx, const char *table, const char *const *names, size_t n,
-                       unsigned *tables, nxpq_error *err)
+                       unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, table, err) != 0)
@@ -52,7 +52,7 @@ fail:
     return -1;
 }
 
-static int write_locations(const nx_process_ctx *ctx, const nx_frame_index *x, unsigned *tables, nxpq_error *err)
+static int write_locations(const nx_process_ctx *ctx, const nx_frame_index *x, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "StackFrameFileLocation", err) != 0)
@@ -78,7 +78,7 @@ fail:
     return -1;
 }
 
-static int write_frames(const nx_process_ctx *ctx, const nx_frame_index *x, unsigned *tables, nxpq_error *err)
+static int write_frames(const nx_process_ctx *ctx, const nx_frame_index *x, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "StackFrame", err) != 0)
@@ -103,11 +103,11 @@ fail:
     return -1;
 }
 
-static int sf_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int sf_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     (void)state;
     nx_frame_index x;
-    if (nx_frame_index_build(ctx->progs, ctx->n_progs, &x, "StackFrame", err->msg, sizeof err->msg) != 0)
+    if (nx_frame_index_build(ctx->progs, ctx->n_progs, &x, "StackFrame", err) != 0)
         return -1;
     int rc = 0;
     if (x.n_frames > 0) {

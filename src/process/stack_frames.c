@@ -132,7 +132,7 @@ static size_t write_path(const nx_frame_index *x, int64_t f, int64_t *chain, cha
 }
 
 int nx_frame_index_build(nx_program *const *progs, size_t n_progs, nx_frame_index *out, const char *who,
-                         char *err, size_t errlen)
+                         nx_error *err)
 {
     nx_frame_index *x = out;
     memset(x, 0, sizeof *x);
@@ -201,6 +201,6 @@ oom:
     free(locs.slot);
     free(frames.slot);
     nx_frame_index_free(x);
-    snprintf(err, errlen, "%s: out of memory building the stack frame index", who);
+    nx_error_set(err, "%s: out of memory building the stack frame index", who);
     return -1;
 }

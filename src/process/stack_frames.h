@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "capture/program_file.h"
+#include "util/error.h"
 
 typedef struct nx_sf_frame {
     int64_t location;                /* index into locations */
@@ -54,7 +55,7 @@ typedef struct nx_frame_index {
 
 /* Builds the index; 0, or -1 with a message naming `who` in err (out of memory). */
 int nx_frame_index_build(nx_program *const *progs, size_t n_progs, nx_frame_index *out, const char *who,
-                         char *err, size_t errlen);
+                         nx_error *err);
 void nx_frame_index_free(nx_frame_index *x);
 
 #endif

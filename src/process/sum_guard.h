@@ -63,16 +63,16 @@ static inline void nx_sum_span(nx_sum_guard *g, int64_t *out, int64_t b, int64_t
 
 /* 0 while every sum fit; else -1 with the message in err. `source` names the
  * file for sums made at finish (a program's path, say); NULL: "the capture". */
-static inline int nx_sum_error(const nx_sum_guard *g, const char *table, const char *source, nxpq_error *err)
+static inline int nx_sum_error(const nx_sum_guard *g, const char *table, const char *source, nx_error *err)
 {
     if (!g->what)
         return 0;
     if (g->path)
-        return nxpq_error_set(err,
+        return nx_error_set(err,
                               "%s (record at %" PRIu64 "): %s's %s exceeds the int64 range (a damaged time or "
                               "count in this record or one before it?)",
                               g->path, g->offset, table, g->what);
-    return nxpq_error_set(err, "%s: %s's %s exceeds the int64 range (a damaged time or count?)",
+    return nx_error_set(err, "%s: %s's %s exceeds the int64 range (a damaged time or count?)",
                           source ? source : "the capture", table, g->what);
 }
 

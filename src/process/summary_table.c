@@ -150,7 +150,7 @@ typedef struct summary_sink {
     nx_sum_guard sums;
 } summary_sink;
 
-static int oom(nxpq_error *err)
+static int oom(nx_error *err)
 {
     snprintf(err->msg, sizeof err->msg, "Summary: out of memory");
     return -1;
@@ -181,7 +181,7 @@ static void summary_free(summary_sink *s)
     free(s);
 }
 
-static int summary_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+static int summary_open(const nx_process_ctx *ctx, void **state, nx_error *err)
 {
     *state = NULL;
     if (ctx->n_traces == 0)
@@ -332,7 +332,7 @@ static void on_packet(summary_sink *s, const nx_device_event *ev)
     *oldest = (open_block){.id = ev->block_id, .s = a, .e = b};
 }
 
-static int summary_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static int summary_event(void *state, const nx_device_event *ev, nx_error *err)
 {
     summary_sink *s = state;
     nx_sum_guard *g = &s->sums;
@@ -383,7 +383,7 @@ static int64_t cycles_of(nx_sum_guard *g, int64_t ns, double clock_hz, const cha
     return (int64_t)llround(c);
 }
 
-static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int summary_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     summary_sink *s = state;
     if (!s)
@@ -603,7 +603,7 @@ fail_row:
     return -1;
 }
 
-int nx_summary_hold_complete(nx_summary_hold *h, uint64_t other_rows, unsigned *tables, nxpq_error *err)
+int nx_summary_hold_complete(nx_summary_hold *h, uint64_t other_rows, unsigned *tables, nx_error *err)
 {
     if (!h->held)
         return 0;

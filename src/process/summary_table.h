@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "process/row.h"
+#include "util/error.h"
 
 typedef struct nx_summary_hold {
     bool held;                       /* r is open, with one row begun and filled */
@@ -28,7 +29,7 @@ typedef struct nx_summary_hold {
 /* Puts total_row_count = other_rows + the Summary's own rows, ends the row
  * and closes the table (counted in *tables). Nothing to do (0) when nothing is
  * held. */
-int nx_summary_hold_complete(nx_summary_hold *h, uint64_t other_rows, unsigned *tables, nxpq_error *err);
+int nx_summary_hold_complete(nx_summary_hold *h, uint64_t other_rows, unsigned *tables, nx_error *err);
 /* Drops a held row without writing it (error paths); safe when nothing is held. */
 void nx_summary_hold_discard(nx_summary_hold *h);
 

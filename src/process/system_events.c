@@ -166,10 +166,10 @@ static const char *chrome_path(const nx_capture *cap, uint32_t file)
  * 0..NX_UNIX_NS_MAX, the bound of device records, so that no duration or
  * span computed from the rows can wrap. */
 static int fw_next_in_range(fw_buffer *b, size_t *fi, nx_event_record *out, const nx_capture *cap,
-                            const nx_cap_warner *warn, char *err, size_t errlen)
+                            const nx_cap_warner *warn, nx_error *err)
 {
     for (;;) {
-        int got = nx_fw_next(b, fi, out, err, errlen);
+        int got = nx_fw_next(b, fi, out, err);
         if (got != 1 || (out->start >= 0 && out->end <= NX_UNIX_NS_MAX))
             return got;
         nx_cap_warn(warn, chrome_path(cap, out->file), out->offset, "Invalid Data",
@@ -187,7 +187,7 @@ static int fw_next_in_range(fw_buffer *b, size_t *fi, nx_event_record *out, cons
 static void warn_folded_levels(const char *dir, const nx_cap_warner *warn)
 {
     nx_tlx *x;
-    if (!warn->fn || nx_tlx_open(dir, "SystemProfileEvents", &x, NULL, 0) != 0)
+    if (!warn->fn || nx_tlx_open(dir, "SystemProfileEvents", &x, NULL) != 0)
         return;
     uint64_t tracks = 0;
     uint32_t deepest = 0;
@@ -211,7 +211,7 @@ static void warn_folded_levels(const char *dir, const nx_cap_warner *warn)
 }
 
 int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, const nx_cap_warner *warn,
-                        unsigned *tables, nx_system_result *res, char *err, size_t errlen)
+                        unsigned *tables, nx_system_result *res, nx_error *err)
 {
     fw_buffer fw;
     rt_source *src = NULL;
@@ -221,36 +221,36 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
     size_t pcap = 0;
     nx_row r = {0};
     bool row_open = false;
-    nx_cap_error cerr = {{0}};
-    nxpq_error perr = {{0}};
+    nx_error cerr = {0};
+    nx_error perr = {0};
     int rc = -1;
 
     if (!nx_fw_init(&fw, ctx->dest.dir)) {
-        snprintf(err, errlen, "SystemProfileEvents: out of memory");
+        nx_error_set(err, "SystemProfileEvents: out of memory");
         goto out;
     }
-    if (nx_fw_read_all(cap, warn, &fw, res, err, errlen) != 0)
+    if (nx_fw_read_all(cap, warn, &fw, res, err) != 0)
         goto out;
     if (nx_fw_ranks_resolve(fw.ranks, cap, warn) != 0) {
-        snprintf(err, errlen, "SystemProfileEvents: out of memory");
+        nx_error_set(err, "SystemProfileEvents: out of memory");
         goto out;
     }
     int stopped = nx_run_stopped();   /* the sort is done: the last moment before writing */
     if (stopped) {
-        nx_run_stopped_message(stopped, err, errlen);
+        nx_run_stopped_message(stopped, err);
         goto out;
     }
     src = calloc(cap->n_sessions ? cap->n_sessions : 1, sizeof *src);
     if (!src) {
-        snprintf(err, errlen, "SystemProfileEvents: out of memory");
+        nx_error_set(err, "SystemProfileEvents: out of memory");
         goto out;
     }
-    if (nx_sys_open_sources(cap, NX_SYS_RUNTIME_EVENTS, src, &nsrc, err, errlen) != 0)
+    if (nx_sys_open_sources(cap, NX_SYS_RUNTIME_EVENTS, src, &nsrc, err) != 0)
         goto out;
 
     nx_run_phase("system-events");
     if (nx_row_open(&r, &ctx->dest, "SystemProfileEvents", &perr) != 0) {
-        snprintf(err, errlen, "%s", perr.msg);
+        nx_error_set(err, "%s", perr.msg);
         goto out;
     }
     row_open = true;
@@ -265,7 +265,7 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
     size_t fi = 0;
     int64_t id = 0;
     nx_event_record fe;
-    int fw_has = fw_next_in_range(&fw, &fi, &fe, cap, warn, err, errlen);
+    int fw_has = fw_next_in_range(&fw, &fi, &fe, cap, warn, err);
     for (;;) {
         if (fw_has < 0)
             goto out;
@@ -293,14 +293,14 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
             if (rank >= 0)
                 nx_row_i64(&r, c.worker, rank);
             if (!put_framework_flows(&r, c.flow, e, rank, &tmp, &ptrs, &pcap)) {
-                snprintf(err, errlen, "SystemProfileEvents: out of memory");
+                nx_error_set(err, "SystemProfileEvents: out of memory");
                 goto out;
             }
             if (e->stream)
                 nx_row_str(&r, c.stream, e->stream);
             if (nx_fw_names_extend(fw.names, e->file, e->pid, e->tid, e->json, &attrs)) {
                 if (nx_strbuf_failed(&attrs)) {
-                    snprintf(err, errlen, "SystemProfileEvents: out of memory");
+                    nx_error_set(err, "SystemProfileEvents: out of memory");
                     goto out;
                 }
                 nx_row_strn(&r, c.extra, attrs.data, attrs.len);
@@ -326,7 +326,7 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
             attrs.len = 0;
             nx_sys_attributes_to_json(e->attributes, &attrs);
             if (!flows_ok || nx_strbuf_failed(&attrs)) {
-                snprintf(err, errlen, "SystemProfileEvents: out of memory");
+                nx_error_set(err, "SystemProfileEvents: out of memory");
                 goto out;
             }
             nx_row_strn(&r, c.extra, attrs.data, attrs.len);
@@ -335,11 +335,11 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
         if (nx_row_end(&r, &perr) != 0)
             goto row_fail;
         if (take_fw)
-            fw_has = fw_next_in_range(&fw, &fi, &fe, cap, warn, err, errlen);
+            fw_has = fw_next_in_range(&fw, &fi, &fe, cap, warn, err);
         if (!take_fw) {
             int got = nx_sys_reader_next(best->r, &best->rec, &cerr);
             if (got < 0) {
-                snprintf(err, errlen, "%s", cerr.msg);
+                nx_error_set(err, "%s", cerr.msg);
                 goto out;
             }
             best->has = got == 1;
@@ -348,14 +348,14 @@ int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, con
     res->events = (uint64_t)id;
     row_open = false;
     if (nx_row_close(&r, true, tables, &perr) != 0) {
-        snprintf(err, errlen, "%s", perr.msg);
+        nx_error_set(err, "%s", perr.msg);
         goto out;
     }
     warn_folded_levels(ctx->dest.dir, warn);
     rc = 0;
     goto out;
 row_fail:
-    snprintf(err, errlen, "%s", perr.msg);
+    nx_error_set(err, "%s", perr.msg);
 out:
     if (row_open)
         nx_row_discard(&r);

@@ -91,19 +91,18 @@ const char *nx_fw_str(const fw_buffer *b, uint64_t off);
 /* Bytes held by the events and their strings. */
 size_t nx_fw_bytes(const fw_buffer *b);
 int nx_fw_spill(fw_buffer *b, size_t first, const char *path, fw_thread *threads, size_t tcap, size_t *own_run,
-                char *err, size_t errlen);
+                nx_error *err);
 /* After the last file (last_path, for messages): the events ready in (start,
  * seq) order, from the merged runs or the sorted buffer. */
-int nx_fw_finish(fw_buffer *b, const char *last_path, char *err, size_t errlen);
-int nx_fw_next(fw_buffer *b, size_t *fi, nx_event_record *out, char *err, size_t errlen);
+int nx_fw_finish(fw_buffer *b, const char *last_path, nx_error *err);
+int nx_fw_next(fw_buffer *b, size_t *fi, nx_event_record *out, nx_error *err);
 void nx_fw_free(fw_buffer *b);
 
 /* ------------------------------------------------ framework_events.c -- */
 
 /* Reads every framework trace of every session into b (nx_fw_init'ed), in
  * session then file order, and finishes it; the per-file problems go to warn. */
-int nx_fw_read_all(const nx_capture *cap, const nx_cap_warner *warn, fw_buffer *b, nx_system_result *res, char *err,
-                   size_t errlen);
+int nx_fw_read_all(const nx_capture *cap, const nx_cap_warner *warn, fw_buffer *b, nx_system_result *res, nx_error *err);
 
 /* ------------------------------------------------- framework_kinds.c -- */
 
@@ -227,16 +226,15 @@ const char *nx_sys_instance_of(const nx_cap_session *s);
 void nx_sys_span_add(nx_system_result *res, int64_t first, int64_t last);
 /* Opens the `kind` file of every session that has one, each positioned on its
  * first record, into src[0..*n). On failure the ones opened are in src[0..*n). */
-int nx_sys_open_sources(const nx_capture *cap, nx_sys_kind kind, rt_source *src, size_t *n, char *err,
-                        size_t errlen);
+int nx_sys_open_sources(const nx_capture *cap, nx_sys_kind kind, rt_source *src, size_t *n, nx_error *err);
 
 /* ------------------------------------------------------ the tables -- */
 
 int nx_system_write_events(const nx_capture *cap, const nx_process_ctx *ctx, const nx_cap_warner *warn,
-                           unsigned *tables, nx_system_result *res, char *err, size_t errlen);
+                           unsigned *tables, nx_system_result *res, nx_error *err);
 int nx_system_write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx_sys_kind kind, unsigned *tables,
-                            nx_system_result *res, char *err, size_t errlen);
+                            nx_system_result *res, nx_error *err);
 int nx_system_write_metadata(const nx_process_ctx *ctx, const nx_system_result *res, unsigned *tables,
-                             nxpq_error *err);
+                             nx_error *err);
 
 #endif

@@ -50,7 +50,7 @@ static void time_text(const nx_system_result *res, int64_t ns, bool go, char out
 }
 
 int nx_system_write_metadata(const nx_process_ctx *ctx, const nx_system_result *res, unsigned *tables,
-                                 nxpq_error *err)
+                                 nx_error *err)
 {
     if (!res->any)
         return 0;
@@ -87,7 +87,7 @@ fail:
 }
 
 int nx_system_write_fallback_metadata(const nx_process_ctx *ctx, const nx_system_result *res, unsigned *tables,
-                                      nxpq_error *err)
+                                      nx_error *err)
 {
     int64_t first = res->any ? res->first_ns : 0, last = res->any ? res->last_ns : 0;
     char first_txt[64], last_txt[64];

@@ -83,7 +83,7 @@ static void sample_values(nx_row *r, nx_sys_kind kind, const sample_cols *c, con
 }
 
 int nx_system_write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx_sys_kind kind, unsigned *tables,
-                         nx_system_result *res, char *err, size_t errlen)
+                         nx_system_result *res, nx_error *err)
 {
     const char *table = kind == NX_SYS_CPU_USAGE ? "CpuUsage"
                       : kind == NX_SYS_HOST_MEM  ? "HostMemUsage"
@@ -92,23 +92,23 @@ int nx_system_write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx
     size_t nsrc = 0;
     nx_row r = {0};
     bool row_open = false;
-    nx_cap_error cerr = {{0}};
-    nxpq_error perr = {{0}};
+    nx_error cerr = {0};
+    nx_error perr = {0};
     int rc = -1;
     uint64_t rows = 0;
     nx_hbm_summary hbm = {0};
     if (!src) {
-        snprintf(err, errlen, "%s: out of memory", table);
+        nx_error_set(err, "%s: out of memory", table);
         return -1;
     }
-    if (nx_sys_open_sources(cap, kind, src, &nsrc, err, errlen) != 0)
+    if (nx_sys_open_sources(cap, kind, src, &nsrc, err) != 0)
         goto out;
     if (nsrc == 0) {
         rc = 0;
         goto out;
     }
     if (nx_row_open(&r, &ctx->dest, table, &perr) != 0) {
-        snprintf(err, errlen, "%s", perr.msg);
+        nx_error_set(err, "%s", perr.msg);
         goto out;
     }
     row_open = true;
@@ -134,21 +134,21 @@ int nx_system_write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx
         if (nx_row_end(&r, &perr) != 0)
             goto row_fail;
         if (kind == NX_SYS_DEVICE_MEM && nx_hbm_summary_add(&hbm, &best->rec.u.hbm) != 0) {
-            snprintf(err, errlen, "HbmUsageSummaryByType: out of memory");
+            nx_error_set(err, "HbmUsageSummaryByType: out of memory");
             goto out;
         }
         nx_sys_span_add(res, bt, bt);
         rows++;
         int got = nx_sys_reader_next(best->r, &best->rec, &cerr);
         if (got < 0) {
-            snprintf(err, errlen, "%s", cerr.msg);
+            nx_error_set(err, "%s", cerr.msg);
             goto out;
         }
         best->has = got == 1;
     }
     row_open = false;
     if (nx_row_close(&r, true, tables, &perr) != 0 || nx_hbm_summary_write(&hbm, &ctx->dest, tables, &perr) != 0) {
-        snprintf(err, errlen, "%s", perr.msg);
+        nx_error_set(err, "%s", perr.msg);
         goto out;
     }
     if (kind == NX_SYS_CPU_USAGE)
@@ -160,7 +160,7 @@ int nx_system_write_samples(const nx_capture *cap, const nx_process_ctx *ctx, nx
     rc = 0;
     goto out;
 row_fail:
-    snprintf(err, errlen, "%s", perr.msg);
+    nx_error_set(err, "%s", perr.msg);
 out:
     if (row_open)
         nx_row_discard(&r);

@@ -42,10 +42,9 @@ void nx_sys_span_add(nx_system_result *res, int64_t first, int64_t last)
     res->any = true;
 }
 
-int nx_sys_open_sources(const nx_capture *cap, nx_sys_kind kind, rt_source *src, size_t *n, char *err,
-                        size_t errlen)
+int nx_sys_open_sources(const nx_capture *cap, nx_sys_kind kind, rt_source *src, size_t *n, nx_error *err)
 {
-    nx_cap_error cerr = {{0}};
+    nx_error cerr = {0};
     for (size_t s = 0; s < cap->n_sessions; s++) {
         const nx_cap_session *ses = &cap->sessions[s];
         const char *path = kind == NX_SYS_RUNTIME_EVENTS ? ses->runtime_events_path
@@ -58,13 +57,13 @@ int nx_sys_open_sources(const nx_capture *cap, nx_sys_kind kind, rt_source *src,
         x->session = s;
         x->path = path;
         if (nx_sys_reader_open(path, kind, &x->r, &cerr) != 0) {
-            snprintf(err, errlen, "%s", cerr.msg);
+            nx_error_set(err, "%s", cerr.msg);
             return -1;
         }
         (*n)++;
         int got = nx_sys_reader_next(x->r, &x->rec, &cerr);
         if (got < 0) {
-            snprintf(err, errlen, "%s", cerr.msg);
+            nx_error_set(err, "%s", cerr.msg);
             return -1;
         }
         x->has = got == 1;
@@ -75,20 +74,20 @@ int nx_sys_open_sources(const nx_capture *cap, nx_sys_kind kind, rt_source *src,
 /* -------------------------------------------------------------------- entry -- */
 
 int nx_system_tables_write(const nx_capture *cap, const nx_process_ctx *ctx, const nx_cap_warner *warn,
-                           unsigned *tables, nx_system_result *res, char *err, size_t errlen)
+                           unsigned *tables, nx_system_result *res, nx_error *err)
 {
     memset(res, 0, sizeof *res);
     nx_cap_warner none = {.fn = NULL, .ctx = NULL};
     if (!warn)
         warn = &none;
-    if (nx_system_write_events(cap, ctx, warn, tables, res, err, errlen) != 0 ||
-        nx_system_write_samples(cap, ctx, NX_SYS_CPU_USAGE, tables, res, err, errlen) != 0 ||
-        nx_system_write_samples(cap, ctx, NX_SYS_HOST_MEM, tables, res, err, errlen) != 0 ||
-        nx_system_write_samples(cap, ctx, NX_SYS_DEVICE_MEM, tables, res, err, errlen) != 0)
+    if (nx_system_write_events(cap, ctx, warn, tables, res, err) != 0 ||
+        nx_system_write_samples(cap, ctx, NX_SYS_CPU_USAGE, tables, res, err) != 0 ||
+        nx_system_write_samples(cap, ctx, NX_SYS_HOST_MEM, tables, res, err) != 0 ||
+        nx_system_write_samples(cap, ctx, NX_SYS_DEVICE_MEM, tables, res, err) != 0)
         return -1;
-    nxpq_error perr = {{0}};
+    nx_error perr = {0};
     if (nx_system_write_metadata(ctx, res, tables, &perr) != 0) {
-        snprintf(err, errlen, "%s", perr.msg);
+        nx_error_set(err, "%s", perr.msg);
         return -1;
     }
     return 0;

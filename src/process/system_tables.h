@@ -40,13 +40,13 @@ bool nx_system_capture_present(const nx_capture *cap);
  * Returns 0, or -1 with a message in err naming the file (input) or the
  * table (output). */
 int nx_system_tables_write(const nx_capture *cap, const nx_process_ctx *ctx, const nx_cap_warner *warn,
-                           unsigned *tables, nx_system_result *res, char *err, size_t errlen);
+                           unsigned *tables, nx_system_result *res, nx_error *err);
 
 /* The one Metadata row of a profile without device traces (framework-only
  * capture, or --ignore-device-profile): versions, profile name and the system
  * data's time span; every hardware quantity is 0 (not known without a device
  * trace). See system_tables.c for the exact values. */
 int nx_system_write_fallback_metadata(const nx_process_ctx *ctx, const nx_system_result *res, unsigned *tables,
-                                      nxpq_error *err);
+                                      nx_error *err);
 
 #endif

@@ -78,7 +78,7 @@ static void te_free(throttle_error_sink *s)
     free(s);
 }
 
-static int te_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
+static int te_open(const nx_process_ctx *ctx, void **state, nx_error *err)
 {
     static const char *const tnames[] = {"duration", "k", "n", "timestamp", "type", "pcore_idx"};
     static const char *const enames[] = {"description", "error_type_id", "metadata", "metadata_hex",
@@ -111,7 +111,7 @@ static int te_open(const nx_process_ctx *ctx, void **state, nxpq_error *err)
     return 0;
 }
 
-static int put_throttle(throttle_error_sink *s, const nx_device_event *ev, nxpq_error *err)
+static int put_throttle(throttle_error_sink *s, const nx_device_event *ev, nx_error *err)
 {
     const nx_trace_record *rec = ev->rec;
     unsigned m = rec->u.throttle.mechanism;
@@ -164,7 +164,7 @@ static void hex_u64(uint64_t v, char *out)
     out[n] = '\0';
 }
 
-static int put_error(throttle_error_sink *s, const nx_device_event *ev, nxpq_error *err)
+static int put_error(throttle_error_sink *s, const nx_device_event *ev, nx_error *err)
 {
     const nx_trace_record *rec = ev->rec;
     const nx_program *g = ev->trace->prog;
@@ -191,13 +191,13 @@ static int put_error(throttle_error_sink *s, const nx_device_event *ev, nxpq_err
     return nx_row_end(r, err);
 }
 
-static int te_event(void *state, const nx_device_event *ev, nxpq_error *err)
+static int te_event(void *state, const nx_device_event *ev, nx_error *err)
 {
     throttle_error_sink *s = state;
     return ev->rec->kind == NX_REC_THROTTLE ? put_throttle(s, ev, err) : put_error(s, ev, err);
 }
 
-static int write_summary(throttle_error_sink *s, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int write_summary(throttle_error_sink *s, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     nx_row r;
     if (nx_row_open(&r, &ctx->dest, "ThrottleSummary", err) != 0)
@@ -236,7 +236,7 @@ fail:
     return -1;
 }
 
-static int te_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nxpq_error *err)
+static int te_finish(void *state, const nx_process_ctx *ctx, unsigned *tables, nx_error *err)
 {
     throttle_error_sink *s = state;
     int rc = nx_row_close(&s->thr, true, tables, err);

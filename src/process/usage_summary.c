@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int nx_usage_summary_open(nx_usage_summary *u, const nx_table_dest *dest, nxpq_error *err)
+int nx_usage_summary_open(nx_usage_summary *u, const nx_table_dest *dest, nx_error *err)
 {
     memset(u, 0, sizeof *u);
     if (nx_row_open(&u->r, dest, "DmaUsageSummary", err) != 0)
@@ -25,7 +25,7 @@ int nx_usage_summary_open(nx_usage_summary *u, const nx_table_dest *dest, nxpq_e
 }
 
 /* Writes the open bucket's rows, in pcore order, and empties it. */
-static int write_bucket(nx_usage_summary *u, nxpq_error *err)
+static int write_bucket(nx_usage_summary *u, nx_error *err)
 {
     for (unsigned p = 0; p < NX_USAGE_SUMMARY_SERIES; p++) {
         nx_usage_summary_acc *a = &u->acc[p];
@@ -48,7 +48,7 @@ static int write_bucket(nx_usage_summary *u, nxpq_error *err)
 }
 
 int nx_usage_summary_add(nx_usage_summary *u, int64_t ts, unsigned pcore, double throughput, int64_t total,
-                         nxpq_error *err)
+                         nx_error *err)
 {
     if (pcore >= NX_USAGE_SUMMARY_SERIES) {
         snprintf(err->msg, sizeof err->msg, "DmaUsageSummary: pcore %u out of range", pcore);
@@ -73,7 +73,7 @@ int nx_usage_summary_add(nx_usage_summary *u, int64_t ts, unsigned pcore, double
     return 0;
 }
 
-int nx_usage_summary_finish(nx_usage_summary *u, unsigned *tables, nxpq_error *err)
+int nx_usage_summary_finish(nx_usage_summary *u, unsigned *tables, nx_error *err)
 {
     int rc = u->any ? write_bucket(u, err) : 0;
     return nx_row_finish(&u->r, rc, tables, err);

@@ -41,12 +41,12 @@ typedef struct nx_usage_summary {
     nx_usage_summary_acc acc[NX_USAGE_SUMMARY_SERIES];
 } nx_usage_summary;
 
-int nx_usage_summary_open(nx_usage_summary *u, const nx_table_dest *dest, nxpq_error *err);
+int nx_usage_summary_open(nx_usage_summary *u, const nx_table_dest *dest, nx_error *err);
 /* One DmaUsage sample; ts >= every earlier ts, pcore < NX_USAGE_SUMMARY_SERIES. */
 int nx_usage_summary_add(nx_usage_summary *u, int64_t ts, unsigned pcore, double throughput, int64_t total,
-                         nxpq_error *err);
+                         nx_error *err);
 /* Writes the open bucket and closes the table (counted in *tables). */
-int nx_usage_summary_finish(nx_usage_summary *u, unsigned *tables, nxpq_error *err);
+int nx_usage_summary_finish(nx_usage_summary *u, unsigned *tables, nx_error *err);
 void nx_usage_summary_discard(nx_usage_summary *u);
 
 #endif

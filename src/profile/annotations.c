@@ -94,7 +94,7 @@ static bool utf8_ok(const char *s)
 }
 
 /* The message for item i's member m of list `list`: "<source>: <list>[i].<m>: <why>". */
-__attribute__((format(printf, 6, 7))) static int member_error(nxpq_error *err, const char *source, const char *list,
+__attribute__((format(printf, 6, 7))) static int member_error(nx_error *err, const char *source, const char *list,
                                                               size_t i, const char *m, const char *fmt, ...)
 {
     char why[256];
@@ -102,10 +102,10 @@ __attribute__((format(printf, 6, 7))) static int member_error(nxpq_error *err, c
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    return nxpq_error_set(err, "%s: %s[%zu].%s: %s", source, list, i, m, why);
+    return nx_error_set(err, "%s: %s[%zu].%s: %s", source, list, i, m, why);
 }
 
-static int check_item(const item_kind *k, const void *item, size_t i, const char *source, nxpq_error *err)
+static int check_item(const item_kind *k, const void *item, size_t i, const char *source, nx_error *err)
 {
     for (size_t j = 0; j < k->n_members; j++) {
         const member *m = &k->members[j];
@@ -128,10 +128,10 @@ static int check_item(const item_kind *k, const void *item, size_t i, const char
     return 0;
 }
 
-int nx_annotations_check(const nx_annotations *a, const char *source, nxpq_error *err)
+int nx_annotations_check(const nx_annotations *a, const char *source, nx_error *err)
 {
     if (a->n_markers > NX_ANNOTATIONS_MAX_ITEMS || a->n_regions > NX_ANNOTATIONS_MAX_ITEMS)
-        return nxpq_error_set(err, "%s: more than %d %s", source, NX_ANNOTATIONS_MAX_ITEMS,
+        return nx_error_set(err, "%s: more than %d %s", source, NX_ANNOTATIONS_MAX_ITEMS,
                               a->n_markers > NX_ANNOTATIONS_MAX_ITEMS ? "markers" : "regions");
     for (size_t i = 0; i < a->n_markers; i++)
         if (check_item(&MARKERS, &a->markers[i], i, source, err) < 0)
@@ -153,10 +153,9 @@ typedef struct text_reader {
     size_t left;
 } text_reader;
 
-static long text_read(void *ctx, char *dst, size_t cap, char *why, size_t why_size)
+static long text_read(void *ctx, char *dst, size_t cap, nx_error *why)
 {
     (void)why;
-    (void)why_size;
     text_reader *r = ctx;
     size_t n = r->left < cap ? r->left : cap;
     memcpy(dst, r->p, n);
@@ -169,7 +168,7 @@ typedef struct parser {
     nx_json_scan scan;
     nx_json_token t;
     const char *source;
-    nxpq_error *err;
+    nx_error *err;
 } parser;
 
 /* The next token; a grammar error is reported here (the kind is then NX_JSON_FAIL). */
@@ -177,7 +176,7 @@ static nx_json_kind next(parser *p)
 {
     nx_json_kind k = nx_json_scan_next(&p->scan, &p->t);
     if (k == NX_JSON_FAIL)
-        nxpq_error_set(p->err, "%s: %s (at byte %" PRIu64 ")", p->source, p->scan.err, p->scan.err_offset);
+        nx_error_set(p->err, "%s: %s (at byte %" PRIu64 ")", p->source, p->scan.err, p->scan.err_offset);
     return k;
 }
 
@@ -230,7 +229,7 @@ static int read_member(parser *p, const item_kind *k, const member *m, void *ite
         return member_error(p->err, p->source, k->list, i, m->name, "holds a NUL character");
     char *s = malloc(p->t.len + 1);
     if (!s)
-        return nxpq_error_set(p->err, "out of memory");
+        return nx_error_set(p->err, "out of memory");
     memcpy(s, p->t.s, p->t.len);
     s[p->t.len] = '\0';
     *text_at(item, m) = s;
@@ -254,7 +253,7 @@ static int read_item(parser *p, const item_kind *k, void *item, size_t i)
         char key[400];
         shown_key(p, key, sizeof key);
         if (j == k->n_members)
-            return nxpq_error_set(p->err, "%s: %s[%zu]: unknown member %s", p->source, k->list, i, key);
+            return nx_error_set(p->err, "%s: %s[%zu]: unknown member %s", p->source, k->list, i, key);
         if (seen & (1u << j))
             return member_error(p->err, p->source, k->list, i, k->members[j].name, "given twice");
         seen |= 1u << j;
@@ -274,19 +273,19 @@ static int read_list(parser *p, const item_kind *k, void **items, size_t *n)
     if (kind == NX_JSON_FAIL)
         return -1;
     if (kind != NX_JSON_START_ARRAY)
-        return nxpq_error_set(p->err, "%s: %s: not an array", p->source, k->list);
+        return nx_error_set(p->err, "%s: %s: not an array", p->source, k->list);
     for (;;) {
         if ((kind = next(p)) == NX_JSON_FAIL)
             return -1;
         if (kind == NX_JSON_END_ARRAY)
             return 0;
         if (kind != NX_JSON_START_MAP)
-            return nxpq_error_set(p->err, "%s: %s[%zu]: not an object", p->source, k->list, *n);
+            return nx_error_set(p->err, "%s: %s[%zu]: not an object", p->source, k->list, *n);
         if (*n == NX_ANNOTATIONS_MAX_ITEMS)
-            return nxpq_error_set(p->err, "%s: %s: more than %d", p->source, k->list, NX_ANNOTATIONS_MAX_ITEMS);
+            return nx_error_set(p->err, "%s: %s: more than %d", p->source, k->list, NX_ANNOTATIONS_MAX_ITEMS);
         char *grown = realloc(*items, (*n + 1) * k->size);
         if (!grown)
-            return nxpq_error_set(p->err, "out of memory");
+            return nx_error_set(p->err, "out of memory");
         *items = grown;
         void *item = grown + *n * k->size;
         memset(item, 0, k->size);
@@ -302,9 +301,9 @@ static int read_version(parser *p)
     if (next(p) == NX_JSON_FAIL)
         return -1;
     if (p->t.kind != NX_JSON_NUMBER || token_time(p, &v) < 0)
-        return nxpq_error_set(p->err, "%s: version: not an integer", p->source);
+        return nx_error_set(p->err, "%s: version: not an integer", p->source);
     if (v != NX_ANNOTATIONS_VERSION)
-        return nxpq_error_set(p->err, "%s: version: %" PRId64 " is not supported (this nxprof reads version %d)",
+        return nx_error_set(p->err, "%s: version: %" PRId64 " is not supported (this nxprof reads version %d)",
                               p->source, v, NX_ANNOTATIONS_VERSION);
     return 0;
 }
@@ -316,7 +315,7 @@ static int read_document(parser *p, nx_annotations *a)
     if (kind == NX_JSON_FAIL)
         return -1;
     if (kind != NX_JSON_START_MAP)
-        return nxpq_error_set(p->err, "%s: not a JSON object", p->source);
+        return nx_error_set(p->err, "%s: not a JSON object", p->source);
     bool version = false, markers = false, regions = false;
     while ((kind = next(p)) == NX_JSON_KEY) {
         char key[400];
@@ -324,9 +323,9 @@ static int read_document(parser *p, nx_annotations *a)
         bool *seen = strcmp(key, "\"version\"") == 0 ? &version : strcmp(key, "\"markers\"") == 0 ? &markers
                      : strcmp(key, "\"regions\"") == 0 ? &regions : NULL;
         if (!seen)
-            return nxpq_error_set(p->err, "%s: unknown member %s (known: version, markers, regions)", p->source, key);
+            return nx_error_set(p->err, "%s: unknown member %s (known: version, markers, regions)", p->source, key);
         if (*seen)
-            return nxpq_error_set(p->err, "%s: %s given twice", p->source, key);
+            return nx_error_set(p->err, "%s: %s given twice", p->source, key);
         *seen = true;
         int rc = seen == &version ? read_version(p)
                  : seen == &markers ? read_list(p, &MARKERS, (void **)&a->markers, &a->n_markers)
@@ -337,23 +336,23 @@ static int read_document(parser *p, nx_annotations *a)
     if (kind == NX_JSON_FAIL)
         return -1;
     if (!version)
-        return nxpq_error_set(p->err, "%s: version: missing", p->source);
+        return nx_error_set(p->err, "%s: version: missing", p->source);
     if ((kind = next(p)) == NX_JSON_FAIL)
         return -1;
     if (kind != NX_JSON_EOF || !nx_json_scan_complete(&p->scan))
-        return nxpq_error_set(p->err, "%s: text after the document's object", p->source);
+        return nx_error_set(p->err, "%s: text after the document's object", p->source);
     return 0;
 }
 
-int nx_annotations_parse(const char *text, size_t len, const char *source, nx_annotations *a, nxpq_error *err)
+int nx_annotations_parse(const char *text, size_t len, const char *source, nx_annotations *a, nx_error *err)
 {
     memset(a, 0, sizeof *a);
     if (len > NX_ANNOTATIONS_MAX_BYTES)
-        return nxpq_error_set(err, "%s: larger than %d bytes", source, NX_ANNOTATIONS_MAX_BYTES);
+        return nx_error_set(err, "%s: larger than %d bytes", source, NX_ANNOTATIONS_MAX_BYTES);
     text_reader r = {text, len};
     parser p = {.source = source, .err = err};
     if (nx_json_scan_init(&p.scan, 64 * 1024, 8, text_read, &r) < 0)
-        return nxpq_error_set(err, "out of memory");
+        return nx_error_set(err, "out of memory");
     int rc = read_document(&p, a);
     nx_json_scan_free(&p.scan);
     if (rc == 0)
@@ -443,11 +442,11 @@ static int append_list(const item_kind *k, void **items, size_t *n, const void *
     return 0;
 }
 
-int nx_annotations_append(nx_annotations *into, const nx_annotations *from, nxpq_error *err)
+int nx_annotations_append(nx_annotations *into, const nx_annotations *from, nx_error *err)
 {
     if (into->n_markers + from->n_markers > NX_ANNOTATIONS_MAX_ITEMS ||
         into->n_regions + from->n_regions > NX_ANNOTATIONS_MAX_ITEMS)
-        return nxpq_error_set(err, "together they hold more than %d markers or regions", NX_ANNOTATIONS_MAX_ITEMS);
+        return nx_error_set(err, "together they hold more than %d markers or regions", NX_ANNOTATIONS_MAX_ITEMS);
     size_t markers = into->n_markers, regions = into->n_regions;
     if (append_list(&MARKERS, (void **)&into->markers, &into->n_markers, from->markers, from->n_markers) < 0 ||
         append_list(&REGIONS, (void **)&into->regions, &into->n_regions, from->regions, from->n_regions) < 0) {
@@ -457,7 +456,7 @@ int nx_annotations_append(nx_annotations *into, const nx_annotations *from, nxpq
             free_item(&REGIONS, &into->regions[i]);
         into->n_markers = markers;
         into->n_regions = regions;
-        return nxpq_error_set(err, "out of memory");
+        return nx_error_set(err, "out of memory");
     }
     return 0;
 }

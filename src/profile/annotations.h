@@ -28,7 +28,7 @@
  * fsync'd, renamed over the file, the directory fsync'd; a reader sees the previous
  * document or the new one, never a part.
  *
- * Errors: -1 with an nxpq_error naming the file (or the source given) and the member
+ * Errors: -1 with an nx_error naming the file (or the source given) and the member
  * at fault, e.g. "x/.nxprof-annotations.json: markers[2].time_ns: not an integer".
  */
 #ifndef NX_ANNOTATIONS_H
@@ -71,11 +71,11 @@ typedef struct nx_annotations {
 
 /* Parses and validates the document text[0..len) into *a (zeroed first; freed on
  * failure). `source` names the text in messages (a path, "the request body"). */
-int nx_annotations_parse(const char *text, size_t len, const char *source, nx_annotations *a, nxpq_error *err);
+int nx_annotations_parse(const char *text, size_t len, const char *source, nx_annotations *a, nx_error *err);
 
 /* Checks *a against the rules above (what nx_annotations_save enforces), naming
  * `source` and the member at fault. */
-int nx_annotations_check(const nx_annotations *a, const char *source, nxpq_error *err);
+int nx_annotations_check(const nx_annotations *a, const char *source, nx_error *err);
 
 /* Appends *a as its document (members in the order above, absent optional members
  * left out, times by nx_json_put_i64's safe rule). */
@@ -83,14 +83,14 @@ void nx_annotations_json(const nx_annotations *a, nx_strbuf *out);
 
 /* Loads the annotations of the profile at `dir`: none (a zeroed *a) when it has no
  * file; -1 when the file is not a regular file, cannot be read or is invalid. */
-int nx_annotations_load(const char *dir, nx_annotations *a, nxpq_error *err);
+int nx_annotations_load(const char *dir, nx_annotations *a, nx_error *err);
 
 /* Checks *a and writes it atomically as the annotations of the profile at `dir`. */
-int nx_annotations_save(const char *dir, const nx_annotations *a, nxpq_error *err);
+int nx_annotations_save(const char *dir, const nx_annotations *a, nx_error *err);
 
 /* Appends copies of every marker and region of *from to *into (an import that keeps
  * what is there); -1 when out of memory (*into unchanged) or past the count limits. */
-int nx_annotations_append(nx_annotations *into, const nx_annotations *from, nxpq_error *err);
+int nx_annotations_append(nx_annotations *into, const nx_annotations *from, nx_error *err);
 
 /* Copies the annotations file of the profile at `from` (if it has one), byte for
  * byte, into the profile being built at `to`, and so for each sub-profile `to` holds
@@ -98,7 +98,7 @@ int nx_annotations_append(nx_annotations *into, const nx_annotations *from, nxpq
  * re-processing keeps what the user wrote, even a file this version would refuse.
  * A file that is not a regular file, or larger than NX_ANNOTATIONS_MAX_BYTES, is an
  * error naming it. */
-int nx_annotations_carry(const char *from, const char *to, nxpq_error *err);
+int nx_annotations_carry(const char *from, const char *to, nx_error *err);
 
 /* True when `name`, an entry at the top of a profile, is the annotations file or a
  * temporary file of its atomic write (which a killed writer may leave): nxprof's. */

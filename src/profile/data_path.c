@@ -50,21 +50,21 @@ bool nx_path_within(const char *inner, const char *outer)
     return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
 }
 
-int nx_output_apart_from_capture(const char *capture_dir, const char *final_dir, nxpq_error *err)
+int nx_output_apart_from_capture(const char *capture_dir, const char *final_dir, nx_error *err)
 {
     char *cap = realpath(capture_dir, NULL);
     if (!cap)
-        return nxpq_error_set(err, "cannot resolve the capture directory %s: %s", capture_dir, strerror(errno));
+        return nx_error_set(err, "cannot resolve the capture directory %s: %s", capture_dir, strerror(errno));
     char *out = nx_path_real_planned(final_dir);
     int rc = 0;
     if (!out)
-        rc = nxpq_error_set(err, "cannot resolve the output directory %s: %s", final_dir, strerror(errno));
+        rc = nx_error_set(err, "cannot resolve the output directory %s: %s", final_dir, strerror(errno));
     else if (nx_path_within(cap, out))
-        rc = nxpq_error_set(err, "refusing to write %s: the capture %s lies inside it, and publishing would "
+        rc = nx_error_set(err, "refusing to write %s: the capture %s lies inside it, and publishing would "
                                  "replace it; move the capture or choose another output directory",
                             final_dir, capture_dir);
     else if (nx_path_within(out, cap))
-        rc = nxpq_error_set(err, "refusing to write %s: it lies inside the capture %s; choose an output "
+        rc = nx_error_set(err, "refusing to write %s: it lies inside the capture %s; choose an output "
                                  "directory outside the capture",
                             final_dir, capture_dir);
     free(out);

@@ -25,7 +25,7 @@ bool nx_path_within(const char *inner, const char *outer);
 /* 0 when the capture directory and the output directory final_dir are apart;
  * -1 naming both when either lies inside the other (a run would replace its own
  * input, or write its output into the capture), or when one does not resolve. */
-int nx_output_apart_from_capture(const char *capture_dir, const char *final_dir, nxpq_error *err);
+int nx_output_apart_from_capture(const char *capture_dir, const char *final_dir, nx_error *err);
 
 /* The real path of `path`, malloc'd, when it is a directory whose real path lies
  * strictly inside the real path of `root` (the data path's profiles/global, or the

@@ -18,45 +18,45 @@
 #define ROOT_FOLDER "profiles/global"
 #define LATEST "@latest"
 
-int nx_data_path_default(char **out, nxpq_error *err)
+int nx_data_path_default(char **out, nx_error *err)
 {
     const char *home = getenv("HOME");
     *out = NULL;
     if (!home || !*home)
-        return nxpq_error_set(err, "HOME is not set: give --data-path");
+        return nx_error_set(err, "HOME is not set: give --data-path");
     *out = nx_path_printf("%s/" HOME_DATA_PATH, home);
-    return *out ? 0 : nxpq_error_set(err, "out of memory");
+    return *out ? 0 : nx_error_set(err, "out of memory");
 }
 
-int nx_data_path_root(const char *data_path, char **out, nxpq_error *err)
+int nx_data_path_root(const char *data_path, char **out, nx_error *err)
 {
     *out = NULL;
     if (data_path && !*data_path)
-        return nxpq_error_set(err, "data path is empty");
+        return nx_error_set(err, "data path is empty");
     char *dflt = NULL;
     if (!data_path && nx_data_path_default(&dflt, err) < 0)
         return -1;
     *out = nx_path_printf("%s/" ROOT_FOLDER, data_path ? data_path : dflt);
     free(dflt);
-    return *out ? 0 : nxpq_error_set(err, "out of memory");
+    return *out ? 0 : nx_error_set(err, "out of memory");
 }
 
 int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
-                           char **out, nxpq_error *err)
+                           char **out, nx_error *err)
 {
     *out = NULL;
     if (output_file) {
         if (!*output_file)
-            return nxpq_error_set(err, "output directory is empty");
+            return nx_error_set(err, "output directory is empty");
         *out = strdup(output_file);
-        return *out ? 0 : nxpq_error_set(err, "out of memory");
+        return *out ? 0 : nx_error_set(err, "out of memory");
     }
     char *root;
     if (nx_display_name_validate(display_name, err) < 0 || nx_data_path_root(data_path, &root, err) < 0)
         return -1;
     *out = nx_path_printf("%s/%s" LATEST, root, display_name);
     free(root);
-    return *out ? 0 : nxpq_error_set(err, "out of memory");
+    return *out ? 0 : nx_error_set(err, "out of memory");
 }
 
 char *nx_layout_entry(const char *name)
@@ -92,13 +92,13 @@ static int dir_inside(const char *root, const char *path)
 
 /* The system part <S> of a name "<S>[/devices/<D>]" (malloc'd into *sys) and
  * where <D> starts (NULL for none). 0, NX_LAYOUT_INVALID or -1 with err. */
-static int split_name(const char *name, char **sys, const char **dev, nxpq_error *err)
+static int split_name(const char *name, char **sys, const char **dev, nx_error *err)
 {
     const char *sep = strstr(name, "/" NX_LAYOUT_DEVICES_DIR "/");
     *dev = sep ? sep + sizeof NX_LAYOUT_DEVICES_DIR + 1 : NULL;
     *sys = strndup(name, sep ? (size_t)(sep - name) : strlen(name));
     if (!*sys)
-        return nxpq_error_set(err, "out of memory");
+        return nx_error_set(err, "out of memory");
     if (nx_display_name_validate(*sys, err) == 0 && (!*dev || nx_display_name_validate(*dev, err) == 0))
         return 0;
     free(*sys);
@@ -106,7 +106,7 @@ static int split_name(const char *name, char **sys, const char **dev, nxpq_error
     return NX_LAYOUT_INVALID;
 }
 
-int nx_layout_find(const char *root, const char *name, char **dir, nxpq_error *err)
+int nx_layout_find(const char *root, const char *name, char **dir, nx_error *err)
 {
     *dir = NULL;
     char *sys;
@@ -131,7 +131,7 @@ int nx_layout_find(const char *root, const char *name, char **dir, nxpq_error *e
     free(sys);
     if (rc != 0) {
         free(path);
-        return rc < 0 ? nxpq_error_set(err, "out of memory") : (nxpq_error_set(err, "no such profile: %s", name), rc);
+        return rc < 0 ? nx_error_set(err, "out of memory") : (nx_error_set(err, "no such profile: %s", name), rc);
     }
     *dir = path;
     return 0;
@@ -146,7 +146,7 @@ static int profile_cmp(const void *a, const void *b)
  * or not a profile), -1 when out of memory. */
 static int list_add(const char *root, char *name, nx_layout_profile **ps, size_t *n, size_t *cap)
 {
-    nxpq_error err;
+    nx_error err;
     char *dir;
     int rc = nx_layout_find(root, name, &dir, &err);
     if (rc != 0) {
@@ -212,13 +212,13 @@ void nx_layout_list_free(nx_layout_profile *ps, size_t count)
 /* p (an existing device profile directory), or NULL with err (p freed) when its
  * real path leaves `parent`, the folder the system profile is named in (a data
  * path's root): a symbolic link out of it is not followed (data_path.h). */
-static char *stays_inside(const char *parent, char *p, nxpq_error *err)
+static char *stays_inside(const char *parent, char *p, nx_error *err)
 {
     char *real = nx_dir_real_inside(p, parent);
     if (!real && errno == ENOMEM)
-        nxpq_error_set(err, "out of memory");
+        nx_error_set(err, "out of memory");
     else if (!real)
-        nxpq_error_set(err, "device profile %s leads out of %s, where its system profile is; not read", p, parent);
+        nx_error_set(err, "device profile %s leads out of %s, where its system profile is; not read", p, parent);
     if (real) {
         free(real);
         return p;
@@ -227,10 +227,10 @@ static char *stays_inside(const char *parent, char *p, nxpq_error *err)
     return NULL;
 }
 
-char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error *err)
+char *nx_device_profile_dir(const char *system_dir, const char *name, nx_error *err)
 {
     if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strchr(name, '/')) {
-        nxpq_error_set(err, "device profile name '%s' is not a plain directory name", name);
+        nx_error_set(err, "device profile name '%s' is not a plain directory name", name);
         return NULL;
     }
     size_t dl = strlen(system_dir);
@@ -251,7 +251,7 @@ char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error
     }
     if (!p) {
         free(parent);
-        nxpq_error_set(err, "out of memory");
+        nx_error_set(err, "out of memory");
         return NULL;
     }
     p = stat(p, &st) == 0 ? stays_inside(parent, p, err) : p;

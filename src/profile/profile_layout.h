@@ -17,7 +17,7 @@
  *
  * Paths are followed only while their real paths stay inside the root (or the
  * folder the system profile sits in): data_path.h nx_dir_real_inside. Errors fill
- * an nxpq_error; nothing here prints.
+ * an nx_error; nothing here prints.
  */
 #ifndef NX_PROFILE_LAYOUT_H
 #define NX_PROFILE_LAYOUT_H
@@ -32,18 +32,18 @@
 
 /* $HOME/.nxprof, malloc'd into *out: the data path when none is given. -1 with
  * err when HOME is unset or empty, or memory runs out. */
-int nx_data_path_default(char **out, nxpq_error *err);
+int nx_data_path_default(char **out, nx_error *err);
 
 /* <data_path>/profiles/global (data_path NULL: the default above), malloc'd into
  * *out: the root, the folder of a data path's profiles. */
-int nx_data_path_root(const char *data_path, char **out, nxpq_error *err);
+int nx_data_path_root(const char *data_path, char **out, nx_error *err);
 
 /* The final profile directory, malloc'd into *out (caller frees):
  *   output_file != NULL  -> output_file as given (data_path and display_name ignored);
  *   otherwise            -> <root of data_path>/<display_name>@latest, display_name
  *                           validated (profile_output.h nx_display_name_validate). */
 int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
-                           char **out, nxpq_error *err);
+                           char **out, nx_error *err);
 
 /* "<name>@latest", the root's entry of display name `name`, malloc'd (NULL when
  * memory runs out). */
@@ -65,7 +65,7 @@ enum { NX_LAYOUT_INVALID = 1, NX_LAYOUT_MISSING = 2 };
  * NX_LAYOUT_INVALID when S or D is not a valid display name; NX_LAYOUT_MISSING when
  * the root or the profile is missing, not a directory, or its real path leaves the
  * root; -1 when out of memory. err says why (it may quote the name). */
-int nx_layout_find(const char *root, const char *name, char **dir, nxpq_error *err);
+int nx_layout_find(const char *root, const char *name, char **dir, nx_error *err);
 
 typedef struct nx_layout_profile {
     char *name;   /* its display name */
@@ -85,7 +85,7 @@ void nx_layout_list_free(nx_layout_profile *ps, size_t count);
  * a '/' is refused (it would lead out of those folders), and so is a directory
  * whose real path leaves the parent of system_dir (a symbolic link out of the data
  * path). Returns a malloc'd path (it may not exist), or NULL with err. */
-char *nx_device_profile_dir(const char *system_dir, const char *name, nxpq_error *err);
+char *nx_device_profile_dir(const char *system_dir, const char *name, nx_error *err);
 
 /* The name device profile `dev` of system profile `sys` goes by, given the
  * directory nx_device_profile_dir found for it, dev_dir, and sys_dir, the system

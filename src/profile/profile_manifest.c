@@ -115,7 +115,7 @@ static bool legacy_entry(const char *path, const char *name)
         return true;
     if (n <= 8 || strcmp(name + n - 8, ".parquet") != 0)
         return false;
-    nxpq_error ignored;
+    nx_error ignored;
     nxpq_reader *r = nxpq_reader_open(path, &ignored);
     if (!r)
         return false;
@@ -129,7 +129,7 @@ typedef struct walk {
     const char *top;   /* the profile being replaced */
     const char *shown; /* its name in messages */
     bool remove;       /* delete what is accepted (only after a check passed) */
-    nxpq_error *err;
+    nx_error *err;
 } walk;
 
 static int owned_dir(const walk *w, const char *dir);
@@ -141,11 +141,11 @@ static int foreign(const walk *w, const char *path, bool marked)
     if (strncmp(path, w->top, n) == 0 && path[n] == '/')
         path += n + 1;   /* named as the user sees it inside the profile */
     if (marked)
-        return nxpq_error_set(w->err,
+        return nx_error_set(w->err,
                               "refusing to replace %s: it holds %s, which nxprof did not write; move it out of "
                               "the profile, choose another output directory, or remove the profile yourself",
                               w->shown, path);
-    return nxpq_error_set(w->err,
+    return nx_error_set(w->err,
                           "refusing to replace %s: it is not a profile nxprof wrote (it holds %s); "
                           "choose another output directory, or remove it yourself",
                           w->shown, path);
@@ -156,7 +156,7 @@ static int drop(const walk *w, const char *path, bool is_dir)
 {
     if (!w->remove || (is_dir ? rmdir(path) : unlink(path)) == 0)
         return 0;
-    return nxpq_error_set(w->err, "cannot remove %s: %s", path, strerror(errno));
+    return nx_error_set(w->err, "cannot remove %s: %s", path, strerror(errno));
 }
 
 /* One entry of a manifest profile rooted at root: accepted when listed with its kind. */
@@ -169,8 +169,8 @@ static int manifest_walk(const walk *w, const manifest *m, const char *root, con
     char *dir = rel ? nx_path_printf("%s/%s", root, rel) : strdup(root);
     DIR *d = dir ? opendir(dir) : NULL;
     if (!d) {
-        int rc = dir ? nxpq_error_set(w->err, "cannot read %s: %s", dir, strerror(errno))
-                     : nxpq_error_set(w->err, "out of memory");
+        int rc = dir ? nx_error_set(w->err, "cannot read %s: %s", dir, strerror(errno))
+                     : nx_error_set(w->err, "out of memory");
         free(dir);
         return rc;
     }
@@ -184,9 +184,9 @@ static int manifest_walk(const walk *w, const manifest *m, const char *root, con
         char *path = nx_path_printf("%s/%s", dir, e->d_name);
         struct stat st;
         if (!crel || !path)
-            rc = nxpq_error_set(w->err, "out of memory");
+            rc = nx_error_set(w->err, "out of memory");
         else if (lstat(path, &st) != 0)
-            rc = nxpq_error_set(w->err, "cannot inspect %s: %s", path, strerror(errno));
+            rc = nx_error_set(w->err, "cannot inspect %s: %s", path, strerror(errno));
         else
             rc = manifest_entry(w, m, root, crel, path, &st);
         free(crel);
@@ -217,7 +217,7 @@ static int legacy_devices(const walk *w, const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return nxpq_error_set(w->err, "cannot read %s: %s", dir, strerror(errno));
+        return nx_error_set(w->err, "cannot read %s: %s", dir, strerror(errno));
     int rc = 0;
     for (struct dirent *e; rc == 0 && (e = readdir(d));) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
@@ -225,7 +225,7 @@ static int legacy_devices(const walk *w, const char *dir)
         char *path = nx_path_printf("%s/%s", dir, e->d_name);
         struct stat st;
         if (!path)
-            rc = nxpq_error_set(w->err, "out of memory");
+            rc = nx_error_set(w->err, "out of memory");
         else if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
             rc = foreign(w, path, false);
         else
@@ -241,7 +241,7 @@ static int legacy_walk(const walk *w, const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return nxpq_error_set(w->err, "cannot read %s: %s", dir, strerror(errno));
+        return nx_error_set(w->err, "cannot read %s: %s", dir, strerror(errno));
     int rc = 0;
     for (struct dirent *e; rc == 0 && (e = readdir(d));) {
         const char *name = e->d_name;
@@ -250,9 +250,9 @@ static int legacy_walk(const walk *w, const char *dir)
         char *path = nx_path_printf("%s/%s", dir, name);
         struct stat st;
         if (!path)
-            rc = nxpq_error_set(w->err, "out of memory");
+            rc = nx_error_set(w->err, "out of memory");
         else if (lstat(path, &st) != 0)
-            rc = nxpq_error_set(w->err, "cannot inspect %s: %s", path, strerror(errno));
+            rc = nx_error_set(w->err, "cannot inspect %s: %s", path, strerror(errno));
         else if (S_ISDIR(st.st_mode) && strcmp(name, NX_LAYOUT_DEVICES_DIR) == 0)
             rc = legacy_devices(w, path);
         else if (S_ISREG(st.st_mode) && legacy_entry(path, name))
@@ -271,39 +271,39 @@ static int owned_dir(const walk *w, const char *dir)
 {
     struct stat st;
     if (lstat(dir, &st) != 0)
-        return errno == ENOENT ? 0 : nxpq_error_set(w->err, "cannot inspect %s: %s", dir, strerror(errno));
+        return errno == ENOENT ? 0 : nx_error_set(w->err, "cannot inspect %s: %s", dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))
-        return nxpq_error_set(w->err, "%s exists and is not a directory; nxprof replaces only profiles it wrote",
+        return nx_error_set(w->err, "%s exists and is not a directory; nxprof replaces only profiles it wrote",
                               dir);
     manifest m;
     int kind = manifest_load(dir, &m);
     if (kind < 0)
-        return nxpq_error_set(w->err, "out of memory");
+        return nx_error_set(w->err, "out of memory");
     int rc = kind ? manifest_walk(w, &m, dir, NULL) : legacy_walk(w, dir);
     manifest_free(&m);
     if (rc < 0 || !w->remove)
         return rc;
     char *marker = nx_path_printf("%s/%s", dir, NX_PROFILE_MARKER);
     if (!marker)
-        return nxpq_error_set(w->err, "out of memory");
+        return nx_error_set(w->err, "out of memory");
     if (unlink(marker) < 0 && errno != ENOENT)
-        rc = nxpq_error_set(w->err, "cannot remove %s: %s", marker, strerror(errno));
+        rc = nx_error_set(w->err, "cannot remove %s: %s", marker, strerror(errno));
     free(marker);
     return rc < 0 ? -1 : drop(w, dir, true);
 }
 
-int nx_profile_owned_as(const char *dir, const char *shown, nxpq_error *err)
+int nx_profile_owned_as(const char *dir, const char *shown, nx_error *err)
 {
     walk w = {.top = dir, .shown = shown, .remove = false, .err = err};
     return owned_dir(&w, dir);
 }
 
-int nx_profile_owned(const char *dir, nxpq_error *err)
+int nx_profile_owned(const char *dir, nx_error *err)
 {
     return nx_profile_owned_as(dir, dir, err);
 }
 
-int nx_profile_remove(const char *dir, nxpq_error *err)
+int nx_profile_remove(const char *dir, nx_error *err)
 {
     if (nx_profile_owned(dir, err) < 0)
         return -1;
@@ -326,9 +326,9 @@ int nx_profile_building(const char *dir)
 
 /* Appends the entry `name` of dir/rel (relative to dir) to out: a file, a
  * sub-profile (its manifest written first) or a folder (and what it holds). */
-static int list_entries(const char *dir, const char *rel, FILE *out, nxpq_error *err);
+static int list_entries(const char *dir, const char *rel, FILE *out, nx_error *err);
 
-static int list_entry(const char *dir, const char *rel, const char *name, FILE *out, nxpq_error *err)
+static int list_entry(const char *dir, const char *rel, const char *name, FILE *out, nx_error *err)
 {
     char *crel = rel ? nx_path_printf("%s/%s", rel, name) : strdup(name);
     char *path = crel ? nx_path_printf("%s/%s", dir, crel) : NULL;
@@ -336,9 +336,9 @@ static int list_entry(const char *dir, const char *rel, const char *name, FILE *
     struct stat st;
     int rc;
     if (!crel || !path || !marker)
-        rc = nxpq_error_set(err, "out of memory");
+        rc = nx_error_set(err, "out of memory");
     else if (lstat(path, &st) != 0)
-        rc = nxpq_error_set(err, "cannot inspect %s: %s", path, strerror(errno));
+        rc = nx_error_set(err, "cannot inspect %s: %s", path, strerror(errno));
     else if (S_ISREG(st.st_mode))
         rc = fprintf(out, "f %s\n", crel) < 0 ? -1 : 0;
     else if (S_ISDIR(st.st_mode) && lstat(marker, &st) == 0)
@@ -346,7 +346,7 @@ static int list_entry(const char *dir, const char *rel, const char *name, FILE *
     else if (S_ISDIR(st.st_mode))
         rc = fprintf(out, "d %s\n", crel) < 0 ? -1 : list_entries(dir, crel, out, err);
     else
-        rc = nxpq_error_set(err, "%s is not a file or a directory; a profile holds only those", path);
+        rc = nx_error_set(err, "%s is not a file or a directory; a profile holds only those", path);
     free(crel);
     free(path);
     free(marker);
@@ -355,15 +355,15 @@ static int list_entry(const char *dir, const char *rel, const char *name, FILE *
 
 /* Appends the entries of dir/rel in name order (so two runs that write the same
  * files write the same manifest). */
-static int list_entries(const char *dir, const char *rel, FILE *out, nxpq_error *err)
+static int list_entries(const char *dir, const char *rel, FILE *out, nx_error *err)
 {
     char *here = rel ? nx_path_printf("%s/%s", dir, rel) : strdup(dir);
     struct dirent **names = NULL;
     int n = here ? scandir(here, &names, NULL, alphasort) : -1;
     int rc = 0;
     if (n < 0)
-        rc = here ? nxpq_error_set(err, "cannot read %s: %s", here, strerror(errno))
-                  : nxpq_error_set(err, "out of memory");
+        rc = here ? nx_error_set(err, "cannot read %s: %s", here, strerror(errno))
+                  : nx_error_set(err, "out of memory");
     for (int i = 0; i < n; i++) {
         const char *name = names[i]->d_name;
         bool skip = strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
@@ -377,24 +377,24 @@ static int list_entries(const char *dir, const char *rel, FILE *out, nxpq_error 
     return rc;
 }
 
-int nx_manifest_write(const char *dir, nxpq_error *err)
+int nx_manifest_write(const char *dir, nx_error *err)
 {
     char *tmp = nx_path_printf("%s/%s.new", dir, NX_PROFILE_MARKER);
     char *marker = nx_path_printf("%s/%s", dir, NX_PROFILE_MARKER);
     FILE *f = tmp && marker ? fopen(tmp, "w") : NULL;
     int rc = 0;
     if (!tmp || !marker)
-        rc = nxpq_error_set(err, "out of memory");
+        rc = nx_error_set(err, "out of memory");
     else if (!f)
-        rc = nxpq_error_set(err, "cannot write %s: %s", tmp, strerror(errno));
+        rc = nx_error_set(err, "cannot write %s: %s", tmp, strerror(errno));
     else {
         err->msg[0] = '\0';
         if (fprintf(f, "%s\n", NX_MANIFEST_HEADER) < 0 || list_entries(dir, NULL, f, err) < 0)
-            rc = err->msg[0] ? -1 : nxpq_error_set(err, "cannot write %s: %s", tmp, strerror(errno));
+            rc = err->msg[0] ? -1 : nx_error_set(err, "cannot write %s: %s", tmp, strerror(errno));
         if (fclose(f) != 0 && rc == 0)
-            rc = nxpq_error_set(err, "cannot write %s: %s", tmp, strerror(errno));
+            rc = nx_error_set(err, "cannot write %s: %s", tmp, strerror(errno));
         if (rc == 0 && rename(tmp, marker) != 0)
-            rc = nxpq_error_set(err, "cannot rename %s to %s: %s", tmp, marker, strerror(errno));
+            rc = nx_error_set(err, "cannot rename %s to %s: %s", tmp, marker, strerror(errno));
         if (rc < 0)
             unlink(tmp);
     }

@@ -23,7 +23,7 @@
  * NOTES.md, a notebooks/ folder, a capture moved into the profile — makes the
  * directory not nxprof's to delete, and the error names that entry.
  *
- * Errors: -1 with an nxpq_error naming the directory and the entry at fault.
+ * Errors: -1 with an nx_error naming the directory and the entry at fault.
  */
 #ifndef NX_PROFILE_MANIFEST_H
 #define NX_PROFILE_MANIFEST_H
@@ -36,21 +36,21 @@
 /* Writes the manifest of the profile built in `dir` (every sub-profile's first),
  * listing everything in it; a symbolic link or other non-file there is an error,
  * since nxprof writes none. The marker is replaced by one rename. */
-int nx_manifest_write(const char *dir, nxpq_error *err);
+int nx_manifest_write(const char *dir, nx_error *err);
 
 /* 0 when `dir` is absent or every entry in it is nxprof's by the ownership rule
  * above; -1 with a message naming dir and the first entry that is not. */
-int nx_profile_owned(const char *dir, nxpq_error *err);
+int nx_profile_owned(const char *dir, nx_error *err);
 
 /* nx_profile_owned(dir), naming the profile `shown` in messages (the name the user
  * knows it by, such as the link it is reached through). */
-int nx_profile_owned_as(const char *dir, const char *shown, nxpq_error *err);
+int nx_profile_owned_as(const char *dir, const char *shown, nx_error *err);
 
 /* Removes the profile at `dir`: first checks it as nx_profile_owned() does and, if
  * anything in it is not nxprof's, removes nothing and returns -1 naming it; else
  * deletes exactly the entries the rule accepts, the marker last, and dir itself.
  * A missing dir is success. */
-int nx_profile_remove(const char *dir, nxpq_error *err);
+int nx_profile_remove(const char *dir, nx_error *err);
 
 /* 1 when dir's marker says the profile is still being built (a temporary
  * directory of a run), 0 when not, -1 when dir has no readable marker. */

@@ -47,29 +47,29 @@ char *nx_path_last_component(const char *dir)
     return start < len ? strndup(dir + start, len - start) : NULL;
 }
 
-int nx_display_name_validate(const char *name, nxpq_error *err)
+int nx_display_name_validate(const char *name, nx_error *err)
 {
     if (!name || !*name)
-        return nxpq_error_set(err, "display name is empty");
+        return nx_error_set(err, "display name is empty");
     size_t len = strlen(name);
     if (len > NX_DISPLAY_NAME_MAX)
-        return nxpq_error_set(err, "display name is %zu bytes long; the limit is %d", len, NX_DISPLAY_NAME_MAX);
+        return nx_error_set(err, "display name is %zu bytes long; the limit is %d", len, NX_DISPLAY_NAME_MAX);
     /* The name becomes one path component: a '/' or ".." would place the profile
      * outside profiles/global, and control characters make names that shells and
      * the viewer's listing cannot show faithfully. */
     if (strchr(name, '/'))
-        return nxpq_error_set(err, "display name '%s' contains '/'", name);
+        return nx_error_set(err, "display name '%s' contains '/'", name);
     if (strstr(name, ".."))
-        return nxpq_error_set(err, "display name '%s' contains '..'", name);
+        return nx_error_set(err, "display name '%s' contains '..'", name);
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
-            return nxpq_error_set(err, "display name contains the control character 0x%02x at byte %zu", *p,
+            return nx_error_set(err, "display name contains the control character 0x%02x at byte %zu", *p,
                         (size_t)(p - (const unsigned char *)name));
     return 0;
 }
 
 /* mkdir -p: creates every missing component of `path`. */
-int nx_make_dirs(char *path, nxpq_error *err)
+int nx_make_dirs(char *path, nx_error *err)
 {
     for (char *p = path + 1; ; p++) {
         if (*p != '/' && *p != '\0')
@@ -80,7 +80,7 @@ int nx_make_dirs(char *path, nxpq_error *err)
         int e = errno;
         struct stat st;
         if (rc < 0 && !(e == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
-            nxpq_error_set(err, "cannot create directory %s: %s", path, strerror(e == EEXIST ? ENOTDIR : e));
+            nx_error_set(err, "cannot create directory %s: %s", path, strerror(e == EEXIST ? ENOTDIR : e));
             *p = saved;
             return -1;
         }
@@ -107,27 +107,27 @@ static char *parent_of(const char *path, const char **base)
 
 /* A fresh empty sibling ".<base>.<tag>-<pid>-XXXXXX" of final_dir: unique even for
  * concurrent runs with the same display name, and hidden from the profile listing. */
-static char *make_sibling(const char *final_dir, const char *tag, nxpq_error *err)
+static char *make_sibling(const char *final_dir, const char *tag, nx_error *err)
 {
     const char *base;
     char *parent = parent_of(final_dir, &base);
     if (!parent) {
-        nxpq_error_set(err, "out of memory");
+        nx_error_set(err, "out of memory");
         return NULL;
     }
     char *dir = nx_path_printf("%s/.%s.%s-%ld-XXXXXX", parent, base, tag, (long)getpid());
     free(parent);
     if (!dir) {
-        nxpq_error_set(err, "out of memory");
+        nx_error_set(err, "out of memory");
         return NULL;
     }
     return nx_make_temp_dir(dir, err);
 }
 
-char *nx_make_temp_dir(char *dir, nxpq_error *err)
+char *nx_make_temp_dir(char *dir, nx_error *err)
 {
     if (!mkdtemp(dir)) {
-        nxpq_error_set(err, "cannot create a temporary directory %s: %s", dir, strerror(errno));
+        nx_error_set(err, "cannot create a temporary directory %s: %s", dir, strerror(errno));
         free(dir);
         return NULL;
     }
@@ -136,7 +136,7 @@ char *nx_make_temp_dir(char *dir, nxpq_error *err)
     mode_t mask = umask(0);
     umask(mask);
     if (chmod(dir, 0777 & ~mask) < 0) {
-        nxpq_error_set(err, "cannot set permissions on %s: %s", dir, strerror(errno));
+        nx_error_set(err, "cannot set permissions on %s: %s", dir, strerror(errno));
         rmdir(dir);
         free(dir);
         return NULL;
@@ -168,7 +168,7 @@ void nx_profile_sweep_stale(const char *parent, const char *base)
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;
         char *path = nx_path_printf("%s/%s", parent, n);
-        nxpq_error ignored;
+        nx_error ignored;
         /* A build of a dead run is nxprof's whole; a previous profile moved
          * aside is removed by its manifest, and kept if anything else is in it. */
         struct stat st;
@@ -184,34 +184,34 @@ void nx_profile_sweep_stale(const char *parent, const char *base)
 }
 
 /* Writes the marker into the profile being built. */
-static int write_marker(const char *tmp_dir, nxpq_error *err)
+static int write_marker(const char *tmp_dir, nx_error *err)
 {
     char *path = nx_path_printf("%s/%s", tmp_dir, NX_PROFILE_MARKER);
     if (!path)
-        return nxpq_error_set(err, "out of memory");
+        return nx_error_set(err, "out of memory");
     FILE *f = fopen(path, "wx");
     int rc = 0;
     if (!f || fputs(NX_MANIFEST_BUILDING "\n", f) < 0)
-        rc = nxpq_error_set(err, "cannot write %s: %s", path, strerror(errno));
+        rc = nx_error_set(err, "cannot write %s: %s", path, strerror(errno));
     if (f && fclose(f) != 0 && rc == 0)
-        rc = nxpq_error_set(err, "cannot write %s: %s", path, strerror(errno));
+        rc = nx_error_set(err, "cannot write %s: %s", path, strerror(errno));
     free(path);
     return rc;
 }
 
-int nx_profile_dir_create(const char *dir, nxpq_error *err)
+int nx_profile_dir_create(const char *dir, nx_error *err)
 {
     if (mkdir(dir, 0777) < 0)
-        return nxpq_error_set(err, "cannot create directory %s: %s", dir, strerror(errno));
+        return nx_error_set(err, "cannot create directory %s: %s", dir, strerror(errno));
     return write_marker(dir, err);
 }
 
-int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err)
+int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nx_error *err)
 {
     o->final_dir = strdup(final_dir);
     o->tmp_dir = NULL;
     if (!o->final_dir)
-        return nxpq_error_set(err, "out of memory");
+        return nx_error_set(err, "out of memory");
     /* "a/b/" and "a/b" name the same directory; the sibling logic needs the latter. */
     size_t len = strlen(o->final_dir);
     while (len > 1 && o->final_dir[len - 1] == '/')
@@ -220,11 +220,11 @@ int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_er
     char *parent = parent_of(o->final_dir, &base);
     if (!parent) {
         nx_profile_output_abort(o);
-        return nxpq_error_set(err, "out of memory");
+        return nx_error_set(err, "out of memory");
     }
     if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
         free(parent);
-        nxpq_error_set(err, "output directory %s does not name a directory of its own", final_dir);
+        nx_error_set(err, "output directory %s does not name a directory of its own", final_dir);
         nx_profile_output_abort(o);
         return -1;
     }
@@ -259,7 +259,7 @@ int nx_rename_exchange(const char *a, const char *b)
 /* Moves o's temporary directory to its final name. *old gets where the previous
  * profile now is (NULL: there was none) and *exchanged whether that is o->tmp_dir
  * (swapped in one step) or a separate sibling. -1 with nothing changed on failure. */
-static int swap_in(nx_profile_output *o, char **old, bool *exchanged, nxpq_error *err)
+static int swap_in(nx_profile_output *o, char **old, bool *exchanged, nx_error *err)
 {
     struct stat st;
     *old = NULL;
@@ -275,17 +275,17 @@ static int swap_in(nx_profile_output *o, char **old, bool *exchanged, nxpq_error
         if (!(*old = make_sibling(o->final_dir, "old", err)))
             return -1;
         if (rename(o->final_dir, *old) < 0) {
-            nxpq_error_set(err, "cannot move the previous profile %s aside: %s", o->final_dir, strerror(errno));
+            nx_error_set(err, "cannot move the previous profile %s aside: %s", o->final_dir, strerror(errno));
             rmdir(*old);
             free(*old);
             *old = NULL;
             return -1;
         }
     } else if (errno != ENOENT) {
-        return nxpq_error_set(err, "cannot inspect %s: %s", o->final_dir, strerror(errno));
+        return nx_error_set(err, "cannot inspect %s: %s", o->final_dir, strerror(errno));
     }
     if (rename(o->tmp_dir, o->final_dir) < 0) {
-        nxpq_error_set(err, "cannot rename %s to %s: %s", o->tmp_dir, o->final_dir, strerror(errno));
+        nx_error_set(err, "cannot rename %s to %s: %s", o->tmp_dir, o->final_dir, strerror(errno));
         /* Put the previous profile back so a failed run changes nothing. */
         if (*old && rename(*old, o->final_dir) < 0) {
             size_t n = strlen(err->msg);
@@ -310,11 +310,11 @@ static void swap_back(nx_profile_output *o, char *old, bool exchanged)
         rename(old, o->final_dir);
 }
 
-int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
+int nx_profile_output_publish(nx_profile_output *o, size_t n, nx_error *err)
 {
     char **old = calloc(n + 1, sizeof *old);
     bool *exchanged = calloc(n + 1, sizeof *exchanged);
-    int rc = old && exchanged ? 0 : nxpq_error_set(err, "out of memory");
+    int rc = old && exchanged ? 0 : nx_error_set(err, "out of memory");
     /* The previous profile's annotations go with the new one (annotations.h); then the
      * manifest records exactly what this run wrote: all a later run may delete. */
     for (size_t i = 0; i < n && rc == 0; i++)
@@ -342,9 +342,9 @@ int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err)
         nx_publish_step("swapped");
         for (size_t i = 0; i < n; i++) {
             const char *prev = exchanged[i] ? o[i].tmp_dir : old[i];
-            nxpq_error why;
+            nx_error why;
             if (prev && nx_profile_remove(prev, &why) < 0 && rc == 0)
-                rc = nxpq_error_set(err, "published %s but left the previous profile at %s: %s",
+                rc = nx_error_set(err, "published %s but left the previous profile at %s: %s",
                                     o[i].final_dir, prev, why.msg);
             free(o[i].tmp_dir);
             free(o[i].final_dir);

@@ -24,7 +24,7 @@
  *
  * Where a profile goes: profile_layout.h.
  *
- * Errors: functions return -1 and fill an nxpq_error (the same message buffer the
+ * Errors: functions return -1 and fill an nx_error (the same message buffer the
  * table writer uses, so a caller handles one error type). Nothing here prints.
  */
 #ifndef NX_PROFILE_OUTPUT_H
@@ -41,7 +41,7 @@
 
 /* 0 when `name` is a usable display name: not empty, at most NX_DISPLAY_NAME_MAX
  * bytes, no '/', no "..", no control characters. Otherwise -1 with the reason. */
-int nx_display_name_validate(const char *name, nxpq_error *err);
+int nx_display_name_validate(const char *name, nx_error *err);
 
 /* printf into a fresh heap string (a path); NULL when memory runs out. */
 char *nx_path_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -62,7 +62,7 @@ typedef struct nx_profile_output {
  * final_dir untouched) when final_dir exists and is not a directory nxprof may replace.
  * On success the caller must end with exactly one of nx_profile_output_publish() or
  * nx_profile_output_abort(). */
-int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_error *err);
+int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nx_error *err);
 
 /* Publishes the n profiles being built in o[0..n-1] together: the annotations of
  * the previous profile at each final_dir are carried in (annotations.h), each one's
@@ -73,12 +73,12 @@ int nx_profile_output_begin(nx_profile_output *o, const char *final_dir, nxpq_er
  * removed and o's strings are freed either way. A kill between two swaps (a
  * window of a few renames) leaves some new and some previous profiles, each
  * complete. */
-int nx_profile_output_publish(nx_profile_output *o, size_t n, nxpq_error *err);
+int nx_profile_output_publish(nx_profile_output *o, size_t n, nx_error *err);
 
 /* Creates `dir` (its parent must exist) holding the marker: a profile built
  * inside another one's temporary directory (docs/architecture.md, "Output
  * layout"), published with it. */
-int nx_profile_dir_create(const char *dir, nxpq_error *err);
+int nx_profile_dir_create(const char *dir, nx_error *err);
 
 /* Removes the temporary directory and everything in it and frees o's strings; the
  * previous profile, if any, is untouched. Safe on a zeroed struct. */
@@ -86,11 +86,11 @@ void nx_profile_output_abort(nx_profile_output *o);
 
 /* mkdir -p: creates every missing component of `path` (modified and restored in
  * place). 0, or -1 naming the component that could not be made. */
-int nx_make_dirs(char *path, nxpq_error *err);
+int nx_make_dirs(char *path, nx_error *err);
 
 /* mkdtemp(dir) (dir ends in XXXXXX and is taken over: returned, or freed on
  * failure), then given the usual permissions (0777 less the umask). */
-char *nx_make_temp_dir(char *dir, nxpq_error *err);
+char *nx_make_temp_dir(char *dir, nx_error *err);
 
 /* renameat2(RENAME_EXCHANGE): a and b swap names in one step. 0, or -1 with errno
  * (ENOSYS, EINVAL where the kernel or file system cannot). */

@@ -60,27 +60,27 @@ static char *current_gen(const nx_profile_set *s)
 
 /* Removes a generation: each profile in it by its manifest (a build of a dead run
  * whole), then the folder. Anything that is not nxprof's stays, and so does the folder. */
-static int remove_generation(const char *gen, nxpq_error *err)
+static int remove_generation(const char *gen, nx_error *err)
 {
     DIR *d = opendir(gen);
     if (!d)
-        return errno == ENOENT ? 0 : nxpq_error_set(err, "cannot read %s: %s", gen, strerror(errno));
+        return errno == ENOENT ? 0 : nx_error_set(err, "cannot read %s: %s", gen, strerror(errno));
     int rc = 0;
     for (struct dirent *e; (e = readdir(d));) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char *path = nx_path_printf("%s/%s", gen, e->d_name);
         if (!path)
-            rc = nxpq_error_set(err, "out of memory");
+            rc = nx_error_set(err, "out of memory");
         else if (nx_profile_building(path) == 1 && nx_remove_tree(path) < 0)
-            rc = nxpq_error_set(err, "cannot remove %s: %s", path, strerror(errno));
+            rc = nx_error_set(err, "cannot remove %s: %s", path, strerror(errno));
         else if (nx_profile_building(path) != 1 && nx_profile_remove(path, err) < 0)
             rc = -1;
         free(path);
     }
     closedir(d);
     if (rc == 0 && rmdir(gen) < 0)
-        rc = nxpq_error_set(err, "cannot remove %s: %s", gen, strerror(errno));
+        rc = nx_error_set(err, "cannot remove %s: %s", gen, strerror(errno));
     return rc;
 }
 
@@ -106,7 +106,7 @@ static void sweep_set(const nx_profile_set *s)
         bool gen = dead_run(e->d_name, "g-") && !(cur && strcmp(cur, e->d_name) == 0);
         bool link = dead_run(e->d_name, "." CURRENT "-");
         char *path = gen || link ? nx_path_printf("%s/%s", s->set_dir, e->d_name) : NULL;
-        nxpq_error ignored = {{0}};
+        nx_error ignored = {0};
         if (path && gen)
             remove_generation(path, &ignored);
         else if (path)
@@ -121,22 +121,22 @@ static void sweep_set(const nx_profile_set *s)
 /* 0 when every profile of the published generation is nxprof's to remove (checked
  * before any work: the switch retires it whole); else -1 naming the profile by its
  * public name and what is in it. */
-static int check_current(const nx_profile_set *s, nxpq_error *err)
+static int check_current(const nx_profile_set *s, nx_error *err)
 {
     char *cur = nx_path_printf("%s/" CURRENT, s->set_dir), *gen = current_gen(s);
     struct stat st;
     bool foreign = cur && lstat(cur, &st) == 0 && !gen;
     free(gen);
     if (foreign) {
-        int rc = nxpq_error_set(err, "refusing to publish into %s: %s is not a link to one of its generations; "
+        int rc = nx_error_set(err, "refusing to publish into %s: %s is not a link to one of its generations; "
                                      "remove it yourself", s->set_dir, cur);
         free(cur);
         return rc;
     }
     DIR *d = cur ? opendir(cur) : NULL;
     if (!d) {
-        int rc = !cur ? nxpq_error_set(err, "out of memory")
-                 : errno == ENOENT ? 0 : nxpq_error_set(err, "cannot read %s: %s", cur, strerror(errno));
+        int rc = !cur ? nx_error_set(err, "out of memory")
+                 : errno == ENOENT ? 0 : nx_error_set(err, "cannot read %s: %s", cur, strerror(errno));
         free(cur);
         return rc;
     }
@@ -146,7 +146,7 @@ static int check_current(const nx_profile_set *s, nxpq_error *err)
             continue;
         char *path = nx_path_printf("%s/%s", cur, e->d_name);
         char *shown = nx_path_printf("%s/%s", s->root, e->d_name);
-        rc = path && shown ? nx_profile_owned_as(path, shown, err) : nxpq_error_set(err, "out of memory");
+        rc = path && shown ? nx_profile_owned_as(path, shown, err) : nx_error_set(err, "out of memory");
         free(path);
         free(shown);
     }
@@ -155,7 +155,7 @@ static int check_current(const nx_profile_set *s, nxpq_error *err)
     return rc;
 }
 
-int nx_profile_set_begin(nx_profile_set *s, const char *root, const char *set_name, nxpq_error *err)
+int nx_profile_set_begin(nx_profile_set *s, const char *root, const char *set_name, nx_error *err)
 {
     memset(s, 0, sizeof *s);
     if (nx_display_name_validate(set_name, err) < 0)
@@ -164,7 +164,7 @@ int nx_profile_set_begin(nx_profile_set *s, const char *root, const char *set_na
     s->set_dir = nx_path_printf("%s/.%s" SET_SUFFIX, root, set_name);
     if (!s->root || !s->set_dir) {
         nx_profile_set_abort(s);
-        return nxpq_error_set(err, "out of memory");
+        return nx_error_set(err, "out of memory");
     }
     struct stat st;
     if (nx_make_dirs(s->set_dir, err) < 0) {
@@ -172,7 +172,7 @@ int nx_profile_set_begin(nx_profile_set *s, const char *root, const char *set_na
         return -1;
     }
     if (lstat(s->set_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-        nxpq_error_set(err, "%s is not a directory nxprof made", s->set_dir);
+        nx_error_set(err, "%s is not a directory nxprof made", s->set_dir);
         nx_profile_set_abort(s);
         return -1;
     }
@@ -185,7 +185,7 @@ int nx_profile_set_begin(nx_profile_set *s, const char *root, const char *set_na
     char *pattern = nx_path_printf("%s/g-%ld-XXXXXX", s->set_dir, (long)getpid());
     if (!pattern || !(s->gen = nx_make_temp_dir(pattern, err))) {
         if (!pattern)
-            nxpq_error_set(err, "out of memory");
+            nx_error_set(err, "out of memory");
         nx_profile_set_abort(s);
         return -1;
     }
@@ -195,18 +195,18 @@ int nx_profile_set_begin(nx_profile_set *s, const char *root, const char *set_na
 /* 0 when <root>/<entry> may become (or stays) the set's link: absent, the set's
  * link already, or a profile of the one-directory-per-name layout that nxprof may
  * replace. */
-static int check_public(const nx_profile_set *s, const char *entry, nxpq_error *err)
+static int check_public(const nx_profile_set *s, const char *entry, nx_error *err)
 {
     char *path = nx_path_printf("%s/%s", s->root, entry), *want = link_target(s, entry);
     struct stat st;
     int rc = 0;
     if (!path || !want)
-        rc = nxpq_error_set(err, "out of memory");
+        rc = nx_error_set(err, "out of memory");
     else if (lstat(path, &st) != 0)
-        rc = errno == ENOENT ? 0 : nxpq_error_set(err, "cannot inspect %s: %s", path, strerror(errno));
+        rc = errno == ENOENT ? 0 : nx_error_set(err, "cannot inspect %s: %s", path, strerror(errno));
     else if (S_ISLNK(st.st_mode))
         rc = link_is(path, want) == 1 ? 0
-                                      : nxpq_error_set(err, "refusing to replace %s: it is a symbolic link that is "
+                                      : nx_error_set(err, "refusing to replace %s: it is a symbolic link that is "
                                                             "not this set's (a user's, or another display name's "
                                                             "set); remove it yourself or choose another display "
                                                             "name", path);
@@ -217,14 +217,14 @@ static int check_public(const nx_profile_set *s, const char *entry, nxpq_error *
     return rc;
 }
 
-int nx_profile_set_add(nx_profile_set *s, const char *name, char **build_dir, nxpq_error *err)
+int nx_profile_set_add(nx_profile_set *s, const char *name, char **build_dir, nx_error *err)
 {
     *build_dir = NULL;
     char *entry = nx_layout_entry(name);
     char **grown = entry ? realloc(s->names, (s->n + 1) * sizeof *s->names) : NULL;
     if (!grown) {
         free(entry);
-        return nxpq_error_set(err, "out of memory");
+        return nx_error_set(err, "out of memory");
     }
     s->names = grown;
     if (check_public(s, entry, err) < 0) {
@@ -234,7 +234,7 @@ int nx_profile_set_add(nx_profile_set *s, const char *name, char **build_dir, nx
     s->names[s->n++] = entry;
     nx_profile_sweep_stale(s->root, entry);   /* a killed migration's leftovers */
     if (!(*build_dir = nx_path_printf("%s/%s", s->gen, entry)))
-        return nxpq_error_set(err, "out of memory");
+        return nx_error_set(err, "out of memory");
     if (nx_profile_dir_create(*build_dir, err) < 0) {
         free(*build_dir);
         *build_dir = NULL;
@@ -244,16 +244,16 @@ int nx_profile_set_add(nx_profile_set *s, const char *name, char **build_dir, nx
 }
 
 /* Creates the links of names that have none yet (they dangle until the switch). */
-static int make_links(const nx_profile_set *s, nxpq_error *err)
+static int make_links(const nx_profile_set *s, nx_error *err)
 {
     int rc = 0;
     for (size_t i = 0; i < s->n && rc == 0; i++) {
         char *path = nx_path_printf("%s/%s", s->root, s->names[i]), *want = link_target(s, s->names[i]);
         struct stat st;
         if (!path || !want)
-            rc = nxpq_error_set(err, "out of memory");
+            rc = nx_error_set(err, "out of memory");
         else if (lstat(path, &st) != 0 && symlink(want, path) != 0)
-            rc = nxpq_error_set(err, "cannot create the link %s: %s", path, strerror(errno));
+            rc = nx_error_set(err, "cannot create the link %s: %s", path, strerror(errno));
         free(path);
         free(want);
     }
@@ -275,18 +275,18 @@ static void unlink_dangling(const nx_profile_set *s)
 }
 
 /* Points `current` at the new generation: a fresh link renamed over the old one. */
-static int switch_current(const nx_profile_set *s, nxpq_error *err)
+static int switch_current(const nx_profile_set *s, nx_error *err)
 {
     char *link = nx_path_printf("%s/." CURRENT "-%ld-link", s->set_dir, (long)getpid());
     char *cur = nx_path_printf("%s/" CURRENT, s->set_dir);
     const char *gen_base = strrchr(s->gen, '/') + 1;
     int rc = 0;
     if (!link || !cur)
-        rc = nxpq_error_set(err, "out of memory");
+        rc = nx_error_set(err, "out of memory");
     else if ((unlink(link) < 0 && errno != ENOENT) || symlink(gen_base, link) < 0)
-        rc = nxpq_error_set(err, "cannot create the link %s: %s", link, strerror(errno));
+        rc = nx_error_set(err, "cannot create the link %s: %s", link, strerror(errno));
     else if (rename(link, cur) < 0) {
-        rc = nxpq_error_set(err, "cannot rename %s to %s: %s", link, cur, strerror(errno));
+        rc = nx_error_set(err, "cannot rename %s to %s: %s", link, cur, strerror(errno));
         unlink(link);
     }
     free(link);
@@ -296,20 +296,20 @@ static int switch_current(const nx_profile_set *s, nxpq_error *err)
 
 /* Replaces a name that is still a profile directory (the one-directory-per-name
  * layout) by its link: exchanged in one step, then the profile removed. */
-static int migrate(const nx_profile_set *s, const char *entry, nxpq_error *err)
+static int migrate(const nx_profile_set *s, const char *entry, nx_error *err)
 {
     char *path = nx_path_printf("%s/%s", s->root, entry), *want = link_target(s, entry);
     char *aside = nx_path_printf("%s/.%s.tmp-%ld-link00", s->root, entry, (long)getpid());
     struct stat st;
     int rc = 0;
     if (!path || !want || !aside)
-        rc = nxpq_error_set(err, "out of memory");
+        rc = nx_error_set(err, "out of memory");
     else if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         rc = 0;   /* already a link */
     else if (symlink(want, aside) < 0)
-        rc = nxpq_error_set(err, "cannot create the link %s: %s", aside, strerror(errno));
+        rc = nx_error_set(err, "cannot create the link %s: %s", aside, strerror(errno));
     else if (nx_rename_exchange(aside, path) < 0) {
-        rc = nxpq_error_set(err, "cannot replace the profile %s by a link (its file system cannot exchange two "
+        rc = nx_error_set(err, "cannot replace the profile %s by a link (its file system cannot exchange two "
                                  "names in one step): %s", path, strerror(errno));
         unlink(aside);
     } else {
@@ -322,11 +322,11 @@ static int migrate(const nx_profile_set *s, const char *entry, nxpq_error *err)
 }
 
 /* Unlinks the set's links of names the new set lacks (they dangle after the switch). */
-static int unlink_dropped(const nx_profile_set *s, nxpq_error *err)
+static int unlink_dropped(const nx_profile_set *s, nx_error *err)
 {
     DIR *d = opendir(s->root);
     if (!d)
-        return nxpq_error_set(err, "cannot read %s: %s", s->root, strerror(errno));
+        return nx_error_set(err, "cannot read %s: %s", s->root, strerror(errno));
     int rc = 0;
     for (struct dirent *e; rc == 0 && (e = readdir(d));) {
         bool kept = false;
@@ -335,9 +335,9 @@ static int unlink_dropped(const nx_profile_set *s, nxpq_error *err)
         char *path = kept ? NULL : nx_path_printf("%s/%s", s->root, e->d_name);
         char *want = kept ? NULL : link_target(s, e->d_name);
         if (!kept && (!path || !want))
-            rc = nxpq_error_set(err, "out of memory");
+            rc = nx_error_set(err, "out of memory");
         else if (!kept && link_is(path, want) == 1 && unlink(path) < 0)
-            rc = nxpq_error_set(err, "cannot remove the link %s: %s", path, strerror(errno));
+            rc = nx_error_set(err, "cannot remove the link %s: %s", path, strerror(errno));
         free(path);
         free(want);
     }
@@ -345,7 +345,7 @@ static int unlink_dropped(const nx_profile_set *s, nxpq_error *err)
     return rc;
 }
 
-int nx_profile_set_publish(nx_profile_set *s, nxpq_error *err)
+int nx_profile_set_publish(nx_profile_set *s, nx_error *err)
 {
     int rc = 0;
     for (size_t i = 0; i < s->n && rc == 0; i++) {
@@ -353,7 +353,7 @@ int nx_profile_set_publish(nx_profile_set *s, nxpq_error *err)
          * (annotations.h); carried before the manifest, which then lists them. */
         char *dir = nx_path_printf("%s/%s", s->gen, s->names[i]);
         char *prev = nx_path_printf("%s/%s", s->root, s->names[i]);
-        rc = !dir || !prev ? nxpq_error_set(err, "out of memory") : nx_annotations_carry(prev, dir, err);
+        rc = !dir || !prev ? nx_error_set(err, "out of memory") : nx_annotations_carry(prev, dir, err);
         if (rc == 0)
             rc = nx_manifest_write(dir, err);
         free(dir);

@@ -46,19 +46,19 @@ typedef struct nx_profile_set {
 /* Starts a set named set_name (a valid display name) in root (created as needed):
  * sweeps what dead runs of the set left and creates a fresh generation. On success
  * the caller ends with exactly one of nx_profile_set_publish() or _abort(). */
-int nx_profile_set_begin(nx_profile_set *s, const char *root, const char *set_name, nxpq_error *err);
+int nx_profile_set_begin(nx_profile_set *s, const char *root, const char *set_name, nx_error *err);
 
 /* Adds profile `name` (a valid display name): refuses, before anything is built, when
  * <root>/<name>@latest is something nxprof may not replace (a link it did not make, a
  * directory that is not a profile it wrote: profile_manifest.h); else creates its
  * directory in the generation and puts it (malloc'd) in *build_dir. */
-int nx_profile_set_add(nx_profile_set *s, const char *name, char **build_dir, nxpq_error *err);
+int nx_profile_set_add(nx_profile_set *s, const char *name, char **build_dir, nx_error *err);
 
 /* Publishes the generation as described above; frees s. -1 with nothing visible
  * changed when a check fails before the switch (the generation is removed); after the
  * switch, -1 only when the previous profiles could not all be removed (they are
  * named; the new set is published). */
-int nx_profile_set_publish(nx_profile_set *s, nxpq_error *err);
+int nx_profile_set_publish(nx_profile_set *s, nx_error *err);
 
 /* Removes the generation being built; the published set is untouched. Frees s; safe
  * on a zeroed struct. */

@@ -85,13 +85,13 @@ void nx_profile_table_close(nx_profile_table *t)
     free(t);
 }
 
-int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile_table **out, nxpq_error *err)
+int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile_table **out, nx_error *err)
 {
     *out = NULL;
     size_t tlen = strlen(table);
     DIR *d = opendir(profile_dir);
     if (!d) {
-        nxpq_error_set(err, "%s: cannot open profile directory: %s", profile_dir, strerror(errno));
+        nx_error_set(err, "%s: cannot open profile directory: %s", profile_dir, strerror(errno));
         return -1;
     }
     bool single = false;
@@ -112,7 +112,7 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
                 size_t ncap = cap ? cap * 2 : 16;
                 unsigned long *g = realloc(idx, ncap * sizeof *g);
                 if (!g) {
-                    nxpq_error_set(err, "%s: out of memory listing %s", table, profile_dir);
+                    nx_error_set(err, "%s: out of memory listing %s", table, profile_dir);
                     goto done;
                 }
                 idx = g;
@@ -123,16 +123,16 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
         errno = 0;
     }
     if (errno) {
-        nxpq_error_set(err, "%s: cannot list %s: %s", table, profile_dir, strerror(errno));
+        nx_error_set(err, "%s: cannot list %s: %s", table, profile_dir, strerror(errno));
         goto done;
     }
     if (!single && n_idx == 0) {
-        nxpq_error_set(err, "%s: no %s.parquet or %s_0.parquet in %s", table, table, table, profile_dir);
+        nx_error_set(err, "%s: no %s.parquet or %s_0.parquet in %s", table, table, table, profile_dir);
         rc = NX_PROFILE_TABLE_ABSENT;
         goto done;
     }
     if (single && n_idx > 0) {
-        nxpq_error_set(err, "%s: %s holds both %s.parquet and %s_<n>.parquet files; which is the table is ambiguous",
+        nx_error_set(err, "%s: %s holds both %s.parquet and %s_<n>.parquet files; which is the table is ambiguous",
                 table, profile_dir, table, table);
         goto done;
     }
@@ -140,7 +140,7 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
         qsort(idx, n_idx, sizeof *idx, cmp_ulong);
     for (size_t i = 0; i < n_idx; i++) {
         if (idx[i] != i) {
-            nxpq_error_set(err, "%s: split files in %s are not numbered 0..%zu: %s_%zu.parquet is missing", table,
+            nx_error_set(err, "%s: split files in %s are not numbered 0..%zu: %s_%zu.parquet is missing", table,
                     profile_dir, n_idx - 1, table, i);
             goto done;
         }
@@ -149,7 +149,7 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
     size_t n_files = single ? 1 : n_idx;
     if (!t || !(t->name = strdup(table)) || !(t->paths = calloc(n_files, sizeof *t->paths)) ||
         !(t->readers = calloc(n_files, sizeof *t->readers)) || !(t->file_rows = calloc(n_files, sizeof *t->file_rows))) {
-        nxpq_error_set(err, "%s: out of memory", table);
+        nx_error_set(err, "%s: out of memory", table);
         goto done;
     }
     for (size_t i = 0; i < n_files; i++) {
@@ -159,7 +159,7 @@ int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile
         else
             snprintf(fname, sizeof fname, "%s_%zu.parquet", table, i);
         if (!(t->paths[i] = join_path(profile_dir, fname))) {
-            nxpq_error_set(err, "%s: out of memory", table);
+            nx_error_set(err, "%s: out of memory", table);
             goto done;
         }
         t->n_files = i + 1;
@@ -242,23 +242,23 @@ static void scan_close_file(nx_profile_scan *s)
 
 /* The projected columns' types, from file 0 (the table's schema), whichever
  * file the scan starts at. */
-static int resolve_types(nx_profile_scan *s, nxpq_error *err)
+static int resolve_types(nx_profile_scan *s, nx_error *err)
 {
     const nxpq_reader *r0 = s->t->readers[0];
     for (size_t i = 0; i < s->o.n_columns; i++) {
         int c = nxpq_reader_find_column(r0, s->o.columns[i]);
         if (c < 0)
-            return nxpq_error_set(err, "%s: %s has no column '%s'", s->t->name, s->t->paths[0], s->o.columns[i]);
+            return nx_error_set(err, "%s: %s has no column '%s'", s->t->name, s->t->paths[0], s->o.columns[i]);
         s->types[i] = nxpq_reader_column(r0, (size_t)c)->type;
         if (s->types[i] == NXPQ_UNSUPPORTED)
-            return nxpq_error_set(err, "%s: column '%s' of %s has a type this reader cannot decode", s->t->name,
+            return nx_error_set(err, "%s: column '%s' of %s has a type this reader cannot decode", s->t->name,
                                   s->o.columns[i], s->t->paths[0]);
     }
     return 0;
 }
 
 /* Opens file s->file and starts its scan with the projection resolved by name. */
-static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
+static int scan_open_file(nx_profile_scan *s, nx_error *err)
 {
     const char *path = s->t->paths[s->file];
     s->reader = s->t->readers[s->file] ? s->t->readers[s->file] : nxpq_reader_open_regular(path, err);
@@ -267,12 +267,12 @@ static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
     for (size_t i = 0; i < s->o.n_columns; i++) {
         int c = nxpq_reader_find_column(s->reader, s->o.columns[i]);
         if (c < 0) {
-            nxpq_error_set(err, "%s: %s has no column '%s'", s->t->name, path, s->o.columns[i]);
+            nx_error_set(err, "%s: %s has no column '%s'", s->t->name, path, s->o.columns[i]);
             return -1;
         }
         nxpq_type ty = nxpq_reader_column(s->reader, (size_t)c)->type;
         if (ty != s->types[i]) {
-            nxpq_error_set(err, "%s: column '%s' is %s in %s but %s in %s", s->t->name, s->o.columns[i],
+            nx_error_set(err, "%s: column '%s' is %s in %s but %s in %s", s->t->name, s->o.columns[i],
                     nxpq_type_name(ty), path, nxpq_type_name(s->types[i]), s->t->paths[0]);
             return -1;
         }
@@ -293,7 +293,7 @@ static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
             continue;
         int c = nxpq_reader_find_column(s->reader, col);
         if (c < 0) {
-            nxpq_error_set(err, "%s: %s has no column '%s'", s->t->name, path, col);
+            nx_error_set(err, "%s: %s has no column '%s'", s->t->name, path, col);
             return -1;
         }
         ranges[n_ranges++] = i == 0 ? (nxpq_range){.column = (size_t)c, .min = s->o.range_min, .max = s->o.range_max}
@@ -307,20 +307,20 @@ static int scan_open_file(nx_profile_scan *s, nxpq_error *err)
     return s->scan ? 0 : -1;
 }
 
-nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan_options *o, nxpq_error *err)
+nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan_options *o, nx_error *err)
 {
     if (o->n_columns == 0) {
-        nxpq_error_set(err, "%s: a scan needs at least one column", t->name);
+        nx_error_set(err, "%s: a scan needs at least one column", t->name);
         return NULL;
     }
     if (o->n_more_ranges > NX_PROFILE_MAX_MORE_RANGES) {
-        nxpq_error_set(err, "%s: a scan takes at most %d extra ranges", t->name, NX_PROFILE_MAX_MORE_RANGES);
+        nx_error_set(err, "%s: a scan takes at most %d extra ranges", t->name, NX_PROFILE_MAX_MORE_RANGES);
         return NULL;
     }
     nx_profile_scan *s = calloc(1, sizeof *s);
     if (!s || !(s->proj = calloc(o->n_columns, sizeof *s->proj)) ||
         !(s->types = calloc(o->n_columns, sizeof *s->types))) {
-        nxpq_error_set(err, "%s: out of memory starting a scan", t->name);
+        nx_error_set(err, "%s: out of memory starting a scan", t->name);
         if (s)
             free(s->proj);
         free(s);
@@ -343,7 +343,7 @@ nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan
     return s;
 }
 
-int nx_profile_scan_next(nx_profile_scan *s, const nxpq_batch **out, nxpq_error *err)
+int nx_profile_scan_next(nx_profile_scan *s, const nxpq_batch **out, nx_error *err)
 {
     for (;;) {
         if (!s->scan)
@@ -366,7 +366,7 @@ int nx_profile_scan_next(nx_profile_scan *s, const nxpq_batch **out, nxpq_error 
 }
 
 int nx_profile_scan_each(nx_profile_table *t, const nx_profile_scan_options *o, nx_profile_batch_fn fn, void *ctx,
-                         nxpq_error *err)
+                         nx_error *err)
 {
     nx_profile_scan *s = nx_profile_scan_open(t, o, err);
     if (!s)
@@ -401,7 +401,7 @@ void nx_profile_scan_get_stats(const nx_profile_scan *s, nxpq_scan_stats *out)
     }
 }
 
-int nx_profile_span(const char *profile_dir, int64_t *first, int64_t *last, nxpq_error *err)
+int nx_profile_span(const char *profile_dir, int64_t *first, int64_t *last, nx_error *err)
 {
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(profile_dir, "Metadata", &t, err);

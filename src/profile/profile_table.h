@@ -37,7 +37,7 @@ enum { NX_PROFILE_MAX_MORE_RANGES = 4 };
 
 /* Finds and opens `table` in `profile_dir`. Returns 0 (*out set), NX_PROFILE_TABLE_ABSENT
  * (*out NULL, err says which files were looked for) or -1 (err names the table/file). */
-int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile_table **out, nxpq_error *err);
+int nx_profile_table_open(const char *profile_dir, const char *table, nx_profile_table **out, nx_error *err);
 void nx_profile_table_close(nx_profile_table *t);
 
 const char *nx_profile_table_name(const nx_profile_table *t);
@@ -87,21 +87,21 @@ typedef struct nx_profile_range {
 
 /* Starts a scan over every file of the table in order. NULL and err on failure
  * (unknown column names are an error naming the table). */
-nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan_options *o, nxpq_error *err);
+nx_profile_scan *nx_profile_scan_open(nx_profile_table *t, const nx_profile_scan_options *o, nx_error *err);
 /* 1 and *out set to the next non-empty batch (valid until the next call), 0 at the
  * end of the last file, -1 on error. */
-int nx_profile_scan_next(nx_profile_scan *s, const nxpq_batch **out, nxpq_error *err);
+int nx_profile_scan_next(nx_profile_scan *s, const nxpq_batch **out, nx_error *err);
 void nx_profile_scan_close(nx_profile_scan *s);
 /* Index of the file the last batch came from (0 before the first batch). A row's
  * identity across the table is (file, batch->first_row + i). */
 size_t nx_profile_scan_file(const nx_profile_scan *s);
 /* One batch of nx_profile_scan_each: `file` as nx_profile_scan_file gives it.
  * Returns 0 to go on, -1 (err set) to stop. */
-typedef int (*nx_profile_batch_fn)(void *ctx, const nxpq_batch *b, size_t file, nxpq_error *err);
+typedef int (*nx_profile_batch_fn)(void *ctx, const nxpq_batch *b, size_t file, nx_error *err);
 /* Scans t with options o and calls fn for every batch, in table order; the scan is
  * closed, t is not. 0, or -1 with err set (the scan's error or fn's). */
 int nx_profile_scan_each(nx_profile_table *t, const nx_profile_scan_options *o, nx_profile_batch_fn fn, void *ctx,
-                         nxpq_error *err);
+                         nx_error *err);
 /* The reader's pruning statistics (parquet.h nxpq_scan_stats) summed over every
  * file scanned so far, including the current one. */
 void nx_profile_scan_get_stats(const nx_profile_scan *s, nxpq_scan_stats *out);
@@ -110,6 +110,6 @@ void nx_profile_scan_get_stats(const nx_profile_scan *s, nxpq_scan_stats *out);
  * last_hw_timestamp over all its rows (one per device trace, or one for a
  * framework-only profile), Unix ns. 0, NX_PROFILE_TABLE_ABSENT (no Metadata table or
  * no values in it), or -1 with err. */
-int nx_profile_span(const char *profile_dir, int64_t *first, int64_t *last, nxpq_error *err);
+int nx_profile_span(const char *profile_dir, int64_t *first, int64_t *last, nx_error *err);
 
 #endif

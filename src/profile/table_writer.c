@@ -36,17 +36,17 @@ struct nx_table_writer {
     } *dicts;                        /* NULL until the first nx_table_set_dictionary() */
 };
 
-static int fail_codec(nx_table_writer *t, nxpq_error *err, const nxpq_error *codec);
+static int fail_codec(nx_table_writer *t, nx_error *err, const nx_error *codec);
 
 /* Gives column col's dictionary to the current file. */
-static int apply_dictionary(nx_table_writer *t, size_t col, nxpq_error *err)
+static int apply_dictionary(nx_table_writer *t, size_t col, nx_error *err)
 {
     const struct table_dict *d = &t->dicts[col];
     int rc = d->strs ? nxpq_set_dictionary_strings(t->w, col, d->strs, d->n)
                      : nxpq_set_dictionary_int64(t->w, col, d->ints, d->valid, d->n);
     if (rc != 0) {
         /* the codec keeps the reason; closing reports it and removes the file */
-        nxpq_error e;
+        nx_error e;
         nxpq_writer *w = t->w;
         t->w = NULL;
         nxpq_writer_close(w, &e);
@@ -56,10 +56,10 @@ static int apply_dictionary(nx_table_writer *t, size_t col, nxpq_error *err)
 }
 
 /* Prefixes a codec error (which names the file) with the table it belongs to. */
-static int fail_codec(nx_table_writer *t, nxpq_error *err, const nxpq_error *codec)
+static int fail_codec(nx_table_writer *t, nx_error *err, const nx_error *codec)
 {
     t->failed = true;
-    return nxpq_error_set(err, "table %s: %.400s", t->schema->name, codec->msg);
+    return nx_error_set(err, "table %s: %.400s", t->schema->name, codec->msg);
 }
 
 static nxpq_type parquet_type(nx_column_type c)
@@ -90,7 +90,7 @@ static int time_column(const nx_schema_table *s)
 
 /* Opens file number t->files (0-based) of the table. The first file of a table is
  * <T>.parquet; later ones are <T>_<n>.parquet (the first is renamed to _0 by roll). */
-static int open_file(nx_table_writer *t, nxpq_error *err)
+static int open_file(nx_table_writer *t, nx_error *err)
 {
     char name[64];
     if (t->files == 0)
@@ -101,10 +101,10 @@ static int open_file(nx_table_writer *t, nxpq_error *err)
     char *path = malloc(len);
     if (!path) {
         t->failed = true;
-        return nxpq_error_set(err, "table %s: out of memory", t->schema->name);
+        return nx_error_set(err, "table %s: out of memory", t->schema->name);
     }
     snprintf(path, len, "%s/%s%s", t->dir, t->schema->name, name);
-    nxpq_error e;
+    nx_error e;
     t->w = nxpq_writer_open(path, t->cols, t->schema->n_fields, &t->opts, &e);
     free(t->path);
     t->path = path;
@@ -119,20 +119,20 @@ static int open_file(nx_table_writer *t, nxpq_error *err)
 }
 
 nx_table_writer *nx_table_writer_open(const char *dir, const char *table, uint64_t max_rows_per_file,
-                                      const nxpq_writer_options *base, nxpq_error *err)
+                                      const nxpq_writer_options *base, nx_error *err)
 {
     const nx_schema_table *s = nx_schema_table_find(table);
     if (!s) {
-        nxpq_error_set(err, "table %s: not in the schema catalogue", table);
+        nx_error_set(err, "table %s: not in the schema catalogue", table);
         return NULL;
     }
     if (s->transient) {
-        nxpq_error_set(err, "table %s: transient (computed by the API on request), never written to a profile", table);
+        nx_error_set(err, "table %s: transient (computed by the API on request), never written to a profile", table);
         return NULL;
     }
     nx_table_writer *t = calloc(1, sizeof *t);
     if (!t || !(t->dir = strdup(dir)) || !(t->cols = calloc(s->n_fields, sizeof *t->cols))) {
-        nxpq_error_set(err, "table %s: out of memory", table);
+        nx_error_set(err, "table %s: out of memory", table);
         nx_table_writer_abort(t);
         return NULL;
     }
@@ -143,7 +143,7 @@ nx_table_writer *nx_table_writer_open(const char *dir, const char *table, uint64
         const nx_schema_field *f = &s->fields[i];
         nxpq_type ty = parquet_type(f->column_type);
         if (ty == NXPQ_UNSUPPORTED) {
-            nxpq_error_set(err, "table %s: field %s has type '%s', which has no Parquet column form", table, f->name,
+            nx_error_set(err, "table %s: field %s has type '%s', which has no Parquet column form", table, f->name,
                  f->type);
             nx_table_writer_abort(t);
             return NULL;
@@ -182,9 +182,9 @@ nx_table_writer *nx_table_writer_open(const char *dir, const char *table, uint64
 
 /* Closes the full current file and starts the next. The first roll renames
  * <T>.parquet to <T>_0.parquet so the single-file and split forms never coexist. */
-static int roll(nx_table_writer *t, nxpq_error *err)
+static int roll(nx_table_writer *t, nx_error *err)
 {
-    nxpq_error e;
+    nx_error e;
     nxpq_writer *w = t->w;
     t->w = NULL;
     if (nxpq_writer_close(w, &e) < 0)
@@ -194,13 +194,13 @@ static int roll(nx_table_writer *t, nxpq_error *err)
         char *to = malloc(len);
         if (!to) {
             t->failed = true;
-            return nxpq_error_set(err, "table %s: out of memory", t->schema->name);
+            return nx_error_set(err, "table %s: out of memory", t->schema->name);
         }
         /* t->path ends in ".parquet"; insert "_0" before it. */
         size_t stem = strlen(t->path) - strlen(".parquet");
         snprintf(to, len, "%.*s_0.parquet", (int)stem, t->path);
         if (rename(t->path, to) < 0) {
-            nxpq_error_set(err, "table %s: cannot rename %s to %s: %s", t->schema->name, t->path, to, strerror(errno));
+            nx_error_set(err, "table %s: cannot rename %s to %s: %s", t->schema->name, t->path, to, strerror(errno));
             free(to);
             t->failed = true;
             return -1;
@@ -210,11 +210,11 @@ static int roll(nx_table_writer *t, nxpq_error *err)
     return open_file(t, err);
 }
 
-nxpq_writer *nx_table_begin_rows(nx_table_writer *t, size_t want, size_t *fit, nxpq_error *err)
+nxpq_writer *nx_table_begin_rows(nx_table_writer *t, size_t want, size_t *fit, nx_error *err)
 {
     *fit = 0;
     if (t->failed) {
-        nxpq_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name, t->path ? t->path : "no file");
+        nx_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name, t->path ? t->path : "no file");
         return NULL;
     }
     if (t->rows_in_file >= t->max_rows && roll(t, err) < 0)
@@ -224,20 +224,20 @@ nxpq_writer *nx_table_begin_rows(nx_table_writer *t, size_t want, size_t *fit, n
     return t->w;
 }
 
-nxpq_writer *nx_table_begin_row(nx_table_writer *t, nxpq_error *err)
+nxpq_writer *nx_table_begin_row(nx_table_writer *t, nx_error *err)
 {
     size_t fit;
     return nx_table_begin_rows(t, 1, &fit, err);
 }
 
-int nx_table_end_rows(nx_table_writer *t, size_t n, nxpq_error *err)
+int nx_table_end_rows(nx_table_writer *t, size_t n, nx_error *err)
 {
     if (t->failed || !t->w)
-        return nxpq_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name,
+        return nx_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name,
                     t->path ? t->path : "no file");
     if (nxpq_end_rows(t->w, n) < 0) {
         /* The codec keeps the reason for close; closing also removes the bad file. */
-        nxpq_error e;
+        nx_error e;
         nxpq_writer *w = t->w;
         t->w = NULL;
         nxpq_writer_close(w, &e);
@@ -248,18 +248,18 @@ int nx_table_end_rows(nx_table_writer *t, size_t n, nxpq_error *err)
     return 0;
 }
 
-int nx_table_end_row(nx_table_writer *t, nxpq_error *err)
+int nx_table_end_row(nx_table_writer *t, nx_error *err)
 {
     return nx_table_end_rows(t, 1, err);
 }
 
-int nx_table_writer_close(nx_table_writer *t, nxpq_error *err)
+int nx_table_writer_close(nx_table_writer *t, nx_error *err)
 {
     int rc = 0;
     if (t->failed || !t->w) {
-        rc = nxpq_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name, t->path ? t->path : "no file");
+        rc = nx_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name, t->path ? t->path : "no file");
     } else {
-        nxpq_error e;
+        nx_error e;
         nxpq_writer *w = t->w;
         t->w = NULL;
         if (nxpq_writer_close(w, &e) < 0)
@@ -288,16 +288,16 @@ void nx_table_writer_abort(nx_table_writer *t)
 }
 
 int nx_table_set_dictionary(nx_table_writer *t, size_t col, const nxpq_str *strs, const int64_t *ints,
-                            const uint8_t *valid, size_t n, nxpq_error *err)
+                            const uint8_t *valid, size_t n, nx_error *err)
 {
     if (t->failed || !t->w)
-        return nxpq_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name,
+        return nx_error_set(err, "table %s: the writer failed earlier (%s)", t->schema->name,
                               t->path ? t->path : "no file");
     if (col >= t->schema->n_fields || t->rows_total > 0 || (t->dicts && t->dicts[col].set))
-        return nxpq_error_set(err, "table %s: a dictionary is set once per column, before the first row",
+        return nx_error_set(err, "table %s: a dictionary is set once per column, before the first row",
                               t->schema->name);
     if (!t->dicts && !(t->dicts = calloc(t->schema->n_fields, sizeof *t->dicts)))
-        return nxpq_error_set(err, "table %s: out of memory", t->schema->name);
+        return nx_error_set(err, "table %s: out of memory", t->schema->name);
     struct table_dict *d = &t->dicts[col];
     size_t m = n ? n : 1;
     bool oom;
@@ -314,7 +314,7 @@ int nx_table_set_dictionary(nx_table_writer *t, size_t col, const nxpq_str *strs
         }
     }
     if (oom)
-        return nxpq_error_set(err, "table %s: out of memory for the dictionary of %s", t->schema->name,
+        return nx_error_set(err, "table %s: out of memory for the dictionary of %s", t->schema->name,
                               t->schema->fields[col].name);
     d->n = n;
     d->set = true;
@@ -351,7 +351,7 @@ static int put_bound(nxpq_writer *w, int col, double v)
     return isnan(v) ? nxpq_put_null(w, (size_t)col) : nxpq_put_float(w, (size_t)col, (float)v);
 }
 
-int nx_write_schema_fields(const char *dir, const nxpq_writer_options *base, nxpq_error *err)
+int nx_write_schema_fields(const char *dir, const nxpq_writer_options *base, nx_error *err)
 {
     nx_table_writer *t = nx_table_writer_open(dir, "SchemaFields", 0, base, err);
     if (!t)
@@ -360,7 +360,7 @@ int nx_write_schema_fields(const char *dir, const nxpq_writer_options *base, nxp
     int col[SF_N];
     for (int i = 0; i < SF_N; i++)
         if ((col[i] = nx_schema_field_index(s, sf_names[i])) < 0) {
-            nxpq_error_set(err, "table SchemaFields: the catalogue has no field %s", sf_names[i]);
+            nx_error_set(err, "table SchemaFields: the catalogue has no field %s", sf_names[i]);
             nx_table_writer_abort(t);
             return -1;
         }
@@ -368,7 +368,7 @@ int nx_write_schema_fields(const char *dir, const nxpq_writer_options *base, nxp
     for (size_t i = 0; i < n; i++) {
         nx_schema_fields_row r;
         if (nx_schema_fields_row_build(i, &r) < 0) {
-            nxpq_error_set(err, "table SchemaFields: cannot build row %zu: %s", i, strerror(errno));
+            nx_error_set(err, "table SchemaFields: cannot build row %zu: %s", i, strerror(errno));
             nx_table_writer_abort(t);
             return -1;
         }

@@ -44,16 +44,16 @@ typedef struct nx_table_writer nx_table_writer;
  * (codec defaults); its metadata, sorting_column and created_by are replaced by the
  * catalogue's. Refuses unknown tables and transient (API-only) tables. */
 nx_table_writer *nx_table_writer_open(const char *dir, const char *table, uint64_t max_rows_per_file,
-                                      const nxpq_writer_options *base, nxpq_error *err);
+                                      const nxpq_writer_options *base, nx_error *err);
 
 /* The writer for the next row, after rolling to a new file if the current one is
  * full. NULL on error (*err filled; the table writer is then only good for abort). */
-nxpq_writer *nx_table_begin_row(nx_table_writer *t, nxpq_error *err);
-int nx_table_end_row(nx_table_writer *t, nxpq_error *err);
+nxpq_writer *nx_table_begin_row(nx_table_writer *t, nx_error *err);
+int nx_table_end_row(nx_table_writer *t, nx_error *err);
 /* Batch form: the writer for up to `want` rows, *fit of which fit in the current
  * file (at least 1 on success); put *fit values per column, then end them. */
-nxpq_writer *nx_table_begin_rows(nx_table_writer *t, size_t want, size_t *fit, nxpq_error *err);
-int nx_table_end_rows(nx_table_writer *t, size_t n, nxpq_error *err);
+nxpq_writer *nx_table_begin_rows(nx_table_writer *t, size_t want, size_t *fit, nx_error *err);
+int nx_table_end_rows(nx_table_writer *t, size_t n, nx_error *err);
 
 /* A caller-known dictionary for column `col` (see nxpq_set_dictionary_strings()
  * and _int64() in parquet.h): strs for a STRING column (NULL ptr: null entry),
@@ -62,12 +62,12 @@ int nx_table_end_rows(nx_table_writer *t, size_t n, nxpq_error *err);
  * table is closed. Set before the first row; it applies to every file of the
  * table, and the column then takes values only through nxpq_put_dict_masked(). */
 int nx_table_set_dictionary(nx_table_writer *t, size_t col, const nxpq_str *strs, const int64_t *ints,
-                            const uint8_t *valid, size_t n, nxpq_error *err);
+                            const uint8_t *valid, size_t n, nx_error *err);
 
 /* Finishes the last file and frees t. Returns 0 or -1 (the unfinished file is
  * removed; files already finished stay, for the caller's temporary directory to
  * discard). */
-int nx_table_writer_close(nx_table_writer *t, nxpq_error *err);
+int nx_table_writer_close(nx_table_writer *t, nx_error *err);
 /* Stops, removing the unfinished file, and frees t. */
 void nx_table_writer_abort(nx_table_writer *t);
 
@@ -76,6 +76,6 @@ uint64_t nx_table_writer_rows(const nx_table_writer *t);    /* rows ended, all f
 unsigned nx_table_writer_files(const nx_table_writer *t);   /* files started so far */
 
 /* Writes <dir>/SchemaFields.parquet: one row per (table, field) of the catalogue. */
-int nx_write_schema_fields(const char *dir, const nxpq_writer_options *base, nxpq_error *err);
+int nx_write_schema_fields(const char *dir, const nxpq_writer_options *base, nx_error *err);
 
 #endif

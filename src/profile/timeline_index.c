@@ -95,10 +95,10 @@ static bool depth_index(nx_tlx *x)
 /* The header's sections, each bounds-checked; false (and *why) when malformed.
  * Blocks are checked where a query decodes them (opening touches no block, so it
  * costs the same at any profile size). */
-static bool parse(nx_tlx *x, char *why, size_t why_len)
+static bool parse(nx_tlx *x, nx_error *why)
 {
     const unsigned char *h = x->map;
-#define BAD(...) (snprintf(why, why_len, __VA_ARGS__), false)
+#define BAD(...) (nx_error_set(why, __VA_ARGS__), false)
     if (x->size < NX_TLX_HEADER_BYTES || memcmp(h, NX_TLX_MAGIC, 8) != 0)
         return BAD("not a timeline index (size %zu or magic)", x->size);
     if (nx_get_u32(h + 8) != NX_TLX_VERSION)
@@ -171,8 +171,7 @@ static bool parse(nx_tlx *x, char *why, size_t why_len)
 
 /* Whether the table's Parquet files are the ones the index was written for:
  * same names, sizes, footer lengths and row counts. */
-static bool matches_files(const nx_tlx *x, const char *dir, const char *table, char *why,
-                          size_t why_len)
+static bool matches_files(const nx_tlx *x, const char *dir, const char *table, nx_error *why)
 {
     char path[4096];
     struct stat st;
@@ -183,7 +182,7 @@ static bool matches_files(const nx_tlx *x, const char *dir, const char *table, c
             snprintf(path, sizeof path, "%s/%s_%u.parquet", dir, table, one ? 0u : i);
             if (stat(path, &st) == 0 || (!one && (snprintf(path, sizeof path, "%s/%s.parquet", dir, table),
                                                    stat(path, &st) == 0)))
-                return snprintf(why, why_len, "stale: %s exists", path), false;
+                return nx_error_set(why, "stale: %s exists", path), false;
             break;
         }
         if (one)
@@ -200,11 +199,11 @@ static bool matches_files(const nx_tlx *x, const char *dir, const char *table, c
         if (fd >= 0)
             close(fd);
         if (!ok)
-            return snprintf(why, why_len, "stale: %s differs from the indexed file", path), false;
+            return nx_error_set(why, "stale: %s differs from the indexed file", path), false;
         rows += n;
     }
     if (rows != x->rows)
-        return snprintf(why, why_len, "files hold %llu rows, the index %llu", (unsigned long long)rows,
+        return nx_error_set(why, "files hold %llu rows, the index %llu", (unsigned long long)rows,
                         (unsigned long long)x->rows),
                false;
     return true;
@@ -245,11 +244,11 @@ static bool same_file(const struct cached *c, const char *path, const struct sta
 
 /* Checks the index x maps (parse) and fills file_first: 0 (*out = x), else x is
  * released and 1 (malformed, *why) or -1 (out of memory). */
-static int tlx_check(nx_tlx *x, nx_tlx **out, char *why, size_t why_len)
+static int tlx_check(nx_tlx *x, nx_tlx **out, nx_error *why)
 {
-    bool parsed = parse(x, why, why_len);
+    bool parsed = parse(x, why);
     if (nx_tlx_changed(x))
-        snprintf(why, why_len, "%s", NX_FILE_MAP_CHANGED);
+        nx_error_set(why, "%s", NX_FILE_MAP_CHANGED);
     if (!parsed || nx_tlx_changed(x)) {
         tlx_unmap(x);
         return 1;
@@ -266,9 +265,9 @@ static int tlx_check(nx_tlx *x, nx_tlx **out, char *why, size_t why_len)
                                           &x->file_first[i + 1]);
     if (wrapped || x->file_first[x->n_files] != x->rows) {
         if (wrapped)
-            snprintf(why, why_len, "its files' row counts exceed 2^64");
+            nx_error_set(why, "its files' row counts exceed 2^64");
         else
-            snprintf(why, why_len, "its files hold %llu rows, the index %llu",
+            nx_error_set(why, "its files hold %llu rows, the index %llu",
                      (unsigned long long)x->file_first[x->n_files], (unsigned long long)x->rows);
         tlx_unmap(x);
         return 1;
@@ -278,40 +277,36 @@ static int tlx_check(nx_tlx *x, nx_tlx **out, char *why, size_t why_len)
 }
 
 /* Maps and checks the index file open at fd. */
-static int tlx_map(int fd, const struct stat *st, const char *path, nx_tlx **out, char *why, size_t why_len)
+static int tlx_map(int fd, const struct stat *st, const char *path, nx_tlx **out, nx_error *why)
 {
     if (st->st_size < (off_t)NX_TLX_HEADER_BYTES)
-        return snprintf(why, why_len, "%s: too short", path), 1;
+        return nx_error_set(why, "%s: too short", path), 1;
     nx_tlx *x = calloc(1, sizeof *x);
     if (!x)
         return -1;
     x->size = (size_t)st->st_size;
     if (!(x->file = nx_file_map_open(fd, x->size))) {
         free(x);
-        return snprintf(why, why_len, "%s: cannot map: %s", path, strerror(errno)), 1;
+        return nx_error_set(why, "%s: cannot map: %s", path, strerror(errno)), 1;
     }
     x->map = nx_file_map_data(x->file);
-    return tlx_check(x, out, why, why_len);
+    return tlx_check(x, out, why);
 }
 
-int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *why, size_t why_len)
+int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, nx_error *why)
 {
-    char path[4096], scratch[256];
-    if (!why) {
-        why = scratch;
-        why_len = sizeof scratch;
-    }
+    char path[4096];
     *out = NULL;
     if (nx_tlx_path(profile_dir, table, path, sizeof path) != 0)
-        return snprintf(why, why_len, "path too long"), 1;
+        return nx_error_set(why, "path too long"), 1;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
-        return snprintf(why, why_len, "%s: %s", path, errno == ELOOP ? "a symbolic link (not followed)" : strerror(errno)), 1;
+        return nx_error_set(why, "%s: %s", path, errno == ELOOP ? "a symbolic link (not followed)" : strerror(errno)), 1;
     struct stat st;
     const char *bad = fstat(fd, &st) != 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "not a regular file" : NULL;
     if (bad) {
         close(fd);
-        return snprintf(why, why_len, "%s: %s", path, bad), 1;
+        return nx_error_set(why, "%s: %s", path, bad), 1;
     }
     nx_tlx *x = NULL;
     pthread_mutex_lock(&cache_lock);
@@ -323,7 +318,7 @@ int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *
         }
     pthread_mutex_unlock(&cache_lock);
     if (!x) {
-        int rc = tlx_map(fd, &st, path, &x, why, why_len);
+        int rc = tlx_map(fd, &st, path, &x, why);
         if (rc != 0) {
             close(fd);
             return rc;
@@ -349,7 +344,7 @@ int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *
     }
     close(fd);
     /* The table's files are checked on every open: another tool may have rewritten them. */
-    if (!matches_files(x, profile_dir, table, why, why_len)) {
+    if (!matches_files(x, profile_dir, table, why)) {
         nx_tlx_close(x);
         return 1;
     }
@@ -358,25 +353,20 @@ int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *
 }
 
 int nx_tlx_open_buffer(const void *data, size_t size, const char *profile_dir, const char *table, nx_tlx **out,
-                       char *why, size_t why_len)
+                       nx_error *why)
 {
-    char scratch[256];
-    if (!why) {
-        why = scratch;
-        why_len = sizeof scratch;
-    }
     *out = NULL;
     if ((uintptr_t)data % 8 != 0)
-        return snprintf(why, why_len, "buffer not 8-byte aligned"), 1;
+        return nx_error_set(why, "buffer not 8-byte aligned"), 1;
     nx_tlx *x = calloc(1, sizeof *x);
     if (!x)
         return -1;
     x->map = data;
     x->size = size;
-    int rc = tlx_check(x, &x, why, why_len);
+    int rc = tlx_check(x, &x, why);
     if (rc != 0)
         return rc;
-    if (profile_dir && !matches_files(x, profile_dir, table, why, why_len)) {
+    if (profile_dir && !matches_files(x, profile_dir, table, why)) {
         tlx_unmap(x);
         return 1;
     }

@@ -158,7 +158,7 @@ typedef struct nx_tlx nx_tlx;
  * identity, so a re-published profile is opened afresh; the table's files are
  * checked on every open), and any number of threads may query one handle.
  * nx_tlx_close releases it. */
-int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, char *why, size_t why_len);
+int nx_tlx_open(const char *profile_dir, const char *table, nx_tlx **out, nx_error *why);
 void nx_tlx_close(nx_tlx *x);
 /* The same checks over an index held in memory (tests, the fuzz harness): `data`
  * (8-byte aligned, caller-owned, outliving the handle) of `size` bytes; when
@@ -166,7 +166,7 @@ void nx_tlx_close(nx_tlx *x);
  * requires. Never shared or cached; nx_tlx_close releases the handle, not data.
  * Returns as nx_tlx_open. */
 int nx_tlx_open_buffer(const void *data, size_t size, const char *profile_dir, const char *table, nx_tlx **out,
-                       char *why, size_t why_len);
+                       nx_error *why);
 
 /* True once a read of x found its file shorter than when it was opened
  * (truncated in place: util/file_map.h): nothing read from x since can be

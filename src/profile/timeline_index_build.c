@@ -57,13 +57,13 @@ static int conv_batch(conv *cv, const nxpq_column_data *c, size_t n, nx_tlx_colu
     return 0;
 }
 
-int nx_tlx_build(const char *profile_dir, const char *table, uint64_t *rows_out, nxpq_error *err)
+int nx_tlx_build(const char *profile_dir, const char *table, uint64_t *rows_out, nx_error *err)
 {
     *rows_out = 0;
     const nx_timeline_info *info = nx_timeline_find(table);
     const nx_schema_table *s = nx_schema_table_find(table);
     if (!info || !s) {
-        nxpq_error_set(err, "%s is not a timeline table", table);
+        nx_error_set(err, "%s is not a timeline table", table);
         return -1;
     }
     nx_profile_table *t = NULL;
@@ -95,7 +95,7 @@ int nx_tlx_build(const char *profile_dir, const char *table, uint64_t *rows_out,
         const nxpq_column_info *ci = nx_profile_table_column(t, (size_t)c);
         if (ci->type != NXPQ_INT64 && ci->type != NXPQ_INT32 && ci->type != NXPQ_STRING) {
             /* An index without this column would answer wrongly, not just slowly. */
-            nxpq_error_set(err, "%s: column '%s' is %s, expected an integer or a string", table, want[i],
+            nx_error_set(err, "%s: column '%s' is %s, expected an integer or a string", table, want[i],
                            ci->unsupported ? ci->unsupported : nxpq_type_name(ci->type));
             nx_profile_table_close(t);
             return -1;
@@ -110,7 +110,7 @@ int nx_tlx_build(const char *profile_dir, const char *table, uint64_t *rows_out,
     nx_profile_scan *sc = NULL;
     rc = -1;
     if (!view || !file_rows) {
-        nxpq_error_set(err, "%s: out of memory", table);
+        nx_error_set(err, "%s: out of memory", table);
         goto done;
     }
     if (nx_tlx_writer_open(profile_dir, s, 0, &w, err) != 0)
@@ -124,7 +124,7 @@ int nx_tlx_build(const char *profile_dir, const char *table, uint64_t *rows_out,
         memset(view, 0, s->n_fields * sizeof *view);
         for (size_t j = 0; j < n_proj; j++)
             if (conv_batch(&cv[j], &b->columns[j], b->n_rows, &view[cv[j].field]) != 0) {
-                nxpq_error_set(err, "%s: out of memory", table);
+                nx_error_set(err, "%s: out of memory", table);
                 goto done;
             }
         if (nx_tlx_writer_add(w, view, b->n_rows, err) != 0)

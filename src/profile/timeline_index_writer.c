@@ -471,7 +471,7 @@ static int labels_keyed(nx_tlx_writer *w, const nx_tlx_column *cols, const uint3
     return 0;
 }
 
-int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxpq_error *err)
+int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nx_error *err)
 {
     if (!w || w->broken) {
         if (w)
@@ -563,7 +563,7 @@ int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxp
     w->rows += n;
     return 0;
 oom:
-    nxpq_error_set(err, "%s: timeline index %s: out of memory or write error", w->s->name, w->path);
+    nx_error_set(err, "%s: timeline index %s: out of memory or write error", w->s->name, w->path);
     return -1;
 }
 
@@ -617,7 +617,7 @@ static int nest_emit(void *ctx, uint64_t row, uint32_t depth, int64_t self_ns)
 }
 
 int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_per_file, nx_tlx_writer **out,
-                       nxpq_error *err)
+                       nx_error *err)
 {
     *out = NULL;
     const nx_timeline_info *info = nx_timeline_find(s->name);
@@ -625,7 +625,7 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
         return 0;
     nx_tlx_writer *w = calloc(1, sizeof *w);
     if (!w) {
-        nxpq_error_set(err, "%s: out of memory", s->name);
+        nx_error_set(err, "%s: out of memory", s->name);
         return -1;
     }
     w->s = s;
@@ -662,7 +662,7 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
     if (nx_tlx_path(dir, s->name, w->path, sizeof w->path) != 0 ||
         snprintf(w->tmp, sizeof w->tmp, "%s.tmp-%ld", w->path, (long)getpid()) >= (int)sizeof w->tmp ||
         !(w->f = fopen(w->tmp, "w+b"))) {
-        nxpq_error_set(err, "%s: cannot create its timeline index in %s: %s", s->name, dir, io_reason());
+        nx_error_set(err, "%s: cannot create its timeline index in %s: %s", s->name, dir, io_reason());
         nx_tlx_writer_close(w, false, NULL, 0, err);
         return -1;
     }
@@ -671,7 +671,7 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
         if (!(w->nest = nx_nesting_new(nest_emit, w)) || !(w->win = calloc(NEST_WINDOW, sizeof *w->win)))
             goto oom;
         if ((w->nest_fd = open(w->nest_tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-            nxpq_error_set(err, "%s: cannot create %s: %s", s->name, w->nest_tmp, io_reason());
+            nx_error_set(err, "%s: cannot create %s: %s", s->name, w->nest_tmp, io_reason());
             nx_tlx_writer_close(w, false, NULL, 0, err);
             return -1;
         }
@@ -682,11 +682,11 @@ int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_
     *out = w;
     return 0;
 io:
-    nxpq_error_set(err, "%s: cannot write %s: %s", s->name, w->path, io_reason());
+    nx_error_set(err, "%s: cannot write %s: %s", s->name, w->path, io_reason());
     nx_tlx_writer_close(w, false, NULL, 0, err);
     return -1;
 oom:
-    nxpq_error_set(err, "%s: out of memory", s->name);
+    nx_error_set(err, "%s: out of memory", s->name);
     nx_tlx_writer_close(w, false, NULL, 0, err);
     return -1;
 }
@@ -980,7 +980,7 @@ static bool finish_file(nx_tlx_writer *w, const uint64_t *file_rows, size_t n_fi
     return fseek(w->f, 0, SEEK_SET) == 0 && write_all(w->f, h, sizeof h);
 }
 
-int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, size_t n_files, nxpq_error *err)
+int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, size_t n_files, nx_error *err)
 {
     if (!w)
         return 0;
@@ -988,17 +988,17 @@ int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, si
     bool keep = ok && w->rows > 0 && !w->broken && w->f;
     errno = 0;
     if (keep && !finish_file(w, file_rows, n_files)) {
-        nxpq_error_set(err, "%s: cannot write its timeline index %s: %s", w->s->name, w->path, io_reason());
+        nx_error_set(err, "%s: cannot write its timeline index %s: %s", w->s->name, w->path, io_reason());
         keep = false;
         rc = -1;
     }
     if (w->f && fclose(w->f) != 0 && keep) {
-        nxpq_error_set(err, "%s: cannot write its timeline index %s: %s", w->s->name, w->path, io_reason());
+        nx_error_set(err, "%s: cannot write its timeline index %s: %s", w->s->name, w->path, io_reason());
         keep = false;
         rc = -1;
     }
     if (keep && rename(w->tmp, w->path) != 0) {
-        nxpq_error_set(err, "%s: cannot rename its timeline index into %s: %s", w->s->name, w->path, io_reason());
+        nx_error_set(err, "%s: cannot rename its timeline index into %s: %s", w->s->name, w->path, io_reason());
         keep = false;
         rc = -1;
     }

@@ -50,15 +50,15 @@ typedef struct nx_tlx_writer nx_tlx_writer;
  * limit). 0 with *out NULL when the table is not a timeline table (timeline_rules.h), 0
  * and *out, or -1 and err. */
 int nx_tlx_writer_open(const char *dir, const nx_schema_table *s, uint64_t rows_per_file, nx_tlx_writer **out,
-                       nxpq_error *err);
+                       nx_error *err);
 /* The next n rows of the table; cols is indexed by the schema's field index. */
-int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nxpq_error *err);
+int nx_tlx_writer_add(nx_tlx_writer *w, const nx_tlx_column *cols, size_t n, nx_error *err);
 /* ok and rows > 0: finishes the file (the table's files must be closed) and
  * renames it into place (it is written under a temporary name, so an index
  * being rebuilt is replaced whole or not at all); else removes it. file_rows:
  * the row count of each of the table's n_files files, or NULL when they were
  * split every rows_per_file rows. Frees w (NULL is fine). */
-int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, size_t n_files, nxpq_error *err);
+int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, size_t n_files, nx_error *err);
 
 /* Builds (or rebuilds, replacing it whole) the timeline index of `table` in
  * profile_dir from the table's Parquet files, whoever wrote them
@@ -66,6 +66,6 @@ int nx_tlx_writer_close(nx_tlx_writer *w, bool ok, const uint64_t *file_rows, si
  * -1 with err. No index is left when the rows are not in start order per track
  * or an event ends before it starts (the writer's rule above): 0 is returned and
  * queries scan the table. */
-int nx_tlx_build(const char *profile_dir, const char *table, uint64_t *rows, nxpq_error *err);
+int nx_tlx_build(const char *profile_dir, const char *table, uint64_t *rows, nx_error *err);
 
 #endif

@@ -196,7 +196,7 @@ static int self_emit(void *ctx, uint64_t row, uint32_t depth, int64_t self_ns)
 }
 
 /* Flags (and by_track groups) of the window's tracks up to its current count. */
-static int learn_tracks(agg *a, const nx_window *w, nxpq_error *err)
+static int learn_tracks(agg *a, const nx_window *w, nx_error *err)
 {
     size_t n = nx_window_track_count(w);
     if (n <= a->n_known)
@@ -212,7 +212,7 @@ static int learn_tracks(agg *a, const nx_window *w, nxpq_error *err)
         if (gid)
             a->track_gid = gid;
         if (!sel || !gid)
-            return nxpq_error_set(err, "%s: out of memory aggregating", a->table);
+            return nx_error_set(err, "%s: out of memory aggregating", a->table);
         a->track_cap = cap;
     }
     for (size_t id = a->n_known; id < n; id++) {
@@ -225,7 +225,7 @@ static int learn_tracks(agg *a, const nx_window *w, nxpq_error *err)
         a->track_gid[id] = -1;
         if (sel && a->by_track && (a->track_gid[id] = key_group(&a->ks, false, false, 0, name, len)) < 0)
             return a->track_gid[id] == -2 ? NX_AGGREGATE_TOO_MANY
-                                          : nxpq_error_set(err, "%s: out of memory aggregating", a->table);
+                                          : nx_error_set(err, "%s: out of memory aggregating", a->table);
     }
     a->n_known = n;
     return 0;
@@ -280,7 +280,7 @@ static int64_t row_group(agg *a, const nxpq_column_data *c, size_t i)
     return key_group(&a->ks, !ok, ok, ok ? v : 0, NULL, 0);
 }
 
-static int add_batch(agg *a, nx_window *w, const nx_window_batch *b, nxpq_error *err)
+static int add_batch(agg *a, nx_window *w, const nx_window_batch *b, nx_error *err)
 {
     int rc = learn_tracks(a, w, err);
     if (rc != 0)
@@ -288,7 +288,7 @@ static int add_batch(agg *a, nx_window *w, const nx_window_batch *b, nxpq_error 
     const nxpq_column_data *c = a->have_key ? &b->batch->columns[0] : NULL;
     const uint32_t *dict = c && c->dict_index ? c->dict_index : NULL;
     if (dict && !a->by_track && dict_ready(a, c) < 0)
-        return nxpq_error_set(err, "%s: out of memory aggregating", a->table);
+        return nx_error_set(err, "%s: out of memory aggregating", a->table);
     for (size_t k = 0; k < b->n_rows; k++) {
         uint32_t tid = b->track[k];
         if (!a->track_sel[tid])
@@ -302,21 +302,21 @@ static int add_batch(agg *a, nx_window *w, const nx_window_batch *b, nxpq_error 
         else
             gid = row_group(a, c, b->rows[k]);
         if (gid < 0)
-            return gid == -2 ? NX_AGGREGATE_TOO_MANY : nxpq_error_set(err, "%s: out of memory aggregating", a->table);
+            return gid == -2 ? NX_AGGREGATE_TOO_MANY : nx_error_set(err, "%s: out of memory aggregating", a->table);
         nx_aggregate_group *g = &a->ks.g[gid];
         g->count++;
         a->events++;
         if (__builtin_add_overflow(g->total_ns, clip(b->start[k], b->end[k], a->o->start, a->o->end), &g->total_ns))
-            return nxpq_error_set(err, "%s: total time of a group beyond int64", a->table);
+            return nx_error_set(err, "%s: total time of a group beyond int64", a->table);
         if (!a->nest)
             continue;
         int n = nx_nesting_add(a->nest, tid, b->start[k], b->end[k], (a->seq++ << GROUP_BITS) | (uint64_t)gid);
         if (n > 0)
-            return nxpq_error_set(err, "%s: an event starts before the previous event of its track or ends before "
+            return nx_error_set(err, "%s: an event starts before the previous event of its track or ends before "
                                        "it starts; self time needs each track in start order",
                                   a->table);
         if (n < 0)
-            return nxpq_error_set(err, "%s: out of memory computing self time", a->table);
+            return nx_error_set(err, "%s: out of memory computing self time", a->table);
     }
     return 0;
 }
@@ -344,12 +344,12 @@ static int cmp_group(const void *pa, const void *pb)
     return cmp_key(x, y);
 }
 
-static int finish(agg *a, nx_aggregate *out, nxpq_error *err)
+static int finish(agg *a, nx_aggregate *out, nx_error *err)
 {
     if (a->nest && nx_nesting_finish(a->nest) != 0)
-        return nxpq_error_set(err, "%s: out of memory computing self time", a->table);
+        return nx_error_set(err, "%s: out of memory computing self time", a->table);
     if (a->overflow)
-        return nxpq_error_set(err, "%s: self time of a group beyond int64", a->table);
+        return nx_error_set(err, "%s: self time of a group beyond int64", a->table);
     keyset *k = &a->ks;
     for (size_t i = 0; i < k->n; i++)
         if (!k->g[i].null && !k->g[i].is_int)
@@ -365,7 +365,7 @@ static int finish(agg *a, nx_aggregate *out, nxpq_error *err)
         out->other_count += k->g[i].count;
         if (__builtin_add_overflow(out->other_total_ns, k->g[i].total_ns, &out->other_total_ns) ||
             __builtin_add_overflow(out->other_self_ns, k->g[i].self_ns, &out->other_self_ns))
-            return nxpq_error_set(err, "%s: the other groups' time beyond int64", a->table);
+            return nx_error_set(err, "%s: the other groups' time beyond int64", a->table);
     }
     k->g = NULL;
     k->bytes = NULL;
@@ -384,7 +384,7 @@ static void agg_release(agg *a)
 }
 
 /* Passes the table's rows [begin, end) (all when end is 0) into a. */
-static int pass_span(agg *a, nx_profile_table *t, const char *by, int64_t begin, int64_t end, nxpq_error *err)
+static int pass_span(agg *a, nx_profile_table *t, const char *by, int64_t begin, int64_t end, nx_error *err)
 {
     const char *cols[1] = {by};
     nx_window_options wo = {.start = a->o->start, .end = a->o->end, .columns = cols, .n_columns = a->have_key,
@@ -408,7 +408,7 @@ typedef struct span_job {
     size_t n;
     agg *part[NX_FORK_JOIN_MAX];
     int rc[NX_FORK_JOIN_MAX];
-    nxpq_error err[NX_FORK_JOIN_MAX];
+    nx_error err[NX_FORK_JOIN_MAX];
 } span_job;
 
 static void span_work(void *ctx, size_t i)
@@ -420,7 +420,7 @@ static void span_work(void *ctx, size_t i)
     nx_profile_table *t;
     j->rc[i] = nx_profile_table_open(j->dir, a->table, &t, &j->err[i]);
     if (j->rc[i] == NX_PROFILE_TABLE_ABSENT)
-        j->rc[i] = nxpq_error_set(&j->err[i], "%s: the table went away while it was aggregated", a->table);
+        j->rc[i] = nx_error_set(&j->err[i], "%s: the table went away while it was aggregated", a->table);
     if (j->rc[i] != 0)
         return;
     j->rc[i] = pass_span(a, t, j->by, begin, end, &j->err[i]);
@@ -429,7 +429,7 @@ static void span_work(void *ctx, size_t i)
 
 /* Adds part p's groups into a's: sums per key, so the groups, and the order
  * finish gives them, are those of one pass. */
-static int merge_part(agg *a, const agg *p, nxpq_error *err)
+static int merge_part(agg *a, const agg *p, nx_error *err)
 {
     a->events += p->events;
     for (size_t id = 0; id < p->ks.n; id++) {
@@ -437,10 +437,10 @@ static int merge_part(agg *a, const agg *p, nxpq_error *err)
         const char *text = g->null || g->is_int ? NULL : p->ks.bytes + p->ks.m[id].off;
         int64_t gid = key_group(&a->ks, g->null, g->is_int, g->i, text, g->len);
         if (gid < 0)
-            return gid == -2 ? NX_AGGREGATE_TOO_MANY : nxpq_error_set(err, "%s: out of memory aggregating", a->table);
+            return gid == -2 ? NX_AGGREGATE_TOO_MANY : nx_error_set(err, "%s: out of memory aggregating", a->table);
         a->ks.g[gid].count += g->count;
         if (__builtin_add_overflow(a->ks.g[gid].total_ns, g->total_ns, &a->ks.g[gid].total_ns))
-            return nxpq_error_set(err, "%s: total time of a group beyond int64", a->table);
+            return nx_error_set(err, "%s: total time of a group beyond int64", a->table);
     }
     return 0;
 }
@@ -448,19 +448,19 @@ static int merge_part(agg *a, const agg *p, nxpq_error *err)
 /* Passes the table into a: in spans on threads, merged into a, or, for a
  * nested table (whose nesting pass needs each track whole and in order), in
  * one span on the caller's thread. Memory: each span's groups. */
-static int pass_spans(agg *a, const char *by, nxpq_error *err)
+static int pass_spans(agg *a, const char *by, nx_error *err)
 {
     span_job *j = calloc(1, sizeof *j);
     agg *parts = NULL;
     if (!j)
-        return nxpq_error_set(err, "%s: out of memory aggregating", a->table);
+        return nx_error_set(err, "%s: out of memory aggregating", a->table);
     j->dir = a->dir;
     j->by = by;
     j->rows = a->rows;
     j->n = a->nest ? 1 : nx_row_split_count(j->rows, a->o->threads);
     if (j->n > 1 && !(parts = calloc(j->n - 1, sizeof *parts))) {
         free(j);
-        return nxpq_error_set(err, "%s: out of memory aggregating", a->table);
+        return nx_error_set(err, "%s: out of memory aggregating", a->table);
     }
     j->part[0] = a;
     for (size_t i = 1; i < j->n; i++) {
@@ -485,7 +485,7 @@ static int pass_spans(agg *a, const char *by, nxpq_error *err)
 
 /* Checks o->by against the schema and the files: 0 (a->by_track / a->have_key
  * set), NX_AGGREGATE_BAD_BY or -1. */
-static int check_by(agg *a, nx_profile_table *t, const char *by, nxpq_error *err)
+static int check_by(agg *a, nx_profile_table *t, const char *by, nx_error *err)
 {
     if (strcmp(by, "track") == 0) {
         a->by_track = true;
@@ -495,7 +495,7 @@ static int check_by(agg *a, nx_profile_table *t, const char *by, nxpq_error *err
     const nx_schema_field *f = st ? nx_schema_field_find(st, by) : NULL;
     bool text = f && strcmp(f->type, "string") == 0;
     if (!f || (!text && strcmp(f->type, "integer") != 0)) {
-        nxpq_error_set(err, "%s: cannot group by '%s' (%s)", a->table, by,
+        nx_error_set(err, "%s: cannot group by '%s' (%s)", a->table, by,
                        f ? "not a string or integer field" : "no such field; 'track' or a field of the table");
         return NX_AGGREGATE_BAD_BY;
     }
@@ -504,18 +504,18 @@ static int check_by(agg *a, nx_profile_table *t, const char *by, nxpq_error *err
         return 0;
     nxpq_type ty = nx_profile_table_column(t, (size_t)c)->type;
     if (text ? ty != NXPQ_STRING : ty != NXPQ_INT32 && ty != NXPQ_INT64)
-        return nxpq_error_set(err, "%s: column '%s' is %s, expected %s", a->table, by, nxpq_type_name(ty),
+        return nx_error_set(err, "%s: column '%s' is %s, expected %s", a->table, by, nxpq_type_name(ty),
                               text ? "a string" : "an integer");
     a->have_key = true;
     return 0;
 }
 
-static int run(agg *a, nx_profile_table *t, nx_aggregate *out, nxpq_error *err)
+static int run(agg *a, nx_profile_table *t, nx_aggregate *out, nx_error *err)
 {
     const nx_timeline_info *info = nx_timeline_find(a->table);
     const nx_timeline_view *view = nx_timeline_view_find(a->table);
     if (!info || !view)
-        return nxpq_error_set(err, "%s: not a timeline table", a->table);
+        return nx_error_set(err, "%s: not a timeline table", a->table);
     out->by = a->o->by ? a->o->by : view->aggregate_default;
     out->nested = info->nested;
     int rc = check_by(a, t, out->by, err);
@@ -523,23 +523,23 @@ static int run(agg *a, nx_profile_table *t, nx_aggregate *out, nxpq_error *err)
         return rc;
     if (info->nested) {
         if (!(a->nest = nx_nesting_new(self_emit, a)))
-            return nxpq_error_set(err, "%s: out of memory computing self time", a->table);
+            return nx_error_set(err, "%s: out of memory computing self time", a->table);
         nx_nesting_clip(a->nest, a->o->start, a->o->end);
     }
     rc = pass_spans(a, out->by, err);
     if (rc == NX_AGGREGATE_TOO_MANY)
-        nxpq_error_set(err, "%s: grouping by '%s' gives more than %u groups", a->table, out->by,
+        nx_error_set(err, "%s: grouping by '%s' gives more than %u groups", a->table, out->by,
                        NX_AGGREGATE_MAX_GROUPS);
     if (rc != 0)
         return rc;
     return finish(a, out, err);
 }
 
-int nx_aggregate_run(const char *profile_dir, const nx_aggregate_options *o, nx_aggregate *out, nxpq_error *err)
+int nx_aggregate_run(const char *profile_dir, const nx_aggregate_options *o, nx_aggregate *out, nx_error *err)
 {
     *out = (nx_aggregate){0};
     if (o->start > o->end)
-        return nxpq_error_set(err, "%s: range end %lld is before its start %lld", o->table, (long long)o->end,
+        return nx_error_set(err, "%s: range end %lld is before its start %lld", o->table, (long long)o->end,
                               (long long)o->start);
     nx_profile_table *t;
     int rc = nx_profile_table_open(profile_dir, o->table, &t, err);

@@ -99,7 +99,7 @@ typedef struct nx_aggregate {
  * NX_PROFILE_TABLE_ABSENT, NX_AGGREGATE_BAD_BY, NX_AGGREGATE_TOO_MANY, or -1
  * with err naming the table (unreadable, rows of a nested table not in start
  * order per track, a sum beyond int64, out of memory). */
-int nx_aggregate_run(const char *profile_dir, const nx_aggregate_options *o, nx_aggregate *out, nxpq_error *err);
+int nx_aggregate_run(const char *profile_dir, const nx_aggregate_options *o, nx_aggregate *out, nx_error *err);
 void nx_aggregate_free(nx_aggregate *a);
 
 #endif

@@ -186,7 +186,7 @@ static void add_host(bd_acc *a, const nx_activity_row *r)
     }
 }
 
-static int on_row(void *ctx, const nx_activity_row *r, nxpq_error *err)
+static int on_row(void *ctx, const nx_activity_row *r, nx_error *err)
 {
     bd_acc *a = ctx;
     if (a->rank >= 0 && r->a.rank != a->rank)
@@ -207,7 +207,7 @@ static int on_row(void *ctx, const nx_activity_row *r, nxpq_error *err)
         bd_launch l = {r->a.rank, c, r->start_ns};
         ok = c < 0 || PUSH(a->launches, a->n_launches, a->cap_launches, l);
     }
-    return ok ? 0 : nxpq_error_set(err, "breakdown: out of memory at SystemProfileEvents row %" PRId64, r->ordinal);
+    return ok ? 0 : nx_error_set(err, "breakdown: out of memory at SystemProfileEvents row %" PRId64, r->ordinal);
 }
 
 static int cmp_launch(const void *pa, const void *pb)
@@ -280,7 +280,7 @@ void nx_breakdown_free(nx_breakdown *b)
     *b = (nx_breakdown){0};
 }
 
-int nx_breakdown_read(const char *dir, int64_t rank, int64_t step, size_t top, nx_breakdown *out, nxpq_error *err)
+int nx_breakdown_read(const char *dir, int64_t rank, int64_t step, size_t top, nx_breakdown *out, nx_error *err)
 {
     *out = (nx_breakdown){0};
     bd_acc a = {.rank = rank};

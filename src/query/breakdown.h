@@ -140,7 +140,7 @@ typedef struct nx_breakdown {
 /* Reads the breakdown of system profile `dir` (rules above). 0,
  * NX_PROFILE_TABLE_ABSENT (no SystemProfileEvents: *out empty), or -1 with err
  * naming the table, row or what overflowed. */
-int nx_breakdown_read(const char *dir, int64_t rank, int64_t step, size_t top, nx_breakdown *out, nxpq_error *err);
+int nx_breakdown_read(const char *dir, int64_t rank, int64_t step, size_t top, nx_breakdown *out, nx_error *err);
 void nx_breakdown_free(nx_breakdown *b);
 
 /* The answer as one JSON object: {"kind":"system","thresholds":{...},"n_ranks":N,

@@ -45,12 +45,12 @@ static bool unions_build(const bd_row *g, size_t n, unions *s)
     return true;
 }
 
-static int overflow(nxpq_error *err, const nx_bd_entry *e)
+static int overflow(nx_error *err, const nx_bd_entry *e)
 {
-    return nxpq_error_set(err, "breakdown: %s of rank %" PRId64 ": a sum exceeds int64 ns", e->device, e->rank);
+    return nx_error_set(err, "breakdown: %s of rank %" PRId64 ": a sum exceeds int64 ns", e->device, e->rank);
 }
 
-static int temporal(const unions *s, int64_t lo, int64_t hi, nx_bd_entry *e, nxpq_error *err)
+static int temporal(const unions *s, int64_t lo, int64_t hi, nx_bd_entry *e, nx_error *err)
 {
     int64_t len[4];
     for (int i = 0; i < 4; i++)
@@ -141,11 +141,11 @@ static void verdict(nx_bd_entry *e)
 }
 
 /* Classes, launches and transfers of the rows starting in [lo, hi). */
-static int per_row(const bd_row *g, size_t n, int64_t lo, int64_t hi, nx_bd_entry *e, nxpq_error *err)
+static int per_row(const bd_row *g, size_t n, int64_t lo, int64_t hi, nx_bd_entry *e, nx_error *err)
 {
     int64_t *d = malloc((n ? n : 1) * sizeof *d);
     if (!d)
-        return nxpq_error_set(err, "breakdown: out of memory");
+        return nx_error_set(err, "breakdown: out of memory");
     size_t nd = 0;
     bool ok = true;
     for (size_t r = first_at(g, n, lo); r < n && g[r].start < hi; r++) {
@@ -185,13 +185,13 @@ static int per_row(const bd_row *g, size_t n, int64_t lo, int64_t hi, nx_bd_entr
 }
 
 static int entry(const bd_row *g, size_t n, const unions *s, const bd_span *sp, const bd_step *st, nx_bd_entry *e,
-                 nxpq_error *err)
+                 nx_error *err)
 {
     *e = (nx_bd_entry){.rank = g[0].rank, .step = st ? st->step : -1, .start_ns = st ? st->start : sp->lo,
                        .end_ns = st ? st->end : sp->hi};
     nx_device_name((nx_device_type)g[0].dtype, g[0].device, e->device, sizeof e->device);
     if (st && !(e->step_name = strdup(st->name)))
-        return nxpq_error_set(err, "breakdown: out of memory");
+        return nx_error_set(err, "breakdown: out of memory");
     if (temporal(s, e->start_ns, e->end_ns, e, err) < 0)
         return -1;
     idle_causes(g, n, s, sp, e->start_ns, e->end_ns, &e->idle);
@@ -219,10 +219,10 @@ static int cmp_step(const void *pa, const void *pb)
 
 /* The entries of one device's rows g[0..n). */
 static int device_entries(const bd_acc *a, const bd_row *g, size_t n, int64_t step, nx_breakdown *out,
-                          nxpq_error *err)
+                          nx_error *err)
 {
     unions s;
-    int rc = unions_build(g, n, &s) ? 0 : nxpq_error_set(err, "breakdown: out of memory");
+    int rc = unions_build(g, n, &s) ? 0 : nx_error_set(err, "breakdown: out of memory");
     const bd_span *sp = span_of(a, g[0].rank);
     for (size_t k = 0; rc == 0 && k <= a->n_steps; k++) {   /* k 0: the whole span, then the steps */
         const bd_step *st = k ? &a->steps[k - 1] : NULL;
@@ -230,7 +230,7 @@ static int device_entries(const bd_acc *a, const bd_row *g, size_t n, int64_t st
             continue;
         nx_bd_entry *grown = realloc(out->entries, (out->n_entries + 1) * sizeof *grown);
         if (!grown) {
-            rc = nxpq_error_set(err, "breakdown: out of memory");
+            rc = nx_error_set(err, "breakdown: out of memory");
             break;
         }
         out->entries = grown;
@@ -242,7 +242,7 @@ static int device_entries(const bd_acc *a, const bd_row *g, size_t n, int64_t st
     return rc;
 }
 
-int bd_answer_entries(bd_acc *a, int64_t step, nx_breakdown *out, nxpq_error *err)
+int bd_answer_entries(bd_acc *a, int64_t step, nx_breakdown *out, nx_error *err)
 {
     if (a->n_steps)   /* qsort must not get a null array */
         qsort(a->steps, a->n_steps, sizeof *a->steps, cmp_step);

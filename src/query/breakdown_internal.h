@@ -10,6 +10,7 @@
 
 #include "query/breakdown.h"
 #include "util/strbuf.h"
+#include "util/error.h"
 
 /* One kernel, memcpy or memset row. */
 typedef struct bd_row {
@@ -58,8 +59,8 @@ typedef struct bd_acc {
 
 /* The entries of every (rank, device) and its steps (step >= 0: only steps
  * numbered step), and the top kernels. 0 or -1 with err. */
-int bd_answer_entries(bd_acc *a, int64_t step, nx_breakdown *out, nxpq_error *err);
-int bd_answer_kernels(const bd_acc *a, size_t top, nx_breakdown *out, nxpq_error *err);
+int bd_answer_entries(bd_acc *a, int64_t step, nx_breakdown *out, nx_error *err);
+int bd_answer_kernels(const bd_acc *a, size_t top, nx_breakdown *out, nx_error *err);
 
 /* The JSON member ,"key":pct shared by breakdown_json.c and engine_breakdown.c
  * (other numbers by util/json.h): null when pct < 0, nothing to take a share of. */

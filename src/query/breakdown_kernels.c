@@ -68,27 +68,27 @@ static int cmp_kernel(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
-static int fold_all(const bd_acc *a, const key *k, size_t n, nx_bd_kernel *ks, size_t *nk, nxpq_error *err)
+static int fold_all(const bd_acc *a, const key *k, size_t n, nx_bd_kernel *ks, size_t *nk, nx_error *err)
 {
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j < n && k[j].name == k[i].name)
             j++;
         if (!fold(k + i, j - i, a->n_rows ? count_ranks(a) : 1, &ks[*nk]))
-            return nxpq_error_set(err, "breakdown: kernel %s: its total exceeds int64 ns", a->names.v[k[i].name]);
+            return nx_error_set(err, "breakdown: kernel %s: its total exceeds int64 ns", a->names.v[k[i].name]);
         ks[(*nk)++].name = a->names.v[k[i].name];   /* borrowed until the top are copied */
         i = j;
     }
     return 0;
 }
 
-int bd_answer_kernels(const bd_acc *a, size_t top, nx_breakdown *out, nxpq_error *err)
+int bd_answer_kernels(const bd_acc *a, size_t top, nx_breakdown *out, nx_error *err)
 {
     out->n_ranks = count_ranks(a);
     key *k = malloc((a->n_rows ? a->n_rows : 1) * sizeof *k);
     nx_bd_kernel *ks = malloc((a->n_rows ? a->n_rows : 1) * sizeof *ks);
     size_t n = 0, nk = 0;
-    int rc = k && ks ? 0 : nxpq_error_set(err, "breakdown: out of memory");
+    int rc = k && ks ? 0 : nx_error_set(err, "breakdown: out of memory");
     for (size_t i = 0; rc == 0 && i < a->n_rows; i++)
         if (a->rows[i].kind == NX_ACT_KERNEL)
             k[n++] = (key){a->rows[i].name, a->rows[i].rank, a->rows[i].end - a->rows[i].start, a->rows[i].cls};
@@ -102,7 +102,7 @@ int bd_answer_kernels(const bd_acc *a, size_t top, nx_breakdown *out, nxpq_error
         for (size_t i = 0; rc == 0 && i < out->n_kernels; i++)
             if (!(ks[i].name = strdup(ks[i].name))) {
                 out->n_kernels = i;   /* free releases only the copies */
-                rc = nxpq_error_set(err, "breakdown: out of memory");
+                rc = nx_error_set(err, "breakdown: out of memory");
             }
         out->kernels = ks;
         ks = NULL;

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-int nx_budget_init(nx_budget *b, nxpq_error *err)
+int nx_budget_init(nx_budget *b, nx_error *err)
 {
     uint64_t mib = NX_BUDGET_DEFAULT_MIB;
     const char *v = getenv("NXPROF_QUERY_MEMORY_MIB");
@@ -13,7 +13,7 @@ int nx_budget_init(nx_budget *b, nxpq_error *err)
         errno = 0;
         unsigned long long m = strtoull(v, &end, 10);
         if (errno || v[0] < '0' || v[0] > '9' || *end || m < 1 || m > NX_BUDGET_MAX_MIB)
-            return nxpq_error_set(err, "NXPROF_QUERY_MEMORY_MIB: '%.64s' is not a whole number of MiB from 1 to %u", v,
+            return nx_error_set(err, "NXPROF_QUERY_MEMORY_MIB: '%.64s' is not a whole number of MiB from 1 to %u", v,
                                   NX_BUDGET_MAX_MIB);
         mib = m;
     }

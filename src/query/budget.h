@@ -34,7 +34,7 @@ typedef struct nx_budget {
 /* A budget of NXPROF_QUERY_MEMORY_MIB (else the default) with nothing used.
  * 0, or -1 with err naming the variable when its value is not a whole number
  * of MiB in range. */
-int nx_budget_init(nx_budget *b, nxpq_error *err);
+int nx_budget_init(nx_budget *b, nx_error *err);
 /* Takes `bytes` from b: true, or false (nothing taken) when that would exceed
  * its limit. Any thread. A NULL budget has no limit. */
 bool nx_budget_take(nx_budget *b, uint64_t bytes);

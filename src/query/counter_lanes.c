@@ -138,26 +138,26 @@ static char *lane_label(const nx_counter_lane *l)
 
 /* A new series named name[0..len) on lane l, width empty buckets taken from the
  * budget: its index, NX_QUERY_OVER_BUDGET or -1, with err. */
-static int series_new(pass *p, nx_counter_lane *l, const char *name, size_t len, nxpq_error *err)
+static int series_new(pass *p, nx_counter_lane *l, const char *name, size_t len, nx_error *err)
 {
     if (l->n_series == NX_COUNTER_MAX_SERIES)
-        return nxpq_error_set(err, "SystemProfileEvents: lane \"%s\" has more than %d series (the next: \"%.*s\")",
+        return nx_error_set(err, "SystemProfileEvents: lane \"%s\" has more than %d series (the next: \"%.*s\")",
                               l->label, NX_COUNTER_MAX_SERIES, (int)(len > 64 ? 64 : len), name);
     if (!nx_budget_take(&p->budget, (uint64_t)p->width * (sizeof(int64_t) + sizeof(double)))) {
-        nxpq_error_set(err, "SystemProfileEvents: lane \"%s\": its series at width %" PRIu32
+        nx_error_set(err, "SystemProfileEvents: lane \"%s\": its series at width %" PRIu32
                             " need more than the query memory budget (NXPROF_QUERY_MEMORY_MIB)", l->label, p->width);
         return NX_QUERY_OVER_BUDGET;
     }
     nx_counter_series *g = realloc(l->series, (l->n_series + 1) * sizeof *g);
     if (!g)
-        return nxpq_error_set(err, "SystemProfileEvents: out of memory");
+        return nx_error_set(err, "SystemProfileEvents: out of memory");
     l->series = g;
     nx_counter_series *s = &g[l->n_series];
     *s = (nx_counter_series){.name = strndup(name, len), .t = malloc(p->width * sizeof *s->t),
                              .v = malloc(p->width * sizeof *s->v)};
     l->n_series++; /* counted now, so lane_free frees what was allocated */
     if (!s->name || !s->t || !s->v)
-        return nxpq_error_set(err, "SystemProfileEvents: out of memory");
+        return nx_error_set(err, "SystemProfileEvents: out of memory");
     for (uint32_t q = 0; q < p->width; q++)
         s->t[q] = INT64_MIN;
     return (int)(l->n_series - 1);
@@ -175,7 +175,7 @@ static bool lane_is(const nx_counter_lane *l, const nx_counter_lane *key, const 
  * made when first seen (a memory lane with its two series): NULL with err (rc in
  * *rc) on failure. */
 static nx_counter_lane *lane_of(pass *p, const nx_counter_lane *key, const char *name, size_t nlen, int *rc,
-                                nxpq_error *err)
+                                nx_error *err)
 {
     nx_counter_lane *ls = p->lanes[key->kind];
     for (size_t i = p->n_lanes[key->kind]; i-- > 0;)
@@ -183,7 +183,7 @@ static nx_counter_lane *lane_of(pass *p, const nx_counter_lane *key, const char 
             return &ls[i];
     *rc = -1;
     if (p->n_lanes[0] + p->n_lanes[1] == NX_COUNTER_MAX_LANES) {
-        nxpq_error_set(err, "SystemProfileEvents: more than %d counter lanes (the next: %s \"%.*s\")",
+        nx_error_set(err, "SystemProfileEvents: more than %d counter lanes (the next: %s \"%.*s\")",
                        NX_COUNTER_MAX_LANES, KINDS[key->kind].kind, name ? (int)(nlen > 64 ? 64 : nlen) : 0,
                        name ? name : "");
         return NULL;
@@ -193,7 +193,7 @@ static nx_counter_lane *lane_of(pass *p, const nx_counter_lane *key, const char 
     l->name = name ? strndup(name, nlen) : NULL;
     l->label = (!name || l->name) ? lane_label(l) : NULL;
     if (!l->label) {
-        nxpq_error_set(err, "SystemProfileEvents: out of memory");
+        nx_error_set(err, "SystemProfileEvents: out of memory");
         return NULL;
     }
     for (const char *const *s = KINDS[key->kind].series; *s; s++)
@@ -222,7 +222,7 @@ static void add_sample(const pass *p, nx_counter_series *s, int64_t ts, double v
     }
 }
 
-static int memory_row(pass *p, nx_counter_lane *key, const char *args, size_t alen, int64_t ts, nxpq_error *err)
+static int memory_row(pass *p, nx_counter_lane *key, const char *args, size_t alen, int64_t ts, nx_error *err)
 {
     key->kind = NX_COUNTER_MEMORY;
     key->device_type = int_member(args, alen, "Device Type");
@@ -242,7 +242,7 @@ static int memory_row(pass *p, nx_counter_lane *key, const char *args, size_t al
 }
 
 /* The series of lane l named key[0..klen), made when first seen. */
-static int series_of(pass *p, nx_counter_lane *l, const char *key, size_t klen, nxpq_error *err)
+static int series_of(pass *p, nx_counter_lane *l, const char *key, size_t klen, nx_error *err)
 {
     for (size_t s = 0; s < l->n_series; s++)
         if (strlen(l->series[s].name) == klen && memcmp(l->series[s].name, key, klen) == 0)
@@ -251,7 +251,7 @@ static int series_of(pass *p, nx_counter_lane *l, const char *key, size_t klen, 
 }
 
 static int counter_row(pass *p, nx_counter_lane *key, const char *name, size_t nlen, const char *args, size_t alen,
-                       int64_t ts, nxpq_error *err)
+                       int64_t ts, nx_error *err)
 {
     key->kind = NX_COUNTER_COUNTER;
     int rc;
@@ -285,7 +285,7 @@ static bool str_at(const nxpq_batch *bt, int col, size_t i, const char **s, size
     return true;
 }
 
-static int add_row(pass *p, const nxpq_batch *bt, size_t i, nxpq_error *err)
+static int add_row(pass *p, const nxpq_batch *bt, size_t i, nx_error *err)
 {
     static const char MEMORY[] = "[memory]", FRAMEWORK[] = "framework";
     const nxpq_column_data *ct = &bt->columns[C_START];
@@ -334,7 +334,7 @@ static bool projection(nx_profile_table *t, pass *p, const char **cols, size_t *
     return true;
 }
 
-static int scan(nx_profile_table *t, pass *p, nxpq_scan_stats *stats, nxpq_error *err)
+static int scan(nx_profile_table *t, pass *p, nxpq_scan_stats *stats, nx_error *err)
 {
     const char *cols[C_FIXED + 2];
     size_t n_cols;
@@ -370,13 +370,13 @@ static void compact(nx_counter_series *s, uint32_t width)
 }
 
 /* The memory lanes, then the counter lanes, into out (which takes them). */
-static int take_lanes(pass *p, nx_counter_lanes *out, nxpq_error *err)
+static int take_lanes(pass *p, nx_counter_lanes *out, nx_error *err)
 {
     size_t n = p->n_lanes[0] + p->n_lanes[1];
     if (n == 0)
         return 0;
     if (!(out->lanes = malloc(n * sizeof *out->lanes)))
-        return nxpq_error_set(err, "SystemProfileEvents: out of memory");
+        return nx_error_set(err, "SystemProfileEvents: out of memory");
     for (size_t k = 0; k < 2; k++) {
         for (size_t i = 0; i < p->n_lanes[k]; i++) {
             nx_counter_lane *l = &p->lanes[k][i];
@@ -390,11 +390,11 @@ static int take_lanes(pass *p, nx_counter_lanes *out, nxpq_error *err)
 }
 
 int nx_counter_lanes_read(const char *profile_dir, int64_t start, int64_t end, uint32_t width,
-                          nx_counter_lanes *out, nxpq_error *err)
+                          nx_counter_lanes *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     if (start > end || width == 0)
-        return nxpq_error_set(err, "counter lanes: window [%" PRId64 ", %" PRId64 "] at width %" PRIu32 " is empty",
+        return nx_error_set(err, "counter lanes: window [%" PRId64 ", %" PRId64 "] at width %" PRIu32 " is empty",
                               start, end, width);
     pass p = {.start = start, .end = end, .width = width,
               .L = (unsigned __int128)((__int128)end - (__int128)start + 1)};
@@ -409,7 +409,7 @@ int nx_counter_lanes_read(const char *profile_dir, int64_t start, int64_t end, u
     p.lanes[0] = calloc(NX_COUNTER_MAX_LANES, sizeof *p.lanes[0]);
     p.lanes[1] = calloc(NX_COUNTER_MAX_LANES, sizeof *p.lanes[1]);
     nxpq_scan_stats stats = {0};
-    rc = p.lanes[0] && p.lanes[1] ? scan(t, &p, &stats, err) : nxpq_error_set(err, "SystemProfileEvents: out of memory");
+    rc = p.lanes[0] && p.lanes[1] ? scan(t, &p, &stats, err) : nx_error_set(err, "SystemProfileEvents: out of memory");
     if (rc == 0)
         rc = take_lanes(&p, out, err);
     for (size_t k = 0; k < 2; k++) {

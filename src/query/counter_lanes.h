@@ -107,7 +107,7 @@ typedef struct nx_counter_lanes {
  * buckets. 0 (*out filled; nx_counter_lanes_free it), NX_QUERY_OVER_BUDGET or
  * -1, with err naming the table (and row) at fault. */
 int nx_counter_lanes_read(const char *profile_dir, int64_t start, int64_t end, uint32_t width,
-                          nx_counter_lanes *out, nxpq_error *err);
+                          nx_counter_lanes *out, nx_error *err);
 void nx_counter_lanes_free(nx_counter_lanes *c);
 
 #endif

@@ -307,7 +307,7 @@ static void free_texts(csv_rows *x)
     x->built = NULL;
 }
 
-static int begin_table(nx_row_writer *base, const nx_row_table *t, nxpq_error *err)
+static int begin_table(nx_row_writer *base, const nx_row_table *t, nx_error *err)
 {
     csv_rows *x = (csv_rows *)base;
     free_texts(x);
@@ -328,7 +328,7 @@ static int begin_table(nx_row_writer *base, const nx_row_table *t, nxpq_error *e
     return 0;
 }
 
-static int rows(nx_row_writer *base, const nx_row_batch *rb, nxpq_error *err)
+static int rows(nx_row_writer *base, const nx_row_batch *rb, nx_error *err)
 {
     (void)err;
     csv_rows *x = (csv_rows *)base;
@@ -343,14 +343,14 @@ static int rows(nx_row_writer *base, const nx_row_batch *rb, nxpq_error *err)
     return 0;
 }
 
-static int end_table(nx_row_writer *base, nxpq_error *err)
+static int end_table(nx_row_writer *base, nx_error *err)
 {
     (void)base;
     (void)err;
     return 0;
 }
 
-static int flush(nx_row_writer *base, nxpq_error *err)
+static int flush(nx_row_writer *base, nx_error *err)
 {
     csv_rows *x = (csv_rows *)base;
     if (nx_csv_flush(&x->out) == 0)
@@ -359,7 +359,7 @@ static int flush(nx_row_writer *base, nxpq_error *err)
     return -1;
 }
 
-static int finish(nx_row_writer *base, nxpq_error *err)
+static int finish(nx_row_writer *base, nx_error *err)
 {
     return flush(base, err);
 }
@@ -381,7 +381,7 @@ static void csv_free(nx_row_writer *base)
 
 static const nx_row_writer_ops OPS = {begin_table, rows, end_table, flush, finish, csv_free};
 
-nx_row_writer *nx_csv_rows_open(const nx_row_target *t, nxpq_error *err)
+nx_row_writer *nx_csv_rows_open(const nx_row_target *t, nx_error *err)
 {
     csv_rows *x = calloc(1, sizeof *x);
     if (!x || nx_csv_init(&x->out, t->f) < 0) {

@@ -54,7 +54,7 @@ static int read_table(const char *profile_dir, const char *name, nx_db_table *t)
     if (!(t->name = strdup(name)))
         return -1;
     nx_profile_table *pt = NULL;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_profile_table_open(profile_dir, name, &pt, &err);
     if (rc != 0) /* listed a moment ago: absent now means removed meanwhile */
         return (t->error = strdup(err.msg[0] ? err.msg : "the table's files could not be opened")) ? 0 : -1;
@@ -63,20 +63,20 @@ static int read_table(const char *profile_dir, const char *name, nx_db_table *t)
     return rc;
 }
 
-int nx_db_files_read(const char *profile_dir, nx_db_files *out, nxpq_error *err)
+int nx_db_files_read(const char *profile_dir, nx_db_files *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     nx_profile_info info;
     if (nx_profile_info_read(profile_dir, &info) != 0)
-        return nxpq_error_set(err, "out of memory listing %s", profile_dir);
+        return nx_error_set(err, "out of memory listing %s", profile_dir);
     int rc = 0;
     if (!info.readable)
-        rc = nxpq_error_set(err, "%s", info.error ? info.error : "the profile directory could not be listed");
+        rc = nx_error_set(err, "%s", info.error ? info.error : "the profile directory could not be listed");
     else if (!(out->tables = calloc(info.n_tables ? info.n_tables : 1, sizeof *out->tables)))
-        rc = nxpq_error_set(err, "out of memory listing %s", profile_dir);
+        rc = nx_error_set(err, "out of memory listing %s", profile_dir);
     for (size_t i = 0; rc == 0 && i < info.n_tables; i++, out->n_tables++)
         if (read_table(profile_dir, info.tables[i], &out->tables[i]) != 0)
-            rc = nxpq_error_set(err, "out of memory listing %s", profile_dir);
+            rc = nx_error_set(err, "out of memory listing %s", profile_dir);
     nx_profile_info_free(&info);
     if (rc != 0)
         nx_db_files_free(out);

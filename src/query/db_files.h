@@ -41,7 +41,7 @@ typedef struct nx_db_files {
 
 /* Lists profile_dir (rules above). 0 (*out filled; nx_db_files_free it), or -1 with
  * err naming the directory that could not be listed, or saying memory ran out. */
-int nx_db_files_read(const char *profile_dir, nx_db_files *out, nxpq_error *err);
+int nx_db_files_read(const char *profile_dir, nx_db_files *out, nx_error *err);
 void nx_db_files_free(nx_db_files *f);
 
 #endif

@@ -246,7 +246,7 @@ void nx_activity_input_of(const nxpq_column_data *name, const nxpq_column_data *
 
 /* Which of the columns the table has with a usable type: the required ones
  * (name, start_ts, end_ts, trace_event_source) must be there. */
-static int check_columns(nx_profile_table *t, const char **cols, size_t *n, int *at, nxpq_error *err)
+static int check_columns(nx_profile_table *t, const char **cols, size_t *n, int *at, nx_error *err)
 {
     *n = 0;
     for (size_t i = 0; i < N_COLS; i++) {
@@ -254,7 +254,7 @@ static int check_columns(nx_profile_table *t, const char **cols, size_t *n, int 
         nxpq_type ty = c < 0 ? NXPQ_UNSUPPORTED : nx_profile_table_column(t, (size_t)c)->type;
         bool ok = ty == TYPES[i] || (TYPES[i] == NXPQ_INT64 && ty == NXPQ_INT32);
         if (!ok && i <= C_SOURCE)
-            return nxpq_error_set(err, "%s: no usable %s column", EVENTS, COLS[i]);
+            return nx_error_set(err, "%s: no usable %s column", EVENTS, COLS[i]);
         at[i] = ok ? (int)*n : -1;
         if (ok)
             cols[(*n)++] = COLS[i];
@@ -268,7 +268,7 @@ typedef struct scan_ctx {
     void *ctx;
 } scan_ctx;
 
-static int scan_batch(void *sc, const nxpq_batch *b, size_t file, nxpq_error *err)
+static int scan_batch(void *sc, const nxpq_batch *b, size_t file, nx_error *err)
 {
     const int *at = ((scan_ctx *)sc)->at;
     nx_activity_fn fn = ((scan_ctx *)sc)->fn;
@@ -281,11 +281,11 @@ static int scan_batch(void *sc, const nxpq_batch *b, size_t file, nxpq_error *er
         in.nc_idx = at[C_NC] < 0 ? -1 : int_at(&c[at[C_NC]], r, -1);
         in.worker_gid = at[C_WORKER] < 0 ? -1 : int_at(&c[at[C_WORKER]], r, -1);
         if (!has(&c[at[C_START]], r) || !has(&c[at[C_END]], r))
-            return nxpq_error_set(err, "%s: row %" PRId64 " has a null start_ts or end_ts", EVENTS, row.ordinal);
+            return nx_error_set(err, "%s: row %" PRId64 " has a null start_ts or end_ts", EVENTS, row.ordinal);
         row.start_ns = int_at(&c[at[C_START]], r, 0);
         row.end_ns = int_at(&c[at[C_END]], r, 0);
         if (row.end_ns < row.start_ns)
-            return nxpq_error_set(err, "%s: row %" PRId64 " (start_ts %" PRId64 ", end_ts %" PRId64
+            return nx_error_set(err, "%s: row %" PRId64 " (start_ts %" PRId64 ", end_ts %" PRId64
                                   "): its end_ts is before its start_ts", EVENTS, row.ordinal, row.start_ns,
                                   row.end_ns);
         row.name = in.name ? in.name : "";
@@ -299,7 +299,7 @@ static int scan_batch(void *sc, const nxpq_batch *b, size_t file, nxpq_error *er
     return 0;
 }
 
-int nx_activity_scan(const char *dir, nx_activity_fn fn, void *ctx, nxpq_error *err)
+int nx_activity_scan(const char *dir, nx_activity_fn fn, void *ctx, nx_error *err)
 {
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(dir, EVENTS, &t, err);

@@ -136,13 +136,13 @@ typedef struct nx_activity_row {
 
 /* Called for every row of SystemProfileEvents, in table order (start order,
  * as process writes it). Returns 0 to go on, -1 (err set) to stop. */
-typedef int (*nx_activity_fn)(void *ctx, const nx_activity_row *row, nxpq_error *err);
+typedef int (*nx_activity_fn)(void *ctx, const nx_activity_row *row, nx_error *err);
 
 /* Reads SystemProfileEvents of profile `dir` once and calls fn for each row.
  * A row whose end_ts is before its start_ts is an error naming it. 0,
  * NX_PROFILE_TABLE_ABSENT (no such table), or -1 with err (the table or file,
  * a missing column, or fn's error). */
-int nx_activity_scan(const char *dir, nx_activity_fn fn, void *ctx, nxpq_error *err);
+int nx_activity_scan(const char *dir, nx_activity_fn fn, void *ctx, nx_error *err);
 
 /* ------------------------------------------------------------ intervals -- */
 

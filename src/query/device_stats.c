@@ -141,7 +141,7 @@ static bool add_step(acc *a, const nx_activity_row *row)
     return true;
 }
 
-static int on_row(void *ctx, const nx_activity_row *row, nxpq_error *err)
+static int on_row(void *ctx, const nx_activity_row *row, nx_error *err)
 {
     acc *a = ctx;
     if (a->want_rank >= 0 && row->a.rank != a->want_rank)
@@ -153,7 +153,7 @@ static int on_row(void *ctx, const nx_activity_row *row, nxpq_error *err)
     }
     if (ok && row->a.is_step)
         ok = add_step(a, row);
-    return ok ? 0 : nxpq_error_set(err, "%s: out of memory", EVENTS);
+    return ok ? 0 : nx_error_set(err, "%s: out of memory", EVENTS);
 }
 
 /* ------------------------------------------------------------- devices -- */
@@ -166,13 +166,13 @@ static const rank_span *span_of(const acc *a, int64_t rank)
     return NULL;
 }
 
-static int too_big(nxpq_error *err, const char *what, int64_t rank)
+static int too_big(nx_error *err, const char *what, int64_t rank)
 {
-    return nxpq_error_set(err, "%s: the %s of rank %" PRId64 " exceeds the int64 range", EVENTS, what, rank);
+    return nx_error_set(err, "%s: the %s of rank %" PRId64 " exceeds the int64 range", EVENTS, what, rank);
 }
 
 /* One device's answer; d's vectors are left as their unions. */
-static int device_answer(dev_acc *d, const acc *a, nx_device_stat *out, nxpq_error *err)
+static int device_answer(dev_acc *d, const acc *a, nx_device_stat *out, nx_error *err)
 {
     *out = (nx_device_stat){.type = d->type, .index = d->index, .rank = d->rank};
     nx_device_name(d->type, d->index, out->device, sizeof out->device);
@@ -191,7 +191,7 @@ static int device_answer(dev_acc *d, const acc *a, nx_device_stat *out, nxpq_err
             return too_big(err, "device time", d->rank);
         if (!ivec_extend(&all, &d->kind[k])) {
             free(all.v);
-            return nxpq_error_set(err, "%s: out of memory", EVENTS);
+            return nx_error_set(err, "%s: out of memory", EVENTS);
         }
     }
     all.n = nx_interval_union(all.v, all.n);
@@ -260,7 +260,7 @@ static size_t below(const int64_t *s, size_t n, int64_t x)
     return lo;
 }
 
-static int step_answer(const rank_view *v, nx_step_stat *s, nxpq_error *err)
+static int step_answer(const rank_view *v, nx_step_stat *s, nx_error *err)
 {
     int64_t lo = s->start_ns, hi = s->end_ns;
     if (!nx_interval_length(v->all.v, v->all.n, lo, hi, &s->gpu_busy_ns) ||
@@ -284,7 +284,7 @@ static int cmp_step(const void *pa, const void *pb)
 
 /* Every step's figures, from its rank's view (built once per rank: steps are
  * sorted by rank first). */
-static int steps_answer(acc *a, nxpq_error *err)
+static int steps_answer(acc *a, nx_error *err)
 {
     if (a->n_steps > 1)
         qsort(a->steps, a->n_steps, sizeof *a->steps, cmp_step);
@@ -297,7 +297,7 @@ static int steps_answer(acc *a, nxpq_error *err)
             have = true;
             if (!rank_view_build(a, s->rank, &v)) {
                 rank_view_free(&v);
-                return nxpq_error_set(err, "%s: out of memory", EVENTS);
+                return nx_error_set(err, "%s: out of memory", EVENTS);
             }
         }
         if (step_answer(&v, s, err) != 0) {
@@ -330,7 +330,7 @@ static void acc_free(acc *a)
     free(a->ranks);
 }
 
-int nx_device_stats_read(const char *dir, int64_t rank, nx_device_stats *out, nxpq_error *err)
+int nx_device_stats_read(const char *dir, int64_t rank, nx_device_stats *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     acc a = {.want_rank = rank};
@@ -341,7 +341,7 @@ int nx_device_stats_read(const char *dir, int64_t rank, nx_device_stats *out, nx
     out->steps = a.steps;
     out->n_steps = a.n_steps;
     if (rc == 0 && a.n_dev && !(out->devices = calloc(a.n_dev, sizeof *out->devices)))
-        rc = nxpq_error_set(err, "%s: out of memory", EVENTS);
+        rc = nx_error_set(err, "%s: out of memory", EVENTS);
     for (size_t i = 0; rc == 0 && i < a.n_dev; i++)
         if ((rc = device_answer(&a.dev[i], &a, &out->devices[i], err)) == 0)
             out->n_devices++;

@@ -68,7 +68,7 @@ typedef struct nx_device_stats {
  * `rank` only when rank >= 0). 0, NX_PROFILE_TABLE_ABSENT (no
  * SystemProfileEvents: *out empty), or -1 with err naming the table, row or
  * what overflowed. */
-int nx_device_stats_read(const char *dir, int64_t rank, nx_device_stats *out, nxpq_error *err);
+int nx_device_stats_read(const char *dir, int64_t rank, nx_device_stats *out, nx_error *err);
 void nx_device_stats_free(nx_device_stats *s);
 
 /* Appends the members `"devices":[...],"steps":[...]` (the names above; rank

@@ -47,7 +47,7 @@ static int op_cmp(const void *pa, const void *pb)
 }
 
 /* Every row of the scan into *rows (where[f]: batch column of schema field f, -1 none). */
-static int read_op_rows(nx_profile_scan *s, const int *where, op_row **rows, size_t *n, nxpq_error *err)
+static int read_op_rows(nx_profile_scan *s, const int *where, op_row **rows, size_t *n, nx_error *err)
 {
     size_t cap = 0;
     const nxpq_batch *b;
@@ -58,7 +58,7 @@ static int read_op_rows(nx_profile_scan *s, const int *where, op_row **rows, siz
                 size_t nc = cap ? cap * 2 : 256;
                 op_row *g = realloc(*rows, nc * sizeof *g);
                 if (!g)
-                    return nxpq_error_set(err, "OpcodeSummary: out of memory");
+                    return nx_error_set(err, "OpcodeSummary: out of memory");
                 *rows = g;
                 cap = nc;
             }
@@ -68,20 +68,20 @@ static int read_op_rows(nx_profile_scan *s, const int *where, op_row **rows, siz
             for (size_t f = 0; f < NX_OPCODE_FIELDS; f++) {
                 o->c[f] = (nx_cell){.type = NXPQ_UNSUPPORTED, .null = true};
                 if (where[f] >= 0 && !nx_cell_set(&o->c[f], &b->columns[where[f]], r))
-                    return nxpq_error_set(err, "OpcodeSummary: out of memory");
+                    return nx_error_set(err, "OpcodeSummary: out of memory");
             }
         }
     return more < 0 ? -1 : 0;
 }
 
-static int read_opcodes(const char *dir, size_t top, nx_device_summary *d, nxpq_error *err)
+static int read_opcodes(const char *dir, size_t top, nx_device_summary *d, nx_error *err)
 {
     static const char *const FIELDS[NX_OPCODE_FIELDS] = {"engine", "opcode", "instruction_count",
                                                          "instruction_time_ns", "active_time_ns", "active_time_percent"};
     const nx_schema_table *st = nx_schema_table_find("OpcodeSummary");
     for (size_t f = 0; f < NX_OPCODE_FIELDS; f++)
         if (!st || st->n_fields != NX_OPCODE_FIELDS || strcmp(st->fields[f].name, FIELDS[f]) != 0)
-            return nxpq_error_set(err, "OpcodeSummary: the catalogue's fields are not those of device_summary.h");
+            return nx_error_set(err, "OpcodeSummary: the catalogue's fields are not those of device_summary.h");
     nx_profile_table *t;
     int rc = nx_profile_table_open(dir, "OpcodeSummary", &t, err);
     if (rc != 0)
@@ -113,7 +113,7 @@ static int read_opcodes(const char *dir, size_t top, nx_device_summary *d, nxpq_
         qsort(rows, n, sizeof *rows, op_cmp);
     size_t keep = rc == 0 ? (n < top ? n : top) : 0;
     if (keep && !(d->opcodes = malloc(keep * sizeof *d->opcodes)))
-        rc = nxpq_error_set(err, "OpcodeSummary: out of memory");
+        rc = nx_error_set(err, "OpcodeSummary: out of memory");
     for (size_t i = 0; i < n; i++) {
         if (rc == 0 && i < keep)
             memcpy(d->opcodes[d->n_opcodes++], rows[i].c, sizeof rows[i].c);
@@ -137,7 +137,7 @@ void nx_device_summary_free(nx_device_summary *s)
     memset(s, 0, sizeof *s);
 }
 
-int nx_device_summary_read(const char *dir, size_t top, nx_device_summary *out, nxpq_error *err)
+int nx_device_summary_read(const char *dir, size_t top, nx_device_summary *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     if (nx_row0_read(dir, "Summary", &out->summary, err) < 0 || read_opcodes(dir, top, out, err) < 0 ||

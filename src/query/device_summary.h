@@ -53,7 +53,7 @@ typedef struct nx_device_summary {
 /* Reads the summary of device profile `dir`, keeping `top` OpcodeSummary rows.
  * 0 (*out filled, a missing table flagged by summary.present / have_opcodes;
  * nx_device_summary_free it) or -1 with err naming the table or file. */
-int nx_device_summary_read(const char *dir, size_t top, nx_device_summary *out, nxpq_error *err);
+int nx_device_summary_read(const char *dir, size_t top, nx_device_summary *out, nx_error *err);
 void nx_device_summary_free(nx_device_summary *s);
 
 #endif

@@ -124,7 +124,7 @@ static int64_t distinct_names(name_ref *names, size_t n)
     return d;
 }
 
-static int add_to(nx_diff_side *t, const nx_diff_side *s, const char *what, nxpq_error *err)
+static int add_to(nx_diff_side *t, const nx_diff_side *s, const char *what, nx_error *err)
 {
     if (__builtin_add_overflow(t->count, s->count, &t->count) ||
         __builtin_add_overflow(t->total_ns, s->total_ns, &t->total_ns) ||
@@ -136,7 +136,7 @@ static int add_to(nx_diff_side *t, const nx_diff_side *s, const char *what, nxpq
 }
 
 /* Sorts s's entries by key and folds equal keys into one. */
-static int fold(side *s, const char *dir, nxpq_error *err)
+static int fold(side *s, const char *dir, nx_error *err)
 {
     if (s->n == 0)
         return 0;
@@ -191,7 +191,7 @@ static plan plan_of(const char *by, bool system, bool include_profiler)
 }
 
 /* Turns the groups of r into s's entries under plan p. */
-static int collect(const nx_top *r, const plan *p, side *s, const char *dir, nxpq_error *err)
+static int collect(const nx_top *r, const plan *p, side *s, const char *dir, nx_error *err)
 {
     size_t n = nx_group_by_count(r->g), n_steps = 0;
     s->e = calloc(n ? n : 1, sizeof *s->e);
@@ -238,7 +238,7 @@ static int collect(const nx_top *r, const plan *p, side *s, const char *dir, nxp
 }
 
 /* One side: top's GROUP BY of dir's table, collected. Returns top's codes. */
-static int side_run(const char *dir, const char *table, const plan *p, side *s, bool *self, nxpq_error *err)
+static int side_run(const char *dir, const char *table, const plan *p, side *s, bool *self, nx_error *err)
 {
     nx_top r;
     /* top keeps the profiler's rows: their ProfilerStep#N names give the steps,
@@ -296,7 +296,7 @@ static int norm_cmp(const void *x, const void *y)
 }
 
 /* The divisors of d->normalize, then each row's normalised figures and their order. */
-static int normalize(nx_diff *d, nxpq_error *err)
+static int normalize(nx_diff *d, nx_error *err)
 {
     if (d->normalize == NX_DIFF_NORM_NONE)
         return 0;
@@ -322,7 +322,7 @@ static int normalize(nx_diff *d, nxpq_error *err)
 }
 
 /* The merge walk over the two sorted sides; takes their keys. */
-static int join(side *a, side *b, nx_diff *d, nxpq_error *err)
+static int join(side *a, side *b, nx_diff *d, nx_error *err)
 {
     d->rows = calloc(a->n + b->n + 1, sizeof *d->rows);
     if (!d->rows) {
@@ -353,7 +353,7 @@ static int join(side *a, side *b, nx_diff *d, nxpq_error *err)
     return 0;
 }
 
-int nx_diff_run(const char *a_dir, const char *b_dir, const nx_diff_options *o, nx_diff *out, nxpq_error *err)
+int nx_diff_run(const char *a_dir, const char *b_dir, const nx_diff_options *o, nx_diff *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     bool sys_a = nx_profile_is_system(a_dir), sys_b = nx_profile_is_system(b_dir);

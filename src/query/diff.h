@@ -127,12 +127,12 @@ typedef struct nx_diff {
 /* Runs the diff. 0 (*out filled; nx_diff_free it), NX_DIFF_KINDS, NX_DIFF_NO_DIVISOR, NX_TOP_BAD_KEY,
  * NX_PROFILE_TABLE_ABSENT (either side lacks the table; err names it), or -1 with
  * err naming the profile and table at fault. */
-int nx_diff_run(const char *a_dir, const char *b_dir, const nx_diff_options *o, nx_diff *out, nxpq_error *err);
+int nx_diff_run(const char *a_dir, const char *b_dir, const nx_diff_options *o, nx_diff *out, nx_error *err);
 void nx_diff_free(nx_diff *d);
 
 /* diff_totals.c: fills d's devices and steps from the system profiles a_dir and b_dir
  * (nothing for device profiles). 0, or -1 with err naming the profile at fault. */
-int nx_diff_totals(const char *a_dir, const char *b_dir, bool system, nx_diff *d, nxpq_error *err);
+int nx_diff_totals(const char *a_dir, const char *b_dir, bool system, nx_diff *d, nx_error *err);
 
 /* "step", "wall" or NULL (none); and the reverse (-1: not a name). */
 const char *nx_diff_normalize_name(nx_diff_normalize n);

@@ -57,7 +57,7 @@ static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const 
         qsort(v, n, size, cmp);
 }
 
-static int join_devices(nx_diff *d, bool by_rank, nxpq_error *err)
+static int join_devices(nx_diff *d, bool by_rank, nx_error *err)
 {
     nx_device_stats *a = &d->stats_a, *b = &d->stats_b;
     sort(a->devices, a->n_devices, sizeof *a->devices, dev_sort);
@@ -83,7 +83,7 @@ static int join_devices(nx_diff *d, bool by_rank, nxpq_error *err)
     return 0;
 }
 
-static int join_steps(nx_diff *d, bool by_rank, nxpq_error *err)
+static int join_steps(nx_diff *d, bool by_rank, nx_error *err)
 {
     nx_device_stats *a = &d->stats_a, *b = &d->stats_b;
     sort(a->steps, a->n_steps, sizeof *a->steps, step_sort);
@@ -110,7 +110,7 @@ static int join_steps(nx_diff *d, bool by_rank, nxpq_error *err)
 }
 
 /* One side's stats; a profile without SystemProfileEvents has none. */
-static int read_side(const char *dir, nx_device_stats *s, nxpq_error *err)
+static int read_side(const char *dir, nx_device_stats *s, nx_error *err)
 {
     int rc = nx_device_stats_read(dir, -1, s, err);
     if (rc == NX_PROFILE_TABLE_ABSENT) {
@@ -120,7 +120,7 @@ static int read_side(const char *dir, nx_device_stats *s, nxpq_error *err)
     return rc == 0 ? 0 : -1;
 }
 
-int nx_diff_totals(const char *a_dir, const char *b_dir, bool system, nx_diff *d, nxpq_error *err)
+int nx_diff_totals(const char *a_dir, const char *b_dir, bool system, nx_diff *d, nx_error *err)
 {
     if (!system)
         return 0;

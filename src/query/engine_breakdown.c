@@ -96,7 +96,7 @@ typedef struct scan_ctx {
     const char *table;
 } scan_ctx;
 
-static int scan_batch(void *ctx, const nxpq_batch *b, size_t file, nxpq_error *err)
+static int scan_batch(void *ctx, const nxpq_batch *b, size_t file, nx_error *err)
 {
     eb_acc *a = ((scan_ctx *)ctx)->a;
     int which = ((scan_ctx *)ctx)->which;
@@ -106,17 +106,17 @@ static int scan_batch(void *ctx, const nxpq_batch *b, size_t file, nxpq_error *e
             continue;   /* not an event */
         int64_t s = i64(col(b, 0), r), e = i64(col(b, 1), r);
         if (e < s)
-            return nxpq_error_set(err, "%s: file %zu row %" PRId64 " (start_ts %" PRId64 ", end_ts %" PRId64
+            return nx_error_set(err, "%s: file %zu row %" PRId64 " (start_ts %" PRId64 ", end_ts %" PRId64
                                   "): its end_ts is before its start_ts", table, file, b->first_row + (int64_t)r, s, e);
         if (!add_row(a, which, b, r, s, e))
-            return nxpq_error_set(err, "engine breakdown: %s: out of memory or bytes beyond int64", table);
+            return nx_error_set(err, "engine breakdown: %s: out of memory or bytes beyond int64", table);
     }
     return 0;
 }
 
 /* Scans start_ts, end_ts and `extra` (of type xt; NULL: none) of `table`. */
 static int scan(const char *dir, const char *table, int which, const char *extra, nxpq_type xt, eb_acc *a,
-                nxpq_error *err)
+                nx_error *err)
 {
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(dir, table, &t, err);
@@ -129,7 +129,7 @@ static int scan(const char *dir, const char *table, int which, const char *extra
         nxpq_type ty = c < 0 ? NXPQ_UNSUPPORTED : nx_profile_table_column(t, (size_t)c)->type;
         bool ok = i < 2 ? ty == NXPQ_INT64 || ty == NXPQ_INT32 : ty == xt || (xt == NXPQ_INT64 && ty == NXPQ_INT32);
         if (i < 2 && !ok)
-            rc = nxpq_error_set(err, "%s: no usable %s column", table, cols[i]);
+            rc = nx_error_set(err, "%s: no usable %s column", table, cols[i]);
         else if (i == 2 && ok)
             n = 3;
     }
@@ -163,12 +163,12 @@ static bool extend(ivec *dst, const ivec *src)
     return true;
 }
 
-static int answer(eb_acc *a, nx_engine_breakdown *o, nxpq_error *err)
+static int answer(eb_acc *a, nx_engine_breakdown *o, nx_error *err)
 {
     o->start_ns = a->lo;
     o->end_ns = a->hi;
     if (__builtin_sub_overflow(a->hi, a->lo, &o->window_ns))
-        return nxpq_error_set(err, "engine breakdown: the window exceeds int64 ns");
+        return nx_error_set(err, "engine breakdown: the window exceeds int64 ns");
     o->engines = calloc(a->n_eng ? a->n_eng : 1, sizeof *o->engines);
     ivec compute = {0}, cc_compute = {0}, all = {0};
     bool ok = o->engines != NULL;
@@ -191,7 +191,7 @@ static int answer(eb_acc *a, nx_engine_breakdown *o, nxpq_error *err)
     free(cc_compute.v);
     free(all.v);
     if (!ok)
-        return nxpq_error_set(err, "engine breakdown: out of memory or a sum beyond int64 ns");
+        return nx_error_set(err, "engine breakdown: out of memory or a sum beyond int64 ns");
     o->compute_ns = c;
     o->communication_ns = cc_c - c;
     o->overlapped_cc_ns = o->cc_ns - o->communication_ns;
@@ -211,7 +211,7 @@ void nx_engine_breakdown_free(nx_engine_breakdown *b)
     *b = (nx_engine_breakdown){0};
 }
 
-int nx_engine_breakdown_read(const char *dir, nx_engine_breakdown *out, nxpq_error *err)
+int nx_engine_breakdown_read(const char *dir, nx_engine_breakdown *out, nx_error *err)
 {
     *out = (nx_engine_breakdown){0};
     eb_acc a = {0};

@@ -50,7 +50,7 @@ typedef struct nx_engine_breakdown {
 /* Reads the engine breakdown of device profile `dir`. 0, NX_PROFILE_TABLE_ABSENT
  * (no Instruction table: not a device profile; *out empty), or -1 with err
  * naming the table, row or what overflowed. */
-int nx_engine_breakdown_read(const char *dir, nx_engine_breakdown *out, nxpq_error *err);
+int nx_engine_breakdown_read(const char *dir, nx_engine_breakdown *out, nx_error *err);
 void nx_engine_breakdown_free(nx_engine_breakdown *b);
 
 /* The answer as one JSON object {"kind":"device", the members above,

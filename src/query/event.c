@@ -53,7 +53,7 @@ static bool wanted(const field_set *fs, const char *name)
  * reading only pages that admit hint for hint_col when hint is given. 0 (the
  * batch kept in ev), NX_EVENT_NONE, or -1 with err. */
 static int find_row(nx_event *ev, const char *path, int64_t row, const field_set *fs, const char *hint_col,
-                    const int64_t *hint, nxpq_error *err)
+                    const int64_t *hint, nx_error *err)
 {
     const nx_schema_table *st = ev->schema;
     if (!(ev->reader = nxpq_reader_open(path, err)))
@@ -61,7 +61,7 @@ static int find_row(nx_event *ev, const char *path, int64_t row, const field_set
     size_t *proj = calloc(st->n_fields + 1, sizeof *proj);
     if (!proj) {
         release(ev);
-        return nxpq_error_set(err, "%s: out of memory", st->name);
+        return nx_error_set(err, "%s: out of memory", st->name);
     }
     size_t np = 0;
     for (size_t i = 0; i < st->n_fields; i++) {
@@ -117,7 +117,7 @@ static bool row_start(const nx_event *ev, const char *col, int64_t *start)
  * (its track columns missing) leaves has_track false; -1 only when out of memory. */
 static int find_track(nx_event *ev, nx_profile_table *t, int64_t ordinal, int64_t start)
 {
-    nxpq_error werr = {{0}};
+    nx_error werr = {0};
     nx_window_options wo = {.start = start, .end = start};
     nx_window *w = nx_window_open(t, &wo, &werr);
     nx_window_batch wb;
@@ -143,18 +143,18 @@ static int find_track(nx_event *ev, nx_profile_table *t, int64_t ordinal, int64_
 }
 
 int nx_event_read(const char *profile_dir, const char *table, int64_t ordinal, const int64_t *start_hint,
-                  nx_event *out, nxpq_error *err)
+                  nx_event *out, nx_error *err)
 {
     return nx_event_read_fields(profile_dir, table, ordinal, start_hint, NULL, 0, out, err);
 }
 
 int nx_event_read_fields(const char *profile_dir, const char *table, int64_t ordinal, const int64_t *start_hint,
-                         const char *const *fields, size_t n_fields, nx_event *out, nxpq_error *err)
+                         const char *const *fields, size_t n_fields, nx_event *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     const nx_schema_table *st = nx_schema_table_find(table);
     if (!st || st->transient)
-        return nxpq_error_set(err, "%s: not a table of the profile schema", table);
+        return nx_error_set(err, "%s: not a table of the profile schema", table);
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(profile_dir, table, &t, err);
     if (rc != 0)
@@ -162,7 +162,7 @@ int nx_event_read_fields(const char *profile_dir, const char *table, int64_t ord
     out->schema = st;
     if (!(out->col = calloc(st->n_fields + 1, sizeof *out->col))) {
         nx_profile_table_close(t);
-        return nxpq_error_set(err, "%s: out of memory", table);
+        return nx_error_set(err, "%s: out of memory", table);
     }
     size_t file = (size_t)(ordinal >> 40);
     const nx_timeline_info *ti = nx_timeline_find(table);
@@ -177,7 +177,7 @@ int nx_event_read_fields(const char *profile_dir, const char *table, int64_t ord
     }
     int64_t start;
     if (rc == 0 && ti && row_start(out, col, &start) && find_track(out, t, ordinal, start) < 0)
-        rc = nxpq_error_set(err, "%s: out of memory", table);
+        rc = nx_error_set(err, "%s: out of memory", table);
     nx_profile_table_close(t);
     if (rc != 0)
         nx_event_free(out);

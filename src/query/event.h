@@ -48,13 +48,13 @@ typedef struct nx_event {
  * profile_dir. 0 (*out filled; nx_event_free it), NX_PROFILE_TABLE_ABSENT,
  * NX_EVENT_NONE, or -1 with err naming the table or file. */
 int nx_event_read(const char *profile_dir, const char *table, int64_t ordinal, const int64_t *start_hint,
-                  nx_event *out, nxpq_error *err);
+                  nx_event *out, nx_error *err);
 /* nx_event_read reading only the schema fields fields[0..n_fields) (and, for a
  * timeline table, its start column, for the track): the others have no value
  * (col -1). Looking a few values up this way decodes only their columns of the
  * pages read. */
 int nx_event_read_fields(const char *profile_dir, const char *table, int64_t ordinal, const int64_t *start_hint,
-                         const char *const *fields, size_t n_fields, nx_event *out, nxpq_error *err);
+                         const char *const *fields, size_t n_fields, nx_event *out, nx_error *err);
 /* The value of schema field f (< schema->n_fields) as a batch column, NULL when
  * it has none; the row is ev->row. */
 const nxpq_column_data *nx_event_field(const nx_event *ev, size_t f);

@@ -42,7 +42,7 @@ struct nx_export {
 
 /* Sampling (width > 0: sampled_pass.h) or, with count_first, counting up to
  * max_rows + 1 over the timing columns. */
-static int first_pass(nx_export *x, const char *dir, const char *table, nxpq_error *err)
+static int first_pass(nx_export *x, const char *dir, const char *table, nx_error *err)
 {
     const nx_export_options *o = &x->o;
     uint64_t rows = 0;
@@ -76,7 +76,7 @@ static int first_pass(nx_export *x, const char *dir, const char *table, nxpq_err
     return 0;
 }
 
-static int layout(nx_export *x, const char *table, nxpq_error *err)
+static int layout(nx_export *x, const char *table, nx_error *err)
 {
     x->schema = nx_schema_table_find(table);
     size_t n = x->schema ? x->schema->n_fields : 0;
@@ -99,7 +99,7 @@ static int layout(nx_export *x, const char *table, nxpq_error *err)
 }
 
 int nx_export_open(const char *profile_dir, const char *table, const nx_export_options *o, nx_export **out,
-                   nxpq_error *err)
+                   nx_error *err)
 {
     *out = NULL;
     nx_export *x = calloc(1, sizeof *x);
@@ -136,7 +136,7 @@ int nx_export_open(const char *profile_dir, const char *table, const nx_export_o
     return 0;
 }
 
-int nx_export_begin(const nx_export *x, nx_row_writer *w, nxpq_error *err)
+int nx_export_begin(const nx_export *x, nx_row_writer *w, nx_error *err)
 {
     nx_row_table t = {.table = x->schema->name, .schema = x->schema, .timeline = nx_timeline_find(x->schema->name)};
     return w->ops->begin_table(w, &t, err);
@@ -171,7 +171,7 @@ static int64_t pick_samples(nx_export *x, const nx_window_batch *b, bool *over)
     return (int64_t)n;
 }
 
-int nx_export_next(nx_export *x, nx_row_writer *wr, nxpq_error *err)
+int nx_export_next(nx_export *x, nx_row_writer *wr, nx_error *err)
 {
     const nx_export_options *o = &x->o;
     if (!x->w || (o->width && x->next == x->n_samples) || (x->written == o->max_rows && x->planned >= 0))
@@ -240,7 +240,7 @@ void nx_export_close(nx_export *x)
     free(x);
 }
 
-int nx_export_all(nx_export *x, nx_row_writer *w, nxpq_error *err)
+int nx_export_all(nx_export *x, nx_row_writer *w, nx_error *err)
 {
     int rc = nx_export_begin(x, w, err);
     if (rc == 0)
@@ -251,7 +251,7 @@ int nx_export_all(nx_export *x, nx_row_writer *w, nxpq_error *err)
 
 /* One table into w (begin, rows, end). 0, or -1 with err; an absent table is 0. */
 static int export_one(const char *dir, const char *table, const nx_export_options *o, nx_row_writer *w,
-                      nxpq_error *err)
+                      nx_error *err)
 {
     nx_export *x;
     int rc = nx_export_open(dir, table, o, &x, err);
@@ -265,7 +265,7 @@ static int export_one(const char *dir, const char *table, const nx_export_option
 }
 
 int nx_export_profile(const char *profile_dir, const nx_row_format *format, FILE *f, int64_t start, int64_t end,
-                      const char *const *tables, size_t n, char *note, nxpq_error *err)
+                      const char *const *tables, size_t n, char *note, nx_error *err)
 {
     note[0] = '\0';
     nx_row_target target = {.f = f, .profile_dir = profile_dir, .start = start, .end = end};

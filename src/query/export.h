@@ -43,11 +43,11 @@ typedef struct nx_export nx_export;
  * NX_PROFILE_TABLE_ABSENT (the profile has no such table; *out NULL), or -1 with
  * err naming the table or file. */
 int nx_export_open(const char *profile_dir, const char *table, const nx_export_options *o, nx_export **out,
-                   nxpq_error *err);
+                   nx_error *err);
 /* Starts the table in w (its begin_table). 0 or -1 with err. */
-int nx_export_begin(const nx_export *x, nx_row_writer *w, nxpq_error *err);
+int nx_export_begin(const nx_export *x, nx_row_writer *w, nx_error *err);
 /* Hands the rows of the next window batch to w. 1: more to come, 0: done, -1: err set. */
-int nx_export_next(nx_export *x, nx_row_writer *w, nxpq_error *err);
+int nx_export_next(nx_export *x, nx_row_writer *w, nx_error *err);
 /* Rows the export writes in all (<= max_rows), or -1 while unknown. */
 int64_t nx_export_planned_rows(const nx_export *x);
 /* Whether rows were (or, when planned, will be) left out at max_rows. */
@@ -58,7 +58,7 @@ void nx_export_close(nx_export *x);
 
 /* Every row of the opened export into w: its begin_table, the rows, its
  * end_table. 0 or -1 with err. */
-int nx_export_all(nx_export *x, nx_row_writer *w, nxpq_error *err);
+int nx_export_all(nx_export *x, nx_row_writer *w, nx_error *err);
 
 /* Whole-profile formats (nx_row_format.per_table false: Perfetto): every row of
  * each of `tables` (n of them; tables the profile lacks are skipped) over
@@ -66,6 +66,6 @@ int nx_export_all(nx_export *x, nx_row_writer *w, nxpq_error *err);
  * its finish; note (NX_ROW_NOTE bytes) gets the writer's remark, "" when none.
  * 0, or -1 with err naming the table or file. */
 int nx_export_profile(const char *profile_dir, const nx_row_format *format, FILE *f, int64_t start, int64_t end,
-                      const char *const *tables, size_t n, char *note, nxpq_error *err);
+                      const char *const *tables, size_t n, char *note, nx_error *err);
 
 #endif

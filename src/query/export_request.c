@@ -188,7 +188,7 @@ int nx_export_request_resolve(nx_export_request *r, const char *profile_dir, cha
     if (!r->start_rel && !r->end_rel)
         return 0;
     int64_t first, last;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_profile_span(profile_dir, &first, &last, &err) != 0) {
         snprintf(msg, NX_EXPORT_MSG, "%.120s: cannot resolve +T times: %.100s", profile_dir,
                  err.msg[0] ? err.msg : "the profile has no Metadata span");

@@ -121,7 +121,7 @@ static const char *const FLOW_COLS[N_FLOW_COLS] = {"in_id", "out_id", "in_table"
 /* The edges of one side of event (flow name `self`, id x): pred reads the rows whose
  * out end is the event. 0, or -1. */
 static int flow_side(nx_profile_table *flow, const char *self, int64_t x, bool pred, edges *out, bool *truncated,
-                     nxpq_error *err)
+                     nx_error *err)
 {
     const char *cols[N_FLOW_COLS];
     int at[N_FLOW_COLS];
@@ -132,7 +132,7 @@ static int flow_side(nx_profile_table *flow, const char *self, int64_t x, bool p
             at[k] = (int)n;
             cols[n++] = FLOW_COLS[k];
         } else if (k < C_DEP) {
-            return nxpq_error_set(err, "Flow: has no '%s' column", FLOW_COLS[k]);
+            return nx_error_set(err, "Flow: has no '%s' column", FLOW_COLS[k]);
         }
     }
     int mine_id = pred ? C_OUT_ID : C_IN_ID, mine_table = pred ? C_OUT_TABLE : C_IN_TABLE;
@@ -184,11 +184,11 @@ static int flow_side(nx_profile_table *flow, const char *self, int64_t x, bool p
     return more < 0 ? -1 : 0;
 oom:
     nx_profile_scan_close(s);
-    return nxpq_error_set(err, "Flow: out of memory reading the flows of %s %lld", self, (long long)x);
+    return nx_error_set(err, "Flow: out of memory reading the flows of %s %lld", self, (long long)x);
 }
 
 /* Gives the edges to table LINKED[li] their row: ordinal and start. 0, or -1. */
-static int find_rows(nx_profile_table *t, size_t li, edges *es, nxpq_error *err)
+static int find_rows(nx_profile_table *t, size_t li, edges *es, nx_error *err)
 {
     const nx_timeline_info *info = nx_timeline_find(LINKED[li].table);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -230,7 +230,7 @@ static int find_rows(nx_profile_table *t, size_t li, edges *es, nxpq_error *err)
 
 /* The end and track of the row `ordinal` starting at r->start, from a one-instant
  * window. 0 (found false when the window does not hold it), or -1. */
-static int fill_ref(nx_profile_table *t, nx_flow_ref *r, bool *found, nxpq_error *err)
+static int fill_ref(nx_profile_table *t, nx_flow_ref *r, bool *found, nx_error *err)
 {
     nx_window_options wo = {.start = r->start, .end = r->start};
     nx_window *w = nx_window_open(t, &wo, err);
@@ -249,7 +249,7 @@ static int fill_ref(nx_profile_table *t, nx_flow_ref *r, bool *found, nxpq_error
             r->end = b.end[k];
             if (!(r->track = nx_text_dup(name, len))) {
                 nx_window_close(w);
-                return nxpq_error_set(err, "%s: out of memory", nx_profile_table_name(t));
+                return nx_error_set(err, "%s: out of memory", nx_profile_table_name(t));
             }
             r->track_len = len;
             *found = true;
@@ -260,7 +260,7 @@ static int fill_ref(nx_profile_table *t, nx_flow_ref *r, bool *found, nxpq_error
 }
 
 /* Resolves every edge to table LINKED[li]. 0, or -1. */
-static int resolve(const char *dir, size_t li, edges *es, nxpq_error *err)
+static int resolve(const char *dir, size_t li, edges *es, nx_error *err)
 {
     nx_profile_table *t;
     int rc = nx_profile_table_open(dir, LINKED[li].table, &t, err);
@@ -280,7 +280,7 @@ static int resolve(const char *dir, size_t li, edges *es, nxpq_error *err)
     return rc;
 }
 
-static int device_flows(const char *dir, size_t self, int64_t x, nx_flows *out, nxpq_error *err)
+static int device_flows(const char *dir, size_t self, int64_t x, nx_flows *out, nx_error *err)
 {
     out->device = true;
     nx_profile_table *flow;
@@ -304,7 +304,7 @@ static int device_flows(const char *dir, size_t self, int64_t x, nx_flows *out, 
             continue;
         }
         if (ref_push(&lists[e->pred], &e->ref) < 0)
-            rc = nxpq_error_set(err, "Flow: out of memory");
+            rc = nx_error_set(err, "Flow: out of memory");
         e->ref = (nx_flow_ref){0}; /* the list owns its strings now */
     }
     edges_free(&es);
@@ -346,7 +346,7 @@ static int shared_value(const nxpq_column_data *c, size_t i, const nxpq_str *min
 }
 
 static int system_flows(const char *dir, const char *table, int64_t ordinal, int64_t start, const nxpq_str *mine,
-                        size_t n_mine, nx_flows *out, nxpq_error *err)
+                        size_t n_mine, nx_flows *out, nx_error *err)
 {
     nx_profile_table *t;
     if (nx_profile_table_open(dir, table, &t, err) != 0)
@@ -377,7 +377,7 @@ static int system_flows(const char *dir, const char *table, int64_t ordinal, int
             if (p > 0)
                 out->truncated = true;
             if (p < 0)
-                rc = nxpq_error_set(err, "%s: out of memory collecting flows", table);
+                rc = nx_error_set(err, "%s: out of memory collecting flows", table);
         }
     }
     if (more < 0)
@@ -401,7 +401,7 @@ static bool event_int(const nx_event *ev, const char *field, int64_t *v)
 }
 
 int nx_flows_run(const char *profile_dir, const char *table, int64_t ordinal, const int64_t *start_hint,
-                 nx_flows *out, nxpq_error *err)
+                 nx_flows *out, nx_error *err)
 {
     *out = (nx_flows){0};
     nx_event ev;

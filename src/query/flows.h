@@ -77,7 +77,7 @@ typedef struct nx_flows {
  * it), NX_PROFILE_TABLE_ABSENT, NX_FLOWS_NO_EVENT, or -1 with err naming the
  * table or file. */
 int nx_flows_run(const char *profile_dir, const char *table, int64_t ordinal, const int64_t *start_hint,
-                 nx_flows *out, nxpq_error *err);
+                 nx_flows *out, nx_error *err);
 void nx_flows_free(nx_flows *f);
 
 #endif

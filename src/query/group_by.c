@@ -40,16 +40,16 @@ struct nx_group_by {
     size_t n_sums;           /* value columns the add() calls passed */
 };
 
-nx_group_by *nx_group_by_new(const nxpq_type *key_types, size_t n_keys, nxpq_error *err)
+nx_group_by *nx_group_by_new(const nxpq_type *key_types, size_t n_keys, nx_error *err)
 {
     if (n_keys == 0) {
-        nxpq_error_set(err, "group by needs at least one key column");
+        nx_error_set(err, "group by needs at least one key column");
         return NULL;
     }
     for (size_t k = 0; k < n_keys; k++) {
         nxpq_type t = key_types[k];
         if (t != NXPQ_INT32 && t != NXPQ_INT64 && t != NXPQ_BOOLEAN && t != NXPQ_STRING) {
-            nxpq_error_set(err, "group by: key %zu is %s; keys must be integer, boolean or string columns", k + 1,
+            nx_error_set(err, "group by: key %zu is %s; keys must be integer, boolean or string columns", k + 1,
                     nxpq_type_name(t));
             return NULL;
         }
@@ -67,7 +67,7 @@ nx_group_by *nx_group_by_new(const nxpq_type *key_types, size_t n_keys, nxpq_err
     return g;
 oom:
     nx_group_by_free(g);
-    nxpq_error_set(err, "group by: out of memory");
+    nx_error_set(err, "group by: out of memory");
     return NULL;
 }
 
@@ -103,7 +103,7 @@ static int grow_slots(nx_group_by *g)
 }
 
 /* Index of the group whose serialised key is scratch[0..len), created if new; -1 on OOM. */
-static long find_or_add(nx_group_by *g, size_t len, nxpq_error *err)
+static long find_or_add(nx_group_by *g, size_t len, nx_error *err)
 {
     uint64_t h = XXH3_64bits(g->scratch, len);
     size_t mask = g->n_slots - 1, at = (size_t)h & mask;
@@ -117,7 +117,7 @@ static long find_or_add(nx_group_by *g, size_t len, nxpq_error *err)
         at = (at + 1) & mask;
     }
     if (g->n_groups >= UINT32_MAX - 1) {
-        nxpq_error_set(err, "group by: more than %u groups", UINT32_MAX - 1);
+        nx_error_set(err, "group by: more than %u groups", UINT32_MAX - 1);
         return -1;
     }
     if (g->n_groups == g->cap_groups) {
@@ -147,7 +147,7 @@ static long find_or_add(nx_group_by *g, size_t len, nxpq_error *err)
         goto oom;
     return (long)idx;
 oom:
-    nxpq_error_set(err, "group by: out of memory at %zu groups", g->n_groups);
+    nx_error_set(err, "group by: out of memory at %zu groups", g->n_groups);
     return -1;
 }
 
@@ -166,16 +166,16 @@ static uint64_t get_u64(const char *p)
 }
 
 int nx_group_by_add(nx_group_by *g, const nxpq_column_data *const *keys, const nx_group_values *values,
-                    size_t n_sums, size_t n_rows, nxpq_error *err)
+                    size_t n_sums, size_t n_rows, nx_error *err)
 {
     return nx_group_by_add_kept(g, keys, values, n_sums, n_rows, NULL, err);
 }
 
 int nx_group_by_add_kept(nx_group_by *g, const nxpq_column_data *const *keys, const nx_group_values *values,
-                         size_t n_sums, size_t n_rows, const uint8_t *keep, nxpq_error *err)
+                         size_t n_sums, size_t n_rows, const uint8_t *keep, nx_error *err)
 {
     if (n_sums > NX_GROUP_SUMS) {
-        nxpq_error_set(err, "group by: %zu sums, at most %d", n_sums, NX_GROUP_SUMS);
+        nx_error_set(err, "group by: %zu sums, at most %d", n_sums, NX_GROUP_SUMS);
         return -1;
     }
     if (n_sums > g->n_sums)
@@ -195,7 +195,7 @@ int nx_group_by_add_kept(nx_group_by *g, const nxpq_column_data *const *keys, co
                     nc *= 2;
                 char *ns = realloc(g->scratch, nc);
                 if (!ns) {
-                    nxpq_error_set(err, "group by: out of memory for a %zu-byte key", len + need);
+                    nx_error_set(err, "group by: out of memory for a %zu-byte key", len + need);
                     return -1;
                 }
                 g->scratch = ns;
@@ -238,7 +238,7 @@ int nx_group_by_add_kept(nx_group_by *g, const nxpq_column_data *const *keys, co
                 continue;
             if (__builtin_add_overflow(st->sum[j], vj->v[r], &st->sum[j]) ||
                 __builtin_add_overflow(g->totals.sum[j], vj->v[r], &g->totals.sum[j])) {
-                nxpq_error_set(err, "group by: sum %zu overflows a 64-bit integer", j + 1);
+                nx_error_set(err, "group by: sum %zu overflows a 64-bit integer", j + 1);
                 return -1;
             }
             st->n_values[j]++;
@@ -330,7 +330,7 @@ static int cmp_entry(const void *pa, const void *pb)
     return 0;
 }
 
-int nx_group_by_sort(nx_group_by *g, int by, nxpq_error *err)
+int nx_group_by_sort(nx_group_by *g, int by, nx_error *err)
 {
     int key = by >= 0 && (size_t)by < g->n_sums ? by : -1;
     size_t n = g->n_groups;
@@ -339,7 +339,7 @@ int nx_group_by_sort(nx_group_by *g, int by, nxpq_error *err)
     if (!e || !order) {
         free(e);
         free(order);
-        nxpq_error_set(err, "group by: out of memory sorting %zu groups", n);
+        nx_error_set(err, "group by: out of memory sorting %zu groups", n);
         return -1;
     }
     for (size_t i = 0; i < n; i++)

@@ -55,7 +55,7 @@ typedef struct nx_group_values {
 } nx_group_values;
 
 /* key_types: the n_keys key column types (n_keys >= 1). NULL and err on failure. */
-nx_group_by *nx_group_by_new(const nxpq_type *key_types, size_t n_keys, nxpq_error *err);
+nx_group_by *nx_group_by_new(const nxpq_type *key_types, size_t n_keys, nx_error *err);
 void nx_group_by_free(nx_group_by *g);
 
 /* Adds n_rows rows. keys[k] is key column k of the batch (its type must be
@@ -63,17 +63,17 @@ void nx_group_by_free(nx_group_by *g);
  * value columns, sum j adding values[j]; n_sums 0 for count-only. Returns 0,
  * or -1 with err (out of memory, sum overflow). */
 int nx_group_by_add(nx_group_by *g, const nxpq_column_data *const *keys, const nx_group_values *values,
-                    size_t n_sums, size_t n_rows, nxpq_error *err);
+                    size_t n_sums, size_t n_rows, nx_error *err);
 /* nx_group_by_add of the rows r with keep[r] != 0 only (keep NULL: all), as
  * a WHERE clause before the GROUP BY: the others count nowhere, totals included. */
 int nx_group_by_add_kept(nx_group_by *g, const nxpq_column_data *const *keys, const nx_group_values *values,
-                         size_t n_sums, size_t n_rows, const uint8_t *keep, nxpq_error *err);
+                         size_t n_sums, size_t n_rows, const uint8_t *keep, nx_error *err);
 
 size_t nx_group_by_count(const nx_group_by *g);
 /* Totals over all rows added. */
 nx_group_stats nx_group_by_totals(const nx_group_by *g);
 /* Sorts the groups (rules above): by sum `by`, or by count when by < 0. */
-int nx_group_by_sort(nx_group_by *g, int by, nxpq_error *err);
+int nx_group_by_sort(nx_group_by *g, int by, nx_error *err);
 /* Group at rank i (sorted order after nx_group_by_sort, else first-seen order). */
 const nx_group_stats *nx_group_by_stats(const nx_group_by *g, size_t i);
 void nx_group_by_key(const nx_group_by *g, size_t i, size_t k, nx_group_key *out);

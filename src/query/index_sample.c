@@ -66,7 +66,7 @@ typedef struct track_pass {
     uint32_t t;                      /* the sampler's track: the run's index among the tracks or depth tracks */
     int64_t start, end;
     uint64_t *in_window, *first_row;
-    nxpq_error *err;
+    nx_error *err;
     /* The bucket of the starts last looked at and its starts [lo, hi]: in start
      * order a bucket is computed (a 128-bit division) once, not per run or event. */
     int64_t lo, hi;
@@ -186,11 +186,11 @@ static bool block_decode(track_pass *tp, const nx_tlx_block *k, int *rc)
 static int take_whole(track_pass *tp, const nx_tlx_summary *k)
 {
     if (k->best_row >= tp->x->rows || k->first_row >= tp->x->rows) {
-        nxpq_error_set(tp->err, "timeline index: track %u: row out of range", tp->t);
+        nx_error_set(tp->err, "timeline index: track %u: row out of range", tp->t);
         return -1;
     }
     if (k->n_events == 0 || k->n_events > tp->x->rows) {   /* a run holds 1.. events, each a row */
-        nxpq_error_set(tp->err, "timeline index: track %u: a run of %u events", tp->t, k->n_events);
+        nx_error_set(tp->err, "timeline index: track %u: a run of %u events", tp->t, k->n_events);
         return -1;
     }
     if (!run_whole(tp, k->first_start, k->last_start))
@@ -217,7 +217,7 @@ static int blocks_pass(track_pass *tp, uint64_t b, uint64_t b_end)
         int drc = 0;
         if (!block_decode(tp, k, &drc)) {
             if (drc == 0)
-                nxpq_error_set(tp->err, "timeline index: track %u block %llu: malformed event data", tp->t,
+                nx_error_set(tp->err, "timeline index: track %u block %llu: malformed event data", tp->t,
                                (unsigned long long)b);
             return -1;
         }
@@ -246,7 +246,7 @@ static int run_pass(track_pass *tp, const tlx_run *r)
             continue;
         if (sp->first_block < r->first_block || sp->n_blocks > NX_TLX_SUPER_BLOCKS ||
             sp->first_block + sp->n_blocks > r->first_block + r->n_blocks) {
-            nxpq_error_set(tp->err, "timeline index: track %u superblock %llu: blocks out of range", tp->t,
+            nx_error_set(tp->err, "timeline index: track %u superblock %llu: blocks out of range", tp->t,
                            (unsigned long long)(u - r->first_super));
             return -1;
         }
@@ -304,7 +304,7 @@ typedef struct sample_group {
     const nx_sample *res;            /* kept events by ordinal; .track is the run */
     size_t n;
     int rc;
-    nxpq_error err;
+    nx_error err;
 } sample_group;
 
 static const tlx_run *run_at(const nx_tlx *x, bool by_depth, uint64_t r, uint32_t *track)
@@ -320,7 +320,7 @@ static void *group_run(void *arg)
     g->sm = nx_sampler_new(g->start, g->end, g->width, &g->err);
     g->first_row = malloc(((size_t)g->x->n_tracks + 1) * sizeof *g->first_row);
     if (!g->sm || !g->first_row) {
-        nxpq_error_set(&g->err, "out of memory sampling from the timeline index");
+        nx_error_set(&g->err, "out of memory sampling from the timeline index");
         return NULL;
     }
     nx_sampler_set_budget(g->sm, g->budget);
@@ -377,7 +377,7 @@ static bool sample_depth(const nx_tlx *x, const tlx_depth_track *d, int64_t ordi
 /* The groups' kept events merged by ordinal into out (tracks mapped, depths
  * set). 0, or -1 with err when a kept event has no depth. */
 static int merge_groups(const nx_tlx *x, bool by_depth, const sample_group *g, int n_groups, const uint32_t *map,
-                        nx_sampled *out, nxpq_error *err)
+                        nx_sampled *out, nx_error *err)
 {
     size_t at[MAX_GROUPS] = {0};
     for (;;) {
@@ -391,18 +391,18 @@ static int merge_groups(const nx_tlx *x, bool by_depth, const sample_group *g, i
         uint32_t t;
         run_at(x, by_depth, s.track, &t);
         if (by_depth && !sample_depth(x, &x->depth_tracks[s.track], s.ordinal, &out->depth[out->n]))
-            return nxpq_error_set(err, "timeline index: row %lld has no depth", (long long)s.ordinal);
+            return nx_error_set(err, "timeline index: row %lld has no depth", (long long)s.ordinal);
         s.track = map[t];
         out->samples[out->n++] = s;
     }
 }
 
 int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, bool by_depth, nx_budget *budget,
-                  nx_sampled *out, nxpq_error *err)
+                  nx_sampled *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     if (by_depth && !x->has_depth)
-        return nxpq_error_set(err, "timeline index: no depth tracks");
+        return nx_error_set(err, "timeline index: no depth tracks");
     sample_group g[MAX_GROUPS];
     memset(g, 0, sizeof g);
     int n_groups = make_groups(x, by_depth, by_depth ? x->n_depth_tracks : x->n_tracks, g);
@@ -453,13 +453,13 @@ int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, b
     if (merge_groups(x, by_depth, g, n_groups, map, out, err) != 0)
         goto fail;
     if (nx_tlx_changed(x)) {
-        nxpq_error_set(err, "%s", NX_FILE_MAP_CHANGED);
+        nx_error_set(err, "%s", NX_FILE_MAP_CHANGED);
         goto fail;
     }
     rc = 0;
     goto done;
 oom:
-    nxpq_error_set(err, "out of memory sampling from the timeline index");
+    nx_error_set(err, "out of memory sampling from the timeline index");
 fail:
     nx_sampled_free(out);
 done:

@@ -29,6 +29,6 @@
  * depth tracks, or an event block found malformed while decoding: the caller
  * then falls back to the scan). */
 int nx_tlx_sample(const nx_tlx *x, int64_t start, int64_t end, uint32_t width, bool by_depth, nx_budget *budget,
-                  nx_sampled *out, nxpq_error *err);
+                  nx_sampled *out, nx_error *err);
 
 #endif

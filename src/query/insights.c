@@ -40,10 +40,10 @@ static double clamp01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
 
 /* Adds a finding of the running rule. values: a JSON object's members
  * (printf format). -1 with err when out of memory. */
-static int add(ctx *c, nxpq_error *err, const char *subject, double score, const char *evidence,
+static int add(ctx *c, nx_error *err, const char *subject, double score, const char *evidence,
                const char *values_fmt, ...) __attribute__((format(printf, 6, 7)));
 
-static int add(ctx *c, nxpq_error *err, const char *subject, double score, const char *evidence,
+static int add(ctx *c, nx_error *err, const char *subject, double score, const char *evidence,
                const char *values_fmt, ...)
 {
     nx_insights *o = c->out;
@@ -51,7 +51,7 @@ static int add(ctx *c, nxpq_error *err, const char *subject, double score, const
         size_t cap = c->cap ? 2 * c->cap : 8;
         nx_insight *g = realloc(o->items, cap * sizeof *g);
         if (!g)
-            return nxpq_error_set(err, "insights: out of memory");
+            return nx_error_set(err, "insights: out of memory");
         o->items = g;
         c->cap = cap;
     }
@@ -75,7 +75,7 @@ static int add(ctx *c, nxpq_error *err, const char *subject, double score, const
         free(x->subject);
         free(x->evidence);
         free(x->values);
-        return nxpq_error_set(err, "insights: out of memory");
+        return nx_error_set(err, "insights: out of memory");
     }
     o->n++;
     return 0;
@@ -83,7 +83,7 @@ static int add(ctx *c, nxpq_error *err, const char *subject, double score, const
 
 /* -------------------------------------------------------------- inputs -- */
 
-static int need_bd(ctx *c, nxpq_error *err)
+static int need_bd(ctx *c, nx_error *err)
 {
     if (c->have_bd)
         return 0;
@@ -93,7 +93,7 @@ static int need_bd(ctx *c, nxpq_error *err)
     return 0;
 }
 
-static int need_summary(ctx *c, nxpq_error *err)
+static int need_summary(ctx *c, nx_error *err)
 {
     if (c->have_summary)
         return 0;
@@ -163,7 +163,7 @@ static const idle_cause *dominant_cause(const nx_bd_idle *d, int64_t *ns)
     return &CAUSES[best];
 }
 
-static int rule_gpu_idle(ctx *c, nxpq_error *err)
+static int rule_gpu_idle(ctx *c, nx_error *err)
 {
     if (need_bd(c, err) < 0)
         return -1;
@@ -196,7 +196,7 @@ static int rule_gpu_idle(ctx *c, nxpq_error *err)
 /* Launch-delay outliers (breakdown.h: delays above p95 + 3/2 (p95 - median)),
  * when the worst is 1 ms or more: a kernel that waited that long behind its
  * launch stalls the stream. Score: 1 - 1 ms / the worst delay. */
-static int rule_launch_outliers(ctx *c, nxpq_error *err)
+static int rule_launch_outliers(ctx *c, nx_error *err)
 {
     if (need_bd(c, err) < 0)
         return -1;
@@ -225,7 +225,7 @@ static int rule_launch_outliers(ctx *c, nxpq_error *err)
 
 /* Low overlap: communication over 10 % of the span with under half of it under
  * compute. Score: the exposed communication's share of the span, doubled. */
-static int rule_low_overlap(ctx *c, nxpq_error *err)
+static int rule_low_overlap(ctx *c, nx_error *err)
 {
     if (need_bd(c, err) < 0)
         return -1;
@@ -253,7 +253,7 @@ static int rule_low_overlap(ctx *c, nxpq_error *err)
     return 0;
 }
 
-static int rule_sync_memcpy(ctx *c, nxpq_error *err)
+static int rule_sync_memcpy(ctx *c, nx_error *err)
 {
     if (need_bd(c, err) < 0)
         return -1;
@@ -276,7 +276,7 @@ static int rule_sync_memcpy(ctx *c, nxpq_error *err)
 /* A rule on the ratio r = num / den of two Summary fields, firing when r is
  * below limit (below) or above it (!below). Score: how far toward 0 below
  * the limit (1 - r / limit), or toward 1 above it ((r - limit) / (1 - limit)). */
-static int ratio_rule(ctx *c, nxpq_error *err, const char *num, const char *den, double limit, bool below)
+static int ratio_rule(ctx *c, nx_error *err, const char *num, const char *den, double limit, bool below)
 {
     double n, d;
     if (need_summary(c, err) < 0)
@@ -295,17 +295,17 @@ static int ratio_rule(ctx *c, nxpq_error *err, const char *num, const char *den,
                nx_json_f64_text(fr, r));
 }
 
-static int rule_model_flops(ctx *c, nxpq_error *err)
+static int rule_model_flops(ctx *c, nx_error *err)
 {
     return ratio_rule(c, err, "model_flops", "hardware_flops", 0.5, true);
 }
 
-static int rule_transpose_flops(ctx *c, nxpq_error *err)
+static int rule_transpose_flops(ctx *c, nx_error *err)
 {
     return ratio_rule(c, err, "transpose_flops", "hardware_flops", 0.1, false);
 }
 
-static int rule_spill(ctx *c, nxpq_error *err)
+static int rule_spill(ctx *c, nx_error *err)
 {
     double save, reload, hbm;
     if (need_summary(c, err) < 0)
@@ -328,7 +328,7 @@ static int rule_spill(ctx *c, nxpq_error *err)
 
 #define SMALL_DMA_BYTES 4096.0
 
-static int rule_small_dma(ctx *c, nxpq_error *err)
+static int rule_small_dma(ctx *c, nx_error *err)
 {
     double avg, count;
     if (need_summary(c, err) < 0)
@@ -345,12 +345,12 @@ static int rule_small_dma(ctx *c, nxpq_error *err)
 }
 
 /* The row callback of scan_rows: the batch and the row in it. */
-typedef int (*row_fn)(void *p, const nxpq_batch *b, size_t r, nxpq_error *err);
+typedef int (*row_fn)(void *p, const nxpq_batch *b, size_t r, nx_error *err);
 
 /* Calls fn for every row of `table` of the profile with columns cols[0..n)
  * projected (no rows when the table is absent). 0, or -1 with err. */
 static int scan_rows(const char *dir, const char *table, const char *const *cols, size_t n, row_fn fn, void *p,
-                     nxpq_error *err)
+                     nx_error *err)
 {
     nx_profile_table *t;
     int rc = nx_profile_table_open(dir, table, &t, err);
@@ -396,7 +396,7 @@ static bool cell_str(const nxpq_column_data *c, size_t r, const char **s, size_t
 }
 
 /* Throttling: one finding per ThrottleSummary row with throttled active time. */
-static int throttle_row(void *p, const nxpq_batch *b, size_t r, nxpq_error *err)
+static int throttle_row(void *p, const nxpq_batch *b, size_t r, nx_error *err)
 {
     ctx *c = p;
     int64_t nc = -1, ns;
@@ -416,7 +416,7 @@ static int throttle_row(void *p, const nxpq_batch *b, size_t r, nxpq_error *err)
     snprintf(ev, sizeof ev, "throttled %" PRId64 " ns while active (%.3g %% of the active time)", ns, pct);
     nx_strbuf q = NX_STRBUF_INIT;
     nx_json_put_string(&q, type, shown);
-    int rc = nx_strbuf_failed(&q) ? nxpq_error_set(err, "ThrottleSummary: out of memory")
+    int rc = nx_strbuf_failed(&q) ? nx_error_set(err, "ThrottleSummary: out of memory")
              : add(c, err, subject, pct / 100, ev,
                    "\"nc_idx\":%" PRId64 ",\"throttle_type\":%s,\"throttle_active_time_ns\":%" PRId64
                    ",\"throttle_active_time_percent\":%s",
@@ -425,7 +425,7 @@ static int throttle_row(void *p, const nxpq_batch *b, size_t r, nxpq_error *err)
     return rc;
 }
 
-static int rule_throttle(ctx *c, nxpq_error *err)
+static int rule_throttle(ctx *c, nx_error *err)
 {
     static const char *const COLS[] = {"nc_idx", "throttle_type", "throttle_active_time_ns",
                                        "throttle_active_time_percent"};
@@ -443,7 +443,7 @@ typedef struct cc_rows {
     size_t n, cap;
 } cc_rows;
 
-static int cc_collect(void *p, const nxpq_batch *b, size_t r, nxpq_error *err)
+static int cc_collect(void *p, const nxpq_batch *b, size_t r, nx_error *err)
 {
     cc_rows *a = p;
     const char *op = "";
@@ -457,13 +457,13 @@ static int cc_collect(void *p, const nxpq_batch *b, size_t r, nxpq_error *err)
         size_t cap = a->cap ? 2 * a->cap : 64;
         cc_row *g = realloc(a->v, cap * sizeof *g);
         if (!g)
-            return nxpq_error_set(err, "CcOp: out of memory");
+            return nx_error_set(err, "CcOp: out of memory");
         a->v = g;
         a->cap = cap;
     }
     char *name = strndup(op, len);
     if (!name)
-        return nxpq_error_set(err, "CcOp: out of memory");
+        return nx_error_set(err, "CcOp: out of memory");
     a->v[a->n++] = (cc_row){name, size, ns};
     return 0;
 }
@@ -484,7 +484,7 @@ static int by_group(const void *x, const void *y)
 
 /* One group g[0..n), sorted by duration: a finding when its longest op took more
  * than twice the lower median. */
-static int cc_group(ctx *c, const cc_row *g, size_t n, nxpq_error *err)
+static int cc_group(ctx *c, const cc_row *g, size_t n, nx_error *err)
 {
     int64_t median = g[(n - 1) / 2].ns, max = g[n - 1].ns;
     if (n < CC_MIN_GROUP || median <= 0 || max <= CC_OUTLIER_FACTOR * median)
@@ -498,7 +498,7 @@ static int cc_group(ctx *c, const cc_row *g, size_t n, nxpq_error *err)
              outliers, n, median, max);
     nx_strbuf q = NX_STRBUF_INIT;
     nx_json_put_cstr(&q, g[0].op);
-    int rc = nx_strbuf_failed(&q) ? nxpq_error_set(err, "CcOp: out of memory")
+    int rc = nx_strbuf_failed(&q) ? nx_error_set(err, "CcOp: out of memory")
              : add(c, err, subject, 1 - (double)CC_OUTLIER_FACTOR * (double)median / (double)max, ev,
                    "\"operation\":%s,\"input_size\":%" PRId64 ",\"ops\":%zu,\"outliers\":%zu,\"median_ns\":%" PRId64
                    ",\"max_ns\":%" PRId64,
@@ -507,7 +507,7 @@ static int cc_group(ctx *c, const cc_row *g, size_t n, nxpq_error *err)
     return rc;
 }
 
-static int rule_cc_outliers(ctx *c, nxpq_error *err)
+static int rule_cc_outliers(ctx *c, nx_error *err)
 {
     static const char *const COLS[] = {"operation", "input_size", "duration_ns"};
     cc_rows a = {0};
@@ -529,7 +529,7 @@ static int rule_cc_outliers(ctx *c, nxpq_error *err)
 
 typedef struct rule {
     nx_insight_rule_info info;
-    int (*check)(ctx *c, nxpq_error *err);
+    int (*check)(ctx *c, nx_error *err);
 } rule;
 
 static const rule RULES[] = {
@@ -574,7 +574,7 @@ static int by_score(const void *x, const void *y)
     return strcmp(a->subject, b->subject);
 }
 
-int nx_insights_read(const char *dir, nx_insights *out, nxpq_error *err)
+int nx_insights_read(const char *dir, nx_insights *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->scope = nx_profile_is_system(dir) ? NX_INSIGHT_SYSTEM : NX_INSIGHT_DEVICE;

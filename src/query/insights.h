@@ -55,7 +55,7 @@ const nx_insight_rule_info *nx_insight_rule_at(size_t i);
 /* Runs every rule of the profile's scope (system when `dir` has
  * SystemProfileEvents, else device) over profile `dir`. 0, or -1 with err
  * naming the table, row or field at fault. */
-int nx_insights_read(const char *dir, nx_insights *out, nxpq_error *err);
+int nx_insights_read(const char *dir, nx_insights *out, nx_error *err);
 void nx_insights_free(nx_insights *s);
 
 /* Appends {"insights":[{"rule","title","threshold","subject","severity",

@@ -31,7 +31,7 @@ typedef struct json_rows {
     size_t rows;
 } json_rows;
 
-static int flush(nx_row_writer *base, nxpq_error *err)
+static int flush(nx_row_writer *base, nx_error *err)
 {
     json_rows *x = (json_rows *)base;
     bool ok = !nx_strbuf_failed(&x->buf) && fwrite(x->buf.data, 1, x->buf.len, x->f) == x->buf.len;
@@ -42,7 +42,7 @@ static int flush(nx_row_writer *base, nxpq_error *err)
     return -1;
 }
 
-static int begin_table(nx_row_writer *base, const nx_row_table *t, nxpq_error *err)
+static int begin_table(nx_row_writer *base, const nx_row_table *t, nx_error *err)
 {
     (void)err;
     json_rows *x = (json_rows *)base;
@@ -72,7 +72,7 @@ static void write_row(json_rows *x, const nx_row_batch *rb, size_t k)
     nx_strbuf_putc(&x->buf, '}');
 }
 
-static int rows(nx_row_writer *base, const nx_row_batch *rb, nxpq_error *err)
+static int rows(nx_row_writer *base, const nx_row_batch *rb, nx_error *err)
 {
     json_rows *x = (json_rows *)base;
     for (size_t j = 0; j < rb->n; j++) {
@@ -83,7 +83,7 @@ static int rows(nx_row_writer *base, const nx_row_batch *rb, nxpq_error *err)
     return 0;
 }
 
-static int end_table(nx_row_writer *base, nxpq_error *err)
+static int end_table(nx_row_writer *base, nx_error *err)
 {
     (void)err;
     json_rows *x = (json_rows *)base;
@@ -91,7 +91,7 @@ static int end_table(nx_row_writer *base, nxpq_error *err)
     return 0;
 }
 
-static int finish(nx_row_writer *base, nxpq_error *err)
+static int finish(nx_row_writer *base, nx_error *err)
 {
     return flush(base, err);
 }
@@ -107,7 +107,7 @@ static void json_free(nx_row_writer *base)
 
 static const nx_row_writer_ops OPS = {begin_table, rows, end_table, flush, finish, json_free};
 
-nx_row_writer *nx_json_rows_open(const nx_row_target *t, nxpq_error *err)
+nx_row_writer *nx_json_rows_open(const nx_row_target *t, nx_error *err)
 {
     json_rows *x = calloc(1, sizeof *x);
     if (!x) {

@@ -39,7 +39,7 @@ static size_t present_columns(nx_profile_table *t, const char **cols, int *at)
 }
 
 static nx_window *open_window(nx_profile_table *t, int64_t start, int64_t end, const char **cols, size_t n,
-                              nxpq_error *err)
+                              nx_error *err)
 {
     nx_window_options o = {.start = start, .end = end, .columns = cols, .n_columns = n};
     return nx_window_open(t, &o, err);
@@ -47,7 +47,7 @@ static nx_window *open_window(nx_profile_table *t, int64_t start, int64_t end, c
 
 /* Pass 1: the sampler over the window, by partition. Also counts the window's rows
  * and finds its highest partition. */
-static int sample(nx_profile_table *t, nx_memory *m, int64_t start, int64_t end, nx_sampler *s, nxpq_error *err)
+static int sample(nx_profile_table *t, nx_memory *m, int64_t start, int64_t end, nx_sampler *s, nx_error *err)
 {
     const char *cols[1] = {"partition"};
     nx_window *w = open_window(t, start, end, cols, 1, err);
@@ -93,7 +93,7 @@ static const char *owner_of(const nx_memory_rect *r)
 
 /* Fills r from row i of the second pass's batch; -1 and err on a bad row or out of memory. */
 static int fill_rect(nx_memory_rect *r, const nx_window_batch *b, size_t k, const int *at, const char *file,
-                     nxpq_error *err)
+                     nx_error *err)
 {
     const nxpq_batch *x = b->batch;
     size_t i = b->rows[k];
@@ -108,7 +108,7 @@ static int fill_rect(nx_memory_rect *r, const nx_window_batch *b, size_t k, cons
     bool sa = c[C_START_ADDR] && nx_column_int(c[C_START_ADDR], i, &r->start_address);
     bool ea = c[C_END_ADDR] && nx_column_int(c[C_END_ADDR], i, &r->end_address);
     if (!sa || !ea || r->partition_lo < 0 || r->end_address < r->start_address) {
-        nxpq_error_set(err, "%s: row %lld: %s", file, (long long)row,
+        nx_error_set(err, "%s: row %lld: %s", file, (long long)row,
                        !sa || !ea              ? "null or missing start_address/end_address"
                        : r->partition_lo < 0 ? "negative partition"
                                                : "end_address below start_address");
@@ -120,7 +120,7 @@ static int fill_rect(nx_memory_rect *r, const nx_window_batch *b, size_t k, cons
         dup_str(c[C_OPERANDS], i, &r->operands) < 0 || dup_str(c[C_QUEUE], i, &r->queue_name) < 0 ||
         dup_str(c[C_TENSOR], i, &r->tensor_name) < 0 || dup_str(c[C_HLO], i, &r->hlo_name) < 0 ||
         !(r->owner = strdup(owner_of(r)))) {
-        nxpq_error_set(err, "%s: out of memory reading row %lld", file, (long long)row);
+        nx_error_set(err, "%s: out of memory reading row %lld", file, (long long)row);
         return -1;
     }
     r->ordinal = nx_row_ordinal(b->file, row);
@@ -130,7 +130,7 @@ static int fill_rect(nx_memory_rect *r, const nx_window_batch *b, size_t k, cons
 /* Pass 2: the kept rows' fields, walking the kept ordinals (ascending) beside the
  * window's rows (ascending too: file order). */
 static int read_kept(nx_profile_table *t, nx_memory *m, int64_t start, int64_t end, const nx_sample *kept,
-                     size_t n_kept, nxpq_error *err)
+                     size_t n_kept, nx_error *err)
 {
     const char *cols[N_COLS];
     int at[N_COLS];
@@ -155,7 +155,7 @@ static int read_kept(nx_profile_table *t, nx_memory *m, int64_t start, int64_t e
     }
     nx_window_close(w);
     if (next < n_kept && rc >= 0) {
-        nxpq_error_set(err, "SbufAllocation: changed while read (%zu of %zu sampled rows found)", next, n_kept);
+        nx_error_set(err, "SbufAllocation: changed while read (%zu of %zu sampled rows found)", next, n_kept);
         return -1;
     }
     return next < n_kept ? -1 : 0;
@@ -234,7 +234,7 @@ static void merge(nx_memory *m)
     qsort(m->rects, m->n_rects, sizeof *m->rects, cmp_answer);
 }
 
-static int read_sbuf(const char *dir, nx_memory *m, int64_t start, int64_t end, uint32_t width, nxpq_error *err)
+static int read_sbuf(const char *dir, nx_memory *m, int64_t start, int64_t end, uint32_t width, nx_error *err)
 {
     nx_profile_table *t;
     int rc = nx_profile_table_open(dir, "SbufAllocation", &t, err);
@@ -256,7 +256,7 @@ static int read_sbuf(const char *dir, nx_memory *m, int64_t start, int64_t end, 
     if (n == SIZE_MAX)
         rc = -1;
     if (rc == 0 && n && !(m->rects = calloc(n, sizeof *m->rects))) {
-        nxpq_error_set(err, "SbufAllocation: out of memory for %zu rectangles", n);
+        nx_error_set(err, "SbufAllocation: out of memory for %zu rectangles", n);
         rc = -1;
     }
     m->kept = rc == 0 ? n : 0;
@@ -270,7 +270,7 @@ static int read_sbuf(const char *dir, nx_memory *m, int64_t start, int64_t end, 
 }
 
 int nx_memory_read(const char *profile_dir, int64_t start, int64_t end, uint32_t width, nx_memory *out,
-                   nxpq_error *err)
+                   nx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->partitions = NX_SBUF_PARTITIONS;

@@ -76,11 +76,11 @@ typedef struct nx_memory {
 /* 0 (*out filled; release with nx_memory_free), NX_QUERY_OVER_BUDGET (budget.h)
  * or -1 with err naming the table, file or row. start <= end, width >= 1. */
 int nx_memory_read(const char *profile_dir, int64_t start, int64_t end, uint32_t width, nx_memory *out,
-                   nxpq_error *err);
+                   nx_error *err);
 void nx_memory_free(nx_memory *m);
 /* The HBM half alone (memory_hbm.c): fills m's has_hbm, hbm, n_hbm, hbm_total and
  * hbm_skipped from the profile's HbmUsageSummaryByType, else from its system
  * profile's rows of its NeuronCore (profile_layout.h nx_layout_system_dir). 0, or -1 with err naming the file. */
-int nx_memory_read_hbm(const char *profile_dir, nx_memory *m, nxpq_error *err);
+int nx_memory_read_hbm(const char *profile_dir, nx_memory *m, nx_error *err);
 
 #endif

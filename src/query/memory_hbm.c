@@ -23,13 +23,13 @@ typedef struct hbm_scan {
 } hbm_scan;
 
 /* The category named s[0..len), added when new; NULL and err past the cap or out of memory. */
-static nx_hbm_category *category(nx_memory *m, const char *s, size_t len, nxpq_error *err)
+static nx_hbm_category *category(nx_memory *m, const char *s, size_t len, nx_error *err)
 {
     for (size_t i = 0; i < m->n_hbm; i++)
         if (strlen(m->hbm[i].usage_type) == len && memcmp(m->hbm[i].usage_type, s, len) == 0)
             return &m->hbm[i];
     if (m->n_hbm == NX_MEMORY_MAX_CATEGORIES) {
-        nxpq_error_set(err, "HbmUsageSummaryByType: more than %d usage_type values", NX_MEMORY_MAX_CATEGORIES);
+        nx_error_set(err, "HbmUsageSummaryByType: more than %d usage_type values", NX_MEMORY_MAX_CATEGORIES);
         return NULL;
     }
     char *name = malloc(len + 1);
@@ -38,7 +38,7 @@ static nx_hbm_category *category(nx_memory *m, const char *s, size_t len, nxpq_e
         m->hbm = grown;
     if (!name || !grown) {
         free(name);
-        nxpq_error_set(err, "HbmUsageSummaryByType: out of memory");
+        nx_error_set(err, "HbmUsageSummaryByType: out of memory");
         return NULL;
     }
     memcpy(name, s, len);
@@ -47,7 +47,7 @@ static nx_hbm_category *category(nx_memory *m, const char *s, size_t len, nxpq_e
     return &m->hbm[m->n_hbm++];
 }
 
-static int add_batch(void *ctx, const nxpq_batch *b, size_t file, nxpq_error *err)
+static int add_batch(void *ctx, const nxpq_batch *b, size_t file, nx_error *err)
 {
     (void)file;
     hbm_scan *h = ctx;
@@ -81,7 +81,7 @@ static int cmp_category(const void *x, const void *y)
 }
 
 /* Each column must be there with its catalogue type, else an error naming the file. */
-static int check_columns(nx_profile_table *t, int n, nxpq_error *err)
+static int check_columns(nx_profile_table *t, int n, nx_error *err)
 {
     const char *name[4] = {"usage_type", "usage_bytes", "neuron_device_idx", "neuroncore_idx"};
     for (int k = 0; k < n; k++) {
@@ -89,7 +89,7 @@ static int check_columns(nx_profile_table *t, int n, nxpq_error *err)
         nxpq_type ty = c >= 0 ? nx_profile_table_column(t, (size_t)c)->type : NXPQ_BOOLEAN;
         bool ok = k == 0 ? ty == NXPQ_STRING : ty == NXPQ_INT64 || ty == NXPQ_INT32;
         if (!ok) {
-            nxpq_error_set(err, "%s: column '%s' is missing or not %s", nx_profile_table_file_path(t, 0), name[k],
+            nx_error_set(err, "%s: column '%s' is missing or not %s", nx_profile_table_file_path(t, 0), name[k],
                            k == 0 ? "a string" : "an integer");
             return -1;
         }
@@ -104,7 +104,7 @@ static bool is_int(nxpq_type t)
 
 /* The device profile's NeuronCore (Metadata's neuron_device_idx, neuroncore_idx):
  * 1 when known, 0 when not (no Metadata, or the fields are null), -1 on error. */
-static int device_core(const char *profile_dir, hbm_scan *h, nxpq_error *err)
+static int device_core(const char *profile_dir, hbm_scan *h, nx_error *err)
 {
     nx_row0 r;
     if (nx_row0_read(profile_dir, "Metadata", &r, err) < 0)
@@ -120,7 +120,7 @@ static int device_core(const char *profile_dir, hbm_scan *h, nxpq_error *err)
 /* Opens HbmUsageSummaryByType: the device profile's own, else its system profile's
  * with h->filter set to the device's NeuronCore. NX_PROFILE_TABLE_ABSENT when
  * neither holds it. */
-static int open_table(const char *profile_dir, hbm_scan *h, nx_profile_table **t, nxpq_error *err)
+static int open_table(const char *profile_dir, hbm_scan *h, nx_profile_table **t, nx_error *err)
 {
     int rc = nx_profile_table_open(profile_dir, "HbmUsageSummaryByType", t, err);
     if (rc != NX_PROFILE_TABLE_ABSENT)
@@ -136,7 +136,7 @@ static int open_table(const char *profile_dir, hbm_scan *h, nx_profile_table **t
     return rc;
 }
 
-int nx_memory_read_hbm(const char *profile_dir, nx_memory *m, nxpq_error *err)
+int nx_memory_read_hbm(const char *profile_dir, nx_memory *m, nx_error *err)
 {
     nx_profile_table *t;
     hbm_scan h = {.m = m};

@@ -29,7 +29,7 @@ static int store(void *ctx, uint64_t row, uint32_t depth, int64_t self_ns)
 }
 
 /* The values from one scan of the table's timing and track columns. */
-static int compute(nx_nesting_values *v, nx_profile_table *t, nxpq_error *err)
+static int compute(nx_nesting_values *v, nx_profile_table *t, nx_error *err)
 {
     const char *table = nx_profile_table_name(t);
     int64_t rows = nx_profile_table_num_rows(t);
@@ -39,7 +39,7 @@ static int compute(nx_nesting_values *v, nx_profile_table *t, nxpq_error *err)
     nx_nesting *n = nx_nesting_new(store, v);
     if (!v->rows || !v->file_first || !n) {
         nx_nesting_free(n);
-        return nxpq_error_set(err, "%s: out of memory for the depth and self time of %lld rows", table,
+        return nx_error_set(err, "%s: out of memory for the depth and self time of %lld rows", table,
                               (long long)rows);
     }
     for (size_t f = 0; f < v->n_files; f++)
@@ -56,18 +56,18 @@ static int compute(nx_nesting_values *v, nx_profile_table *t, nxpq_error *err)
         for (size_t k = 0; k < b.n_rows; k++) {
             int64_t row = base + b.rows[k];
             if (b.file >= v->n_files || row >= v->file_first[b.file + 1]) {
-                nxpq_error_set(err, "%s: file %zu holds more rows than its footer says", table, b.file);
+                nx_error_set(err, "%s: file %zu holds more rows than its footer says", table, b.file);
                 goto done;
             }
             int a = nx_nesting_add(n, b.track[k], b.start[k], b.end[k], (uint64_t)row);
             if (a > 0) {
-                nxpq_error_set(err, "%s: row %lld starts before the previous event of its track or ends before it "
+                nx_error_set(err, "%s: row %lld starts before the previous event of its track or ends before it "
                                     "starts; depth and self time need each track in start order",
                                table, (long long)row);
                 goto done;
             }
             if (a < 0) {
-                nxpq_error_set(err, "%s: out of memory computing depth and self time", table);
+                nx_error_set(err, "%s: out of memory computing depth and self time", table);
                 goto done;
             }
         }
@@ -75,7 +75,7 @@ static int compute(nx_nesting_values *v, nx_profile_table *t, nxpq_error *err)
     if (more < 0)
         goto done;
     if (nx_nesting_finish(n) != 0) {
-        nxpq_error_set(err, "%s: out of memory computing depth and self time", table);
+        nx_error_set(err, "%s: out of memory computing depth and self time", table);
         goto done;
     }
     rc = 0;
@@ -86,13 +86,13 @@ done:
 }
 
 int nx_nesting_open(const char *profile_dir, const char *table, nx_nesting_values **out, char *note,
-                    size_t note_len, nxpq_error *err)
+                    size_t note_len, nx_error *err)
 {
     *out = NULL;
-    char why[512] = "";
+    nx_error why = {0};
     const nx_timeline_info *info = nx_timeline_find(table);
     if (!info || !info->nested)
-        return nxpq_error_set(err, "%s: not a table whose events nest (no depth or self time)", table);
+        return nx_error_set(err, "%s: not a table whose events nest (no depth or self time)", table);
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(profile_dir, table, &t, err);
     if (rc != 0)
@@ -100,23 +100,23 @@ int nx_nesting_open(const char *profile_dir, const char *table, nx_nesting_value
     nx_nesting_values *v = calloc(1, sizeof *v);
     if (!v) {
         nx_profile_table_close(t);
-        return nxpq_error_set(err, "%s: out of memory", table);
+        return nx_error_set(err, "%s: out of memory", table);
     }
     /* NXPROF_NO_TIMELINE_INDEX=1 forces the scan, as for sampling (sampled_pass.h). */
     const char *off = getenv("NXPROF_NO_TIMELINE_INDEX");
     bool no_index = off && strcmp(off, "1") == 0;
     nx_tlx *x = NULL;
-    int irc = no_index ? 1 : nx_tlx_open(profile_dir, table, &x, why, sizeof why);
+    int irc = no_index ? 1 : nx_tlx_open(profile_dir, table, &x, &why);
     if (irc < 0) {
-        rc = nxpq_error_set(err, "%s: out of memory opening its timeline index", table);
+        rc = nx_error_set(err, "%s: out of memory opening its timeline index", table);
     } else if (irc == 0 && nx_tlx_has_nesting(x)) {
         v->index = x;
         x = NULL;
     } else {
         if (irc == 0)
-            snprintf(why, sizeof why, "it holds no depth and self time");
+            snprintf(why.msg, sizeof why, "it holds no depth and self time");
         else if (no_index)
-            snprintf(why, sizeof why, "NXPROF_NO_TIMELINE_INDEX=1");
+            snprintf(why.msg, sizeof why, "NXPROF_NO_TIMELINE_INDEX=1");
         rc = compute(v, t, err);
     }
     nx_tlx_close(x);
@@ -126,7 +126,7 @@ int nx_nesting_open(const char *profile_dir, const char *table, nx_nesting_value
         return -1;
     }
     if (note)
-        snprintf(note, note_len, "%s", why);
+        snprintf(note, note_len, "%s", why.msg);
     *out = v;
     return 0;
 }
@@ -147,10 +147,10 @@ bool nx_nesting_get(const nx_nesting_values *v, int64_t ordinal, uint32_t *depth
     return true;
 }
 
-int nx_nesting_check(const nx_nesting_values *v, const char *table, nxpq_error *err)
+int nx_nesting_check(const nx_nesting_values *v, const char *table, nx_error *err)
 {
     if (v && v->index && nx_tlx_changed(v->index))
-        return nxpq_error_set(err, "%s: timeline index: %s", table, NX_FILE_MAP_CHANGED);
+        return nx_error_set(err, "%s: timeline index: %s", table, NX_FILE_MAP_CHANGED);
     return 0;
 }
 

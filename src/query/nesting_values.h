@@ -27,7 +27,7 @@ typedef struct nx_nesting_values nx_nesting_values;
  * note (note_len bytes, may be NULL) gets why the timeline index was not used,
  * or "" when it was. */
 int nx_nesting_open(const char *profile_dir, const char *table, nx_nesting_values **out, char *note,
-                    size_t note_len, nxpq_error *err);
+                    size_t note_len, nx_error *err);
 /* Depth and self time of the row at `ordinal` (timeline_rules.h nx_row_ordinal); false
  * for a row without them (null start or end) or no such row. */
 bool nx_nesting_get(const nx_nesting_values *v, int64_t ordinal, uint32_t *depth, int64_t *self_ns);
@@ -35,7 +35,7 @@ bool nx_nesting_get(const nx_nesting_values *v, int64_t ordinal, uint32_t *depth
  * whose file changed while it was read (profile/timeline_index.h
  * nx_tlx_changed): what nx_nesting_get answered since cannot be trusted.
  * Callers ask before answering. */
-int nx_nesting_check(const nx_nesting_values *v, const char *table, nxpq_error *err);
+int nx_nesting_check(const nx_nesting_values *v, const char *table, nx_error *err);
 void nx_nesting_close(nx_nesting_values *v);
 
 #endif

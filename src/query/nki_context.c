@@ -72,7 +72,7 @@ static int source(nx_nki_context *c, int64_t pcore, const char *name, size_t len
     return 0;
 }
 
-int nx_nki_context_of(const char *profile_dir, const nx_event *ev, nx_nki_context *out, nxpq_error *err)
+int nx_nki_context_of(const char *profile_dir, const nx_event *ev, nx_nki_context *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     int rc = nx_nki_index_get(profile_dir, &out->idx, err);
@@ -99,13 +99,13 @@ int nx_nki_context_of(const char *profile_dir, const nx_event *ev, nx_nki_contex
     }
     if (rc < 0) {
         nx_nki_context_free(out);
-        return nxpq_error_set(err, "%s: Instruction row: out of memory", profile_dir);
+        return nx_error_set(err, "%s: Instruction row: out of memory", profile_dir);
     }
     return 0;
 }
 
 int nx_nki_context_read(const char *profile_dir, int64_t ordinal, const int64_t *start_hint, nx_nki_context *out,
-                        nxpq_error *err)
+                        nx_error *err)
 {
     memset(out, 0, sizeof *out);
     nx_event ev;

@@ -57,11 +57,11 @@ typedef struct nx_nki_context {
  * NX_PROFILE_TABLE_ABSENT (no Instruction or no KernelInstructions table),
  * NX_EVENT_NONE (no such row), or -1 with err naming the table or file. */
 int nx_nki_context_read(const char *profile_dir, int64_t ordinal, const int64_t *start_hint, nx_nki_context *out,
-                        nxpq_error *err);
+                        nx_error *err);
 /* The context of an Instruction row already read (event.h, with at least the
  * fields kernel_instruction_name, compiler_pc, compiler_opcode and pcore_idx;
  * /event reads every field): the same answers, without reading the row again. */
-int nx_nki_context_of(const char *profile_dir, const nx_event *ev, nx_nki_context *out, nxpq_error *err);
+int nx_nki_context_of(const char *profile_dir, const nx_event *ev, nx_nki_context *out, nx_error *err);
 void nx_nki_context_free(nx_nki_context *c);
 
 #endif

@@ -66,18 +66,18 @@ static int cell_str(nx_nki_index *x, const nxpq_column_data *c, size_t r, size_t
 }
 
 /* --------------------------------------------------------------- tables -- */
-typedef int (*row_fn)(nx_nki_index *x, const nxpq_column_data *cols, size_t r, nxpq_error *err);
+typedef int (*row_fn)(nx_nki_index *x, const nxpq_column_data *cols, size_t r, nx_error *err);
 
 /* Checks that column i of the scan has the type the index reads. */
 static int check_types(nx_profile_table *t, const char *const *names, const nxpq_type *types, size_t n,
-                       nxpq_error *err)
+                       nx_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         int c = nx_profile_table_find_column(t, names[i]);
         nxpq_type have = c < 0 ? NXPQ_STRING : nx_profile_table_column(t, (size_t)c)->type;
         bool ok = c >= 0 && (have == types[i] || (types[i] == NXPQ_INT64 && have == NXPQ_INT32));
         if (!ok) {
-            nxpq_error_set(err, "%s: column %s missing or not %s", nx_profile_table_file_path(t, 0), names[i],
+            nx_error_set(err, "%s: column %s missing or not %s", nx_profile_table_file_path(t, 0), names[i],
                            nxpq_type_name(types[i]));
             return -1;
         }
@@ -88,7 +88,7 @@ static int check_types(nx_profile_table *t, const char *const *names, const nxpq
 /* Calls fn on every row of `table` (columns names[0..n) of the given types):
  * 0, 1 when the profile lacks the table, -1 with err. */
 static int load_table(const char *dir, const char *table, const char *const *names, const nxpq_type *types,
-                      size_t n, nx_nki_index *x, row_fn fn, nxpq_error *err)
+                      size_t n, nx_nki_index *x, row_fn fn, nx_error *err)
 {
     nx_profile_table *t;
     int rc = nx_profile_table_open(dir, table, &t, err);
@@ -128,9 +128,9 @@ static int reserve(void **arr, size_t *cap, size_t n, size_t sz)
     return 0;
 }
 
-static int oom(nxpq_error *err, const char *table)
+static int oom(nx_error *err, const char *table)
 {
-    nxpq_error_set(err, "%s: out of memory", table);
+    nx_error_set(err, "%s: out of memory", table);
     return -1;
 }
 
@@ -138,7 +138,7 @@ static const char *const SF_COLS[] = {"stack_frame_id", "parent_stack_frame_id",
                                       "file_path", "line_number", "pcore_idx"};
 static const nxpq_type SF_TYPES[] = {NXPQ_INT64, NXPQ_INT64, NXPQ_STRING, NXPQ_STRING, NXPQ_INT64, NXPQ_INT64};
 
-static int frame_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_error *err)
+static int frame_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nx_error *err)
 {
     if (reserve((void **)&x->frames, &x->cap_frames, x->n_frames, sizeof *x->frames) < 0)
         return oom(err, "KernelStackFrames");
@@ -160,7 +160,7 @@ static const char *const IV_COLS[] = {"iteration_variable_id", "parent_iteration
 static const nxpq_type IV_TYPES[] = {NXPQ_INT64, NXPQ_INT64, NXPQ_STRING, NXPQ_INT64, NXPQ_STRING, NXPQ_INT64,
                                      NXPQ_INT64};
 
-static int iter_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_error *err)
+static int iter_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nx_error *err)
 {
     if (reserve((void **)&x->iters, &x->cap_iters, x->n_iters, sizeof *x->iters) < 0)
         return oom(err, "KernelIterationVariables");
@@ -181,7 +181,7 @@ static int iter_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_e
 static const char *const AI_COLS[] = {"compiler_pc", "instruction_id", "compiler_opcode", "compiler_operands"};
 static const nxpq_type AI_TYPES[] = {NXPQ_INT64, NXPQ_INT64, NXPQ_STRING, NXPQ_STRING};
 
-static int asm_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nxpq_error *err)
+static int asm_row(nx_nki_index *x, const nxpq_column_data *c, size_t r, nx_error *err)
 {
     if (reserve((void **)&x->assembly, &x->cap_asm, x->n_asm, sizeof *x->assembly) < 0)
         return oom(err, "AssemblyInstruction");
@@ -308,7 +308,7 @@ static size_t unique_ids(void *arr, size_t n, size_t sz)
     return w;
 }
 
-int nx_nki_index_build(const char *dir, nx_nki_index **out, nxpq_error *err)
+int nx_nki_index_build(const char *dir, nx_nki_index **out, nx_error *err)
 {
     nx_nki_index *x = calloc(1, sizeof *x);
     if (!x)
@@ -316,7 +316,7 @@ int nx_nki_index_build(const char *dir, nx_nki_index **out, nxpq_error *err)
     int rc = nx_nki_source_open(dir, &x->kinst, err);
     if (rc == 0 && nx_nki_source_count(x->kinst) == 0) {
         nx_nki_index_destroy(x);
-        nxpq_error_set(err, "%s: the profile has no KernelInstructions rows", dir);
+        nx_error_set(err, "%s: the profile has no KernelInstructions rows", dir);
         return NX_PROFILE_TABLE_ABSENT;
     }
     if (rc == 0)

@@ -83,7 +83,7 @@ typedef struct nx_nki_index {
 /* The index of profile_dir, from the cache or built: 0 (*out held; release it),
  * NX_PROFILE_TABLE_ABSENT (no KernelInstructions), or -1 with err naming the
  * table or file at fault. */
-int nx_nki_index_get(const char *profile_dir, const nx_nki_index **out, nxpq_error *err);
+int nx_nki_index_get(const char *profile_dir, const nx_nki_index **out, nx_error *err);
 void nx_nki_index_release(const nx_nki_index *idx);
 
 /* The string at pool offset off, NULL for NX_NKI_NO_STR. */

@@ -134,7 +134,7 @@ static void insert(const char *dir, const file_sig *sig, nx_nki_index *idx)
     memcpy(slot->sig, sig, sizeof slot->sig);
 }
 
-int nx_nki_index_get(const char *profile_dir, const nx_nki_index **out, nxpq_error *err)
+int nx_nki_index_get(const char *profile_dir, const nx_nki_index **out, nx_error *err)
 {
     file_sig sig[SIG_TABLES];
     signature(profile_dir, sig);

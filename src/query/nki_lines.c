@@ -126,13 +126,13 @@ static int join_groups(contrib *c, const nx_nki_index *x, const nx_top *t, nx_nk
     return 0;
 }
 
-static int group(nx_nki_lines *s, const nx_nki_index *x, const nx_top *t, nxpq_error *err)
+static int group(nx_nki_lines *s, const nx_nki_index *x, const nx_top *t, nx_error *err)
 {
     contrib c = {.files = NX_STRBUF_INIT};
     int rc = join_groups(&c, x, t, s);
     if (rc < 0) {
         contrib_free(&c);
-        return nxpq_error_set(err, "KernelInstructions: out of memory");
+        return nx_error_set(err, "KernelInstructions: out of memory");
     }
     static const nxpq_type KEYS[] = {NXPQ_STRING, NXPQ_INT64};
     if (!(s->g = nx_group_by_new(KEYS, 2, err))) {
@@ -151,7 +151,7 @@ static int group(nx_nki_lines *s, const nx_nki_index *x, const nx_top *t, nxpq_e
     return rc;
 }
 
-int nx_nki_lines_run(const char *profile_dir, nx_nki_lines *out, nxpq_error *err)
+int nx_nki_lines_run(const char *profile_dir, nx_nki_lines *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     const nx_nki_index *x;
@@ -165,7 +165,7 @@ int nx_nki_lines_run(const char *profile_dir, nx_nki_lines *out, nxpq_error *err
     if (rc == NX_TOP_BAD_KEY)
         rc = -1; /* Instruction lacks a join column: err names it */
     if (rc == 0 && t.value != NX_TOP_DURATION)
-        rc = nxpq_error_set(err, "%s: Instruction has no INT64 duration_ns", profile_dir);
+        rc = nx_error_set(err, "%s: Instruction has no INT64 duration_ns", profile_dir);
     if (rc == 0)
         rc = group(out, x, &t, err);
     nx_top_free(&t);

@@ -54,7 +54,7 @@ typedef struct nx_nki_line_time {
 /* The source table of profile_dir: 0 (*out filled; nx_nki_lines_free it),
  * NX_PROFILE_TABLE_ABSENT (no Instruction, or no KernelInstructions rows), or
  * -1 with err naming the table or file. */
-int nx_nki_lines_run(const char *profile_dir, nx_nki_lines *out, nxpq_error *err);
+int nx_nki_lines_run(const char *profile_dir, nx_nki_lines *out, nx_error *err);
 size_t nx_nki_lines_count(const nx_nki_lines *s);
 /* Line i (0 .. count-1) in the order above. */
 void nx_nki_lines_at(const nx_nki_lines *s, size_t i, nx_nki_line_time *out);

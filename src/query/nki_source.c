@@ -69,7 +69,7 @@ static int add_line(nx_nki_source *s, const nxpq_column_data *cols, size_t n_col
 }
 
 /* Adds the rows of one batch (columns: name, pcore, file, line[, frame, iteration]). */
-static int add_batch(nx_nki_source *s, const nxpq_batch *b, const char *path, nxpq_error *err)
+static int add_batch(nx_nki_source *s, const nxpq_batch *b, const char *path, nx_error *err)
 {
     const nxpq_column_data *name = &b->columns[0], *pcore = &b->columns[1];
     for (size_t r = 0; r < b->n_rows; r++) {
@@ -79,13 +79,13 @@ static int add_batch(nx_nki_source *s, const nxpq_batch *b, const char *path, nx
         size_t len = (size_t)(name->offsets[r + 1] - name->offsets[r]);
         int64_t core = pcore->values.i64[r];
         if (nx_nki_source_find(s, true, core, nm, len))
-            return nxpq_error_set(err, "%s: two rows for kernel_instruction_name '%.*s' on pcore_idx %" PRId64
+            return nx_error_set(err, "%s: two rows for kernel_instruction_name '%.*s' on pcore_idx %" PRId64
                                        "; the join with Instruction needs one", path, (int)len, nm, core);
         uint64_t first;
         bool known = nx_strmap_get(&s->map, nm, len, &first);
         if (add_line(s, b->columns, b->n_columns, r) != 0 ||
             (!known && nx_strmap_put(&s->map, nm, len, s->n - 1) != 0))
-            return nxpq_error_set(err, "%s: out of memory", path);
+            return nx_error_set(err, "%s: out of memory", path);
         s->chains[s->n - 1] = (chain){core, SIZE_MAX};
         if (known) {   /* append to the name's chain */
             size_t at = (size_t)first;
@@ -97,13 +97,13 @@ static int add_batch(nx_nki_source *s, const nxpq_batch *b, const char *path, nx
     return 0;
 }
 
-static int check_columns(nx_profile_table *t, const char *const *cols, const char *path, nxpq_error *err)
+static int check_columns(nx_profile_table *t, const char *const *cols, const char *path, nx_error *err)
 {
     const nxpq_type want[4] = {NXPQ_STRING, NXPQ_INT64, NXPQ_STRING, NXPQ_INT64};
     for (size_t c = 0; c < 4; c++) {
         int at = nx_profile_table_find_column(t, cols[c]);
         if (at < 0 || nx_profile_table_column(t, (size_t)at)->type != want[c])
-            return nxpq_error_set(err, "%s: column '%s' is missing or not %s (a profile written by another tool, "
+            return nx_error_set(err, "%s: column '%s' is missing or not %s (a profile written by another tool, "
                                        "or damaged)", path, cols[c], nxpq_type_name(want[c]));
     }
     return 0;
@@ -120,11 +120,11 @@ static size_t optional_columns(nx_profile_table *t, const char *const *cols)
     return 2;
 }
 
-int nx_nki_source_open(const char *profile_dir, nx_nki_source **out, nxpq_error *err)
+int nx_nki_source_open(const char *profile_dir, nx_nki_source **out, nx_error *err)
 {
     *out = calloc(1, sizeof **out);
     if (!*out)
-        return nxpq_error_set(err, "KernelInstructions: out of memory");
+        return nx_error_set(err, "KernelInstructions: out of memory");
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(profile_dir, "KernelInstructions", &t, err);
     if (rc == NX_PROFILE_TABLE_ABSENT)
@@ -185,7 +185,7 @@ void nx_nki_source_close(nx_nki_source *s)
 
 /* Adds one Instruction batch (duration_ns, kernel_instruction_name, pcore_idx). */
 static int cover_batch(const nx_nki_source *src, const nxpq_batch *b, nx_nki_coverage *c, const char *path,
-                       nxpq_error *err)
+                       nx_error *err)
 {
     const nxpq_column_data *dur = &b->columns[0], *name = &b->columns[1], *core = &b->columns[2];
     for (size_t r = 0; r < b->n_rows; r++) {
@@ -198,14 +198,14 @@ static int cover_batch(const nx_nki_source *src, const nxpq_batch *b, nx_nki_cov
                                                       (size_t)(name->offsets[r + 1] - name->offsets[r]));
         if (d < 0 || __builtin_add_overflow(c->total_ns, d, &c->total_ns) ||
             (kernel && __builtin_add_overflow(c->kernel_ns, d, &c->kernel_ns)))
-            return nxpq_error_set(err, "%s: duration_ns %" PRId64 " is negative or the sum exceeds int64", path, d);
+            return nx_error_set(err, "%s: duration_ns %" PRId64 " is negative or the sum exceeds int64", path, d);
         c->instructions++;
         c->kernel_instructions += kernel;
     }
     return 0;
 }
 
-int nx_nki_coverage_read(const char *profile_dir, nx_nki_coverage *out, nxpq_error *err)
+int nx_nki_coverage_read(const char *profile_dir, nx_nki_coverage *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     nx_nki_source *src = NULL;
@@ -226,7 +226,7 @@ int nx_nki_coverage_read(const char *profile_dir, nx_nki_coverage *out, nxpq_err
     for (size_t k = 0; rc == 0 && k < 3; k++) {
         int at = nx_profile_table_find_column(t, cols[k]);
         if (at < 0 || nx_profile_table_column(t, (size_t)at)->type != types[k])
-            rc = nxpq_error_set(err, "%s: column '%s' is missing or not %s (a profile written by another tool, "
+            rc = nx_error_set(err, "%s: column '%s' is missing or not %s (a profile written by another tool, "
                                      "or damaged)", path, cols[k], nxpq_type_name(types[k]));
     }
     nx_profile_scan *s = NULL;

@@ -38,7 +38,7 @@ typedef struct nx_nki_line {
  * when the profile has no such table (no instruction came from an NKI kernel);
  * -1 with err (the file is damaged, or lacks a column the join needs, or two
  * rows share a core and name). */
-int nx_nki_source_open(const char *profile_dir, nx_nki_source **out, nxpq_error *err);
+int nx_nki_source_open(const char *profile_dir, nx_nki_source **out, nx_error *err);
 /* The row of (pcore, name[0..len)), or NULL: the instruction came from no
  * kernel (or its core or name is null: pass has_pcore false / name NULL). */
 const nx_nki_line *nx_nki_source_find(const nx_nki_source *s, bool has_pcore, int64_t pcore, const char *name,
@@ -61,7 +61,7 @@ typedef struct nx_nki_coverage {
 
 /* 0 with *out (zeros and present false without KernelInstructions, or
  * without Instruction), -1 with err naming the table or file. */
-int nx_nki_coverage_read(const char *profile_dir, nx_nki_coverage *out, nxpq_error *err);
+int nx_nki_coverage_read(const char *profile_dir, nx_nki_coverage *out, nx_error *err);
 /* 100 * kernel_ns / total_ns; 0 when total_ns is 0. */
 double nx_nki_coverage_percent(const nx_nki_coverage *c);
 

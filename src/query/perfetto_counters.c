@@ -55,7 +55,7 @@ static void series_name(const nx_usage_series *s, char *out, size_t cap)
 }
 
 static int usage_tracks(nx_pftrace *t, uint64_t parent, int32_t *rank, const char *dir, int64_t start, int64_t end,
-                        nxpq_error *err)
+                        nx_error *err)
 {
     for (size_t l = 0; nx_usage_lane_at(l); l++) {
         const char *table = nx_usage_lane_at(l)->table;
@@ -84,7 +84,7 @@ static int usage_tracks(nx_pftrace *t, uint64_t parent, int32_t *rank, const cha
 }
 
 static int framework_tracks(nx_pftrace *t, uint64_t parent, int32_t *rank, const char *dir, int64_t start,
-                            int64_t end, nxpq_error *err)
+                            int64_t end, nx_error *err)
 {
     nx_counter_lanes c;
     int rc = nx_counter_lanes_read(dir, start, end, NX_PF_COUNTER_WIDTH, &c, err);
@@ -112,10 +112,10 @@ static int framework_tracks(nx_pftrace *t, uint64_t parent, int32_t *rank, const
     return 0;
 }
 
-int nx_pf_counters_write(nx_pftrace *t, const char *profile_dir, int64_t start, int64_t end, nxpq_error *err)
+int nx_pf_counters_write(nx_pftrace *t, const char *profile_dir, int64_t start, int64_t end, nx_error *err)
 {
     int64_t first, last;
-    nxpq_error span_err = {{0}};
+    nx_error span_err = {0};
     if (start == INT64_MIN || end == INT64_MAX) {   /* an open window: the profile's span bounds the buckets */
         if (nx_profile_span(profile_dir, &first, &last, &span_err) != 0)
             return 0;   /* no Metadata span: no samples table of ours is without one */

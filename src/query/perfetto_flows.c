@@ -61,7 +61,7 @@ static int push(read_ctx *c, int code, int64_t id, uint64_t flow, bool terminati
 }
 
 /* Batch columns: in_table, in_id, out_table, out_id. */
-static int take_batch(void *ctx, const nxpq_batch *b, size_t file, nxpq_error *err)
+static int take_batch(void *ctx, const nxpq_batch *b, size_t file, nx_error *err)
 {
     (void)file;
     read_ctx *c = ctx;
@@ -93,7 +93,7 @@ static int end_cmp(const void *a, const void *b)
     return x->flow < y->flow ? -1 : x->flow > y->flow;
 }
 
-int nx_pf_flows_read(const char *profile_dir, nx_pf_flows *out, nxpq_error *err)
+int nx_pf_flows_read(const char *profile_dir, nx_pf_flows *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     nx_profile_table *t = NULL;

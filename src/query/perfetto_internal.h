@@ -31,7 +31,7 @@ typedef struct nx_pf_flows {
 
 /* The Flow table of profile_dir, both ends of each row. 0 (a profile without
  * Flow gives none), or -1 with err naming the table. Memory: 24 bytes per end. */
-int nx_pf_flows_read(const char *profile_dir, nx_pf_flows *out, nxpq_error *err);
+int nx_pf_flows_read(const char *profile_dir, nx_pf_flows *out, nx_error *err);
 void nx_pf_flows_free(nx_pf_flows *f);
 /* The Flow table's code of a timeline table (Instruction, DmaPacketAggregated),
  * or NX_PF_FLOW_NONE. */
@@ -54,6 +54,6 @@ void nx_pf_list_flows_put(const nxpq_column_data *col, size_t i, nx_pftrace *t);
  * as counter tracks under one "Counters" track: descriptors, then every point.
  * An open end (INT64_MIN, INT64_MAX) is the profile's span (Metadata); a
  * profile without one has no counter tracks. 0, or -1 with err. */
-int nx_pf_counters_write(nx_pftrace *t, const char *profile_dir, int64_t start, int64_t end, nxpq_error *err);
+int nx_pf_counters_write(nx_pftrace *t, const char *profile_dir, int64_t start, int64_t end, nx_error *err);
 
 #endif

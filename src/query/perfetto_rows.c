@@ -78,7 +78,7 @@ typedef struct pf_rows {
     nx_strbuf scratch;
 } pf_rows;
 
-static int oom(nxpq_error *err, const char *what)
+static int oom(nx_error *err, const char *what)
 {
     snprintf(err->msg, sizeof err->msg, "Perfetto export: out of memory (%s)", what);
     return -1;
@@ -99,7 +99,7 @@ static uint64_t group_track(pf_rows *p, size_t g)
 
 /* The track of a framework thread's process, named `label`, made when first
  * met (keyed by rank and label). 0 on out of memory. */
-static uint64_t process_track(pf_rows *p, const nx_track_entry *e, const char *label, int32_t rank, nxpq_error *err)
+static uint64_t process_track(pf_rows *p, const nx_track_entry *e, const char *label, int32_t rank, nx_error *err)
 {
     nx_strbuf *k = &p->scratch;
     k->len = 0;
@@ -122,7 +122,7 @@ static uint64_t process_track(pf_rows *p, const nx_track_entry *e, const char *l
 /* Adds a track of `table` named `raw` (window.h's name) with descriptor name
  * `name` under parent; its index into *index. 0 or -1. */
 static int add_track(pf_rows *p, const char *table, const char *raw, size_t raw_len, const char *name,
-                     uint64_t parent, int32_t rank, size_t *index, nxpq_error *err)
+                     uint64_t parent, int32_t rank, size_t *index, nx_error *err)
 {
     if (p->n_tracks == p->cap_tracks) {
         size_t cap = p->cap_tracks ? p->cap_tracks * 2 : 64;
@@ -157,7 +157,7 @@ static int add_track(pf_rows *p, const char *table, const char *raw, size_t raw_
  * labelled thread under its process's label (a ranked one's starts "rank <w> /
  * "); another thread as "thread <tid>" under "process <pid>"; else the track
  * name. 0 or -1. */
-static int entry_track(pf_rows *p, const nx_track_entry *e, int32_t rank, nxpq_error *err)
+static int entry_track(pf_rows *p, const nx_track_entry *e, int32_t rank, nx_error *err)
 {
     uint64_t parent = group_track(p, e->view->group);
     const char *name = e->name;
@@ -186,7 +186,7 @@ static int entry_track(pf_rows *p, const nx_track_entry *e, int32_t rank, nxpq_e
     return add_track(p, e->view->table, e->name, e->name_len, name, parent, rank, &index, err);
 }
 
-static int write_tracks(pf_rows *p, nxpq_error *err)
+static int write_tracks(pf_rows *p, nx_error *err)
 {
     nx_tracks tr;
     if (nx_tracks_read(p->dir, &tr, err) != 0)
@@ -200,7 +200,7 @@ static int write_tracks(pf_rows *p, nxpq_error *err)
 
 /* The tracks index of window track id `id` of the current table, made when
  * the track list did not have it. -1 on out of memory. */
-static int64_t row_track(pf_rows *p, uint32_t id, nxpq_error *err)
+static int64_t row_track(pf_rows *p, uint32_t id, nx_error *err)
 {
     if (id >= p->win_cap) {
         size_t cap = id + 1 > p->win_cap * 2 ? id + 1 : p->win_cap * 2;
@@ -367,7 +367,7 @@ static void put_event(pf_rows *p, const nx_row_batch *rb, size_t k, int type, ui
     nx_pftrace_event_end(&p->t);
 }
 
-static int rows(nx_row_writer *base, const nx_row_batch *rb, nxpq_error *err)
+static int rows(nx_row_writer *base, const nx_row_batch *rb, nx_error *err)
 {
     pf_rows *p = (pf_rows *)base;
     p->w = rb->w;
@@ -402,7 +402,7 @@ static int field_index(const nx_schema_table *s, const char *name)
     return -1;
 }
 
-static int begin_table(nx_row_writer *base, const nx_row_table *t, nxpq_error *err)
+static int begin_table(nx_row_writer *base, const nx_row_table *t, nx_error *err)
 {
     pf_rows *p = (pf_rows *)base;
     p->schema = t->schema;
@@ -422,7 +422,7 @@ static int begin_table(nx_row_writer *base, const nx_row_table *t, nxpq_error *e
 }
 
 /* Closes every open slice (innermost first). */
-static int end_table(nx_row_writer *base, nxpq_error *err)
+static int end_table(nx_row_writer *base, nx_error *err)
 {
     pf_rows *p = (pf_rows *)base;
     for (size_t i = 0; i < p->n_tracks; i++)
@@ -435,7 +435,7 @@ static int end_table(nx_row_writer *base, nxpq_error *err)
     return -1;
 }
 
-static int flush(nx_row_writer *base, nxpq_error *err)
+static int flush(nx_row_writer *base, nx_error *err)
 {
     pf_rows *p = (pf_rows *)base;
     if (nx_pftrace_flush(&p->t, true) == 0)
@@ -444,7 +444,7 @@ static int flush(nx_row_writer *base, nxpq_error *err)
     return -1;
 }
 
-static int finish(nx_row_writer *base, nxpq_error *err)
+static int finish(nx_row_writer *base, nx_error *err)
 {
     pf_rows *p = (pf_rows *)base;
     if (p->flows.unresolved)
@@ -481,7 +481,7 @@ static void pf_free(nx_row_writer *base)
 
 static const nx_row_writer_ops OPS = {begin_table, rows, end_table, flush, finish, pf_free};
 
-nx_row_writer *nx_perfetto_rows_open(const nx_row_target *target, nxpq_error *err)
+nx_row_writer *nx_perfetto_rows_open(const nx_row_target *target, nx_error *err)
 {
     pf_rows *p = calloc(1, sizeof *p);
     if (!p) {

@@ -136,14 +136,14 @@ static bool device_row(const char *dir, nx_profile_device *x, const nxpq_column_
     if (!(x->name = nx_text_dup(s, len)))
         return false;
     x->has_nc = cc && nx_column_int(cc, i, &x->nc_id);
-    nxpq_error e = {{0}};
+    nx_error e = {0};
     x->dir = nx_device_profile_dir(dir, x->name, &e);
     return true;
 }
 
 /* Reads DeviceProfileList into p->devices. 0 (also without the table), 1 with
  * err (the table cannot be read), -1 when out of memory. */
-static int read_devices(const char *dir, nx_profile_info *p, nxpq_error *err)
+static int read_devices(const char *dir, nx_profile_info *p, nx_error *err)
 {
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(dir, "DeviceProfileList", &t, err);
@@ -152,7 +152,7 @@ static int read_devices(const char *dir, nx_profile_info *p, nxpq_error *err)
     int ci_name = nx_profile_table_find_column(t, "device_profile_name");
     int ci_nc = nx_profile_table_find_column(t, "nc_id");
     if (ci_name < 0 || nx_profile_table_column(t, (size_t)ci_name)->type != NXPQ_STRING) {
-        nxpq_error_set(err, "%s: no string column device_profile_name", nx_profile_table_file_path(t, 0));
+        nx_error_set(err, "%s: no string column device_profile_name", nx_profile_table_file_path(t, 0));
         nx_profile_table_close(t);
         return 1;
     }
@@ -184,7 +184,7 @@ static int read_devices(const char *dir, nx_profile_info *p, nxpq_error *err)
 
 /* Whether SystemProfileMetadata says the times are relative (profile_info.h).
  * 0, 1 with err (unreadable: named in the answer), or -1 when out of memory. */
-static int read_relative(const char *dir, nx_profile_info *p, nxpq_error *err)
+static int read_relative(const char *dir, nx_profile_info *p, nx_error *err)
 {
     nx_row0 r;
     if (nx_row0_read(dir, "SystemProfileMetadata", &r, err) != 0)
@@ -203,7 +203,7 @@ static int read_relative(const char *dir, nx_profile_info *p, nxpq_error *err)
 static int read_annotations(const char *dir, nx_profile_info *p)
 {
     nx_annotations a;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_annotations_load(dir, &a, &err) < 0)
         return add_error(p, err.msg);
     p->n_markers = a.n_markers;
@@ -217,7 +217,7 @@ int nx_profile_info_read(const char *profile_dir, nx_profile_info *out)
     memset(out, 0, sizeof *out);
     int rc = list_dir(profile_dir, out);
     if (rc == 0 && out->readable) {
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         int span = nx_profile_span(profile_dir, &out->first_ts, &out->last_ts, &err);
         out->has_span = span == 0;
         if (span < 0)

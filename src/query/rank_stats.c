@@ -76,7 +76,7 @@ static bool is_collective(const nx_activity_row *row)
     return nx_activity_is_collective(row->name, row->name_len);
 }
 
-static int on_row(void *ctx, const nx_activity_row *row, nxpq_error *err)
+static int on_row(void *ctx, const nx_activity_row *row, nx_error *err)
 {
     acc *a = ctx;
     if (row->a.rank < 0)
@@ -93,7 +93,7 @@ static int on_row(void *ctx, const nx_activity_row *row, nxpq_error *err)
         if (ok)
             a->colls[a->n_colls++] = (coll_row){.rank = row->a.rank, .step = -1, .start = row->start_ns, .name = name};
     }
-    return ok ? 0 : nxpq_error_set(err, "%s: out of memory", EVENTS);
+    return ok ? 0 : nx_error_set(err, "%s: out of memory", EVENTS);
 }
 
 /* ---------------------------------------------------------------- order -- */
@@ -374,7 +374,7 @@ static void acc_free(acc *a)
     free(a->colls);
 }
 
-int nx_rank_stats_read(const char *dir, nx_rank_stats *out, nxpq_error *err)
+int nx_rank_stats_read(const char *dir, nx_rank_stats *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     acc a = {0};
@@ -387,7 +387,7 @@ int nx_rank_stats_read(const char *dir, nx_rank_stats *out, nxpq_error *err)
         if (ok)
             step_stragglers(out);
         else
-            rc = nxpq_error_set(err, "%s: out of memory", EVENTS);
+            rc = nx_error_set(err, "%s: out of memory", EVENTS);
     }
     acc_free(&a);
     if (rc != 0)

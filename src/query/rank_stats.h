@@ -76,7 +76,7 @@ typedef struct nx_rank_stats {
 /* Reads the rank answer of the system profile `dir`. 0, NX_PROFILE_TABLE_ABSENT
  * (no SystemProfileEvents: *out empty), or -1 with err naming the table, row
  * or what overflowed. */
-int nx_rank_stats_read(const char *dir, nx_rank_stats *out, nxpq_error *err);
+int nx_rank_stats_read(const char *dir, nx_rank_stats *out, nx_error *err);
 void nx_rank_stats_free(nx_rank_stats *s);
 
 /* Appends the object {"ranks":[...],"steps":[{"step","durations_ns":{"<rank>":

@@ -74,7 +74,7 @@ static int columns(nx_profile_table *t, nx_row0 *out, const char **names)
     return 0;
 }
 
-int nx_row0_read(const char *profile_dir, const char *table, nx_row0 *out, nxpq_error *err)
+int nx_row0_read(const char *profile_dir, const char *table, nx_row0 *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     nx_profile_table *t;
@@ -103,7 +103,7 @@ int nx_row0_read(const char *profile_dir, const char *table, nx_row0 *out, nxpq_
     rc = 0;
     goto done;
 oom:
-    nxpq_error_set(err, "%s: out of memory", table);
+    nx_error_set(err, "%s: out of memory", table);
 done:
     nx_profile_scan_close(s);
     nx_profile_table_close(t);

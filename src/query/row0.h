@@ -37,7 +37,7 @@ typedef struct nx_row0 {
 /* Reads the first row of `table` of profile_dir. 0 (*out filled, present false
  * when the profile lacks the table; nx_row0_free it) or -1 with err naming the
  * table or file. */
-int nx_row0_read(const char *profile_dir, const char *table, nx_row0 *out, nxpq_error *err);
+int nx_row0_read(const char *profile_dir, const char *table, nx_row0 *out, nx_error *err);
 /* The cell of column `name`, or NULL when the table has no such scalar column. */
 const nx_cell *nx_row0_field(const nx_row0 *r, const char *name);
 void nx_row0_free(nx_row0 *r);

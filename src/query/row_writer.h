@@ -51,11 +51,11 @@ typedef struct nx_row_batch {
 typedef struct nx_row_writer nx_row_writer;
 
 typedef struct nx_row_writer_ops {
-    int (*begin_table)(nx_row_writer *w, const nx_row_table *t, nxpq_error *err);
-    int (*rows)(nx_row_writer *w, const nx_row_batch *rb, nxpq_error *err);
-    int (*end_table)(nx_row_writer *w, nxpq_error *err);
-    int (*flush)(nx_row_writer *w, nxpq_error *err);
-    int (*finish)(nx_row_writer *w, nxpq_error *err);
+    int (*begin_table)(nx_row_writer *w, const nx_row_table *t, nx_error *err);
+    int (*rows)(nx_row_writer *w, const nx_row_batch *rb, nx_error *err);
+    int (*end_table)(nx_row_writer *w, nx_error *err);
+    int (*flush)(nx_row_writer *w, nx_error *err);
+    int (*finish)(nx_row_writer *w, nx_error *err);
     void (*free)(nx_row_writer *w);
 } nx_row_writer_ops;
 
@@ -81,7 +81,7 @@ typedef struct nx_row_format {
     const char *extension;       /* of its files: ".csv", ".json", ".pftrace" */
     bool per_table;              /* one file per table; else one per profile */
     /* A writer for the target. NULL and err on failure. */
-    nx_row_writer *(*open)(const nx_row_target *t, nxpq_error *err);
+    nx_row_writer *(*open)(const nx_row_target *t, nx_error *err);
 } nx_row_format;
 
 /* The format named `name`, or NULL. */
@@ -90,9 +90,9 @@ const nx_row_format *nx_row_format_find(const char *name);
 const nx_row_format *nx_row_format_at(size_t i);
 
 /* The row writers (in their own files). */
-nx_row_writer *nx_csv_rows_open(const nx_row_target *t, nxpq_error *err);
-nx_row_writer *nx_json_rows_open(const nx_row_target *t, nxpq_error *err);
-nx_row_writer *nx_perfetto_rows_open(const nx_row_target *t, nxpq_error *err);
+nx_row_writer *nx_csv_rows_open(const nx_row_target *t, nx_error *err);
+nx_row_writer *nx_json_rows_open(const nx_row_target *t, nx_error *err);
+nx_row_writer *nx_perfetto_rows_open(const nx_row_target *t, nx_error *err);
 
 /* Batch row j's window row index (see nx_row_batch). */
 static inline size_t nx_row_batch_k(const nx_row_batch *rb, size_t j) { return rb->pick ? rb->pick[j] : j; }

@@ -97,7 +97,7 @@ typedef struct half_pass {
     uint64_t in_window;
     nxpq_scan_stats stats;
     int rc;                          /* 0, NX_PROFILE_TABLE_ABSENT or -1 */
-    nxpq_error err;
+    nx_error err;
 } half_pass;
 
 /* The sampler's track of the row at `ord` on window track `track`: (track,
@@ -107,12 +107,12 @@ static int64_t nest_key(half_pass *h, uint32_t track, int64_t ord)
     uint32_t depth;
     int64_t self_ns;
     if (!nx_nesting_get(h->nest, ord, &depth, &self_ns)) {
-        nxpq_error_set(&h->err, "%s: row %lld has no depth", h->table, (long long)ord);
+        nx_error_set(&h->err, "%s: row %lld has no depth", h->table, (long long)ord);
         return -1;
     }
     int64_t key = depth_key(&h->keys, track, nx_nesting_level(depth));
     if (key < 0)
-        nxpq_error_set(&h->err, "%s: out of memory sampling by depth", h->table);
+        nx_error_set(&h->err, "%s: out of memory sampling by depth", h->table);
     return key;
 }
 
@@ -224,15 +224,15 @@ static int map_tracks(nx_sampled *s, size_t *cap, const half_pass *h, uint32_t *
  * (absent, stale or malformed: the scan then answers), NX_QUERY_OVER_BUDGET
  * (the scan would need as much), -1 on out of memory. */
 static int indexed_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
-                        bool nested, nx_budget *budget, nx_sampled *out, nxpq_error *err)
+                        bool nested, nx_budget *budget, nx_sampled *out, nx_error *err)
 {
     const char *off = getenv("NXPROF_NO_TIMELINE_INDEX");
     if (off && strcmp(off, "1") == 0)
         return 1;
     nx_tlx *x;
-    int rc = nx_tlx_open(profile_dir, table, &x, NULL, 0);
+    int rc = nx_tlx_open(profile_dir, table, &x, NULL);
     if (rc != 0)
-        return rc < 0 ? (nxpq_error_set(err, "%s: out of memory", table), -1) : 1;
+        return rc < 0 ? (nx_error_set(err, "%s: out of memory", table), -1) : 1;
     rc = nx_tlx_sample(x, start, end, width, nested, budget, out, err);
     if (rc != 0) {
         nx_tlx_close(x);
@@ -243,7 +243,7 @@ static int indexed_pass(const char *profile_dir, const char *table, int64_t star
 }
 
 int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
-                    nx_sampled *out, nxpq_error *err)
+                    nx_sampled *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     const nx_timeline_info *info = nx_timeline_find(table);
@@ -309,7 +309,7 @@ int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, i
         nx_sample x = take_a ? h[0].samples[a++] : h[1].samples[b++];
         uint32_t wt = nest ? hp->keys.track[x.track] : x.track;   /* the half's window track */
         if (nest && !sample_depth(nest, hp->keys.depth[x.track], x.ordinal, &out->depth[out->n])) {
-            nxpq_error_set(err, "%s: row %lld has no depth", table, (long long)x.ordinal);
+            nx_error_set(err, "%s: row %lld has no depth", table, (long long)x.ordinal);
             goto done;
         }
         x.track = map[take_a ? 0 : 1][wt];

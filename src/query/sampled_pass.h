@@ -59,7 +59,7 @@ typedef struct nx_sampled {
  * threads), or -1 with err naming the table or file (for a nested table also:
  * rows not in start order per track, so no depth). start <= end, width >= 1. */
 int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
-                    nx_sampled *out, nxpq_error *err);
+                    nx_sampled *out, nx_error *err);
 void nx_sampled_free(nx_sampled *s);
 
 #endif

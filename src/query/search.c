@@ -226,7 +226,7 @@ static void offer(table_pass *p, const nx_search_options *o, const skey *pos, co
 
 /* Passes rows [rows_begin, rows_end) of table t (position ti in o->tables). */
 static int scan_span(nx_profile_table *t, size_t ti, int64_t rows_begin, int64_t rows_end, matcher *m,
-                     const skey *pos, table_pass *p, nxpq_error *err)
+                     const skey *pos, table_pass *p, nx_error *err)
 {
     const nx_search_options *o = m->o;
     const char *cols[1] = {o->field};
@@ -251,7 +251,7 @@ static int scan_span(nx_profile_table *t, size_t ti, int64_t rows_begin, int64_t
         else if (c->dict_index)
             rc = dict_flags(m, c);
         if (rc < 0) {
-            nxpq_error_set(err, "%s: out of memory searching %s", nx_profile_table_name(t), o->field);
+            nx_error_set(err, "%s: out of memory searching %s", nx_profile_table_name(t), o->field);
             more = -1;
             break;
         }
@@ -279,7 +279,7 @@ typedef struct span_job {
     const skey *pos;
     table_pass pass[NX_FORK_JOIN_MAX];
     int rc[NX_FORK_JOIN_MAX];
-    nxpq_error err[NX_FORK_JOIN_MAX];
+    nx_error err[NX_FORK_JOIN_MAX];
 } span_job;
 
 static void span_work(void *ctx, size_t i)
@@ -291,7 +291,7 @@ static void span_work(void *ctx, size_t i)
     j->rc[i] = nx_profile_table_open(j->dir, j->table, &t, &j->err[i]);
     if (j->rc[i] != 0) {
         if (j->rc[i] == NX_PROFILE_TABLE_ABSENT)
-            j->rc[i] = nxpq_error_set(&j->err[i], "%s: the table went away while it was searched", j->table);
+            j->rc[i] = nx_error_set(&j->err[i], "%s: the table went away while it was searched", j->table);
         return;
     }
     matcher m = *j->proto;
@@ -317,11 +317,11 @@ static void merge_pass(table_pass *to, const table_pass *p, nx_search_dir dir)
 
 /* Table t's pass, its rows shared out among threads (row_split.h). */
 static int scan_table(const char *dir, nx_profile_table *t, size_t ti, const matcher *m, const skey *pos,
-                      table_pass *p, nxpq_error *err)
+                      table_pass *p, nx_error *err)
 {
     span_job *j = calloc(1, sizeof *j);
     if (!j)
-        return nxpq_error_set(err, "%s: out of memory searching %s", nx_profile_table_name(t), m->o->field);
+        return nx_error_set(err, "%s: out of memory searching %s", nx_profile_table_name(t), m->o->field);
     *j = (span_job){.dir = dir, .table = nx_profile_table_name(t), .ti = ti, .rows = nx_profile_table_num_rows(t),
                     .proto = m, .pos = pos};
     j->n_spans = nx_row_split_count(j->rows, m->o->threads);
@@ -371,7 +371,7 @@ static int take_value(nx_search_value *v, const nxpq_column_data *c, size_t i)
 }
 
 /* Reads the track and value of the event found (r->table, ordinal, start). */
-static int read_found(const char *dir, const nx_search_options *o, nx_search_result *r, nxpq_error *err)
+static int read_found(const char *dir, const nx_search_options *o, nx_search_result *r, nx_error *err)
 {
     nx_profile_table *t;
     const char *tname = o->tables[r->table];
@@ -398,24 +398,24 @@ static int read_found(const char *dir, const nx_search_options *o, nx_search_res
                 rc = take_value(&r->label, &b.batch->columns[0], b.rows[k]);
             }
             if (rc < 0)
-                nxpq_error_set(err, "%s: out of memory reading the event found", tname);
+                nx_error_set(err, "%s: out of memory reading the event found", tname);
         }
     }
     if (more < 0)
         rc = -1;
     else if (rc == 1)
-        rc = nxpq_error_set(err, "%s: the event at ordinal %lld changed while it was searched", tname,
+        rc = nx_error_set(err, "%s: the event at ordinal %lld changed while it was searched", tname,
                             (long long)r->ordinal);
     nx_window_close(w);
     nx_profile_table_close(t);
     return rc;
 }
 
-int nx_search_run(const char *profile_dir, const nx_search_options *o, nx_search_result *out, nxpq_error *err)
+int nx_search_run(const char *profile_dir, const nx_search_options *o, nx_search_result *out, nx_error *err)
 {
     *out = (nx_search_result){0};
     if (o->n_tables > NX_TIMELINE_TABLES)
-        return nxpq_error_set(err, "search: at most %d tables", NX_TIMELINE_TABLES);
+        return nx_error_set(err, "search: at most %d tables", NX_TIMELINE_TABLES);
     skey pos = {o->from, o->have_from_ord ? o->from_table + 1 : 0, o->have_from_ord ? o->from_ord : -1};
     uint64_t counted = 0; /* matches before P, and at P when searching forward */
     matcher m;

@@ -100,7 +100,7 @@ typedef struct nx_search_result {
 /* Runs the search over profile_dir. 0 (*out filled; nx_search_free it), or -1
  * with err naming the table or file (unreadable, not a timeline table, out of
  * memory). */
-int nx_search_run(const char *profile_dir, const nx_search_options *o, nx_search_result *out, nxpq_error *err);
+int nx_search_run(const char *profile_dir, const nx_search_options *o, nx_search_result *out, nx_error *err);
 void nx_search_free(nx_search_result *r);
 
 /* Whether hay[0..len) contains needle[0..nlen) with ASCII letters compared

@@ -123,10 +123,10 @@ static int cmp_rank(const void *pa, const void *pb)
 /* out->ranks from the tracks' accumulators: one entry per track with a rank,
  * sorted by rank, then those of one rank merged (n log n in the tracks, however
  * many ranks). -1 with err when out of memory or a rank's busy time exceeds int64. */
-static int ranks_from_tracks(const busy_acc *acc, size_t n_acc, nx_system_summary *out, nxpq_error *err)
+static int ranks_from_tracks(const busy_acc *acc, size_t n_acc, nx_system_summary *out, nx_error *err)
 {
     if (!(out->ranks = calloc(n_acc + 1, sizeof *out->ranks)))
-        return nxpq_error_set(err, "%s: out of memory", EVENTS);
+        return nx_error_set(err, "%s: out of memory", EVENTS);
     size_t n = 0;
     for (size_t i = 0; i < n_acc; i++)
         if (acc[i].rank >= 0 && acc[i].rows > 0)
@@ -141,7 +141,7 @@ static int ranks_from_tracks(const busy_acc *acc, size_t n_acc, nx_system_summar
         }
         x->events += t->events;   /* row counts: no overflow */
         if (__builtin_add_overflow(x->busy_ns, t->busy_ns, &x->busy_ns))
-            return nxpq_error_set(err, "%s: the busy time of rank %" PRId64 " exceeds the int64 range", EVENTS,
+            return nx_error_set(err, "%s: the busy time of rank %" PRId64 " exceeds the int64 range", EVENTS,
                                   x->rank);
         x->first_ts = t->first_ts < x->first_ts ? t->first_ts : x->first_ts;
         x->last_ts = t->last_ts > x->last_ts ? t->last_ts : x->last_ts;
@@ -150,7 +150,7 @@ static int ranks_from_tracks(const busy_acc *acc, size_t n_acc, nx_system_summar
 }
 
 static int read_busy(const char *dir, const nx_nesting_values *nest, int64_t rank, nx_system_summary *out,
-                     nxpq_error *err)
+                     nx_error *err)
 {
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(dir, EVENTS, &t, err);
@@ -200,7 +200,7 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, int64_t ran
                 goto oom;
             const char *why = busy_add(&acc[tr], b.start[k], b.end[k]);
             if (why) {
-                nxpq_error_set(err, "%s: row %" PRId64 " (start_ts %" PRId64 ", end_ts %" PRId64 "): %s", EVENTS,
+                nx_error_set(err, "%s: row %" PRId64 " (start_ts %" PRId64 ", end_ts %" PRId64 "): %s", EVENTS,
                                base + b.rows[k], b.start[k], b.end[k], why);
                 goto done;
             }
@@ -216,7 +216,7 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, int64_t ran
         size_t len;
         const char *name = nx_window_track_name(w, (uint32_t)i, &len);
         if (!busy_close(&acc[i])) {
-            nxpq_error_set(err, "%s: the busy time of thread %.*s exceeds the int64 range", EVENTS, (int)len, name);
+            nx_error_set(err, "%s: the busy time of thread %.*s exceeds the int64 range", EVENTS, (int)len, name);
             goto done;
         }
         nx_system_busy *x = &out->busy[out->n_busy];
@@ -233,7 +233,7 @@ static int read_busy(const char *dir, const nx_nesting_values *nest, int64_t ran
     rc = 0;
     goto done;
 oom:
-    nxpq_error_set(err, "%s: out of memory", EVENTS);
+    nx_error_set(err, "%s: out of memory", EVENTS);
 done:
     for (size_t i = 0; i < n_acc; i++)
         free(acc[i].label);
@@ -246,7 +246,7 @@ done:
 /* ----------------------------------------------------------- operators -- */
 
 static int read_top(const char *dir, const nx_nesting_values *nest, int64_t rank, bool profiler_rows,
-                    nx_system_summary *out, nxpq_error *err)
+                    nx_system_summary *out, nx_error *err)
 {
     static const char *const by[] = {"name"};
     nx_top_options o = {.table = EVENTS, .by = by, .n_by = 1, .nesting = nest, .has_rank = rank >= 0, .rank = rank,
@@ -275,7 +275,7 @@ static int read_top(const char *dir, const nx_nesting_values *nest, int64_t rank
                                   .self_null = st->n_values[1] == 0};
         if (!key.null && !(x->name = nx_text_dup(key.s, key.len))) {
             nx_top_free(&r);
-            return nxpq_error_set(err, "%s: out of memory", EVENTS);
+            return nx_error_set(err, "%s: out of memory", EVENTS);
         }
         out->n_top++;
     }
@@ -296,7 +296,7 @@ typedef struct row0_cell {
 /* Reads cells of the first row of `table`: each present numeric column's value
  * (ok false when the column is missing, null or of another type). 0,
  * NX_PROFILE_TABLE_ABSENT, or -1 with err. */
-static int read_row0(const char *dir, const char *table, row0_cell *cells, size_t n, nxpq_error *err)
+static int read_row0(const char *dir, const char *table, row0_cell *cells, size_t n, nx_error *err)
 {
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(dir, table, &t, err);
@@ -346,7 +346,7 @@ static nx_opt_f64 opt(const row0_cell *c) { return (nx_opt_f64){c->ok, c->is_dou
  * when out of memory. */
 static int read_device(nx_system_device *d)
 {
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     char why[700] = "";
     struct stat st;
     if (stat(d->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -392,7 +392,7 @@ fail:
     return (d->error = strdup(why)) ? 0 : -1;
 }
 
-static int read_devices(const char *dir, nx_system_summary *out, nxpq_error *err)
+static int read_devices(const char *dir, nx_system_summary *out, nx_error *err)
 {
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(dir, "DeviceProfileList", &t, err);
@@ -407,7 +407,7 @@ static int read_devices(const char *dir, nx_system_summary *out, nxpq_error *err
     if (nx_profile_table_find_column(t, "device_profile_name") < 0 ||
         nx_profile_table_column(t, (size_t)nx_profile_table_find_column(t, "device_profile_name"))->type !=
             NXPQ_STRING) {
-        nxpq_error_set(err, "DeviceProfileList: no device_profile_name string column");
+        nx_error_set(err, "DeviceProfileList: no device_profile_name string column");
         goto done;
     }
     int nc = nx_profile_table_find_column(t, "nc_id");
@@ -435,7 +435,7 @@ static int read_devices(const char *dir, nx_system_summary *out, nxpq_error *err
                 d->nc_id_ok = !ci->valid || ci->valid[r];
                 d->nc_id = ci->type == NXPQ_INT32 ? ci->values.i32[r] : ci->values.i64[r];
             }
-            nxpq_error derr = {{0}};
+            nx_error derr = {0};
             if (!(d->dir = nx_device_profile_dir(dir, d->name, &derr))) {
                 if (!(d->error = strdup(derr.msg)))
                     goto oom;
@@ -448,7 +448,7 @@ static int read_devices(const char *dir, nx_system_summary *out, nxpq_error *err
     rc = more < 0 ? -1 : 0;
     goto done;
 oom:
-    nxpq_error_set(err, "DeviceProfileList: out of memory");
+    nx_error_set(err, "DeviceProfileList: out of memory");
 done:
     nx_profile_scan_close(s);
     nx_profile_table_close(t);
@@ -457,13 +457,13 @@ done:
 
 /* ---------------------------------------------------------------- read -- */
 
-int nx_system_summary_read(const char *dir, int64_t rank, nx_system_summary *out, nxpq_error *err)
+int nx_system_summary_read(const char *dir, int64_t rank, nx_system_summary *out, nx_error *err)
 {
     return nx_system_summary_read_rows(dir, rank, false, out, err);
 }
 
 int nx_system_summary_read_rows(const char *dir, int64_t rank, bool profiler_rows, nx_system_summary *out,
-                                nxpq_error *err)
+                                nx_error *err)
 {
     memset(out, 0, sizeof *out);
     out->rank = rank;

@@ -107,10 +107,10 @@ typedef struct nx_system_summary {
  * worker_gid is `rank` only when rank >= 0 (-1: every row). 0,
  * NX_PROFILE_TABLE_ABSENT (no SystemProfileEvents), or -1 with err naming the
  * table or file. */
-int nx_system_summary_read(const char *dir, int64_t rank, nx_system_summary *out, nxpq_error *err);
+int nx_system_summary_read(const char *dir, int64_t rank, nx_system_summary *out, nx_error *err);
 /* The same, with the profiler's own rows among the operators when profiler_rows. */
 int nx_system_summary_read_rows(const char *dir, int64_t rank, bool profiler_rows, nx_system_summary *out,
-                                nxpq_error *err);
+                                nx_error *err);
 void nx_system_summary_free(nx_system_summary *s);
 
 #endif

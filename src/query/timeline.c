@@ -115,12 +115,12 @@ typedef struct part {
     int64_t *lab;                    /* per sample and label */
     uint8_t *ok;
     strtab strs;
-    nxpq_error *err;
+    nx_error *err;
 } part;
 
 static int part_oom(part *p)
 {
-    return nxpq_error_set(p->err, "%s: out of memory", p->table);
+    return nx_error_set(p->err, "%s: out of memory", p->table);
 }
 
 /* Sets label l of sample i from a string or an integer. */
@@ -265,7 +265,7 @@ static size_t framework_ids(const part *p, size_t id_l, int64_t **ids)
 /* name[k] gets the string id of the framework_name of the first
  * FrameworkInstruction row with raw_framework_id ids[k] (-1 null, -2 none). */
 static int framework_lookup(part *p, nx_profile_table *t, const int64_t *ids, size_t u, int32_t *name,
-                            nxpq_error *err)
+                            nx_error *err)
 {
     static const char *const cols[] = {"raw_framework_id", "framework_name"};
     nx_profile_scan_options so = {.columns = cols, .n_columns = 2};
@@ -301,7 +301,7 @@ static int framework_names(part *p, size_t id_l, size_t name_l)
     size_t u = framework_ids(p, id_l, &ids);
     nx_profile_table *t = NULL;
     int32_t *name = NULL;
-    nxpq_error ignored = {{0}};   /* the lookup's own errors only leave the names null */
+    nx_error ignored = {0};   /* the lookup's own errors only leave the names null */
     int rc = u == SIZE_MAX ? -1 : 0;
     if (u == 0 || u == SIZE_MAX || nx_profile_table_open(p->dir, "FrameworkInstruction", &t, &ignored) != 0)
         goto done;
@@ -486,7 +486,7 @@ done:
 
 /* One table's entry. 0 (the entry may hold an error), or -1 (out of memory in
  * the answer's strings, err set). */
-static int table_answer(const char *dir, nx_timeline *tl, size_t k, strtab *strs, nxpq_error *err)
+static int table_answer(const char *dir, nx_timeline *tl, size_t k, strtab *strs, nx_error *err)
 {
     nx_timeline_table *t = &tl->tables[k];
     const nx_timeline_info *info = nx_timeline_find(t->table);
@@ -495,13 +495,13 @@ static int table_answer(const char *dir, nx_timeline *tl, size_t k, strtab *strs
         t->n_labels++;
     label_kinds(t->table, t->label_names, t->n_labels, t->label_is_string);
     t->nested = info->nested;
-    nxpq_error terr = {{0}};
+    nx_error terr = {0};
     part p = {.dir = dir, .table = t->table, .labels = t->label_names, .n_labels = t->n_labels,
               .nl = t->n_labels ? t->n_labels : 1, .err = &terr};
     memcpy(p.is_str, t->label_is_string, sizeof p.is_str);
     int rc = part_compute(&p, tl->start, tl->end, tl->width), result = 0;
     if (rc == NX_QUERY_OVER_BUDGET) {   /* the request itself is too large: no partial answer */
-        nxpq_error_set(err, "%s: %s", t->table, terr.msg);
+        nx_error_set(err, "%s: %s", t->table, terr.msg);
         part_free(&p);
         return rc;
     }
@@ -510,7 +510,7 @@ static int table_answer(const char *dir, nx_timeline *tl, size_t k, strtab *strs
         t->rows_in_window = p.sp.in_window;
         int f = table_fill(t, &p, strs);
         if (f == -2)
-            result = nxpq_error_set(err, "timeline: out of memory for the strings of the answer");
+            result = nx_error_set(err, "timeline: out of memory for the strings of the answer");
         else if (f < 0)
             rc = part_oom(&p);
     }
@@ -519,7 +519,7 @@ static int table_answer(const char *dir, nx_timeline *tl, size_t k, strtab *strs
         t->present = false;
         t->rows_in_window = 0;
         if (!(t->error = strdup(terr.msg[0] ? terr.msg : "unreadable")))
-            result = nxpq_error_set(err, "timeline: out of memory");
+            result = nx_error_set(err, "timeline: out of memory");
     }
     part_free(&p);
     return result;
@@ -543,19 +543,19 @@ static int take_strings(nx_timeline *tl, strtab *strs)
 }
 
 int nx_timeline_query(const char *profile_dir, const char *const *tables, size_t n_tables, int64_t start, int64_t end,
-                      uint32_t width, nx_timeline *out, nxpq_error *err)
+                      uint32_t width, nx_timeline *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     if (start > end || width == 0)
-        return nxpq_error_set(err, "timeline: needs start <= end and width >= 1");
+        return nx_error_set(err, "timeline: needs start <= end and width >= 1");
     for (size_t i = 0; i < n_tables; i++)
         if (!nx_timeline_find(tables[i]))
-            return nxpq_error_set(err, "timeline: %s is not a timeline table", tables[i]);
+            return nx_error_set(err, "timeline: %s is not a timeline table", tables[i]);
     out->start = start;
     out->end = end;
     out->width = width;
     if (!(out->tables = calloc(n_tables + 1, sizeof *out->tables)))
-        return nxpq_error_set(err, "timeline: out of memory");
+        return nx_error_set(err, "timeline: out of memory");
     out->n_tables = n_tables;
     strtab strs = {0};
     int rc = 0;
@@ -564,7 +564,7 @@ int nx_timeline_query(const char *profile_dir, const char *const *tables, size_t
         rc = table_answer(profile_dir, out, i, &strs, err);
     }
     if (rc == 0 && take_strings(out, &strs) != 0)
-        rc = nxpq_error_set(err, "timeline: out of memory");
+        rc = nx_error_set(err, "timeline: out of memory");
     strtab_free(&strs);
     if (rc != 0)
         nx_timeline_free(out);

@@ -94,7 +94,7 @@ typedef struct nx_timeline {
  * sampled one after another, each within the budget); -1 with err on bad
  * arguments or out of memory building the answer's string table. */
 int nx_timeline_query(const char *profile_dir, const char *const *tables, size_t n_tables, int64_t start, int64_t end,
-                      uint32_t width, nx_timeline *out, nxpq_error *err);
+                      uint32_t width, nx_timeline *out, nx_error *err);
 void nx_timeline_free(nx_timeline *t);
 
 #endif

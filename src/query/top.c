@@ -210,7 +210,7 @@ static int joined_kind(const nx_profile_table *t, const char *name)
 
 /* Checks the keys against the table and lays out the projection. */
 static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o, const nx_top *out,
-                nxpq_type *types, nxpq_error *err)
+                nxpq_type *types, nx_error *err)
 {
     memset(p, 0, sizeof *p);
     p->dur_at = p->start_at = p->end_at = p->json_at = -1;
@@ -226,7 +226,7 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
     }
     if (o->has_rank) {
         if (!is_int(column_type(t, "worker_gid"))) {
-            nxpq_error_set(err, "--rank: table %s has no integer column worker_gid", o->table);
+            nx_error_set(err, "--rank: table %s has no integer column worker_gid", o->table);
             return NX_TOP_BAD_KEY;
         }
         p->rank_at = want(p, "worker_gid");
@@ -240,10 +240,10 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
             if (types[k] != NXPQ_INT32 && types[k] != NXPQ_INT64 && types[k] != NXPQ_STRING &&
                 types[k] != NXPQ_BOOLEAN) {
                 if (schema_key(o->table, name))
-                    return nxpq_error_set(err, "%s: column '%s' is %s, not the schema's type (a profile written "
+                    return nx_error_set(err, "%s: column '%s' is %s, not the schema's type (a profile written "
                                                "by another tool, or damaged)",
                                           nx_profile_table_file_path(t, 0), name, nxpq_type_name(types[k]));
-                nxpq_error_set(err, "--by column '%s' of %s is %s; use integer or string columns", name, o->table,
+                nx_error_set(err, "--by column '%s' of %s is %s; use integer or string columns", name, o->table,
                                nxpq_type_name(types[k]));
                 return NX_TOP_BAD_KEY;
             }
@@ -254,11 +254,11 @@ static int plan(scan_plan *p, const nx_profile_table *t, const nx_top_options *o
         if (p->virt[k].kind == VIRT_NONE && out->self)
             p->virt[k].kind = strcmp(name, "cat") == 0 ? VIRT_CAT : strcmp(name, "thread") == 0 ? VIRT_THREAD : VIRT_NONE;
         if (p->virt[k].kind == VIRT_NONE && schema_key(o->table, name))
-            return nxpq_error_set(err, "%s has no column '%s', which the schema's %s has (a profile written by "
+            return nx_error_set(err, "%s has no column '%s', which the schema's %s has (a profile written by "
                                        "another tool, or damaged)",
                                   nx_profile_table_file_path(t, 0), name, o->table);
         if (p->virt[k].kind == VIRT_NONE) {
-            nxpq_error_set(err, "table %s has no column '%s'%s", o->table, name,
+            nx_error_set(err, "table %s has no column '%s'%s", o->table, name,
                            out->self ? " (nor is it one of the virtual keys cat, thread)" : "");
             return NX_TOP_BAD_KEY;
         }
@@ -337,12 +337,12 @@ static int bufs_reserve(value_bufs *v, size_t n)
  * groups within the checked totals (nx_top_rest). The self times, last of
  * vals when self, are named as such. */
 static int times_not_negative(const nx_group_values *vals, size_t n_sums, size_t n, bool self, const char *table,
-                              int64_t base, nxpq_error *err)
+                              int64_t base, nx_error *err)
 {
     for (size_t j = 0; j < n_sums; j++) {
         for (size_t r = 0; r < n; r++) {
             if ((!vals[j].valid || vals[j].valid[r]) && vals[j].v[r] < 0)
-                return nxpq_error_set(err, "%s: row %" PRId64 ": %s %" PRId64 " is negative", table,
+                return nx_error_set(err, "%s: row %" PRId64 ": %s %" PRId64 " is negative", table,
                                       base + (int64_t)r, self && j == n_sums - 1 ? "self time" : "duration",
                                       vals[j].v[r]);
         }
@@ -377,7 +377,7 @@ static const uint8_t *not_profiler_rows(const scan_plan *p, const nxpq_batch *b,
 }
 
 static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_nesting_values *nest,
-                     const nx_top_options *o, nxpq_error *err)
+                     const nx_top_options *o, nx_error *err)
 {
     size_t n_by = o->n_by;
     const char *table = o->table;
@@ -415,7 +415,7 @@ static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_ne
             for (size_t r = 0; r < n; r++) {
                 vb.span_ok[r] = present(st, r) && present(en, r);
                 if (vb.span_ok[r] && __builtin_sub_overflow(int_at(en, r), int_at(st, r), &vb.span[r])) {
-                    nxpq_error_set(err, "%s: row %" PRId64 ": end_ts - start_ts exceeds the int64 range", table,
+                    nx_error_set(err, "%s: row %" PRId64 ": end_ts - start_ts exceeds the int64 range", table,
                                    base + (int64_t)r);
                     goto done;
                 }
@@ -440,7 +440,7 @@ static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_ne
         if (nx_group_by_add_kept(out->g, keys, vals, n_sums, n, group_keep, err) != 0) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
-            nxpq_error_set(err, "%s: %s (rows %" PRId64 " to %" PRId64 ")", table, why, base,
+            nx_error_set(err, "%s: %s (rows %" PRId64 " to %" PRId64 ")", table, why, base,
                            base + (int64_t)n - 1);   /* name the table and where */
             goto done;
         }
@@ -458,11 +458,11 @@ static int aggregate(nx_top *out, nx_profile_table *t, scan_plan *p, const nx_ne
     rc = more < 0 ? -1 : 0;
     int64_t wall;
     if (rc == 0 && out->have_wall && __builtin_sub_overflow(out->last_ts, out->first_ts, &wall))
-        rc = nxpq_error_set(err, "%s: the wall time from the first start_ts (%" PRId64 ") to the last end_ts (%" PRId64
+        rc = nx_error_set(err, "%s: the wall time from the first start_ts (%" PRId64 ") to the last end_ts (%" PRId64
                             ") exceeds the int64 range", table, out->first_ts, out->last_ts);
     goto done;
 oom:
-    nxpq_error_set(err, "%s: out of memory", table);
+    nx_error_set(err, "%s: out of memory", table);
 done:
     free(vb.span);
     free(vb.self);
@@ -474,11 +474,11 @@ done:
     return rc;
 }
 
-int nx_top_run(const char *profile_dir, const nx_top_options *o, nx_top *out, nxpq_error *err)
+int nx_top_run(const char *profile_dir, const nx_top_options *o, nx_top *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     if (o->n_by == 0 || o->n_by > NX_TOP_MAX_KEYS)
-        return nxpq_error_set(err, "top: 1 to %d key columns, not %zu", NX_TOP_MAX_KEYS, o->n_by);
+        return nx_error_set(err, "top: 1 to %d key columns, not %zu", NX_TOP_MAX_KEYS, o->n_by);
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(profile_dir, o->table, &t, err);
     if (rc != 0)
@@ -495,7 +495,7 @@ int nx_top_run(const char *profile_dir, const nx_top_options *o, nx_top *out, nx
     nx_nesting_values *own = NULL;
     const nx_nesting_values *nest = o->nesting;
     if (!p) {
-        rc = nxpq_error_set(err, "%s: out of memory", o->table);
+        rc = nx_error_set(err, "%s: out of memory", o->table);
         goto done;
     }
     if ((rc = plan(p, t, o, out, types, err)) != 0)

@@ -92,7 +92,7 @@ typedef struct nx_top {
 
 /* Runs the query. 0 (*out filled; nx_top_free it), NX_PROFILE_TABLE_ABSENT,
  * NX_TOP_BAD_KEY, or -1 with err naming the table. */
-int nx_top_run(const char *profile_dir, const nx_top_options *o, nx_top *out, nxpq_error *err);
+int nx_top_run(const char *profile_dir, const nx_top_options *o, nx_top *out, nx_error *err);
 void nx_top_free(nx_top *t);
 
 /* The wall time: last_ts - first_ts, 0 without one (have_wall false). */

@@ -40,7 +40,7 @@ static int take_row(nx_track_entry *e, const nxpq_batch *b, size_t r)
  * track's first start when `first_only` (the cheap, common case: the track
  * starts with a framework event), else over the track's whole extent.
  * 1 found, 0 not found, -1 with err. */
-static int label_from(nx_profile_table *t, nx_track_entry *e, bool first_only, nxpq_error *err)
+static int label_from(nx_profile_table *t, nx_track_entry *e, bool first_only, nx_error *err)
 {
     nx_profile_range at = {.column = "start_ts", .min = e->first_ts, .max = e->first_ts};
     nx_window_options wo = {.start = e->first_ts, .end = first_only ? e->first_ts : e->last_ts,
@@ -62,17 +62,17 @@ static int label_from(nx_profile_table *t, nx_track_entry *e, bool first_only, n
     }
     nx_window_close(w);
     if (got < 0)
-        return nxpq_error_set(err, "SystemProfileEvents: out of memory");
+        return nx_error_set(err, "SystemProfileEvents: out of memory");
     return got ? 1 : more < 0 ? -1 : 0;
 }
 
-static int label_one(nx_profile_table *t, nx_track_entry *e, nxpq_error *err)
+static int label_one(nx_profile_table *t, nx_track_entry *e, nx_error *err)
 {
     int got = label_from(t, e, true, err);
     return got == 0 ? (label_from(t, e, false, err) < 0 ? -1 : 0) : got < 0 ? -1 : 0;
 }
 
-int nx_track_labels_read(const char *profile_dir, nx_track_entry *e, size_t n, nxpq_error *err)
+int nx_track_labels_read(const char *profile_dir, nx_track_entry *e, size_t n, nx_error *err)
 {
     size_t todo = 0;
     for (size_t i = 0; i < n; i++)

@@ -19,6 +19,6 @@
 
 /* Labels the framework thread tracks among e[0..n) (all of SystemProfileEvents
  * of profile_dir). 0, or -1 with err (out of memory, or the table unreadable). */
-int nx_track_labels_read(const char *profile_dir, nx_track_entry *e, size_t n, nxpq_error *err);
+int nx_track_labels_read(const char *profile_dir, nx_track_entry *e, size_t n, nx_error *err);
 
 #endif

@@ -139,7 +139,7 @@ static nx_track_entry *entry_add(entry_list *l, const nx_timeline_view *v, size_
 /* ------------------------------------------------------------ one table -- */
 
 /* Every track of the table from its timeline index. */
-static int from_index(const nx_tlx *x, const nx_timeline_view *v, size_t rank, entry_list *l, nxpq_error *err)
+static int from_index(const nx_tlx *x, const nx_timeline_view *v, size_t rank, entry_list *l, nx_error *err)
 {
     for (size_t id = 0; id < nx_tlx_track_count(x); id++) {
         const char *name;
@@ -149,7 +149,7 @@ static int from_index(const nx_tlx *x, const nx_timeline_view *v, size_t rank, e
         nx_tlx_track_info(x, id, &name, &len, &events, &first, &last);
         nx_track_entry *e = entry_add(l, v, rank, name, len);
         if (!e)
-            return nxpq_error_set(err, "%s: out of memory", v->table);
+            return nx_error_set(err, "%s: out of memory", v->table);
         e->count = (int64_t)events;
         e->first_ts = first;
         e->last_ts = last;
@@ -181,13 +181,13 @@ static bool acc_grow(table_scan *ts, size_t need)
     return true;
 }
 
-static int scan_rows(table_scan *ts, nxpq_error *err)
+static int scan_rows(table_scan *ts, nx_error *err)
 {
     nx_window_batch wb;
     int rc;
     while ((rc = nx_window_next(ts->w, &wb, err)) > 0) {
         if (!acc_grow(ts, nx_window_track_count(ts->w)))
-            return nxpq_error_set(err, "%s: out of memory", ts->v->table);
+            return nx_error_set(err, "%s: out of memory", ts->v->table);
         int64_t base = nx_row_ordinal(wb.file, wb.batch->first_row);
         for (size_t k = 0; k < wb.n_rows; k++) {
             track_acc *a = &ts->acc[wb.track[k]];
@@ -209,7 +209,7 @@ static int scan_rows(table_scan *ts, nxpq_error *err)
 }
 
 /* Moves the scan's tracks into the list. */
-static int scan_entries(table_scan *ts, size_t rank, entry_list *l, nxpq_error *err)
+static int scan_entries(table_scan *ts, size_t rank, entry_list *l, nx_error *err)
 {
     for (uint32_t id = 0; id < nx_window_track_count(ts->w); id++) {
         size_t len;
@@ -217,7 +217,7 @@ static int scan_entries(table_scan *ts, size_t rank, entry_list *l, nxpq_error *
         const track_acc *a = &ts->acc[id];
         nx_track_entry *e = entry_add(l, ts->v, rank, name, len);
         if (!e)
-            return nxpq_error_set(err, "%s: out of memory", ts->v->table);
+            return nx_error_set(err, "%s: out of memory", ts->v->table);
         e->count = a->count;
         e->first_ts = a->first;
         e->last_ts = a->last;
@@ -228,7 +228,7 @@ static int scan_entries(table_scan *ts, size_t rank, entry_list *l, nxpq_error *
 
 /* Every track of the table by one window scan over all time. */
 static int from_scan(const char *dir, nx_profile_table *t, const nx_timeline_view *v, size_t rank, entry_list *l,
-                     nxpq_error *err)
+                     nx_error *err)
 {
     const nx_timeline_info *info = nx_timeline_find(v->table);
     table_scan ts = {.v = v};
@@ -247,19 +247,19 @@ done:
     return rc;
 }
 
-static int read_table(const char *dir, size_t rank, entry_list *l, nxpq_error *err)
+static int read_table(const char *dir, size_t rank, entry_list *l, nx_error *err)
 {
     const nx_timeline_view *v = nx_timeline_view_at(rank);
     nx_tlx *x = NULL;
-    int xrc = nx_tlx_open(dir, v->table, &x, NULL, 0);
+    int xrc = nx_tlx_open(dir, v->table, &x, NULL);
     if (xrc < 0)
-        return nxpq_error_set(err, "%s: out of memory", v->table);
+        return nx_error_set(err, "%s: out of memory", v->table);
     uint32_t depth;
     if (xrc == 0 && (!nx_timeline_find(v->table)->nested || nx_tlx_track_count(x) == 0 ||
                      nx_tlx_track_max_depth(x, 0, &depth))) {
         int rc = from_index(x, v, rank, l, err);
         if (rc == 0 && nx_tlx_changed(x))
-            rc = nxpq_error_set(err, "%s: timeline index: %s", v->table, NX_FILE_MAP_CHANGED);
+            rc = nx_error_set(err, "%s: timeline index: %s", v->table, NX_FILE_MAP_CHANGED);
         nx_tlx_close(x);
         return rc;
     }
@@ -275,7 +275,7 @@ static int read_table(const char *dir, size_t rank, entry_list *l, nxpq_error *e
 }
 
 /* read_table, then for SystemProfileEvents the framework threads' labels. */
-static int read_labelled(const char *dir, size_t rank, entry_list *l, nxpq_error *err)
+static int read_labelled(const char *dir, size_t rank, entry_list *l, nx_error *err)
 {
     size_t before = l->n;
     int rc = read_table(dir, rank, l, err);
@@ -367,11 +367,11 @@ static int ranked_cmp(const void *pa, const void *pb)
 }
 
 /* Sorts the list into out (rules in tracks.h) and sets the groups and span. */
-static int finish(entry_list *l, nx_tracks *out, nxpq_error *err)
+static int finish(entry_list *l, nx_tracks *out, nx_error *err)
 {
     ranked *r = malloc((l->n + 1) * sizeof *r);
     if (!r)
-        return nxpq_error_set(err, "tracks: out of memory");
+        return nx_error_set(err, "tracks: out of memory");
     for (size_t i = 0; i < l->n; i++)
         r[i] = (ranked){l->e[i], l->rank[i]};
     qsort(r, l->n, sizeof *r, ranked_cmp);
@@ -403,10 +403,10 @@ static int finish(entry_list *l, nx_tracks *out, nxpq_error *err)
 
 /* Table `rank` read into l, or, when it cannot be, its tracks dropped and its error
  * recorded in out. -1 only when out of memory recording the error. */
-static int read_or_record(const char *dir, size_t rank, entry_list *l, nx_tracks *out, nxpq_error *err)
+static int read_or_record(const char *dir, size_t rank, entry_list *l, nx_tracks *out, nx_error *err)
 {
     size_t before = l->n;
-    nxpq_error terr = {{0}};
+    nx_error terr = {0};
     if (read_labelled(dir, rank, l, &terr) == 0)
         return 0;
     while (l->n > before)
@@ -414,12 +414,12 @@ static int read_or_record(const char *dir, size_t rank, entry_list *l, nx_tracks
     nx_track_error *e = &out->errors[out->n_errors];
     e->table = nx_timeline_view_at(rank)->table;
     if (!(e->error = strdup(terr.msg[0] ? terr.msg : "unreadable")))
-        return nxpq_error_set(err, "%s: out of memory", e->table);
+        return nx_error_set(err, "%s: out of memory", e->table);
     out->n_errors++;
     return 0;
 }
 
-int nx_tracks_read(const char *profile_dir, nx_tracks *out, nxpq_error *err)
+int nx_tracks_read(const char *profile_dir, nx_tracks *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     entry_list l = {0};

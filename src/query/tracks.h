@@ -90,7 +90,7 @@ typedef struct nx_tracks {
 /* The tracks of profile_dir. 0 (*out filled, unreadable tables in out->errors;
  * nx_tracks_free it) or -1 with err when out of memory recording an error or
  * ordering the tracks. Tables the profile lacks have no tracks. */
-int nx_tracks_read(const char *profile_dir, nx_tracks *out, nxpq_error *err);
+int nx_tracks_read(const char *profile_dir, nx_tracks *out, nx_error *err);
 void nx_tracks_free(nx_tracks *t);
 
 #endif

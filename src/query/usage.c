@@ -175,7 +175,7 @@ static void row_key_of(const table_pass *p, const nxpq_batch *bt, size_t i, row_
 
 /* The series of key k: an index, NX_USAGE_MAX_SERIES when it is dropped (the cap
  * before an "average" row may come), or -1 with err. */
-static int series_of(table_pass *p, const row_key *k, nxpq_error *err)
+static int series_of(table_pass *p, const row_key *k, nx_error *err)
 {
     if (p->hint < p->n_ser && key_equal(&p->ser[p->hint], k, p->nk, p->r->str_key))
         return (int)p->hint;
@@ -187,11 +187,11 @@ static int series_of(table_pass *p, const row_key *k, nxpq_error *err)
             p->overflow = true;
             return NX_USAGE_MAX_SERIES;
         }
-        return nxpq_error_set(err, "%s: more than %d series", p->r->lane.table, NX_USAGE_MAX_SERIES);
+        return nx_error_set(err, "%s: more than %d series", p->r->lane.table, NX_USAGE_MAX_SERIES);
     }
     nx_usage_series *s = &p->ser[p->n_ser++];
     if (!series_new(s, p->r, k, p->nk, p->is_int, p->width))
-        return nxpq_error_set(err, "%s: out of memory", p->r->lane.table);
+        return nx_error_set(err, "%s: out of memory", p->r->lane.table);
     return (int)(p->n_ser - 1);
 }
 
@@ -213,7 +213,7 @@ static bool only_rule(table_pass *p, const row_key *k)
     return !p->only_seen || is_only;
 }
 
-static int add_row(table_pass *p, const nxpq_batch *bt, size_t i, nxpq_error *err)
+static int add_row(table_pass *p, const nxpq_batch *bt, size_t i, nx_error *err)
 {
     const nxpq_column_data *c0 = &bt->columns[0], *c1 = &bt->columns[1];
     if ((c0->valid && !c0->valid[i]) || (c1->valid && !c1->valid[i]))
@@ -252,13 +252,13 @@ static int add_row(table_pass *p, const nxpq_batch *bt, size_t i, nxpq_error *er
 }
 
 /* Appends the pass's series to out. */
-static int take_series(table_pass *p, nx_usage *out, nxpq_error *err)
+static int take_series(table_pass *p, nx_usage *out, nx_error *err)
 {
     if (p->n_ser == 0)
         return 0;
     nx_usage_series *g = realloc(out->series, (out->n + p->n_ser) * sizeof *g);
     if (!g)
-        return nxpq_error_set(err, "%s: out of memory", p->r->lane.table);
+        return nx_error_set(err, "%s: out of memory", p->r->lane.table);
     out->series = g;
     for (size_t s = 0; s < p->n_ser; s++) {
         compact(&p->ser[s], p->width);
@@ -295,7 +295,7 @@ static bool projection(nx_profile_table *t, table_pass *p, const char **cols, si
     return true;
 }
 
-static int read_table(const char *dir, table_pass *p, nx_usage *out, nxpq_error *err)
+static int read_table(const char *dir, table_pass *p, nx_usage *out, nx_error *err)
 {
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(dir, p->r->lane.table, &t, err);
@@ -318,7 +318,7 @@ static int read_table(const char *dir, table_pass *p, nx_usage *out, nxpq_error 
                     more = -1;
         rc = more < 0 ? -1 : 0;
         if (rc == 0 && p->overflow)
-            rc = nxpq_error_set(err, "%s: more than %d series", p->r->lane.table, NX_USAGE_MAX_SERIES);
+            rc = nx_error_set(err, "%s: more than %d series", p->r->lane.table, NX_USAGE_MAX_SERIES);
         if (rc == 0)
             rc = take_series(p, out, err);
     }
@@ -330,22 +330,22 @@ static int read_table(const char *dir, table_pass *p, nx_usage *out, nxpq_error 
 }
 
 int nx_usage_read(const char *profile_dir, const char *const *tables, size_t n_tables, int64_t start, int64_t end,
-                  uint32_t width, nx_usage *out, nxpq_error *err)
+                  uint32_t width, nx_usage *out, nx_error *err)
 {
     memset(out, 0, sizeof *out);
     bool want[NX_USAGE_LANES] = {false};
     for (size_t i = 0; i < n_tables; i++) {
         const nx_usage_lane *l = nx_usage_lane_find(tables[i]);
         if (!l)
-            return nxpq_error_set(err, "%s: not a usage table", tables[i]);
+            return nx_error_set(err, "%s: not a usage table", tables[i]);
         want[(const lane_rule *)l - RULES] = true;
     }
     if (start > end || width == 0)
-        return nxpq_error_set(err, "usage: window [%" PRId64 ", %" PRId64 "] at width %" PRIu32 " is empty", start,
+        return nx_error_set(err, "usage: window [%" PRId64 ", %" PRId64 "] at width %" PRIu32 " is empty", start,
                               end, width);
     table_pass *p = malloc(sizeof *p);
     if (!p)
-        return nxpq_error_set(err, "usage: out of memory");
+        return nx_error_set(err, "usage: out of memory");
     int rc = 0;
     for (size_t k = 0; rc == 0 && k < NX_USAGE_LANES; k++) {
         if (!want[k])

@@ -111,7 +111,7 @@ typedef struct nx_usage {
  * gives no series. 0 (*out filled; nx_usage_free it) or -1 with err naming the
  * table. */
 int nx_usage_read(const char *profile_dir, const char *const *tables, size_t n_tables, int64_t start, int64_t end,
-                  uint32_t width, nx_usage *out, nxpq_error *err);
+                  uint32_t width, nx_usage *out, nx_error *err);
 void nx_usage_free(nx_usage *u);
 
 #endif

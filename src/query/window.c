@@ -175,7 +175,7 @@ static int want_column(nx_window *w, const char *name)
 static bool is_int_type(nxpq_type ty) { return ty == NXPQ_INT32 || ty == NXPQ_INT64; }
 
 /* Checks that `name` exists with an acceptable type. 1 present, 0 absent, -1 wrong type. */
-static int check_column(nx_window *w, const char *name, bool integer, nxpq_error *err)
+static int check_column(nx_window *w, const char *name, bool integer, nx_error *err)
 {
     int c = nx_profile_table_find_column(w->t, name);
     if (c < 0)
@@ -183,7 +183,7 @@ static int check_column(nx_window *w, const char *name, bool integer, nxpq_error
     nxpq_type ty = nx_profile_table_column(w->t, (size_t)c)->type;
     if (integer ? !is_int_type(ty) : ty != NXPQ_STRING) {
         const char *what = nx_profile_table_column(w->t, (size_t)c)->unsupported;
-        nxpq_error_set(err, "%s: column '%s' is %s%s, expected %s", w->info->table, name,
+        nx_error_set(err, "%s: column '%s' is %s%s, expected %s", w->info->table, name,
                        what ? what : nxpq_type_name(ty), what ? " (not read by nxprof)" : "",
                        integer ? "an integer" : "a string");
         return -1;
@@ -206,22 +206,22 @@ void nx_window_close(nx_window *w)
     free(w);
 }
 
-nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_error *err)
+nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nx_error *err)
 {
     const char *tname = nx_profile_table_name(t);
     const nx_timeline_info *info = nx_timeline_find(tname);
     if (!info) {
-        nxpq_error_set(err, "%s: not a timeline table (no timing/track rule)", tname);
+        nx_error_set(err, "%s: not a timeline table (no timing/track rule)", tname);
         return NULL;
     }
     if (o->start > o->end) {
-        nxpq_error_set(err, "%s: window end %lld is before its start %lld", tname, (long long)o->end,
+        nx_error_set(err, "%s: window end %lld is before its start %lld", tname, (long long)o->end,
                 (long long)o->start);
         return NULL;
     }
     nx_window *w = calloc(1, sizeof *w);
     if (!w || !(w->cols = calloc(o->n_columns + MAX_EXTRA, sizeof *w->cols))) {
-        nxpq_error_set(err, "%s: out of memory starting a window query", tname);
+        nx_error_set(err, "%s: out of memory starting a window query", tname);
         free(w);
         return NULL;
     }
@@ -239,7 +239,7 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
             continue;
         int rc = check_column(w, timing[i], true, err);
         if (rc == 0)
-            nxpq_error_set(err, "%s: has no '%s' column", tname, timing[i]);
+            nx_error_set(err, "%s: has no '%s' column", tname, timing[i]);
         if (rc <= 0)
             goto fail;
     }
@@ -254,14 +254,14 @@ nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_
         if (rc < 0)
             goto fail;
         if (rc == 0 && w->source.required[k]) {
-            nxpq_error_set(err, "%s: has no '%s' column for its track", tname, w->source.col[k]);
+            nx_error_set(err, "%s: has no '%s' column for its track", tname, w->source.col[k]);
             goto fail;
         }
         w->track_col[k] = rc ? want_column(w, w->source.col[k]) : -1;
     }
 
     if (o->n_ranges > NX_WINDOW_MAX_RANGES) {
-        nxpq_error_set(err, "%s: a window query takes at most %d more ranges", tname, NX_WINDOW_MAX_RANGES);
+        nx_error_set(err, "%s: a window query takes at most %d more ranges", tname, NX_WINDOW_MAX_RANGES);
         goto fail;
     }
     nx_profile_range more[NX_PROFILE_MAX_MORE_RANGES];
@@ -431,18 +431,18 @@ static bool combo_ready(nx_window *w, const nxpq_batch *b, const uint32_t **idx)
     return true;
 }
 
-int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
+int nx_window_next(nx_window *w, nx_window_batch *out, nx_error *err)
 {
     const nxpq_batch *b;
     int rc = nx_profile_scan_next(w->scan, &b, err);
     if (rc <= 0)
         return rc;
     if (b->n_rows > UINT32_MAX) {
-        nxpq_error_set(err, "%s: batch of %zu rows is too large", w->info->table, b->n_rows);
+        nx_error_set(err, "%s: batch of %zu rows is too large", w->info->table, b->n_rows);
         return -1;
     }
     if (ensure_buffers(w, b->n_rows) < 0) {
-        nxpq_error_set(err, "%s: out of memory in a window query", w->info->table);
+        nx_error_set(err, "%s: out of memory in a window query", w->info->table);
         return -1;
     }
     const nxpq_column_data *cs = &b->columns[w->start_i];
@@ -476,7 +476,7 @@ int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err)
         } else {
             int64_t got = row_track(w, b, i);
             if (got < 0) {
-                nxpq_error_set(err, "%s: out of memory interning track names", w->info->table);
+                nx_error_set(err, "%s: out of memory interning track names", w->info->table);
                 return -1;
             }
             id = (uint32_t)got;
@@ -540,15 +540,15 @@ struct nx_sampler {
     nx_sample *result;
 };
 
-nx_sampler *nx_sampler_new(int64_t start, int64_t end, uint32_t width, nxpq_error *err)
+nx_sampler *nx_sampler_new(int64_t start, int64_t end, uint32_t width, nx_error *err)
 {
     if (width == 0 || start > end) {
-        nxpq_error_set(err, "sampling needs width >= 1 and start <= end");
+        nx_error_set(err, "sampling needs width >= 1 and start <= end");
         return NULL;
     }
     nx_sampler *s = calloc(1, sizeof *s);
     if (!s) {
-        nxpq_error_set(err, "out of memory creating a sampler");
+        nx_error_set(err, "out of memory creating a sampler");
         return NULL;
     }
     s->start = start;
@@ -639,13 +639,13 @@ static inline bool beats(int64_t as, int64_t ae, int64_t ao, const slot *b)
 }
 
 /* The slot row of `track`, allocated (all empty) when the track is first seen. */
-static slot *track_slots(nx_sampler *s, uint32_t track, nxpq_error *err)
+static slot *track_slots(nx_sampler *s, uint32_t track, nx_error *err)
 {
     if (track >= s->n_tracks) {
         size_t n = (size_t)track + 1;
         slot **g = realloc(s->tracks, n * sizeof *g);
         if (!g) {
-            nxpq_error_set(err, "out of memory sampling");
+            nx_error_set(err, "out of memory sampling");
             return NULL;
         }
         for (size_t i = s->n_tracks; i < n; i++)
@@ -658,7 +658,7 @@ static slot *track_slots(nx_sampler *s, uint32_t track, nxpq_error *err)
         uint64_t bytes = (uint64_t)s->width * sizeof *row;
         if (!nx_budget_take(s->budget, bytes)) {
             s->over_budget = true;
-            nxpq_error_set(err,
+            nx_error_set(err,
                            "sampling needs more than the query memory budget of %llu MiB (%u pixel buckets for each of "
                            "more than %zu tracks and depth levels): narrow the window, lower the width or ask for "
                            "fewer tables",
@@ -668,7 +668,7 @@ static slot *track_slots(nx_sampler *s, uint32_t track, nxpq_error *err)
         row = malloc((size_t)bytes);
         if (!row) {
             nx_budget_give(s->budget, bytes);
-            nxpq_error_set(err, "out of memory sampling (%u buckets)", s->width);
+            nx_error_set(err, "out of memory sampling (%u buckets)", s->width);
             return NULL;
         }
         s->n_rows++;
@@ -680,7 +680,7 @@ static slot *track_slots(nx_sampler *s, uint32_t track, nxpq_error *err)
 }
 
 int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, int64_t ordinal, uint32_t tag,
-                     nxpq_error *err)
+                     nx_error *err)
 {
     slot *row = track < s->n_tracks && s->tracks[track] ? s->tracks[track] : track_slots(s, track, err);
     if (!row)
@@ -691,7 +691,7 @@ int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, 
     return 0;
 }
 
-int nx_sampler_add(nx_sampler *s, const nx_window_batch *b, nxpq_error *err)
+int nx_sampler_add(nx_sampler *s, const nx_window_batch *b, nx_error *err)
 {
     int64_t base = nx_row_ordinal(b->file, b->batch->first_row);
     for (size_t k = 0; k < b->n_rows; k++) {
@@ -713,7 +713,7 @@ static int cmp_sample(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-const nx_sample *nx_sampler_result(nx_sampler *s, size_t *n, nxpq_error *err)
+const nx_sample *nx_sampler_result(nx_sampler *s, size_t *n, nx_error *err)
 {
     size_t count = 0;
     for (size_t t = 0; t < s->n_tracks; t++)
@@ -727,7 +727,7 @@ const nx_sample *nx_sampler_result(nx_sampler *s, size_t *n, nxpq_error *err)
         return NULL;
     s->result = malloc(count * sizeof *s->result);
     if (!s->result) {
-        nxpq_error_set(err, "out of memory collecting %zu samples", count);
+        nx_error_set(err, "out of memory collecting %zu samples", count);
         *n = SIZE_MAX;
         return NULL;
     }

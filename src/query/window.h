@@ -76,9 +76,9 @@ typedef struct nx_window nx_window;
 
 /* Starts a window query over `t`, which must be a timeline table (nx_timeline_find
  * by its name) holding its timing columns. NULL and err on failure. */
-nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nxpq_error *err);
+nx_window *nx_window_open(nx_profile_table *t, const nx_window_options *o, nx_error *err);
 /* 1 and *out (possibly with n_rows == 0), 0 at the end, -1 on error. */
-int nx_window_next(nx_window *w, nx_window_batch *out, nxpq_error *err);
+int nx_window_next(nx_window *w, nx_window_batch *out, nx_error *err);
 void nx_window_close(nx_window *w);
 /* Pages/row groups read vs total so far (profile_table.h nx_profile_scan_get_stats). */
 void nx_window_stats(const nx_window *w, nxpq_scan_stats *out);
@@ -91,7 +91,7 @@ const char *nx_window_track_name(const nx_window *w, uint32_t id, size_t *len);
 typedef struct nx_sampler nx_sampler;
 
 /* width >= 1 buckets over [start, end]. NULL and err on failure. */
-nx_sampler *nx_sampler_new(int64_t start, int64_t end, uint32_t width, nxpq_error *err);
+nx_sampler *nx_sampler_new(int64_t start, int64_t end, uint32_t width, nx_error *err);
 void nx_sampler_free(nx_sampler *s);
 /* Bucket of an event starting at `ts` (rule above). */
 uint32_t nx_sampler_bucket(const nx_sampler *s, int64_t ts);
@@ -105,11 +105,11 @@ void nx_sampler_set_budget(nx_sampler *s, nx_budget *b);
  * caller then reports NX_QUERY_OVER_BUDGET with the offer's err). */
 bool nx_sampler_over_budget(const nx_sampler *s);
 /* Offers every row of a window batch. -1 and err on out of memory or over budget. */
-int nx_sampler_add(nx_sampler *s, const nx_window_batch *b, nxpq_error *err);
+int nx_sampler_add(nx_sampler *s, const nx_window_batch *b, nx_error *err);
 /* Offers one event (track id, start, end, ordinal); `tag` rides along with a kept
  * event (nx_sample.tag), e.g. the timeline index's label tuple. */
 int nx_sampler_offer(nx_sampler *s, uint32_t track, int64_t start, int64_t end, int64_t ordinal, uint32_t tag,
-                     nxpq_error *err);
+                     nx_error *err);
 
 typedef struct nx_sample {
     uint32_t track, bucket;
@@ -122,6 +122,6 @@ typedef struct nx_sample {
  * sorted tables). *n gets the count; the array is owned by the sampler and valid
  * until it is freed. NULL with *n == 0 when nothing was kept; on out of memory
  * NULL, *n == SIZE_MAX and err set. */
-const nx_sample *nx_sampler_result(nx_sampler *s, size_t *n, nxpq_error *err);
+const nx_sample *nx_sampler_result(nx_sampler *s, size_t *n, nx_error *err);
 
 #endif

@@ -30,7 +30,7 @@ enum MHD_Result nx_api_annotations_get(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &result) != 0)
         return result;
     nx_annotations a;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_annotations_load(dir, &a, &err) < 0)
         result = nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     else
@@ -47,7 +47,7 @@ enum MHD_Result nx_api_annotations_put(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &result) != 0)
         return result;
     nx_annotations a;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_annotations_parse(r->content, r->content_len, "the request body", &a, &err) < 0)
         result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "%s", err.msg);
     else if (nx_annotations_save(dir, &a, &err) < 0)

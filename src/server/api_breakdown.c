@@ -17,7 +17,7 @@
 static enum MHD_Result engines(nx_api_req *r, const char *name, const char *dir)
 {
     nx_engine_breakdown eb;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_engine_breakdown_read(dir, &eb, &err);
     if (rc == NX_PROFILE_TABLE_ABSENT)
         return nx_api_error(r, MHD_HTTP_NOT_FOUND, "breakdown: %s has neither SystemProfileEvents nor Instruction",
@@ -42,7 +42,7 @@ enum MHD_Result nx_api_breakdown(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
     nx_breakdown bd;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_breakdown_read(dir, rank, step, (size_t)top, &bd, &err);
     if (rc == NX_PROFILE_TABLE_ABSENT) {
         res = rank >= 0 || step >= 0

@@ -219,14 +219,14 @@ int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def
 
 unsigned nx_api_resolve_profile(const nx_server_ctx *srv, const char *name, char **dir, char *msg, size_t cap)
 {
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_layout_find(srv->root, name, dir, &err);
     if (rc == 0)
         return 0;
     /* A missing profile and one leading out of the data path get the same answer,
      * so nothing about the outside is revealed. */
     if (rc == NX_LAYOUT_INVALID)
-        snprintf(msg, cap, "invalid profile name: %s", err.msg);
+        snprintf(msg, cap, "invalid profile name: %.300s", err.msg);
     else
         snprintf(msg, cap, rc < 0 ? "out of memory" : "no such profile");
     return rc == NX_LAYOUT_INVALID ? MHD_HTTP_BAD_REQUEST
@@ -317,7 +317,7 @@ void nx_api_window_head(nx_strbuf *b, int64_t start, int64_t end, int64_t width)
     nx_strbuf_printf(b, ",\"width\":%" PRId64, width);
 }
 
-enum MHD_Result nx_api_query_failed(nx_api_req *r, int rc, const nxpq_error *err)
+enum MHD_Result nx_api_query_failed(nx_api_req *r, int rc, const nx_error *err)
 {
     return nx_api_error(r, rc == NX_QUERY_OVER_BUDGET ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
                         "%s", err->msg);

@@ -91,7 +91,7 @@ enum MHD_Result nx_api_counters(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
     nx_counter_lanes c;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_counter_lanes_read(dir, start, end, (uint32_t)width, &c, &err);
     free(dir);
     if (rc != 0)

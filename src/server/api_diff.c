@@ -33,7 +33,7 @@ static enum MHD_Result answer(nx_api_req *r, const char *a, const char *a_dir, c
                               const nx_diff_options *o, int64_t limit)
 {
     nx_diff d;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_diff_run(a_dir, b_dir, o, &d, &err);
     if (rc != 0)
         return nx_api_error(r, diff_status(rc), "%s", err.msg);

@@ -79,7 +79,7 @@ static void state_free(void *cls)
  * done, -1 error. */
 static int produce(export_state *s)
 {
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_export_next(s->x, s->w, &err);
     if (rc == 0 && (s->w->ops->end_table(s->w, &err) < 0 || s->w->ops->finish(s->w, &err) < 0))
         return -1;
@@ -181,7 +181,7 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
         return res;
 
     export_state *s = calloc(1, sizeof *s);
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (!s) {
         free(dir);
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");

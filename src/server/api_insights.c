@@ -15,7 +15,7 @@ enum MHD_Result nx_api_insights(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
     nx_insights s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_insights_read(dir, &s, &err);
     free(dir);
     if (rc < 0)

@@ -142,7 +142,7 @@ int nx_api_window_params(nx_api_req *r, int64_t default_width, int64_t *start, i
 void nx_api_window_head(nx_strbuf *b, int64_t start, int64_t end, int64_t width);
 /* The error answer of a query that failed with rc: 503 when it went over the memory
  * budget (query/budget.h), else 500, with err's message. */
-enum MHD_Result nx_api_query_failed(nx_api_req *r, int rc, const nxpq_error *err);
+enum MHD_Result nx_api_query_failed(nx_api_req *r, int rc, const nx_error *err);
 
 /* The comma-separated table list of parameter "tables" (dflt when absent), split in
  * place into buf: each name must satisfy known(), none twice, at most max of them
@@ -207,7 +207,7 @@ enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file)
  * /event read it): appended to b (nothing when the profile has no
  * KernelInstructions); 0, or -1 with err. */
 enum MHD_Result nx_api_source(nx_api_req *r, const char *name);
-int nx_api_nki_member(nx_strbuf *b, const char *dir, const nx_event *ev, nxpq_error *err);
+int nx_api_nki_member(nx_strbuf *b, const char *dir, const nx_event *ev, nx_error *err);
 /* api_search.c: search, selection aggregates and flows of events. */
 enum MHD_Result nx_api_search(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_aggregate(nx_api_req *r, const char *name);

@@ -94,7 +94,7 @@ enum MHD_Result nx_api_memory(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
     nx_memory m;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_memory_read(dir, start, end, (uint32_t)width, &m, &err);
     free(dir);
     if (rc != 0)

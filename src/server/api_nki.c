@@ -108,7 +108,7 @@ static void context_json(nx_strbuf *b, const nx_nki_context *c)
     nx_strbuf_putc(b, '}');
 }
 
-int nx_api_nki_member(nx_strbuf *b, const char *dir, const nx_event *ev, nxpq_error *err)
+int nx_api_nki_member(nx_strbuf *b, const char *dir, const nx_event *ev, nx_error *err)
 {
     nx_nki_context c;
     int rc = nx_nki_context_of(dir, ev, &c, err);
@@ -142,12 +142,12 @@ static void source_line(nx_strbuf *b, const nx_nki_lines *s, size_t i)
 
 /* The /source answer of dir, its lines cut at limit: 0 (b filled), or the HTTP
  * status with err. */
-static unsigned source_json(const char *dir, int64_t limit, nx_strbuf *b, nxpq_error *err)
+static unsigned source_json(const char *dir, int64_t limit, nx_strbuf *b, nx_error *err)
 {
     nx_nki_lines s;
     int rc = nx_nki_lines_run(dir, &s, err);
     if (rc == NX_PROFILE_TABLE_ABSENT) {
-        nxpq_error_set(err, "the profile has no NKI source data (Instruction and KernelInstructions tables)");
+        nx_error_set(err, "the profile has no NKI source data (Instruction and KernelInstructions tables)");
         return MHD_HTTP_NOT_FOUND;
     }
     if (rc != 0)
@@ -184,7 +184,7 @@ enum MHD_Result nx_api_source(nx_api_req *r, const char *name)
     snprintf(key, sizeof key, "source?limit=%lld", (long long)limit);
     nx_strbuf b = NX_STRBUF_INIT;
     unsigned status = 0;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (!fp || !nx_response_cache_get(dir, fp, key, &b)) {
         status = source_json(dir, limit, &b, &err);
         if (status == 0 && fp && !nx_strbuf_failed(&b))

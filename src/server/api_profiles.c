@@ -259,7 +259,7 @@ enum MHD_Result nx_api_profile(nx_api_req *r, const char *name)
         return res;
     profile_info p;
     nx_row0 meta = {0};
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = info_read(r->srv, name, dir, &p);
     if (rc == 0 && nx_row0_read(dir, "Metadata", &meta, &err) < 0)
         rc = 1;
@@ -323,7 +323,7 @@ static void json_track(nx_strbuf *b, const nx_track_entry *t)
 /* The tracks JSON of a profile directory (query/tracks.h). NULL (err set) on failure;
  * *complete false when a table could not be read (the answer lists it in "errors"). */
 static char *tracks_json(const nx_server_ctx *srv, const char *dir, const char *name, bool *complete,
-                         nxpq_error *err)
+                         nx_error *err)
 {
     nx_tracks t;
     if (nx_tracks_read(dir, &t, err) != 0)
@@ -363,7 +363,7 @@ static char *tracks_json(const nx_server_ctx *srv, const char *dir, const char *
     nx_tracks_free(&t);
     if (nx_strbuf_failed(&b)) {
         nx_strbuf_free(&b);
-        nxpq_error_set(err, "tracks: out of memory");
+        nx_error_set(err, "tracks: out of memory");
         return NULL;
     }
     return nx_strbuf_detach(&b);
@@ -380,7 +380,7 @@ enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name)
     char *fp = nx_response_cache_fingerprint(dir);
     nx_strbuf b = NX_STRBUF_INIT;
     if (!fp || !nx_response_cache_get(dir, fp, "tracks", &b)) {
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         bool complete;
         char *json = tracks_json(r->srv, dir, name, &complete, &err);
         if (!json) {
@@ -416,7 +416,7 @@ enum MHD_Result nx_api_event(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
     nx_event ev;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_event_read(dir, table, ord, start, &ev, &err);
     if (rc != 0)
         free(dir);
@@ -478,7 +478,7 @@ static void json_names(nx_strbuf *b, const nx_schema_table *st)
 static enum MHD_Result device_summary(nx_api_req *r, const char *dir, int64_t top)
 {
     nx_device_summary d;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_device_summary_read(dir, (size_t)top, &d, &err) < 0)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     const nx_schema_table *ss = nx_schema_table_find("Summary"), *os = nx_schema_table_find("OpcodeSummary");

@@ -15,7 +15,7 @@ enum MHD_Result nx_api_ranks(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
     nx_rank_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_rank_stats_read(dir, &s, &err);
     free(dir);
     if (rc > 0)

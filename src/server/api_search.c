@@ -176,7 +176,7 @@ enum MHD_Result nx_api_search(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
     nx_search_result s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_search_run(dir, &o, &s, &err);
     free(dir);
     if (rc != 0)
@@ -312,7 +312,7 @@ static int aggregate_table(nx_api_req *r, const char *dir, nx_aggregate_options 
                            enum MHD_Result *res)
 {
     nx_aggregate a;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_aggregate_run(dir, o, &a, &err);
     if (rc == NX_PROFILE_TABLE_ABSENT) {
         a = no_events(o->table, o->by); /* a table the profile lacks (as the timeline answers it) */
@@ -442,7 +442,7 @@ enum MHD_Result nx_api_flows(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
     nx_flows f;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_flows_run(dir, table, ord, start, &f, &err);
     free(dir);
     if (rc == NX_PROFILE_TABLE_ABSENT)

@@ -96,7 +96,7 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
                                       bool profiler_rows)
 {
     nx_system_summary s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     memset(&s, 0, sizeof s);
     int rc = nx_system_summary_read_rows(dir, rank, profiler_rows, &s, &err);
     if (rc < 0)

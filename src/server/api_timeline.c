@@ -199,7 +199,7 @@ enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name)
         return nx_api_body(r, MHD_HTTP_OK, &b, bin ? BIN_TYPE : JSON_TYPE);
     }
     nx_timeline tl;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_timeline_query(dir, tables, n_tables, start, end, (uint32_t)width, &tl, &err);
     if (rc != 0) {
         free(fp);

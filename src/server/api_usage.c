@@ -92,7 +92,7 @@ enum MHD_Result nx_api_usage(nx_api_req *r, const char *name)
     if (nx_api_profile_dir(r, name, &dir, &res) < 0)
         return res;
     nx_usage u;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_usage_read(dir, list, n_list, start, end, (uint32_t)width, &u, &err);
     free(dir);
     if (rc != 0)

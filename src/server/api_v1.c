@@ -106,7 +106,7 @@ static enum MHD_Result database_query(nx_api_req *r, const char *dir)
         .timeout_s = r->srv->query_timeout_s > 0 ? r->srv->query_timeout_s : NX_SQL_DEFAULT_TIMEOUT_S,
         .max_rows = r->srv->max_rows > 0 ? r->srv->max_rows : NX_SQL_DEFAULT_MAX_ROWS,
     };
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_sql *db = NULL;
     nx_sql_lease *lease = nx_sql_cache_take(dir, &db, &err);
     nx_sql_status st = NX_SQL_INTERNAL;
@@ -128,7 +128,7 @@ static enum MHD_Result database_query(nx_api_req *r, const char *dir)
 static enum MHD_Result list_db_files(nx_api_req *r, const char *dir)
 {
     nx_db_files f;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_db_files_read(dir, &f, &err) != 0)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
     nx_strbuf b = NX_STRBUF_INIT;

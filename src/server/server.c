@@ -801,7 +801,7 @@ int nx_server_run(const nx_server_options *o, FILE *out)
         return 1;
     }
     nx_server_ctx ctx = {0};
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     ctx.data_path = strdup(o->data_path);
     if (!ctx.data_path || nx_data_path_root(o->data_path, &ctx.root, &err) < 0) {
         fprintf(stderr, "nxprof serve: %s\n", ctx.data_path ? err.msg : "out of memory");

@@ -89,7 +89,7 @@ static void list(nx_sql_lease *l, nx_sql_lease **drop, size_t *n_drop)
     }
 }
 
-nx_sql_lease *nx_sql_cache_take(const char *dir, nx_sql **db, nxpq_error *err)
+nx_sql_lease *nx_sql_cache_take(const char *dir, nx_sql **db, nx_error *err)
 {
     /* No fingerprint (the directory could not be listed): an engine for this request only. */
     char *fingerprint = nx_response_cache_fingerprint(dir);
@@ -107,7 +107,7 @@ nx_sql_lease *nx_sql_cache_take(const char *dir, nx_sql **db, nxpq_error *err)
     if (!(l = calloc(1, sizeof *l)) || !(l->dir = strdup(dir))) {
         free(l);
         free(fingerprint);
-        nxpq_error_set(err, "out of memory");
+        nx_error_set(err, "out of memory");
         return NULL;
     }
     l->fingerprint = fingerprint;

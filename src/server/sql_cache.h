@@ -21,7 +21,7 @@ typedef struct nx_sql_lease nx_sql_lease;
 
 /* An engine on profile directory dir, opened now or kept from before: the lease (give
  * it back with nx_sql_cache_return) with *db set, or NULL with err saying why. */
-nx_sql_lease *nx_sql_cache_take(const char *dir, nx_sql **db, nxpq_error *err);
+nx_sql_lease *nx_sql_cache_take(const char *dir, nx_sql **db, nx_error *err);
 void nx_sql_cache_return(nx_sql_lease *lease);
 /* Closes every engine no request holds (the server's shutdown, tests). */
 void nx_sql_cache_clear(void);

@@ -22,7 +22,7 @@ struct nx_sql {
     duckdb_database db;
 };
 
-nx_sql *nx_sql_open(const char *path, const char *profile, nxpq_error *err)
+nx_sql *nx_sql_open(const char *path, const char *profile, nx_error *err)
 {
     nx_sql_catalogue cat;
     if (nx_sql_catalogue_build(path, profile, &cat, err) != 0)
@@ -33,7 +33,7 @@ nx_sql *nx_sql_open(const char *path, const char *profile, nxpq_error *err)
     char *open_err = NULL;
     int rc = -1;
     if (!s || duckdb_create_config(&cfg) == DuckDBError) {
-        nxpq_error_set(err, "SQL engine: out of memory");
+        nx_error_set(err, "SQL engine: out of memory");
         goto done;
     }
     /* Extensions nxprof does not link are neither downloaded nor loaded. */
@@ -41,24 +41,24 @@ nx_sql *nx_sql_open(const char *path, const char *profile, nxpq_error *err)
     duckdb_set_config(cfg, "autoload_known_extensions", "false");
     duckdb_set_config(cfg, "allow_community_extensions", "false");
     if (duckdb_open_ext(NULL, &s->db, cfg, &open_err) == DuckDBError) {
-        nxpq_error_set(err, "SQL engine: %s", open_err ? open_err : "cannot start");
+        nx_error_set(err, "SQL engine: %s", open_err ? open_err : "cannot start");
         goto done;
     }
     duckdb_result res;
     if (duckdb_connect(s->db, &con) == DuckDBError) {
-        nxpq_error_set(err, "SQL engine: cannot connect");
+        nx_error_set(err, "SQL engine: cannot connect");
         goto done;
     }
     /* Parquet footers are read once per open (at the views' creation), not at every
      * query: a 1 ms window over a 10M-row table is then a few pages' work. */
     if (duckdb_query(con, "SET GLOBAL parquet_metadata_cache = true", &res) == DuckDBError) {
-        nxpq_error_set(err, "SQL engine: %s", duckdb_result_error(&res));
+        nx_error_set(err, "SQL engine: %s", duckdb_result_error(&res));
         duckdb_destroy_result(&res);
         goto done;
     }
     duckdb_destroy_result(&res);
     if (duckdb_query(con, cat.ddl.data, &res) == DuckDBError) {
-        nxpq_error_set(err, "%s: creating the relations failed: %s", path, duckdb_result_error(&res));
+        nx_error_set(err, "%s: creating the relations failed: %s", path, duckdb_result_error(&res));
         duckdb_destroy_result(&res);
         goto done;
     }
@@ -166,7 +166,7 @@ static bool timer_fired(sql_timer *t)
 
 /* Writes the result's rows, at most max_rows; *truncated when rows were left. */
 static nx_sql_status write_rows(duckdb_result *res, nx_sql_writer *w, nx_sql_column *cols, uint64_t max_rows,
-                                sql_timer *timer, bool *truncated, nxpq_error *err)
+                                sql_timer *timer, bool *truncated, nx_error *err)
 {
     size_t n = w->n_cols;
     duckdb_data_chunk chunk;
@@ -194,14 +194,14 @@ static nx_sql_status write_rows(duckdb_result *res, nx_sql_writer *w, nx_sql_col
             break;
     }
     if (!ok) {
-        nxpq_error_set(err, "SQL engine: out of memory writing a list");
+        nx_error_set(err, "SQL engine: out of memory writing a list");
         return NX_SQL_INTERNAL;
     }
     if (timer_fired(timer))
         return NX_SQL_TIMEOUT;
     const char *e = duckdb_result_error(res);
     if (e) {
-        nxpq_error_set(err, "%s", e);
+        nx_error_set(err, "%s", e);
         return duckdb_result_error_type(res) == DUCKDB_ERROR_INTERRUPT ? NX_SQL_TIMEOUT : NX_SQL_FAILED;
     }
     return NX_SQL_OK;
@@ -213,12 +213,12 @@ static nx_sql_status write_rows(duckdb_result *res, nx_sql_writer *w, nx_sql_col
  * materialised result (fetching from a streamed result straight away leaves the final
  * pipelines to fewer threads, about 1.6x slower). */
 static nx_sql_status run_pending(duckdb_prepared_statement stmt, duckdb_result *res, sql_timer *timer,
-                                 nxpq_error *err)
+                                 nx_error *err)
 {
     duckdb_pending_result pending = NULL;
     if (duckdb_pending_prepared_streaming(stmt, &pending) == DuckDBError) {
         const char *e = pending ? duckdb_pending_error(pending) : NULL;
-        nxpq_error_set(err, "%s", e ? e : "the query could not start");
+        nx_error_set(err, "%s", e ? e : "the query could not start");
         duckdb_destroy_pending(&pending);
         return NX_SQL_FAILED;
     }
@@ -231,11 +231,11 @@ static nx_sql_status run_pending(duckdb_prepared_statement stmt, duckdb_result *
     nx_sql_status st = NX_SQL_OK;
     if (ps == DUCKDB_PENDING_ERROR) { /* the engine's own message (executing it would wrap it in another) */
         const char *e = duckdb_pending_error(pending);
-        nxpq_error_set(err, "%s", e ? e : "the query failed");
+        nx_error_set(err, "%s", e ? e : "the query failed");
         st = timer_fired(timer) ? NX_SQL_TIMEOUT : NX_SQL_FAILED;
     } else if (duckdb_execute_pending(pending, res) == DuckDBError) {
         const char *e = duckdb_result_error(res);
-        nxpq_error_set(err, "%s", e ? e : "the query failed");
+        nx_error_set(err, "%s", e ? e : "the query failed");
         st = duckdb_result_error_type(res) == DUCKDB_ERROR_INTERRUPT ? NX_SQL_TIMEOUT : NX_SQL_FAILED;
         duckdb_destroy_result(res);
     }
@@ -245,7 +245,7 @@ static nx_sql_status run_pending(duckdb_prepared_statement stmt, duckdb_result *
 
 /* Runs the checked statement into `answer`. */
 static nx_sql_status execute(duckdb_prepared_statement stmt, const nx_sql_limits *lim, nx_sql_format format,
-                             nx_strbuf *answer, sql_timer *timer, nx_sql_answer_info *info, nxpq_error *err)
+                             nx_strbuf *answer, sql_timer *timer, nx_sql_answer_info *info, nx_error *err)
 {
     duckdb_result res;
     nx_sql_status st = run_pending(stmt, &res, timer, err);
@@ -256,7 +256,7 @@ static nx_sql_status execute(duckdb_prepared_statement stmt, const nx_sql_limits
     const char **names = calloc(n ? n : 1, sizeof *names);
     st = cols && names ? NX_SQL_OK : NX_SQL_INTERNAL;
     if (st != NX_SQL_OK)
-        nxpq_error_set(err, "SQL engine: out of memory");
+        nx_error_set(err, "SQL engine: out of memory");
     for (size_t c = 0; st == NX_SQL_OK && c < n; c++) {
         names[c] = duckdb_column_name(&res, c);
         if (nx_sql_column_describe(&res, c, &cols[c], err) != 0)
@@ -266,7 +266,7 @@ static nx_sql_status execute(duckdb_prepared_statement stmt, const nx_sql_limits
     if (st == NX_SQL_OK && nx_sql_writer_begin(&w, format, answer, n, names, cols) != 0) {
         nx_sql_writer_free(&w);
         st = NX_SQL_INTERNAL;
-        nxpq_error_set(err, "SQL engine: out of memory");
+        nx_error_set(err, "SQL engine: out of memory");
     }
     if (st == NX_SQL_OK) {
         st = write_rows(&res, &w, cols, lim->max_rows, timer, &info->truncated, err);
@@ -285,14 +285,14 @@ static nx_sql_status execute(duckdb_prepared_statement stmt, const nx_sql_limits
 }
 
 nx_sql_status nx_sql_run(nx_sql *db, const char *query, const nx_sql_limits *limits, nx_sql_format format,
-                         nx_strbuf *out, nxpq_error *err)
+                         nx_strbuf *out, nx_error *err)
 {
     nx_sql_answer_info info;
     return nx_sql_run_info(db, query, limits, format, out, &info, err);
 }
 
 nx_sql_status nx_sql_run_info(nx_sql *db, const char *query, const nx_sql_limits *limits, nx_sql_format format,
-                              nx_strbuf *out, nx_sql_answer_info *info, nxpq_error *err)
+                              nx_strbuf *out, nx_sql_answer_info *info, nx_error *err)
 {
     memset(info, 0, sizeof *info);
     nx_sql_limits lim = {NX_SQL_DEFAULT_TIMEOUT_S, NX_SQL_DEFAULT_MAX_ROWS};
@@ -302,13 +302,13 @@ nx_sql_status nx_sql_run_info(nx_sql *db, const char *query, const nx_sql_limits
         lim.max_rows = limits->max_rows;
     duckdb_connection con = NULL;
     if (duckdb_connect(db->db, &con) == DuckDBError) {
-        nxpq_error_set(err, "SQL engine: cannot connect");
+        nx_error_set(err, "SQL engine: cannot connect");
         return NX_SQL_INTERNAL;
     }
     sql_timer timer;
     if (timer_start(&timer, con, lim.timeout_s) != 0) {
         duckdb_disconnect(&con);
-        nxpq_error_set(err, "SQL engine: cannot start the timer thread");
+        nx_error_set(err, "SQL engine: cannot start the timer thread");
         return NX_SQL_INTERNAL;
     }
     nx_strbuf answer = NX_STRBUF_INIT;
@@ -319,12 +319,12 @@ nx_sql_status nx_sql_run_info(nx_sql *db, const char *query, const nx_sql_limits
     duckdb_destroy_prepare(&stmt);
     if (timer_stop(&timer) && (st == NX_SQL_OK || st == NX_SQL_FAILED || st == NX_SQL_TIMEOUT)) {
         st = NX_SQL_TIMEOUT;
-        nxpq_error_set(err, "the query ran past its time limit of %g s and was stopped", lim.timeout_s);
+        nx_error_set(err, "the query ran past its time limit of %g s and was stopped", lim.timeout_s);
     }
     duckdb_disconnect(&con);
     if (st == NX_SQL_OK && nx_strbuf_failed(&answer)) {
         st = NX_SQL_INTERNAL;
-        nxpq_error_set(err, "SQL engine: out of memory writing the answer");
+        nx_error_set(err, "SQL engine: out of memory writing the answer");
     }
     if (st == NX_SQL_OK)
         nx_strbuf_append(out, answer.data, answer.len);

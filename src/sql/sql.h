@@ -51,7 +51,7 @@ typedef enum nx_sql_format { NX_SQL_TEXT, NX_SQL_CSV, NX_SQL_JSON } nx_sql_forma
 /* Opens `path`: a profile directory (system or device), or a data path (the folder
  * holding profiles/global). `profile` (NULL for none) picks one profile of a data
  * path by display name. NULL with err naming the path when nothing there is a profile. */
-nx_sql *nx_sql_open(const char *path, const char *profile, nxpq_error *err);
+nx_sql *nx_sql_open(const char *path, const char *profile, nx_error *err);
 void nx_sql_close(nx_sql *db);
 
 /* Runs `query` and appends its answer to `out` in `format`:
@@ -63,7 +63,7 @@ void nx_sql_close(nx_sql *db);
  *                when the row limit cut it.
  * On anything but NX_SQL_OK, err says why and `out` is left as it was. */
 nx_sql_status nx_sql_run(nx_sql *db, const char *query, const nx_sql_limits *limits, nx_sql_format format,
-                         nx_strbuf *out, nxpq_error *err);
+                         nx_strbuf *out, nx_error *err);
 
 /* What an answer held, for callers that report it outside the text (a CSV answer has
  * no room to say it was cut). */
@@ -74,6 +74,6 @@ typedef struct nx_sql_answer_info {
 
 /* nx_sql_run, also filling *info (on NX_SQL_OK). */
 nx_sql_status nx_sql_run_info(nx_sql *db, const char *query, const nx_sql_limits *limits, nx_sql_format format,
-                              nx_strbuf *out, nx_sql_answer_info *info, nxpq_error *err);
+                              nx_strbuf *out, nx_sql_answer_info *info, nx_error *err);
 
 #endif

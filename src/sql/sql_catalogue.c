@@ -71,7 +71,7 @@ enum { TABLE_ABSENT = 0, TABLE_HAS = 1, TABLE_HAS_PROFILE_NAME = 2 };
 /* `CREATE VIEW [schema.]"T" AS SELECT * FROM read_parquet([...]);` for table t of
  * p, when p has it: TABLE_HAS or TABLE_HAS_PROFILE_NAME when written, TABLE_ABSENT
  * when p has no such table, -1 with err. */
-static int table_view(nx_strbuf *ddl, const sql_profile *p, const char *schema, const char *table, nxpq_error *err)
+static int table_view(nx_strbuf *ddl, const sql_profile *p, const char *schema, const char *table, nx_error *err)
 {
     nx_profile_table *t = NULL;
     int rc = nx_profile_table_open(p->dir, table, &t, err);
@@ -100,7 +100,7 @@ static int table_view(nx_strbuf *ddl, const sql_profile *p, const char *schema, 
 /* The views of every catalogue table of p (in schema `schema`, NULL for the default);
  * has[i] is table_view's answer for catalogue table i (has may be NULL). 0 or -1. */
 static int profile_views(nx_strbuf *ddl, const sql_profile *p, const char *schema, unsigned char *has,
-                         nxpq_error *err)
+                         nx_error *err)
 {
     for (size_t i = 0; i < nx_schema_table_count(); i++) {
         const nx_schema_table *st = nx_schema_table_at(i);
@@ -204,41 +204,41 @@ static int add_dir(nx_sql_catalogue *c, const char *dir)
 }
 
 /* A lone profile: its tables under their own names. */
-static int single_profile(nx_sql_catalogue *c, const sql_profile *p, const char *path, nxpq_error *err)
+static int single_profile(nx_sql_catalogue *c, const sql_profile *p, const char *path, nx_error *err)
 {
     if (profile_views(&c->ddl, p, NULL, NULL, err) != 0)
         return -1;
     if (c->ddl.len == 0)
-        return nxpq_error_set(err, "%s: not a profile (no table of the schema catalogue there) nor a data path "
+        return nx_error_set(err, "%s: not a profile (no table of the schema catalogue there) nor a data path "
                               "(no profiles/global)", path);
-    return add_dir(c, p->dir) == 0 ? 0 : nxpq_error_set(err, "SQL catalogue: out of memory");
+    return add_dir(c, p->dir) == 0 ? 0 : nx_error_set(err, "SQL catalogue: out of memory");
 }
 
-static int data_path(nx_sql_catalogue *c, const char *root, const char *profile, const char *path, nxpq_error *err)
+static int data_path(nx_sql_catalogue *c, const char *root, const char *profile, const char *path, nx_error *err)
 {
     sql_profile *ps;
     size_t n;
     if (list_profiles(root, &ps, &n) != 0)
-        return nxpq_error_set(err, "SQL catalogue: out of memory listing %s", root);
+        return nx_error_set(err, "SQL catalogue: out of memory listing %s", root);
     int rc = 0;
     if (profile) {
         size_t k = 0;
         while (k < n && strcmp(ps[k].name, profile) != 0)
             k++;
         rc = k < n ? single_profile(c, &ps[k], path, err)
-                   : nxpq_error_set(err, "%s: the data path has no profile named '%s' (%zu profiles there)", path,
+                   : nx_error_set(err, "%s: the data path has no profile named '%s' (%zu profiles there)", path,
                                     profile, n);
         profiles_free(ps, n);
         return rc;
     }
     if (n == 0) {
         profiles_free(ps, n);
-        return nxpq_error_set(err, "%s: the data path holds no profile yet (%s is empty)", path, root);
+        return nx_error_set(err, "%s: the data path holds no profile yet (%s is empty)", path, root);
     }
     size_t nt = nx_schema_table_count();
     unsigned char *has = calloc(n * nt, sizeof *has);
     if (!has)
-        rc = nxpq_error_set(err, "SQL catalogue: out of memory");
+        rc = nx_error_set(err, "SQL catalogue: out of memory");
     for (size_t k = 0; rc == 0 && k < n; k++) {
         if (engine_schema(ps[k].name))
             continue;
@@ -255,7 +255,7 @@ static int data_path(nx_sql_catalogue *c, const char *root, const char *profile,
     return rc;
 }
 
-int nx_sql_catalogue_build(const char *path, const char *profile, nx_sql_catalogue *c, nxpq_error *err)
+int nx_sql_catalogue_build(const char *path, const char *profile, nx_sql_catalogue *c, nx_error *err)
 {
     memset(c, 0, sizeof *c);
     char *root = NULL;
@@ -266,26 +266,26 @@ int nx_sql_catalogue_build(const char *path, const char *profile, nx_sql_catalog
     } else if (stat(root, &st) == 0 && S_ISDIR(st.st_mode)) {
         char *real_root = realpath(root, NULL);
         rc = real_root ? data_path(c, real_root, profile, path, err)
-                       : nxpq_error_set(err, "%s: %s", root, strerror(errno));
+                       : nx_error_set(err, "%s: %s", root, strerror(errno));
         free(real_root);
     } else if (profile) {
-        rc = nxpq_error_set(err, "%s: --profile picks a profile of a data path, and this is no data path "
+        rc = nx_error_set(err, "%s: --profile picks a profile of a data path, and this is no data path "
                             "(no profiles/global)", path);
     } else {
         sql_profile p = {.name = NULL, .dir = realpath(path, NULL)};
         if (!p.dir)
-            rc = nxpq_error_set(err, "%s: %s", path, strerror(errno));
+            rc = nx_error_set(err, "%s: %s", path, strerror(errno));
         else if (stat(p.dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            rc = nxpq_error_set(err, "%s: not a directory (a profile directory or a data path)", path);
+            rc = nx_error_set(err, "%s: not a directory (a profile directory or a data path)", path);
         else
             rc = single_profile(c, &p, path, err);
         free(p.dir);
     }
     free(root);
     if (rc == 0 && nx_strbuf_failed(&c->ddl))
-        rc = nxpq_error_set(err, "SQL catalogue: out of memory");
+        rc = nx_error_set(err, "SQL catalogue: out of memory");
     else if (rc == 0 && c->ddl.len == 0) /* only profiles named like the engine's schemas, and no tables */
-        rc = nxpq_error_set(err, "%s: no table of any profile there", path);
+        rc = nx_error_set(err, "%s: no table of any profile there", path);
     if (rc != 0)
         nx_sql_catalogue_free(c);
     return rc;

@@ -80,7 +80,7 @@ static int describe_type(duckdb_logical_type lt, nx_sql_column *c, duckdb_type *
     return rc;
 }
 
-int nx_sql_column_describe(duckdb_result *res, size_t col, nx_sql_column *c, nxpq_error *err)
+int nx_sql_column_describe(duckdb_result *res, size_t col, nx_sql_column *c, nx_error *err)
 {
     memset(c, 0, sizeof *c);
     duckdb_logical_type lt = duckdb_column_logical_type(res, col);
@@ -88,10 +88,10 @@ int nx_sql_column_describe(duckdb_result *res, size_t col, nx_sql_column *c, nxp
     int rc = describe_type(lt, c, &bad);
     duckdb_destroy_logical_type(&lt);
     if (rc < 0)
-        return nxpq_error_set(err, "SQL engine: out of memory");
+        return nx_error_set(err, "SQL engine: out of memory");
     if (rc > 0) {
         const char *cn = duckdb_column_name(res, col);
-        return nxpq_error_set(err,
+        return nx_error_set(err,
                               "column %zu (\"%s\") has a type the answer cannot carry (DuckDB type id %d: a struct, "
                               "map, enum, blob, interval, time or the like); CAST it to VARCHAR",
                               col + 1, cn ? cn : "", (int)bad);

@@ -37,7 +37,7 @@ static void put_dir_literal(nx_strbuf *b, const char *dir)
     nx_strbuf_puts(b, "/'");
 }
 
-int nx_sql_lockdown(duckdb_connection con, char *const *dirs, size_t n_dirs, nxpq_error *err)
+int nx_sql_lockdown(duckdb_connection con, char *const *dirs, size_t n_dirs, nx_error *err)
 {
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, "SET allowed_directories = [");
@@ -52,12 +52,12 @@ int nx_sql_lockdown(duckdb_connection con, char *const *dirs, size_t n_dirs, nxp
                        "SET lock_configuration = true;\n");
     if (nx_strbuf_failed(&b)) {
         nx_strbuf_free(&b);
-        return nxpq_error_set(err, "SQL engine: out of memory");
+        return nx_error_set(err, "SQL engine: out of memory");
     }
     duckdb_result res;
     int rc = 0;
     if (duckdb_query(con, b.data, &res) == DuckDBError)
-        rc = nxpq_error_set(err, "SQL engine: locking the engine down failed: %s", duckdb_result_error(&res));
+        rc = nx_error_set(err, "SQL engine: locking the engine down failed: %s", duckdb_result_error(&res));
     duckdb_destroy_result(&res);
     nx_strbuf_free(&b);
     return rc;
@@ -176,10 +176,10 @@ static const char *after_explain(const char *q)
 }
 
 static nx_sql_status prepare_one(duckdb_connection con, const char *query, bool explained,
-                                 duckdb_prepared_statement *out, nxpq_error *err)
+                                 duckdb_prepared_statement *out, nx_error *err)
 {
     if (!*skip_blank(query)) {
-        nxpq_error_set(err, "refused: the query is empty");
+        nx_error_set(err, "refused: the query is empty");
         return NX_SQL_REFUSED;
     }
     duckdb_extracted_statements ext = NULL;
@@ -187,25 +187,25 @@ static nx_sql_status prepare_one(duckdb_connection con, const char *query, bool 
     nx_sql_status st = NX_SQL_OK;
     const char *e = n == 0 ? duckdb_extract_statements_error(ext) : NULL;
     if (n == 0 && e) {
-        nxpq_error_set(err, "%s", e);
+        nx_error_set(err, "%s", e);
         st = NX_SQL_FAILED;
     } else if (n == 1 && !read_only_start(query)) {
-        nxpq_error_set(err, "refused: only a read-only SELECT is answered (SELECT, WITH, VALUES, FROM, TABLE, "
+        nx_error_set(err, "refused: only a read-only SELECT is answered (SELECT, WITH, VALUES, FROM, TABLE, "
                             "DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN of one); this query starts with \"%.20s\"",
                        skip_blank(query));
         st = NX_SQL_REFUSED;
     } else if (n == 1 && (e = denied_call(query)) != NULL) {
-        nxpq_error_set(err, "refused: %s() changes the engine's state or runs SQL text unchecked; a query only "
+        nx_error_set(err, "refused: %s() changes the engine's state or runs SQL text unchecked; a query only "
                             "reads", e);
         st = NX_SQL_REFUSED;
     } else if (n != 1) {
-        nxpq_error_set(err, "refused: a query is exactly one SELECT statement; this text holds %llu",
+        nx_error_set(err, "refused: a query is exactly one SELECT statement; this text holds %llu",
                        (unsigned long long)n);
         st = NX_SQL_REFUSED;
     } else if (duckdb_prepare_extracted_statement(con, ext, 0, out) == DuckDBError) {
         e = duckdb_prepare_error(*out);
         bool permission = e && strncmp(e, "Permission Error", 16) == 0;
-        nxpq_error_set(err, "%s%s", permission ? "refused: it reads outside the profile: " : "", e ? e : "?");
+        nx_error_set(err, "%s%s", permission ? "refused: it reads outside the profile: " : "", e ? e : "?");
         st = permission ? NX_SQL_REFUSED : NX_SQL_FAILED;
         duckdb_destroy_prepare(out);
     }
@@ -227,9 +227,9 @@ static nx_sql_status prepare_one(duckdb_connection con, const char *query, bool 
         if (st == NX_SQL_OK)
             return NX_SQL_OK;
         if (!inner)
-            nxpq_error_set(err, "refused: EXPLAIN is answered in the form EXPLAIN [ANALYZE] SELECT ...");
+            nx_error_set(err, "refused: EXPLAIN is answered in the form EXPLAIN [ANALYZE] SELECT ...");
     } else {
-        nxpq_error_set(err, "refused: only a read-only SELECT is answered; this is %s%s", explained ? "EXPLAIN of " : "",
+        nx_error_set(err, "refused: only a read-only SELECT is answered; this is %s%s", explained ? "EXPLAIN of " : "",
                        statement_name(t));
         st = NX_SQL_REFUSED;
     }
@@ -238,11 +238,11 @@ static nx_sql_status prepare_one(duckdb_connection con, const char *query, bool 
 }
 
 nx_sql_status nx_sql_prepare_checked(duckdb_connection con, const char *query, duckdb_prepared_statement *out,
-                                     nxpq_error *err)
+                                     nx_error *err)
 {
     *out = NULL;
     if (!query) {
-        nxpq_error_set(err, "refused: the query is empty");
+        nx_error_set(err, "refused: the query is empty");
         return NX_SQL_REFUSED;
     }
     return prepare_one(con, query, false, out, err);

@@ -18,6 +18,7 @@
 #include <duckdb.h>
 
 #include "sql/sql.h"
+#include "util/error.h"
 
 /* ---------------------------------------------------------------- catalogue -- */
 
@@ -30,7 +31,7 @@ typedef struct nx_sql_catalogue {
 /* The relations of `path` (sql.h nx_sql_open's rules): 0, or -1 with err naming the
  * path (nothing there is a profile, `profile` is not one of the data path's, out of
  * memory). */
-int nx_sql_catalogue_build(const char *path, const char *profile, nx_sql_catalogue *c, nxpq_error *err);
+int nx_sql_catalogue_build(const char *path, const char *profile, nx_sql_catalogue *c, nx_error *err);
 void nx_sql_catalogue_free(nx_sql_catalogue *c);
 
 /* ------------------------------------------------------------------- guard -- */
@@ -38,13 +39,13 @@ void nx_sql_catalogue_free(nx_sql_catalogue *c);
 /* Locks the engine down after the catalogue is created and before any user text runs:
  * extensions neither installed nor loaded, files readable only inside dirs, the
  * configuration locked. 0, or -1 with err. */
-int nx_sql_lockdown(duckdb_connection con, char *const *dirs, size_t n_dirs, nxpq_error *err);
+int nx_sql_lockdown(duckdb_connection con, char *const *dirs, size_t n_dirs, nx_error *err);
 
 /* Prepares `query` when it is exactly one read-only statement (sql.h "Safety"):
  * NX_SQL_OK with *out set (duckdb_destroy_prepare it), NX_SQL_REFUSED or NX_SQL_FAILED
  * (a syntax error, an unknown name) with err. */
 nx_sql_status nx_sql_prepare_checked(duckdb_connection con, const char *query, duckdb_prepared_statement *out,
-                                     nxpq_error *err);
+                                     nx_error *err);
 
 /* ------------------------------------------------------------------- cells -- */
 
@@ -79,7 +80,7 @@ typedef struct nx_sql_column {
 
 /* Describes column `col` of `res`: 0, or -1 with err when the answer cannot carry its
  * type (structs, maps and the like: the message says to CAST it to VARCHAR). */
-int nx_sql_column_describe(duckdb_result *res, size_t col, nx_sql_column *c, nxpq_error *err);
+int nx_sql_column_describe(duckdb_result *res, size_t col, nx_sql_column *c, nx_error *err);
 void nx_sql_column_free(nx_sql_column *c);
 
 /* The cell of `row` of vector `v` (a column described as c). A list's text lives in

@@ -132,7 +132,7 @@ typedef struct sink {
     unsigned char *buf;
     size_t n;
     nx_trace_writer *tw;
-    nx_cap_error *err;
+    nx_error *err;
     int rc;
     uint64_t bytes;
 } sink;
@@ -195,7 +195,7 @@ typedef struct worker {
     uint64_t records[NX_REC_KIND_MAX + 1];
     uint64_t bytes;
     int rc;
-    nx_cap_error err;
+    nx_error err;
 } worker;
 
 static int write_core(worker *w, unsigned core, unsigned char *buf)
@@ -248,7 +248,7 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-int sy_replay_all(const sy_plan *plan, unsigned threads, nx_synth_stats *stats, char *err, size_t err_size)
+int sy_replay_all(const sy_plan *plan, unsigned threads, nx_synth_stats *stats, nx_error *err)
 {
     if (threads == 0 || threads > plan->cores)
         threads = plan->cores;
@@ -257,7 +257,7 @@ int sy_replay_all(const sy_plan *plan, unsigned threads, nx_synth_stats *stats, 
     if (!ws || !tid) {
         free(ws);
         free(tid);
-        snprintf(err, err_size, "out of memory starting %u writer threads", threads);
+        nx_error_set(err, "out of memory starting %u writer threads", threads);
         return -1;
     }
     for (unsigned i = 0; i < threads; i++)
@@ -273,7 +273,7 @@ int sy_replay_all(const sy_plan *plan, unsigned threads, nx_synth_stats *stats, 
         if (i > 0 && i < started)
             pthread_join(tid[i], NULL);
         if (ws[i].rc != 0 && rc == 0) {
-            snprintf(err, err_size, "%s", ws[i].err.msg);
+            nx_error_set(err, "%s", ws[i].err.msg);
             rc = -1;
         }
         for (int k = 0; k <= NX_REC_KIND_MAX; k++) {

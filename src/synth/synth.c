@@ -42,16 +42,6 @@ void nx_synth_stats_free(nx_synth_stats *stats)
     stats->session_dir = NULL;
 }
 
-static int fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -61,17 +51,17 @@ static double now_seconds(void)
 
 /* --- directories ------------------------------------------------------------------ */
 
-static int mkdir_p(const char *path, char *err, size_t n)
+static int mkdir_p(const char *path, nx_error *err)
 {
     char buf[4096];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return fail(err, n, "%s: path too long", path);
+        return nx_error_set(err, "%s: path too long", path);
     for (char *p = buf + 1;; p++) {
         bool last = *p == '\0';
         if (*p == '/' || last) {
             *p = '\0';
             if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-                return fail(err, n, "%s: cannot create directory: %s", buf, strerror(errno));
+                return nx_error_set(err, "%s: cannot create directory: %s", buf, strerror(errno));
             if (last)
                 break;
             *p = '/';
@@ -92,28 +82,28 @@ static bool is_capture_file(const char *name)
 }
 
 /* Removes dir if it holds nothing but capture files; absent is fine. */
-static int remove_capture_dir(const char *dir, char *err, size_t n)
+static int remove_capture_dir(const char *dir, nx_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return errno == ENOENT ? 0 : fail(err, n, "%s: cannot read: %s", dir, strerror(errno));
+        return errno == ENOENT ? 0 : nx_error_set(err, "%s: cannot read: %s", dir, strerror(errno));
     struct dirent *e;
     int rc = 0;
     while (rc == 0 && (e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         if (!is_capture_file(e->d_name)) {
-            rc = fail(err, n, "%s: refusing to replace it: it holds '%s', which synth did not write", dir, e->d_name);
+            rc = nx_error_set(err, "%s: refusing to replace it: it holds '%s', which synth did not write", dir, e->d_name);
             break;
         }
         char *p = nx_cap_join(dir, e->d_name);
         if (!p || unlink(p) != 0)
-            rc = fail(err, n, "%s: cannot remove '%s': %s", dir, e->d_name, p ? strerror(errno) : "out of memory");
+            rc = nx_error_set(err, "%s: cannot remove '%s': %s", dir, e->d_name, p ? strerror(errno) : "out of memory");
         free(p);
     }
     closedir(d);
     if (rc == 0 && rmdir(dir) != 0)
-        rc = fail(err, n, "%s: cannot remove: %s", dir, strerror(errno));
+        rc = nx_error_set(err, "%s: cannot remove: %s", dir, strerror(errno));
     return rc;
 }
 
@@ -127,7 +117,7 @@ typedef struct identity {
     char *final_dir, *tmp_dir;
 } identity;
 
-static int make_identity(const nx_synth_options *o, identity *id, char *err, size_t n)
+static int make_identity(const nx_synth_options *o, identity *id, nx_error *err)
 {
     uint64_t r = sy_seed(o->seed, 0x1d, 0);
     snprintf(id->instance_id, sizeof id->instance_id, "i-0%016" PRIx64, sy_next(&r));
@@ -141,7 +131,7 @@ static int make_identity(const nx_synth_options *o, identity *id, char *err, siz
     snprintf(rel, sizeof rel, "%s/.%" PRId64 ".synth-tmp", id->session, id->epoch_ns);
     id->tmp_dir = nx_cap_join(o->out_dir, rel);
     if (!id->final_dir || !id->tmp_dir)
-        return fail(err, n, "out of memory");
+        return nx_error_set(err, "out of memory");
     return 0;
 }
 
@@ -184,28 +174,27 @@ typedef struct program_out {
 /* Builds the program and writes it. The writer validates it with the reader's
  * rules; the tests read synth's files back with the reader itself. */
 static int write_program(const nx_synth_options *o, unsigned cores, const char *dir, sy_builder *b,
-                         program_out *out, char *err, size_t n)
+                         program_out *out, nx_error *err)
 {
     nx_program p;
     memset(&p, 0, sizeof p);
     if (sy_build_layer(b) != 0 || sy_builder_finish(b, &p) != 0)
-        return fail(err, n, "out of memory building the program");
+        return nx_error_set(err, "out of memory building the program");
     program_identity(o, cores, &p, b);
     p.extra_strings = TRACE_STRINGS;
     p.n_extra_strings = SY_N_REFS;
     out->network_name = p.header.network_name;
     unsigned char *image;
     size_t size;
-    nx_cap_error e;
-    if (nx_program_encode(&p, &image, &size, &out->hash, out->refs, &e) != 0)
-        return fail(err, n, "%s", e.msg);
+    if (nx_program_encode(&p, &image, &size, &out->hash, out->refs, err) != 0)
+        return -1;
     char name[NX_CAP_NAME_MAX];
     nx_cap_program_name(out->hash, name);
     char *path = nx_cap_join(dir, name);
-    int rc = path ? nx_cap_write_file(path, image, size, &e) : nx_cap_fail(&e, dir, "out of memory");
+    int rc = path ? nx_cap_write_file(path, image, size, err) : nx_cap_fail(err, dir, "out of memory");
     free(image);
     free(path);
-    return rc != 0 ? fail(err, n, "%s", e.msg) : 0;
+    return rc;
 }
 
 /* --- the run --------------------------------------------------------------------------- */
@@ -244,28 +233,28 @@ static uint32_t executions_for(const sy_plan *plan, uint64_t events)
 
 
 static int generate(const nx_synth_options *o, unsigned cores, const identity *id, nx_synth_stats *st,
-                    char *err, size_t n)
+                    nx_error *err)
 {
     sy_builder b;
     program_out po = {0};
     sy_plan plan = {.d = sy_preset_dims(o->preset), .preset = o->preset, .seed = o->seed, .cores = cores,
                     .dir = id->tmp_dir};
     sy_builder_init(&b, plan.d, cores);
-    int rc = write_program(o, cores, id->tmp_dir, &b, &po, err, n);
+    int rc = write_program(o, cores, id->tmp_dir, &b, &po, err);
     if (rc == 0) {
         plan_header(id, &po, &plan);
         st->program_hash = po.hash;
         sy_cc_refs cc = {po.refs[SY_REF_ADVANCE], po.refs[SY_REF_REDUCE], po.refs[SY_REF_WAIT]};
-        rc = sy_schedule(&b, &cc, &plan) != 0 ? fail(err, n, "out of memory scheduling the workload") : 0;
+        rc = sy_schedule(&b, &cc, &plan) != 0 ? nx_error_set(err, "out of memory scheduling the workload") : 0;
     }
     if (rc == 0) {
         plan.executions = executions_for(&plan, o->events ? o->events : nx_synth_default_events(o->preset));
         st->executions = plan.executions;
-        rc = sy_replay_all(&plan, o->threads, st, err, n);
+        rc = sy_replay_all(&plan, o->threads, st, err);
     }
     if (rc == 0 && o->system) {
         sy_session s = {&plan, id->tmp_dir, id->instance_id, id->pid, id->epoch_ns, po.network_name};
-        rc = sy_write_system(&s, st, err, n);
+        rc = sy_write_system(&s, st, err);
     }
     sy_templates_free(&plan);
     sy_builder_free(&b);
@@ -274,17 +263,17 @@ static int generate(const nx_synth_options *o, unsigned cores, const identity *i
 
 /* 0 when dir is absent or empty, else -1 with the reason: a second capture in
  * the same directory would be a second session, which is rarely meant. */
-static int check_out_empty(const char *dir, char *err, size_t n)
+static int check_out_empty(const char *dir, nx_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return errno == ENOENT ? 0 : fail(err, n, "%s: cannot read: %s", dir, strerror(errno));
+        return errno == ENOENT ? 0 : nx_error_set(err, "%s: cannot read: %s", dir, strerror(errno));
     struct dirent *e;
     const char *found = NULL;
     while (!found && (e = readdir(d)) != NULL)
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
             found = e->d_name;
-    int rc = found ? fail(err, n,
+    int rc = found ? nx_error_set(err,
                           "%s is not empty (it holds '%s'); synth writes a capture into a new or empty directory "
                           "(--force adds this session to what is there)",
                           dir, found)
@@ -293,35 +282,34 @@ static int check_out_empty(const char *dir, char *err, size_t n)
     return rc;
 }
 
-int nx_synth_run(const nx_synth_options *o, nx_synth_stats *st, char *err, size_t n)
+int nx_synth_run(const nx_synth_options *o, nx_synth_stats *st, nx_error *err)
 {
     double t0 = now_seconds();
     memset(st, 0, sizeof *st);
     unsigned cores = o->cores ? o->cores : nx_synth_default_cores(o->preset);
     if (cores > NX_SYNTH_MAX_CORES)
-        return fail(err, n, "%u cores; at most %d", cores, NX_SYNTH_MAX_CORES);
+        return nx_error_set(err, "%u cores; at most %d", cores, NX_SYNTH_MAX_CORES);
     identity id = {0};
-    int rc = o->force ? 0 : check_out_empty(o->out_dir, err, n);
+    int rc = o->force ? 0 : check_out_empty(o->out_dir, err);
     if (rc == 0)
-        rc = make_identity(o, &id, err, n);
+        rc = make_identity(o, &id, err);
     char *parent = rc == 0 ? nx_cap_join(o->out_dir, id.session) : NULL;
     if (rc == 0 && !parent)
-        rc = fail(err, n, "out of memory");
+        rc = nx_error_set(err, "out of memory");
     if (rc == 0)
-        rc = mkdir_p(parent, err, n);
+        rc = mkdir_p(parent, err);
     if (rc == 0)
-        rc = remove_capture_dir(id.tmp_dir, err, n);
+        rc = remove_capture_dir(id.tmp_dir, err);
     if (rc == 0 && mkdir(id.tmp_dir, 0755) != 0)
-        rc = fail(err, n, "%s: cannot create: %s", id.tmp_dir, strerror(errno));
+        rc = nx_error_set(err, "%s: cannot create: %s", id.tmp_dir, strerror(errno));
     if (rc == 0)
-        rc = generate(o, cores, &id, st, err, n);
+        rc = generate(o, cores, &id, st, err);
     if (rc == 0)
-        rc = remove_capture_dir(id.final_dir, err, n);
+        rc = remove_capture_dir(id.final_dir, err);
     if (rc == 0 && rename(id.tmp_dir, id.final_dir) != 0)
-        rc = fail(err, n, "%s: cannot rename to %s: %s", id.tmp_dir, id.final_dir, strerror(errno));
+        rc = nx_error_set(err, "%s: cannot rename to %s: %s", id.tmp_dir, id.final_dir, strerror(errno));
     if (rc != 0 && id.tmp_dir) {
-        char ignore[8];
-        remove_capture_dir(id.tmp_dir, ignore, sizeof ignore);   /* best effort: the error is already in err */
+        remove_capture_dir(id.tmp_dir, NULL);   /* best effort: the error is already in err */
     }
     if (rc == 0) {
         st->session_dir = id.final_dir;

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "capture/device_trace.h"
+#include "util/error.h"
 
 typedef enum nx_synth_preset {
     NX_SYNTH_TINY,          /* a small layer: a few thousand events, every record kind */
@@ -68,7 +69,7 @@ unsigned nx_synth_default_cores(nx_synth_preset p);
 
 /* Writes the capture. Returns 0, or -1 with a message (naming the file at fault
  * where there is one) in err. */
-int nx_synth_run(const nx_synth_options *opts, nx_synth_stats *stats, char *err, size_t err_size);
+int nx_synth_run(const nx_synth_options *opts, nx_synth_stats *stats, nx_error *err);
 void nx_synth_stats_free(nx_synth_stats *stats);
 
 #endif

@@ -19,6 +19,7 @@
 #include "capture/program_file.h"
 #include "synth/synth.h"
 #include "util/arena.h"
+#include "util/error.h"
 
 /* --- deterministic randomness (splitmix64) ---------------------------------- */
 
@@ -251,7 +252,7 @@ typedef struct sy_exec_time {
 void sy_exec_timing(const sy_plan *plan, uint32_t e, uint64_t base, sy_exec_time *t);
 uint64_t sy_first_base(void);
 /* Writes every core's trace (threads); adds to stats. */
-int sy_replay_all(const sy_plan *plan, unsigned threads, nx_synth_stats *stats, char *err, size_t err_size);
+int sy_replay_all(const sy_plan *plan, unsigned threads, nx_synth_stats *stats, nx_error *err);
 
 /* system.c */
 typedef struct sy_session {
@@ -262,6 +263,6 @@ typedef struct sy_session {
     int64_t epoch_ns;
     const char *network_name;
 } sy_session;
-int sy_write_system(const sy_session *s, nx_synth_stats *stats, char *err, size_t err_size);
+int sy_write_system(const sy_session *s, nx_synth_stats *stats, nx_error *err);
 
 #endif

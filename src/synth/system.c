@@ -113,7 +113,7 @@ static size_t exec_events(const sy_session *s, const exec_clock *c, uint32_t e, 
     return n;
 }
 
-static int write_all_runtime(const sy_session *s, nx_sys_writer *w, nx_synth_stats *st, nx_cap_error *err)
+static int write_all_runtime(const sy_session *s, nx_sys_writer *w, nx_synth_stats *st, nx_error *err)
 {
     const unsigned cores = s->plan->cores;
     nx_sys_runtime_event *ev = calloc(4 * (size_t)cores, sizeof *ev);
@@ -249,7 +249,7 @@ static void hbm_snapshot(const sy_session *s, const hbm_model *m, uint64_t i, in
 }
 
 static int write_samples(const sy_session *s, nx_sys_writer *cpu, nx_sys_writer *mem, nx_sys_writer *dev,
-                         nx_synth_stats *st, nx_cap_error *err)
+                         nx_synth_stats *st, nx_error *err)
 {
     hbm_model hm;
     hbm_model_init(s, &hm);
@@ -353,7 +353,7 @@ static void chrome_step(chrome *c, uint32_t e, int64_t dev_start, uint64_t seed)
     x_event(c, "cpu_op", "xm::mark_step", main, hs + 125 * US, hs + 165 * US, args);
 }
 
-static int write_chrome(const sy_session *s, nx_synth_stats *st, nx_cap_error *err)
+static int write_chrome(const sy_session *s, nx_synth_stats *st, nx_error *err)
 {
     char *path = nx_cap_join(s->dir, "trace.json");
     chrome c = {.pid = s->pid, .base_ns = (s->epoch_ns / 1000000000 - 2) * 1000000000};
@@ -383,7 +383,7 @@ static int write_chrome(const sy_session *s, nx_synth_stats *st, nx_cap_error *e
 
 /* --- all of it ------------------------------------------------------------------------------ */
 
-static int open_sys(const sy_session *s, nx_sys_kind k, nx_sys_writer **w, nx_cap_error *err)
+static int open_sys(const sy_session *s, nx_sys_kind k, nx_sys_writer **w, nx_error *err)
 {
     char *path = nx_cap_join(s->dir, nx_sys_file_name(k));
     int rc = path ? nx_sys_writer_open(path, k, w, err) : nx_cap_fail(err, s->dir, "out of memory");
@@ -391,9 +391,9 @@ static int open_sys(const sy_session *s, nx_sys_kind k, nx_sys_writer **w, nx_ca
     return rc;
 }
 
-int sy_write_system(const sy_session *s, nx_synth_stats *st, char *err, size_t err_size)
+int sy_write_system(const sy_session *s, nx_synth_stats *st, nx_error *err)
 {
-    nx_cap_error e;
+    nx_error e;
     nx_sys_writer *rt_w = NULL, *cpu = NULL, *mem = NULL, *dev = NULL;
     int rc = open_sys(s, NX_SYS_RUNTIME_EVENTS, &rt_w, &e);
     if (rc == 0)
@@ -412,6 +412,6 @@ int sy_write_system(const sy_session *s, nx_synth_stats *st, char *err, size_t e
     if (rc == 0)
         rc = write_chrome(s, st, &e);
     if (rc != 0)
-        snprintf(err, err_size, "%s", e.msg);
+        nx_error_set(err, "%s", e.msg);
     return rc;
 }

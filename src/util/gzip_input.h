@@ -17,18 +17,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/error.h"
 
 typedef struct nx_gzip_input nx_gzip_input;
 
 /* Opens path, a regular file (util/open_regular.h: never blocks on a FIFO). NULL
  * with msg filled ("cannot open: <reason>", "not a regular file (a FIFO)", ...,
  * or "out of memory"). */
-nx_gzip_input *nx_gzip_input_open(const char *path, char *msg, size_t msg_size);
+nx_gzip_input *nx_gzip_input_open(const char *path, nx_error *msg);
 
 /* Reads up to size bytes of the file's content (decompressed when gzip) into buf:
  * the count read, 0 at the end of the content, or -1 with msg filled. Once it
  * has failed it keeps failing with the same message. */
-long nx_gzip_input_read(nx_gzip_input *in, void *buf, size_t size, char *msg, size_t msg_size);
+long nx_gzip_input_read(nx_gzip_input *in, void *buf, size_t size, nx_error *msg);
 
 /* Whether the file is gzip (known from the first read on). */
 bool nx_gzip_input_is_gzip(const nx_gzip_input *in);

@@ -19,14 +19,14 @@ static void *run(void *arg)
         h->busy = true;
         bool skip = h->rc != 0;
         pthread_mutex_unlock(&h->lock);
-        char e[NX_HANDOFF_ERR] = "";
-        int rc = skip ? 0 : h->fn(h->ctx, item, e, sizeof e);
+        nx_error e = {0};
+        int rc = skip ? 0 : h->fn(h->ctx, item, &e);
         if ((skip || rc != 0) && h->discard)
             h->discard(h->ctx, item);
         pthread_mutex_lock(&h->lock);
         if (rc != 0 && h->rc == 0) {
             h->rc = rc;
-            memcpy(h->err, e, sizeof e);
+            h->err = e;
         }
         h->busy = false;
         pthread_cond_broadcast(&h->cv);
@@ -62,27 +62,27 @@ int nx_handoff_start(nx_handoff *h, size_t depth, nx_handoff_fn fn, nx_handoff_d
 /* Waits, holding the lock, until at most `unfinished` items are; after a
  * failure, until the worker has released every item (so the owner may reuse
  * them all). Returns the first failure, its message in err. */
-static int wait_until(nx_handoff *h, size_t unfinished, char *err, size_t errlen)
+static int wait_until(nx_handoff *h, size_t unfinished, nx_error *err)
 {
     while (h->n + h->busy > (h->rc ? 0 : unfinished))
         pthread_cond_wait(&h->cv, &h->lock);
-    if (h->rc != 0)
-        snprintf(err, errlen, "%s", h->err);
+    if (h->rc != 0 && err)
+        *err = h->err;
     return h->rc;
 }
 
-int nx_handoff_wait(nx_handoff *h, char *err, size_t errlen)
+int nx_handoff_wait(nx_handoff *h, nx_error *err)
 {
     pthread_mutex_lock(&h->lock);
-    int rc = wait_until(h, 0, err, errlen);
+    int rc = wait_until(h, 0, err);
     pthread_mutex_unlock(&h->lock);
     return rc != 0 ? -1 : 0;
 }
 
-int nx_handoff_give(nx_handoff *h, void *item, char *err, size_t errlen)
+int nx_handoff_give(nx_handoff *h, void *item, nx_error *err)
 {
     pthread_mutex_lock(&h->lock);
-    int rc = wait_until(h, h->depth - 1, err, errlen);
+    int rc = wait_until(h, h->depth - 1, err);
     if (rc == 0) {
         h->queue[(h->head + h->n) % h->depth] = item;
         h->n++;

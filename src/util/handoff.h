@@ -22,11 +22,11 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "util/error.h"
 
-#define NX_HANDOFF_ERR 512
 #define NX_HANDOFF_MAX_DEPTH 32
 
-typedef int (*nx_handoff_fn)(void *ctx, void *item, char *err, size_t errlen);
+typedef int (*nx_handoff_fn)(void *ctx, void *item, nx_error *err);
 typedef void (*nx_handoff_discard_fn)(void *ctx, void *item);
 
 typedef struct nx_handoff {
@@ -41,7 +41,7 @@ typedef struct nx_handoff {
     bool busy;                       /* the worker holds an item it took */
     bool started, stop;
     int rc;                          /* the first failure */
-    char err[NX_HANDOFF_ERR];
+    nx_error err;
 } nx_handoff;
 
 /* Starts the worker with a queue of `depth` items (1 .. NX_HANDOFF_MAX_DEPTH).
@@ -49,9 +49,9 @@ typedef struct nx_handoff {
 int nx_handoff_start(nx_handoff *h, size_t depth, nx_handoff_fn fn, nx_handoff_discard_fn discard, void *ctx);
 /* Waits until fewer than `depth` items are unfinished, then gives it item. -1
  * with the worker's first failure in err (the item is not given). */
-int nx_handoff_give(nx_handoff *h, void *item, char *err, size_t errlen);
+int nx_handoff_give(nx_handoff *h, void *item, nx_error *err);
 /* Waits until every item given is finished. -1 with the first failure in err. */
-int nx_handoff_wait(nx_handoff *h, char *err, size_t errlen);
+int nx_handoff_wait(nx_handoff *h, nx_error *err);
 /* Lets the worker finish (or discard, after a failure) every item given, stops
  * and joins it. Safe when not started. */
 void nx_handoff_stop(nx_handoff *h);

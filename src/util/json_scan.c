@@ -87,10 +87,10 @@ static int refill(nx_json_scan *s)
         s->pos = 0;
         s->end = tail;
     }
-    char why[200];
-    long n = s->read(s->ctx, s->buf + s->end, s->size - s->end, why, sizeof why);
+    nx_error why = {0};
+    long n = s->read(s->ctx, s->buf + s->end, s->size - s->end, &why);
     if (n < 0) {
-        snprintf(s->err, sizeof s->err, "%s", why);
+        snprintf(s->err, sizeof s->err, "%.255s", why.msg);
         s->read_failed = true;
         return -1;
     }

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "util/strbuf.h"
+#include "util/error.h"
 
 typedef enum nx_json_kind {
     NX_JSON_NULL,
@@ -63,7 +64,7 @@ typedef struct nx_json_token {
 
 /* Reads up to cap bytes into dst: the count, 0 at the end of the input, or -1
  * with why filled. */
-typedef long (*nx_json_read_fn)(void *ctx, char *dst, size_t cap, char *why, size_t why_size);
+typedef long (*nx_json_read_fn)(void *ctx, char *dst, size_t cap, nx_error *why);
 
 typedef struct nx_json_scan {
     nx_json_read_fn read;

@@ -22,7 +22,7 @@ static const char *kind_of(mode_t mode)
     return "a special file";
 }
 
-int nx_open_regular(const char *path, struct stat *st, char *msg, size_t msg_size)
+int nx_open_regular(const char *path, struct stat *st, nx_error *msg)
 {
     /* O_NOCTTY: a terminal device must not become the process's controlling tty. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -31,26 +31,26 @@ int nx_open_regular(const char *path, struct stat *st, char *msg, size_t msg_siz
          * or address"; say what the file is instead. */
         struct stat lst;
         if (errno == ENXIO && stat(path, &lst) == 0 && S_ISSOCK(lst.st_mode))
-            snprintf(msg, msg_size, "not a regular file (a socket)");
+            nx_error_set(msg, "not a regular file (a socket)");
         else
-            snprintf(msg, msg_size, "cannot open: %s", strerror(errno));
+            nx_error_set(msg, "cannot open: %s", strerror(errno));
         return -1;
     }
     struct stat own;
     struct stat *s = st ? st : &own;
     if (fstat(fd, s) != 0) {
-        snprintf(msg, msg_size, "cannot stat: %s", strerror(errno));
+        nx_error_set(msg, "cannot stat: %s", strerror(errno));
         close(fd);
         return -1;
     }
     if (!S_ISREG(s->st_mode)) {
-        snprintf(msg, msg_size, "not a regular file (%s)", kind_of(s->st_mode));
+        nx_error_set(msg, "not a regular file (%s)", kind_of(s->st_mode));
         close(fd);
         return -1;
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-        snprintf(msg, msg_size, "cannot clear O_NONBLOCK: %s", strerror(errno));
+        nx_error_set(msg, "cannot clear O_NONBLOCK: %s", strerror(errno));
         close(fd);
         return -1;
     }

@@ -16,11 +16,12 @@
 
 #include <stddef.h>
 #include <sys/stat.h>
+#include "util/error.h"
 
 /* Opens path read-only (close-on-exec). The descriptor, with *st filled when st
  * is not NULL; or -1 with msg filled (no path: the caller names the file):
  * "cannot open: <reason>", or "not a regular file (a FIFO)" and the like for a
  * FIFO, character or block device, socket or directory. */
-int nx_open_regular(const char *path, struct stat *st, char *msg, size_t msg_size);
+int nx_open_regular(const char *path, struct stat *st, nx_error *msg);
 
 #endif

@@ -24,12 +24,12 @@ void nx_run_stop_failed(void)
 
 void nx_run_reset(void) { atomic_store(&stop_flag, 0); }
 
-void nx_run_stopped_message(int stopped, char *msg, size_t msg_size)
+void nx_run_stopped_message(int stopped, nx_error *err)
 {
     if (stopped > 0)
-        snprintf(msg, msg_size, "interrupted by signal %d; nothing was published", stopped);
+        nx_error_set(err, "interrupted by signal %d; nothing was published", stopped);
     else
-        snprintf(msg, msg_size, "stopped: another profile of this run failed");
+        nx_error_set(err, "stopped: another profile of this run failed");
 }
 
 /* NXPROF_TEST_PHASE_WAIT=<name>: the phase waits at its start until a stop is

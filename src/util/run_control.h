@@ -24,6 +24,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "util/error.h"
+
 /* The flag itself, for code that takes a `const _Atomic int *cancel`. */
 _Atomic int *nx_run_stop_flag(void);
 
@@ -41,8 +43,8 @@ void nx_run_stop_failed(void);
 void nx_run_reset(void);
 
 /* "interrupted by signal N; nothing was published" or "stopped: another part of
- * this run failed", for a stopped value; into msg. */
-void nx_run_stopped_message(int stopped, char *msg, size_t msg_size);
+ * this run failed", for a stopped value; into err. */
+void nx_run_stopped_message(int stopped, nx_error *err);
 
 /* Appends name to $NXPROF_TEST_PHASE_FILE, when set. */
 void nx_run_phase(const char *name);

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     nx_annotations a;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_annotations_parse((const char *)data, size, "input", &a, &err) < 0) {
         NXFUZZ_CHECK(strncmp(err.msg, "input", 5) == 0 || strcmp(err.msg, "out of memory") == 0);
         return 0;

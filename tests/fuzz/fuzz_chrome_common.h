@@ -121,7 +121,7 @@ static void nxfuzz_chrome_read(const char *path, size_t size)
                            .max_args_bytes = size % 5 == 0 ? 16 : 0,
                            .max_toplevel_bytes = size % 11 == 0 ? 8 : 0};
     nxfuzz_chrome c = {.stop_at = size % 13 == 0 ? 1 : UINT64_MAX, .counting_skipped = size % 3 != 0};
-    nx_chrome_error err;
+    nx_error err;
     err.msg[0] = '\0';
     nx_chrome_reader *r = nx_chrome_open(path, &o, &err);
     if (!r) {

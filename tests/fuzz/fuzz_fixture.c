@@ -163,15 +163,16 @@ static void make_broken(void)
 static void build_fixture(void)
 {
     const char *dir = nxfuzz_scratch();
-    char cap[PATH_MAX], err[1024], out[PATH_MAX];
+    char cap[PATH_MAX], out[PATH_MAX];
+    nx_error err = {0};
     fmt(cap, sizeof cap, "%s/capture", dir);
     fmt(data_path, sizeof data_path, "%s/data", dir);
     nx_synth_options so = {.out_dir = cap, .preset = NX_SYNTH_TINY, .events = 1, .cores = 2, .seed = 1,
                            .system = true, .threads = 1};
     nx_synth_stats ss;
     memset(&ss, 0, sizeof ss);
-    if (nx_synth_run(&so, &ss, err, sizeof err) != 0)
-        die("synth", err);
+    if (nx_synth_run(&so, &ss, &err) != 0)
+        die("synth", err.msg);
     char name[NX_CAP_NAME_MAX];
     nx_cap_program_name(ss.program_hash, name);
     fmt(session, sizeof session, "%s", ss.session_dir);
@@ -181,14 +182,14 @@ static void build_fixture(void)
     nx_process_options po = {.capture_dir = cap, .data_path = data_path, .display_name = "tiny", .jobs = 1};
     nx_process_stats ps;
     memset(&ps, 0, sizeof ps);
-    if (nx_process_run(&po, &ps, err, sizeof err) != 0)
-        die("process", err);
+    if (nx_process_run(&po, &ps, &err) != 0)
+        die("process", err.msg);
     nx_process_stats_free(&ps);
     fmt(out, sizeof out, "%s/profiles/global/nested@latest", data_path);
     nx_process_options pn = {.capture_dir = cap, .output_file = out, .display_name = "nested", .jobs = 1};
     memset(&ps, 0, sizeof ps);
-    if (nx_process_run(&pn, &ps, err, sizeof err) != 0)
-        die("process --output-file", err);
+    if (nx_process_run(&pn, &ps, &err) != 0)
+        die("process --output-file", err.msg);
     nx_process_stats_free(&ps);
     make_broken();
 }

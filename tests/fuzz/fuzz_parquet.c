@@ -77,7 +77,7 @@ static void scan(nxpq_reader *r, const nxpq_range *range, size_t batch_rows)
     o.ranges = range;
     o.n_ranges = range ? 1 : 0;
     o.batch_rows = batch_rows;
-    nxpq_error err;
+    nx_error err;
     nxpq_scan *s = nxpq_scan_open(r, &o, &err);
     if (!s)
         return;
@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = nxpq_reader_open_memory(data, size, "fuzz.parquet", &err);
     if (!r)
         return 0;

@@ -154,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(img, data, size);
     nx_cap_warner w = {warn, NULL};
-    nx_cap_error err;
+    nx_error err;
     err.msg[0] = '\0';
     nx_program *p = (nx_program *)1;
     if (nx_program_adopt(img, size, "fuzz.nxprog", &p, &w, &err) != 0) { /* img freed by the reader */

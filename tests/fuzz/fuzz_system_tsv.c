@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < size; i++)
         lines += data[i] == '\n';
     nx_sys_reader *r = NULL;
-    nx_cap_error err;
+    nx_error err;
     err.msg[0] = '\0';
     if (nx_sys_reader_open(path, kind, &r, &err) != 0) {
         NXFUZZ_CHECK(err.msg[0] != '\0' && memchr(err.msg, '\0', sizeof err.msg) != NULL);

@@ -54,7 +54,7 @@ static void sample_by(const nx_tlx *x, int64_t start, int64_t end, uint32_t widt
 {
     nx_sampled s;
     memset(&s, 0, sizeof s);
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     if (nx_tlx_sample(x, start, end, width, by_depth, NULL, &s, &err) != 0) {
         NXFUZZ_CHECK(err.msg[0] != '\0');
         nx_sampled_free(&s);
@@ -167,27 +167,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!buf)
         return 0;
     memcpy(buf, data, size);
-    char why[512];
+    nx_error why = {0};
     bool matched = false;
     for (size_t i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++) {
         nx_tlx *x = NULL;
-        why[0] = '\0';
-        int rc = nx_tlx_open_buffer(buf, size, nxfuzz_profile_dir(TABLES[i].profile), TABLES[i].table, &x, why,
-                                    sizeof why);
+        why = (nx_error){0};
+        int rc = nx_tlx_open_buffer(buf, size, nxfuzz_profile_dir(TABLES[i].profile), TABLES[i].table, &x, &why);
         NXFUZZ_CHECK(rc != 0 || x != NULL);
-        NXFUZZ_CHECK(rc == 0 || rc < 0 || why[0] != '\0');
+        NXFUZZ_CHECK(rc == 0 || rc < 0 || why.msg[0] != '\0');
         matched |= rc == 0;
         nx_tlx_close(x);
     }
     nx_tlx *x = NULL;
-    why[0] = '\0';
-    int rc = nx_tlx_open_buffer(buf, size, NULL, NULL, &x, why, sizeof why);
+    why = (nx_error){0};
+    int rc = nx_tlx_open_buffer(buf, size, NULL, NULL, &x, &why);
     NXFUZZ_CHECK(!matched || rc == 0);
     if (rc == 0) {
         exercise(x, data, size);
         nx_tlx_close(x);
     } else {
-        NXFUZZ_CHECK(rc < 0 || why[0] != '\0');
+        NXFUZZ_CHECK(rc < 0 || why.msg[0] != '\0');
     }
     free(buf);
     return 0;

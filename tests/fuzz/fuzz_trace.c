@@ -39,7 +39,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    nx_cap_error err;
+    nx_error err;
     if (nx_program_open(nxfuzz_program_path(), &prog, NULL, &err) != 0) {
         fprintf(stderr, "fuzz_trace: the fixture's program: %s\n", err.msg);
         abort();
@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         LLVMFuzzerInitialize(NULL, NULL);
     const char *path = nxfuzz_write("fuzz.nxtrace", data, size);
     nx_cap_warner w = {warn, NULL};
-    nx_cap_error err;
+    nx_error err;
     err.msg[0] = '\0';
     nx_trace_reader *r = (nx_trace_reader *)1;
     if (nx_trace_reader_open(path, prog, &w, &r, &err) != 0) {

@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nx_xspace_options o = {.max_args_bytes = size % 5 == 0 ? 16 : 0};
     nx_chrome_handlers h = {.event = on_event, .toplevel = NULL, .ctx = &s, .skipped = s.counting_skipped ? on_skipped : NULL};
     nx_xspace_counts n;
-    nx_chrome_error err;
+    nx_error err;
     err.msg[0] = '\0';
     int rc = size % 16 == 1 ? nx_xspace_read_file(nxfuzz_write("fuzz.xplane.pb", data, size), &o, &h, &n, &err)
                             : nx_xspace_read_bytes("fuzz.xplane.pb", data, size, &o, &h, &n, &err);

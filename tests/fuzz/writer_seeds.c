@@ -48,7 +48,7 @@ static int write_seed(const char *dir, const char *name, nxpq_codec codec, nxpq_
     o.row_group_rows = 15;
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, cols, 8, &o, &err);
     for (int r = 0; w && r < 30; r++)
         if (put_row(w, r) != 0)

@@ -72,7 +72,7 @@ int pqs_dump(int argc, char **argv)
             return 2;
         }
     }
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = nxpq_reader_open(path, &err);
     if (!r) {
         fprintf(stderr, "pq_suite dump: %s\n", err.msg);

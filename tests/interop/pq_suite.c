@@ -783,7 +783,7 @@ static int write_file(const char *dir, const filecase *f, nx_strbuf *manifest)
     o.created_by = f->created_by;
     o.threads = f->threads;
 
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, specs, f->n_cols, &o, &err);
     if (!w) {
         fprintf(stderr, "pq_suite: %s\n", err.msg);

@@ -132,7 +132,7 @@ static int print_summary(nx_strbuf *out)
 
 static int dump_xspace(dump *d, const char *path)
 {
-    nx_chrome_error err;
+    nx_error err;
     nx_xspace_counts n;
     nx_chrome_handlers h = {.event = on_event, .toplevel = NULL, .ctx = d, .skipped = NULL};
     int rc = nx_xspace_read_file(path, NULL, &h, &n, &err);
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
     }
     if (ends_with(argv[i], ".pb"))
         return dump_xspace(&d, argv[i]);
-    nx_chrome_error err;
+    nx_error err;
     nx_chrome_reader *r = nx_chrome_open(argv[i], &opts, &err);
     if (!r) {
         fprintf(stderr, "%s\n", err.msg);

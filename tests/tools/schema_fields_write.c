@@ -16,7 +16,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: schema_fields_write DIR\n");
         return 2;
     }
-    nxpq_error err;
+    nx_error err;
     if (nx_write_schema_fields(argv[1], NULL, &err) < 0) {
         fprintf(stderr, "schema_fields_write: %s\n", err.msg);
         return 1;

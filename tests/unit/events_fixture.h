@@ -62,7 +62,7 @@ static void fx_write_instructions(const char *dir, fx_event *ev, size_t n, size_
         };
         char path[600];
         snprintf(path, sizeof path, "%s/Instruction_%zu.parquet", dir, f);
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         nxpq_writer *w = nxpq_writer_open(path, cols, 6, &wo, &err);
         assert_non_null(w);
         int64_t row = 0;
@@ -97,7 +97,7 @@ static void fx_write_semaphores(const char *dir, fx_event *ev, size_t n)
     };
     char path[600];
     snprintf(path, sizeof path, "%s/SemaphoreUpdate.parquet", dir);
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nxpq_writer *w = nxpq_writer_open(path, cols, 4, &wo, &err);
     assert_non_null(w);
     int64_t row = 0;

@@ -33,7 +33,7 @@ static const char *const NKI_NAMES[6] = {"inst.1:0", "inst.1:1", "inst.1:2", "in
 static inline void nki_write(const char *dir, const char *table, const char *const *fields, size_t n,
                              const char *const *cells, size_t rows)
 {
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_table_writer *t = nx_table_writer_open(dir, table, 0, NULL, &err);
     assert_non_null(t);
     const nx_schema_table *st = nx_table_writer_schema(t);

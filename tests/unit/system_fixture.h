@@ -37,7 +37,7 @@ static inline void write_ranked_events(const char *dir, const sys_event *ev, con
     mkdir(dir, 0755);
     nx_table_dest dest = {.dir = dir, .max_rows = max_rows};
     nx_row r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     unsigned tables = 0;
     assert_int_equal(nx_row_open(&r, &dest, "SystemProfileEvents", &err), 0);
     size_t c_id = nx_row_col(&r, "id"), c_name = nx_row_col(&r, "name"), c_start = nx_row_col(&r, "start_ts"),
@@ -83,7 +83,7 @@ static inline void write_row0(const char *dir, const char *table, const char *co
     nxpq_column_spec cols[8];
     for (size_t i = 0; i < n; i++)
         cols[i] = (nxpq_column_spec){.name = names[i], .type = i < n_int ? NXPQ_INT64 : NXPQ_FLOAT};
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, cols, n, NULL, &err);
     assert_non_null(w);
     for (int r = 0; r < rows; r++) {

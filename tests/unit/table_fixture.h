@@ -26,7 +26,7 @@ static inline void fx_write(const char *dir, const char *file, const fx_col *col
     for (size_t c = 0; c < n_cols; c++) {
         spec[c] = (nxpq_column_spec){.name = cols[c].name, .type = cols[c].type, .nullable = true};
     }
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nxpq_writer *w = nxpq_writer_open(path, spec, n_cols, NULL, &err);
     assert_non_null(w);
     for (size_t r = 0; r < rows; r++) {

@@ -166,7 +166,7 @@ static void device_tables(void **state)
                                   .end = e, .tracks = sel, .n_tracks = n_sel, .by = by, .top = top,
                                   .threads = THREADS[trial % 5]};
         nx_aggregate a;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         assert_int_equal(nx_aggregate_run(dir, &o, &a, &err), 0);
         assert_string_equal(a.by, by ? by : table == FX_SEMAPHORE ? "track" : "opcode");
 
@@ -251,7 +251,7 @@ static void nested_self_time(void **state)
         nx_aggregate_options o = {.table = "SystemProfileEvents", .start = s, .end = e, .tracks = tracks,
                                   .n_tracks = trial % 3 == 2, .by = by_track ? "track" : NULL, .top = 3};
         nx_aggregate a;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         assert_int_equal(nx_aggregate_run(sys_dir, &o, &a, &err), 0);
         bgroup g[N_SYS];
         size_t n = 0;
@@ -284,7 +284,7 @@ static void refused_keys_and_absent_table(void **state)
 {
     (void)state;
     nx_aggregate a;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_aggregate_options o = {.table = "Instruction", .start = 0, .end = 5000, .by = "nope", .top = 5};
     assert_int_equal(nx_aggregate_run(dir, &o, &a, &err), NX_AGGREGATE_BAD_BY);
     assert_non_null(strstr(err.msg, "nope"));

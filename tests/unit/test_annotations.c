@@ -113,7 +113,7 @@ static void test_parse_and_write(void **state)
 {
     (void)state;
     nx_annotations a;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_annotations_parse(DOC, strlen(DOC), "doc", &a, &err), 0);
     assert_int_equal(a.n_markers, 2);
     assert_int_equal(a.n_regions, 1);
@@ -166,7 +166,7 @@ static void test_empty_document(void **state)
 {
     (void)state;
     nx_annotations a;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_annotations_parse("{\"version\":1}", 13, "doc", &a, &err), 0);
     assert_int_equal(a.n_markers + a.n_regions, 0);
     nx_strbuf b = NX_STRBUF_INIT;
@@ -217,7 +217,7 @@ static void test_validation_errors(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nx_annotations a;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         int rc = nx_annotations_parse(cases[i][0], strlen(cases[i][0]), "src", &a, &err);
         if (rc != -1 || !strstr(err.msg, cases[i][1]))
             fail_msg("case %zu (%s): rc %d, message \"%s\", expected \"%s\"", i, cases[i][0], rc, err.msg,
@@ -245,7 +245,7 @@ static void test_limits(void **state)
 {
     (void)state;
     nx_annotations a;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     char *ok = many_markers(NX_ANNOTATIONS_MAX_ITEMS, 1);
     assert_int_equal(nx_annotations_parse(ok, strlen(ok), "src", &a, &err), 0);
     assert_int_equal(a.n_markers, NX_ANNOTATIONS_MAX_ITEMS);
@@ -275,7 +275,7 @@ static void test_save_load_atomic(void **state)
 {
     const char *dir = *state;
     nx_annotations a, back;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     /* no file: none */
     assert_int_equal(nx_annotations_load(dir, &back, &err), 0);
     assert_int_equal(back.n_markers + back.n_regions, 0);
@@ -324,7 +324,7 @@ static void test_append(void **state)
 {
     (void)state;
     nx_annotations a, b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_annotations_parse(DOC, strlen(DOC), "doc", &a, &err), 0);
     assert_int_equal(nx_annotations_parse(DOC, strlen(DOC), "doc", &b, &err), 0);
     assert_int_equal(nx_annotations_append(&a, &b, &err), 0);
@@ -340,7 +340,7 @@ static void test_append(void **state)
 /* A built profile at dir: its marker and one table-like file. */
 static void make_profile(const char *dir)
 {
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_profile_dir_create(dir, &err), 0);
     write_text(join(dir, "x.parquet"), "not really");
 }
@@ -361,7 +361,7 @@ static void test_carry(void **state)
     /* the old file is carried byte for byte, even one this version would refuse */
     write_text(join(from, NX_ANNOTATIONS_FILE), "{\"version\":9}");
     write_text(join(from, "devices/d0/" NX_ANNOTATIONS_FILE), DOC);
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_annotations_carry(from, to, &err), 0);
     char *top = read_text(join(to, NX_ANNOTATIONS_FILE));
     char *d0 = read_text(join(to, "devices/d0/" NX_ANNOTATIONS_FILE));
@@ -385,7 +385,7 @@ static void test_ownership(void **state)
     char prof[1024];
     snprintf(prof, sizeof prof, "%s/p", dir);
     make_profile(prof);
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_manifest_write(prof, &err), 0);
     /* saved after publishing (so not in the manifest), plus a killed save's temporary */
     nx_annotations a;

@@ -80,7 +80,7 @@ static void test_whole_rank(void **state)
 {
     (void)state;
     nx_breakdown b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_breakdown_read(dir, -1, -1, 10, &b, &err), 0);
     /* Host: every row's span; one synchronous copy (the cudaMemcpyAsync is not). */
     assert_int_equal(b.host.first_ns, 0);
@@ -146,7 +146,7 @@ static void test_step(void **state)
 {
     (void)state;
     nx_breakdown b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_breakdown_read(dir, -1, 1, 10, &b, &err), 0);
     assert_int_equal(b.n_entries, 1);
     const nx_bd_entry *e = &b.entries[0];
@@ -179,7 +179,7 @@ static void test_kernels_and_ranks(void **state)
 {
     (void)state;
     nx_breakdown b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_breakdown_read(dir, -1, -1, 2, &b, &err), 0);
     assert_int_equal(b.n_ranks, 2);
     assert_int_equal(b.n_kernels, 2);
@@ -216,7 +216,7 @@ static void test_json(void **state)
 {
     (void)state;
     nx_breakdown b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_breakdown_read(dir, -1, -1, 10, &b, &err), 0);
     nx_strbuf s = NX_STRBUF_INIT;
     nx_breakdown_json(&b, true, &s);
@@ -239,7 +239,7 @@ static void test_absent(void **state)
     snprintf(empty, sizeof empty, "%s-empty", dir);
     mkdir(empty, 0755);
     nx_breakdown b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_breakdown_read(empty, -1, -1, 10, &b, &err), NX_PROFILE_TABLE_ABSENT);
     assert_int_equal(b.n_entries, 0);
     fixture_rmrf(empty);

@@ -23,7 +23,7 @@ static void test_limit_from_the_environment(void **state)
 {
     (void)state;
     nx_budget b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     unsetenv("NXPROF_QUERY_MEMORY_MIB");
     assert_int_equal(nx_budget_init(&b, &err), 0);
     assert_int_equal(b.limit, 256 * MIB);
@@ -48,7 +48,7 @@ static void test_take_and_give(void **state)
     (void)state;
     setenv("NXPROF_QUERY_MEMORY_MIB", "1", 1);
     nx_budget b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_budget_init(&b, &err), 0);
     assert_true(nx_budget_take(&b, MIB - 10));
     assert_false(nx_budget_take(&b, 11));         /* one byte over: refused, nothing taken */
@@ -66,7 +66,7 @@ static void test_sampler_within_budget(void **state)
     (void)state;
     setenv("NXPROF_QUERY_MEMORY_MIB", "1", 1);
     nx_budget b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_budget_init(&b, &err), 0);
     /* 10,000 buckets x 32 bytes: three tracks fit in 1 MiB (983,040 bytes), a fourth does not. */
     enum { WIDTH = 10000 };

@@ -46,7 +46,7 @@ static void test_session_and_pairing(void **state)
     touch(s, "trace.json");
     touch(s, "notes.txt");
     nx_capture cap;
-    nx_cap_error err;
+    nx_error err;
     fix_warnings w = {0};
     nx_cap_warner warner = {fix_warn_cb, &w};
     if (nx_capture_discover(root, &cap, &warner, &err) != 0)
@@ -79,7 +79,7 @@ static void test_session_and_pairing(void **state)
 static void expect_fatal(const char *root, const char *needle)
 {
     nx_capture cap;
-    nx_cap_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_capture_discover(root, &cap, NULL, &err), -1);
     if (!strstr(err.msg, needle))
         fail_msg("message '%s' lacks '%s'", err.msg, needle);
@@ -114,7 +114,7 @@ static void test_framework_only_and_warnings(void **state)
     char *root = fix_tmpdir();
     touch(root, "rank-0.pt.trace.json.gz");
     nx_capture cap;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_capture_discover(root, &cap, NULL, &err), 0);
     assert_int_equal(cap.n_sessions, 1);
     assert_int_equal(cap.sessions[0].pid, -1);

@@ -87,7 +87,7 @@ static void test_worked_example(void **state)
     write_bytes(pp, prog, np);
     write_bytes(tp, trace, nt);
     nx_program *p;
-    nx_cap_error err;
+    nx_error err;
     if (nx_program_open(pp, &p, NULL, &err) != 0)
         fail_msg("%s", err.msg);
     assert_true(p->hash == 0xfe4043b08800d829ull);

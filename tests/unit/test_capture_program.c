@@ -110,7 +110,7 @@ static int setup(void **state)
     fix_program(&f->src);
     f->src.allocs = fix_allocs;
     f->src.n_allocs = 3;
-    nx_cap_error err;
+    nx_error err;
     if (!f->dir || nx_program_write(f->dir, &f->src, &f->hash, &f->path, &err) != 0)
         return -1;
     *state = f;
@@ -131,7 +131,7 @@ static void test_round_trip(void **state)
 {
     fixture *f = *state;
     nx_program *p;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_open(f->path, &p, NULL, &err), 0);
     assert_program_equal(&f->src, p);
     assert_true(p->hash == f->hash);
@@ -158,7 +158,7 @@ static void test_deterministic_and_hash_sensitive(void **state)
     unsigned char *a, *b;
     size_t na, nb;
     uint64_t ha, hb;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_encode(&f->src, &a, &na, &ha, NULL, &err), 0);
     assert_int_equal(nx_program_encode(&f->src, &b, &nb, &hb, NULL, &err), 0);
     assert_int_equal(na, nb);
@@ -192,7 +192,7 @@ static uint64_t section_offset(const char *path, int id)
 static void expect_fatal(const char *path, long want_off, const char *needle)
 {
     nx_program *p = (nx_program *)1;
-    nx_cap_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_program_open(path, &p, NULL, &err), -1);
     assert_null(p);
     if (!strstr(err.msg, path) || !strstr(err.msg, needle))
@@ -327,7 +327,7 @@ static void test_unknown_section_is_a_warning(void **state)
     fix_warnings w = {0};
     nx_cap_warner warner = {fix_warn_cb, &w};
     nx_program *p;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_open(copy, &p, &warner, &err), 0);
     assert_int_equal(w.count, 1);
     assert_non_null(strstr(w.last, "section id 13 is unknown"));
@@ -347,7 +347,7 @@ static void test_writer_refuses_invalid(void **state)
     unsigned char *data;
     size_t n;
     uint64_t h;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_encode(&bad, &data, &n, &h, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "INSTRUCTIONS record 1"));
     bad = f->src;
@@ -367,7 +367,7 @@ static void test_no_allocations(void **state)
     unsigned char *data;
     size_t n;
     uint64_t h;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_encode(&src, &data, &n, &h, NULL, &err), 0);
     uint32_t toc_n;
     memcpy(&toc_n, data + 16, 4);
@@ -462,7 +462,7 @@ static void test_writer_refuses_bad_allocation(void **state)
     unsigned char *data;
     size_t n;
     uint64_t h;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_encode(&bad, &data, &n, &h, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "MEMORY_ALLOCATIONS record 1"));
     assert_non_null(strstr(err.msg, "free_pc 99"));

@@ -42,7 +42,7 @@ static unsigned char *encode(const nx_program *p, size_t *n)
 {
     unsigned char *data;
     uint64_t h;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_encode(p, &data, n, &h, NULL, &err), 0);
     return data;
 }
@@ -76,7 +76,7 @@ static void test_round_trip(void **state)
     memcpy(&minor, data + 10, 2);
     assert_int_equal(minor, NX_PROG_VERSION_MINOR);
     nx_program *p;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_adopt(data, n, "nki.nxprog", &p, NULL, &err), 0);
     assert_int_equal(p->n_nki_frames, 2);
     assert_string_equal(p->nki_frames[1].function_name, "attn.qk");
@@ -114,7 +114,7 @@ static void test_absent(void **state)
     assert_int_equal(toc_n, 11);
     data[10] = 1;   /* version 1.1 */
     nx_program *p;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_adopt(data, n, "old.nxprog", &p, NULL, &err), 0);
     assert_int_equal(p->n_nki_frames + p->n_nki_iters + p->n_nki_instrs + p->n_asm_lines, 0);
     assert_null(p->nki_instrs);
@@ -135,7 +135,7 @@ static void expect_bad_at(uint32_t id, uint32_t size, const char *section, unsig
     memcpy(data + at + field, bytes, len);
     at += want_field;
     nx_program *p = (nx_program *)1;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_adopt(data, n, "bad.nxprog", &p, NULL, &err), -1);
     assert_null(p);
     char where[160];
@@ -208,7 +208,7 @@ static void test_truncated(void **state)
     uint64_t count = 1000;
     memcpy(e + 16, &count, 8);
     nx_program *p;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_adopt(data, n, "cut.nxprog", &p, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "section 23 (1000 records of 24 bytes"));
 }
@@ -225,7 +225,7 @@ static void test_writer_refuses(void **state)
     unsigned char *data;
     size_t n;
     uint64_t h;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_encode(&src, &data, &n, &h, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "NKI_INSTRUCTIONS record 1"));
     assert_non_null(strstr(err.msg, "frame 9 out of range"));

@@ -41,7 +41,7 @@ static void test_round_trip(void **state)
     char *rt = fix_path(f->dir, "runtime_events.tsv"), *cpu = fix_path(f->dir, "cpu_usage.tsv"),
          *mem = fix_path(f->dir, "host_mem.tsv");
     nx_sys_writer *w;
-    nx_cap_error err;
+    nx_error err;
     const nx_sys_runtime_event ev[2] = {
         {100, 250, "neuron_rt", "nrt_execute", 42, 43, 1, NX_SYS_NULL, "7,8", "execution_index=0;neff=a.neff"},
         {100, 100, "neuron_hw", "device_execution", 42, 44, NX_SYS_NULL, 3, "", ""},
@@ -115,7 +115,7 @@ static void expect_bad(const fixture *f, nx_sys_kind kind, const char *text, int
     fputs(text, fp);
     fclose(fp);
     nx_sys_reader *r;
-    nx_cap_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_sys_reader_open(path, kind, &r, &err);
     if (rc == 0) {
         nx_sys_record rec;
@@ -220,7 +220,7 @@ static void test_device_mem_read(void **state)
                      "9\t3\t2\t0\t0\t0\t0\t0\t0\t9223372036854775806\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t1");
     nx_sys_reader *r;
     nx_sys_record rec;
-    nx_cap_error err;
+    nx_error err;
     if (nx_sys_reader_open(path, NX_SYS_DEVICE_MEM, &r, &err) != 0)
         fail_msg("%s", err.msg);
     for (int i = 0; i < 2; i++) {
@@ -305,7 +305,7 @@ static void test_writer_refuses_bad_values(void **state)
     fixture *f = *state;
     char *path = fix_path(f->dir, "runtime_events.tsv");
     nx_sys_writer *w;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_sys_writer_open(path, NX_SYS_RUNTIME_EVENTS, &w, &err), 0);
     nx_sys_runtime_event e = {1, 2, "neuron_rt", "a\tb", 1, 1, NX_SYS_NULL, NX_SYS_NULL, "", ""};
     assert_int_equal(nx_sys_write_runtime(w, &e, &err), -1);

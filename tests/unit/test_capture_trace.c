@@ -23,7 +23,7 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     nx_program src;
     fix_program(&src);
-    nx_cap_error err;
+    nx_error err;
     char *path;
     uint64_t hash;
     f->dir = fix_tmpdir();
@@ -62,7 +62,7 @@ static char *write_trace(const fixture *f, const nx_trace_header *h, const nx_tr
     nx_cap_trace_name(h->program_hash, h->neuron_device_idx, h->neuroncore_idx, name);
     char *path = fix_path(f->dir, name);
     nx_trace_writer *w;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_trace_writer_open(path, h, &w, &err), 0);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(nx_trace_writer_put(w, &recs[i], &err), 0);
@@ -124,7 +124,7 @@ static void test_round_trip_every_kind(void **state)
     size_t n = all_kinds(f, recs);
     char *path = write_trace(f, &f->h, recs, n);
     nx_trace_reader *r;
-    nx_cap_error err;
+    nx_error err;
     fix_warnings w = {0};
     nx_cap_warner warner = {fix_warn_cb, &w};
     assert_int_equal(nx_trace_reader_open(path, f->prog, &warner, &r, &err), 0);
@@ -184,7 +184,7 @@ static void test_ticks(void **state)
 static void expect_fatal(const fixture *f, const char *path, long off, const char *needle)
 {
     nx_trace_reader *r;
-    nx_cap_error err = {{0}};
+    nx_error err = {0};
     int rc = nx_trace_reader_open(path, f->prog, NULL, &r, &err);
     if (rc == 0) {
         nx_trace_record rec;
@@ -264,7 +264,7 @@ static void test_reorder_window(void **state)
     r[1] = instr(10, 20, NX_ENGINE_TENSOR, 0);
     char *path = write_trace(f, &h, r, 2);
     nx_trace_reader *rd;
-    nx_cap_error err;
+    nx_error err;
     fix_warnings w = {0};
     nx_cap_warner warner = {fix_warn_cb, &w};
     assert_int_equal(nx_trace_reader_open(path, f->prog, &warner, &rd, &err), 0);
@@ -285,7 +285,7 @@ static void test_blocks_without_packets_warn(void **state)
     nx_trace_record r[4] = {block(10, 0, 5, 0), block(11, 0, 6, 0), block(12, 0, 7, 0), packet(13, 20, 0, 7, 0)};
     char *path = write_trace(f, &f->h, r, 4);
     nx_trace_reader *rd;
-    nx_cap_error err;
+    nx_error err;
     fix_warnings w = {0};
     nx_cap_warner warner = {fix_warn_cb, &w};
     assert_int_equal(nx_trace_reader_open(path, f->prog, &warner, &rd, &err), 0);
@@ -313,7 +313,7 @@ static void test_empty_trace_warns(void **state)
     fixture *f = *state;
     char *path = write_trace(f, &f->h, NULL, 0);
     nx_trace_reader *r;
-    nx_cap_error err;
+    nx_error err;
     fix_warnings w = {0};
     nx_cap_warner warner = {fix_warn_cb, &w};
     assert_int_equal(nx_trace_reader_open(path, f->prog, &warner, &r, &err), 0);

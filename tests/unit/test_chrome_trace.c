@@ -148,7 +148,7 @@ static void collected_free(collected *c)
 }
 
 /* Reads `path` into *c (freed first); returns nx_chrome_read()'s result. */
-static int read_path(const char *path, const nx_chrome_options *opts, collected *c, nx_chrome_error *err)
+static int read_path(const char *path, const nx_chrome_options *opts, collected *c, nx_error *err)
 {
     collected_free(c);
     c->stop_at = -1;
@@ -162,10 +162,10 @@ static int read_path(const char *path, const nx_chrome_options *opts, collected 
 
 /* Reads `text` as a plain file, then as a gzip'd one and with 1-byte chunks,
  * checks the three agree on the outcome, and leaves the plain reading in *c. */
-static int read_text(const char *text, collected *c, nx_chrome_error *err)
+static int read_text(const char *text, collected *c, nx_error *err)
 {
     size_t len = strlen(text);
-    nx_chrome_error err2;
+    nx_error err2;
     collected c2 = {0};
     int rc_gz = read_path(write_gz("t.json.gz", text, len), NULL, &c2, &err2);
     uint64_t total_gz = c2.total, nsk_gz = c2.nsk;
@@ -192,7 +192,7 @@ static int read_text(const char *text, collected *c, nx_chrome_error *err)
 static void expect_error(const char *text, ...)
 {
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text(text, &c, &err), -1);
     const char *path = tmp_path("t.json");
     if (strncmp(err.msg, path, strlen(path)) != 0)
@@ -227,7 +227,7 @@ static void test_object_form_every_phase(void **state)
         " ],\n"
         " \"traceName\": \"t.json\", \"displayTimeUnit\": \"ms\"}\n";
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text(text, &c, &err), 0);
     assert_int_equal(c.n, 8);
 
@@ -294,7 +294,7 @@ static void test_bare_array_form(void **state)
 {
     (void)state;
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     const char *text = "[{\"ph\":\"B\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1},\n"
                        " {\"ph\":\"E\",\"ts\":2,\"pid\":1,\"tid\":1}]";
     assert_int_equal(read_text(text, &c, &err), 0);
@@ -325,7 +325,7 @@ static void test_empty_trace_events(void **state)
 {
     (void)state;
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text("{\"traceEvents\": []}", &c, &err), 0);
     assert_int_equal(c.total, 0);
     assert_int_equal(read_text("{\"traceEvents\": [], \"otherData\": {}}", &c, &err), 0);
@@ -369,7 +369,7 @@ static void test_ts_conversion_is_exact(void **state)
     nx_strbuf_puts(&b, "]");
     assert_false(nx_strbuf_failed(&b));
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text(b.data, &c, &err), 0);
     nx_strbuf_free(&b);
     assert_int_equal(c.n, n);
@@ -399,7 +399,7 @@ static void test_huge_times_flag_their_event(void **state)
         {false, INT64_MAX, INT64_MIN},
     };
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text(text, &c, &err), 0);
     assert_int_equal(c.n, sizeof want / sizeof want[0]);
     for (size_t i = 0; i < c.n; i++) {
@@ -417,7 +417,7 @@ static void test_huge_ids_kept_as_text(void **state)
 {
     (void)state;
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text("[{\"ph\":\"X\",\"ts\":1,\"pid\":9223372036854775808,\"tid\":1.5,"
                                "\"id\":18446744073709551615,\"bind_id\":-9223372036854775809}]",
                                &c, &err),
@@ -437,7 +437,7 @@ static void test_ts_as_string(void **state)
 {
     (void)state;
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text("[{\"ph\":\"X\",\"ts\":\"12.5\",\"dur\":\"-1e0\"},"
                                "{\"ph\":\"X\",\"ts\":7.123456789,\"dur\":0.0005}]",
                                &c, &err),
@@ -455,7 +455,7 @@ static void test_invalid_utf8_repaired(void **state)
 {
     (void)state;
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text("[{\"ph\":\"i\",\"ts\":1,\"name\":\"a\xff\xc3\xa9\xe2\x82z\",\"cat\":\"\xc0\","
                                "\"pid\":\"p\xfe\",\"args\":{\"k\xff\":\"v\xed\xa0\x80\"}}]",
                                &c, &err),
@@ -472,7 +472,7 @@ static void test_string_and_number_ids(void **state)
 {
     (void)state;
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text("{\"traceEvents\":["
                                "{\"ph\":\"i\",\"ts\":1,\"pid\":\"Spans\",\"tid\":\"PyTorch Profiler\",\"s\":\"p\"},"
                                "{\"ph\":\"i\",\"ts\":1,\"pid\":\"\",\"tid\":-2,\"id\":\"0x1f\"},"
@@ -498,7 +498,7 @@ static void test_args_reserialised_compactly(void **state)
 {
     (void)state;
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text("[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"args\": {\n"
                                "  \"a\" : \"q\\\"b\\\\s\\/\\n\\t\\r\\b\\u0001\\u00e9\\ud83d\\ude00\",\n"
                                "  \"n\" : [1, 2.50, -3e2, 1E+400, true, false, null, {}, []],\n"
@@ -520,7 +520,7 @@ static void test_unknown_phases_keys_and_nulls(void **state)
 {
     (void)state;
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text("[{\"ph\":\"Z\",\"ts\":3,\"tts\":4,\"stack\":[[1,{\"a\":[]}],2],\"id2\":{\"local\":\"0x1\"},"
                                "\"cname\":\"good\",\"cat\":null,\"name\":\"n1\",\"name\":\"n2\",\"dur\":5,\"dur\":null,"
                                "\"args\":{\"x\":1},\"args\":null}]",
@@ -551,7 +551,7 @@ static void test_size_caps(void **state)
     assert_false(nx_strbuf_failed(&b));
     nx_chrome_options opts = {.max_args_bytes = 512, .max_toplevel_bytes = 256, .chunk_size = 5};
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_path(write_plain("caps.json", b.data, b.len), &opts, &c, &err), 0);
     nx_strbuf_free(&b);
     assert_int_equal(c.n, 2);
@@ -573,7 +573,7 @@ static void test_callback_stops_reading(void **state)
     (void)state;
     collected c = {0};
     c.stop_at = 1;
-    nx_chrome_error err;
+    nx_error err;
     const char *text = "[{\"ph\":\"i\",\"ts\":1},{\"ph\":\"i\",\"ts\":2},{\"ph\":\"i\",\"ts\":3}]";
     nx_chrome_reader *r = nx_chrome_open(write_plain("stop.json", text, strlen(text)), NULL, &err);
     assert_non_null(r);
@@ -605,7 +605,7 @@ static void test_bad_json_names_the_offset(void **state)
     assert_false(nx_strbuf_failed(&b));
     snprintf(want, sizeof want, "byte %zu:", bad + strlen("{\"ph\":\"X\",\"ts\":1x"));
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     nx_chrome_options opts = {.chunk_size = 4093};
     assert_int_equal(read_path(write_gz("far.json.gz", b.data, b.len), &opts, &c, &err), -1);
     nx_strbuf_free(&b);
@@ -657,7 +657,7 @@ static void test_gzip_errors(void **state)
     const char *path = write_gz("g.json.gz", b.data, b.len);
     nx_strbuf_free(&b);
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_path(path, NULL, &c, &err), 0);
     assert_int_equal(c.total, 20000);
 
@@ -791,7 +791,7 @@ static int digest_toplevel(void *ctx, const nx_chrome_toplevel *tl)
 static void expect_skipped(const char *text, uint64_t index, uint64_t offset, const char *why, uint64_t total)
 {
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text(text, &c, &err), 0);
     assert_int_equal(c.nsk, 1);
     assert_int_equal(c.sk[0].index, index);
@@ -809,7 +809,7 @@ static void test_utf8_bom(void **state)
 {
     (void)state;
     collected c = {0};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_text("\xef\xbb\xbf[{\"ph\":\"i\",\"ts\":1}]", &c, &err), 0);
     assert_int_equal(c.n, 1);
     assert_int_equal(c.ev[0].offset, 4);
@@ -841,7 +841,7 @@ static void test_odd_elements_are_skipped(void **state)
 static digest read_digest(const char *path, size_t chunk)
 {
     digest d = {.h = 14695981039346656037ULL};
-    nx_chrome_error err;
+    nx_error err;
     nx_chrome_options opts = {.chunk_size = chunk};
     nx_chrome_reader *r = nx_chrome_open(path, &opts, &err);
     if (!r)

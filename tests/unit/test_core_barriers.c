@@ -76,7 +76,7 @@ static void feed(void *st, size_t instr, int64_t start, int64_t end, uint8_t pco
 {
     nx_trace_record rec = {.kind = NX_REC_INSTRUCTION, .pcore = pcore};
     nx_device_event ev = {.trace = &trace, .rec = &rec, .start_ns = start, .end_ns = end, .instr = &instrs[instr]};
-    nxpq_error err;
+    nx_error err;
     assert_int_equal(nx_sink_core_barriers.event(st, &ev, &err), 0);
 }
 
@@ -85,7 +85,7 @@ static void test_barrier_rows_and_the_warning(void **state)
     (void)state;
     nx_process_ctx ctx = {.dest = {.dir = dir}, .progs = progs, .n_progs = 1, .traces = &trace, .n_traces = 1,
                           .warn = &warner};
-    nxpq_error err;
+    nx_error err;
     void *st = NULL;
     assert_int_equal(nx_sink_core_barriers.open(&ctx, &st, &err), 0);
     assert_non_null(st);
@@ -137,7 +137,7 @@ static void test_no_barrier_no_table(void **state)
     plain.engine_count[NX_ENGINE_GPSIMD] = 1;
     nx_program *one[1] = {&plain};
     nx_process_ctx ctx = {.dest = {.dir = dir}, .progs = one, .n_progs = 1, .traces = &trace, .n_traces = 1};
-    nxpq_error err;
+    nx_error err;
     void *st = &ctx;
     assert_int_equal(nx_sink_core_barriers.open(&ctx, &st, &err), 0);
     assert_null(st);

@@ -268,7 +268,7 @@ static void check_kind(const nx_counter_lanes *c, size_t *at, bool memory, int64
 static void check_window(int64_t s0, int64_t e0, uint32_t w)
 {
     nx_counter_lanes c;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_counter_lanes_read(dir, s0, e0, w, &c, &err), 0);
     size_t at = 0;
     check_kind(&c, &at, true, s0, e0, w);
@@ -296,7 +296,7 @@ static void test_labels_and_keys(void **state)
 {
     (void)state;
     nx_counter_lanes c;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_counter_lanes_read(dir, S, E, W, &c, &err), 0);
     assert_int_equal(c.n, 5);
     assert_true(c.lanes[0].worker_gid.null);
@@ -313,7 +313,7 @@ static void test_bad_window(void **state)
 {
     (void)state;
     nx_counter_lanes c;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_counter_lanes_read(dir, 5, 4, 1, &c, &err), -1);
     assert_non_null(strstr(err.msg, "empty"));
     assert_int_equal(nx_counter_lanes_read(dir, 0, 4, 0, &c, &err), -1);
@@ -326,7 +326,7 @@ static void test_absent_table(void **state)
     snprintf(empty, sizeof empty, "%s/empty", dir);
     mkdir(empty, 0755);
     nx_counter_lanes c;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_counter_lanes_read(empty, 0, 10, 4, &c, &err), 0);
     assert_int_equal(c.n, 0);
 }
@@ -349,7 +349,7 @@ static void test_series_cap(void **state)
     const char *cells[] = {"5", "wide", "framework", extra}; /* no worker_gid, process_id: the label is the name */
     fx_write(d, "SystemProfileEvents.parquet", COLS, 4, cells, 1);
     nx_counter_lanes c;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_counter_lanes_read(d, 0, 10, 4, &c, &err), -1);
     assert_non_null(strstr(err.msg, "\"wide\" has more than"));
     assert_non_null(strstr(err.msg, "s64"));
@@ -377,7 +377,7 @@ static void test_lane_cap(void **state)
                                   {"extra_attributes_json", NXPQ_STRING}};
     fx_write(d, "SystemProfileEvents.parquet", COLS, 4, cells, N);
     nx_counter_lanes c;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_counter_lanes_read(d, 0, N, 2, &c, &err), -1);
     assert_non_null(strstr(err.msg, "more than 256 counter lanes"));
     assert_non_null(strstr(err.msg, "\"c256\""));
@@ -392,7 +392,7 @@ static void test_budget(void **state)
     (void)state;
     setenv("NXPROF_QUERY_MEMORY_MIB", "1", 1);
     nx_counter_lanes c;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     /* 1 MiB holds 65536 points of 16 bytes: eight series of 10000 points do not fit. */
     assert_int_equal(nx_counter_lanes_read(dir, S, E, 10000, &c, &err), NX_QUERY_OVER_BUDGET);
     assert_non_null(strstr(err.msg, "NXPROF_QUERY_MEMORY_MIB"));
@@ -418,7 +418,7 @@ static void pages_after_the_window_are_skipped(void **state)
     nxpq_writer_options wo;
     nxpq_writer_options_init(&wo);
     wo.page_rows = 8;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nxpq_writer *w = nxpq_writer_open(path, cols, 4, &wo, &err);
     assert_non_null(w);
     for (int i = 0; i < 400; i++) {

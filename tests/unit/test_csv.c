@@ -133,7 +133,7 @@ static void test_cells_and_lists(void **state)
 static void test_buckets(void **state)
 {
     (void)state;
-    nxpq_error err;
+    nx_error err;
     /* Window [100, 199]: L = 100, width 10 -> buckets of 10 ns. */
     nx_sampler *s = nx_sampler_new(100, 199, 10, &err);
     assert_non_null(s);
@@ -162,7 +162,7 @@ static void test_buckets(void **state)
 static void test_winners(void **state)
 {
     (void)state;
-    nxpq_error err;
+    nx_error err;
     nx_sampler *s = nx_sampler_new(0, 99, 2, &err); /* buckets [0,49], [50,99] */
     assert_non_null(s);
     /* track 0, bucket 0: longest wins (ordinal 2, duration 30). */

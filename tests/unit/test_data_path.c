@@ -75,7 +75,7 @@ static void test_real_planned(void **state)
 static void test_apart(void **state)
 {
     (void)state;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_output_apart_from_capture(at("cap"), at("out/prof"), &err), 0);
     /* The output inside the capture, named through a link and not existing yet. */
     assert_int_equal(nx_output_apart_from_capture(at("cap"), at("alias/prof"), &err), -1);

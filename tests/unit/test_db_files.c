@@ -91,7 +91,7 @@ static void lists_tables_and_files(void **state)
 {
     (void)state;
     nx_db_files f;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_db_files_read(dir, &f, &err), 0);
     assert_int_equal(f.n_tables, 4); /* DmaPacket, Flow, Instruction, Summary */
     for (size_t i = 1; i < f.n_tables; i++)
@@ -136,7 +136,7 @@ static void missing_directory(void **state)
     char path[128];
     snprintf(path, sizeof path, "%s/nope", dir);
     nx_db_files f;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_db_files_read(path, &f, &err), -1);
     assert_non_null(strstr(err.msg, "nope"));
     assert_int_equal(f.n_tables, 0);

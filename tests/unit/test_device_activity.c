@@ -136,7 +136,7 @@ typedef struct seen {
     char name[8][32], json[8][80];
 } seen;
 
-static int record(void *ctx, const nx_activity_row *r, nxpq_error *err)
+static int record(void *ctx, const nx_activity_row *r, nx_error *err)
 {
     (void)err;
     seen *s = ctx;
@@ -151,11 +151,11 @@ static int record(void *ctx, const nx_activity_row *r, nxpq_error *err)
     return 0;
 }
 
-static int stop_at_second(void *ctx, const nx_activity_row *r, nxpq_error *err)
+static int stop_at_second(void *ctx, const nx_activity_row *r, nx_error *err)
 {
     (void)r;
     int *n = ctx;
-    return ++*n == 2 ? nxpq_error_set(err, "stopped") : 0;
+    return ++*n == 2 ? nx_error_set(err, "stopped") : 0;
 }
 
 static void test_scan(void **state)
@@ -171,7 +171,7 @@ static void test_scan(void **state)
     static const int64_t rank[] = {-1, 3, 1};
     write_ranked_events(dir, ev, rank, 3, 2);   /* two files */
     seen s = {0};
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_activity_scan(dir, record, &s, &err), 0);
     assert_int_equal(s.n, 3);
     for (size_t i = 0; i < 3; i++) {

@@ -93,7 +93,7 @@ static void test_devices(void **state)
 {
     (void)state;
     nx_device_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_device_stats_read(dir, -1, &s, &err), 0);
     assert_int_equal(s.n_devices, 2);
     check_rank0_gpu(&s.devices[0]);
@@ -105,7 +105,7 @@ static void test_steps(void **state)
 {
     (void)state;
     nx_device_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_device_stats_read(dir, -1, &s, &err), 0);
     assert_int_equal(s.n_steps, 3);   /* the GPU copy of ProfilerStep#1 is not a step */
     const nx_step_stat *a = &s.steps[0], *b = &s.steps[1], *c = &s.steps[2];
@@ -138,7 +138,7 @@ static void test_rank_filter(void **state)
 {
     (void)state;
     nx_device_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_device_stats_read(dir, 1, &s, &err), 0);
     assert_int_equal(s.n_devices, 1);
     check_rank1_gpu(&s.devices[0]);
@@ -186,7 +186,7 @@ static void test_absent(void **state)
     snprintf(empty, sizeof empty, "%s_empty", dir);
     mkdir(empty, 0755);
     nx_device_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_device_stats_read(empty, -1, &s, &err), NX_PROFILE_TABLE_ABSENT);
     assert_int_equal(s.n_devices + s.n_steps, 0);
     fixture_rmrf(empty);

@@ -59,7 +59,7 @@ static void summary_row(void **state)
 {
     (void)state;
     nx_device_summary d;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_device_summary_read(dir, 10, &d, &err), 0);
     assert_true(d.summary.present && d.summary.has_row);
     assert_int_equal(d.summary.rows, 2);
@@ -123,7 +123,7 @@ static void opcodes_top(void **state)
     }
     for (size_t top = 1; top <= N_OPS + 2; top++) {
         nx_device_summary d;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         assert_int_equal(nx_device_summary_read(dir, top, &d, &err), 0);
         assert_true(d.have_opcodes);
         assert_int_equal(d.opcode_rows, N_OPS);
@@ -154,7 +154,7 @@ static void without_tables(void **state)
     snprintf(empty, sizeof empty, "/tmp/nxdevsum-empty-XXXXXX");
     assert_non_null(mkdtemp(empty));
     nx_device_summary d;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_device_summary_read(empty, 10, &d, &err), 0);
     assert_false(d.summary.present || d.summary.has_row || d.have_opcodes);
     assert_int_equal(d.summary.n + d.n_opcodes, 0);

@@ -144,7 +144,7 @@ static int teardown(void **state)
 
 static void run(const char *a, const char *b, const char *by, bool all, nx_diff *d)
 {
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_diff_options o = {.by = by, .include_profiler = all};
     assert_int_equal(nx_diff_run(a, b, &o, d, &err), 0);
 }
@@ -222,7 +222,7 @@ static void normalized(void **state)
 {
     (void)state;
     nx_diff d;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_diff_options o = {.normalize = NX_DIFF_NORM_STEP};
     assert_int_equal(nx_diff_run(sys_a, sys_b, &o, &d, &err), 0);
     /* ns per step, 1 step in A and 2 in B: mm 30 -> 15 (-15), relu 10 -> 5 (-5), k1 10 -> 6
@@ -359,7 +359,7 @@ static void refusals(void **state)
 {
     (void)state;
     nx_diff d;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_diff_options o = {0};
     assert_int_equal(nx_diff_run(sys_a, dev_b, &o, &d, &err), NX_DIFF_KINDS);
     assert_non_null(strstr(err.msg, "system profile"));

@@ -74,7 +74,7 @@ static size_t read_table(const char *table, const char *const *names, size_t nc,
 {
     char p[128];
     path_of(p, sizeof p, table);
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *rd = nxpq_reader_open(p, &err);
     assert_non_null(rd);
     size_t cols[8];
@@ -139,7 +139,7 @@ static void test_pending_matches_brute_force(void **state)
         x[i] = (xfer){t, t + len, (unsigned)(next() % 3)};
     }
     nx_table_dest dest = {.dir = dir};
-    nxpq_error err;
+    nx_error err;
     nx_pending_dma p;
     assert_int_equal(nx_pending_open(&p, &dest, &err), 0);
     for (size_t i = 0; i < N_XFER; i++)
@@ -177,7 +177,7 @@ static void test_pending_refuses_a_pcore_past_the_limit(void **state)
 {
     (void)state;
     nx_table_dest dest = {.dir = dir};
-    nxpq_error err;
+    nx_error err;
     nx_pending_dma p;
     assert_int_equal(nx_pending_open(&p, &dest, &err), 0);
     assert_int_equal(nx_pending_add(&p, NX_USAGE_MAX_SERIES, 1, 2, &err), -1);
@@ -208,7 +208,7 @@ static void test_summary_matches_brute_force(void **state)
         s[i] = (sample){ts, pc, (double)(next() % 1000000) * 1.37, total[pc]};
     }
     nx_table_dest dest = {.dir = dir};
-    nxpq_error err;
+    nx_error err;
     nx_usage_summary u;
     assert_int_equal(nx_usage_summary_open(&u, &dest, &err), 0);
     for (size_t i = 0; i < N_SAMPLES; i++)
@@ -255,7 +255,7 @@ static void test_no_input_writes_no_table(void **state)
     snprintf(sub, sizeof sub, "%s/empty", dir);
     assert_int_equal(mkdir(sub, 0700), 0);
     nx_table_dest dest = {.dir = sub};
-    nxpq_error err;
+    nx_error err;
     nx_usage_summary u;
     nx_pending_dma pd;
     unsigned tables = 0;

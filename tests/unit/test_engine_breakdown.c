@@ -70,7 +70,7 @@ static void test_breakdown(void **state)
     (void)state;
     write_all(true);
     nx_engine_breakdown b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_engine_breakdown_read(dir, &b, &err), 0);
     assert_int_equal(b.start_ns, 100);
     assert_int_equal(b.end_ns, 800);
@@ -114,7 +114,7 @@ static void test_without_cc(void **state)
     (void)state;
     write_all(false);
     nx_engine_breakdown b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_engine_breakdown_read(dir, &b, &err), 0);
     assert_true(b.overlap_pct < 0);
     assert_int_equal(b.communication_ns, 0);
@@ -133,7 +133,7 @@ static void test_bad_and_absent(void **state)
     rmrf(dir);
     mkdir(dir, 0755);
     nx_engine_breakdown b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_engine_breakdown_read(dir, &b, &err), NX_PROFILE_TABLE_ABSENT);
     static const char *const bad[] = {"100", "200", "pe", "300", "250", "act"};
     fx_write(dir, "Instruction.parquet", ICOLS, 3, bad, 2);

@@ -117,7 +117,7 @@ static void rows_across_files_and_hints(void **state)
         const int64_t *hints[] = {NULL, &right, &wrong};
         for (size_t h = 0; h < 3; h++) {
             nx_event ev;
-            nxpq_error err = {{0}};
+            nx_error err = {0};
             assert_int_equal(nx_event_read(dir, "Instruction", ord, hints[h], &ev, &err), 0);
             check_row(&ev, cases[i].file, cases[i].row);
             nx_event_free(&ev);
@@ -129,7 +129,7 @@ static void missing_rows_and_tables(void **state)
 {
     (void)state;
     nx_event ev;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_event_read(dir, "Instruction", 3, NULL, &ev, &err), NX_EVENT_NONE);
     assert_int_equal(nx_event_read(dir, "Instruction", nx_row_ordinal(1, ROWS1), NULL, &ev, &err), NX_EVENT_NONE);
     assert_int_equal(nx_event_read(dir, "Instruction", nx_row_ordinal(2, 0), NULL, &ev, &err), NX_EVENT_NONE);
@@ -143,7 +143,7 @@ static void other_tables(void **state)
 {
     (void)state;
     nx_event ev;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     /* Not a timeline table: the row, no track. */
     assert_int_equal(nx_event_read(dir, "Metadata", 0, NULL, &ev, &err), 0);
     assert_false(ev.has_track);

@@ -147,7 +147,7 @@ static void write_metadata(const char *dir, int64_t first, int64_t last)
                                {.name = "last_hw_timestamp", .type = NXPQ_INT64}};
     nxpq_writer_options o;
     nxpq_writer_options_init(&o);
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, cols, 2, &o, &err);
     assert_non_null(w);
     assert_int_equal(nxpq_put_int64(w, 0, first), 0);

@@ -63,7 +63,7 @@ static nxpq_writer *open_table(const char *name, const nxpq_column_spec *cols, s
     nxpq_writer_options_init(&wo);
     wo.row_group_rows = 32;
     wo.page_rows = 8;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nxpq_writer *w = nxpq_writer_open(path, cols, n, &wo, &err);
     assert_non_null(w);
     return w;
@@ -71,7 +71,7 @@ static nxpq_writer *open_table(const char *name, const nxpq_column_spec *cols, s
 
 static void close_table(nxpq_writer *w)
 {
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nxpq_writer_close(w, &err), 0);
 }
 
@@ -256,7 +256,7 @@ static void check_refs(const nx_flow_ref *got, size_t n, want *w, size_t nw)
 static void check_device(int t, const row *x)
 {
     nx_flows f;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     const char *table = t == 0 ? "Instruction" : "DmaPacketAggregated";
     int64_t hint = x->start;
     assert_int_equal(nx_flows_run(dir, table, x->ordinal, next_rand() % 2 ? &hint : NULL, &f, &err), 0);
@@ -304,7 +304,7 @@ static void system_flows(void **state)
     for (size_t i = 0; i < N_SYS; i++) {
         const row *x = &SYS[i];
         nx_flows f;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         assert_int_equal(nx_flows_run(dir, "SystemProfileEvents", x->ordinal, NULL, &f, &err), 0);
         assert_false(f.device);
         size_t np = 0, ns = 0;
@@ -351,7 +351,7 @@ static void chrome_flow_rows(void **state)
                                {.name = "process_id", .type = NXPQ_INT64},
                                {.name = "thread_id", .type = NXPQ_INT64},
                                {.name = "flow_id", .type = NXPQ_LIST_STRING, .nullable = true}};
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nxpq_writer *w = nxpq_writer_open(path, cols, 7, NULL, &err);
     assert_non_null(w);
     /* X with correlation 12 and bind_id 617; its flow start "s"; the kernel of 12; the flow end "f". */
@@ -398,7 +398,7 @@ static void missing_rows_and_tables(void **state)
 {
     (void)state;
     nx_flows f;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_flows_run(dir, "Instruction", nx_row_ordinal(1, 5000), NULL, &f, &err), NX_FLOWS_NO_EVENT);
     assert_int_equal(nx_flows_run(dir, "Instruction", nx_row_ordinal(7, 0), NULL, &f, &err), NX_FLOWS_NO_EVENT);
     assert_int_equal(nx_flows_run(dir, "CcOp", 0, NULL, &f, &err), NX_PROFILE_TABLE_ABSENT);

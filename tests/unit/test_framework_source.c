@@ -62,7 +62,7 @@ static void test_the_source_reads_a_trace(void **state)
     close(fd);
     int n = 0;
     nx_chrome_handlers h = {.event = count_event, .toplevel = NULL, .ctx = &n, .skipped = NULL};
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(nx_framework_source_for(path)->read(path, &h, &err), 0);
     assert_int_equal(n, 2);
     unlink(path);

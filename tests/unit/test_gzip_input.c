@@ -53,9 +53,9 @@ static size_t append_member(const char *path, const void *data, size_t n)
 }
 
 /* Reads path whole in reads of `step` bytes: 0 and the bytes, or -1 and msg. */
-static int read_whole(const char *path, size_t step, unsigned char **data, size_t *n, char *msg, size_t msg_size)
+static int read_whole(const char *path, size_t step, unsigned char **data, size_t *n, nx_error *msg)
 {
-    nx_gzip_input *in = nx_gzip_input_open(path, msg, msg_size);
+    nx_gzip_input *in = nx_gzip_input_open(path, msg);
     assert_non_null(in);
     size_t cap = 1 << 20, len = 0;
     unsigned char *buf = malloc(cap);
@@ -67,13 +67,13 @@ static int read_whole(const char *path, size_t step, unsigned char **data, size_
             buf = realloc(buf, cap);
             assert_non_null(buf);
         }
-        long got = nx_gzip_input_read(in, buf + len, step, msg, msg_size);
+        long got = nx_gzip_input_read(in, buf + len, step, msg);
         if (got < 0) {
             rc = -1;
             /* a failed input keeps failing */
-            char again[256];
-            assert_int_equal(nx_gzip_input_read(in, buf, step, again, sizeof again), -1);
-            assert_string_equal(again, msg);
+            nx_error again = {0};
+            assert_int_equal(nx_gzip_input_read(in, buf, step, &again), -1);
+            assert_string_equal(again.msg, msg->msg);
             break;
         }
         if (got == 0)
@@ -113,17 +113,17 @@ static void test_plain_files(void **state)
                 continue;
             unsigned char *got;
             size_t n;
-            char msg[256];
-            assert_int_equal(read_whole(path_of("p"), steps[s], &got, &n, msg, sizeof msg), 0);
+            nx_error msg = {0};
+            assert_int_equal(read_whole(path_of("p"), steps[s], &got, &n, &msg), 0);
             assert_int_equal(n, sizes[k]);
             if (n)
                 assert_memory_equal(got, want, n);
             free(got);
         }
-        nx_gzip_input *in = nx_gzip_input_open(path_of("p"), NULL, 0);
+        nx_gzip_input *in = nx_gzip_input_open(path_of("p"), NULL);
         assert_non_null(in);
         unsigned char b[4];
-        assert_true(nx_gzip_input_read(in, b, sizeof b, NULL, 0) >= 0);
+        assert_true(nx_gzip_input_read(in, b, sizeof b, NULL) >= 0);
         assert_false(nx_gzip_input_is_gzip(in));
         nx_gzip_input_close(in);
         free(want);
@@ -142,19 +142,19 @@ static void test_members(void **state)
     for (size_t s = 0; s < 3; s++) {
         unsigned char *got;
         size_t n;
-        char msg[256];
-        assert_int_equal(read_whole(path_of("g"), steps[s], &got, &n, msg, sizeof msg), 0);
+        nx_error msg = {0};
+        assert_int_equal(read_whole(path_of("g"), steps[s], &got, &n, &msg), 0);
         assert_int_equal(n, 300005);
         assert_memory_equal(got, a, 300000);
         assert_memory_equal(got + 300000, b, 5);
         free(got);
     }
-    nx_gzip_input *in = nx_gzip_input_open(path_of("g"), NULL, 0);
+    nx_gzip_input *in = nx_gzip_input_open(path_of("g"), NULL);
     assert_non_null(in);
     unsigned char *buf = malloc(400000);
     assert_non_null(buf);
-    char msg[256];
-    while (nx_gzip_input_read(in, buf, 400000, msg, sizeof msg) > 0)
+    nx_error msg = {0};
+    while (nx_gzip_input_read(in, buf, 400000, &msg) > 0)
         ;
     assert_true(nx_gzip_input_is_gzip(in));
     assert_int_equal(nx_gzip_input_offset(in), la + lb + lc);
@@ -170,14 +170,15 @@ static void expect_error(const char *path, const char *words, uint64_t offset, s
 {
     unsigned char *got;
     size_t n;
-    char msg[256], at[64];
-    assert_int_equal(read_whole(path, 4096, &got, &n, msg, sizeof msg), -1);
+    char at[64];
+    nx_error msg = {0};
+    assert_int_equal(read_whole(path, 4096, &got, &n, &msg), -1);
     free(got);
     if (before != SIZE_MAX)
         assert_int_equal(n, before);
     snprintf(at, sizeof at, "compressed byte %llu:", (unsigned long long)offset);
-    if (!strstr(msg, words) || !strstr(msg, at))
-        fail_msg("'%s' lacks '%s' or '%s'", msg, words, at);
+    if (!strstr(msg.msg, words) || !strstr(msg.msg, at))
+        fail_msg("'%s' lacks '%s' or '%s'", msg.msg, words, at);
 }
 
 static void test_damaged(void **state)
@@ -209,14 +210,14 @@ static void test_damaged(void **state)
     assert_int_equal(fclose(f), 0);
     unsigned char *got;
     size_t n;
-    char msg[256];
-    assert_int_equal(read_whole(path_of("d"), 4096, &got, &n, msg, sizeof msg), -1);
+    nx_error msg = {0};
+    assert_int_equal(read_whole(path_of("d"), 4096, &got, &n, &msg), -1);
     free(got);
-    assert_non_null(strstr(msg, "gzip: "));
+    assert_non_null(strstr(msg.msg, "gzip: "));
     free(a);
 
-    assert_null(nx_gzip_input_open(path_of("missing"), msg, sizeof msg));
-    assert_string_equal(msg, "cannot open: No such file or directory");
+    assert_null(nx_gzip_input_open(path_of("missing"), &msg));
+    assert_string_equal(msg.msg, "cannot open: No such file or directory");
 }
 
 static int setup(void **state)

@@ -20,12 +20,12 @@ typedef struct log {
     int fail_at;                     /* item value that fails, or -1 */
 } log_t;
 
-static int work(void *ctx, void *item, char *err, size_t errlen)
+static int work(void *ctx, void *item, nx_error *err)
 {
     log_t *l = ctx;
     int v = *(int *)item;
     if (v == l->fail_at) {
-        snprintf(err, errlen, "item %d failed", v);
+        nx_error_set(err, "item %d failed", v);
         return -1;
     }
     l->worked[l->n_worked++] = v;
@@ -45,11 +45,11 @@ static void in_order(void **state)
     nx_handoff h;
     assert_int_equal(nx_handoff_start(&h, 1, work, discard, &l), 0);
     int items[2];   /* double buffering: the owner reuses an item once the worker is idle */
-    char err[NX_HANDOFF_ERR];
+    nx_error err = {0};
     for (int i = 0; i < 40; i++) {
         items[i % 2] = i;
-        assert_int_equal(nx_handoff_give(&h, &items[i % 2], err, sizeof err), 0);
-        assert_int_equal(nx_handoff_wait(&h, err, sizeof err), 0);
+        assert_int_equal(nx_handoff_give(&h, &items[i % 2], &err), 0);
+        assert_int_equal(nx_handoff_wait(&h, &err), 0);
     }
     nx_handoff_stop(&h);
     assert_int_equal(l.n_worked, 40);
@@ -65,16 +65,16 @@ static void first_failure_reported(void **state)
     nx_handoff h;
     assert_int_equal(nx_handoff_start(&h, 1, work, discard, &l), 0);
     int items[8];
-    char err[NX_HANDOFF_ERR] = "";
+    nx_error err = {0};
     int given = 0, rc = 0;
     for (int i = 0; i < 8 && rc == 0; i++) {
         items[i] = i;
-        rc = nx_handoff_give(&h, &items[i], err, sizeof err);
+        rc = nx_handoff_give(&h, &items[i], &err);
         given += rc == 0;
     }
     assert_int_equal(rc, -1);
-    assert_string_equal(err, "item 3 failed");
-    assert_int_equal(nx_handoff_wait(&h, err, sizeof err), -1);
+    assert_string_equal(err.msg, "item 3 failed");
+    assert_int_equal(nx_handoff_wait(&h, &err), -1);
     nx_handoff_stop(&h);
     assert_int_equal(l.n_worked, 3);            /* 0, 1, 2 */
     assert_int_equal(given, 4);                 /* 4 was refused: the failure was known by then */
@@ -89,12 +89,12 @@ typedef struct slow_log {
     log_t l;
 } slow_log;
 
-static int slow_work(void *ctx, void *item, char *err, size_t errlen)
+static int slow_work(void *ctx, void *item, nx_error *err)
 {
     slow_log *s = ctx;
     for (volatile int spin = 0; spin < 20000; spin++)
         ;
-    return work(&s->l, item, err, errlen);
+    return work(&s->l, item, err);
 }
 
 static void queue_keeps_buffers(void **state)
@@ -107,7 +107,7 @@ static void queue_keeps_buffers(void **state)
     assert_int_equal(nx_handoff_start(&h, 0, slow_work, discard, &s), -1);
     assert_int_equal(nx_handoff_start(&h, NX_HANDOFF_MAX_DEPTH + 1, slow_work, discard, &s), -1);
     assert_int_equal(nx_handoff_start(&h, DEPTH, slow_work, discard, &s), 0);
-    char err[NX_HANDOFF_ERR];
+    nx_error err = {0};
     for (int i = 0; i < N; i++) {
         int *b = &buffers[i % (DEPTH + 1)];
         if (i >= DEPTH + 1) {
@@ -116,9 +116,9 @@ static void queue_keeps_buffers(void **state)
             assert_int_equal(s.l.worked[i - DEPTH - 1], *b);
         }
         *b = i;
-        assert_int_equal(nx_handoff_give(&h, b, err, sizeof err), 0);
+        assert_int_equal(nx_handoff_give(&h, b, &err), 0);
     }
-    assert_int_equal(nx_handoff_wait(&h, err, sizeof err), 0);
+    assert_int_equal(nx_handoff_wait(&h, &err), 0);
     assert_int_equal(s.l.n_worked, N);
     for (int i = 0; i < N; i++)
         assert_int_equal(s.l.worked[i], i);
@@ -134,12 +134,12 @@ static void failure_with_queue(void **state)
     nx_handoff h;
     assert_int_equal(nx_handoff_start(&h, 4, work, discard, &l), 0);
     int items[5] = {0, 1, 2, 3, 4};
-    char err[NX_HANDOFF_ERR] = "";
+    nx_error err = {0};
     int given = 0;
-    for (int i = 0; i < 5 && nx_handoff_give(&h, &items[i], err, sizeof err) == 0; i++)
+    for (int i = 0; i < 5 && nx_handoff_give(&h, &items[i], &err) == 0; i++)
         given++;
-    assert_int_equal(nx_handoff_wait(&h, err, sizeof err), -1);
-    assert_string_equal(err, "item 2 failed");
+    assert_int_equal(nx_handoff_wait(&h, &err), -1);
+    assert_string_equal(err.msg, "item 2 failed");
     assert_int_equal(l.n_worked, 2);
     assert_int_equal(l.n_worked + l.n_discarded, given);   /* every given item released */
     for (int i = 0; i < l.n_discarded; i++)

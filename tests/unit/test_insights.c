@@ -125,7 +125,7 @@ static void write_mixed(const char *dir, const char *table, const char *text, co
     size_t n = 1 + n_int;
     if (real)
         cols[n++] = (nxpq_column_spec){.name = real, .type = NXPQ_DOUBLE};
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, cols, n, NULL, &err);
     assert_non_null(w);
     for (size_t r = 0; r < rows; r++) {
@@ -193,7 +193,7 @@ static void test_gpu_rules_fire(void **state)
 {
     (void)state;
     nx_insights s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_insights_read(loud, &s, &err), 0);
     assert_int_equal(s.scope, NX_INSIGHT_SYSTEM);
     assert_int_equal(s.n, 2);
@@ -218,7 +218,7 @@ static void test_gpu_rules_quiet(void **state)
 {
     (void)state;
     nx_insights s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_insights_read(quiet, &s, &err), 0);
     assert_int_equal(s.n, 0);
     nx_strbuf b = NX_STRBUF_INIT;
@@ -242,7 +242,7 @@ static void test_host_wait_and_launch_outliers(void **state)
 {
     (void)state;
     nx_insights s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_insights_read(host_wait, &s, &err), 0);
     assert_int_equal(s.n, 2);
     assert_string_equal(s.items[0].rule->id, "gpu_idle");
@@ -266,7 +266,7 @@ static void test_kernel_wait_and_low_overlap(void **state)
 {
     (void)state;
     nx_insights s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_insights_read(kernel_wait, &s, &err), 0);
     assert_int_equal(s.n, 2);   /* no launch_outliers: the worst delay is under 1 ms */
     assert_string_equal(s.items[0].rule->id, "low_overlap");
@@ -286,7 +286,7 @@ static void test_device_rules_fire(void **state)
 {
     (void)state;
     nx_insights s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_insights_read(dev_loud, &s, &err), 0);
     assert_int_equal(s.scope, NX_INSIGHT_DEVICE);
     assert_int_equal(s.n, 6);
@@ -326,7 +326,7 @@ static void test_device_rules_quiet(void **state)
 {
     (void)state;
     nx_insights s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_insights_read(dev_quiet, &s, &err), 0);
     assert_int_equal(s.n, 0);
     nx_insights_free(&s);

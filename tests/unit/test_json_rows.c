@@ -42,7 +42,7 @@ static void write_table(const char *dir)
                                {.name = "evt_wait_time_ns", .type = NXPQ_INT64, .nullable = true}};
     nxpq_writer_options o;
     nxpq_writer_options_init(&o);
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, cols, 6, &o, &err);
     assert_non_null(w);
     for (int i = 0; i < ROWS; i++) {
@@ -63,7 +63,7 @@ static char *export_json(const char *dir, int64_t start, int64_t end)
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
     assert_non_null(f);
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_row_target t = {.f = f, .profile_dir = dir, .start = start, .end = end};
     nx_row_writer *w = nx_row_format_find("json")->open(&t, &err);
     assert_non_null(w);

@@ -23,9 +23,9 @@ typedef struct src {
     size_t len, at, step;
 } src;
 
-static long read_src(void *ctx, char *dst, size_t cap, char *why, size_t why_size)
+static long read_src(void *ctx, char *dst, size_t cap, nx_error *why)
 {
-    (void)why, (void)why_size;
+    (void)why;
     src *s = ctx;
     size_t n = s->len - s->at;
     if (n > cap)

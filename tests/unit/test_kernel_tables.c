@@ -57,9 +57,9 @@ static void process(const char *cap, const char *out)
 {
     nx_process_options po = {.capture_dir = cap, .output_file = out};
     nx_process_stats ps;
-    char err[512];
-    if (nx_process_run(&po, &ps, err, sizeof err) != 0)
-        fail_msg("process: %s", err);
+    nx_error err = {0};
+    if (nx_process_run(&po, &ps, &err) != 0)
+        fail_msg("process: %s", err.msg);
     nx_process_stats_free(&ps);
 }
 
@@ -69,7 +69,7 @@ static int64_t rows_of(const char *prof, const char *table)
     snprintf(path, sizeof path, "%s/%s.parquet", prof, table);
     if (access(path, F_OK) != 0)
         return -1;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nxpq_reader *r = nxpq_reader_open(path, &err);
     assert_non_null(r);
     int64_t n = nxpq_reader_num_rows(r);
@@ -111,7 +111,7 @@ static void strip_program(void)
         if (strncmp(e->d_name, "program_", 8) == 0)
             snprintf(prog_path, sizeof prog_path, "%s/%s", session, e->d_name);
     nx_program *p;
-    nx_cap_error err;
+    nx_error err;
     assert_int_equal(nx_program_open(prog_path, &p, NULL, &err), 0);
     assert_true(p->n_nki_instrs > 0 && p->n_asm_lines > 0);
     nx_program old = *p;
@@ -171,9 +171,9 @@ static int setup(void **state)
     snprintf(cap, sizeof cap, "%s/cap", tmp);
     nx_synth_options so = {.out_dir = cap, .preset = NX_SYNTH_TINY, .cores = 1, .seed = 3, .system = false};
     nx_synth_stats ss;
-    char err[512];
-    if (nx_synth_run(&so, &ss, err, sizeof err) != 0)
-        return fprintf(stderr, "synth: %s\n", err), -1;
+    nx_error err = {0};
+    if (nx_synth_run(&so, &ss, &err) != 0)
+        return fprintf(stderr, "synth: %s\n", err.msg), -1;
     nx_synth_stats_free(&ss);
     return find_session(cap) ? 0 : -1;
 }
@@ -189,7 +189,7 @@ static void with_sections(void **state)
 {
     (void)state;
     nx_program *p;
-    nx_cap_error cerr;
+    nx_error cerr;
     char cap[128], prof[128], prog[1024] = "";
     snprintf(cap, sizeof cap, "%s/cap", tmp);
     snprintf(prof, sizeof prof, "%s/with", tmp);

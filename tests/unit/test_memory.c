@@ -107,7 +107,7 @@ static void every_row(void **state)
 {
     (void)state;
     nx_memory m;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_memory_read(dir, 10, 100, 1000, &m, &err), 0);
     static const want w[] = {{0, 12, 5, 5, 0, 256, "dot.1"},     {10, 50, 0, 3, 0, 1024, "q"},
                              {55, 70, 2, 2, 2048, 4096, "v"},    {55, 70, 3, 3, 4096, 6144, "v"},
@@ -130,7 +130,7 @@ static void one_bucket(void **state)
 {
     (void)state;
     nx_memory m;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_memory_read(dir, 10, 100, 1, &m, &err), 0);
     static const want w[] = {{0, 12, 5, 5, 0, 256, "dot.1"}, {10, 50, 0, 3, 0, 1024, "q"}, {95, 99, 130, 130, 0, 64, ""}};
     check(&m, w, sizeof w / sizeof w[0]);
@@ -144,7 +144,7 @@ static void window_edges(void **state)
 {
     (void)state;
     nx_memory m;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_memory_read(dir, 300, 400, 10, &m, &err), 0);
     static const want w[] = {{200, 300, 0, 0, 0, 64, "late"}};
     check(&m, w, 1);
@@ -161,7 +161,7 @@ static void hbm_categories(void **state)
 {
     (void)state;
     nx_memory m;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_memory_read(dir, 0, 1, 1, &m, &err), 0);
     assert_true(m.has_hbm);
     assert_int_equal(m.n_hbm, 3);
@@ -180,7 +180,7 @@ static void absent_tables(void **state)
 {
     (void)state;
     nx_memory m;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_memory_read(empty, 0, 100, 10, &m, &err), 0);
     assert_false(m.has_sbuf);
     assert_false(m.has_hbm);
@@ -193,7 +193,7 @@ static void bad_row(void **state)
 {
     (void)state;
     nx_memory m;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_memory_read(bad, 0, 100, 10, &m, &err), -1);
     assert_non_null(strstr(err.msg, "SbufAllocation.parquet: row 0: end_address below start_address"));
 }
@@ -203,7 +203,7 @@ static void over_budget(void **state)
 {
     (void)state;
     nx_memory m;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(setenv("NXPROF_QUERY_MEMORY_MIB", "1", 1), 0);
     int rc = nx_memory_read(dir, 10, 100, 100000, &m, &err);
     unsetenv("NXPROF_QUERY_MEMORY_MIB");

@@ -291,7 +291,7 @@ static void check_values(const char *dir, uint64_t max_rows, bool want_index)
     brute(tracked, N_ROWS, b);
     nx_nesting_values *v;
     char note[600];
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_nesting_open(dir, "SystemProfileEvents", &v, note, sizeof note, &err), 0);
     assert_int_equal(note[0] == '\0', want_index);
     for (size_t i = 0; i < N_ROWS; i++) {
@@ -349,13 +349,13 @@ static void test_old_index_refused(void **state)
     assert_int_equal(fwrite(v3, 1, 4, f), 4);
     assert_int_equal(fclose(f), 0);
     nx_tlx *x;
-    char why[512];
-    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, why, sizeof why), 1);
-    assert_non_null(strstr(why, "version 3"));
-    assert_non_null(strstr(why, "nxprof index"));
+    nx_error why = {0};
+    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, &why), 1);
+    assert_non_null(strstr(why.msg, "version 3"));
+    assert_non_null(strstr(why.msg, "nxprof index"));
     nx_nesting_values *nv;
     char note[600];
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_nesting_open(dir, "SystemProfileEvents", &nv, note, sizeof note, &err), 0);
     assert_non_null(strstr(note, "version 3"));
     nx_nesting_close(nv);

@@ -48,7 +48,7 @@ static int teardown(void **state)
 
 static void read_ctx(int64_t row, nx_nki_context *c)
 {
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_nki_context_read(dir, row, NULL, c, &err), 0);
 }
 
@@ -129,7 +129,7 @@ static void partial_contexts(void **state)
 static void cached_and_rebuilt(void **state)
 {
     (void)state;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     const nx_nki_index *a, *b;
     assert_int_equal(nx_nki_index_get(dir, &a, &err), 0);
     assert_int_equal(nx_nki_index_get(dir, &b, &err), 0);
@@ -171,7 +171,7 @@ static void *hammer(void *arg)
     size_t t = (size_t)(uintptr_t)arg;
     for (size_t i = 0; i < 60; i++) {
         const nx_nki_index *x;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         if (nx_nki_index_get(dirs[(i + t) % N_DIRS], &x, &err) != 0)
             return (void *)1;
         const nx_nki_frame *f = nx_nki_find_frame(x, 0, 2);
@@ -211,7 +211,7 @@ static void absent_and_errors(void **state)
     assert_non_null(mkdtemp(d2));
     nki_write_instructions(d2);
     nx_nki_context c;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_nki_context_read(d2, 0, NULL, &c, &err), NX_PROFILE_TABLE_ABSENT);
     /* line_number stored as a string: refused, naming the file and the column */
     static const fx_col BAD[] = {{"kernel_instruction_name", NXPQ_STRING}, {"line_number", NXPQ_STRING}};

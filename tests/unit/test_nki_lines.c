@@ -77,7 +77,7 @@ static void lines_and_order(void **state)
     int64_t all_ns, attr_ns;
     expected(w, &all_ns, &attr_ns);
     nx_nki_lines s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_nki_lines_run(dir, &s, &err), 0);
     assert_int_equal(s.instructions, NKI_ROWS);
     assert_int_equal(s.instruction_ns, all_ns);
@@ -117,7 +117,7 @@ static void absent(void **state)
     assert_non_null(mkdtemp(d2));
     nki_write_instructions(d2);
     nx_nki_lines s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_nki_lines_run(d2, &s, &err), NX_PROFILE_TABLE_ABSENT);
     fixture_rmrf(d2);
 }

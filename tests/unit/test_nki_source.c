@@ -91,7 +91,7 @@ static void coverage(void **state)
         }
     }
     nx_nki_coverage c;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_nki_coverage_read(dir, &c, &err), 0);
     assert_true(c.present);
     assert_int_equal(c.instructions, N_INSTR);
@@ -109,7 +109,7 @@ static void find(void **state)
 {
     (void)state;
     nx_nki_source *s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_nki_source_open(dir, &s, &err), 0);
     assert_int_equal(nx_nki_source_count(s), N_KI);
     for (size_t i = 0; i < N_INSTR; i++) {
@@ -170,7 +170,7 @@ static void top_joined_keys(void **state)
     const char *by[] = {"file_path", "line_number"};
     nx_top_options o = {.table = "Instruction", .by = by, .n_by = 2};
     nx_top r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_top_run(dir, &o, &r, &err), 0);
     assert_int_equal(nx_group_by_count(r.g), n);
     for (size_t i = 0; i < n; i++) {   /* every group of the answer is one of the join's */
@@ -208,7 +208,7 @@ static void refused(void **state)
 {
     (void)state;
     nx_nki_source *s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_nki_source_open(dup, &s, &err), -1);
     assert_null(s);
     assert_non_null(strstr(err.msg, "KernelInstructions.parquet"));

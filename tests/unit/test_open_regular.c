@@ -50,11 +50,11 @@ static void in_dir(char *path, size_t cap, const char *name)
 /* Expects nx_open_regular(path) to refuse with a message containing want. */
 static void expect_refused(const char *path, const char *want)
 {
-    char msg[128] = "";
+    nx_error msg = {0};
     struct stat st;
-    assert_int_equal(nx_open_regular(path, &st, msg, sizeof msg), -1);
-    if (!strstr(msg, want))
-        fail_msg("%s: message \"%s\" lacks \"%s\"", path, msg, want);
+    assert_int_equal(nx_open_regular(path, &st, &msg), -1);
+    if (!strstr(msg.msg, want))
+        fail_msg("%s: message \"%s\" lacks \"%s\"", path, msg.msg, want);
 }
 
 static void regular_file_opens_blocking(void **state)
@@ -66,9 +66,9 @@ static void regular_file_opens_blocking(void **state)
     assert_non_null(f);
     fputs("[]\n", f);
     fclose(f);
-    char msg[128] = "";
+    nx_error msg = {0};
     struct stat st;
-    int fd = nx_open_regular(path, &st, msg, sizeof msg);
+    int fd = nx_open_regular(path, &st, &msg);
     assert_true(fd >= 0);
     assert_int_equal(st.st_size, 3);
     int fl = fcntl(fd, F_GETFL);
@@ -78,7 +78,7 @@ static void regular_file_opens_blocking(void **state)
     char buf[8];
     assert_int_equal(read(fd, buf, sizeof buf), 3);
     close(fd);
-    fd = nx_open_regular(path, NULL, msg, sizeof msg);   /* st may be NULL */
+    fd = nx_open_regular(path, NULL, &msg);   /* st may be NULL */
     assert_true(fd >= 0);
     close(fd);
 }

@@ -87,10 +87,10 @@ static void test_round_trip_every_codec(void **state)
     for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++) {
         size_t n = library_compress(codecs[i], page, PAGE, packed, 2 * PAGE);
         assert_true(n < PAGE);
-        char err[256] = "";
+        nx_error err = {0};
         memset(back, 0xee, PAGE);
-        if (pq_decompress(codecs[i], packed, n, back, PAGE, err, sizeof err) != 0)
-            fail_msg("%s: %s", pq_codec_name(codecs[i]), err);
+        if (pq_decompress(codecs[i], packed, n, back, PAGE, &err) != 0)
+            fail_msg("%s: %s", pq_codec_name(codecs[i]), err.msg);
         assert_memory_equal(back, page, PAGE);
     }
     free(page), free(packed), free(back);
@@ -105,19 +105,19 @@ static void test_damaged_pages_fail_with_the_codec_named(void **state)
     static const char *const prefix[] = {"snappy", "gzip", "brotli", "zstd", "lz4"};
     for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++) {
         size_t n = library_compress(codecs[i], page, PAGE, packed, 2 * PAGE);
-        char err[256];
+        nx_error err = {0};
         /* truncated */
-        err[0] = 0;
-        assert_int_equal(pq_decompress(codecs[i], packed, n / 2, back, PAGE, err, sizeof err), -1);
-        assert_non_null(strstr(err, prefix[i]));
+        err = (nx_error){0};
+        assert_int_equal(pq_decompress(codecs[i], packed, n / 2, back, PAGE, &err), -1);
+        assert_non_null(strstr(err.msg, prefix[i]));
         /* the header claims more bytes than the page holds */
-        err[0] = 0;
-        assert_int_equal(pq_decompress(codecs[i], packed, n, back, PAGE + 16, err, sizeof err), -1);
-        assert_non_null(strstr(err, prefix[i]));
+        err = (nx_error){0};
+        assert_int_equal(pq_decompress(codecs[i], packed, n, back, PAGE + 16, &err), -1);
+        assert_non_null(strstr(err.msg, prefix[i]));
         /* ... or fewer: the decoder must stop, never write past dst_len */
-        err[0] = 0;
-        assert_int_equal(pq_decompress(codecs[i], packed, n, back, PAGE / 2, err, sizeof err), -1);
-        assert_non_null(strstr(err, prefix[i]));
+        err = (nx_error){0};
+        assert_int_equal(pq_decompress(codecs[i], packed, n, back, PAGE / 2, &err), -1);
+        assert_non_null(strstr(err.msg, prefix[i]));
     }
     free(page), free(packed), free(back);
 }
@@ -130,10 +130,10 @@ static void test_codec_names(void **state)
     /* LZO (3) and the Hadoop-framed LZ4 (5) are refused by name lookup */
     assert_null(pq_codec_name(3));
     assert_null(pq_codec_name(5));
-    char err[128] = "";
+    nx_error err = {0};
     uint8_t b[4] = {0};
-    assert_int_equal(pq_decompress(3, b, 4, b, 4, err, sizeof err), -1);
-    assert_non_null(strstr(err, "codec 3"));
+    assert_int_equal(pq_decompress(3, b, 4, b, 4, &err), -1);
+    assert_non_null(strstr(err.msg, "codec 3"));
 }
 
 int main(void)

@@ -102,7 +102,7 @@ static void test_rle_spec_bit_packing(void **state)
     (void)state;
     const uint8_t in[] = {0x03 /* 1 group, bit-packed */, 0x88, 0xC6, 0xFA};
     uint32_t out[8];
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_rle_decode(in, sizeof in, 3, out, 8, &e), 0);
     for (uint32_t i = 0; i < 8; i++)
         assert_int_equal(out[i], i);
@@ -114,7 +114,7 @@ static void test_rle_runs_mixed(void **state)
     /* 100 x 5 as an RLE run (header 200), then a bit-packed group 0..7. */
     const uint8_t in[] = {0xC8, 0x01, 0x05, 0x03, 0x88, 0xC6, 0xFA};
     uint32_t out[108];
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_rle_decode(in, sizeof in, 3, out, 108, &e), 0);
     for (int i = 0; i < 100; i++)
         assert_int_equal(out[i], 5);
@@ -136,7 +136,7 @@ static void test_rle_every_bit_width(void **state)
         bytes b = {.n = 0};
         put_uleb(&b, (64 / 8) << 1 | 1);
         put_packed(&b, v, 64, bw);
-        pq_err e;
+        nx_error e;
         assert_int_equal(pq_rle_decode(b.d, b.n, bw, out, 64, &e), 0);
         for (int i = 0; i < 64; i++)
             assert_int_equal(out[i], v[i]);
@@ -148,7 +148,7 @@ static void test_rle_bit_width_zero(void **state)
     (void)state;
     const uint8_t in[] = {0x0A}; /* RLE run of 5, no value bytes at width 0 */
     uint32_t out[5] = {9, 9, 9, 9, 9};
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_rle_decode(in, sizeof in, 0, out, 5, &e), 0);
     for (int i = 0; i < 5; i++)
         assert_int_equal(out[i], 0);
@@ -161,7 +161,7 @@ static void test_rle_truncated_final_run(void **state)
      * five values (15 bits) are readable, the sixth is not. */
     const uint8_t in[] = {0x03, 0x88, 0xC6};
     uint32_t out[8];
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_rle_decode(in, sizeof in, 3, out, 5, &e), 0);
     assert_int_equal(out[4], 4);
     assert_int_equal(pq_rle_decode(in, sizeof in, 3, out, 6, &e), -1);
@@ -172,7 +172,7 @@ static void test_rle_malformed(void **state)
 {
     (void)state;
     uint32_t out[16];
-    pq_err e;
+    nx_error e;
     const uint8_t no_header[] = {0x80}; /* varint never ends */
     assert_int_equal(pq_rle_decode(no_header, sizeof no_header, 3, out, 1, &e), -1);
     const uint8_t no_value[] = {0x04}; /* RLE run of 2, value byte missing */
@@ -199,7 +199,7 @@ static void test_levels(void **state)
     put_uleb(&b, 1 << 1 | 1);
     put_packed(&b, v, 8, 2);
     uint8_t out[11];
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_rle_decode_levels(b.d, b.n, 2, out, 11, &e), 0);
     assert_int_equal(out[0], 2);
     assert_int_equal(out[2], 2);
@@ -220,7 +220,7 @@ static void test_bit_packed_levels_spec(void **state)
     const uint8_t in[] = {0x05, 0x39, 0x77};
     uint8_t out[8];
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_bit_packed_levels(in, sizeof in, 7, out, 8, &used, &e), 0);
     assert_int_equal(used, 3);
     for (int i = 0; i < 8; i++)
@@ -234,7 +234,7 @@ static void test_dict_indices(void **state)
     (void)state;
     const uint8_t in[] = {0x03, 0x03, 0x88, 0xC6, 0xFA}; /* width 3, then 0..7 */
     uint32_t out[8];
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_dict_indices(in, sizeof in, 8, out, 8, &e), 0);
     assert_int_equal(out[7], 7);
     assert_int_equal(pq_dict_indices(in, sizeof in, 7, out, 8, &e), -1);
@@ -253,7 +253,7 @@ static void test_plain_fixed(void **state)
     const uint8_t in[] = {0x01, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x80};
     int32_t out[3];
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_plain_fixed(in, sizeof in, 4, out, 3, &used, &e), 0);
     assert_int_equal(out[0], 1);
     assert_int_equal(out[1], -1);
@@ -272,7 +272,7 @@ static void test_plain_bool(void **state)
     const uint8_t in[] = {0x0D, 0x01}; /* 1,0,1,1,0,0,0,0, 1 */
     uint8_t out[9];
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_plain_bool(in, sizeof in, out, 9, &used, &e), 0);
     const uint8_t want[9] = {1, 0, 1, 1, 0, 0, 0, 0, 1};
     assert_memory_equal(out, want, 9);
@@ -286,7 +286,7 @@ static void test_plain_byte_array(void **state)
     const uint8_t in[] = {2, 0, 0, 0, 'h', 'i', 0, 0, 0, 0, 3, 0, 0, 0, 'a', 'b', 'c'};
     pq_sv out[3];
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_plain_byte_array(in, sizeof in, out, 3, &used, &e), 0);
     assert_int_equal(out[0].len, 2);
     assert_memory_equal(out[0].ptr, "hi", 2);
@@ -304,7 +304,7 @@ static void test_rle_bool(void **state)
     (void)state;
     const uint8_t in[] = {4, 0, 0, 0, 0x06, 0x01, 0x04, 0x00}; /* length 4: 3 x true, 2 x false */
     uint8_t out[5];
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_rle_bool(in, sizeof in, out, 5, &e), 0);
     const uint8_t want[5] = {1, 1, 1, 0, 0};
     assert_memory_equal(out, want, 5);
@@ -322,7 +322,7 @@ static void test_delta_spec_example_1(void **state)
     const uint8_t in[] = {8, 1, 5, 2 /* zigzag(1) */, 2 /* min delta zigzag(1) */, 0 /* width */};
     int32_t out[5];
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_delta_binary_packed(in, sizeof in, true, out, 5, &used, &e), 0);
     for (int i = 0; i < 5; i++)
         assert_int_equal(out[i], i + 1);
@@ -336,7 +336,7 @@ static void test_delta_spec_example_2(void **state)
     const uint8_t in[] = {8, 1, 8, 14 /* zigzag(7) */, 3 /* zigzag(-2) */, 2, 0xC0, 0x3F};
     int64_t out[8];
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_delta_binary_packed(in, sizeof in, false, out, 8, &used, &e), 0);
     const int64_t want[8] = {7, 5, 3, 1, 2, 3, 4, 5};
     assert_memory_equal(out, want, sizeof want);
@@ -355,7 +355,7 @@ static void test_delta_round_trip_wrapping(void **state)
     put_delta(&b, v, N);
     put(&b, 0xAB); /* what follows the encoded values */
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_delta_binary_packed(b.d, b.n, false, out, N, &used, &e), 0);
     assert_memory_equal(out, v, sizeof v);
     assert_int_equal(used, b.n - 1);
@@ -380,7 +380,7 @@ static void test_delta_sizes(void **state)
         bytes b = {.n = 0};
         put_delta(&b, v, n);
         size_t used;
-        pq_err e;
+        nx_error e;
         assert_int_equal(pq_delta_binary_packed(b.d, b.n, false, out, n, &used, &e), 0);
         assert_memory_equal(out, v, n * sizeof v[0]);
         assert_int_equal(used, b.n);
@@ -404,7 +404,7 @@ static void test_delta_unused_miniblock_widths(void **state)
     put(&b, 0xFF);
     int64_t out[2];
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_delta_binary_packed(b.d, b.n, false, out, 2, &used, &e), 0);
     assert_int_equal(out[0], 10);
     assert_int_equal(out[1], 15);
@@ -415,7 +415,7 @@ static void test_delta_malformed(void **state)
     (void)state;
     int64_t out[8];
     size_t used;
-    pq_err e;
+    nx_error e;
     const uint8_t truncated[] = {8, 1};
     assert_int_equal(pq_delta_binary_packed(truncated, sizeof truncated, false, out, 1, &used, &e), -1);
     const uint8_t zero_block[] = {0, 1, 1, 0};
@@ -447,7 +447,7 @@ static void test_delta_length_byte_array_spec(void **state)
         put(&b, (uint8_t)*p);
     pq_sv out[4];
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_delta_length_byte_array(b.d, b.n, out, 4, &used, &e), 0);
     assert_int_equal(used, b.n);
     const char *want[] = {"Hello", "World", "Foobar", "ABCDEF"};
@@ -478,7 +478,7 @@ static void test_delta_byte_array_spec(void **state)
     pq_sv out[4];
     pq_scratch scratch = {NULL, 0};
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_delta_byte_array(b.d, b.n, out, 4, &scratch, 1 << 20, &used, &e), 0);
     assert_int_equal(used, b.n);
     const char *want[] = {"axis", "axle", "babble", "babyhood"};
@@ -504,7 +504,7 @@ static void test_delta_byte_array_bad_prefix(void **state)
     pq_sv out[2];
     pq_scratch scratch = {NULL, 0};
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_delta_byte_array(b.d, b.n, out, 2, &scratch, 1 << 20, &used, &e), -1);
     assert_non_null(strstr(e.msg, "prefix"));
     pq_scratch_free(&scratch);
@@ -528,7 +528,7 @@ static void test_delta_byte_array_expansion_is_capped(void **state)
     static pq_sv out[N];
     pq_scratch scratch = {NULL, 0};
     size_t used;
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_delta_byte_array(b.d, b.n, out, N, &scratch, 1 << 20, &used, &e), -1);
     assert_non_null(strstr(e.msg, "expand"));
     assert_true(scratch.cap < (1 << 20));
@@ -542,7 +542,7 @@ static void test_byte_stream_split_spec(void **state)
     const uint8_t in[] = {0xAA, 0x00, 0xA3, 0xBB, 0x11, 0xB4, 0xCC, 0x22, 0xC5, 0xDD, 0x33, 0xD6};
     const uint8_t want[] = {0xAA, 0xBB, 0xCC, 0xDD, 0x00, 0x11, 0x22, 0x33, 0xA3, 0xB4, 0xC5, 0xD6};
     uint8_t out[12];
-    pq_err e;
+    nx_error e;
     assert_int_equal(pq_byte_stream_split(in, sizeof in, 4, out, 3, &e), 0);
     assert_memory_equal(out, want, sizeof want);
     assert_int_equal(pq_byte_stream_split(in, sizeof in, 8, out, 1, &e), -1);
@@ -562,7 +562,7 @@ typedef struct garbage_tally {
 } garbage_tally;
 
 /* Whether rc keeps the decoders' contract (0, or -1 naming the problem in e); counted. */
-static bool garbage_outcome(int rc, pq_err *e, garbage_tally *t)
+static bool garbage_outcome(int rc, nx_error *e, garbage_tally *t)
 {
     if (rc == 0) {
         t->ok++;
@@ -597,7 +597,7 @@ static void test_garbage_never_crashes(void **state)
     static pq_sv sv[4096];
     pq_scratch scratch = {NULL, 0};
     garbage_tally t = {0, 0};
-    pq_err e = {{0}};
+    nx_error e = {0};
     for (int round = 0; round < 2000; round++) {
         size_t len = rnd() % sizeof in, n = rnd() % 4096, used = 0;
         for (size_t i = 0; i < len; i++)

@@ -62,7 +62,7 @@ static void write_and_check(int max_width, unsigned *mixed_enc, unsigned *nulls_
     nxpq_writer_options_init(&o);
     o.page_rows = PAGE;
     o.delta_max_bit_width = max_width;
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, spec, N_COLS, &o, &err);
     assert_non_null(w);
     for (int64_t i = 0; i < 3 * PAGE; i++) {
@@ -149,7 +149,7 @@ static void test_option_checked(void **state)
         nxpq_writer_options o;
         nxpq_writer_options_init(&o);
         o.delta_max_bit_width = bad[i];
-        nxpq_error err;
+        nx_error err;
         nxpq_writer *w = nxpq_writer_open("/tmp/nxpq_delta_limit_never", &spec, 1, &o, &err);
         assert_null(w);
         assert_non_null(strstr(err.msg, "delta_max_bit_width"));

@@ -92,7 +92,7 @@ static bool row_masked(int64_t r)
 
 static void write_file(const char *path, const nxpq_writer_options *o, bool dict)
 {
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, specs, N_COLS, o, &err);
     assert_non_null(w);
     if (dict) {
@@ -171,7 +171,7 @@ static bool str_eq(const nxpq_column_data *c, size_t i, const nxpq_str *want)
 /* Every value of the dictionary-written file, from the key tables. */
 static void check_values(const char *path)
 {
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *rd = nxpq_reader_open(path, &err);
     assert_non_null(rd);
     assert_int_equal(nxpq_reader_num_rows(rd), ROWS);
@@ -272,7 +272,7 @@ static void test_dictionary_fallback(void **state)
 static void test_refusals(void **state)
 {
     (void)state;
-    nxpq_error err;
+    nx_error err;
     nxpq_writer_options o;
     nxpq_writer_options_init(&o);
     o.threads = 1;

@@ -54,7 +54,7 @@ static void test_rle_hybrid_round_trip(void **state)
                 nx_strbuf b = NX_STRBUF_INIT;
                 pq_encode_rle_hybrid(&b, in, n, width);
                 assert_false(b.failed);
-                pq_err e;
+                nx_error e;
                 memset(out, 0xAB, n * sizeof *out);
                 if (pq_rle_decode((const uint8_t *)b.data, b.len, (unsigned)width, out, n, &e) != 0)
                     fail_msg("width %d shape %d n %zu: %s", width, shape, n, e.msg);
@@ -75,7 +75,7 @@ static void test_rle_levels_round_trip(void **state)
                 in[i] = (uint8_t)(i % 50 < 30 ? max : next_rand() % (max + 1));
             nx_strbuf b = NX_STRBUF_INIT;
             pq_encode_rle_hybrid_u8(&b, in, n, pq_bit_width(max));
-            pq_err e;
+            nx_error e;
             assert_int_equal(pq_rle_decode_levels((const uint8_t *)b.data, b.len, max, out, n, &e), 0);
             assert_memory_equal(in, out, n);
             nx_strbuf_free(&b);
@@ -90,7 +90,7 @@ static void check_delta(const int64_t *v, size_t n)
     int64_t *out = malloc((n ? n : 1) * sizeof *out);
     assert_non_null(out);
     size_t used = 0;
-    pq_err e;
+    nx_error e;
     if (pq_delta_binary_packed((const uint8_t *)b.data, b.len, false, out, n, &used, &e) != 0)
         fail_msg("n %zu: %s", n, e.msg);
     assert_int_equal(used, b.len);
@@ -110,7 +110,7 @@ static void check_delta32(const int32_t *v, size_t n)
     pq_encode_delta_binary_packed(&b, wide, n, true, 64);
     int32_t out[300];
     size_t used;
-    pq_err e;
+    nx_error e;
     if (pq_delta_binary_packed((const uint8_t *)b.data, b.len, true, out, n, &used, &e) != 0)
         fail_msg("n %zu: %s", n, e.msg);
     assert_memory_equal(v, out, n * sizeof *v);
@@ -188,7 +188,7 @@ static void test_plain_bools_round_trip(void **state)
         pq_encode_plain_bools(&b, in, n);
         assert_int_equal(b.len, (n + 7) / 8);
         size_t used;
-        pq_err e;
+        nx_error e;
         assert_int_equal(pq_plain_bool((const uint8_t *)b.data, b.len, out, n, &used, &e), 0);
         assert_memory_equal(in, out, n);
         nx_strbuf_free(&b);
@@ -274,7 +274,7 @@ static char tmp_path[64];
 static nxpq_writer *open_small(nxpq_column_spec *cols, size_t n)
 {
     snprintf(tmp_path, sizeof tmp_path, "/tmp/nxprof-test-%d.parquet", (int)getpid());
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(tmp_path, cols, n, NULL, &err);
     assert_non_null(w);
     return w;
@@ -287,7 +287,7 @@ static void test_writer_errors(void **state)
         {"id", NXPQ_INT64, false, NXPQ_ENCODE_AUTO},
         {"name", NXPQ_STRING, true, NXPQ_ENCODE_AUTO},
     };
-    nxpq_error err;
+    nx_error err;
 
     /* Wrong type for the column. */
     nxpq_writer *w = open_small(cols, 2);

@@ -203,7 +203,7 @@ static void tf_finish(tfile *f)
     assert_false(f->b.failed);
 }
 
-static nxpq_reader *tf_open(tfile *f, nxpq_error *err)
+static nxpq_reader *tf_open(tfile *f, nx_error *err)
 {
     return nxpq_reader_open_memory(f->b.data, f->b.len, "t.parquet", err);
 }
@@ -211,7 +211,7 @@ static nxpq_reader *tf_open(tfile *f, nxpq_error *err)
 /* Opening must fail with a message that contains `want`. */
 static void expect_open_error(const void *data, size_t len, const char *want)
 {
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = nxpq_reader_open_memory(data, len, "t.parquet", &err);
     assert_null(r);
     if (!strstr(err.msg, want) || strncmp(err.msg, "t.parquet: ", 11) != 0)
@@ -224,7 +224,7 @@ static void expect_open_error(const void *data, size_t len, const char *want)
  * the file must hold a single batch. */
 static const nxpq_column_data *scan_one(nxpq_reader *r, nxpq_scan **s, size_t j)
 {
-    nxpq_error err;
+    nx_error err;
     *s = nxpq_scan_open(r, NULL, &err);
     assert_non_null(*s);
     const nxpq_batch *b;
@@ -236,7 +236,7 @@ static const nxpq_column_data *scan_one(nxpq_reader *r, nxpq_scan **s, size_t j)
 /* Scanning must fail with exactly `want`. */
 static void expect_scan_error(tfile *f, const char *want)
 {
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = tf_open(f, &err);
     if (!r)
         fail_msg("open failed: %s", err.msg);
@@ -290,7 +290,7 @@ static void test_truncated_and_patched_files(void **state)
     (void)state;
     tfile f;
     build_int32_file(&f);
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = tf_open(&f, &err);
     assert_non_null(r);
     nxpq_reader_close(r);
@@ -394,7 +394,7 @@ static void test_row_count_mismatch(void **state)
 static void test_open_from_disk(void **state)
 {
     (void)state;
-    nxpq_error err;
+    nx_error err;
     assert_null(nxpq_reader_open("/nonexistent/dir/x.parquet", &err));
     assert_non_null(strstr(err.msg, "/nonexistent/dir/x.parquet: cannot open"));
     char path[] = "/tmp/nxpq_reader_testXXXXXX";
@@ -463,7 +463,7 @@ static void test_schema_shapes(void **state)
     (void)state;
     tfile f;
     build_shapes(&f);
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = tf_open(&f, &err);
     if (!r)
         fail_msg("%s", err.msg);
@@ -532,7 +532,7 @@ static void test_plain_batches(void **state)
     (void)state;
     tfile f;
     build_int32_file(&f);
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = tf_open(&f, &err);
     assert_non_null(r);
     nxpq_scan_options o = {.batch_rows = 2};
@@ -579,7 +579,7 @@ static void build_optional_int64(tfile *f, int32_t level_enc)
 
 static void check_optional_int64(tfile *f)
 {
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = tf_open(f, &err);
     assert_non_null(r);
     nxpq_scan *s;
@@ -714,7 +714,7 @@ static void test_dictionary_pages(void **state)
     (void)state;
     tfile f;
     build_dictionary(&f, 1);
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = tf_open(&f, &err);
     assert_non_null(r);
     nxpq_scan *s;
@@ -748,7 +748,7 @@ static void test_unknown_pages_skipped(void **state)
     tf_data_page(&f, 5, PQ_ENC_PLAIN, PQ_ENC_RLE, &body);
     tf_chunk(&f, PQ_INT32, start, 5, "a", NULL, NULL);
     tf_finish(&f);
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = tf_open(&f, &err);
     nxpq_scan *s;
     const nxpq_column_data *c = scan_one(r, &s, 0);
@@ -775,7 +775,7 @@ static void test_data_page_v2(void **state)
     size_t at = tf_v2_page(&f, 3, 1, 3, 0, def_len, &body);
     tf_chunk(&f, PQ_BYTE_ARRAY, at, 3, "s", NULL, NULL);
     tf_finish(&f);
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = tf_open(&f, &err);
     nxpq_scan *s;
     const nxpq_column_data *c = scan_one(r, &s, 0);
@@ -833,7 +833,7 @@ static void build_spanning_lists(tfile *f)
 /* The rows as "id:[...]" text, from every batch of the scan. */
 static void dump_lists(nxpq_reader *r, size_t batch_rows, char *out, size_t cap)
 {
-    nxpq_error err;
+    nx_error err;
     nxpq_scan_options o = {.batch_rows = batch_rows};
     nxpq_scan *s = nxpq_scan_open(r, &o, &err);
     const nxpq_batch *b;
@@ -868,7 +868,7 @@ static void test_lists_spanning_pages(void **state)
     (void)state;
     tfile f;
     build_spanning_lists(&f);
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = tf_open(&f, &err);
     if (!r)
         fail_msg("%s", err.msg);
@@ -943,7 +943,7 @@ static void test_page_index_pruning(void **state)
     (void)state;
     tfile f;
     build_indexed(&f, false);
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = tf_open(&f, &err);
     if (!r)
         fail_msg("%s", err.msg);
@@ -1004,7 +1004,7 @@ static void test_row_selection(void **state)
     (void)state;
     tfile f;
     build_indexed(&f, false);
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = tf_open(&f, &err);
     if (!r)
         fail_msg("%s", err.msg);

@@ -231,7 +231,7 @@ static void write_file(const char *path, const config *cfg)
         o.delta_fallback = o.dictionary_skip_distinct = true;
         o.dictionary_max_bytes = 256;
     }
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, spec, N_COLS, &o, &err);
     if (!w)
         fail_msg("writer: %s", err.msg);
@@ -317,7 +317,7 @@ static int64_t scan_check(nxpq_reader *r, const size_t *cols, size_t n_cols, con
 {
     nxpq_scan_options o = {.columns = cols, .n_columns = n_cols, .ranges = range, .n_ranges = range != NULL,
                            .batch_rows = batch_rows};
-    nxpq_error err;
+    nx_error err;
     nxpq_scan *s = nxpq_scan_open(r, &o, &err);
     if (!s)
         fail_msg("scan: %s", err.msg);
@@ -348,7 +348,7 @@ static int64_t scan_check(nxpq_reader *r, const size_t *cols, size_t n_cols, con
 
 static void check_file(const char *path, const config *cfg)
 {
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = nxpq_reader_open(path, &err);
     if (!r)
         fail_msg("reader: %s", err.msg);
@@ -476,7 +476,7 @@ static void test_masked_refusals(void **state)
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    nxpq_error err;
+    nx_error err;
     int64_t v[3] = {1, 2, 3};
     uint8_t valid[3] = {1, 0, 1};
     nxpq_writer *w = nxpq_writer_open(path, spec, 2, NULL, &err);
@@ -503,7 +503,7 @@ static void test_one_big_row_group(void **state)
     assert_true(fd >= 0);
     close(fd);
     write_file(path, &cfg);
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = nxpq_reader_open(path, &err);
     assert_non_null(r);
     size_t all[N_COLS];

@@ -49,7 +49,7 @@ static void write_profile(const char *dir)
                                {.name = "id", .type = NXPQ_INT64}};
     nxpq_writer_options o;
     nxpq_writer_options_init(&o);
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, cols, 5, &o, &err);
     assert_non_null(w);
     for (size_t i = 0; i < N_EVENTS; i++) {
@@ -128,7 +128,7 @@ static void test_trace(void **state)
     FILE *f = open_memstream(&buf, &size);
     assert_non_null(f);
     const char *tables[] = {"Instruction"};
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     char note[NX_ROW_NOTE];
     assert_int_equal(
         nx_export_profile(dir, nx_row_format_find("perfetto"), f, INT64_MIN, INT64_MAX, tables, 1, note, &err), 0);

@@ -75,7 +75,7 @@ static void with_home(const char *home)
 static void test_data_path_and_dirs(void **state)
 {
     (void)state;
-    nxpq_error err;
+    nx_error err;
     char *dir;
     assert_int_equal(nx_profile_dir_resolve("/data", "run", NULL, &dir, &err), 0);
     assert_string_equal(dir, "/data/profiles/global/run@latest");
@@ -163,7 +163,7 @@ static void test_find(void **state)
         {"b\x01", NX_LAYOUT_INVALID, NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         char *dir = (char *)"unset";
         int rc = nx_layout_find(root, cases[i].name, &dir, &err);
         assert_int_equal(rc, cases[i].rc);
@@ -176,7 +176,7 @@ static void test_find(void **state)
         }
     }
     char *dir;
-    nxpq_error err;
+    nx_error err;
     assert_int_equal(nx_layout_find(at("missing/profiles/global"), "b", &dir, &err), NX_LAYOUT_MISSING);
     assert_null(dir);
 }

@@ -80,7 +80,7 @@ static int count_entries(const char *dir)
 static void test_display_names(void **state)
 {
     (void)state;
-    nxpq_error err;
+    nx_error err;
     const char *good[] = {"my-run", "run.2", "llama layer", "r\xc3\xa9sum\xc3\xa9", ".hidden-ok", "a.b.c"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++)
         assert_int_equal(nx_display_name_validate(good[i], &err), 0);
@@ -104,7 +104,7 @@ static void test_display_names(void **state)
 static void test_publish_replaces_and_abort_keeps(void **state)
 {
     const char *root = *state;
-    nxpq_error err;
+    nx_error err;
     char *final;
     assert_int_equal(nx_profile_dir_resolve(root, "run", NULL, &final, &err), 0);
     char *global = strdup(join(root, "profiles/global"));
@@ -173,7 +173,7 @@ static void test_publish_replaces_and_abort_keeps(void **state)
 static void test_publish_set_all_or_nothing(void **state)
 {
     const char *root = *state;
-    nxpq_error err;
+    nx_error err;
     char *dirs[3];
     const char *names[3] = {"s", "s-nd0-nc0", "s-nd0-nc1"};
     nx_profile_output o[3];
@@ -230,7 +230,7 @@ static void write_parquet(const char *path, const char *created_by)
     o.threads = 1;
     if (created_by)
         o.created_by = created_by;
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, &col, 1, &o, &err);
     if (!w)
         fail_msg("%s", err.msg);
@@ -241,7 +241,7 @@ static void write_parquet(const char *path, const char *created_by)
 }
 
 /* Publishes an empty profile to `dir`: 0, or -1 with the message in err. */
-static int publish_to(const char *dir, nxpq_error *err)
+static int publish_to(const char *dir, nx_error *err)
 {
     nx_profile_output o;
     if (nx_profile_output_begin(&o, dir, err) != 0)
@@ -252,7 +252,7 @@ static int publish_to(const char *dir, nxpq_error *err)
 static void test_replaces_only_what_nxprof_wrote(void **state)
 {
     const char *root = *state;
-    nxpq_error err;
+    nx_error err;
 
     /* A user's folder: refused before any work, every file left as it was. */
     char *mine = strdup(join(root, "mydocs"));
@@ -313,7 +313,7 @@ static void test_replaces_only_what_nxprof_wrote(void **state)
 static void test_remove_deletes_only_the_manifest(void **state)
 {
     const char *root = *state;
-    nxpq_error err;
+    nx_error err;
     char *prof = strdup(join(root, "prof"));
     assert_non_null(prof);
     nx_profile_output o;
@@ -366,7 +366,7 @@ static void put_row(nxpq_writer *w, const nx_schema_table *s, int64_t r)
 /* Writes `rows` rows of Instruction with the given per-file limit into `dir`. */
 static void write_instructions(const char *dir, uint64_t rows, uint64_t limit)
 {
-    nxpq_error err;
+    nx_error err;
     nxpq_writer_options o;
     nxpq_writer_options_init(&o);
     o.threads = 1;
@@ -390,7 +390,7 @@ static void write_instructions(const char *dir, uint64_t rows, uint64_t limit)
  * first_row, first_row + 1, ... */
 static void check_file(const char *path, int64_t rows, int64_t first_row)
 {
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = nxpq_reader_open(path, &err);
     if (!r)
         fail_msg("%s", err.msg);
@@ -444,7 +444,7 @@ static void test_no_split_at_the_limit(void **state)
 static void test_refuses_transient_and_unknown(void **state)
 {
     const char *root = *state;
-    nxpq_error err;
+    nx_error err;
     assert_null(nx_table_writer_open(root, "MemoryBandwidthSeries", 0, NULL, &err));
     assert_non_null(strstr(err.msg, "transient"));
     assert_null(nx_table_writer_open(root, "NoSuchTable", 0, NULL, &err));
@@ -455,7 +455,7 @@ static void test_refuses_transient_and_unknown(void **state)
 static void test_required_null_names_table_and_file(void **state)
 {
     const char *root = *state;
-    nxpq_error err;
+    nx_error err;
     nx_table_writer *t = nx_table_writer_open(root, "ActiveTime", 0, NULL, &err);
     assert_non_null(t);
     nxpq_writer *w = nx_table_begin_row(t, &err);
@@ -477,7 +477,7 @@ static void test_required_null_names_table_and_file(void **state)
 static void test_schema_fields(void **state)
 {
     const char *root = *state;
-    nxpq_error err;
+    nx_error err;
     if (nx_write_schema_fields(root, NULL, &err) < 0)
         fail_msg("%s", err.msg);
     nxpq_reader *r = nxpq_reader_open(join(root, "SchemaFields.parquet"), &err);

@@ -68,8 +68,8 @@ static void test_system_and_device_profiles(void **state)
     add_session(&f, 1, cores, 2, true);
     nx_process_options o = opts("/d", "run", NULL);
     nx_profile_plan plan;
-    char err[512];
-    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, err, sizeof err), 0);
+    nx_error err = {0};
+    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, &err), 0);
     assert_int_equal(plan.n, 3);
     assert_int_equal(plan.p[0].kind, NX_PROFILE_SYSTEM);
     assert_string_equal(plan.p[0].name, "run");
@@ -91,7 +91,7 @@ static void test_system_and_device_profiles(void **state)
 
     /* --output-file: DIR and DIR/devices/<name>, N from DIR's name. */
     o = opts(NULL, NULL, "/out/prof/");
-    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, err, sizeof err), 0);
+    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, &err), 0);
     assert_int_equal(plan.n, 3);
     assert_string_equal(plan.p[0].dir, "/out/prof/");
     assert_string_equal(plan.p[1].name, "prof-nd0-nc0");
@@ -108,8 +108,8 @@ static void test_one_trace_without_system_data(void **state)
     add_session(&f, 1, cores, 1, false);
     nx_process_options o = opts(NULL, NULL, "/out/one");
     nx_profile_plan plan;
-    char err[512];
-    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, err, sizeof err), 0);
+    nx_error err = {0};
+    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, &err), 0);
     assert_int_equal(plan.n, 1);
     assert_int_equal(plan.p[0].kind, NX_PROFILE_DEVICE);
     assert_string_equal(plan.p[0].name, "one");
@@ -119,20 +119,20 @@ static void test_one_trace_without_system_data(void **state)
     nx_profile_plan_free(&plan);
     /* With system data, the one trace gets a system profile beside it. */
     f.ses[0].runtime_events_path = rt_path;
-    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, err, sizeof err), 0);
+    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, &err), 0);
     assert_int_equal(plan.n, 2);
     assert_string_equal(plan.p[1].name, "one-nd0-nc3");
     nx_profile_plan_free(&plan);
     /* ... unless the system half is switched off. */
     o.ignore_system_profile = true;
-    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, err, sizeof err), 0);
+    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, &err), 0);
     assert_int_equal(plan.n, 1);
     assert_int_equal(plan.p[0].kind, NX_PROFILE_DEVICE);
     nx_profile_plan_free(&plan);
     /* Both switched off: nothing to process, said so. */
     o.ignore_device_profile = true;
-    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, err, sizeof err), -1);
-    assert_non_null(strstr(err, "nothing to process"));
+    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, &err), -1);
+    assert_non_null(strstr(err.msg, "nothing to process"));
 }
 
 static void test_programs_sharing_a_core(void **state)
@@ -143,8 +143,8 @@ static void test_programs_sharing_a_core(void **state)
     add_session(&f, 2, cores, 1, true);
     nx_process_options o = opts("/d", "m", NULL);
     nx_profile_plan plan;
-    char err[512];
-    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, err, sizeof err), 0);
+    nx_error err = {0};
+    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, &err), 0);
     assert_int_equal(plan.n, 3);
     /* Hashes that agree in all but the last digit still give distinct names. */
     assert_string_equal(plan.p[1].name, "m-nd0-nc0-1122334455667788");
@@ -161,8 +161,8 @@ static void test_sessions(void **state)
     add_session(&f, 1, cores, 1, false);
     nx_process_options o = opts("/d", "run", NULL);
     nx_profile_plan plan;
-    char err[512];
-    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, err, sizeof err), 0);
+    nx_error err = {0};
+    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, &err), 0);
     assert_int_equal(plan.n, 4);
     assert_string_equal(plan.p[0].name, "run-s1");
     assert_string_equal(plan.p[1].name, "run-s1-nd0-nc0");
@@ -172,9 +172,9 @@ static void test_sessions(void **state)
     assert_int_equal(plan.p[3].session, 1);
     nx_profile_plan_free(&plan);
     o = opts(NULL, NULL, "/out/x");
-    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, err, sizeof err), -1);
-    assert_non_null(strstr(err, "2 capture sessions"));
-    assert_non_null(strstr(err, "--data-path"));
+    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, &err), -1);
+    assert_non_null(strstr(err.msg, "2 capture sessions"));
+    assert_non_null(strstr(err.msg, "--data-path"));
 }
 
 static void test_names_checked(void **state)
@@ -188,10 +188,10 @@ static void test_names_checked(void **state)
     name[sizeof name - 1] = '\0';   /* valid as a display name, too long with "-nd0-nc0" */
     nx_process_options o = opts("/d", name, NULL);
     nx_profile_plan plan;
-    char err[512];
-    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, err, sizeof err), -1);
-    assert_non_null(strstr(err, "-nd0-nc0"));
-    assert_non_null(strstr(err, "limit"));
+    nx_error err = {0};
+    assert_int_equal(nx_profile_plan_make(&o, &f.cap, &plan, &err), -1);
+    assert_non_null(strstr(err.msg, "-nd0-nc0"));
+    assert_non_null(strstr(err.msg, "limit"));
 }
 
 int main(void)

@@ -21,7 +21,7 @@ static void write_file(const char *dir, const char *name, int64_t first, int n)
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     nxpq_column_spec col = {.name = "v", .type = NXPQ_INT64};
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, &col, 1, NULL, &err);
     assert_non_null(w);
     for (int i = 0; i < n; i++) {
@@ -43,7 +43,7 @@ static int scan_all(nx_profile_table *t, int64_t *out, int max)
 {
     static const char *const cols[] = {"v"};
     nx_profile_scan_options so = {.columns = cols, .n_columns = 1, .batch_rows = 3};
-    nxpq_error err;
+    nx_error err;
     nx_profile_scan *s = nx_profile_scan_open(t, &so, &err);
     assert_non_null(s);
     const nxpq_batch *b;
@@ -64,14 +64,14 @@ typedef struct each_acc {
     int n, stop_after;
 } each_acc;
 
-static int each_batch(void *ctx, const nxpq_batch *b, size_t file, nxpq_error *err)
+static int each_batch(void *ctx, const nxpq_batch *b, size_t file, nx_error *err)
 {
     each_acc *a = ctx;
     for (size_t i = 0; i < b->n_rows && a->n < 64; i++) {
         a->file[a->n] = file;
         a->v[a->n++] = b->columns[0].values.i64[i];
     }
-    return a->stop_after && a->n >= a->stop_after ? nxpq_error_set(err, "stop at %d", a->n) : 0;
+    return a->stop_after && a->n >= a->stop_after ? nx_error_set(err, "stop at %d", a->n) : 0;
 }
 
 static void scan_each_calls_back_per_batch(void **state)
@@ -82,7 +82,7 @@ static void scan_each_calls_back_per_batch(void **state)
     write_file(dir, "T_0.parquet", 0, 4);
     write_file(dir, "T_1.parquet", 100, 2);
     nx_profile_table *t;
-    nxpq_error err;
+    nx_error err;
     assert_int_equal(nx_profile_table_open(dir, "T", &t, &err), 0);
     static const char *const cols[] = {"v"};
     nx_profile_scan_options so = {.columns = cols, .n_columns = 1, .batch_rows = 3};
@@ -125,7 +125,7 @@ static void split_files_in_numeric_order(void **state)
     write_file(dir, "T_x.parquet", 999, 1);    /* not a split file */
     write_file(dir, "T_007.parquet", 999, 1);  /* leading zeros: not a split file */
     nx_profile_table *t;
-    nxpq_error err;
+    nx_error err;
     assert_int_equal(nx_profile_table_open(dir, "T", &t, &err), 0);
     assert_int_equal(nx_profile_table_file_count(t), N_FILES);
     int64_t want_rows = 0;
@@ -181,7 +181,7 @@ static void group_by_sql_semantics(void **state)
     nxpq_column_data c2 = {.type = NXPQ_INT64, .valid = k2valid, .values.i64 = k2};
     const nxpq_column_data *keys[] = {&c1, &c2};
     nxpq_type types[] = {NXPQ_STRING, NXPQ_INT64};
-    nxpq_error err;
+    nx_error err;
     nx_group_by *g = nx_group_by_new(types, 2, &err);
     assert_non_null(g);
     nx_group_values vals[] = {{v, vvalid}};
@@ -229,7 +229,7 @@ static void group_by_ties_nulls_and_overflow(void **state)
     nxpq_column_data c = {.type = NXPQ_STRING, .valid = valid, .offsets = offs, .data = data};
     const nxpq_column_data *keys[] = {&c};
     nxpq_type ty = NXPQ_STRING;
-    nxpq_error err;
+    nx_error err;
     nx_group_by *g = nx_group_by_new(&ty, 1, &err);
     nx_group_values vals[] = {{v, NULL}};
     assert_int_equal(nx_group_by_add(g, keys, vals, 1, 4, &err), 0);
@@ -291,7 +291,7 @@ static void group_by_many_groups(void **state)
     nxpq_column_data c = {.type = NXPQ_INT64, .values.i64 = k};
     const nxpq_column_data *keys[] = {&c};
     nxpq_type ty = NXPQ_INT64;
-    nxpq_error err;
+    nx_error err;
     nx_group_by *g = nx_group_by_new(&ty, 1, &err);
     nx_group_values vals[] = {{v, NULL}};
     assert_int_equal(nx_group_by_add(g, keys, vals, 1, N, &err), 0);
@@ -321,7 +321,7 @@ static void group_by_two_sums(void **state)
     nxpq_column_data c = {.type = NXPQ_INT64, .values.i64 = k};
     const nxpq_column_data *keys[] = {&c};
     nxpq_type ty = NXPQ_INT64;
-    nxpq_error err;
+    nx_error err;
     nx_group_by *g = nx_group_by_new(&ty, 1, &err);
     nx_group_values vals[] = {{a, NULL}, {b, bvalid}};
     assert_int_equal(nx_group_by_add(g, keys, vals, 2, 5, &err), 0);

@@ -219,7 +219,7 @@ static size_t brute(const ev *e, size_t n, int64_t S, int64_t E, uint32_t W, uin
 
 static void check_sampler(const ev *e, size_t n, int64_t S, int64_t E, uint32_t W, uint32_t n_tracks)
 {
-    nxpq_error err;
+    nx_error err;
     nx_sampler *s = nx_sampler_new(S, E, W, &err);
     assert_non_null(s);
     for (size_t i = 0; i < n; i++)
@@ -329,7 +329,7 @@ static void test_window_track_names(void **state)
     nxpq_writer_options_init(&wopt);
     wopt.row_group_rows = 700;
     wopt.page_rows = 100;
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, cols, 4, &wopt, &err);
     assert_non_null(w);
     enum { ROWS = 5000 };

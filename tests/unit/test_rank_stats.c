@@ -96,7 +96,7 @@ static void test_steps(void **state)
 {
     (void)state;
     nx_rank_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_rank_stats_read(dir, &s, &err), 0);
     assert_int_equal(s.n_ranks, 3);
     assert_int_equal(s.ranks[0], 0);
@@ -150,7 +150,7 @@ static void test_stragglers(void **state)
 {
     (void)state;
     nx_rank_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_rank_stats_read(dir, &s, &err), 0);
     /* No gloo:all_reduce (annotations) and no record_param_comms (one rank). */
     assert_int_equal(s.n_stragglers, 5);
@@ -166,7 +166,7 @@ static void test_nested_steps(void **state)
 {
     (void)state;
     nx_rank_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_rank_stats_read(nested, &s, &err), 0);
     assert_int_equal(s.n_stragglers, 3);
     check(&s.stragglers[0], -1, "c10d::allreduce_", 0, 2, 0, 1500, 1, 10, 10);   /* after every step */
@@ -179,7 +179,7 @@ static void test_one_rank_and_absent(void **state)
 {
     (void)state;
     nx_rank_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_rank_stats_read(one, &s, &err), 0);
     assert_int_equal(s.n_ranks, 1);
     assert_int_equal(s.n_stragglers, 0);
@@ -197,7 +197,7 @@ static void test_json(void **state)
 {
     (void)state;
     nx_rank_stats s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_rank_stats_read(dir, &s, &err), 0);
     s.steps[0].start_ns[0] = INT64_C(9007199254740993);   /* beyond 2^53 */
     nx_strbuf plain = NX_STRBUF_INIT, safe = NX_STRBUF_INIT;

@@ -32,7 +32,7 @@ static int setup(void **state)
         {.name = "e", .type = NXPQ_DOUBLE, .nullable = true},  {.name = "f", .type = NXPQ_STRING, .nullable = true},
         {.name = "g", .type = NXPQ_LIST_INT64, .nullable = true}, {.name = "h", .type = NXPQ_INT64, .nullable = true},
     };
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nxpq_writer *w = nxpq_writer_open(path, cols, 8, NULL, &err);
     assert_non_null(w);
     for (int r = 0; r < 2; r++) {
@@ -63,7 +63,7 @@ static void scalar_types(void **state)
 {
     (void)state;
     nx_row0 r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_row0_read(dir, "Summary", &r, &err), 0);
     assert_true(r.present && r.has_row);
     assert_int_equal(r.rows, 2);
@@ -91,7 +91,7 @@ static void empty_missing_unreadable(void **state)
 {
     (void)state;
     nx_row0 r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_row0_read(dir, "Metadata", &r, &err), 0);
     assert_true(r.present);
     assert_false(r.has_row);

@@ -63,7 +63,7 @@ static const char *const fixed[] = {"start_ts", "end_ts", "duration_ns", "id", "
 
 static void write_table(const char *dir, bool keyed)
 {
-    nxpq_error err;
+    nx_error err;
     nx_table_dest dest = {.dir = dir};
     nx_row r;
     assert_int_equal(nx_row_open(&r, &dest, "DmaPacket", &err), 0);
@@ -160,7 +160,7 @@ static void test_refusals(void **state)
     (void)state;
     char dir[] = "/tmp/nx_row_keyed_r_XXXXXX";
     assert_non_null(mkdtemp(dir));
-    nxpq_error err;
+    nx_error err;
     nx_table_dest dest = {.dir = dir};
     nx_row r;
     unsigned tables = 0;

@@ -75,7 +75,7 @@ static void test_rows_per_partition_in_start_order(void **state)
 {
     (void)state;
     nx_table_dest dest = {.dir = dir};
-    nxpq_error err;
+    nx_error err;
     nx_sbuf_rows s;
     assert_int_equal(nx_sbuf_rows_open(&s, &dest, &err), 0);
     assert_int_equal(nx_sbuf_rows_add(&s, &prog, 0, 1, 50, 90, &err), 0);

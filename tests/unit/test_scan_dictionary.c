@@ -100,7 +100,7 @@ static int setup(void **state)
     o.row_group_rows = GROUP;
     o.page_rows = 100;
     o.dictionary_max_bytes = 2000;
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, COLS, N_COLS, &o, &err);
     assert_non_null(w);
     for (int64_t r = 0; r < ROWS; r++) {
@@ -171,7 +171,7 @@ static void want_string(const nxpq_column_data *c, size_t i, const char *want)
 
 static void scan_and_check(size_t batch_rows, int threads, bool dictionary)
 {
-    nxpq_error err;
+    nx_error err;
     nxpq_reader *r = nxpq_reader_open(path, &err);
     assert_non_null(r);
     nxpq_scan_options o = {.batch_rows = batch_rows, .threads = threads, .dictionary = dictionary};
@@ -258,7 +258,7 @@ static void test_rows_text_equal_cells(void **state)
     for (size_t i = 0; i < N_LEADS; i++)
         lead_strs[i] = (nxpq_str){LEADS[i], strlen(LEADS[i])};
     for (size_t k = 0; k < sizeof batches / sizeof batches[0]; k++) {
-        nxpq_error err;
+        nx_error err;
         nxpq_reader *r1 = nxpq_reader_open(path, &err), *r2 = nxpq_reader_open(path, &err);
         assert_non_null(r1);
         assert_non_null(r2);

@@ -117,7 +117,7 @@ static bool check(const int *tabs, size_t n_tabs, const char *field, const char 
                            .have_from_ord = with_ord, .from_table = from_table, .from_ord = from_ord,
                            .threads = threads};
     nx_search_result r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_search_run(dir, &o, &r, &err), 0);
 
     bkey pos = {from, with_ord ? from_table + 1 : 0, with_ord ? from_ord : -1, NULL};
@@ -237,7 +237,7 @@ static void walks_every_match(void **state)
     nx_search_options o = {.tables = names, .n_tables = 2, .field = "track", .q = "s", .q_len = 1,
                            .from = INT64_MIN, .threads = 3};
     nx_search_result r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     uint64_t k = 0, total = 0;
     for (;;) {
         assert_int_equal(nx_search_run(dir, &o, &r, &err), 0);
@@ -263,7 +263,7 @@ static void absent_table_is_skipped(void **state)
     nx_search_options o = {.tables = names, .n_tables = 2, .field = "opcode", .q = "MATMUL", .q_len = 6,
                            .match = NX_SEARCH_EXACT, .from = INT64_MIN};
     nx_search_result r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_search_run(dir, &o, &r, &err), 0);
     assert_int_equal(r.n_skipped, 1);
     assert_int_equal(r.skipped[0], 0);
@@ -299,7 +299,7 @@ static void memory_instants_are_found(void **state)
     nx_search_options o = {.tables = names, .n_tables = 1, .field = "name", .q = "[memory]", .q_len = 8,
                            .from = INT64_MIN};
     nx_search_result r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     int64_t want[] = {150, 300, 300, 700};   /* the rows whose name contains "[memory]" without case */
     for (size_t k = 0; k < 4; k++) {
         assert_int_equal(nx_search_run(d, &o, &r, &err), 0);

@@ -38,18 +38,18 @@ static int setup(void **state)
     snprintf(dev0, sizeof dev0, "%s/profiles/global/run-nd0-nc0@latest", dp);
     nx_synth_options so = {.out_dir = cap, .preset = NX_SYNTH_TINY, .cores = 2, .seed = 1, .system = true};
     nx_synth_stats ss;
-    char err[512];
-    if (nx_synth_run(&so, &ss, err, sizeof err) != 0)
-        return fprintf(stderr, "synth: %s\n", err), -1;
+    nx_error err = {0};
+    if (nx_synth_run(&so, &ss, &err) != 0)
+        return fprintf(stderr, "synth: %s\n", err.msg), -1;
     nx_synth_stats_free(&ss);
     nx_process_options po = {.capture_dir = cap, .data_path = dp, .display_name = "run"};
     nx_process_stats ps;
-    if (nx_process_run(&po, &ps, err, sizeof err) != 0)
-        return fprintf(stderr, "process: %s\n", err), -1;
+    if (nx_process_run(&po, &ps, &err) != 0)
+        return fprintf(stderr, "process: %s\n", err.msg), -1;
     nx_process_stats_free(&ps);
     po = (nx_process_options){.capture_dir = cap, .output_file = prof};
-    if (nx_process_run(&po, &ps, err, sizeof err) != 0)
-        return fprintf(stderr, "process: %s\n", err), -1;
+    if (nx_process_run(&po, &ps, &err) != 0)
+        return fprintf(stderr, "process: %s\n", err.msg), -1;
     nx_process_stats_free(&ps);
     return 0;
 }
@@ -62,7 +62,7 @@ static int teardown(void **state)
 
 /* Runs q on db; the status, and the answer in *out (NUL-terminated, caller frees). */
 static nx_sql_status run(nx_sql *db, const char *q, uint64_t max_rows, double timeout, nx_sql_format f, char **out,
-                         nxpq_error *err)
+                         nx_error *err)
 {
     nx_strbuf b = NX_STRBUF_INIT;
     nx_strbuf_puts(&b, ""); /* an empty answer is "" */
@@ -75,7 +75,7 @@ static nx_sql_status run(nx_sql *db, const char *q, uint64_t max_rows, double ti
 static int64_t table_rows(const char *dir, const char *table)
 {
     nx_profile_table *t;
-    nxpq_error err;
+    nx_error err;
     assert_int_equal(nx_profile_table_open(dir, table, &t, &err), 0);
     int64_t n = nx_profile_table_num_rows(t);
     nx_profile_table_close(t);
@@ -85,7 +85,7 @@ static int64_t table_rows(const char *dir, const char *table)
 static void test_count_matches_reader(void **state)
 {
     (void)state;
-    nxpq_error err;
+    nx_error err;
     nx_sql *db = nx_sql_open(dev0, NULL, &err);
     assert_non_null(db);
     char *out, want[128];
@@ -147,7 +147,7 @@ static void test_refused(void **state)
         "",
         "  -- only a comment\n",
     };
-    nxpq_error err;
+    nx_error err;
     nx_sql *db = nx_sql_open(dev0, NULL, &err);
     assert_non_null(db);
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
@@ -190,7 +190,7 @@ static void test_refused(void **state)
 static void test_failed_and_open_errors(void **state)
 {
     (void)state;
-    nxpq_error err;
+    nx_error err;
     nx_sql *db = nx_sql_open(dev0, NULL, &err);
     assert_non_null(db);
     char *out;
@@ -223,7 +223,7 @@ static void test_failed_and_open_errors(void **state)
 static void test_limits(void **state)
 {
     (void)state;
-    nxpq_error err;
+    nx_error err;
     nx_sql *db = nx_sql_open(dev0, NULL, &err);
     assert_non_null(db);
     char *out;
@@ -258,7 +258,7 @@ static void test_limits(void **state)
 static void test_formats(void **state)
 {
     (void)state;
-    nxpq_error err;
+    nx_error err;
     nx_sql *db = nx_sql_open(dev0, NULL, &err);
     assert_non_null(db);
     const char *q = "SELECT 'a,b\"c' AS s, NULL AS n, '' AS e, 1.50 AS d, 9007199254740993 AS big, -7 AS i, "
@@ -311,7 +311,7 @@ static void test_formats(void **state)
 static void test_data_path(void **state)
 {
     (void)state;
-    nxpq_error err;
+    nx_error err;
     nx_sql *db = nx_sql_open(dp, NULL, &err);
     if (!db)
         fail_msg("%s", err.msg);

@@ -53,7 +53,7 @@ static int teardown(void **state)
 static void count_is(nx_sql *db, const char *want)
 {
     nx_strbuf b = NX_STRBUF_INIT;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_sql_limits lim = {.timeout_s = 10, .max_rows = 10};
     assert_int_equal(nx_sql_run(db, "SELECT COUNT(*) AS n FROM Summary", &lim, NX_SQL_JSON, &b, &err), NX_SQL_OK);
     nx_strbuf_putc(&b, '\0');
@@ -66,7 +66,7 @@ static void kept_and_renewed(void **state)
     (void)state;
     char dir[128];
     make_profile(dir, sizeof dir, 0, 3);
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_sql *a = NULL, *b = NULL, *c = NULL;
     nx_sql_lease *la = nx_sql_cache_take(dir, &a, &err);
     assert_non_null(la);
@@ -93,7 +93,7 @@ static void least_recently_used_goes(void **state)
     (void)state;
     char dirs[12][128];
     nx_sql *db = NULL;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     for (int i = 0; i < 12; i++) {
         make_profile(dirs[i], sizeof dirs[i], 10 + i, 1);
         nx_sql_lease *l = nx_sql_cache_take(dirs[i], &db, &err);
@@ -118,7 +118,7 @@ static void not_a_profile(void **state)
     snprintf(dir, sizeof dir, "%s/empty", root);
     mkdir(dir, 0755);
     nx_sql *db = NULL;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_null(nx_sql_cache_take(dir, &db, &err));
     assert_true(err.msg[0] != '\0');
 }

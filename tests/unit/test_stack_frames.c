@@ -35,8 +35,8 @@ static void dedupes_across_programs(void **state)
     nx_program a = {.frames = fa, .n_frames = 4}, b = {.frames = fb, .n_frames = 4};
     nx_program *progs[] = {&a, &b};
     nx_frame_index x;
-    char err[256];
-    assert_int_equal(nx_frame_index_build(progs, 2, &x, "test", err, sizeof err), 0);
+    nx_error err = {0};
+    assert_int_equal(nx_frame_index_build(progs, 2, &x, "test", &err), 0);
 
     assert_int_equal(x.n_file_names, 2);
     assert_string_equal(x.file_names[0], "train.py");
@@ -76,8 +76,8 @@ static void deep_chain_and_empty(void **state)
     nx_program p = {.frames = f, .n_frames = N}, empty = {0};
     nx_program *progs[] = {&empty, &p};
     nx_frame_index x;
-    char err[256];
-    assert_int_equal(nx_frame_index_build(progs, 2, &x, "test", err, sizeof err), 0);
+    nx_error err = {0};
+    assert_int_equal(nx_frame_index_build(progs, 2, &x, "test", &err), 0);
     assert_int_equal(x.n_frames, N);
     assert_int_equal(x.prog_frames[0], 0);
     /* "[0, 1, ..., 299]" */
@@ -91,7 +91,7 @@ static void deep_chain_and_empty(void **state)
     nx_frame_index_free(&x);
     free(f);
 
-    assert_int_equal(nx_frame_index_build(progs, 1, &x, "test", err, sizeof err), 0);
+    assert_int_equal(nx_frame_index_build(progs, 1, &x, "test", &err), 0);
     assert_int_equal(x.n_frames, 0);
     nx_frame_index_free(&x);
 }

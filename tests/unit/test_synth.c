@@ -29,9 +29,9 @@ static void synth(run *r, nx_synth_preset preset, uint64_t events, unsigned core
     assert_non_null(r->out);
     nx_synth_options o = {.out_dir = r->out, .preset = preset, .events = events, .cores = cores, .seed = seed,
                           .system = system, .threads = threads};
-    char err[1024];
-    if (nx_synth_run(&o, &r->st, err, sizeof err) != 0)
-        fail_msg("synth failed: %s", err);
+    nx_error err = {0};
+    if (nx_synth_run(&o, &r->st, &err) != 0)
+        fail_msg("synth failed: %s", err.msg);
 }
 
 static void done(run *r)
@@ -53,7 +53,7 @@ typedef struct trace_facts {
 static void read_trace(const char *path, const nx_program *p, trace_facts *f)
 {
     nx_trace_reader *r;
-    nx_cap_error err;
+    nx_error err;
     fix_warnings w = {0};
     nx_cap_warner warner = {fix_warn_cb, &w};
     if (nx_trace_reader_open(path, p, &warner, &r, &err) != 0)
@@ -85,7 +85,7 @@ static void read_trace(const char *path, const nx_program *p, trace_facts *f)
 static uint64_t count_system(const char *path, nx_sys_kind kind, int64_t *first_hw_start)
 {
     nx_sys_reader *r;
-    nx_cap_error err;
+    nx_error err;
     if (nx_sys_reader_open(path, kind, &r, &err) != 0)
         fail_msg("%s", err.msg);
     nx_sys_record rec;
@@ -129,7 +129,7 @@ static int on_toplevel(void *ctx, const nx_chrome_toplevel *tl)
 
 static void read_chrome(const char *path, chrome_facts *f)
 {
-    nx_chrome_error err;
+    nx_error err;
     nx_chrome_reader *r = nx_chrome_open(path, NULL, &err);
     if (!r)
         fail_msg("%s", err.msg);
@@ -146,7 +146,7 @@ static void test_tiny_round_trip(void **state)
     run r;
     synth(&r, NX_SYNTH_TINY, 0, 2, 7, 0, true);
     nx_capture cap;
-    nx_cap_error err;
+    nx_error err;
     fix_warnings w = {0};
     nx_cap_warner warner = {fix_warn_cb, &w};
     if (nx_capture_discover(r.out, &cap, &warner, &err) != 0)
@@ -250,22 +250,22 @@ static void test_replaces_own_output_only(void **state)
     synth(&r, NX_SYNTH_TINY, 0, 2, 5, 0, true);
     nx_synth_options o = {.out_dir = r.out, .preset = NX_SYNTH_TINY, .cores = 2, .seed = 5, .system = true};
     nx_synth_stats again;
-    char err[1024];
+    nx_error err = {0};
     /* A non-empty --out is refused unless forced: a second capture there would
      * be a second session. */
-    assert_int_equal(nx_synth_run(&o, &again, err, sizeof err), -1);
-    assert_non_null(strstr(err, "is not empty"));
-    assert_non_null(strstr(err, "--force"));
+    assert_int_equal(nx_synth_run(&o, &again, &err), -1);
+    assert_non_null(strstr(err.msg, "is not empty"));
+    assert_non_null(strstr(err.msg, "--force"));
     o.force = true;
-    assert_int_equal(nx_synth_run(&o, &again, err, sizeof err), 0);   /* same session: replaced */
+    assert_int_equal(nx_synth_run(&o, &again, &err), 0);   /* same session: replaced */
     nx_synth_stats_free(&again);
     char *foreign = fix_path(r.st.session_dir, "notes.txt");
     FILE *fp = fopen(foreign, "w");
     assert_non_null(fp);
     fclose(fp);
-    assert_int_equal(nx_synth_run(&o, &again, err, sizeof err), -1);
-    assert_non_null(strstr(err, "refusing to replace"));
-    assert_non_null(strstr(err, "notes.txt"));
+    assert_int_equal(nx_synth_run(&o, &again, &err), -1);
+    assert_non_null(strstr(err.msg, "refusing to replace"));
+    assert_non_null(strstr(err.msg, "notes.txt"));
     free(foreign);
     done(&r);
 }

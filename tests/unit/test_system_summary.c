@@ -52,7 +52,7 @@ static void write_device_list(const char *dir)
     char path[300];
     snprintf(path, sizeof path, "%s/DeviceProfileList.parquet", dir);
     nxpq_column_spec cols[] = {{.name = "device_profile_name", .type = NXPQ_STRING}, {.name = "nc_id", .type = NXPQ_INT64}};
-    nxpq_error err;
+    nx_error err;
     nxpq_writer *w = nxpq_writer_open(path, cols, 2, NULL, &err);
     assert_non_null(w);
     static const char *const names[] = {"devA", "devB", "devC", ".."};
@@ -100,7 +100,7 @@ static int teardown(void **state)
 static void test_device_profile_dir(void **state)
 {
     (void)state;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     char want[300];
     char *p = nx_device_profile_dir(sys_dir, "devA", &err);
     snprintf(want, sizeof want, "%s/devices/devA", sys_dir);
@@ -166,7 +166,7 @@ typedef struct want_group {
 static void check_top(const char *by, const want_group *w, size_t n)
 {
     nx_top r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     const char *keys[] = {by};
     nx_top_options o = {.table = "SystemProfileEvents", .by = keys, .n_by = 1};
     assert_int_equal(nx_top_run(sys_dir, &o, &r, &err), 0);
@@ -212,7 +212,7 @@ static void test_top(void **state)
     check_top("thread", by_thread, 3);
 
     nx_top r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     const char *bad[] = {"nope"};
     nx_top_options o = {.table = "SystemProfileEvents", .by = bad, .n_by = 1};
     assert_int_equal(nx_top_run(sys_dir, &o, &r, &err), NX_TOP_BAD_KEY);
@@ -228,7 +228,7 @@ static void test_summary(void **state)
 {
     (void)state;
     nx_system_summary s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_system_summary_read(sys_dir, -1, &s, &err), 0);
     assert_string_equal(s.note, "");
     assert_int_equal(s.events, N_EVENTS);
@@ -322,7 +322,7 @@ static void test_top_rank(void **state)
     char dir[300];
     ranked_profile(dir, sizeof dir);
     nx_top r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     const char *by[] = {"name"};
     nx_top_options o = {.table = "SystemProfileEvents", .by = by, .n_by = 1, .has_rank = true, .rank = 1};
     assert_int_equal(nx_top_run(dir, &o, &r, &err), 0);
@@ -369,7 +369,7 @@ static void test_summary_ranks(void **state)
     char dir[300];
     ranked_profile(dir, sizeof dir);
     nx_system_summary s;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_system_summary_read(dir, -1, &s, &err), 0);
     assert_int_equal(s.events, (int64_t)N_RANKED);
     /* Per rank: rank 0 two events over 100..200, busy 100; rank 1 three over 105..450,
@@ -426,7 +426,7 @@ static void test_profiler_rows(void **state)
     write_events(dir, PROFILED, sizeof PROFILED / sizeof PROFILED[0], 0);
     const char *by[] = {"name"};
     nx_top r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_top_options o = {.table = "SystemProfileEvents", .by = by, .n_by = 1};
     assert_int_equal(nx_top_run(dir, &o, &r, &err), 0);
     assert_int_equal(r.profiler_left_out, 3);

@@ -77,7 +77,7 @@ static void write_table(const char *dir, uint64_t max_rows, int bad_row)
     assert_int_equal(mkdir(dir, 0755), 0);
     nx_table_dest dest = {.dir = dir, .max_rows = max_rows};
     nx_row r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     unsigned tables = 0;
     assert_int_equal(nx_row_open(&r, &dest, "Instruction", &err), 0);
     size_t c_start = nx_row_col(&r, "start_ts"), c_end = nx_row_col(&r, "end_ts"), c_dur = nx_row_col(&r, "duration_ns"),
@@ -147,7 +147,7 @@ static void check_labels(const nx_sampled *a, uint64_t max_rows)
 static void compare(const char *dir, int64_t start, int64_t end, uint32_t width, uint64_t max_rows, bool indexed)
 {
     nx_sampled a, b;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     unsetenv("NXPROF_NO_TIMELINE_INDEX");
     assert_int_equal(nx_sampled_pass(dir, "Instruction", start, end, width, &a, &err), 0);
     assert_int_equal(a.index != NULL, indexed);

@@ -187,7 +187,7 @@ static void write_ins(const char *dir, uint64_t max_rows)
 {
     nx_table_dest dest = {.dir = dir, .max_rows = max_rows};
     nx_row r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     unsigned tables = 0;
     assert_int_equal(nx_row_open(&r, &dest, "Instruction", &err), 0);
     size_t c_start = nx_row_col(&r, "start_ts"), c_end = nx_row_col(&r, "end_ts"), c_dur = nx_row_col(&r, "duration_ns"),
@@ -405,7 +405,7 @@ static void check_window(const char *dir, int64_t start, int64_t end, uint32_t w
     size_t n_order;
     static const char *const tables[] = {"SystemProfileEvents", "DmaPacket", "Instruction", "CcOp"};
     nx_timeline tl;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_timeline_query(dir, tables, 4, start, end, width, &tl, &err), 0);
     assert_int_equal(tl.n_tables, 4);
     /* SystemProfileEvents: per (track, level, bucket), each kept event with its depth. */
@@ -449,7 +449,7 @@ static void assert_indexed(const char *dir, int64_t lo, int64_t hi)
     static const char *const tables[] = {"SystemProfileEvents", "Instruction"};
     for (int i = 0; i < 2; i++) {
         nx_sampled sp;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         assert_int_equal(nx_sampled_pass(dir, tables[i], lo, hi, 640, &sp, &err), 0);
         assert_non_null(sp.index);
         assert_int_equal(sp.depth != NULL, i == 0);
@@ -520,7 +520,7 @@ static void test_track_order_by_any_depth(void **state)
         if (scan)
             setenv("NXPROF_NO_TIMELINE_INDEX", "1", 1);
         nx_timeline tl;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         assert_int_equal(nx_timeline_query(dir, tables, 1, 0, 100, 1, &tl, &err), 0);
         const nx_timeline_table *t = &tl.tables[0];
         assert_int_equal(t->n_tracks, 2);
@@ -551,7 +551,7 @@ static void test_unsorted_nested_table(void **state)
     write_ins(dir, 0);
     static const char *const tables[] = {"SystemProfileEvents", "Instruction"};
     nx_timeline tl;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_timeline_query(dir, tables, 2, 0, INT64_C(1) << 40, 100, &tl, &err), 0);
     assert_non_null(tl.tables[0].error);
     assert_non_null(strstr(tl.tables[0].error, "SystemProfileEvents"));
@@ -623,7 +623,7 @@ static void test_large_tables_on_threads(void **state)
     int64_t ins_span = ins_rows[N_INS - 1].end - ins_rows[0].start + 3000;
     nx_table_dest dest = {.dir = dir};
     nx_row r;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     unsigned tables_written = 0;
     assert_int_equal(nx_row_open(&r, &dest, "Instruction", &err), 0);
     size_t c_start = nx_row_col(&r, "start_ts"), c_end = nx_row_col(&r, "end_ts"), c_eng = nx_row_col(&r, "engine"),
@@ -666,7 +666,7 @@ static void test_bad_arguments(void **state)
 {
     (void)state;
     nx_timeline tl;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     static const char *const ok[] = {"Instruction"}, *const bad[] = {"Summary"};
     assert_int_equal(nx_timeline_query("/nonexistent", ok, 1, 10, 5, 10, &tl, &err), -1);
     assert_int_equal(nx_timeline_query("/nonexistent", ok, 1, 0, 5, 0, &tl, &err), -1);
@@ -722,7 +722,7 @@ static void test_deep_stacks_fold(void **state)
     assert_non_null(mkdtemp(dir));
     write_profile(dir, 0);
     nx_tlx *x;
-    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, NULL, 0), 0);
+    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, NULL), 0);
     uint64_t n;
     uint32_t deepest;
     index_levels(x, "i-1/7/7", &n, &deepest);
@@ -742,7 +742,7 @@ static void test_deep_stacks_fold(void **state)
         if (scan)
             setenv("NXPROF_NO_TIMELINE_INDEX", "1", 1);
         nx_timeline tl;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         assert_int_equal(nx_timeline_query(dir, tables, 2, 0, 5000, 20000, &tl, &err), NX_QUERY_OVER_BUDGET);
         assert_non_null(strstr(err.msg, "SystemProfileEvents: sampling needs more than the query memory budget of 1 MiB"));
         assert_int_equal(nx_timeline_query(dir, tables, 2, 0, 5000, 100, &tl, &err), 0);   /* 132 levels and engines x 100 buckets fit */

@@ -54,7 +54,7 @@ static int teardown(void **state)
 
 static void run(const char *d, const char *table, const char *by, nx_top *r)
 {
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     nx_top_options o = {.table = table, .by = (const char *[]){by}, .n_by = 1};
     assert_int_equal(nx_top_run(d, &o, r, &err), 0);
 }

@@ -94,14 +94,14 @@ static int setup(void **state)
              4, DMA, 4);
     fx_write(dir, "SemaphoreUpdate.parquet",
              (fx_col[]){{"timestamp", NXPQ_INT64}, {"id", NXPQ_STRING}}, 2, SEM, 3);
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     uint64_t rows;
     assert_int_equal(nx_tlx_build(dir, "Instruction", &rows, &err), 0);
     assert_int_equal(rows, 6);
     nx_tlx *x; /* both indexes are usable: the first read answers from them */
-    assert_int_equal(nx_tlx_open(dir, "Instruction", &x, NULL, 0), 0);
+    assert_int_equal(nx_tlx_open(dir, "Instruction", &x, NULL), 0);
     nx_tlx_close(x);
-    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, NULL, 0), 0);
+    assert_int_equal(nx_tlx_open(dir, "SystemProfileEvents", &x, NULL), 0);
     assert_true(nx_tlx_has_nesting(x));
     nx_tlx_close(x);
     return 0;
@@ -243,7 +243,7 @@ static void tracks_from_indexes_and_scans(void **state)
 {
     (void)state;
     nx_tracks t;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_tracks_read(dir, &t, &err), 0);
     check_tracks(&t);
     nx_tracks_free(&t);
@@ -266,7 +266,7 @@ static void no_timeline_tables(void **state)
     snprintf(empty, sizeof empty, "/tmp/nxtracks-empty-XXXXXX");
     assert_non_null(mkdtemp(empty));
     nx_tracks t;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_tracks_read(empty, &t, &err), 0);
     assert_int_equal(t.n, 0);
     assert_false(t.have_span);
@@ -290,7 +290,7 @@ static void unreadable_table_names_it(void **state)
     fputs("not parquet", f);
     fclose(f);
     nx_tracks t;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_tracks_read(bad, &t, &err), 0);
     assert_int_equal(t.n_errors, 1);
     assert_string_equal(t.errors[0].table, "CcOp");
@@ -370,7 +370,7 @@ static void ranked_threads(void **state)
             assert_int_equal(unlink(idx), 0);
         }
         nx_tracks t;
-        nxpq_error err = {{0}};
+        nx_error err = {0};
         assert_int_equal(nx_tracks_read(rd, &t, &err), 0);
         assert_int_equal(t.n, 3);
         for (size_t i = 0; i < 3; i++) {

@@ -225,7 +225,7 @@ static void all_tables(void **state)
     const char *tables[] = {"SystemProfileHbmUsage", "PendingDma", "HostMemUsage", "CpuUsage", "SbufUsage",
                             "DmaUsage", "PsumUsage"};
     nx_usage u;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_usage_read(dir, tables, 7, S, E, W, &u, &err), 0);
     size_t at = 0;
     const stable *order[] = {&T_DMA, &T_SBUF, &T_PENDING, &T_CPU, &T_HOST, &T_HBM};
@@ -251,7 +251,7 @@ static void bad_requests_and_lanes(void **state)
 {
     (void)state;
     nx_usage u;
-    nxpq_error err = {{0}};
+    nx_error err = {0};
     assert_int_equal(nx_usage_read(dir, (const char *[]){"Instruction"}, 1, S, E, W, &u, &err), -1);
     assert_non_null(strstr(err.msg, "Instruction"));
     assert_int_equal(nx_usage_read(dir, (const char *[]){"HbmUsage"}, 1, E, S, W, &u, &err), -1);

@@ -157,7 +157,7 @@ static int collect(void *ctx, const nx_chrome_event *e)
     return c->n == c->stop_at ? 5 : 0;
 }
 
-static int read_pb(const pb *space, collected *c, nx_xspace_counts *n, nx_chrome_error *err, size_t max_args)
+static int read_pb(const pb *space, collected *c, nx_xspace_counts *n, nx_error *err, size_t max_args)
 {
     memset(c->ev, 0, sizeof c->ev);
     c->n = 0;
@@ -349,7 +349,7 @@ static void test_events_names_and_args(void **state)
     pb space = sample_space();
     collected c = {0};
     nx_xspace_counts n;
-    nx_chrome_error err;
+    nx_error err;
     int rc = read_pb(&space, &c, &n, &err, 0);
     if (rc != 0)
         fail_msg("%s", err.msg);
@@ -429,7 +429,7 @@ static void test_args_work_is_bounded(void **state)
     put_msg(&space, 1, &plane);
     collected c = {0};
     nx_xspace_counts n;
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_pb(&space, &c, &n, &err, 256), 0);
     assert_int_equal(c.n, 3);
     assert_true(c.ev[2].args_too_large && !c.ev[2].has_args);
@@ -444,7 +444,7 @@ static void test_empty_space(void **state)
     pb space = {0};
     collected c = {0};
     nx_xspace_counts n;
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_pb(&space, &c, &n, &err, 0), 0);
     assert_int_equal(c.n, 0);
     assert_int_equal(n.planes, 0);
@@ -469,7 +469,7 @@ static void test_hostname_as_toplevel(void **state)
     char got[256] = "";
     nx_chrome_handlers h = {.event = NULL, .toplevel = keep_toplevel, .ctx = got, .skipped = NULL};
     nx_xspace_counts n;
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(nx_xspace_read_bytes("t.xplane.pb", space.b, space.n, NULL, &h, &n, &err), 0);
     assert_string_equal(got, "hostname=\"node-\\\"b\\\"\";");
     assert_int_equal(n.hostnames, 2);
@@ -518,7 +518,7 @@ static void expect_error(const pb *space, size_t offset, const char *path_and_wh
 {
     collected c = {0};
     nx_xspace_counts n;
-    nx_chrome_error err;
+    nx_error err;
     assert_int_equal(read_pb(space, &c, &n, &err, 0), -1);
     char want[512];
     snprintf(want, sizeof want, "t.xplane.pb: byte %zu: %s", offset, path_and_what);
@@ -668,7 +668,7 @@ static void test_real_xspace(void **state)
     uint64_t counts[256] = {0};
     nx_chrome_handlers h = {.event = count_real, .toplevel = NULL, .ctx = counts, .skipped = NULL};
     nx_xspace_counts n;
-    nx_chrome_error err;
+    nx_error err;
     int rc = nx_xspace_read_file(path, NULL, &h, &n, &err);
     if (rc != 0)
         fail_msg("%s", err.msg);
