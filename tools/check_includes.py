@@ -23,13 +23,15 @@ def module_of(stem):
 
 
 def modules(src):
-    """{module: set of modules it includes}; a module is "folder/stem"."""
+    """{module: set of modules it includes}; a module is "folder/stem", folder being the
+    file's directory under src (a layer or a folder inside one: process/device)."""
     graph, problems = {}, []
-    for folder in sorted(os.listdir(src)):
-        fdir = os.path.join(src, folder)
-        if not os.path.isdir(fdir):
+    for fdir, dirs, names in sorted(os.walk(src)):
+        dirs.sort()
+        folder = os.path.relpath(fdir, src)
+        if folder == ".":
             continue
-        for name in sorted(os.listdir(fdir)):
+        for name in sorted(names):
             stem, ext = os.path.splitext(name)
             if ext not in (".c", ".h"):
                 continue
@@ -42,7 +44,7 @@ def modules(src):
                     inc = f"{folder}/{inc}"
                 if not os.path.exists(os.path.join(src, inc)):
                     continue  # generated in the build tree
-                tfolder, tstem = os.path.splitext(inc)[0].split("/", 1)
+                tfolder, tstem = os.path.split(os.path.splitext(inc)[0])
                 target = f"{tfolder}/{module_of(tstem)}"
                 if tstem.endswith("_internal") and tfolder != folder:
                     problems.append(f"{folder}/{name}: includes {inc}, a private header of another folder")

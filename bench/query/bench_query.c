@@ -5,7 +5,7 @@
  *
  *   bench_query PROFILE_DIR TABLE START END WIDTH RUNS [all]
  *
- * Each run calls nx_sampled_pass (src/query/sampled_pass.h) over [START, END]
+ * Each run calls nx_sampled_pass (src/query/engine/sampled_pass.h) over [START, END]
  * (inclusive ns), exactly as `nxprof export-csv`'s first pass and the server's
  * timeline do: from the table's timeline index when it has one, else the
  * two-thread scan (NXPROF_NO_TIMELINE_INDEX=1 forces the scan).
@@ -26,8 +26,8 @@
 #include <time.h>
 
 #include "profile/profile_table.h"
-#include "query/sampled_pass.h"
-#include "query/window.h"
+#include "query/engine/sampled_pass.h"
+#include "query/engine/window.h"
 
 static double now(void)
 {

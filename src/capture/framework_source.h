@@ -1,7 +1,7 @@
 /*
  * framework_source.h — the formats framework events are read from, behind one
  * small interface, and the registry that lists them (framework_sources.c), as
- * process/device_sinks.c lists the device tables: a new format is a new file
+ * process/device/device_sinks.c lists the device tables: a new format is a new file
  * defining one nx_framework_source plus one line in the registry.
  *
  * A source is chosen by the file's name alone (capture discovery has nothing

@@ -74,7 +74,7 @@ static void csv_i64(bool have, int64_t v)
         printf("%" PRId64, v);
 }
 
-/* A double in the CSV rule (query/csv.h): its shortest round-trip text. */
+/* A double in the CSV rule (query/engine/csv.h): its shortest round-trip text. */
 static void csv_f64(bool comma, double v)
 {
     char t[NX_FLOAT_TEXT_MAX];

@@ -1,7 +1,7 @@
 /*
  * cmd_export_csv.c — `nxprof export-csv PROFILE_DIR --start T --end T --out DIR`:
  * a time window of the timeline tables to CSV, sampled at a pixel width (the
- * viewer's function, src/query/window.h) or complete. Full rules: docs/query.md.
+ * viewer's function, src/query/engine/window.h) or complete. Full rules: docs/query.md.
  *
  * Rules:
  *   - T is a whole number of nanoseconds, or a decimal number with a unit suffix
@@ -22,10 +22,10 @@
  *     export (a full disk) leaves no partial CSV, and a previous <Table>.csv
  *     stays as it was. A schema field missing from the table's files (another writer may
  *     omit optional columns), or stored in a type the reader cannot decode, is
- *     written as an empty (null) column. Values: src/query/csv.h.
+ *     written as an empty (null) column. Values: src/query/engine/csv.h.
  *   - Sampling (default --width 1920, at most 1048576): per (track, bucket) one
  *     row, window.h; --no-sample exports every row. Giving both is a usage error.
- *   - --format json writes <Table>.json instead (query/json_rows.c).
+ *   - --format json writes <Table>.json instead (query/engine/json_rows.c).
  *   The options are one export request (src/query/export_request.h), the
  *   server's too: defaults, limits, default tables and +T times are its.
  *   - --max-rows N (default 1,000,000, N >= 1) per table: when the window holds
@@ -51,7 +51,7 @@
 #include "cli/cli.h"
 #include "query/export.h"
 #include "query/export_request.h"
-#include "query/row_writer.h"
+#include "query/engine/row_writer.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
 

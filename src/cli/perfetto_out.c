@@ -18,7 +18,7 @@
 #include "query/export.h"
 #include "query/profile_info.h"
 #include "profile/timeline_rules.h"
-#include "query/row_writer.h"
+#include "query/engine/row_writer.h"
 
 /* Every timeline table, in the viewer's order. */
 static size_t all_tables(const char **out)

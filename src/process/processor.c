@@ -20,16 +20,16 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
-#include "process/device_pipeline.h"
+#include "process/device/device_pipeline.h"
 #include "profile/data_path.h"
 #include "profile/profile_layout.h"
 #include "profile/profile_output.h"
 #include "profile/profile_set.h"
 #include "process/profile_plan.h"
 #include "process/row.h"
-#include "process/summary_table.h"
+#include "process/device/summary_table.h"
 #include "process/thread_name.h"
-#include "process/system_tables.h"
+#include "process/system/system_tables.h"
 #include "profile/table_writer.h"
 #include "util/run_control.h"
 

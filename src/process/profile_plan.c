@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "profile/profile_output.h"
-#include "process/system_tables.h"
+#include "process/system/system_tables.h"
 
 nx_capture nx_capture_session_view(const nx_capture *cap, size_t k)
 {

@@ -34,7 +34,7 @@
  * a walk of the stack.
  *
  * Reading the values back (from the timeline index, or computed from the
- * table when the index cannot be used) is query/nesting_values.h.
+ * table when the index cannot be used) is query/engine/nesting_values.h.
  */
 #ifndef NX_PROFILE_NESTING_H
 #define NX_PROFILE_NESTING_H
@@ -44,7 +44,7 @@
 /* ------------------------------------------------------ sampling levels -- */
 
 /* Sampling a nested table keeps one event per (track, level, pixel bucket)
- * (query/sampled_pass.h), so that each level of a call stack is drawn at any
+ * (query/engine/sampled_pass.h), so that each level of a call stack is drawn at any
  * zoom. Depths 0 .. NX_NESTING_LEVELS - 2 are a level each; every deeper event
  * shares the last level, which is sampled like a flat track (its longest event
  * per bucket). The fold bounds the sampling structures (the timeline index's

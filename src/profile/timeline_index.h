@@ -1,6 +1,6 @@
 /*
  * timeline_index.h — the timeline index: a per-table sidecar written at processing
- * time that answers a sampled window query (query/window.h's rule) without reading the
+ * time that answers a sampled window query (query/engine/window.h's rule) without reading the
  * Parquet files, so a whole-profile timeline costs milliseconds at any size.
  *
  * Why: at full zoom-out every page of a table holds a bucket's winner, so a scan
@@ -98,7 +98,7 @@
  * profile indexed by an older nxprof is scanned until it is re-indexed.
  *
  * A missing, stale or malformed index is never an error for the query: the
- * caller falls back to the scan (sampled_pass.c does; query/nesting_values.h
+ * caller falls back to the scan (sampled_pass.c does; query/engine/nesting_values.h
  * computes depth and self time from the table).
  */
 #ifndef NX_QUERY_TIMELINE_INDEX_H
@@ -201,7 +201,7 @@ bool nx_tlx_nesting(const nx_tlx *x, int64_t ordinal, uint32_t *depth, int64_t *
 /* ------------------------------------------------ the opened index's sections --
  * An opened timeline index as the code that walks its blocks sees it (the reader,
  * the writer, which reads its blocks back to build the depth tracks, and the
- * query engine's sampler, query/index_sample.c): the mapped file's sections, and
+ * query engine's sampler, query/engine/index_sample.c): the mapped file's sections, and
  * the decoding of a block's events. Other code needs only the functions above. */
 
 /* A run of events in start order: a track's, or a depth track's (bytes 8..64

@@ -21,8 +21,8 @@
 #include "profile/nesting.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
-#include "query/row_split.h"
-#include "query/window.h"
+#include "query/engine/row_split.h"
+#include "query/engine/window.h"
 #include "schema/schema.h"
 #include "util/fork_join.h"
 

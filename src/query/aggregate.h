@@ -45,7 +45,7 @@
  * nesting pass's stacks; nothing per event.
  *
  * Threads: a table whose events do not nest is shared out in consecutive row
- * spans (query/row_split.h), one thread per span with its own table handle
+ * spans (query/engine/row_split.h), one thread per span with its own table handle
  * and groups; the spans' groups are then summed key by key, so the answer is
  * the same whatever the number of threads (memory: each span's groups). A
  * nested table is passed on one thread: its nesting pass needs each track
@@ -72,7 +72,7 @@ typedef struct nx_aggregate_options {
     size_t n_tracks;
     const char *by;                /* NULL: the table's default */
     size_t top;                    /* groups listed */
-    int threads;                   /* threads sharing the table (query/row_split.h); 0: min(cores, row groups) */
+    int threads;                   /* threads sharing the table (query/engine/row_split.h); 0: min(cores, row groups) */
 } nx_aggregate_options;
 
 typedef struct nx_aggregate_group {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "profile/profile_table.h"
-#include "query/budget.h"
+#include "query/engine/budget.h"
 #include "util/json.h"
 
 static const nx_counter_kind_info KINDS[] = {

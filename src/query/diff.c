@@ -13,7 +13,7 @@
 #include "profile/profile_table.h"
 #include "query/diff.h"
 #include "query/device_activity.h"
-#include "query/profile_kind.h"
+#include "query/engine/profile_kind.h"
 #include "query/top.h"
 
 #define SYSTEM_TABLE "SystemProfileEvents"

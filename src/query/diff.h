@@ -4,7 +4,7 @@
  * GROUP BY), the groups of both joined on the key, and per group the count and the
  * summed time in A and in B, the difference and the ratio.
  *
- * Kinds and tables: two system profiles (query/profile_kind.h nx_profile_is_system)
+ * Kinds and tables: two system profiles (query/engine/profile_kind.h nx_profile_is_system)
  * compare SystemProfileEvents, two device profiles compare Instruction, or by
  * "framework_name" the IR roll-up FrameworkInstruction (its rows' end_ts - start_ts
  * summed: top.h's NX_TOP_SPAN); a system and a device profile are NX_DIFF_KINDS, refused.

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "profile/profile_table.h"
-#include "query/window.h"
+#include "query/engine/window.h"
 #include "util/text.h"
 
 #define ORD_ROW_MASK ((INT64_C(1) << 40) - 1)

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "profile/profile_table.h"
-#include "query/sampled_pass.h"
-#include "query/window.h"
+#include "query/engine/sampled_pass.h"
+#include "query/engine/window.h"
 #include "schema/schema.h"
 
 struct nx_export {

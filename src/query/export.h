@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
-#include "query/row_writer.h"
+#include "query/engine/row_writer.h"
 
 typedef struct nx_export_options {
     int64_t start, end;              /* the window, inclusive ns, start <= end */

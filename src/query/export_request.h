@@ -14,7 +14,7 @@
  *     an error (checked again once +T times are resolved).
  *   - Sampling: width 1..NX_EXPORT_MAX_WIDTH (2^20) pixels (default
  *     NX_EXPORT_DEFAULT_WIDTH; the sampler's buckets are taken from the query
- *     memory budget, query/budget.h, so a wide one is refused, not a risk),
+ *     memory budget, query/engine/budget.h, so a wide one is refused, not a risk),
  *     or none (every row); a width given together
  *     with "no sampling" is an error, and a window of the whole int64 range
  *     cannot be sampled.

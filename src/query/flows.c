@@ -16,7 +16,7 @@
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
 #include "query/event.h"
-#include "query/window.h"
+#include "query/engine/window.h"
 #include "util/text.h"
 
 /* Flow's names of the tables it links (docs/processing.md "Flow"). */

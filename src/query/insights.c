@@ -18,7 +18,7 @@
 
 #include "profile/profile_table.h"
 #include "query/breakdown.h"
-#include "query/profile_kind.h"
+#include "query/engine/profile_kind.h"
 #include "query/row0.h"
 #include "util/json.h"
 

@@ -5,7 +5,7 @@
  * users.
  *
  * Rules live in one table in insights.c (one function and one line each, as
- * device sinks do in src/process/device_sinks.c). A rule applies to system
+ * device sinks do in src/process/device/device_sinks.c). A rule applies to system
  * profiles (framework traces: GPU rules) or device profiles (a NeuronCore's
  * Summary), reads what it needs through the context (loaded once, on first
  * use, and shared by every rule), and adds zero or more findings. A rule

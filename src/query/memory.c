@@ -12,8 +12,8 @@
 
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
-#include "query/budget.h"
-#include "query/window.h"
+#include "query/engine/budget.h"
+#include "query/engine/window.h"
 #include "util/int_ops.h"
 #include "util/text.h"
 

@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
-#include "query/group_by.h"
+#include "query/engine/group_by.h"
 
 typedef struct nx_nki_lines {
     nx_group_by *g;    /* keys file_path, line_number; sums total_ns, self_ns, count */

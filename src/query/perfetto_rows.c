@@ -35,9 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/json_cell.h"
+#include "query/engine/json_cell.h"
 #include "query/perfetto_internal.h"
-#include "query/row_writer.h"
+#include "query/engine/row_writer.h"
 #include "query/tracks.h"
 #include "util/pb_write.h"
 

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "profile/profile_table.h"
-#include "query/row_split.h"
-#include "query/window.h"
+#include "query/engine/row_split.h"
+#include "query/engine/window.h"
 #include "util/fork_join.h"
 
 /* An event's place in the search order: (start, table position + 1, ordinal);

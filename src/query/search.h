@@ -43,7 +43,7 @@
  * table and a flag per dictionary entry or track; nothing per match.
  *
  * Threads: each table's rows are shared out in consecutive spans
- * (query/row_split.h), one thread per span, each with its own table handle,
+ * (query/engine/row_split.h), one thread per span, each with its own table handle,
  * batch and flags. A span's counts (matches, before P, at P) add up and its
  * nearest match competes with the others' in the order above, so the answer
  * is the same whatever the number of threads.
@@ -73,7 +73,7 @@ typedef struct nx_search_options {
     bool have_from_ord;          /* the position is (from, from_table, from_ord) */
     size_t from_table;           /* index into tables */
     int64_t from_ord;
-    int threads;                 /* threads sharing each table (query/row_split.h); 0: min(cores, row groups) */
+    int threads;                 /* threads sharing each table (query/engine/row_split.h); 0: min(cores, row groups) */
 } nx_search_options;
 
 /* A value of a field (or a track name): null, an integer or text. */

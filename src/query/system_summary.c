@@ -13,12 +13,12 @@
 #include <sys/stat.h>
 
 #include "query/device_activity.h"
-#include "query/nesting_values.h"
+#include "query/engine/nesting_values.h"
 #include "profile/profile_layout.h"
 #include "profile/profile_table.h"
 #include "profile/thread_label.h"
 #include "query/top.h"
-#include "query/window.h"
+#include "query/engine/window.h"
 #include "util/text.h"
 
 #define EVENTS "SystemProfileEvents"

@@ -44,7 +44,7 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
-#include "query/profile_kind.h"
+#include "query/engine/profile_kind.h"
 
 #define NX_SYSTEM_TOP_OPERATORS 10
 

@@ -7,9 +7,9 @@
 
 #include "profile/profile_table.h"
 #include "profile/timeline_index.h"
-#include "query/budget.h"
-#include "query/sampled_pass.h"
-#include "query/window.h"
+#include "query/engine/budget.h"
+#include "query/engine/sampled_pass.h"
+#include "query/engine/window.h"
 #include "schema/schema.h"
 
 /* ------------------------------------------------------------ interning -- */

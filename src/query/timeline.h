@@ -89,7 +89,7 @@ typedef struct nx_timeline {
 /* The answer for tables[0..n_tables) (timeline tables, each once) of
  * profile_dir over [start, end] at `width` (start <= end, width >= 1). 0 and
  * *out (release with nx_timeline_free) even when some tables failed (their
- * error says why); NX_QUERY_OVER_BUDGET (query/budget.h) with err naming the
+ * error says why); NX_QUERY_OVER_BUDGET (query/engine/budget.h) with err naming the
  * table when sampling one would exceed the query memory budget (tables are
  * sampled one after another, each within the budget); -1 with err on bad
  * arguments or out of memory building the answer's string table. */

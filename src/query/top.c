@@ -15,7 +15,7 @@
 #include "profile/thread_label.h"
 #include "profile/timeline_rules.h"
 #include "query/device_activity.h"
-#include "query/profile_kind.h"
+#include "query/engine/profile_kind.h"
 #include "schema/schema.h"
 #include "query/nki_source.h"
 #include "util/json.h"

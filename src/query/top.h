@@ -55,8 +55,8 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
-#include "query/group_by.h"
-#include "query/nesting_values.h"
+#include "query/engine/group_by.h"
+#include "query/engine/nesting_values.h"
 
 #define NX_TOP_MAX_KEYS 16
 

@@ -6,7 +6,7 @@
 
 #include "profile/profile_table.h"
 #include "profile/thread_label.h"
-#include "query/window.h"
+#include "query/engine/window.h"
 
 static bool is_thread_track(const nx_track_entry *e)
 {

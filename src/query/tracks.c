@@ -9,9 +9,9 @@
 #include "profile/timeline_index.h"
 #include "util/file_map.h"
 #include "util/text.h"
-#include "query/nesting_values.h"
+#include "query/engine/nesting_values.h"
 #include "query/track_labels.h"
-#include "query/window.h"
+#include "query/engine/window.h"
 
 /* What a scan gathers per track id. */
 typedef struct track_acc {

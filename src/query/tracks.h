@@ -8,7 +8,7 @@
  *     last_ts: their largest end (point tables: the timestamp); rows with a
  *     null timing column belong to no track (window.h);
  *   - max_depth: for a table whose events nest (SystemProfileEvents), the
- *     deepest depth (profile/nesting.h, read by query/nesting_values.h) of the
+ *     deepest depth (profile/nesting.h, read by query/engine/nesting_values.h) of the
  *     track's events; 0 for other tables and for a track none of whose events
  *     has a depth;
  *   - SystemProfileEvents only (has_parts): the parts of the track's name

@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 
 #include "profile/profile_layout.h"
-#include "query/budget.h"
-#include "query/csv.h"
+#include "query/engine/budget.h"
+#include "query/engine/csv.h"
 #include "server/api_internal.h"
 #include "util/decimal.h"
 

@@ -3,7 +3,7 @@
  * timeline table of a window as CSV (JSON rows), streamed, byte-identical to
  * `nxprof export-csv` (--format json) with the same window, width (or
  * --no-sample) and --max-rows (rules: src/cli/cmd_export_csv.c, docs/query.md;
- * values: src/query/csv.h, src/query/json_rows.c). The parameters are one export
+ * values: src/query/engine/csv.h, src/query/engine/json_rows.c). The parameters are one export
  * request (src/query/export_request.h), the CLI's: same defaults and limits.
  *
  * The rows come from src/query/export.h, the engine `nxprof export-csv` uses, opened
@@ -27,7 +27,7 @@
 
 #include "query/export.h"
 #include "query/export_request.h"
-#include "query/row_writer.h"
+#include "query/engine/row_writer.h"
 #include "profile/profile_table.h"
 #include "profile/timeline_rules.h"
 #include "server/api_internal.h"

@@ -23,7 +23,7 @@
 #include "parquet/parquet.h"
 #include "profile/profile_layout.h"
 #include "query/event.h"
-#include "query/json_cell.h"
+#include "query/engine/json_cell.h"
 #include "util/json.h"
 #include "util/strbuf.h"
 
@@ -141,7 +141,7 @@ int nx_api_window_params(nx_api_req *r, int64_t default_width, int64_t *start, i
  * with its members and closes the object). */
 void nx_api_window_head(nx_strbuf *b, int64_t start, int64_t end, int64_t width);
 /* The error answer of a query that failed with rc: 503 when it went over the memory
- * budget (query/budget.h), else 500, with err's message. */
+ * budget (query/engine/budget.h), else 500, with err's message. */
 enum MHD_Result nx_api_query_failed(nx_api_req *r, int rc, const nx_error *err);
 
 /* The comma-separated table list of parameter "tables" (dflt when absent), split in

@@ -2,7 +2,7 @@
  * float_text.h — the one formatter of floating-point values as text: the
  * shortest decimal that reads back (strtod/strtof) as the same value, in
  * printf %g notation (so 0.1, 1e+300, 3.4028235e+38). Non-finite values as
- * "nan", "inf", "-inf". Used by the CSV writer (query/csv.h) and, with
+ * "nan", "inf", "-inf". Used by the CSV writer (query/engine/csv.h) and, with
  * non-finite values as null, by util/json.h's number writers.
  */
 #ifndef NX_FLOAT_TEXT_H

@@ -1,7 +1,7 @@
 /*
  * fork_join.h — run n independent pieces of work at once, one thread each, and
  * wait for all of them: for a query that shares a table out among workers
- * (query/row_split.h), each writing only its own result slot.
+ * (query/engine/row_split.h), each writing only its own result slot.
  *
  * The caller runs piece 0 itself. A piece whose thread cannot be started runs
  * on the caller after piece 0 instead, so every piece always runs once and the

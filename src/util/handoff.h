@@ -3,7 +3,7 @@
  * queue: the owner fills one buffer while the worker consumes those given
  * before. Used where a producer must not wait on slow per-item work: a table's
  * row batches going to the Parquet writer (src/process/row.c, a few large
- * batches), a sink's event batches (src/process/sink_runner.c, a deeper queue of
+ * batches), a sink's event batches (src/process/device/sink_runner.c, a deeper queue of
  * small ones, so a sink that is briefly slower than the pipeline does not stall
  * it, nor a briefly idle sink leave a core idle).
  *

@@ -1,7 +1,7 @@
 /*
  * fuzz_timeline_index.c — libFuzzer harness for the timeline index reader
  * (profile/timeline_index.h) and the sampled pass answered from it
- * (query/index_sample.h).
+ * (query/engine/index_sample.h).
  *
  * Each input is an index file's bytes, opened from memory with nx_tlx_open_buffer:
  *   - against each timeline table of the fixture's profiles (fuzz_fixture.h; the
@@ -28,7 +28,7 @@
 #include "fuzz_fixture.h"
 #include "profile/timeline_index.h"
 #include "profile/timeline_rules.h"
-#include "query/index_sample.h"
+#include "query/engine/index_sample.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

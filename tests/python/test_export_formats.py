@@ -1,5 +1,5 @@
 """The export seam's formats and its one request, over both front ends
-(src/query/row_writer.h, src/query/export_request.h; docs/query.md "Export requests"):
+(src/query/engine/row_writer.h, src/query/export_request.h; docs/query.md "Export requests"):
 
   - `export-csv --format json` rows equal the table read with pyarrow, field by field, with
     integers beyond 2^53 as decimal strings (json_cell.h's rule) and the track first;

@@ -1,4 +1,4 @@
-"""Framework events are sorted with an external merge (src/process/event_runs.h): with a
+"""Framework events are sorted with an external merge (src/process/system/event_runs.h): with a
 sort budget of a few KiB (NXPROF_FRAMEWORK_SORT_BYTES) every Chrome file is spilled in many
 runs, mid-file and with B (and async b) events still open across a spill, and SystemProfileEvents must
 equal, cell by cell, what the in-memory sort gives -- on the real PyTorch fixtures and on

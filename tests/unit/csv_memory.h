@@ -1,5 +1,5 @@
 /* csv_memory.h — for CSV tests: an nx_csv writing into a memory stream, and the
- * text it wrote. Include after <cmocka.h> and "query/csv.h" (needs _GNU_SOURCE
+ * text it wrote. Include after <cmocka.h> and "query/engine/csv.h" (needs _GNU_SOURCE
  * for open_memstream). */
 #ifndef NX_TEST_CSV_MEMORY_H
 #define NX_TEST_CSV_MEMORY_H

@@ -1,6 +1,6 @@
 /*
- * test_budget.c — the query memory budget (query/budget.h) and the sampler's
- * use of it (query/window.h nx_sampler_set_budget): the limit read from
+ * test_budget.c — the query memory budget (query/engine/budget.h) and the sampler's
+ * use of it (query/engine/window.h nx_sampler_set_budget): the limit read from
  * NXPROF_QUERY_MEMORY_MIB (a bad value is an error naming it), takes that
  * would pass the limit refused and leave nothing taken, and a sampler that
  * takes 32 bytes per bucket of each track it sees, refuses the track that
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query/budget.h"
-#include "query/window.h"
+#include "query/engine/budget.h"
+#include "query/engine/window.h"
 
 #define MIB (UINT64_C(1) << 20)
 

@@ -1,5 +1,5 @@
 /*
- * test_core_barriers.c — the CoreBarriers sink (process/barrier_table.c) driven with
+ * test_core_barriers.c — the CoreBarriers sink (process/device/barrier_table.c) driven with
  * hand-made instruction events over a hand-made program, its table read back.
  *
  * The program has a barrier whose operands carry semaphore= and id= (a row per
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "parquet/parquet.h"
-#include "process/device_sink.h"
+#include "process/device/device_sink.h"
 
 extern const nx_device_sink nx_sink_core_barriers;
 

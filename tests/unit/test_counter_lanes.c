@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "query/budget.h"
+#include "query/engine/budget.h"
 #include "query/counter_lanes.h"
 #include "system_fixture.h"
 #include "table_fixture.h"

@@ -1,6 +1,6 @@
-/* test_csv.c — src/query/csv.h value rules (integers, shortest round-trip floats,
+/* test_csv.c — src/query/engine/csv.h value rules (integers, shortest round-trip floats,
  * RFC 4180 quoting, empty vs null, JSON lists, the formula-injection guard) and
- * src/query/window.h sampling rules (bucket arithmetic, longest / earliest start /
+ * src/query/engine/window.h sampling rules (bucket arithmetic, longest / earliest start /
  * earliest row), with expected texts written out by hand. */
 #define _GNU_SOURCE
 #include <math.h>
@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "query/csv.h"
-#include "query/window.h"
+#include "query/engine/csv.h"
+#include "query/engine/window.h"
 
 #include "csv_memory.h"
 

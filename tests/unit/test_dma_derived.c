@@ -1,6 +1,6 @@
 /*
  * test_dma_derived.c — the two tables the DMA sink derives from its own rows:
- * PendingDma (process/pending_dma.h) and DmaUsageSummary (process/usage_summary.h),
+ * PendingDma (process/device/pending_dma.h) and DmaUsageSummary (process/device/usage_summary.h),
  * written into a temporary directory and read back with the Parquet reader.
  *
  * Inputs are generated from a fixed seed (transfers in start order on up to three
@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "parquet/parquet.h"
-#include "process/pending_dma.h"
-#include "process/usage_summary.h"
+#include "process/device/pending_dma.h"
+#include "process/device/usage_summary.h"
 
 static char dir[64];
 static uint64_t rng = 0x9e3779b97f4a7c15u;

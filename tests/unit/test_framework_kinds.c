@@ -1,4 +1,4 @@
-/* test_framework_kinds.c — unit tests of process/framework_kinds.c: what each
+/* test_framework_kinds.c — unit tests of process/system/framework_kinds.c: what each
  * kind of Chrome event becomes (attributes JSON, async track ids, id text, flow
  * keys, the args members a slice's row uses). Expected texts are written out by hand from the rules in
  * system_events.c's header comment; the async track id is computed here with
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "process/system_internal.h"
+#include "process/system/system_internal.h"
 
 static nx_chrome_text text(const char *s)
 {

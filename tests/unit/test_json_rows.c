@@ -1,5 +1,5 @@
-/* test_json_rows.c — the JSON-rows row writer (query/json_rows.c) and the cell
- * rule it shares with the API (query/json_cell.h), through query/export.h on an
+/* test_json_rows.c — the JSON-rows row writer (query/engine/json_rows.c) and the cell
+ * rule it shares with the API (query/engine/json_cell.h), through query/export.h on an
  * Instruction table written here, read back with yajl (an independent parser):
  *   - one object per row in file order, "track" first (the engine), then every
  *     schema field; fields the file lacks are null;
@@ -24,7 +24,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "query/export.h"
-#include "query/row_writer.h"
+#include "query/engine/row_writer.h"
 
 static const char *const OPS[] = {"A\"q\\b", "=1+2", "ctl\x01\ttab", "bad\xff", "A\"q\\b", NULL};
 static const char *const WANT_OPS[] = {"A\"q\\b", "=1+2", "ctl\x01\ttab", "bad\xef\xbf\xbd", "A\"q\\b", NULL};

@@ -1,5 +1,5 @@
 /*
- * test_kernel_tables.c — process/kernel_tables.c end to end on a synth capture:
+ * test_kernel_tables.c — process/device/kernel_tables.c end to end on a synth capture:
  * with the program's NKI sections and ASSEMBLY, the four tables are written
  * (row counts: the records times the cores, the listing once); the same capture
  * with its program rewritten as a 1.1 file without them (the same string table,

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "query/budget.h"
+#include "query/engine/budget.h"
 #include "query/memory.h"
 #include "system_fixture.h"
 #include "table_fixture.h"

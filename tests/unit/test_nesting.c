@@ -1,6 +1,6 @@
 /*
  * test_nesting.c — depth and self time (profile/nesting.h) and the SystemProfileEvents
- * track rule (query/window.h).
+ * track rule (query/engine/window.h).
  *
  * The streaming pass is checked on hand-made call stacks (ties of every kind: equal
  * starts in either row order, equal intervals, zero durations, events that overlap
@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include "profile/nesting.h"
-#include "query/nesting_values.h"
+#include "query/engine/nesting_values.h"
 #include "profile/timeline_index.h"
-#include "query/window.h"
+#include "query/engine/window.h"
 #include "system_fixture.h"
 #include "test_rand.h"
 

@@ -30,7 +30,7 @@
 #include <cmocka.h>
 
 #include "query/export.h"
-#include "query/row_writer.h"
+#include "query/engine/row_writer.h"
 #include "util/pb_wire.h"
 
 static const struct { int64_t s, e; const char *op; } EVENTS[] = {

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "parquet/parquet.h"
-#include "query/group_by.h"
+#include "query/engine/group_by.h"
 #include "profile/profile_table.h"
 
 /* Writes dir/name with one INT64 column "v" holding rows [first, first + n). */

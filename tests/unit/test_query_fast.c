@@ -34,9 +34,9 @@
 
 #include <unistd.h>
 
-#include "query/csv.h"
+#include "query/engine/csv.h"
 #include "profile/profile_table.h"
-#include "query/window.h"
+#include "query/engine/window.h"
 
 #include "csv_memory.h"
 #include "test_rand.h"

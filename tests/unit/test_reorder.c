@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "process/reorder.h"
+#include "process/device/reorder.h"
 
 typedef struct item {
     int64_t key;

@@ -1,5 +1,5 @@
 /*
- * test_sbuf_allocation.c — SbufAllocation rows from live ranges (process/sbuf_allocation.h),
+ * test_sbuf_allocation.c — SbufAllocation rows from live ranges (process/device/sbuf_allocation.h),
  * written into a temporary directory and read back with the Parquet reader.
  *
  * A hand-made program with three allocations: an SBUF one with an address in
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "parquet/parquet.h"
-#include "process/sbuf_allocation.h"
+#include "process/device/sbuf_allocation.h"
 
 static char dir[64];
 

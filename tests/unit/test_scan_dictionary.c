@@ -37,7 +37,7 @@
 #include <cmocka.h>
 
 #include "parquet/parquet.h"
-#include "query/csv.h"
+#include "query/engine/csv.h"
 
 #include "csv_memory.h"
 

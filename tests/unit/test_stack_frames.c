@@ -1,4 +1,4 @@
-/* test_stack_frames.c — the stack-frame index (process/stack_frames.h): names,
+/* test_stack_frames.c — the stack-frame index (process/device/stack_frames.h): names,
  * locations and frames are deduplicated across programs in first-appearance
  * order, and each frame's path lists ids from the outermost caller inward. The
  * expected ids below are worked out by hand from the rules in the header. */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "process/stack_frames.h"
+#include "process/device/stack_frames.h"
 
 static void dedupes_across_programs(void **state)
 {

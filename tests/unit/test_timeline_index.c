@@ -33,7 +33,7 @@
 #include "capture/program_file.h"
 #include "profile/profile_output.h"
 #include "process/row.h"
-#include "query/sampled_pass.h"
+#include "query/engine/sampled_pass.h"
 #include "profile/timeline_index.h"
 #include "test_rand.h"
 

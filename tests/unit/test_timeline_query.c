@@ -36,8 +36,8 @@
 
 #include "profile/profile_output.h"
 #include "profile/timeline_index.h"
-#include "query/budget.h"
-#include "query/sampled_pass.h"
+#include "query/engine/budget.h"
+#include "query/engine/sampled_pass.h"
 #include "query/timeline.h"
 #include "system_fixture.h"
 #include "test_rand.h"

@@ -1,0 +1,52 @@
+/*
+ * system_tables.h — the system half of `nxprof process`: the runtime events,
+ * CPU, host-memory and device-memory samples and Chrome traces of every
+ * session become SystemProfileEvents, CpuUsage, HostMemUsage,
+ * SystemProfileHbmUsage and SystemProfileMetadata; and
+ * the Metadata row of a profile that has no device trace.
+ *
+ * The derivation rules are stated in system_tables.c's header comment and in
+ * docs/processing.md, "System tables".
+ */
+#ifndef NX_SYSTEM_TABLES_H
+#define NX_SYSTEM_TABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/capture.h"
+#include "process/device/device_sink.h"
+
+/* What the system tables held: used for Metadata when there is no device trace. */
+typedef struct nx_system_result {
+    bool any;                    /* at least one row in one of the four data tables */
+    int64_t first_ns, last_ns;   /* over every row's start/end/timestamp (0 when !any) */
+    uint64_t events;             /* SystemProfileEvents rows */
+    uint64_t cpu_samples;        /* CpuUsage rows */
+    uint64_t mem_samples;        /* HostMemUsage rows */
+    uint64_t hbm_samples;        /* SystemProfileHbmUsage rows */
+    bool relative_time;          /* some framework trace's times count from its start, not the epoch */
+} nx_system_result;
+
+/* True when some session of `cap` holds a runtime-events, CPU, host-memory,
+ * device-memory or Chrome trace file (the capture has a system profile to process). */
+bool nx_system_capture_present(const nx_capture *cap);
+
+/* Reads the system files of every session of `cap` and writes the system tables
+ * into ctx->dest (counting each written table in *tables). ctx's programs and
+ * traces (possibly none) supply SystemProfileMetadata's hardware facts.
+ * Non-fatal problems (unmatched B/E events, oversized args) go to `warn`.
+ * Returns 0, or -1 with a message in err naming the file (input) or the
+ * table (output). */
+int nx_system_tables_write(const nx_capture *cap, const nx_process_ctx *ctx, const nx_cap_warner *warn,
+                           unsigned *tables, nx_system_result *res, nx_error *err);
+
+/* The one Metadata row of a profile without device traces (framework-only
+ * capture, or --ignore-device-profile): versions, profile name and the system
+ * data's time span; every hardware quantity is 0 (not known without a device
+ * trace). See system_tables.c for the exact values. */
+int nx_system_write_fallback_metadata(const nx_process_ctx *ctx, const nx_system_result *res, unsigned *tables,
+                                      nx_error *err);
+
+#endif
