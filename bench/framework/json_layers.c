@@ -148,7 +148,7 @@ struct mem_src {
 
 static long mem_read(void *ctx, char *dst, size_t cap, nx_error *why)
 {
-    (void)why, (void)why_size;
+    (void)why;
     struct mem_src *m = ctx;
     size_t n = m->len - m->at < cap ? m->len - m->at : cap;
     n = n < 65536 ? n : 65536;
