@@ -31,7 +31,7 @@ from pathlib import Path
 
 # A collective's name holds one of these words, in any ASCII case: the list of
 # COLLECTIVE_WORDS in src/query/device_activity.c (nx_activity_is_collective), which
-# `nxprof ranks` uses; tests/python/test_scale_spark.py fails when the two differ.
+# `nxprof ranks` uses; tests/e2e/python/test_scale_spark.py fails when the two differ.
 COLLECTIVE_WORDS = (
     "nccl", "gloo", "c10d::", "record_param_comms", "allreduce", "all_reduce", "all-reduce",
     "allgather", "all_gather", "all-gather", "reducescatter", "reduce_scatter", "reduce-scatter",

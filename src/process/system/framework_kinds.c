@@ -4,7 +4,7 @@
  * extra_attributes_json, the synthetic thread of an async track, the text of
  * an id and the keys of its flows. The rules are in system_events.c's header
  * comment; these functions only build text, so they are tested alone
- * (tests/unit/test_framework_kinds.c).
+ * (tests/unit/process/test_framework_kinds.c).
  */
 #define _GNU_SOURCE /* memmem */
 #include "process/system/system_internal.h"

@@ -15,7 +15,7 @@
  * cover every byte, plus the length), so the common case neither hashes nor
  * calls memcmp; the sampler remembers the last bucket's [first, last] start
  * times, so events in start order cost a range check instead of a 128-bit
- * division. Neither changes any result (tests/unit/test_query_fast.c checks both
+ * division. Neither changes any result (tests/unit/query/test_row_formats.c checks both
  * against the plain rules). When a batch's track columns all come in dictionary
  * form (nx_window_options.dictionary), a row's track is a function of its
  * entries in those dictionaries: the id is kept per combination of entries
