@@ -3,7 +3,7 @@
 // or ‹ the previous one, over every event of those tables (/search, on the server, not
 // just what is drawn). The match is selected and brought on screen; "k of N" tells where
 // it is among all matches. The query stays in the URL (&q=..&field=..). The text matches
-// as a substring; a caller that sets V.search.match = 'exact' (the Source table's lines)
+// as a substring; a caller that sets the store's search.match to 'exact' (the Source table's lines)
 // gets whole values only, until the box is edited.
 import * as API from './api.js';
 import { V, set, select, windowAbs } from './store.js';
