@@ -2,13 +2,14 @@
 //
 // "/" (and "/index.html") is the profile list (js/profiles.js). "/view/<name>" (or
 // "/profile/<name>") opens profile <name> (URL-encoded; a device profile nested in its
-// system profile's folder is "<system>/devices/<device>", docs/api.md): a system profile
+// system profile's folder is "<system>/<devices_dir>/<device>", devices_dir from
+// /api/schema viewer.names, docs/api.md): a system profile
 // shows the System Trace Viewer with its summary and Device Profiles (js/system.js), a
 // device profile the Device Trace Viewer (js/viewer.js) with a trail back to its system
 // profile and its Breakdown (js/breakdown.js). "/compare?a=<A>&b=<B>" compares two
 // profiles (js/compare.js). Everything talks only to the JSON API of `nxprof serve`
-// (docs/api.md).
-import { api, namePath, viewHref, leafName } from './js/api.js';
+// (docs/api.md), through js/api.js.
+import { profiles, profileInfo, schema, viewHref, leafName } from './js/api.js';
 import { $, setStatus } from './js/dom.js';
 import { esc } from './js/format.js';
 import { showEngineBreakdown } from './js/breakdown.js';
@@ -32,14 +33,13 @@ function setCrumb(name, system) {
 async function systemOf(name) {
   const nest = name.indexOf('/');
   if (nest >= 0) return name.slice(0, nest);
-  const { profiles } = await api('/api/profiles');
-  const p = profiles.find((x) => x.name === name);
+  const p = (await profiles()).profiles.find((x) => x.name === name);
   return p ? p.system_profile : null;
 }
 
 async function openProfile(name) {
   setStatus('Loading…');
-  const info = await api(`/api/profiles/${namePath(name)}`);
+  const info = await profileInfo(name);
   setCrumb(name, null);
   document.title = `nxprof — ${leafName(name)}`;
   if (info.kind === 'system') {
@@ -51,12 +51,26 @@ async function openProfile(name) {
   }
 }
 
+// The profile path `path` names, or null: "/view/<S>" (or "/profile/<S>"), or a device
+// profile nested in it, "/view/<S>/<devices_dir>/<D>", each name URL-encoded.
+function profileOf(path, devicesDir) {
+  const m = path.match(/^\/(?:view|profile)\/([^/]+)(?:\/([^/]+)\/([^/]+))?\/?$/);
+  if (!m) return null;
+  if (m[2] === undefined) return decodeURIComponent(m[1]);
+  return m[2] === devicesDir ? [m[1], m[2], m[3]].map(decodeURIComponent).join('/') : null;
+}
+
 function route() {
   const fail = (e) => { setStatus(`Error: ${e.message}`); };
-  const m = location.pathname.match(/^\/(?:view|profile)\/([^/]+(?:\/devices\/[^/]+)?)\/?$/);
+  const ready = () => { document.body.dataset.ready = 'true'; };
   // data-ready: every section of the page has its answer or its error (for tests, docs/viewer.md)
-  if (m) openProfile(m[1].split('/').map(decodeURIComponent).join('/')).catch(fail).finally(() => { document.body.dataset.ready = 'true'; });
-  else if (location.pathname === '/compare') showCompare().catch(fail);
+  if (/^\/(?:view|profile)\/[^/]/.test(location.pathname)) {
+    schema().then((s) => {
+      const name = profileOf(location.pathname, s.viewer.names.devices_dir);
+      if (name === null) { showProfiles().catch(fail); return; }
+      openProfile(name).catch(fail).finally(ready);
+    }, (e) => { fail(e); ready(); });
+  } else if (location.pathname === '/compare') showCompare().catch(fail);
   else showProfiles().catch(fail);
 }
 

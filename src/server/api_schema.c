@@ -11,11 +11,17 @@
  *     search_fields and aggregate_by (the default first);
  *   - "usage": query/usage.h's lanes in drawing order;
  *   - "counter_lanes": the lane kinds of /counters (query/counter_lanes.h), in
- *     drawing order, with their unit and fixed series.
+ *     drawing order, with their unit and fixed series;
+ *   - "limits": "max_width", the largest width= of the windowed endpoints
+ *     (NX_API_MAX_WIDTH);
+ *   - "names": "devices_dir", the folder of a system profile that holds its device
+ *     profiles, so a nested device profile is named "<S>/<devices_dir>/<D>"
+ *     (profile/profile_layout.h NX_LAYOUT_DEVICES_DIR).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/profile_layout.h"
 #include "profile/timeline_rules.h"
 #include "query/counter_lanes.h"
 #include "query/usage.h"
@@ -125,7 +131,10 @@ static void json_viewer(nx_strbuf *b)
         json_names(b, ki->series, count_names(ki->series));
         nx_strbuf_putc(b, '}');
     }
-    nx_strbuf_puts(b, "]}");
+    nx_strbuf_printf(b, "],\n    \"limits\":{\"max_width\":%d},\n    \"names\":{\"devices_dir\":",
+                     NX_API_MAX_WIDTH);
+    json_cstr(b, NX_LAYOUT_DEVICES_DIR);
+    nx_strbuf_puts(b, "}}");
 }
 
 enum MHD_Result nx_api_schema(nx_api_req *r)

@@ -4,7 +4,7 @@
 // the visible window), and Export / Import of the JSON document (docs/viewer.md
 // "Annotations"). The markers and regions live in the page's store (V.markers,
 // V.regions); annotations.js converts them, api.js carries them.
-import { V, draw, absOf, relOf, zoomTo } from './viewer.js';
+import { V, set, absOf, relOf, zoomTo } from './store.js';
 import { loadAnnotations, saveAnnotations, parseJSON, leafName } from './api.js';
 import { toDocument, fromDocument, mergeDocuments, parseImport, regionOf, nextRegionName } from './annotations.js';
 import { $, notice } from './dom.js';
@@ -17,7 +17,7 @@ let timer = 0, seq = 0, installed = false;
 // 'failed' (the last save was refused: .error), 'unreadable' (the saved file could not be
 // read: nothing is saved until an import replaces it).
 const status = (state, error = null) => {
-  V.annot = { state, error };
+  set({ annot: { state, error } });
   const el = $('#annot-status');
   if (el) el.textContent = { loading: 'loading…', saved: 'saved', pending: 'saving…', failed: 'not saved', unreadable: 'not readable' }[state];
   if (el) el.title = error || '';
@@ -28,14 +28,13 @@ export const currentDocument = () => toDocument(V.markers, V.regions, absOf);
 // Takes document `doc` (as the server answered it) into the store and shows it.
 function apply(doc) {
   const { markers, regions } = fromDocument(doc, relOf);
-  V.markers = markers; V.regions = regions;
+  set({ markers, regions });
   render();
-  draw();
+  set({}, 'paint');
 }
 
 // Loads the profile's annotations into the page's store (on open).
 export async function installAnnotations() {
-  V.regions = V.regions || [];
   status('loading');
   wire();
   render();
@@ -52,7 +51,7 @@ export async function installAnnotations() {
 // changed, so the field being edited keeps its focus), drawn, and saved soon.
 export function annotationsChanged(structure = true) {
   if (structure) render();
-  draw();
+  set({}, 'paint');
   if (V.annot && V.annot.state === 'unreadable') return;
   status('pending');
   clearTimeout(timer);
@@ -101,7 +100,7 @@ function wire() {
     const it = itemOf(e.target);
     if (!it) return;
     const [list, i, kind] = it;
-    if (e.target.closest('.del')) { list.splice(i, 1); annotationsChanged(); return; }
+    if (e.target.closest('.del')) { set({ [`${kind}s`]: list.filter((_, j) => j !== i) }); annotationsChanged(); return; }
     if (!e.target.closest('.go')) return;
     const x = list[i], span = Math.max(1000, V.viewE - V.viewS);
     if (kind === 'marker') zoomTo(absOf(x.t - span / 2), absOf(x.t + span / 2));
@@ -113,7 +112,8 @@ function wire() {
     const [list, i, kind] = it;
     const v = e.target.value;
     if (kind === 'region' && !v.trim()) { e.target.value = list[i].name; return; }   // a region keeps a name
-    if (kind === 'marker') list[i].label = v; else list[i].name = v;
+    const item = kind === 'marker' ? { ...list[i], label: v } : { ...list[i], name: v };
+    set({ [`${kind}s`]: list.map((x, j) => (j === i ? item : x)) });
     annotationsChanged(false);
   });
   $('#region-add').onclick = addRegion;
@@ -128,7 +128,7 @@ function addRegion() {
   const field = $('#region-name');
   const name = field.value.trim() || nextRegionName(V.regions);
   const r = V.area ? regionOf(V.area.t0, V.area.t1, name) : regionOf(V.viewS, V.viewE, name);
-  V.regions = [...V.regions, r].sort((a, b) => a.t0 - b.t0 || a.t1 - b.t1);
+  set({ regions: [...V.regions, r].sort((a, b) => a.t0 - b.t0 || a.t1 - b.t1) });
   field.value = '';
   annotationsChanged();
 }

@@ -1,11 +1,15 @@
-// api.js — the JSON API of `nxprof serve` (docs/api.md): fetch, errors, exact integers.
+// api.js — the JSON API of `nxprof serve` (docs/api.md): one function per endpoint, the
+// only place a URL of the API is built; fetch, errors, exact integers.
 //
 // The server writes integers beyond 2^53 as decimal strings; parseJSON also turns any
 // unsafe integer number into a BigInt (reading the number's source text), and big()
-// makes a BigInt of either, so absolute timestamps stay exact. api() throws an Error with
-// the server's {"error"} message and the HTTP status in .status. schema() fetches
+// makes a BigInt of either, so absolute timestamps stay exact. Every call throws an Error
+// with the server's {"error"} message and the HTTP status in .status. schema() fetches
 // /api/schema once per page (the viewer's timeline tables, labels, colours, search and
-// export fields, usage lanes come from its "viewer" member, never from copies in JS).
+// export fields, usage lanes, the width limit and the profile name grammar come from its
+// "viewer" member, never from copies in JS). A profile is named by its name ("<S>" or a
+// device profile nested in it, docs/api.md); windows are absolute ns (BigInt or its
+// decimal text) sampled at `width` px.
 
 export function parseJSON(text) {
   return JSON.parse(text, (key, value, ctx) => {
@@ -27,7 +31,7 @@ function failure(res, body) {
 const parsed = (text) => { try { return parseJSON(text); } catch { return null; /* not JSON */ } };
 
 // send: a value sent as JSON with `method` (PUT, POST); absent: a GET.
-export async function api(path, { method = 'GET', send } = {}) {
+async function api(path, { method = 'GET', send } = {}) {
   const init = { method, headers: { Accept: 'application/json' } };
   if (send !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(send); }
   const res = await fetch(path, init);
@@ -37,7 +41,7 @@ export async function api(path, { method = 'GET', send } = {}) {
 }
 
 // A GET whose answer is binary (/timeline?format=bin): its ArrayBuffer; errors as api()'s.
-export async function apiBytes(path) {
+async function apiBytes(path) {
   const res = await fetch(path, { headers: { Accept: 'application/octet-stream' } });
   if (!res.ok) throw failure(res, parsed(await res.text()));
   return res.arrayBuffer();
@@ -52,8 +56,8 @@ export const viewHref = (name) => `/view/${namePath(name)}`;
 export const leafName = (name) => name.slice(name.lastIndexOf('/') + 1);
 
 let schemaPromise = null;
-// /api/schema, once: {viewer: {groups, timelines, usage}, units: Map table -> Map field ->
-// catalogue unit} (docs/api.md).
+// /api/schema, once: {viewer: {groups, timelines, usage, counter_lanes, limits, names},
+// units: Map table -> Map field -> catalogue unit} (docs/api.md).
 export function schema() {
   if (!schemaPromise) {
     schemaPromise = api('/api/schema').then((s) => {
@@ -66,14 +70,60 @@ export function schema() {
   return schemaPromise;
 }
 
+const profilePath = (name) => `/api/profiles/${namePath(name)}`;
+const win = (S, E, width) => `start=${S}&end=${E}&width=${width}`;
+
+// The profile list, and one profile's facts.
+export const profiles = () => api('/api/profiles');
+export const profileInfo = (name) => api(profilePath(name));
+export const tracks = (name) => api(`${profilePath(name)}/tracks`);
+// The timeline tables' events of window [S, E] at `width` px, binary (format=bin): its
+// ArrayBuffer (timeline_bin.js reads it).
+export const timelineBytes = (name, tables, S, E, width) =>
+  apiBytes(`${profilePath(name)}/timeline?tables=${tables.join(',')}&${win(S, E, width)}&format=bin`);
+export const usage = (name, tables, S, E, width) => api(`${profilePath(name)}/usage?tables=${tables.join(',')}&${win(S, E, width)}`);
+export const counters = (name, S, E, width) => api(`${profilePath(name)}/counters?${win(S, E, width)}`);
+export const event = (name, table, ordinal) => api(`${profilePath(name)}/event?table=${encodeURIComponent(table)}&ordinal=${ordinal}`);
+export const flows = (name, table, ordinal) => api(`${profilePath(name)}/flows?table=${encodeURIComponent(table)}&ordinal=${ordinal}`);
+// The next or previous match: p {tables, field, q, match (or null), from, from_ord,
+// from_table (null without a selected event), dir (null: the server's default)}.
+export function search(name, p) {
+  let q = `${profilePath(name)}/search?tables=${p.tables.join(',')}&field=${encodeURIComponent(p.field)}&q=${encodeURIComponent(p.q)}`;
+  if (p.match) q += `&match=${p.match}`;
+  if (p.from !== null && p.from !== undefined) q += `&from=${p.from}`;
+  if (p.from_ord !== null && p.from_ord !== undefined) q += `&from_ord=${p.from_ord}&from_table=${p.from_table}`;
+  if (p.dir) q += `&dir=${p.dir}`;
+  return api(q);
+}
+// The exact aggregate of `table` over [S, E]: trackIds "<table>:<track>" (null: every
+// track of the table), by the grouping field (null: the table's default).
+export const aggregate = (name, table, S, E, trackIds, by) => api(`${profilePath(name)}/aggregate?tables=${table}&start=${S}&end=${E}` +
+  `${trackIds ? `&tracks=${trackIds.map((id) => encodeURIComponent(id)).join(',')}` : ''}${by ? `&by=${encodeURIComponent(by)}` : ''}`);
+// top: the rows of the top lists (null: the server's default).
+export const summary = (name, top = null) => api(`${profilePath(name)}/summary${top === null ? '' : `?top=${top}`}`);
+export const breakdown = (name, top = null) => api(`${profilePath(name)}/breakdown${top === null ? '' : `?top=${top}`}`);
+export const insights = (name) => api(`${profilePath(name)}/insights`);
+export const ranks = (name) => api(`${profilePath(name)}/ranks`);
+// A device profile's time per NKI source line (docs/api.md "Source"), its top `limit` lines.
+export const loadSource = (name, limit) => api(`${profilePath(name)}/source?limit=${limit}`);
+// The Memory view's answer for window [S, E] at `width` px: SBUF allocation rectangles and
+// HBM by category (docs/api.md "Memory").
+export const loadMemory = (name, S, E, width) => api(`${profilePath(name)}/memory?${win(S, E, width)}`);
 // A profile's saved annotations (docs/api.md "Annotations"): the document, and saving one
 // (answered with the document as saved).
-const annotationsPath = (name) => `/api/profiles/${namePath(name)}/annotations`;
-export const loadAnnotations = (name) => api(annotationsPath(name));
-export const saveAnnotations = (name, doc) => api(annotationsPath(name), { method: 'PUT', send: doc });
-
-// A device profile's time per NKI source line (docs/api.md "Source"), its top `limit` lines.
-export const loadSource = (name, limit) => api(`/api/profiles/${namePath(name)}/source?limit=${limit}`);
-// The Memory view's answer for window [S, E] (absolute ns) at `width` px: SBUF allocation
-// rectangles and HBM by category (docs/api.md "Memory"). enc: the profile's namePath.
-export const loadMemory = (enc, S, E, width) => api(`/api/profiles/${enc}/memory?start=${S}&end=${E}&width=${width}`);
+export const loadAnnotations = (name) => api(`${profilePath(name)}/annotations`);
+export const saveAnnotations = (name, doc) => api(`${profilePath(name)}/annotations`, { method: 'PUT', send: doc });
+// The diff of two profiles; q: its parameters (URLSearchParams).
+export const diff = (q) => api(`/api/diff?${q}`);
+// The CSV export of `table` over [S, E] (sampled at `width` px, or every row when width is
+// null): the Response, for its headers and body; an Error with the server's message (else
+// the HTTP status) when it failed.
+export async function exportCSV(name, table, S, E, width) {
+  const res = await fetch(`${profilePath(name)}/export/${table}.csv?start=${S}&end=${E}&sampled=${width === null ? 0 : 1}${width === null ? '' : `&width=${width}`}`);
+  if (!res.ok) {
+    let msg = `${res.status}`;
+    try { msg = parseJSON(await res.text()).error || msg; } catch { /* keep the status */ }
+    throw new Error(msg);
+  }
+  return res;
+}

@@ -5,7 +5,7 @@
 // window; then idle time by cause, kernel classes, launch statistics with the verdict,
 // memcpy/memset bandwidth and the top kernels with their spread across ranks. Every
 // figure is the API's; each cell keeps the exact value in data-v for tests and titles.
-import { api, namePath } from './api.js';
+import { breakdown } from './api.js';
 import { esc, cut, fmtNs, fmtCount, fmtPct, fmtBytes } from './format.js';
 import { shortName } from './names.js';
 
@@ -85,7 +85,7 @@ function kernelsHTML(b) {
 export async function showBreakdown(name, el) {
   let b;
   try {
-    b = await api(`/api/profiles/${namePath(name)}/breakdown?top=10`);
+    b = await breakdown(name, 10);
   } catch (e) {
     el.querySelector('.content').innerHTML = `<p class="warn">Breakdown unavailable: ${esc(e.message)}</p>`;
     return;
@@ -128,7 +128,7 @@ export async function showEngineBreakdown(name, el) {
   section.innerHTML = '<h2 title="Compute, collectives, DMA and idle time; engines busy and idle (docs/analyses.md#breakdowns-per-rank-and-per-step)">Breakdown</h2><div class="content"><p class="muted">Loading…</p></div>';
   el.append(section);
   try {
-    section.querySelector('.content').innerHTML = engineHTML(await api(`/api/profiles/${namePath(name)}/breakdown`));
+    section.querySelector('.content').innerHTML = engineHTML(await breakdown(name));
   } catch (e) {
     section.querySelector('.content').innerHTML = `<p class="warn">Breakdown unavailable: ${esc(e.message)}</p>`;
   }

@@ -14,7 +14,7 @@
 // open aligned on the step. A click on a group (of event names, or of an Instruction
 // column) links each profile's viewer around that group's first event (from the chosen
 // step on), at one window width: aligned at that event.
-import { api, big, namePath, viewHref } from './api.js';
+import { search, diff, big, viewHref } from './api.js';
 import { $, setStatus } from './dom.js';
 import { esc, fmtNs, fmtCount, fmtPct, cut } from './format.js';
 import { sharedSteps, totalsHTML } from './compare_totals.js';
@@ -118,10 +118,7 @@ async function alignAt(key) {
   const st = C.steps && C.step ? C.steps.get(C.step) : null;
   const step = st ? [st.a, st.b] : [null, null];
   const first = async (name, st) => {
-    let q = `/api/profiles/${namePath(name)}/search?tables=${C.answer.table}&field=${encodeURIComponent(field)}` +
-      `&q=${encodeURIComponent(key)}&match=exact`;
-    if (st) q += `&from=${big(st.start)}`;
-    return (await api(q)).event;
+    return (await search(name, { tables: [C.answer.table], field, q: key, match: 'exact', from: st ? big(st.start) : null })).event;
   };
   const [ea, eb] = await Promise.all([first(C.a, step[0]), first(C.b, step[1])]);
   const out = $('#compare-at');
@@ -167,7 +164,7 @@ async function load() {
   if (C.all) q.set('all', '1');
   if (C.norm) q.set('normalize', C.norm);
   try {
-    C.answer = await api(`/api/diff?${q}`);
+    C.answer = await diff(q);
     $('#compare-error').hidden = true;
     $('#compare-by').value = C.answer.by;
     render();

@@ -1,5 +1,5 @@
 // compare_timelines.js — the Compare page's two timelines stacked on one time axis: A's
-// above B's, each a store of its own (viewer.js createStore and openTimeline) laid out,
+// above B's, each a store of its own (store.js createStore, viewer.js openTimeline) laid out,
 // fetched and painted by the viewer's own code, with every fact from /api/schema.
 //
 // Alignment: each store's origin (its "t0") is its alignment point, a chosen step's start
@@ -8,8 +8,9 @@
 // plot zooms both around the pointer (Shift+wheel or a horizontal wheel: pans), dragging
 // pans both, as in the viewer; the track labels scroll each timeline's tracks. Hovering an
 // event gives its name and duration (the canvas's title).
-import { changed, createStore, geom, nsPerPx, openTimeline, screenRows } from './viewer.js';
-import { GUTTER } from './paint.js';
+import { openTimeline } from './viewer.js';
+import { createStore, update } from './store.js';
+import { GUTTER, geom, nsPerPx, screenRows } from './plot.js';
 import { zoomWindow } from './state.js';
 import { eventAt, rowAt } from './hit.js';
 import { fmtNs } from './format.js';
@@ -25,7 +26,7 @@ function show(s, e) {
   const max = Math.max(...T.stores.map((v) => v.span)) * 1.5 + MIN_SPAN;
   const w = Math.min(max, Math.max(MIN_SPAN, e - s)), mid = (s + e) / 2;
   [T.s, T.e] = w === e - s ? [s, e] : [mid - w / 2, mid + w / 2];
-  for (const v of T.stores) { v.viewS = T.s; v.viewE = T.e; changed(v, false); }
+  for (const v of T.stores) update(v, { viewS: T.s, viewE: T.e }, 'moved');
 }
 
 // The track rows of v on screen (below its pinned header).
@@ -87,9 +88,8 @@ export async function alignStacked(aAbs, bAbs, label, s, e) {
   const at = [aAbs ?? T.stores[0].first, bAbs ?? T.stores[1].first];
   T.at = { a: at[0].toString(), b: at[1].toString(), label };
   T.stores.forEach((v, i) => {
-    v.origin = at[i];
-    v.axisLabel = `time from ${label}`;
-    v.data = new Map(); v.usage = null; v.counters = null;   // relative to the old origin
+    // data, usage and counters were relative to the old origin
+    update(v, { origin: at[i], axisLabel: `time from ${label}`, data: new Map(), usage: null, counters: null });
   });
   if (aAbs === null) [s, e] = [0, Math.max(...T.stores.map((v) => v.span))];
   show(s, e);

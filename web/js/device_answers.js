@@ -6,7 +6,7 @@
 // row zooms the timeline to the step. A table with no rows is hidden.
 import { esc, fmtNs, fmtCount, fmtPct } from './format.js';
 import { $ } from './dom.js';
-import { zoomTo } from './viewer.js';
+import { zoomTo } from './store.js';
 
 const rankText = (r) => (r === null || r === undefined ? '' : String(r));
 const ns = (v) => esc(fmtNs(Number(v)));

@@ -5,8 +5,9 @@
 // and its width when sampled), saves each file as soon as its response is complete
 // (named by Content-Disposition), shows a notice when the server truncated one
 // (X-Nxprof-Truncated), and, when all are done, a confirmation naming every file saved.
-import { parseJSON } from './api.js';
-import { V, plotWidth, windowAbs } from './viewer.js';
+import { exportCSV } from './api.js';
+import { V, windowAbs } from './store.js';
+import { plotWidth } from './plot.js';
 import { $, notice, setStatus } from './dom.js';
 import { esc, fmtNs, fmtCount } from './format.js';
 
@@ -54,13 +55,8 @@ function saveBlob(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 60000);
 }
 
-async function exportOne(rec, qs) {
-  const res = await fetch(`/api/profiles/${V.enc}/export/${rec.table}.csv?${qs}`);
-  if (!res.ok) {
-    let msg = `${res.status}`;
-    try { msg = parseJSON(await res.text()).error || msg; } catch { /* keep the status */ }
-    throw new Error(msg);
-  }
+async function exportOne(rec, w) {
+  const res = await exportCSV(V.name, rec.table, w.S, w.E, w.width);
   rec.truncated = res.headers.get('X-Nxprof-Truncated') === 'true';
   rec.rows = res.headers.get('X-Nxprof-Rows');
   const m = (res.headers.get('Content-Disposition') || '').match(/filename="([^"]+)"/);
@@ -73,11 +69,11 @@ async function exportOne(rec, qs) {
 function startExports(tables, sampled) {
   if (!tables.length) return;
   const { S, E } = windowAbs();
-  const qs = `start=${S}&end=${E}&sampled=${sampled ? 1 : 0}${sampled ? `&width=${plotWidth()}` : ''}`;
+  const w = { S, E, width: sampled ? plotWidth() : null };
   setStatus(`Exporting ${tables.length} table(s)…`);
   const recs = tables.map((table) => ({ table, status: 'running', truncated: false, filename: null, rows: null }));
   window.nxViewer.exports.push(...recs);
-  Promise.all(recs.map((rec) => exportOne(rec, qs).catch((e) => { rec.status = 'error'; rec.error = e.message; notice(`${rec.table}: export failed: ${e.message}`); })))
+  Promise.all(recs.map((rec) => exportOne(rec, w).catch((e) => { rec.status = 'error'; rec.error = e.message; notice(`${rec.table}: export failed: ${e.message}`); })))
     .then(() => {
       setStatus('');
       const done = recs.filter((r) => r.status === 'done');

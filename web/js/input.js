@@ -6,14 +6,14 @@
 // horizontal wheel: pan); wheel over the labels: scroll the tracks. Keys: A/D/←/→ pan
 // 15 %, W/S zoom ×0.7, 0 whole profile, PageUp/PageDown scroll the tracks, M clear the
 // markers, / focus the search box, Esc clear the area selection, ? the help overlay.
-import { V, changed, draw, geom, nsPerPx, screenRows, select, toggleGroup, absOf } from './viewer.js';
+import { V, set, select, absOf } from './store.js';
+import { GUTTER, geom, nsPerPx, screenRows } from './plot.js';
 import { zoomWindow } from './state.js';
 import { rowAt, eventAt, rowsInBand } from './hit.js';
 import { toggleMarker, NEAR_PX } from './markers.js';
 import { annotationsChanged } from './annotate.js';
 import { laneReadout, laneTooltip } from './lanes.js';
 import { counterReadout, counterTooltip } from './counter_lanes.js';
-import { GUTTER } from './paint.js';
 import { fetchEvent } from './panels.js';
 import { setArea, clearArea, leavesUnder } from './selection.js';
 import { openHelp } from './help.js';
@@ -21,13 +21,23 @@ import { $ } from './dom.js';
 import { esc, fmtNs, fmtVal } from './format.js';
 
 let installed = false;
+// The hovered events' /event answers, the latest 500 (keyed "<table>:<ordinal>").
+const eventFull = new Map();
+let hoverTimer = 0;
+
+// Collapses or expands group `id` of the track tree.
+function toggleGroup(id) {
+  const collapsed = new Set(V.collapsed);
+  if (collapsed.has(id)) collapsed.delete(id); else collapsed.add(id);
+  set({ collapsed }, 'layout');
+}
 
 export function zoomAt(factor, xPx) {
   const t = V.viewS + (xPx - GUTTER) * nsPerPx();
-  [V.viewS, V.viewE] = zoomWindow(V.viewS, V.viewE, t, factor);
-  changed();
+  const [viewS, viewE] = zoomWindow(V.viewS, V.viewE, t, factor);
+  set({ viewS, viewE }, 'window');
 }
-export function pan(fraction) { const w = V.viewE - V.viewS; V.viewS += w * fraction; V.viewE += w * fraction; changed(); }
+export function pan(fraction) { const w = V.viewE - V.viewS; set({ viewS: V.viewS + w * fraction, viewE: V.viewE + w * fraction }, 'window'); }
 const mid = () => GUTTER + (V.cssW - GUTTER) / 2;
 
 // The row and event under canvas point (x, y): {row, d, i} or {row} or null.
@@ -63,12 +73,10 @@ export function installInput() {
       if (drag.area) {
         const [x, y] = pos(e);
         const t0 = timeAt(Math.max(GUTTER, Math.min(drag.x, x))), t1 = timeAt(Math.max(drag.x, x));
-        V.area = areaOf(t0, t1, drag.y, y);
-        draw();
+        set({ area: areaOf(t0, t1, drag.y, y) }, 'paint');
       } else {
         const k = (drag.e - drag.s) / Math.max(1, V.cssW - GUTTER);
-        V.viewS = drag.s - dx * k; V.viewE = drag.e - dx * k;
-        changed();
+        set({ viewS: drag.s - dx * k, viewE: drag.e - dx * k }, 'window');
       }
       return;
     }
@@ -91,7 +99,7 @@ export function installInput() {
     e.preventDefault();
     const [x] = pos(e);
     if (x < GUTTER) return;
-    V.markers = toggleMarker(V.markers, timeAt(x), NEAR_PX * nsPerPx());
+    set({ markers: toggleMarker(V.markers, timeAt(x), NEAR_PX * nsPerPx()) });
     annotationsChanged();
   });
   canvas.addEventListener('mouseleave', () => { if (!drag) hideTooltip(); });
@@ -109,7 +117,7 @@ export function installInput() {
   window.addEventListener('keydown', onKey);
   $('#zoom-in').onclick = () => zoomAt(0.7, mid());
   $('#zoom-out').onclick = () => zoomAt(1 / 0.7, mid());
-  $('#zoom-reset').onclick = () => { V.viewS = 0; V.viewE = V.span; changed(); };
+  $('#zoom-reset').onclick = () => set({ viewS: 0, viewE: V.span }, 'window');
 }
 
 function onKey(e) {
@@ -121,10 +129,10 @@ function onKey(e) {
     case 'd': case 'D': case 'ArrowRight': pan(0.15); break;
     case 'w': case 'W': zoomAt(0.7, mid()); break;
     case 's': case 'S': zoomAt(1 / 0.7, mid()); break;
-    case '0': V.viewS = 0; V.viewE = V.span; changed(); break;
+    case '0': set({ viewS: 0, viewE: V.span }, 'window'); break;
     case 'PageDown': scroller.scrollTop += (V.viewH - V.headerH) * 0.8; break;
     case 'PageUp': scroller.scrollTop -= (V.viewH - V.headerH) * 0.8; break;
-    case 'm': case 'M': V.markers = []; annotationsChanged(); break;
+    case 'm': case 'M': set({ markers: [] }); annotationsChanged(); break;
     case 'Escape': clearArea(); break;
     case '?': openHelp(); break;
     case '/': $('#search-q').focus(); break;
@@ -156,7 +164,7 @@ function hover(x, y) {
   if (h.row.kind === 'lane' && x >= GUTTER) {
     const p = Math.floor(x - GUTTER), g = geom();
     const ro = h.row.counter ? counterReadout(h.row, V.counters, p, g) : laneReadout(h.row, V.usage, p, g);
-    if (ro) { placeTooltip(h.row.counter ? counterTooltip(ro) : laneTooltip(ro), x, y); V.hover = null; return; }
+    if (ro) { placeTooltip(h.row.counter ? counterTooltip(ro) : laneTooltip(ro), x, y); set({ hover: null }); return; }
   }
   if (x < GUTTER && (h.row.kind === 'track' || h.row.kind === 'group')) {
     const r = h.row;
@@ -175,7 +183,7 @@ function placeTooltip(html, x, y) {
   tip.style.top = `${Math.min(y + 16, Math.max(0, wrap.clientHeight - tip.offsetHeight - 4))}px`;
 }
 
-export function hideTooltip() { const t = $('#tooltip'); if (t) t.hidden = true; V.hover = null; }
+export function hideTooltip() { const t = $('#tooltip'); if (t) t.hidden = true; set({ hover: null }); }
 
 const MAX_TIP_FIELDS = 6, TIP_CHARS = 64;
 const clip = (v) => (v.length > TIP_CHARS ? `${v.slice(0, TIP_CHARS - 1)}…` : v);
@@ -202,16 +210,15 @@ export function tooltipHTML(d, i, full) {
 
 function showEventTooltip(h, x, y) {
   const key = `${h.d.table}:${h.d.ord[h.i]}`;
-  V.hover = { key };
-  const cached = V.eventFull && V.eventFull.get(key);
+  set({ hover: { key } });
+  const cached = eventFull.get(key);
   placeTooltip(tooltipHTML(h.d, h.i, cached), x, y);
   if (cached) return;
-  clearTimeout(V.hoverTimer);
-  V.hoverTimer = setTimeout(() => {
+  clearTimeout(hoverTimer);
+  hoverTimer = setTimeout(() => {
     fetchEvent(h.d.table, h.d.ord[h.i]).then((ev) => {
-      V.eventFull = V.eventFull || new Map();
-      V.eventFull.set(key, ev);
-      if (V.eventFull.size > 500) V.eventFull.delete(V.eventFull.keys().next().value);
+      eventFull.set(key, ev);
+      if (eventFull.size > 500) eventFull.delete(eventFull.keys().next().value);
       if (V.hover && V.hover.key === key && !$('#tooltip').hidden) placeTooltip(tooltipHTML(h.d, h.i, ev), x, y);
     }).catch(() => {});
   }, 60);

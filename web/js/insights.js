@@ -1,7 +1,7 @@
 // insights.js — the Insights panel of a system or device profile's page, from
 // /api/profiles/<name>/insights (query/insights.h): the findings, most severe first,
 // each with its rule, threshold and evidence; when none fired, which rules were checked.
-import { api, namePath } from './api.js';
+import { insights } from './api.js';
 import { esc } from './format.js';
 
 export function insightsHTML(doc) {
@@ -16,7 +16,7 @@ export function insightsHTML(doc) {
 // Fills section `box` (its .content) with the profile's insights; hides it when they cannot be read.
 export async function showInsights(name, box) {
   let doc;
-  try { doc = await api(`/api/profiles/${namePath(name)}/insights`); } catch { box.hidden = true; return; }
+  try { doc = await insights(name); } catch { box.hidden = true; return; }
   box.hidden = false;
   box.querySelector('.content').innerHTML = insightsHTML(doc);
 }

@@ -5,7 +5,7 @@
 // (the keys, by name, not weighted: how much time each takes is the area selection's
 // job), each with its swatch; long keys are cut in the middle (keys often share a long
 // prefix, e.g. "NeuronLlamaDecoderLayer[0]/...") with the whole key on hover.
-import { V, setColourMode } from './viewer.js';
+import { V, set } from './store.js';
 import { colourModes, colourOf } from './colour.js';
 import { $ } from './dom.js';
 import { esc, middleCut } from './format.js';
@@ -19,7 +19,7 @@ export function installLegend() {
   sel.innerHTML = modes.map((m) => `<option value="${esc(m)}">${esc(m)}</option>`).join('');
   if (V.colourMode && modes.includes(V.colourMode)) sel.value = V.colourMode;
   sel.disabled = modes.length < 2;
-  sel.onchange = () => setColourMode(sel.value);
+  sel.onchange = () => set({ colourMode: sel.value }, 'colour', 'url');
 }
 
 // A key as the legend shows it: a track key without its "<group>:" prefix.

@@ -4,40 +4,43 @@
 // (memory_data.js), a tooltip with the address range and owner on hover, and HBM by
 // category in the panel beside it.
 //
-// Its state is the page's store's (V.memory). It draws after every timeline frame (the
+// Its state is the page's store's (V.memory: open, doc, error, the window asked for, the
+// geometry drawn), written through store.js set. It draws after every timeline frame (the
 // store's painters) and fetches /memory (api.js loadMemory) for the visible window at the
 // plot's width, debounced like the timeline; stale answers are dropped. For tests,
 // body[data-memory] is "pending" while an answer is awaited and "done" once the answer for
 // the visible window is drawn, and window.nxMemory gives the drawn boxes.
-import { V, changed, nsPerPx, windowAbs, plotWidth } from './viewer.js';
+import { V, set, windowAbs } from './store.js';
 import { loadMemory } from './api.js';
 import { zoomAt } from './input.js';
-import { GUTTER } from './paint.js';
+import { GUTTER, nsPerPx, plotWidth } from './plot.js';
 import { ingestMemory, rectBox, rectAt, partitionAt, addressText } from './memory_data.js';
 import { $ } from './dom.js';
 import { esc, fmtBytes, fmtNs, fmtPct, ellipsize } from './format.js';
 
 const TOP = 18, BOTTOM = 4, DEBOUNCE_MS = 120, NAME_MIN_W = 36, NAME_MIN_H = 11;
 const FONT = '11px system-ui, sans-serif';
+let seq = 0, timer = 0;   // the latest /memory asked for, the debounce
+const mem = (fields) => set({ memory: { ...V.memory, ...fields } });
 
 // Shows the Memory toggle when the profile has either table; a no-op otherwise.
 export function installMemory(tables) {
   if (!tables.has('SbufAllocation') && !tables.has('HbmUsageSummaryByType')) return;
-  V.memory = { open: false, doc: null, asked: '', seq: 0, timer: 0, error: null, g: null };
+  set({ memory: { open: false, doc: null, asked: '', error: null, g: null } });
   const button = $('#memory-toggle');
   button.hidden = false;
   button.onclick = () => setOpen(!V.memory.open);
-  V.painters.push(paintMemory);
+  set({ painters: [...V.painters, paintMemory] });
   installPointer($('#memory-canvas'));
 }
 
 function setOpen(open) {
-  V.memory.open = open;
+  mem({ open });
   $('#memory-view').hidden = !open;
   $('#memory-toggle').classList.toggle('on', open);
   $('#memory-toggle').setAttribute('aria-pressed', String(open));
   if (open) document.body.dataset.memory = 'pending';
-  changed(V, false);
+  set({}, 'moved');
 }
 
 // After a timeline frame: fetch when the window or width changed, then draw.
@@ -48,28 +51,27 @@ function paintMemory() {
   const width = plotWidth();
   const key = `${S} ${E} ${width}`;
   if (key !== m.asked) {
-    m.asked = key;
+    mem({ asked: key });
     document.body.dataset.memory = 'pending';
-    clearTimeout(m.timer);
-    m.timer = setTimeout(() => fetchMemory(S, E, width, key), DEBOUNCE_MS);
+    clearTimeout(timer);
+    timer = setTimeout(() => fetchMemory(S, E, width, key), DEBOUNCE_MS);
   }
   draw();
 }
 
 async function fetchMemory(S, E, width, key) {
-  const m = V.memory, seq = ++m.seq;
+  const my = ++seq;
   try {
-    const doc = await loadMemory(V.enc, S, E, width);
-    if (seq !== m.seq) return;
-    m.doc = ingestMemory(doc, Number(S - V.origin));
-    m.error = null;
-    showHbm(m.doc.hbm);
+    const doc = await loadMemory(V.name, S, E, width);
+    if (my !== seq) return;
+    mem({ doc: ingestMemory(doc, Number(S - V.origin)), error: null });
+    showHbm(V.memory.doc.hbm);
   } catch (e) {
-    if (seq !== m.seq) return;
-    m.error = e.message;
+    if (my !== seq) return;
+    mem({ error: e.message });
   }
   draw();
-  if (m.asked === key) document.body.dataset.memory = 'done';
+  if (V.memory.asked === key) document.body.dataset.memory = 'done';
 }
 
 function geometry(canvas) {
@@ -89,7 +91,7 @@ function geometry(canvas) {
 function draw() {
   const canvas = $('#memory-canvas'), m = V.memory;
   const { ctx, w, h, g } = geometry(canvas);
-  m.g = g;
+  mem({ g });
   ctx.clearRect(0, 0, w, h);
   ctx.font = FONT;
   ctx.fillStyle = '#f8fafc';
@@ -169,8 +171,7 @@ function installPointer(canvas) {
     const [x, y] = pos(e), m = V.memory;
     if (drag) {
       const k = nsPerPx(), dx = e.clientX - drag.x0;
-      V.viewS = drag.s - dx * k; V.viewE = drag.e - dx * k;
-      changed();
+      set({ viewS: drag.s - dx * k, viewE: drag.e - dx * k }, 'window');
       return;
     }
     const i = m.doc && m.g && x >= GUTTER ? rectAt(m.doc.rects, x, y, m.g) : -1;
@@ -196,8 +197,7 @@ function installPointer(canvas) {
     const [x] = pos(e);
     if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
       const d = (e.deltaX || e.deltaY) * nsPerPx();
-      V.viewS += d; V.viewE += d;
-      changed();
+      set({ viewS: V.viewS + d, viewE: V.viewE + d }, 'window');
     } else {
       zoomAt(Math.exp(e.deltaY * 0.0015), Math.max(GUTTER, x));
     }

@@ -8,7 +8,7 @@
 //   searches its instructions (the toolbar's search, field nki_source_location) and
 //   selects the first one. The table's sort lives in the store (V.source).
 import { loadSource } from './api.js';
-import { V, select, updateURL } from './viewer.js';
+import { V, set, select } from './store.js';
 import { $ } from './dom.js';
 import { esc, cut, fmtNs, fmtCount, fmtPct } from './format.js';
 import { run as runSearch } from './search.js';
@@ -60,10 +60,9 @@ function tableHTML(doc) {
 
 function findLine(l) {
   const s = lineSearch(l);
-  V.search = { field: s.field, q: s.q, match: s.match };
   $('#search-field').value = s.field;
   $('#search-q').value = s.q;
-  updateURL();
+  set({ search: { field: s.field, q: s.q, match: s.match } }, 'url');
   select(null);   // search from the window's start, not from the selected event
   return runSearch('next');
 }
@@ -77,7 +76,7 @@ export async function showSource(name) {
     box.innerHTML = `<p class="muted">Source unavailable: ${esc(e.message)}</p>`;
     return;
   }
-  V.source.doc = doc;
+  set({ source: { ...V.source, doc } });
   sec.hidden = false;
   const paint = () => { box.innerHTML = tableHTML(doc); };
   paint();
@@ -85,7 +84,7 @@ export async function showSource(name) {
     const th = e.target.closest('th.sortable');
     if (th) {
       const key = th.dataset.key;
-      V.source = { ...V.source, asc: V.source.sort === key ? !V.source.asc : key === 'line', sort: key };
+      set({ source: { ...V.source, asc: V.source.sort === key ? !V.source.asc : key === 'line', sort: key } });
       paint();
       return;
     }

@@ -10,10 +10,13 @@
 // colour on one level are painted as one and fillStyle is set only when the colour
 // changes, so a frame stays within a 60 frames/s budget even when every pixel of every
 // track holds an event.
-// paintFrame(v) paints view v (the page's viewer by default, or a store of
-// viewer.js createStore, such as each of the Compare page's stacked timelines); a frame
-// is painted synchronously, so the functions below read the view being painted from V.
-import { V as PAGE, geom, screenRows, relOf, nsPerPx } from './viewer.js';
+// paintFrame(v) paints view v (the page's store by default, or a store of store.js
+// createStore, such as each of the Compare page's stacked timelines); a frame is painted
+// synchronously, so the functions below read the view being painted from V, and what the
+// frame found (the selected event's box, the names drawn, the boxes the flow arrows need,
+// the counter lanes' pixels) from F, written into the store when the frame is done.
+import { V as PAGE, update, relOf } from './store.js';
+import { GUTTER, geom, screenRows, nsPerPx } from './plot.js';
 import { ellipsize, fmtNs, fmtTick, niceStep } from './format.js';
 import { shortName } from './names.js';
 import { eventBox, visibleRange } from './hit.js';
@@ -22,12 +25,11 @@ import { paintLane } from './lanes.js';
 import { paintCounterLane } from './counter_lanes.js';
 import { $ } from './dom.js';
 
-export const GUTTER = 180, AXIS_H = 30;
 const FONT = '11px system-ui, sans-serif', BOLD = 'bold 11px system-ui, sans-serif';
 const MIN_NAME_PX = 28, MIN_EDGE_PX = 4, MAX_NAMES = 4000;
 const MARKER = '#d97706', REGION = '#059669', PRED = '#7c3aed', SUCC = '#db2777';
 
-let V = null;   // set by paintFrame (PAGE is not yet defined while the modules load)
+let V = null, F = null;   // set by paintFrame
 
 const widths = new Map();
 function measure(ctx, s) {
@@ -51,6 +53,7 @@ function inkOn(c) {
 
 export function paintFrame(v = PAGE) {
   V = v;
+  F = { selBox: null, names: [], boxes: new Map(), counterDrawn: {} };
   const ctx = V.ctx, W = V.cssW, H = V.viewH;
   if (!ctx) return;
   ctx.fillStyle = '#ffffff';
@@ -59,7 +62,6 @@ export function paintFrame(v = PAGE) {
   ctx.textBaseline = 'middle';
   const g = geom(V);
   const rows = screenRows(V).filter((r) => r.kind !== 'axis' && r.kind !== 'lane' && r.visible);
-  V.selBox = null; V.names = []; V.boxes = new Map();
   // the boxes the flow arrows need, found while painting
   const want = new Set(V.flows ? [...V.flows.predecessors, ...V.flows.successors].map((r) => `${r.table}:${r.ordinal}`) : []);
   let drawn = 0;
@@ -71,17 +73,16 @@ export function paintFrame(v = PAGE) {
   paintArea(ctx, rows, g);
   paintMarkerLines(ctx, V.headerH, H);
   paintFlows(ctx, g);
-  if (V.selBox) {
-    const b = V.selBox;
+  if (F.selBox) {
+    const b = F.selBox;
     ctx.strokeStyle = '#111827'; ctx.lineWidth = 2;
     ctx.strokeRect(b.x - 1, b.y, Math.max(2, b.w) + 2, b.h);
     ctx.lineWidth = 1;
   }
   ctx.restore();
-  V.counterDrawn = {};
   for (const r of V.header) r.kind === 'axis' ? paintAxis(ctx, r, W) : paintLaneRow(ctx, r, g, W);
-  paintEmpty(ctx, rows, W, H);
-  V.drawnEvents = drawn;
+  const emptyMessage = paintEmpty(ctx, rows, W, H);
+  update(V, { ...F, drawnEvents: drawn, emptyMessage });
   if (V !== PAGE) return;
   const label = $('#range-label');
   label.firstChild.textContent = `${fmtNs(V.viewS)} – ${fmtNs(V.viewE)} (${fmtNs(V.viewE - V.viewS)} visible)`;
@@ -152,8 +153,8 @@ function paintEvents(ctx, r, d, g, W, want) {
     const b = eventBox(d, i, r, g);
     if (b.x + b.w < GUTTER || b.x > W) continue;
     n++;
-    if (selOrd !== null && d.ord[i] === selOrd) { V.selBox = b; V.boxes.set(`${d.table}:${selOrd}`, b); }
-    if (want.size && want.has(`${d.table}:${d.ord[i]}`)) V.boxes.set(`${d.table}:${d.ord[i]}`, b);
+    if (selOrd !== null && d.ord[i] === selOrd) { F.selBox = b; F.boxes.set(`${d.table}:${selOrd}`, b); }
+    if (want.size && want.has(`${d.table}:${d.ord[i]}`)) F.boxes.set(`${d.table}:${d.ord[i]}`, b);
     const lvl = b.y, c = d.colour[i];
     let run = runs.get(lvl);
     if (!run) { run = { c: null }; runs.set(lvl, run); }
@@ -182,7 +183,7 @@ function paintEvents(ctx, r, d, g, W, want) {
     if (!s) continue;
     ctx.fillStyle = inkOn(c);
     ctx.fillText(s, x + 3, b.y + b.h / 2 + 0.5);
-    if (V.names.length < MAX_NAMES) V.names.push({ text: s, name: String(d.name[i]), table: d.table, track: d.track, ordinal: d.ord[i], x: x + 3, y: b.y + b.h / 2 });
+    if (F.names.length < MAX_NAMES) F.names.push({ text: s, name: String(d.name[i]), table: d.table, track: d.track, ordinal: d.ord[i], x: x + 3, y: b.y + b.h / 2 });
   }
   return n;
 }
@@ -294,7 +295,7 @@ function paintLaneRow(ctx, r, g, W) {
   ctx.save();
   ctx.beginPath(); ctx.rect(GUTTER, r.y, W - GUTTER, r.h); ctx.clip();
   ctx.font = FONT;
-  if (r.counter) V.counterDrawn[r.label] = paintCounterLane(ctx, r, V.counters, g, W);
+  if (r.counter) F.counterDrawn[r.label] = paintCounterLane(ctx, r, V.counters, g, W);
   else paintLane(ctx, r, V.usage, g, W);
   ctx.restore();
 }
@@ -316,7 +317,7 @@ function paintArea(ctx, rows, g) {
 // Where event ref {table, ordinal, start, end, track} is on screen: its box when drawn,
 // else its time on its row (level 0), or null when its row is not shown.
 function refBox(ref, g) {
-  const drawnBox = V.boxes.get(`${ref.table}:${ref.ordinal}`);
+  const drawnBox = F.boxes.get(`${ref.table}:${ref.ordinal}`);
   if (drawnBox) return drawnBox;
   const r = screenRows(V).find((x) => x.kind === 'track' && x.table === ref.table && x.track === ref.track);
   if (!r || !r.visible) return null;
@@ -345,18 +346,18 @@ function paintFlows(ctx, g) {
   for (const p of V.flows.successors || []) { const b = refBox(p, g); if (b) arrow(ctx, pin(s.x + s.w), mid(s), pin(b.x), mid(b), SUCC); }
 }
 
-// Why nothing is drawn, in the middle of the track area.
+// Why nothing is drawn, in the middle of the track area; returns it (null: something is).
 function paintEmpty(ctx, rows, W, H) {
   let msg = null;
   if (!V.timelineTables.length) msg = 'This profile has no timeline tables.';
   else if (!V.rows.length) msg = 'This profile\'s timeline tables hold no events.';
   else if (V.lastTables && V.lastTables.every((t) => !t.error && Number(t.rows_in_window) === 0)) msg = 'No events in this window — press 0 to see the whole profile.';
-  V.emptyMessage = msg;
-  if (!msg) return;
+  if (!msg) return null;
   const y = V.headerH + Math.max(40, Math.min(120, (H - V.headerH) / 2));
   ctx.font = '13px system-ui, sans-serif';
   ctx.fillStyle = '#6b7280';
   const w = ctx.measureText(msg).width;
   ctx.fillText(msg, GUTTER + Math.max(8, (W - GUTTER - w) / 2), y);
   ctx.font = FONT;
+  return msg;
 }

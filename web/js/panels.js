@@ -9,8 +9,9 @@
 // on a NeuronCore's track that overlaps a device profile of that NeuronCore (the Device
 // Profiles list: nc_id and its time span), "Open in Device Trace Viewer" at the event's
 // window.
-import { api, namePath, viewHref, big } from './api.js';
-import { V, select, draw, relOf } from './viewer.js';
+import * as API from './api.js';
+import { viewHref, big } from './api.js';
+import { V, set, select, relOf } from './store.js';
 import { $ } from './dom.js';
 import { selectWindow } from './selection.js';
 import { esc, cut, fmtNs, fmtCount, fmtField, prettyJSON } from './format.js';
@@ -19,14 +20,16 @@ import { shortName } from './names.js';
 import { threadLabel } from './layout.js';
 import { nkiHTML } from './nki.js';
 
+// The /event answers asked for, the latest 500 (keyed "<table>:<ordinal>").
+const eventCache = new Map();
+
 export async function fetchEvent(table, ordinal) {
   const key = `${table}:${ordinal}`;
-  V.eventCache = V.eventCache || new Map();
-  if (V.eventCache.has(key)) return V.eventCache.get(key);
-  const p = api(`/api/profiles/${V.enc}/event?table=${encodeURIComponent(table)}&ordinal=${ordinal}`);
-  V.eventCache.set(key, p);
-  if (V.eventCache.size > 500) V.eventCache.delete(V.eventCache.keys().next().value);
-  p.catch(() => V.eventCache.delete(key));
+  if (eventCache.has(key)) return eventCache.get(key);
+  const p = API.event(V.name, table, ordinal);
+  eventCache.set(key, p);
+  if (eventCache.size > 500) eventCache.delete(eventCache.keys().next().value);
+  p.catch(() => eventCache.delete(key));
   return p;
 }
 
@@ -80,9 +83,9 @@ function flowsHTML(f) {
 
 async function loadFlows(sel, box) {
   let f;
-  try { f = await api(`/api/profiles/${V.enc}/flows?table=${encodeURIComponent(sel.table)}&ordinal=${sel.ordinal}`); } catch { return; }
+  try { f = await API.flows(V.name, sel.table, sel.ordinal); } catch { return; }
   if (!V.sel || V.sel.table !== sel.table || V.sel.ordinal !== sel.ordinal) return;
-  V.flows = { predecessors: f.predecessors || [], successors: f.successors || [] };
+  set({ flows: { predecessors: f.predecessors || [], successors: f.successors || [] } });
   const slot = box.querySelector('.flows-slot');
   if (slot && (V.flows.predecessors.length || V.flows.successors.length)) {
     slot.innerHTML = flowsHTML(V.flows);
@@ -94,7 +97,7 @@ async function loadFlows(sel, box) {
       };
     }
   }
-  draw();
+  set({}, 'paint');
 }
 
 // The selected event's track as the tree names it ("GPU 0 / stream 7"), else its key.
@@ -117,7 +120,7 @@ export async function showDetails(sel) {
   if (!V.sel || V.sel.table !== sel.table || V.sel.ordinal !== sel.ordinal) return;
   const def = V.defs.get(ev.table) || {};
   const start = def.start ? fieldOf(ev, def.start) : null, end = def.end ? fieldOf(ev, def.end) : start;
-  V.selRef = { table: ev.table, ordinal: ev.ordinal, track: ev.track, start, end };
+  set({ selRef: { table: ev.table, ordinal: ev.ordinal, track: ev.track, start, end } });
   let html = `<p class="ev-head"><b>${esc(ev.table)}</b> #${esc(ev.ordinal)}${ev.track !== undefined ? ` · ${cut(trackTitle(ev))}` : ''}</p>`;
   const name = nameFieldOf(def) && fieldOf(ev, nameFieldOf(def));
   if (typeof name === 'string' && shortName(name) !== name) html += `<p class="ev-name">${esc(name)}</p>`;   // shortened on the timeline: here whole
@@ -130,7 +133,7 @@ export async function showDetails(sel) {
   html += argsHTML(ev);
   html += `<h3>Fields</h3><table class="fields">${fieldRows(ev.table, ev.fields)}</table>`;
   box.innerHTML = html;
-  draw();
+  set({}, 'paint');
   loadFlows(sel, box);
 }
 
@@ -158,7 +161,7 @@ export async function loadDeviceSummary() {
   const box = $('#summary .content');
   $('#summary').hidden = false;
   let s;
-  try { s = await api(`/api/profiles/${namePath(V.name)}/summary?top=10`); } catch (e) { box.textContent = `Summary unavailable: ${e.message}`; return; }
+  try { s = await API.summary(V.name, 10); } catch (e) { box.textContent = `Summary unavailable: ${e.message}`; return; }
   let html = '';
   if (s.summary) {
     const entries = Object.entries(s.summary).filter(([, v]) => v !== null).map(([name, value]) => ({ name, value }));

@@ -3,18 +3,18 @@
 // system profile names. Sizes in B/KiB/MiB, durations with units; long names and table
 // lists are ellipsised with the whole text on hover. Each profile has a checkbox: with two
 // checked, "Compare" opens /compare?a=<first>&b=<second> (js/compare.js).
-import { api, big, namePath, viewHref } from './api.js';
+import { profiles as listProfiles, profileInfo, big, viewHref } from './api.js';
 import { $ } from './dom.js';
 import { esc, cut, fmtNs, fmtBytes } from './format.js';
 
 export async function showProfiles() {
   $('#list-view').hidden = false;
   document.title = 'nxprof — profiles';
-  const { profiles } = await api('/api/profiles');
+  const { profiles } = await listProfiles();
   const byName = new Map(profiles.map((p) => [p.name, p]));
   // Device profiles nested in their system profile's folder are not in the listing.
   const nested = profiles.flatMap((p) => (p.device_profiles || []).filter((d) => d.open && !byName.has(d.open)));
-  await Promise.all(nested.map((d) => api(`/api/profiles/${namePath(d.open)}`).then((x) => byName.set(d.open, x), () => {})));
+  await Promise.all(nested.map((d) => profileInfo(d.open).then((x) => byName.set(d.open, x), () => {})));
   const tbody = $('#profiles tbody');
   tbody.innerHTML = '';
   $('#profiles-empty').hidden = profiles.length > 0;

@@ -4,11 +4,11 @@
 // red: slower, full colour at 20 % off), the skew table per step, and the latest
 // collectives. Hovering a cell shows its values; clicking it zooms the timeline to that
 // rank's step. Shown only when the profile has two ranks or more.
-import { api, big, namePath } from './api.js';
+import { ranks, big } from './api.js';
 import { $ } from './dom.js';
 import { esc, fmtNs } from './format.js';
 import { heatColour } from './colour.js';
-import { V, changed, relOf } from './viewer.js';
+import { set, relOf } from './store.js';
 
 function heatHTML(doc) {
   const head = doc.steps.map((s) => `<th class="num">${esc(s.step)}</th>`).join('');
@@ -46,16 +46,14 @@ function stragglersHTML(doc) {
 // Zooms the timeline to the clicked cell's step on its rank.
 function zoomTo(cell) {
   const start = big(cell.dataset.start), ns = big(cell.dataset.ns);
-  V.viewS = relOf(start);
-  V.viewE = relOf(start + ns);
-  changed();
+  set({ viewS: relOf(start), viewE: relOf(start + ns) }, 'window');
   $('#system-timeline').scrollIntoView({ block: 'nearest' });
 }
 
 export async function showRanks(name) {
   const box = $('#system-ranks');
   let doc;
-  try { doc = await api(`/api/profiles/${namePath(name)}/ranks`); } catch { box.hidden = true; return; }
+  try { doc = await ranks(name); } catch { box.hidden = true; return; }
   if (doc.ranks.length < 2) { box.hidden = true; return; }
   box.hidden = false;
   box.querySelector('.content').innerHTML = (doc.steps.length ? heatHTML(doc) + skewHTML(doc) : '<p class="muted">No steps.</p>') + stragglersHTML(doc);

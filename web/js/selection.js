@@ -8,16 +8,13 @@
 // side panel then lists, per table, the event count and the groups by the table's
 // aggregate_by field (a select switches it): count, total time and self time clipped to
 // the range, with the rest as "other". Esc clears it.
-import { api } from './api.js';
-import { V, draw, absOf } from './viewer.js';
-import { showWindowSummary } from './panels.js';
+import { aggregate } from './api.js';
+import { V, set, absOf } from './store.js';
 import { $ } from './dom.js';
 import { esc, cut, fmtNs, fmtCount } from './format.js';
 import { shortName } from './names.js';
 
 let seq = 0;
-
-export function installSelection() { V.aggBy = V.aggBy || new Map(); }
 
 // Ids of the tracks under group `id` of the tree (every track when id is null).
 export function leavesUnder(id) {
@@ -34,10 +31,8 @@ export function leavesUnder(id) {
 
 export function clearArea() {
   if (!V.area) return;
-  V.area = null; V.aggregate = null;
   seq++;
-  showWindowSummary();
-  draw();
+  set({ area: null, aggregate: null }, 'summary', 'paint');
 }
 
 export function selectWindow() { setArea({ t0: V.viewS, t1: V.viewE, ids: leavesUnder(null), all: true }); }
@@ -45,21 +40,17 @@ export function selectWindow() { setArea({ t0: V.viewS, t1: V.viewE, ids: leaves
 // Select `area` {t0, t1 (ns offsets from t0), ids, all}: S and E are the absolute window
 // asked for (t0 rounded down, t1 up), the one nxViewer.state reports.
 export function setArea(area) {
-  area.S = absOf(Math.floor(area.t0)); area.E = absOf(Math.ceil(area.t1));
-  V.area = area;
-  draw();
+  set({ area: { ...area, S: absOf(Math.floor(area.t0)), E: absOf(Math.ceil(area.t1)) } }, 'paint');
   loadAggregate();
 }
 
-// The /aggregate request for `table`: its selected tracks, or none (all of them) when the
+// The /aggregate answer for `table`: its selected tracks, or none (all of them) when the
 // area holds every track of the table (which keeps the URL short).
 function requestFor(table, area, S, E) {
   const mine = area.ids.filter((id) => id.startsWith(`${table}\0`));
   const every = (V.tracksDoc.groups || []).reduce((n, g) => n + g.tracks.filter((t) => t.table === table).length, 0);
-  const tracks = area.all || mine.length >= every ? null : mine.map((id) => encodeURIComponent(id.replace('\0', ':')));
-  const by = V.aggBy.get(table);
-  return `/api/profiles/${V.enc}/aggregate?tables=${table}&start=${S}&end=${E}` +
-    `${tracks ? `&tracks=${tracks.join(',')}` : ''}${by ? `&by=${encodeURIComponent(by)}` : ''}`;
+  const tracks = area.all || mine.length >= every ? null : mine.map((id) => id.replace('\0', ':'));
+  return aggregate(V.name, table, S, E, tracks, V.aggBy.get(table) || null);
 }
 
 async function loadAggregate() {
@@ -67,9 +58,9 @@ async function loadAggregate() {
   const tables = V.timelineTables.filter((t) => area.all || area.ids.some((id) => id.startsWith(`${t}\0`)));
   const box = $('#selection .content');
   box.innerHTML = `<p class="muted">Aggregating ${esc(fmtCount(area.ids.length))} tracks over ${esc(fmtNs(area.t1 - area.t0))}…</p>`;
-  const answers = await Promise.all(tables.map((t) => api(requestFor(t, area, S, E)).then((r) => r, (e) => ({ error: e.message, table: t }))));
+  const answers = await Promise.all(tables.map((t) => requestFor(t, area, S, E).then((r) => r, (e) => ({ error: e.message, table: t }))));
   if (my !== seq) return;
-  V.aggregate = { start: S.toString(), end: E.toString(), tables: answers.flatMap((a) => (a.error ? [{ table: a.table, error: a.error }] : a.tables)) };
+  set({ aggregate: { start: S.toString(), end: E.toString(), tables: answers.flatMap((a) => (a.error ? [{ table: a.table, error: a.error }] : a.tables)) } });
   render();
 }
 
@@ -103,6 +94,6 @@ function render() {
   box.innerHTML = html;
   $('#area-clear').onclick = clearArea;
   for (const sel of box.querySelectorAll('select[data-table]')) {
-    sel.onchange = () => { V.aggBy.set(sel.dataset.table, sel.value); loadAggregate(); };
+    sel.onchange = () => { set({ aggBy: new Map([...V.aggBy, [sel.dataset.table, sel.value]]) }); loadAggregate(); };
   }
 }

@@ -11,7 +11,7 @@
 // (/api/profiles/<device>) let Event Details offer "Open in Device Trace Viewer" for a
 // NeuronCore's events. Its Insights (insights.js) and, with two ranks or more, its Ranks
 // section (rank_heatmap.js) come last, each from its own API answer.
-import { api, big, namePath, viewHref } from './api.js';
+import { profileInfo, summary, big, viewHref } from './api.js';
 import { showDeviceAnswers } from './device_answers.js';
 import { showBreakdown } from './breakdown.js';
 import { $, setStatus } from './dom.js';
@@ -23,7 +23,7 @@ import { showInsights } from './insights.js';
 
 async function deviceSpans(info) {
   return Promise.all((info.device_profiles || []).filter((d) => d.open).map((d) =>
-    api(`/api/profiles/${namePath(d.open)}`).then((p) => ({ open: d.open, name: d.name, nc_id: d.nc_id, first: big(p.first_ts), last: big(p.last_ts) }),
+    profileInfo(d.open).then((p) => ({ open: d.open, name: d.name, nc_id: d.nc_id, first: big(p.first_ts), last: big(p.last_ts) }),
       () => ({ open: d.open, name: d.name, nc_id: d.nc_id, first: null, last: null }))));
 }
 
@@ -91,7 +91,7 @@ export async function showSystem(info) {
   await startViewer(info.name, info, $('#system-timeline'), { devices })
     .catch((e) => { const p = $('#system-timeline-error'); p.textContent = `Timeline unavailable: ${e.message}`; p.hidden = false; });
   let s = null, failed = null;
-  try { s = await api(`/api/profiles/${namePath(info.name)}/summary`); } catch (e) { failed = e.message; }
+  try { s = await summary(info.name); } catch (e) { failed = e.message; }
   $('#system-facts').innerHTML = facts(info, s, failed);
   showDeviceAnswers(s);
   const framework = !(info.device_profiles || []).length;

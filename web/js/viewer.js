@@ -1,6 +1,7 @@
 // viewer.js — the timeline viewer shared by the Device Trace Viewer and the System Trace
-// Viewer: its state, layout, fetching, URL and selection; the other modules paint it
-// (paint.js), drive it (input.js) and fill its panels.
+// Viewer: its layout, fetching, URL and selection, run on the changes the store tells
+// (store.js owns the state); the other modules paint it (paint.js), drive it (input.js)
+// and fill its panels, writing the store only.
 //
 // - Tables and lanes: the profile's timeline tables are viewer.timelines of /api/schema
 //   whose table the profile has, in the schema's drawing order; its lanes viewer.usage the
@@ -17,16 +18,20 @@
 //   scroll under it (the canvas is as tall as the view and sticks to its top while a
 //   spacer gives the scroll height), so the axis never scrolls away.
 // - The URL is rewritten (history.replaceState) after every pan, zoom, selection, search,
-//   grouping or colour change (state.js has the format), so a copied link reopens the view.
-import { api, apiBytes, big, namePath, schema as loadSchema } from './api.js';
+//   grouping or colour change (state.js has the format; store.js fromURL and urlOf the
+//   round trip), so a copied link reopens the view.
+import * as API from './api.js';
+import { big, namePath, schema as loadSchema } from './api.js';
 import { decodeTimeline } from './timeline_bin.js';
 import { $, setStatus } from './dom.js';
-import { clampWindow, parseViewQuery, viewQuery, windowOnEvent } from './state.js';
+import { clampWindow, windowOnEvent } from './state.js';
+import { V, createStore, update, set, subscribe, windowAbs, absOf, relOf, fromURL, urlOf } from './store.js';
+import { GUTTER, AXIS_H, plotWidth, geom, screenRows } from './plot.js';
 import { buildTree, hasGroupings, layoutRows, pathTo, GROUPINGS } from './layout.js';
 import { ingestTimeline, ingestUsage, colourise } from './data.js';
 import { ingestCounters } from './counter_lanes.js';
 import { LANE_H } from './lanes.js';
-import { paintFrame, GUTTER, AXIS_H } from './paint.js';
+import { paintFrame } from './paint.js';
 import { eventBox } from './hit.js';
 import { installInput, hideTooltip } from './input.js';
 import { showDetails, showWindowSummary, loadDeviceSummary } from './panels.js';
@@ -34,7 +39,6 @@ import { showInsights } from './insights.js';
 import { showSource } from './nki.js';
 import { installLegend, updateLegend } from './legend.js';
 import { installSearch } from './search.js';
-import { installSelection } from './selection.js';
 import { installExport } from './export.js';
 import { installHelp } from './help.js';
 import { installAnnotations, currentDocument } from './annotate.js';
@@ -42,76 +46,38 @@ import { installMemory } from './memory.js';
 
 const FETCH_DEBOUNCE_MS = 120;
 
-// A view's store: everything one timeline shows. The page's viewer is V; the Compare
-// page's stacked timelines are stores of their own (createStore, openTimeline), drawn by
-// the same layout, fetch and paint code. Only the page's store drives the URL, the panels,
-// the legend and the status line.
-export const createStore = () => ({
-  name: null, enc: null, info: null, kind: null, schema: null, defs: new Map(), laneDefs: new Map(),
-  tables: new Set(), timelineTables: [], usageTables: [], counterLanes: [], counters: null, counterDrawn: {},
-  origin: 0n, span: 1, viewS: 0, viewE: 1,
-  tracksDoc: null, tree: [], mode: 'default', collapsed: new Set(), colourMode: null,
-  header: [], rows: [], headerH: 0, contentH: 0, scrollTop: 0, viewH: 0, cssW: 0,
-  data: new Map(), errors: new Map(), lastTables: null, lastWindow: null, usage: null,
-  sel: null, flows: null, area: null, markers: [], regions: [], annot: null, search: { field: null, q: '' },
-  source: { sort: 'self_ns', asc: false, doc: null },
-  devices: [], fetchSeq: 0, fetchTimer: 0, frame: 0, inFlight: 0, drawnEvents: 0, paintMs: null, names: [],
-  painters: [], memory: null,   // views drawn after each frame on the same window (memory.js)
-});
+export { V, createStore };
 
-export const V = createStore();
-
-// Each takes the store (the page's by default).
-export const plotWidth = (v = V) => Math.max(1, Math.min(10000, Math.round(v.cssW - GUTTER)));
-export const nsPerPx = (v = V) => (v.viewE - v.viewS) / Math.max(1, v.cssW - GUTTER);
-export const geom = (v = V) => ({ gutter: GUTTER, viewS: v.viewS, k: nsPerPx(v), pad: 2, levelH: 16 });
-export const windowAbs = (v = V) => ({ S: v.origin + BigInt(Math.floor(v.viewS)), E: v.origin + BigInt(Math.ceil(v.viewE)) });
-export const absOf = (t, v = V) => v.origin + BigInt(Math.round(t));
-export const relOf = (abs, v = V) => Number(big(abs) - v.origin);
-
+// viewer.js writes the store through update() too; its own bookkeeping (the frame and
+// fetch timers, the requests in flight) included.
 // Tables /tracks could not read: table -> message.
 const tracksErrors = (v = V) => new Map((v.tracksDoc.errors || []).map((e) => [e.table, e.error]));
-
-// Rows as drawn now: the pinned header at its place, the track rows shifted by the scroll.
-export function screenRows(v = V) {
-  return [...v.header, ...v.rows.map((r) => ({ ...r, y: r.y - v.scrollTop, visible: r.y - v.scrollTop + r.h > v.headerH && r.y - v.scrollTop < v.viewH }))];
-}
 
 export function draw(v = V) {
   if (v.frame) return;
   document.body.dataset.paint = 'pending';   // for tests: a frame is on its way (docs/viewer.md)
-  v.frame = requestAnimationFrame(() => {
-    v.frame = 0;
+  update(v, { frame: requestAnimationFrame(() => {
+    update(v, { frame: 0 });
     document.body.dataset.paint = 'done';
     const t0 = performance.now();
     paintFrame(v);
-    v.paintMs = performance.now() - t0;   // reported in nxViewer.state for bench/viewer
+    update(v, { paintMs: performance.now() - t0 });   // reported in nxViewer.state for bench/viewer
     for (const p of v.painters) p(v);
-  });
+  }) });
 }
 
 // After the window moved: clamped, redrawn, fetched (clamp false: the caller keeps it).
 export function changed(v = V, clamp = true) {
-  if (clamp) [v.viewS, v.viewE] = clampWindow(v.viewS, v.viewE, v.span);
+  if (clamp) { const [viewS, viewE] = clampWindow(v.viewS, v.viewE, v.span); update(v, { viewS, viewE }); }
   if (v === V) hideTooltip();
   draw(v);
   scheduleFetch(FETCH_DEBOUNCE_MS, v);
 }
 
-// Shows the window [startAbs, endAbs] (absolute ns, BigInt or its decimal text): a step
-// row of the Devices and Steps tables zooms the timeline to its step so.
-export function zoomTo(startAbs, endAbs) {
-  const s = relOf(startAbs), e = relOf(endAbs);
-  V.viewS = s; V.viewE = Math.max(e, s + 10);
-  changed();
-  updateURL();
-}
-
 export function updateURL() {
   if (!V.tracksDoc) return;
   const { S, E } = windowAbs();
-  const url = `/view/${V.enc}?${viewQuery({ start: S, end: E, event: V.sel, q: V.search.q, field: V.search.field,
-    group: V.mode !== 'default' ? V.mode : null, colour: V.colourMode !== V.defaultColour ? V.colourMode : null })}`;
+  const url = urlOf(V, `/view/${V.enc}`);
   if (location.pathname + location.search !== url) history.replaceState(null, '', url);
   const crumb = $('#crumb-system');
   if (crumb) crumb.href = `${crumb.dataset.base}?start=${S}&end=${E}`;
@@ -119,7 +85,7 @@ export function updateURL() {
 
 // The track tree and the rows again (after a grouping change or a collapse).
 export function relayout(v = V) {
-  v.tree = buildTree(v.tracksDoc, v.defs, v.mode);
+  const tree = buildTree(v.tracksDoc, v.defs, v.mode);
   const header = [{ kind: 'axis', label: '', y: 0, h: AXIS_H }];
   let y = AXIS_H;
   for (const lane of v.usageTables.map((t) => v.laneDefs.get(t))) {
@@ -130,54 +96,46 @@ export function relayout(v = V) {
     header.push({ kind: 'lane', counter: true, def, label: def.label, y, h: LANE_H });
     y += LANE_H;
   }
-  v.header = header;
-  v.headerH = y;
-  const { rows, height } = layoutRows(v.tree, v.defs, v.collapsed, y);
-  v.rows = rows;
-  v.contentH = y + height + 8;
+  const { rows, height } = layoutRows(tree, v.defs, v.collapsed, y);
+  update(v, { tree, header, headerH: y, rows, contentH: y + height + 8 });
   if (v.resize) v.resize();
   draw(v);
 }
 
-export function setGrouping(mode) { V.mode = mode; relayout(); updateURL(); }
-
-export function setColourMode(mode) {
-  V.colourMode = mode;
-  for (const d of V.data.values()) colourise(d, V.defs.get(d.table), mode);
-  updateLegend();
-  draw();
-  updateURL();
+// The store's changes (store.js lists them), handled in that order.
+function onChange(v, c) {
+  if (c.has('colour')) {
+    for (const d of v.data.values()) colourise(d, v.defs.get(d.table), v.colourMode);
+    if (v === V) updateLegend();
+    draw(v);
+  }
+  if (c.has('layout')) relayout(v);
+  if (c.has('select') && v === V) {
+    // the selected event (store.js select): outline, details, flows; brought on screen
+    if (V.reveal) { const ref = V.reveal; update(V, { reveal: null }); revealEvent(ref); }
+    draw();
+    updateURL();
+    showDetails(V.sel);
+  }
+  if (c.has('window')) changed(v);
+  if (c.has('moved')) changed(v, false);
+  if (c.has('paint')) draw(v);
+  if (c.has('summary') && v === V) showWindowSummary();
+  if (c.has('url') && v === V) updateURL();
 }
-
-export function toggleGroup(id) {
-  if (V.collapsed.has(id)) V.collapsed.delete(id); else V.collapsed.add(id);
-  relayout();
-}
-
-// Select event ref {table, ordinal[, start, end, track]} (null clears): outline, details,
-// flows. reveal: also bring it on screen (expand its groups, scroll to its row, move the
-// window onto it).
-export function select(ref, reveal = false) {
-  V.sel = ref ? { table: ref.table, ordinal: Number(ref.ordinal) } : null;
-  V.selRef = ref && ref.start !== undefined && ref.start !== null
-    ? { table: ref.table, ordinal: Number(ref.ordinal), track: ref.track, start: ref.start, end: ref.end ?? ref.start } : null;
-  V.flows = null;
-  if (ref && reveal) revealEvent(ref);
-  draw();
-  updateURL();
-  showDetails(V.sel);
-}
+subscribe(onChange);
 
 function revealEvent(ref) {
   if (ref.start !== undefined && ref.start !== null) {
     const a = relOf(ref.start), b = ref.end !== undefined && ref.end !== null ? relOf(ref.end) : a;
-    [V.viewS, V.viewE] = windowOnEvent(V.viewS, V.viewE, a, b);
+    const [viewS, viewE] = windowOnEvent(V.viewS, V.viewE, a, b);
+    update(V, { viewS, viewE });
     changed();
   }
   if (ref.track === undefined || ref.track === null) return;
   const id = `${ref.table}\0${ref.track}`;
   const above = pathTo(V.tree, id);
-  if (above && above.some((g) => V.collapsed.has(g))) { for (const g of above) V.collapsed.delete(g); relayout(); }
+  if (above && above.some((g) => V.collapsed.has(g))) { update(V, { collapsed: new Set([...V.collapsed].filter((g) => !above.includes(g))) }); relayout(); }
   const r = V.rows.find((x) => x.id === id);
   const scroller = $('#timeline-scroll');
   if (r && scroller) {
@@ -188,12 +146,12 @@ function revealEvent(ref) {
 
 export function scheduleFetch(delay = FETCH_DEBOUNCE_MS, v = V) {
   clearTimeout(v.fetchTimer);
-  v.fetchTimer = setTimeout(() => fetchWindow(v), delay);
+  update(v, { fetchTimer: setTimeout(() => fetchWindow(v), delay) });
 }
 
 // The page's panels, legend and status after a window came (or failed: msg).
 function windowDone(v, msg = '') {
-  if (v !== V) { v.error = msg || null; return; }
+  if (v !== V) { update(v, { error: msg || null }); return; }
   if (!msg) { showWindowSummary(); updateLegend(); }
   setStatus(msg);
 }
@@ -203,47 +161,50 @@ async function fetchWindow(v) {
   const width = plotWidth(v);
   if (v === V) updateURL();
   if (!v.timelineTables.length && !v.usageTables.length && !v.counterLanes.length) {
-    v.lastWindow = { S, E, width }; if (v === V) showWindowSummary(); draw(v);
-    if (v.firstWindowDone) { v.firstWindowDone(); v.firstWindowDone = null; }
+    update(v, { lastWindow: { S, E, width } }); if (v === V) showWindowSummary(); draw(v);
+    firstWindowDone(v);
     return;
   }
-  const seq = ++v.fetchSeq;
-  v.inFlight++;
+  const seq = v.fetchSeq + 1;
+  update(v, { fetchSeq: seq, inFlight: v.inFlight + 1 });
   try {
-    const base = `/api/profiles/${v.enc}`, qs = `start=${S}&end=${E}&width=${width}`;
-    if (v.counterLanes.length) fetchCounters(v, seq, `${base}/counters?${qs}`, Number(S - v.origin));
+    if (v.counterLanes.length) fetchCounters(v, seq, API.counters(v.name, S, E, width), Number(S - v.origin));
     const [tl, usage] = await Promise.all([
-      v.timelineTables.length ? apiBytes(`${base}/timeline?tables=${v.timelineTables.join(',')}&${qs}&format=bin`).then(decodeTimeline) : { tables: [] },
-      v.usageTables.length ? api(`${base}/usage?tables=${v.usageTables.join(',')}&${qs}`).catch(() => null) : null,
+      v.timelineTables.length ? API.timelineBytes(v.name, v.timelineTables, S, E, width).then(decodeTimeline) : { tables: [] },
+      v.usageTables.length ? API.usage(v.name, v.usageTables, S, E, width).catch(() => null) : null,
     ]);
     if (seq !== v.fetchSeq) return; // a newer window was asked for
     const off = Number(S - v.origin);
     const got = ingestTimeline(tl, off, v.defs, v.colourMode);
-    v.data = got.tracks; v.lastTables = got.tables;
-    v.errors = new Map([...tracksErrors(v), ...got.errors]);
-    v.usage = usage ? ingestUsage(usage, off, v.laneDefs) : null;
-    v.lastWindow = { S, E, width };
+    update(v, { data: got.tracks, lastTables: got.tables, errors: new Map([...tracksErrors(v), ...got.errors]),
+      usage: usage ? ingestUsage(usage, off, v.laneDefs) : null, lastWindow: { S, E, width } });
     draw(v);
     windowDone(v);
   } catch (e) {
     if (seq === v.fetchSeq) windowDone(v, `Error: ${e.message}`);
   } finally {
-    v.inFlight--;
-    if (v.firstWindowDone) { v.firstWindowDone(); v.firstWindowDone = null; }
+    update(v, { inFlight: v.inFlight - 1 });
+    firstWindowDone(v);
   }
+}
+
+// Resolves the promise of the store's first window (startViewer, openTimeline), once.
+function firstWindowDone(v) {
+  const done = v.firstWindowDone;
+  if (done) { update(v, { firstWindowDone: null }); done(); }
 }
 
 // The counter lanes of window `seq`, drawn when they come: /counters reads the table from
 // its start (for the values in force), slower than /timeline's index, so the tracks do
 // not wait for it; until then the lanes keep the previous window's samples (times are
 // from t0, so they stay in place).
-async function fetchCounters(v, seq, url, off) {
-  v.inFlight++;
+async function fetchCounters(v, seq, answer, off) {
+  update(v, { inFlight: v.inFlight + 1 });
   try {
-    const doc = await api(url).catch(() => null);
-    if (seq === v.fetchSeq) { v.counters = doc ? ingestCounters(doc, off) : null; draw(v); }
+    const doc = await answer.catch(() => null);
+    if (seq === v.fetchSeq) { update(v, { counters: doc ? ingestCounters(doc, off) : null }); draw(v); }
   } finally {
-    v.inFlight--;
+    update(v, { inFlight: v.inFlight - 1 });
   }
 }
 
@@ -285,18 +246,6 @@ function drawnEvents(filter) {
   return out;
 }
 
-function readURL() {
-  const q = parseViewQuery(location.search);
-  if (q.start !== null && q.end !== null) {
-    const s = Number(q.start - V.origin), e = Number(q.end - V.origin);
-    if (e > s) { V.viewS = s; V.viewE = e; }
-  }
-  V.sel = q.event;
-  if (q.q) V.search = { q: q.q, field: q.field };
-  if (q.group) V.mode = q.group;
-  if (q.colour) V.colourMode = q.colour;
-}
-
 // Open the viewer on profile `name` (info: /api/profiles/<name>) inside `host` (the page
 // element that holds #viewer). opts.devices: the device profiles a system profile names,
 // [{open, nc_id, first, last}], for "Open in Device Trace Viewer".
@@ -306,15 +255,14 @@ export async function startViewer(name, info, host, opts = {}) {
   host.hidden = false;
   viewer.hidden = false;
   exposeState();
-  V.devices = opts.devices || [];
+  set({ devices: opts.devices || [] });
   const tracks = await loadStore(V, name, info);
-  readURL();
+  set(fromURL(V, location.search));
   installGrouping(tracks);
   installCanvas(V, $('#timeline'), $('#timeline-scroll'), $('#timeline-spacer'));
   installInput();
   installLegend();
   installSearch();
-  installSelection();
   installExport();
   installHelp();
   installAnnotations();
@@ -323,7 +271,7 @@ export async function startViewer(name, info, host, opts = {}) {
   else { $('#summary').hidden = true; $('#source').hidden = true; }
   if (V.sel) showDetails(V.sel);
   // Resolves once the first window has been answered (drawn, or failed).
-  const firstWindow = new Promise((resolve) => { V.firstWindowDone = resolve; });
+  const firstWindow = new Promise((resolve) => { set({ firstWindowDone: resolve }); });
   scheduleFetch(0);
   setStatus('');
   return firstWindow;
@@ -332,41 +280,38 @@ export async function startViewer(name, info, host, opts = {}) {
 // Store v on profile `name` (info: /api/profiles/<name>): its tables and lanes from
 // /api/schema, its tracks, its whole span in view. Returns the /tracks answer.
 async function loadStore(v, name, info) {
-  Object.assign(v, { name, enc: namePath(name), info, kind: info.kind });
-  const [doc, tracks, counterLanes] = await Promise.all([loadSchema(), api(`/api/profiles/${v.enc}/tracks`), profileCounterLanes(v, info)]);
-  v.counterLanes = counterLanes;
-  const schema = doc.viewer;
-  v.schema = schema;
-  v.units = doc.units;
-  v.tables = new Set(info.tables);
-  v.defs = new Map(schema.timelines.map((t) => [t.table, t]));
-  v.laneDefs = new Map(schema.usage.map((u) => [u.table, u]));
-  v.timelineTables = schema.timelines.map((t) => t.table).filter((t) => v.tables.has(t));
-  v.usageTables = schema.usage.map((u) => u.table).filter((t) => v.tables.has(t));
-  v.defaultColour = v.colourMode = (schema.timelines.find((t) => v.tables.has(t.table) && (t.colour_by || []).length) || { colour_by: [null] }).colour_by[0];
+  update(v, { name, enc: namePath(name), info, kind: info.kind });
+  const [doc, tracks, counterLanes] = await Promise.all([loadSchema(), API.tracks(name), profileCounterLanes(v, info)]);
+  const schema = doc.viewer, tables = new Set(info.tables);
+  const colour = (schema.timelines.find((t) => tables.has(t.table) && (t.colour_by || []).length) || { colour_by: [null] }).colour_by[0];
   const first = big(tracks.first_ts ?? info.first_ts) ?? 0n;
   const lastTs = big(tracks.last_ts ?? info.last_ts) ?? first + 1000n;
-  v.first = first;
-  v.origin = first;
-  v.span = Math.max(1, Number(lastTs - first));
-  v.viewS = 0; v.viewE = v.span;
-  v.tracksDoc = tracks;
-  v.errors = tracksErrors(v);
+  const span = Math.max(1, Number(lastTs - first));
+  update(v, {
+    counterLanes, schema, units: doc.units, tables,
+    defs: new Map(schema.timelines.map((t) => [t.table, t])),
+    laneDefs: new Map(schema.usage.map((u) => [u.table, u])),
+    timelineTables: schema.timelines.map((t) => t.table).filter((t) => tables.has(t)),
+    usageTables: schema.usage.map((u) => u.table).filter((t) => tables.has(t)),
+    defaultColour: colour, colourMode: colour,
+    first, origin: first, span, viewS: 0, viewE: span, tracksDoc: tracks,
+  });
+  update(v, { errors: tracksErrors(v) });
   return tracks;
 }
 
 // A timeline of its own (the Compare page's stacked views): store v (createStore) on
 // profile `name`, drawn inside element `root` (given a height by the page) on a canvas of
 // its own, with the tracks in the default grouping. No input: the caller moves the window
-// (v.viewS, v.viewE, then changed(v, false)). Resolves when the first window is drawn.
+// (store.js update(v, {viewS, viewE}, 'moved')). Resolves when the first window is drawn.
 export async function openTimeline(v, name, root) {
-  const info = await api(`/api/profiles/${namePath(name)}`);
+  const info = await API.profileInfo(name);
   await loadStore(v, name, info);
   root.innerHTML = '<div class="timeline-scroll"><canvas class="timeline"></canvas><div></div></div>';
   const scroller = root.firstChild;
   installCanvas(v, scroller.firstChild, scroller, scroller.lastChild);
   relayout(v);
-  const firstWindow = new Promise((resolve) => { v.firstWindowDone = resolve; });
+  const firstWindow = new Promise((resolve) => { update(v, { firstWindowDone: resolve }); });
   scheduleFetch(0, v);
   return firstWindow;
 }
@@ -376,38 +321,37 @@ export async function openTimeline(v, name, root) {
 async function profileCounterLanes(v, info) {
   const first = info.first_ts, last = info.last_ts;
   if (!(info.tables || []).includes('SystemProfileEvents') || first === null || first === undefined || last === null || last === undefined) return [];
-  const doc = await api(`/api/profiles/${v.enc}/counters?start=${first}&end=${last}&width=1`).catch(() => null);
+  const doc = await API.counters(v.name, first, last, 1).catch(() => null);
   return [...ingestCounters(doc, 0).values()].map(({ key, kind, label, unit }) => ({ key, kind, label, unit }));
 }
 
 function installGrouping(tracks) {
   const sel = $('#group-mode');
   sel.innerHTML = GROUPINGS.map(([id, label]) => `<option value="${id}">${label}</option>`).join('');
-  if (!GROUPINGS.some(([id]) => id === V.mode)) V.mode = 'default';
+  if (!GROUPINGS.some(([id]) => id === V.mode)) set({ mode: 'default' });
   sel.value = V.mode;
-  sel.onchange = () => setGrouping(sel.value);
+  sel.onchange = () => set({ mode: sel.value }, 'layout', 'url');
   $('#group-box').hidden = !hasGroupings(tracks);
 }
 
 function installCanvas(v, canvas, scroller, spacer) {
   const ctx = canvas.getContext('2d');
-  v.canvas = canvas; v.ctx = ctx;
+  update(v, { canvas, ctx });
   const resize = () => {
-    v.cssW = scroller.clientWidth;
-    v.viewH = Math.max(50, scroller.clientHeight);
+    update(v, { cssW: scroller.clientWidth, viewH: Math.max(50, scroller.clientHeight) });
     const dpr = window.devicePixelRatio || 1;
     canvas.style.height = `${v.viewH}px`;
     canvas.width = Math.round(v.cssW * dpr);
     canvas.height = Math.round(v.viewH * dpr);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     spacer.style.height = `${Math.max(0, v.contentH - v.viewH)}px`;
-    v.scrollTop = scroller.scrollTop;
+    update(v, { scrollTop: scroller.scrollTop });
     draw(v);
     if (plotWidth(v) !== (v.lastWindow && v.lastWindow.width)) scheduleFetch(FETCH_DEBOUNCE_MS, v);
   };
-  v.resize = resize;
+  update(v, { resize });
   new ResizeObserver(resize).observe(scroller);
-  scroller.addEventListener('scroll', () => { v.scrollTop = scroller.scrollTop; if (v === V) hideTooltip(); draw(v); });
+  scroller.addEventListener('scroll', () => { update(v, { scrollTop: scroller.scrollTop }); if (v === V) hideTooltip(); draw(v); });
   resize();
 }
 

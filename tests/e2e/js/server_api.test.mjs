@@ -878,6 +878,10 @@ test('schema equals `nxprof schema --format json` plus the viewer member', async
   const { viewer } = got;
   delete got.viewer;
   assert.deepEqual(got, want);
+  // The server's own limits (width=10001 is a 400 below) and name grammar, which the viewer
+  // reads instead of copying.
+  assert.deepEqual(viewer.limits, { max_width: 10000 });
+  assert.deepEqual(viewer.names, { devices_dir: 'devices' });
   assert.deepEqual(viewer.groups, [{ id: 'compute', label: 'Compute engines' }, { id: 'dma', label: 'DMA queues' },
     { id: 'semaphore', label: 'Semaphores' }, { id: 'cc', label: 'Collectives (CC)' }, { id: 'memory', label: 'SBUF memory' },
     { id: 'system', label: 'System events' }]);
