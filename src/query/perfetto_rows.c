@@ -481,7 +481,7 @@ static void pf_free(nx_row_writer *base)
 
 static const nx_row_writer_ops OPS = {begin_table, rows, end_table, flush, finish, pf_free};
 
-nx_row_writer *nx_perfetto_rows_open(const nx_row_target *target, nx_error *err)
+static nx_row_writer *perfetto_rows_open(const nx_row_target *target, nx_error *err)
 {
     pf_rows *p = calloc(1, sizeof *p);
     if (!p) {
@@ -502,3 +502,5 @@ nx_row_writer *nx_perfetto_rows_open(const nx_row_target *target, nx_error *err)
     }
     return &p->base;
 }
+
+const nx_row_format nx_format_perfetto = {"perfetto", ".pftrace", false, perfetto_rows_open};

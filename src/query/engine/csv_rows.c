@@ -381,7 +381,7 @@ static void csv_free(nx_row_writer *base)
 
 static const nx_row_writer_ops OPS = {begin_table, rows, end_table, flush, finish, csv_free};
 
-nx_row_writer *nx_csv_rows_open(const nx_row_target *t, nx_error *err)
+static nx_row_writer *csv_rows_open(const nx_row_target *t, nx_error *err)
 {
     csv_rows *x = calloc(1, sizeof *x);
     if (!x || nx_csv_init(&x->out, t->f) < 0) {
@@ -392,3 +392,5 @@ nx_row_writer *nx_csv_rows_open(const nx_row_target *t, nx_error *err)
     x->base.ops = &OPS;
     return &x->base;
 }
+
+const nx_row_format nx_format_csv = {"csv", ".csv", true, csv_rows_open};

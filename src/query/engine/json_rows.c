@@ -107,7 +107,7 @@ static void json_free(nx_row_writer *base)
 
 static const nx_row_writer_ops OPS = {begin_table, rows, end_table, flush, finish, json_free};
 
-nx_row_writer *nx_json_rows_open(const nx_row_target *t, nx_error *err)
+static nx_row_writer *json_rows_open(const nx_row_target *t, nx_error *err)
 {
     json_rows *x = calloc(1, sizeof *x);
     if (!x) {
@@ -118,3 +118,5 @@ nx_row_writer *nx_json_rows_open(const nx_row_target *t, nx_error *err)
     x->f = t->f;
     return &x->base;
 }
+
+const nx_row_format nx_format_json = {"json", ".json", true, json_rows_open};

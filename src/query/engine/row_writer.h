@@ -4,7 +4,8 @@
  * them into one output format. The formats are listed in one place
  * (nx_row_format_find, row_formats.c): CSV (csv_rows.c, the bytes of
  * docs/query.md), JSON rows (json_rows.c) and Perfetto's protobuf trace
- * (perfetto_rows.c). A new format is a row writer plus one line in that list.
+ * (perfetto_rows.c). A new format is a row writer file defining its
+ * nx_row_format plus one line in that list.
  *
  * A writer receives, for each table exported into it:
  *   begin_table  the table (its schema: the columns are "timeline_track", then
@@ -89,10 +90,6 @@ const nx_row_format *nx_row_format_find(const char *name);
 /* Format i in list order, or NULL past the last. */
 const nx_row_format *nx_row_format_at(size_t i);
 
-/* The row writers (in their own files). */
-nx_row_writer *nx_csv_rows_open(const nx_row_target *t, nx_error *err);
-nx_row_writer *nx_json_rows_open(const nx_row_target *t, nx_error *err);
-nx_row_writer *nx_perfetto_rows_open(const nx_row_target *t, nx_error *err);
 
 /* Batch row j's window row index (see nx_row_batch). */
 static inline size_t nx_row_batch_k(const nx_row_batch *rb, size_t j) { return rb->pick ? rb->pick[j] : j; }
