@@ -116,7 +116,7 @@ def nxgo_path(workdir):
         return exe
     exe = workdir / "nxgo"
     env = dict(os.environ, PATH=os.environ.get("PATH", "") + ":/usr/local/go/bin")
-    r = subprocess.run(["go", "build", "-mod=readonly", "-o", str(exe), "."], cwd=ROOT / "tests" / "go",
+    r = subprocess.run(["go", "build", "-mod=readonly", "-o", str(exe), "."], cwd=ROOT / "tests" / "e2e" / "go",
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, f"go build of tests/e2e/go failed:\n{r.stderr}"
     return exe

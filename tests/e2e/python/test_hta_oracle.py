@@ -38,7 +38,7 @@ import pytest
 import gpu_oracle
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "tests" / "hta"))
+sys.path.insert(0, str(ROOT / "tests" / "e2e" / "hta"))
 import hta_figures  # noqa: E402
 
 REAL = ROOT / "tests" / "data" / "real-gpu"
@@ -100,7 +100,7 @@ def hta_merge(events):
 
 def test_figures_are_deterministic_and_errors_recorded(hta_set):
     name, figures, _ = hta_set
-    expected = json.loads((ROOT / "tests" / "hta" / "expected" / f"{name}.json").read_text())
+    expected = json.loads((ROOT / "tests" / "e2e" / "hta" / "expected" / f"{name}.json").read_text())
     assert json.loads(json.dumps(figures, sort_keys=True)) == expected
     assert "error" in figures["potential_stragglers"]
     assert ("error" in figures["temporal_breakdown"]) == (name == "gpt2_eager")
