@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "capture/capture.h"
-#include "capture/chrome_trace.h"
+#include "capture/chrome_event.h"
 #include "capture/system_capture.h"
 #include "process/system/event_runs.h"
 #include "process/system/system_tables.h"
