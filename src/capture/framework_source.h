@@ -8,7 +8,7 @@
  * else when it lists a directory): the first source with a suffix the name
  * ends with reads it. Every source delivers its events as nx_chrome_event
  * values through nx_chrome_handlers, in the Chrome Trace Event model
- * (chrome_trace.h), so the processor turns every format into rows one way.
+ * (chrome_event.h), so the processor turns every format into rows one way.
  *
  * Sources today:
  *   - Chrome JSON (chrome_trace.c): `*.json`, `*.json.gz` — the Chrome Trace
@@ -24,7 +24,8 @@
 
 #include <stddef.h>
 
-#include "capture/chrome_trace.h"
+#include "capture/chrome_event.h"
+#include "util/error.h"
 
 typedef struct nx_framework_source {
     const char *name;                /* for messages: "Chrome JSON" */

@@ -1,10 +1,10 @@
 /*
  * xspace.h — a reader of XSpace protobuf files (`*.xplane.pb`), the profile that
  * `jax.profiler.trace` and TensorFlow's profiler write (message layout:
- * docs/capture-format.md "XSpace"). It delivers the same events, through the
- * same callback, as the Chrome trace reader (chrome_trace.h) gives for the
- * trace JSON that JAX derives from the same XSpace, so the system pipeline
- * consumes either source unchanged.
+ * docs/capture-format.md "XSpace"). It delivers the same events
+ * (chrome_event.h), through the same callback, as the Chrome trace reader
+ * (chrome_trace.h) gives for the trace JSON that JAX derives from the same
+ * XSpace, so the system pipeline consumes either source unchanged.
  *
  * Reading: the file is mapped (util/file_map.h) and walked with a strict
  * protobuf wire-format cursor (util/pb_wire.h); no message tree is built. Per
@@ -48,7 +48,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/chrome_trace.h"
+#include "capture/chrome_event.h"
+#include "util/error.h"
 
 typedef struct nx_xspace_options {
     size_t max_args_bytes;   /* cap on one event's args text; 0 means 64 KiB

@@ -25,7 +25,8 @@
 
 #include "cli/cli.h"
 #include "profile/annotations.h"
-#include "profile/profile_output.h"
+#include "profile/path_text.h"
+#include "profile/profile_manifest.h"
 
 static void annotations_help(FILE *out)
 {

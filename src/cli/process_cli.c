@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "profile/profile_output.h"
+#include "profile/path_text.h"
+#include "profile/profile_layout.h"
 #include "profile/table_writer.h"
 
 void nx_process_cli_help(FILE *out)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/profile_output.h"
+#include "profile/path_text.h"
 #include "process/system/system_tables.h"
 
 nx_capture nx_capture_session_view(const nx_capture *cap, size_t k)

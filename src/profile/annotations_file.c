@@ -14,7 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "profile/profile_output.h"
+#include "profile/path_text.h"
+#include "profile/profile_manifest.h"
 #include "util/open_regular.h"
 
 bool nx_annotations_entry(const char *name)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "profile/profile_output.h"
+#include "profile/path_text.h"
 
 char *nx_path_real_planned(const char *path)
 {

@@ -1,6 +1,7 @@
 /*
- * profile_layout.c — the data path's layout (profile_layout.h): the root, the
- * "@latest" entries, nested device profiles, finding and listing profiles.
+ * profile_layout.c — the data path's layout (profile_layout.h): the root,
+ * display names, the "@latest" entries, nested device profiles, finding and
+ * listing profiles.
  */
 #define _DEFAULT_SOURCE /* realpath, strndup */
 #include "profile/profile_layout.h"
@@ -12,11 +13,32 @@
 #include <sys/stat.h>
 
 #include "profile/data_path.h"
-#include "profile/profile_output.h"
+#include "profile/path_text.h"
 
 #define HOME_DATA_PATH ".nxprof"
 #define ROOT_FOLDER "profiles/global"
 #define LATEST "@latest"
+
+int nx_display_name_validate(const char *name, nx_error *err)
+{
+    if (!name || !*name)
+        return nx_error_set(err, "display name is empty");
+    size_t len = strlen(name);
+    if (len > NX_DISPLAY_NAME_MAX)
+        return nx_error_set(err, "display name is %zu bytes long; the limit is %d", len, NX_DISPLAY_NAME_MAX);
+    /* The name becomes one path component: a '/' or ".." would place the profile
+     * outside profiles/global, and control characters make names that shells and
+     * the viewer's listing cannot show faithfully. */
+    if (strchr(name, '/'))
+        return nx_error_set(err, "display name '%s' contains '/'", name);
+    if (strstr(name, ".."))
+        return nx_error_set(err, "display name '%s' contains '..'", name);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return nx_error_set(err, "display name contains the control character 0x%02x at byte %zu", *p,
+                        (size_t)(p - (const unsigned char *)name));
+    return 0;
+}
 
 int nx_data_path_default(char **out, nx_error *err)
 {

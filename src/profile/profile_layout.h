@@ -30,6 +30,15 @@
 /* The folder of a system profile that holds its nested device profiles. */
 #define NX_LAYOUT_DEVICES_DIR "devices"
 
+/* Longest display name accepted, in bytes: leaves room for the entry's suffix
+ * ("@latest"), the temporary suffix of a build (profile_output.h) and the
+ * NAME_MAX (255) limit of one path component. */
+#define NX_DISPLAY_NAME_MAX 200
+
+/* 0 when `name` is a usable display name: not empty, at most NX_DISPLAY_NAME_MAX
+ * bytes, no '/', no "..", no control characters. Otherwise -1 with the reason. */
+int nx_display_name_validate(const char *name, nx_error *err);
+
 /* $HOME/.nxprof, malloc'd into *out: the data path when none is given. -1 with
  * err when HOME is unset or empty, or memory runs out. */
 int nx_data_path_default(char **out, nx_error *err);
@@ -41,7 +50,7 @@ int nx_data_path_root(const char *data_path, char **out, nx_error *err);
 /* The final profile directory, malloc'd into *out (caller frees):
  *   output_file != NULL  -> output_file as given (data_path and display_name ignored);
  *   otherwise            -> <root of data_path>/<display_name>@latest, display_name
- *                           validated (profile_output.h nx_display_name_validate). */
+ *                           validated (nx_display_name_validate). */
 int nx_profile_dir_resolve(const char *data_path, const char *display_name, const char *output_file,
                            char **out, nx_error *err);
 

@@ -15,7 +15,7 @@
 
 #include "profile/profile_layout.h"
 #include "profile/annotations.h"
-#include "profile/profile_output.h"
+#include "profile/path_text.h"
 
 typedef struct manifest {
     char *text;      /* the marker's bytes, split in place into lines */

@@ -2,9 +2,9 @@
  * profile_manifest.h — what nxprof may delete: the exact record of the files a
  * profile holds because nxprof wrote them.
  *
- * A published profile's marker (NX_PROFILE_MARKER, profile_output.h) is its
- * manifest: a first line NX_MANIFEST_HEADER, then one line per entry nxprof wrote,
- * its path relative to the profile, after a kind letter:
+ * A published profile's marker (NX_PROFILE_MARKER) is its manifest: a first
+ * line NX_MANIFEST_HEADER, then one line per entry nxprof wrote, its path
+ * relative to the profile, after a kind letter:
  *   "f <path>"  a file (a table, a timeline index);
  *   "d <path>"  a folder that groups sub-profiles (devices/);
  *   "p <path>"  a sub-profile (devices/<name>/), which has its own manifest.
@@ -29,6 +29,10 @@
 #define NX_PROFILE_MANIFEST_H
 
 #include "parquet/parquet.h"
+
+/* The file that marks a directory as a profile nxprof wrote: its manifest. Hidden,
+ * so Parquet readers listing the directory skip it. */
+#define NX_PROFILE_MARKER ".nxprof-profile"
 
 #define NX_MANIFEST_HEADER "nxprof-profile manifest 1"
 #define NX_MANIFEST_BUILDING "nxprof-profile building"

@@ -1,72 +1,23 @@
 /*
- * profile_output.c — output directory resolution, name validation and the
+ * profile_output.c — output directory resolution and the
  * build-in-a-sibling / rename-into-place publish described in profile_output.h.
  */
 #define _GNU_SOURCE   /* renameat2 */
 #include "profile/profile_output.h"
 #include "profile/annotations.h"
+#include "profile/path_text.h"
 #include "profile/profile_manifest.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-char *nx_path_printf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return NULL;
-    char *s = malloc((size_t)n + 1);
-    if (!s)
-        return NULL;
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-char *nx_path_last_component(const char *dir)
-{
-    size_t len = strlen(dir);
-    while (len > 1 && dir[len - 1] == '/')
-        len--;
-    size_t start = len;
-    while (start > 0 && dir[start - 1] != '/')
-        start--;
-    return start < len ? strndup(dir + start, len - start) : NULL;
-}
-
-int nx_display_name_validate(const char *name, nx_error *err)
-{
-    if (!name || !*name)
-        return nx_error_set(err, "display name is empty");
-    size_t len = strlen(name);
-    if (len > NX_DISPLAY_NAME_MAX)
-        return nx_error_set(err, "display name is %zu bytes long; the limit is %d", len, NX_DISPLAY_NAME_MAX);
-    /* The name becomes one path component: a '/' or ".." would place the profile
-     * outside profiles/global, and control characters make names that shells and
-     * the viewer's listing cannot show faithfully. */
-    if (strchr(name, '/'))
-        return nx_error_set(err, "display name '%s' contains '/'", name);
-    if (strstr(name, ".."))
-        return nx_error_set(err, "display name '%s' contains '..'", name);
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            return nx_error_set(err, "display name contains the control character 0x%02x at byte %zu", *p,
-                        (size_t)(p - (const unsigned char *)name));
-    return 0;
-}
 
 /* mkdir -p: creates every missing component of `path`. */
 int nx_make_dirs(char *path, nx_error *err)

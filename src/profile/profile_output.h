@@ -34,24 +34,6 @@
 
 #include "parquet/parquet.h"
 
-/* Longest display name accepted, in bytes: leaves room for the entry's suffix
- * (profile_layout.h), the
- * temporary suffix and the NAME_MAX (255) limit of one path component. */
-#define NX_DISPLAY_NAME_MAX 200
-
-/* 0 when `name` is a usable display name: not empty, at most NX_DISPLAY_NAME_MAX
- * bytes, no '/', no "..", no control characters. Otherwise -1 with the reason. */
-int nx_display_name_validate(const char *name, nx_error *err);
-
-/* printf into a fresh heap string (a path); NULL when memory runs out. */
-char *nx_path_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The last component of the path dir, trailing slashes ignored, malloc'd; NULL
- * when it has none ("/", "") or memory runs out. */
-char *nx_path_last_component(const char *dir);
-
-/* The file that marks a directory as a profile nxprof wrote (see Ownership above). */
-#define NX_PROFILE_MARKER ".nxprof-profile"
-
 typedef struct nx_profile_output {
     char *final_dir;   /* where the profile will be published */
     char *tmp_dir;     /* where it is being built; write tables here */

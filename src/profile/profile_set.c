@@ -18,6 +18,7 @@
 #include "profile/annotations.h"
 #include "profile/profile_manifest.h"
 #include "profile/profile_output.h"
+#include "profile/path_text.h"
 
 #define SET_SUFFIX ".nxprof-set"
 #define CURRENT "current"

@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "parquet/parquet.h"
-#include "query/tracks.h"
+#include "query/track_entry.h"
 
 /* Labels the framework thread tracks among e[0..n) (all of SystemProfileEvents
  * of profile_dir). 0, or -1 with err (out of memory, or the table unreadable). */

@@ -3,7 +3,7 @@
  * has (window.h's track rule), grouped and ordered as the viewer lists them,
  * with per track its event count and extent.
  *
- * Per track (nx_track_entry):
+ * Per track (nx_track_entry, track_entry.h):
  *   - count: the table's rows on that track; first_ts: their smallest start;
  *     last_ts: their largest end (point tables: the timestamp); rows with a
  *     null timing column belong to no track (window.h);
@@ -50,27 +50,7 @@
 
 #include "parquet/parquet.h"
 #include "profile/timeline_rules.h"
-
-/* A part of a track's name that may be null. */
-typedef struct nx_track_part {
-    bool ok;                     /* false: null (differs between events, or null) */
-    int64_t i;                   /* integer parts */
-    char *s;                     /* text parts: malloc'd, NUL-terminated (s[len]) */
-    size_t len;
-} nx_track_part;
-
-typedef struct nx_track_entry {
-    const nx_timeline_view *view;        /* its table (view->table) and group */
-    char *name;                          /* malloc'd, NUL-terminated (name[name_len]) */
-    size_t name_len;
-    int64_t count, first_ts, last_ts;
-    uint32_t max_depth;
-    bool has_parts;                      /* SystemProfileEvents: the parts below */
-    nx_track_part instance, pid, tid, nc, worker;   /* worker: the rank (worker_gid) */
-    bool labelled;                       /* a framework thread its trace named (track_labels.h): */
-    char *process_label, *thread_label;  /*   "python3 (469)", "thread 520 (pt_autograd_0)" */
-    int64_t process_sort, thread_sort;   /*   process/thread_sort_index, else pid/tid */
-} nx_track_entry;
+#include "query/track_entry.h"
 
 typedef struct nx_track_error {
     const char *table;                   /* the timeline table (static text) */

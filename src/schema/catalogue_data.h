@@ -6,7 +6,7 @@
 #ifndef NX_CATALOGUE_DATA_H
 #define NX_CATALOGUE_DATA_H
 
-#include "schema/schema.h"
+#include "schema/schema_types.h"
 
 extern const nx_schema_table nx_catalogue_tables[];
 extern const size_t nx_catalogue_n_tables;

@@ -23,10 +23,11 @@
 #include <stdint.h>
 
 #include "capture/capture.h"
-#include "capture/chrome_trace.h"
+#include "capture/chrome_event.h"
 #include "capture/system_capture.h"
+#include "process/device/device_sink.h"
 #include "process/system/event_runs.h"
-#include "process/system/system_tables.h"
+#include "process/system/system_result.h"
 #include "util/strbuf.h"
 
 /* Framework events buffered before they are sorted and spilled as a run

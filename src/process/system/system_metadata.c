@@ -32,6 +32,7 @@
 
 #include "nxprof_version.h"
 #include "process/row.h"
+#include "process/system/system_tables.h"
 #include "process/time_text.h"
 #include "schema/schema.h"
 

@@ -12,6 +12,7 @@
  * framework-only capture (framework traces directly in the capture root) has
  * none and uses "unknown".
  */
+#include "process/system/system_tables.h"
 #include "process/system/system_internal.h"
 
 #include <stdio.h>

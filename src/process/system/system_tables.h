@@ -13,21 +13,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include "capture/capture.h"
 #include "process/device/device_sink.h"
-
-/* What the system tables held: used for Metadata when there is no device trace. */
-typedef struct nx_system_result {
-    bool any;                    /* at least one row in one of the four data tables */
-    int64_t first_ns, last_ns;   /* over every row's start/end/timestamp (0 when !any) */
-    uint64_t events;             /* SystemProfileEvents rows */
-    uint64_t cpu_samples;        /* CpuUsage rows */
-    uint64_t mem_samples;        /* HostMemUsage rows */
-    uint64_t hbm_samples;        /* SystemProfileHbmUsage rows */
-    bool relative_time;          /* some framework trace's times count from its start, not the epoch */
-} nx_system_result;
+#include "process/system/system_result.h"
 
 /* True when some session of `cap` holds a runtime-events, CPU, host-memory,
  * device-memory or Chrome trace file (the capture has a system profile to process). */

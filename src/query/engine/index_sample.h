@@ -18,7 +18,7 @@
 #include "parquet/parquet.h"
 #include "profile/timeline_index.h"
 #include "query/engine/budget.h"
-#include "query/engine/sampled_pass.h"
+#include "query/engine/sampled_events.h"
 
 /* The sampled pass of sampled_pass.h from the index; samples' tags are label
  * tuple ids. by_depth (a table whose events nest): per (track, sampling level,

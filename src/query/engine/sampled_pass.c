@@ -337,15 +337,3 @@ done:
         nx_sampled_free(out);
     return rc;
 }
-
-void nx_sampled_free(nx_sampled *s)
-{
-    nx_tlx_close(s->index);
-    for (size_t i = 0; i < s->n_tracks; i++)
-        free(s->names[i]);
-    free(s->names);
-    free(s->name_len);
-    free(s->samples);
-    free(s->depth);
-    memset(s, 0, sizeof *s);
-}

@@ -38,20 +38,7 @@
 #include <stdint.h>
 
 #include "parquet/parquet.h"
-#include "query/engine/window.h"
-
-typedef struct nx_sampled {
-    nx_sample *samples;              /* kept events by ordinal; .track indexes names */
-    uint32_t *depth;                 /* per kept event: its depth on its track (nested tables), else NULL */
-    size_t n;
-    char **names;                    /* track names, NUL-terminated */
-    size_t *name_len;
-    size_t n_tracks;
-    uint64_t in_window;              /* events in the window, kept or not */
-    nxpq_scan_stats stats;           /* pages and row groups, read and total, summed over the halves */
-    struct nx_tlx *index;            /* set when the timeline index answered (timeline_index.h):
-                                        samples' tags are its label tuples; closed by nx_sampled_free */
-} nx_sampled;
+#include "query/engine/sampled_events.h"
 
 /* 0 (*out filled; release with nx_sampled_free), NX_PROFILE_TABLE_ABSENT,
  * NX_QUERY_OVER_BUDGET with err when its pixel buckets would exceed the
@@ -60,6 +47,5 @@ typedef struct nx_sampled {
  * rows not in start order per track, so no depth). start <= end, width >= 1. */
 int nx_sampled_pass(const char *profile_dir, const char *table, int64_t start, int64_t end, uint32_t width,
                     nx_sampled *out, nx_error *err);
-void nx_sampled_free(nx_sampled *s);
 
 #endif

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/profile_output.h"
+#include "profile/profile_layout.h"
 #include "process/profile_plan.h"
 
 /* A capture built in memory: sessions of programs of traces (no files needed). */

@@ -1,10 +1,11 @@
 /*
- * test_profile_layout.c — the data path's layout (profile/profile_layout.h): the
- * default data path and its root, a profile's directory, the "@latest" entries,
- * finding a profile by name (nested device profiles, invalid names, links leading
- * out of the root) and listing a root, on a scratch tree with symbolic links; the
- * name a device profile is served under. nx_device_profile_dir is tested with the
- * system profile it belongs to (test_system_summary.c).
+ * test_profile_layout.c — the data path's layout (profile/profile_layout.h):
+ * display-name validation, the default data path and its root, a profile's
+ * directory, the "@latest" entries, finding a profile by name (nested device
+ * profiles, invalid names, links leading out of the root) and listing a root,
+ * on a scratch tree with symbolic links; the name a device profile is served
+ * under. nx_device_profile_dir is tested with the system profile it belongs to
+ * (test_system_summary.c).
  */
 #define _DEFAULT_SOURCE /* realpath, symlink */
 #include <setjmp.h>
@@ -248,9 +249,34 @@ static void test_system_dir(void **state)
     expect_system_dir("/devices/x", NULL);                           /* nothing above devices/ */
 }
 
+static void test_display_names(void **state)
+{
+    (void)state;
+    nx_error err;
+    const char *good[] = {"my-run", "run.2", "llama layer", "r\xc3\xa9sum\xc3\xa9", ".hidden-ok", "a.b.c"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        assert_int_equal(nx_display_name_validate(good[i], &err), 0);
+    const char *bad[] = {"", "a/b", "/abs", "..", "a..b", "x\ty", "new\nline", "del\x7f"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err.msg[0] = '\0';
+        assert_int_equal(nx_display_name_validate(bad[i], &err), -1);
+        assert_true(strlen(err.msg) > 10);
+    }
+    assert_int_equal(nx_display_name_validate(NULL, &err), -1);
+    char longname[NX_DISPLAY_NAME_MAX + 2];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[NX_DISPLAY_NAME_MAX] = '\0';
+    assert_int_equal(nx_display_name_validate(longname, &err), 0);
+    longname[NX_DISPLAY_NAME_MAX] = 'n';
+    longname[NX_DISPLAY_NAME_MAX + 1] = '\0';
+    assert_int_equal(nx_display_name_validate(longname, &err), -1);
+    assert_non_null(strstr(err.msg, "limit"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_display_names),
         cmocka_unit_test(test_data_path_and_dirs),
         cmocka_unit_test(test_entries),
         cmocka_unit_test(test_find),

@@ -1,8 +1,7 @@
 /*
- * test_profile_output.c — the output side of `nxprof process`: display-name
- * validation, atomic publish over a previous
- * @latest, abort leaving the old profile alone with no temporary directory, the
- * schema-driven table writer's file splitting (read back with nxpq_reader), and
+ * test_profile_output.c — the output side of `nxprof process`: atomic publish
+ * over a previous @latest, abort leaving the old profile alone with no
+ * temporary directory, the schema-driven table writer's file splitting (read back with nxpq_reader), and
  * SchemaFields.parquet holding the whole catalogue.
  */
 #include <setjmp.h>
@@ -75,30 +74,6 @@ static int count_entries(const char *dir)
             n++;
     closedir(d);
     return n;
-}
-
-static void test_display_names(void **state)
-{
-    (void)state;
-    nx_error err;
-    const char *good[] = {"my-run", "run.2", "llama layer", "r\xc3\xa9sum\xc3\xa9", ".hidden-ok", "a.b.c"};
-    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
-        assert_int_equal(nx_display_name_validate(good[i], &err), 0);
-    const char *bad[] = {"", "a/b", "/abs", "..", "a..b", "x\ty", "new\nline", "del\x7f"};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        err.msg[0] = '\0';
-        assert_int_equal(nx_display_name_validate(bad[i], &err), -1);
-        assert_true(strlen(err.msg) > 10);
-    }
-    assert_int_equal(nx_display_name_validate(NULL, &err), -1);
-    char longname[NX_DISPLAY_NAME_MAX + 2];
-    memset(longname, 'n', sizeof longname - 1);
-    longname[NX_DISPLAY_NAME_MAX] = '\0';
-    assert_int_equal(nx_display_name_validate(longname, &err), 0);
-    longname[NX_DISPLAY_NAME_MAX] = 'n';
-    longname[NX_DISPLAY_NAME_MAX + 1] = '\0';
-    assert_int_equal(nx_display_name_validate(longname, &err), -1);
-    assert_non_null(strstr(err.msg, "limit"));
 }
 
 static void test_publish_replaces_and_abort_keeps(void **state)
@@ -529,7 +504,6 @@ static void test_schema_fields(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_display_names),
         cmocka_unit_test_setup_teardown(test_publish_replaces_and_abort_keeps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replaces_only_what_nxprof_wrote, setup, teardown),
         cmocka_unit_test_setup_teardown(test_publish_set_all_or_nothing, setup, teardown),
