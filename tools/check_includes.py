@@ -5,11 +5,7 @@ folder included from another. The compiler catches upward includes between layer
 (each layer's library sees only itself and the layers below); this catches what it
 cannot: a cycle inside a folder, and a folder reaching into another's private header.
 
-Usage: check_includes.py SRC_DIR [KNOWN]   (exit 1 naming each cycle and private include)
-
-KNOWN lists the cycles still to be broken, one per line as printed here
-("a <-> b", modules sorted); '#' starts a comment. It only shrinks: a cycle not in
-it fails, and so does a listed cycle that is gone, so the list stays exact."""
+Usage: check_includes.py SRC_DIR   (exit 1 naming each cycle and private include)"""
 import os
 import re
 import sys
@@ -85,24 +81,14 @@ def cycles(graph):
     return out
 
 
-def known_cycles(path):
-    with open(path, encoding="utf-8") as f:
-        lines = (line.split("#", 1)[0].strip() for line in f)
-        return {line for line in lines if line}
-
-
 def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit("usage: check_includes.py SRC_DIR [KNOWN]")
+    if len(sys.argv) != 2:
+        sys.exit("usage: check_includes.py SRC_DIR")
     graph, problems = modules(sys.argv[1])
     if not graph:
         sys.exit(f"{sys.argv[1]}: no .c or .h files found")
-    known = known_cycles(sys.argv[2]) if len(sys.argv) == 3 else set()
-    found = {" <-> ".join(comp) for comp in cycles(graph)}
-    for c in sorted(found - known):
-        problems.append("include cycle between modules: " + c)
-    for c in sorted(known - found):
-        problems.append(f"{sys.argv[2]}: the cycle {c} is gone: remove its line")
+    for comp in sorted(" <-> ".join(comp) for comp in cycles(graph)):
+        problems.append("include cycle between modules: " + comp)
     for p in problems:
         print(p, file=sys.stderr)
     sys.exit(1 if problems else 0)
