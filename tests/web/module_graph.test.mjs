@@ -57,6 +57,7 @@ test('the cycle finder finds a cycle and names it', () => {
 
 test('every import names a module of web/', () => {
   assert.ok(graph.get(join(WEB, 'app.js')).length > 0, 'app.js imports nothing: the parser is broken');
+  assert.ok(sources.has(join(WEB, 'js', 'sections', 'registry.js')), 'the modules of web/js/sections/ are not read');
   for (const [f, tos] of graph) for (const to of tos) assert.ok(sources.has(to), `${name(f)} imports ${name(to)}, which is not a module of web/`);
 });
 
