@@ -3,20 +3,20 @@
 // "/" (and "/index.html") is the profile list (js/profiles.js). "/view/<name>" (or
 // "/profile/<name>") opens profile <name> (URL-encoded; a device profile nested in its
 // system profile's folder is "<system>/<devices_dir>/<device>", devices_dir from
-// /api/schema viewer.names, docs/api.md): a system profile
-// shows the System Trace Viewer with its summary and Device Profiles (js/system.js), a
-// device profile the Device Trace Viewer (js/viewer.js) with a trail back to its system
-// profile and its Breakdown (js/breakdown.js). "/compare?a=<A>&b=<B>" compares two
-// profiles (js/compare.js). Everything talks only to the JSON API of `nxprof serve`
+// /api/schema viewer.names, docs/api.md): a system profile shows the System Trace Viewer
+// and its sections (js/system.js), a device profile the Device Trace Viewer and its
+// sections (js/device.js) with a trail back to its system profile; both pages' sections
+// are listed in js/sections/registry.js. "/compare?a=<A>&b=<B>" compares two profiles
+// (js/compare.js). Everything talks only to the JSON API of `nxprof serve`
 // (docs/api.md), through js/api.js.
 import { profiles, profileInfo, schema, viewHref, leafName } from './js/api.js';
 import { $, setStatus } from './js/dom.js';
 import { esc } from './js/format.js';
-import { showEngineBreakdown } from './js/breakdown.js';
 import { showProfiles } from './js/profiles.js';
 import { showCompare } from './js/compare.js';
 import { showSystem } from './js/system.js';
-import { startViewer, updateURL } from './js/viewer.js';
+import { showDevice } from './js/device.js';
+import { updateURL } from './js/viewer.js';
 
 // The header's trail: Profiles › [its system profile ›] profile `name`. The system
 // profile's link carries the viewer's window (viewer.js updateURL keeps it current).
@@ -46,8 +46,7 @@ async function openProfile(name) {
     await showSystem(info);
   } else {
     systemOf(name).then((system) => { setCrumb(name, system); updateURL(); }, () => {});
-    await startViewer(name, info, $('#device-view'));
-    await showEngineBreakdown(name, $('#device-view'));
+    await showDevice(name, info);
   }
 }
 

@@ -1,6 +1,7 @@
-// The web viewer's module graph, read from the source text of web/app.js and web/js/*.js
-// (no module is loaded): every import names a module of web/, the modules form no import
-// cycle (a failure names one), and no module but js/api.js spells a URL of the API.
+// The web viewer's module graph, read from the source text of web/app.js and every .js
+// under web/js/, sub-folders included (no module is loaded): every import names a module
+// of web/, the modules form no import cycle (a failure names one), and no module but
+// js/api.js spells a URL of the API.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -8,7 +9,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '../../web');
-const files = [join(WEB, 'app.js'), ...readdirSync(join(WEB, 'js')).filter((f) => f.endsWith('.js')).map((f) => join(WEB, 'js', f))];
+// The .js files under folder `dir`, its sub-folders' included.
+const modulesUnder = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+  e.isDirectory() ? modulesUnder(join(dir, e.name)) : e.name.endsWith('.js') ? [join(dir, e.name)] : []);
+const files = [join(WEB, 'app.js'), ...modulesUnder(join(WEB, 'js'))];
 const sources = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
 const name = (f) => relative(WEB, f);
 
@@ -53,6 +57,7 @@ test('the cycle finder finds a cycle and names it', () => {
 
 test('every import names a module of web/', () => {
   assert.ok(graph.get(join(WEB, 'app.js')).length > 0, 'app.js imports nothing: the parser is broken');
+  assert.ok(sources.has(join(WEB, 'js', 'sections', 'registry.js')), 'the modules of web/js/sections/ are not read');
   for (const [f, tos] of graph) for (const to of tos) assert.ok(sources.has(to), `${name(f)} imports ${name(to)}, which is not a module of web/`);
 });
 

@@ -1,5 +1,6 @@
-// panels.js — the side panel: Event Details (every field, args, flows, drill-down), the
-// visible window's table counts, and a device profile's Summary.
+// panels.js — the side panel's own sections: Event Details (every field, args, flows,
+// drill-down) and the visible window's table counts (the sections a page adds to the side
+// panel are under sections/, e.g. a device profile's Summary).
 //
 // Event Details: the event's whole name when the timeline shows it shortened (names.js),
 // every field of the selected row in schema order (/event), each number
@@ -36,7 +37,8 @@ export async function fetchEvent(table, ordinal) {
 const LONG_WORD = 24;
 const fieldOf = (ev, name) => { const f = ev.fields.find((x) => x.name === name); return f ? f.value : null; };
 
-function fieldRows(table, fields) {
+// Table rows of `fields` [{name, value}] of `table`, each value by its catalogue unit.
+export function fieldRows(table, fields) {
   const units = (V.units && V.units.get(table)) || new Map();
   return fields.map((f) => {
     const { text, raw } = fmtField(f.name, f.value, units.get(f.name), V.origin);
@@ -154,31 +156,4 @@ export function showWindowSummary() {
   html += '<p class="muted hint">Shift-drag (or Ctrl-drag) over tracks for exact totals of that area. <button id="area-window" type="button">Whole window</button></p>';
   box.innerHTML = html;
   $('#area-window').onclick = selectWindow;
-}
-
-// A device profile's Summary row and top OpcodeSummary rows (/summary).
-export async function loadDeviceSummary() {
-  const box = $('#summary .content');
-  $('#summary').hidden = false;
-  let s;
-  try { s = await API.summary(V.name, 10); } catch (e) { box.textContent = `Summary unavailable: ${e.message}`; return; }
-  let html = '';
-  if (s.summary) {
-    const entries = Object.entries(s.summary).filter(([, v]) => v !== null).map(([name, value]) => ({ name, value }));
-    html += `<table class="fields">${fieldRows('Summary', entries.slice(0, 8))}</table>`;
-    if (entries.length > 8) html += `<details><summary>all ${entries.length} fields</summary><table class="fields">${fieldRows('Summary', entries.slice(8))}</table></details>`;
-  } else html += '<p class="muted">No Summary table.</p>';
-  const os = s.opcode_summary;
-  if (os && os.rows.length) {
-    const ci = (n) => os.columns.indexOf(n);
-    const iE = ci('engine'), iO = ci('opcode'), iT = ci('instruction_time_ns'), iC = ci('instruction_count');
-    const max = Math.max(...os.rows.map((r) => Number(r[iT] ?? 0)), 1);
-    html += `<h3>Top opcodes by instruction time <span class="muted">(${os.rows.length} of ${os.total_rows})</span></h3><table class="bars">`;
-    for (const r of os.rows) {
-      const v = Number(r[iT] ?? 0);
-      html += `<tr><td>${cut(r[iE] ?? '')}</td><td>${cut(r[iO] ?? '')}</td><td class="barcell"><div class="bar" style="width:${(100 * v / max).toFixed(1)}%" title="${esc(fmtNs(v))}, ${esc(fmtCount(r[iC]))} instructions"></div></td><td class="num">${esc(fmtNs(v))}</td></tr>`;
-    }
-    html += '</table>';
-  }
-  box.innerHTML = html;
 }

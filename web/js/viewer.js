@@ -34,15 +34,12 @@ import { LANE_H } from './lanes.js';
 import { paintFrame } from './paint.js';
 import { eventBox } from './hit.js';
 import { installInput, hideTooltip } from './input.js';
-import { showDetails, showWindowSummary, loadDeviceSummary } from './panels.js';
-import { showInsights } from './insights.js';
-import { showSource } from './nki.js';
+import { showDetails, showWindowSummary } from './panels.js';
 import { installLegend, updateLegend } from './legend.js';
 import { installSearch } from './search.js';
 import { installExport } from './export.js';
 import { installHelp } from './help.js';
 import { installAnnotations, currentDocument } from './annotate.js';
-import { installMemory } from './memory.js';
 
 const FETCH_DEBOUNCE_MS = 120;
 
@@ -267,8 +264,6 @@ export async function startViewer(name, info, host, opts = {}) {
   installHelp();
   installAnnotations();
   relayout();
-  if (info.kind === 'device') { loadDeviceSummary(); showInsights(name, $('#insights')); showSource(name); installMemory(V.tables); }
-  else { $('#summary').hidden = true; $('#source').hidden = true; }
   if (V.sel) showDetails(V.sel);
   // Resolves once the first window has been answered (drawn, or failed).
   const firstWindow = new Promise((resolve) => { set({ firstWindowDone: resolve }); });

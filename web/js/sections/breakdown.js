@@ -1,13 +1,15 @@
-// breakdown.js — the "Breakdown" section of a system profile's page: where each device's
-// time went, per rank and per step, from /api/profiles/<name>/breakdown (docs/api.md; the
-// definitions in docs/analyses.md). One stacked bar per entry splits its window
-// into compute, communication (not under compute), memory and idle, which add up to the
-// window; then idle time by cause, kernel classes, launch statistics with the verdict,
-// memcpy/memset bandwidth and the top kernels with their spread across ranks. Every
-// figure is the API's; each cell keeps the exact value in data-v for tests and titles.
-import { breakdown } from './api.js';
-import { esc, cut, fmtNs, fmtCount, fmtPct, fmtBytes } from './format.js';
-import { shortName } from './names.js';
+// breakdown.js — the "Breakdown" section of a system profile's page and of a device
+// profile's, under the timeline, from /api/profiles/<name>/breakdown (docs/api.md; the
+// definitions in docs/analyses.md). On a system profile: where each device's time went,
+// per rank and per step. One stacked bar per entry splits its window into compute,
+// communication (not under compute), memory and idle, which add up to the window; then
+// idle time by cause, kernel classes, launch statistics with the verdict, memcpy/memset
+// bandwidth and the top kernels with their spread across ranks. On a device profile: the
+// NeuronCore's compute, collectives, DMA and idle, and its engines. Every figure is the
+// API's; each cell keeps the exact value in data-v for tests and titles.
+import { breakdown } from '../api.js';
+import { esc, cut, fmtNs, fmtCount, fmtPct, fmtBytes } from '../format.js';
+import { shortName } from '../names.js';
 
 const PARTS = [
   ['compute_ns', 'Compute', '#2563eb'],
@@ -80,22 +82,9 @@ function kernelsHTML(b) {
       (spread ? ns(k.rank_min_ns, 'rank_min_ns') + ns(k.rank_max_ns, 'rank_max_ns') + ns(k.rank_mean_ns, 'rank_mean_ns') : '') + '</tr>').join('') + '</table>';
 }
 
-// Fills the section `el` with the breakdown of profile `name`; hides it when the profile
-// has no device activity to break down.
-export async function showBreakdown(name, el) {
-  let b;
-  try {
-    b = await breakdown(name, 10);
-  } catch (e) {
-    el.querySelector('.content').innerHTML = `<p class="warn">Breakdown unavailable: ${esc(e.message)}</p>`;
-    return;
-  }
-  if (!b.entries.length) {
-    el.querySelector('.content').innerHTML = '<p class="muted">No kernel, memcpy or memset on a device.</p>';
-    return;
-  }
-  el.querySelector('.content').innerHTML =
-    `<h3>Time per device, rank and step</h3>${temporalHTML(b)}<h3>Idle time by cause</h3>${idleHTML(b)}` +
+function systemHTML(b) {
+  if (!b.entries.length) return '<p class="muted">No kernel, memcpy or memset on a device.</p>';
+  return `<h3>Time per device, rank and step</h3>${temporalHTML(b)}<h3>Idle time by cause</h3>${idleHTML(b)}` +
     `<h3>Kernel classes and launches</h3>${launchHTML(b)}<h3>Memcpy and memset</h3>${transfersHTML(b)}` +
     `<h3>Top kernels by total time</h3>${kernelsHTML(b)}`;
 }
@@ -121,15 +110,25 @@ function engineHTML(b) {
     '</table>';
 }
 
-// Appends a "Breakdown" section to a device profile's page `el`.
-export async function showEngineBreakdown(name, el) {
-  const section = document.createElement('section');
-  section.id = 'device-breakdown';
-  section.innerHTML = '<h2 title="Compute, collectives, DMA and idle time; engines busy and idle (docs/analyses.md#breakdowns-per-rank-and-per-step)">Breakdown</h2><div class="content"><p class="muted">Loading…</p></div>';
-  el.append(section);
+// Fills section `el` with html(answer) of profile `name`'s /breakdown (top: its top list's
+// rows, null: the server's default), or the error.
+async function showAnswer(el, name, top, html) {
+  const box = el.querySelector('.content');
   try {
-    section.querySelector('.content').innerHTML = engineHTML(await breakdown(name));
+    box.innerHTML = html(await breakdown(name, top));
   } catch (e) {
-    section.querySelector('.content').innerHTML = `<p class="warn">Breakdown unavailable: ${esc(e.message)}</p>`;
+    box.innerHTML = `<p class="warn">Breakdown unavailable: ${esc(e.message)}</p>`;
   }
 }
+
+export const systemBreakdown = {
+  id: 'system-breakdown', page: 'system', place: 'below', title: 'Breakdown',
+  tip: 'Per device, rank and step: compute, communication, memory and idle time, idle causes, launches (docs/analyses.md#breakdowns-per-rank-and-per-step)',
+  show: (el, { name }) => showAnswer(el, name, 10, systemHTML),
+};
+
+export const deviceBreakdown = {
+  id: 'device-breakdown', page: 'device', place: 'below', title: 'Breakdown',
+  tip: 'Compute, collectives, DMA and idle time; engines busy and idle (docs/analyses.md#breakdowns-per-rank-and-per-step)',
+  show: (el, { name }) => showAnswer(el, name, null, engineHTML),
+};

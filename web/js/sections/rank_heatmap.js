@@ -4,11 +4,11 @@
 // red: slower, full colour at 20 % off), the skew table per step, and the latest
 // collectives. Hovering a cell shows its values; clicking it zooms the timeline to that
 // rank's step. Shown only when the profile has two ranks or more.
-import { ranks, big } from './api.js';
-import { $ } from './dom.js';
-import { esc, fmtNs } from './format.js';
-import { heatColour } from './colour.js';
-import { set, relOf } from './store.js';
+import { ranks as loadRanks, big } from '../api.js';
+import { $ } from '../dom.js';
+import { esc, fmtNs } from '../format.js';
+import { heatColour } from '../colour.js';
+import { set, relOf } from '../store.js';
 
 function heatHTML(doc) {
   const head = doc.steps.map((s) => `<th class="num">${esc(s.step)}</th>`).join('');
@@ -50,12 +50,15 @@ function zoomTo(cell) {
   $('#system-timeline').scrollIntoView({ block: 'nearest' });
 }
 
-export async function showRanks(name) {
-  const box = $('#system-ranks');
-  let doc;
-  try { doc = await ranks(name); } catch { box.hidden = true; return; }
-  if (doc.ranks.length < 2) { box.hidden = true; return; }
-  box.hidden = false;
-  box.querySelector('.content').innerHTML = (doc.steps.length ? heatHTML(doc) + skewHTML(doc) : '<p class="muted">No steps.</p>') + stragglersHTML(doc);
-  for (const cell of box.querySelectorAll('td.heat[data-start]')) cell.onclick = () => zoomTo(cell);
-}
+export const ranks = {
+  id: 'system-ranks', page: 'system', place: 'below', hidden: true, title: 'Ranks',
+  tip: "Each rank's step durations against the step's median, and the ranks that start collectives last",
+  async show(el, { name }) {
+    let doc;
+    try { doc = await loadRanks(name); } catch { el.hidden = true; return; }
+    if (doc.ranks.length < 2) { el.hidden = true; return; }
+    el.hidden = false;
+    el.querySelector('.content').innerHTML = (doc.steps.length ? heatHTML(doc) + skewHTML(doc) : '<p class="muted">No steps.</p>') + stragglersHTML(doc);
+    for (const cell of el.querySelectorAll('td.heat[data-start]')) cell.onclick = () => zoomTo(cell);
+  },
+};

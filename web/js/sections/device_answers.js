@@ -3,10 +3,11 @@
 // docs/analyses.md): per device and rank its busy time (kernels, memcpys and memsets
 // united, annotations left out), share of the rank's wall time, idle time and the time
 // and count of each kind; per step its duration and the device time inside it. A step's
-// row zooms the timeline to the step. A table with no rows is hidden.
-import { esc, fmtNs, fmtCount, fmtPct } from './format.js';
-import { $ } from './dom.js';
-import { zoomTo } from './store.js';
+// row zooms the timeline to the step. A table with no rows is hidden. Two sections of the
+// system page, side by side under the timeline (the #system-answers grid).
+import { esc, fmtNs, fmtCount, fmtPct } from '../format.js';
+import { $ } from '../dom.js';
+import { zoomTo } from '../store.js';
 
 const rankText = (r) => (r === null || r === undefined ? '' : String(r));
 const ns = (v) => esc(fmtNs(Number(v)));
@@ -41,20 +42,31 @@ function stepsHTML(steps) {
     }).join('') + '</table>';
 }
 
-// Fills #system-device-use and #system-steps from the summary s (null: unavailable).
-export function showDeviceAnswers(s) {
-  const devices = (s && s.devices) || [], steps = (s && s.steps) || [];
-  $('#system-device-use').hidden = !devices.length;
-  $('#system-device-use .content').innerHTML = devices.length ? devicesHTML(devices) : '';
-  $('#system-steps').hidden = !steps.length;
-  const box = $('#system-steps .content');
-  box.innerHTML = steps.length ? stepsHTML(steps) : '';
-  box.onclick = (ev) => {
-    const tr = ev.target.closest('tr.step');
-    if (!tr) return;
-    ev.preventDefault();
-    const st = steps[Number(tr.dataset.i)];
-    zoomTo(st.start_ns, st.end_ns);
-    $('#system-timeline').scrollIntoView({ block: 'start' });
-  };
-}
+export const deviceUse = {
+  id: 'system-device-use', page: 'system', place: 'below', group: 'system-answers', hidden: true, title: 'Devices',
+  tip: "Per device and rank: the union of its kernel, memcpy and memset intervals (annotations left out), against the rank's trace span",
+  show(el, { summary }) {
+    const devices = (summary && summary.devices) || [];
+    el.hidden = !devices.length;
+    el.querySelector('.content').innerHTML = devices.length ? devicesHTML(devices) : '';
+  },
+};
+
+export const steps = {
+  id: 'system-steps', page: 'system', place: 'below', group: 'system-answers', hidden: true, title: 'Steps',
+  tip: 'Each training step (ProfilerStep#N, a JAX step) and the device time inside its window; click a step to zoom the timeline to it',
+  show(el, { summary }) {
+    const rows = (summary && summary.steps) || [];
+    el.hidden = !rows.length;
+    const box = el.querySelector('.content');
+    box.innerHTML = rows.length ? stepsHTML(rows) : '';
+    box.onclick = (ev) => {
+      const tr = ev.target.closest('tr.step');
+      if (!tr) return;
+      ev.preventDefault();
+      const st = rows[Number(tr.dataset.i)];
+      zoomTo(st.start_ns, st.end_ns);
+      $('#system-timeline').scrollIntoView({ block: 'start' });
+    };
+  },
+};
