@@ -5,7 +5,8 @@
  *
  * Rules implemented here and relied on by every handler (docs/api.md):
  *   - integer parameters: optional '-', then decimal digits, no leading zeros beyond
- *     "0" (so "007" and "-0" are refused), within int64; anything else is a 400;
+ *     "0" (so "007" and "-0" are refused), within int64 (util/text.h nx_text_i64);
+ *     anything else is a 400;
  *   - a profile name is <S> or <S>/devices/<D> (a device profile nested in system
  *     profile S), resolved by profile/profile_layout.h nx_layout_find: an invalid name
  *     is a 400; a missing profile, or a symlink leading out of the data path, a 404
@@ -118,8 +119,6 @@ enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ..
  * refuses a request that gives one twice (keys compared ignoring ASCII case, as
  * libmicrohttpd looks them up). */
 const char *nx_api_param(nx_api_req *r, const char *name);
-/* Strict int64 parse (rule above). 0 or -1. */
-int nx_api_parse_i64(const char *s, int64_t *out);
 /* Parameter `name` as an int64 in [min, max]: 0 (value in *out, or *out = def when
  * absent and not required), or -1 after queueing a 400 (*result set). */
 int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def, int64_t min, int64_t max,

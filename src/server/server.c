@@ -79,6 +79,7 @@
 #include "server/server.h"
 #include "server/sql_cache.h"
 #include "server/web_assets.h"
+#include "util/text.h"
 
 /* Connections: epoll, so that open connections cost a socket and 64 KiB at most,
  * never a thread. The limit is the file-descriptor limit (raised to its hard
@@ -405,7 +406,7 @@ static bool body_admitted(nx_api_req *r, const nx_http_request *q, enum MHD_Resu
                                       "a request body must come with Content-Length (no Transfer-Encoding)"),
                false;
     int64_t len = 0;
-    if (q->content_length && (nx_api_parse_i64(q->content_length, &len) != 0 || len < 0))
+    if (q->content_length && (nx_text_i64(q->content_length, &len) != 0 || len < 0))
         return *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "bad Content-Length"), false;
     if ((uint64_t)len > NX_SERVER_MAX_BODY)
         return *result = nx_api_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "a request body is at most %zu bytes (1 MiB)",
@@ -603,7 +604,7 @@ static enum MHD_Result request_headers(request_state *st, const nx_http_request 
         return result;
     int64_t len = 0;
     if (q->content_length)
-        nx_api_parse_i64(q->content_length, &len); /* admitted: valid and <= NX_SERVER_MAX_BODY */
+        nx_text_i64(q->content_length, &len); /* admitted: valid and <= NX_SERVER_MAX_BODY */
     st->content = calloc((size_t)len + 1, 1);
     if (!st->content)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
