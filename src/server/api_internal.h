@@ -23,6 +23,7 @@
 
 #include "parquet/parquet.h"
 #include "profile/profile_layout.h"
+#include "query/analysis.h"
 #include "query/event.h"
 #include "query/engine/json_cell.h"
 #include "util/json.h"
@@ -190,8 +191,6 @@ enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_event(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_summary(nx_api_req *r, const char *name);
-enum MHD_Result nx_api_ranks(nx_api_req *r, const char *name);     /* api_ranks.c */
-enum MHD_Result nx_api_insights(nx_api_req *r, const char *name);  /* api_insights.c */
 /* The summary of system profile `name` in `dir` (api_system.c; nx_api_summary hands
  * system profiles to it). */
 enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir, int64_t rank,
@@ -199,8 +198,10 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
 enum MHD_Result nx_api_usage(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_memory(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_counters(nx_api_req *r, const char *name);
-enum MHD_Result nx_api_breakdown(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_schema(nx_api_req *r);
+/* GET /api/profiles/<name>/<a->name>: analysis a of query/analysis.h's registry
+ * (api_analysis.c). */
+enum MHD_Result nx_api_analysis(nx_api_req *r, const nx_analysis *a, const char *name);
 enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file);
 /* api_nki.c: /source, and the "nki" member of an Instruction's /event (ev, as
  * /event read it): appended to b (nothing when the profile has no
