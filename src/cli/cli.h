@@ -5,7 +5,9 @@
  * Each command lives in its own cmd_<name>.c and exports one nx_command. A
  * command's run() receives argv with argv[0] == the command name, parses its
  * options with getopt_long (optstring starting with ':' so missing arguments are
- * told apart from unknown options) and returns an NX_EXIT_* code.
+ * told apart from unknown options) and returns an NX_EXIT_* code. The analyses
+ * of query/analysis.h's registry are commands too, without a file of their own:
+ * cmd_analysis.c runs each of them.
  */
 #ifndef NX_CLI_H
 #define NX_CLI_H
@@ -14,8 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "query/insights.h"
-#include "query/rank_stats.h"
+#include "query/analysis.h"
 
 enum {
     NX_EXIT_OK = 0,
@@ -33,13 +34,10 @@ typedef struct nx_command {
 
 extern const nx_command nx_cmd_annotations;
 extern const nx_command nx_cmd_diff;
-extern const nx_command nx_cmd_breakdown;
 extern const nx_command nx_cmd_export_csv;
 extern const nx_command nx_cmd_export_perfetto;
 extern const nx_command nx_cmd_index;
-extern const nx_command nx_cmd_insights;
 extern const nx_command nx_cmd_process;
-extern const nx_command nx_cmd_ranks;
 extern const nx_command nx_cmd_schema;
 extern const nx_command nx_cmd_serve;
 extern const nx_command nx_cmd_sql;
@@ -60,26 +58,10 @@ int nx_schema_print(const char *format);
  * either table is missing). */
 int nx_summary_print(const char *profile_dir, int64_t rank, bool profiler_rows, bool json);
 
-/* `ranks` and `insights`: [--format text|json] PROFILE_DIR into *json, *dir;
- * 0, -1 after printing --help, or NX_EXIT_USAGE after the usage error
- * (cmd_ranks.c). */
-int nx_parse_profile_format(const char *cmd, int argc, char **argv, void (*help)(FILE *), bool *json,
-                            const char **dir);
-
-/* The text form of a rank answer (cmd_ranks.c; summary's Ranks section too):
- * 0, or -1 when out of memory. */
-int nx_ranks_print_text(const nx_rank_stats *s);
-
-/* summary's part of the rank answer, when the system profile `dir` has 2+
- * ranks: the member `,"rank_stats":{...}` (json) or a Ranks section (text);
- * nothing otherwise. 0, or -1 (the cause printed to stderr). */
-int nx_ranks_summary_member(const char *dir, bool json);
-
-/* The text list of findings (cmd_insights.c; the top of summary too). */
-void nx_insights_print_text(const nx_insights *s);
-/* summary's part of the insights: the member `,"insights":{...}` (json) or
- * the list (text). 0, or -1 (the cause printed to stderr). */
-int nx_insights_summary_member(const char *dir, bool json);
+/* `nxprof <a->name>` (cmd_analysis.c): runs analysis a on argv (argv[0] ==
+ * its name) and returns an NX_EXIT_* code; and its --help text. */
+int nx_analysis_cmd_run(const nx_analysis *a, int argc, char **argv);
+void nx_analysis_cmd_help(const nx_analysis *a, FILE *out);
 
 /* --rank N (summary, top): a decimal rank 0..10^18 into *out; 0, or -1 when s is none. */
 int nx_parse_rank(const char *s, int64_t *out);

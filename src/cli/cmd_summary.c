@@ -68,6 +68,8 @@
 #include "cli/text_out.h"
 #include "query/device_stats.h"
 #include "query/device_summary.h"
+#include "query/insights.h"
+#include "query/rank_stats.h"
 #include "query/system_summary.h"
 #include "schema/schema.h"
 
@@ -113,6 +115,68 @@ static bool op_pct(const nx_cell *row, double *v)
     const nx_cell *c = &row[NX_OP_ACTIVE_PCT];
     *v = c->f;
     return !c->null && (c->type == NXPQ_FLOAT || c->type == NXPQ_DOUBLE);
+}
+
+/* ------------------------------------------ the analyses summary shows -- */
+
+/* Prints a member built in b (then freed): 0, or -1 when building it ran out
+ * of memory (told on stderr). */
+static int put_member(nx_strbuf *b)
+{
+    int rc = nx_strbuf_failed(b) ? -1 : 0;
+    if (rc == 0 && b->len)
+        fwrite(b->data, 1, b->len, stdout);
+    else if (rc != 0)
+        fprintf(stderr, "nxprof summary: out of memory\n");
+    nx_strbuf_free(b);
+    return rc;
+}
+
+/* The insights of `dir` (query/insights.h, the `insights` analysis): the
+ * member `,"insights":{...}` (json) or the list and a blank line (text). 0,
+ * or -1 (the cause told on stderr). */
+static int insights_member(const char *dir, bool json)
+{
+    nx_insights s;
+    nx_error err = {0};
+    if (nx_insights_read(dir, &s, &err) < 0) {
+        fprintf(stderr, "nxprof summary: %s\n", err.msg);
+        return -1;
+    }
+    nx_strbuf b = NX_STRBUF_INIT;
+    if (json) {
+        nx_strbuf_puts(&b, ",\"insights\":");
+        nx_insights_json(&s, &b);
+    } else {
+        nx_insights_text(&s, &b);
+        nx_strbuf_putc(&b, '\n');
+    }
+    nx_insights_free(&s);
+    return put_member(&b);
+}
+
+/* The rank answer of system profile `dir` (query/rank_stats.h, the `ranks`
+ * analysis) when it has 2+ ranks: the member `,"rank_stats":{...}` (json) or
+ * a blank line and the Ranks section (text); nothing otherwise. 0, or -1 (the
+ * cause told on stderr). */
+static int ranks_member(const char *dir, bool json)
+{
+    nx_rank_stats s;
+    nx_error err = {0};
+    if (nx_rank_stats_read(dir, &s, &err) < 0) {
+        fprintf(stderr, "nxprof summary: %s\n", err.msg);
+        return -1;
+    }
+    nx_strbuf b = NX_STRBUF_INIT;
+    if (s.n_ranks >= 2 && json) {
+        nx_strbuf_puts(&b, ",\"rank_stats\":");
+        nx_rank_stats_json(&s, false, &b);
+    } else if (s.n_ranks >= 2) {
+        nx_strbuf_putc(&b, '\n');
+        nx_rank_stats_text(&s, &b);
+    }
+    nx_rank_stats_free(&s);
+    return put_member(&b);
 }
 
 /* ------------------------------------------------------------------ text -- */
@@ -204,7 +268,7 @@ static void print_value(const nx_cell *c, const char *unit)
 static void print_text(const char *dir, const nx_device_summary *d)
 {
     printf("Profile %s\n\n", dir);
-    (void)nx_insights_summary_member(dir, false);   /* a failure is told on stderr; the Summary still shows */
+    (void)insights_member(dir, false);   /* a failure is told on stderr; the Summary still shows */
     if (d->summary.present) {
         const nx_schema_table *st = nx_schema_table_find("Summary");
         size_t w = 0;
@@ -279,7 +343,7 @@ static void print_json(const char *dir, const nx_device_summary *d)
 {
     printf("{\"profile\":");
     nx_out_json_string(stdout, dir, strlen(dir));
-    (void)nx_insights_summary_member(dir, true);   /* a failure is told on stderr; the member is left out */
+    (void)insights_member(dir, true);   /* a failure is told on stderr; the member is left out */
     printf(",\"summary\":");
     if (!d->summary.present) {
         printf("null");
@@ -504,7 +568,7 @@ static int print_system_text(const char *dir, const nx_system_summary *s, const 
 {
     char a[64];
     printf("System profile %s\n\n", dir);
-    if (nx_insights_summary_member(dir, false) != 0)
+    if (insights_member(dir, false) != 0)
         return -1;
     if (s->rank >= 0)
         printf("  rank       %" PRId64 " (its rows only)\n", s->rank);
@@ -518,7 +582,7 @@ static int print_system_text(const char *dir, const nx_system_summary *s, const 
     char (*row)[96];
     if (print_devices_text(ds, &t) != 0 || print_steps_text(ds, &t) != 0)
         goto oom;
-    if (nx_ranks_summary_member(dir, false) != 0)
+    if (ranks_member(dir, false) != 0)
         goto oom;
     t.n_rows = 0;
     if (s->n_ranks > 0 && print_ranks_text(s, &t) != 0)
@@ -686,7 +750,7 @@ static int print_system_json(const char *dir, const nx_system_summary *s, const 
     }
     fwrite(b.data, 1, b.len, stdout);
     nx_strbuf_free(&b);
-    if (nx_ranks_summary_member(dir, true) != 0 || nx_insights_summary_member(dir, true) != 0)
+    if (ranks_member(dir, true) != 0 || insights_member(dir, true) != 0)
         return -1;
     printf(",\"device_profiles\":");
     if (!s->have_device_list) {

@@ -2,7 +2,9 @@
  * main.c — the `nxprof` entry point: global options and command dispatch.
  *
  * nxprof [--help | --version] <command> [options]   |   nxprof help [command]
- * Commands are listed in COMMANDS below; each is defined in its own file.
+ * Commands are listed in COMMANDS below, each defined in its own file, and
+ * the analyses of query/analysis.h's registry follow them, each run by
+ * cmd_analysis.c.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -15,16 +17,14 @@
 #include "nxprof_version.h"
 #include "schema/schema.h"
 
+/* In name order, as the registry is: main_help merges the two by name. */
 static const nx_command *const COMMANDS[] = {
     &nx_cmd_annotations,
     &nx_cmd_diff,
-    &nx_cmd_breakdown,
     &nx_cmd_export_csv,
     &nx_cmd_export_perfetto,
     &nx_cmd_index,
-    &nx_cmd_insights,
     &nx_cmd_process,
-    &nx_cmd_ranks,
     &nx_cmd_schema,
     &nx_cmd_serve,
     &nx_cmd_sql,
@@ -68,12 +68,16 @@ int nx_getopt_error(const char *cmd, int c, char **argv)
     return nx_usage_error(cmd, "unknown option '%s'", opt);
 }
 
-static const nx_command *find_command(const char *name)
+/* The command called name: one of COMMANDS (*cmd), else an analysis of the
+ * registry (*a); false when neither. */
+static bool find_command(const char *name, const nx_command **cmd, const nx_analysis **a)
 {
+    *cmd = NULL;
+    *a = NULL;
     for (size_t i = 0; i < N_COMMANDS; i++)
         if (strcmp(COMMANDS[i]->name, name) == 0)
-            return COMMANDS[i];
-    return NULL;
+            return *cmd = COMMANDS[i], true;
+    return (*a = nx_analysis_find(name)) != NULL;
 }
 
 static void main_help(FILE *out)
@@ -85,8 +89,19 @@ static void main_help(FILE *out)
             "\n"
             "Commands:\n",
             NXPROF_VERSION);
-    for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(out, "  %-15s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
+    /* Both lists are in name order: merged, the commands and the analyses read
+     * as one list. */
+    size_t i = 0, j = 0, n_analyses = nx_analysis_count();
+    while (i < N_COMMANDS || j < n_analyses) {
+        const nx_analysis *a = j < n_analyses ? nx_analysis_at(j) : NULL;
+        if (i < N_COMMANDS && (!a || strcmp(COMMANDS[i]->name, a->name) < 0)) {
+            fprintf(out, "  %-15s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
+            i++;
+        } else {
+            fprintf(out, "  %-15s %s\n", a->name, a->summary);
+            j++;
+        }
+    }
     fprintf(out,
             "\n"
             "Run 'nxprof <command> --help' (or 'nxprof help <command>') for a command's options.\n"
@@ -126,18 +141,22 @@ int main(int argc, char **argv)
             main_help(stdout);
             return NX_EXIT_OK;
         }
-        const nx_command *cmd = find_command(argv[optind + 1]);
-        if (!cmd)
+        const nx_command *cmd;
+        const nx_analysis *a;
+        if (!find_command(argv[optind + 1], &cmd, &a))
             return nx_usage_error(NULL, "unknown command '%s'", argv[optind + 1]);
-        cmd->help(stdout);
+        if (cmd)
+            cmd->help(stdout);
+        else
+            nx_analysis_cmd_help(a, stdout);
         return NX_EXIT_OK;
     }
-    const nx_command *cmd = find_command(name);
-    if (cmd) {
-        int sub_argc = argc - optind;
-        char **sub_argv = argv + optind;
-        optind = 0; /* 0 also resets getopt's internal state (glibc) */
-        return cmd->run(sub_argc, sub_argv);
-    }
-    return nx_usage_error(NULL, "unknown command '%s'", name);
+    const nx_command *cmd;
+    const nx_analysis *a;
+    if (!find_command(name, &cmd, &a))
+        return nx_usage_error(NULL, "unknown command '%s'", name);
+    int sub_argc = argc - optind;
+    char **sub_argv = argv + optind;
+    optind = 0; /* 0 also resets getopt's internal state (glibc) */
+    return cmd ? cmd->run(sub_argc, sub_argv) : nx_analysis_cmd_run(a, sub_argc, sub_argv);
 }

@@ -7,6 +7,8 @@
  * communication overlap; the host's synchronous copies), the one scan of
  * SystemProfileEvents, and the device profile's Summary row; ThrottleSummary
  * and CcOp are read by their rules.
+ * The end of the file is the analysis "insights" (analysis.h): the answer as
+ * text, and the descriptor `nxprof insights` and /insights are served from.
  */
 #include "query/insights.h"
 
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "profile/profile_table.h"
+#include "query/analysis.h"
 #include "query/breakdown.h"
 #include "query/engine/profile_kind.h"
 #include "query/row0.h"
@@ -646,3 +649,43 @@ void nx_insights_json(const nx_insights *s, nx_strbuf *b)
     }
     nx_strbuf_puts(b, "]}");
 }
+
+void nx_insights_text(const nx_insights *s, nx_strbuf *b)
+{
+    if (s->n == 0) {
+        nx_strbuf_printf(b, "Insights: no rule fired (%s rules checked)\n", s->scope == NX_INSIGHT_SYSTEM ? "GPU" : "device");
+        return;
+    }
+    nx_strbuf_puts(b, "Insights (most severe first)\n");
+    for (size_t i = 0; i < s->n; i++) {
+        const nx_insight *x = &s->items[i];
+        nx_strbuf_printf(b, "  %zu. [%s] %s%s%s: %s\n     rule %s: %s\n", i + 1, x->severity, x->rule->title,
+                         x->subject[0] ? " - " : "", x->subject, x->evidence, x->rule->id, x->rule->threshold);
+    }
+}
+
+static int insights_answer(const nx_analysis_call *call, nx_strbuf *out, nx_error *err)
+{
+    nx_insights s;
+    if (nx_insights_read(call->dir, &s, err) < 0)
+        return NX_ANALYSIS_ERROR;
+    if (call->format == NX_ANALYSIS_JSON)
+        nx_insights_json(&s, out);
+    else
+        nx_insights_text(&s, out);
+    nx_insights_free(&s);
+    return NX_ANALYSIS_OK;
+}
+
+const nx_analysis nx_analysis_insights = {
+    .name = "insights",
+    .summary = "list Performance Insights: the rules that fired, with their evidence",
+    .help = "Run the Performance Insights rules over a profile and list what they found,\n"
+            "most severe first: the rule, its threshold, what it is about and the numbers\n"
+            "behind it. A system profile (framework traces) gets the GPU rules (GPU idle,\n"
+            "synchronous memcpy), a device profile the NeuronCore rules (model FLOPs,\n"
+            "transpose FLOPs, spill and reload, small DMA transfers, throttling, collective\n"
+            "outliers) where it has the fields; a profile without them gets no finding\n"
+            "(exit 0). docs/analyses.md documents each rule.\n",
+    .answer = insights_answer,
+};

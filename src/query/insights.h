@@ -14,6 +14,9 @@
  * Ranking: by score (how far past its threshold the finding is, 0..1,
  * defined per rule), highest first; equal scores keep the table's order.
  * severity: "high" for score >= 0.5, "medium" for >= 0.2, else "low".
+ *
+ * The analysis "insights" (analysis.h, nx_analysis_insights here) serves the
+ * answer to `nxprof insights` and GET /api/profiles/<name>/insights.
  */
 #ifndef NX_QUERY_INSIGHTS_H
 #define NX_QUERY_INSIGHTS_H
@@ -62,5 +65,12 @@ void nx_insights_free(nx_insights *s);
  * "score","evidence","values":{...}}],"rules":[{"id","title","threshold",
  * "scope"}]} (rules: those of the profile's scope, the ones checked). */
 void nx_insights_json(const nx_insights *s, nx_strbuf *b);
+
+/* Appends the findings as people read them: "Insights (most severe first)"
+ * then per finding "  <i>. [<severity>] <title>[ - <subject>]: <evidence>" and
+ * "     rule <id>: <threshold>"; or the one line "Insights: no rule fired (GPU
+ * rules checked)" (device rules for a device profile). `nxprof insights` and
+ * the top of `nxprof summary` print it. */
+void nx_insights_text(const nx_insights *s, nx_strbuf *b);
 
 #endif

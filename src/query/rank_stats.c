@@ -3,13 +3,18 @@
  * scan of SystemProfileEvents keeps the ranked step rows and collective rows;
  * sorting them then gives each step's per-rank durations and each collective
  * instance's ranks, with no pass over the table again.
+ * The end of the file is the analysis "ranks" (analysis.h): the answer as
+ * text, and the descriptor `nxprof ranks` and /ranks are served from.
  */
 #include "query/rank_stats.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/profile_table.h"
+#include "query/analysis.h"
 #include "query/device_activity.h"
 #include "util/int_ops.h"
 #include "util/json.h"
@@ -494,3 +499,128 @@ void nx_rank_stats_json(const nx_rank_stats *s, bool safe_ints, nx_strbuf *b)
     }
     nx_strbuf_puts(b, "]}");
 }
+
+/* ---------------------------------------------------------------- text -- */
+
+#define TOP_STRAGGLERS 10
+
+/* ns as microseconds with three decimals (exact). */
+static void us(char *out, size_t cap, int64_t ns)
+{
+    const char *sign = ns < 0 ? "-" : "";
+    uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    snprintf(out, cap, "%s%" PRIu64 ".%03" PRIu64, sign, u / 1000, u % 1000);
+}
+
+static int by_lateness(const void *x, const void *y)
+{
+    const nx_straggler *a = *(const nx_straggler *const *)x, *b = *(const nx_straggler *const *)y;
+    return (a->lateness_ns < b->lateness_ns) - (a->lateness_ns > b->lateness_ns);
+}
+
+static void steps_text(const nx_rank_stats *s, nx_strbuf *b)
+{
+    char v[32];
+    nx_strbuf_printf(b, "Step durations per rank (us)\n%8s", "step");
+    for (size_t r = 0; r < s->n_ranks; r++) {
+        snprintf(v, sizeof v, "rank %" PRId64, s->ranks[r]);
+        nx_strbuf_printf(b, " %14s", v);
+    }
+    nx_strbuf_printf(b, " %12s %10s %8s %8s %10s %12s\n", "skew", "max/median", "slowest", "fastest", "straggler",
+                     "lateness");
+    for (size_t i = 0; i < s->n_steps; i++) {
+        const nx_rank_step *st = &s->steps[i];
+        nx_strbuf_printf(b, "%8" PRId64, st->step);
+        for (size_t r = 0; r < s->n_ranks; r++) {
+            if (st->duration_ns[r] < 0)
+                snprintf(v, sizeof v, "-");
+            else
+                us(v, sizeof v, st->duration_ns[r]);
+            nx_strbuf_printf(b, " %14s", v);
+        }
+        us(v, sizeof v, st->skew_ns);
+        nx_strbuf_printf(b, " %12s %10.3f %8" PRId64 " %8" PRId64, v, st->max_over_median, st->slowest_rank,
+                         st->fastest_rank);
+        if (st->straggler_rank < 0) {
+            nx_strbuf_printf(b, " %10s %12s\n", "-", "-");
+            continue;
+        }
+        us(v, sizeof v, st->max_lateness_ns);
+        nx_strbuf_printf(b, " %10" PRId64 " %12s\n", st->straggler_rank, v);
+    }
+}
+
+static void stragglers_text(const nx_rank_stats *s, nx_strbuf *b)
+{
+    if (s->n_stragglers == 0) {
+        nx_strbuf_puts(b, "\nNo collective was seen on two ranks.\n");
+        return;
+    }
+    const nx_straggler **by = malloc(s->n_stragglers * sizeof *by);
+    if (!by) {
+        b->failed = true;            /* an allocation failed: the buffer's own way to say so (strbuf.h) */
+        return;
+    }
+    for (size_t i = 0; i < s->n_stragglers; i++)
+        by[i] = &s->stragglers[i];
+    qsort(by, s->n_stragglers, sizeof *by, by_lateness);
+    size_t n = s->n_stragglers < TOP_STRAGGLERS ? s->n_stragglers : TOP_STRAGGLERS;
+    nx_strbuf_printf(b, "\nLatest collectives (%zu of %zu; lateness in us)\n%8s %-32s %5s %9s %12s %12s %6s\n", n,
+                     s->n_stragglers, "step", "collective", "#", "straggler", "lateness", "vs median", "first");
+    for (size_t i = 0; i < n; i++) {
+        const nx_straggler *g = by[i];
+        char late[32], med[32];
+        us(late, sizeof late, g->lateness_ns);
+        us(med, sizeof med, g->lateness_vs_median_ns);
+        nx_strbuf_printf(b, "%8" PRId64 " %-32.32s %5" PRId64 " %9" PRId64 " %12s %12s %6" PRId64 "\n", g->step,
+                         g->name, g->occurrence, g->straggler_rank, late, med, g->first_rank);
+    }
+    free(by);
+}
+
+void nx_rank_stats_text(const nx_rank_stats *s, nx_strbuf *b)
+{
+    if (s->n_ranks == 0) {
+        nx_strbuf_puts(b, "No ranks: no step or collective row has a worker_gid (one trace, or traces of no rank).\n");
+        return;
+    }
+    nx_strbuf_puts(b, "Ranks:");
+    for (size_t r = 0; r < s->n_ranks; r++)
+        nx_strbuf_printf(b, " %" PRId64, s->ranks[r]);
+    nx_strbuf_putc(b, '\n');
+    if (s->n_steps)
+        steps_text(s, b);
+    stragglers_text(s, b);
+}
+
+/* ------------------------------------------------------------ analysis -- */
+
+static int ranks_answer(const nx_analysis_call *call, nx_strbuf *out, nx_error *err)
+{
+    nx_rank_stats s;
+    int rc = nx_rank_stats_read(call->dir, &s, err);
+    if (rc == NX_PROFILE_TABLE_ABSENT)
+        return nx_error_set(err, "%s has no SystemProfileEvents table", call->name), NX_ANALYSIS_NOT_APPLICABLE;
+    if (rc != 0)
+        return NX_ANALYSIS_ERROR;
+    if (call->format == NX_ANALYSIS_JSON)
+        nx_rank_stats_json(&s, call->safe_ints, out);
+    else
+        nx_rank_stats_text(&s, out);
+    nx_rank_stats_free(&s);
+    return NX_ANALYSIS_OK;
+}
+
+const nx_analysis nx_analysis_ranks = {
+    .name = "ranks",
+    .summary = "compare ranks: step durations, skew and stragglers of collectives",
+    .help = "Compare the ranks of a system profile (framework traces of several ranks):\n"
+            "each step's duration per rank (ProfilerStep#N, JAX step_num steps), the skew\n"
+            "(max - min, max / median, slowest and fastest rank), and the stragglers: for\n"
+            "each collective (NCCL kernels, c10d::allreduce_, gloo:all_reduce, ...; the n-th\n"
+            "of a name in a step matched across ranks) the rank that started it last and\n"
+            "how late (against the first rank and the median). Times are exact nanoseconds;\n"
+            "text shows microseconds. A profile without SystemProfileEvents is refused\n"
+            "(exit 1).\n",
+    .answer = ranks_answer,
+};

@@ -31,6 +31,10 @@
  * rank) and its start, lateness = its start - the first start, and
  * lateness_vs_median = its start - the median start (lower middle).
  * Memory: about 48 bytes per collective row and step row.
+ *
+ * The analysis "ranks" (analysis.h, nx_analysis_ranks in rank_stats.c) serves
+ * the answer to `nxprof ranks` and GET /api/profiles/<name>/ranks; a profile
+ * without SystemProfileEvents is NX_ANALYSIS_NOT_APPLICABLE.
  */
 #ifndef NX_QUERY_RANK_STATS_H
 #define NX_QUERY_RANK_STATS_H
@@ -86,5 +90,12 @@ void nx_rank_stats_free(nx_rank_stats *s);
  * "first_rank","first_start_ns","straggler_rank","start_ns","lateness_ns",
  * "lateness_vs_median_ns"}]} to b; safe_ints as nx_json_put_i64. */
 void nx_rank_stats_json(const nx_rank_stats *s, bool safe_ints, nx_strbuf *b);
+
+/* Appends the answer as people read it (times in microseconds, exact to the
+ * ns): "Ranks: 0 1 ...", the table of step durations per rank with each step's
+ * skew, max/median, slowest and fastest rank, straggler and its lateness, then
+ * the 10 latest collectives (greatest lateness first); or one line saying there
+ * are no ranks. `nxprof ranks` and summary's Ranks section print it. */
+void nx_rank_stats_text(const nx_rank_stats *s, nx_strbuf *b);
 
 #endif

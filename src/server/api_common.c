@@ -25,6 +25,7 @@
 #include "query/engine/csv.h"
 #include "server/api_internal.h"
 #include "util/decimal.h"
+#include "util/text.h"
 
 enum MHD_Result nx_api_body(nx_api_req *r, unsigned status, nx_strbuf *body, const char *content_type)
 {
@@ -168,29 +169,6 @@ const char *nx_api_param(nx_api_req *r, const char *name)
     return NULL;
 }
 
-int nx_api_parse_i64(const char *s, int64_t *out)
-{
-    if (!s)
-        return -1;
-    bool neg = *s == '-';
-    const char *p = s + neg;
-    if (*p < '0' || *p > '9')
-        return -1;
-    if (*p == '0' && (p[1] != '\0' || neg))
-        return -1; /* "0" only: no leading zeros, no "-0" */
-    uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return -1;
-        unsigned d = (unsigned)(*p - '0');
-        if (v > (lim - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    *out = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
-    return 0;
-}
-
 int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def, int64_t min, int64_t max,
                      int64_t *out, enum MHD_Result *result)
 {
@@ -204,7 +182,7 @@ int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def
         return 0;
     }
     int64_t v;
-    if (nx_api_parse_i64(s, &v) < 0) {
+    if (nx_text_i64(s, &v) < 0) {
         *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "parameter '%s' must be a whole number", name);
         return -1;
     }

@@ -5,7 +5,8 @@
  *
  * Rules implemented here and relied on by every handler (docs/api.md):
  *   - integer parameters: optional '-', then decimal digits, no leading zeros beyond
- *     "0" (so "007" and "-0" are refused), within int64; anything else is a 400;
+ *     "0" (so "007" and "-0" are refused), within int64 (util/text.h nx_text_i64);
+ *     anything else is a 400;
  *   - a profile name is <S> or <S>/devices/<D> (a device profile nested in system
  *     profile S), resolved by profile/profile_layout.h nx_layout_find: an invalid name
  *     is a 400; a missing profile, or a symlink leading out of the data path, a 404
@@ -22,6 +23,7 @@
 
 #include "parquet/parquet.h"
 #include "profile/profile_layout.h"
+#include "query/analysis.h"
 #include "query/event.h"
 #include "query/engine/json_cell.h"
 #include "util/json.h"
@@ -118,8 +120,6 @@ enum MHD_Result nx_api_error(nx_api_req *r, unsigned status, const char *fmt, ..
  * refuses a request that gives one twice (keys compared ignoring ASCII case, as
  * libmicrohttpd looks them up). */
 const char *nx_api_param(nx_api_req *r, const char *name);
-/* Strict int64 parse (rule above). 0 or -1. */
-int nx_api_parse_i64(const char *s, int64_t *out);
 /* Parameter `name` as an int64 in [min, max]: 0 (value in *out, or *out = def when
  * absent and not required), or -1 after queueing a 400 (*result set). */
 int nx_api_int_param(nx_api_req *r, const char *name, bool required, int64_t def, int64_t min, int64_t max,
@@ -191,8 +191,6 @@ enum MHD_Result nx_api_tracks(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_timeline(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_event(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_summary(nx_api_req *r, const char *name);
-enum MHD_Result nx_api_ranks(nx_api_req *r, const char *name);     /* api_ranks.c */
-enum MHD_Result nx_api_insights(nx_api_req *r, const char *name);  /* api_insights.c */
 /* The summary of system profile `name` in `dir` (api_system.c; nx_api_summary hands
  * system profiles to it). */
 enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const char *dir, int64_t rank,
@@ -200,8 +198,10 @@ enum MHD_Result nx_api_system_summary(nx_api_req *r, const char *name, const cha
 enum MHD_Result nx_api_usage(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_memory(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_counters(nx_api_req *r, const char *name);
-enum MHD_Result nx_api_breakdown(nx_api_req *r, const char *name);
 enum MHD_Result nx_api_schema(nx_api_req *r);
+/* GET /api/profiles/<name>/<a->name>: analysis a of query/analysis.h's registry
+ * (api_analysis.c). */
+enum MHD_Result nx_api_analysis(nx_api_req *r, const nx_analysis *a, const char *name);
 enum MHD_Result nx_api_export(nx_api_req *r, const char *name, const char *file);
 /* api_nki.c: /source, and the "nki" member of an Instruction's /event (ev, as
  * /event read it): appended to b (nothing when the profile has no

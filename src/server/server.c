@@ -36,8 +36,11 @@
  * PROFILE_ROUTES: one method per route, GET answering HEAD too; a path that has
  * routes, none for the request's method -> 405 with Allow naming theirs):
  *   GET /api/health, /api/profiles, /api/schema, /api/diff, /api/v1/health,
- *   /api/profiles/<name>[/tracks|/timeline|/event|/source|/summary|/insights|/ranks|/usage|/memory|
- *   /counters|/breakdown|/search|/aggregate|/flows|/annotations|/export/<Table>.csv];
+ *   /api/profiles/<name>[/tracks|/timeline|/event|/source|/summary|/usage|/memory|
+ *   /counters|/search|/aggregate|/flows|/annotations|/export/<Table>.csv], and
+ *   /api/profiles/<name>/<analysis> for each analysis of query/analysis.h's
+ *   registry (breakdown, insights, ranks, ...; api_analysis.c), which the
+ *   routes above are looked up before;
  *   PUT /api/profiles/<name>/annotations; POST /api/v1/db/<name>/_search; other
  *   /api/... -> 404. <name> may be
  *   <S>/devices/<D> (three segments, a device profile nested in system profile S).
@@ -79,6 +82,7 @@
 #include "server/server.h"
 #include "server/sql_cache.h"
 #include "server/web_assets.h"
+#include "util/text.h"
 
 /* Connections: epoll, so that open connections cost a socket and 64 KiB at most,
  * never a thread. The limit is the file-descriptor limit (raised to its hard
@@ -245,12 +249,9 @@ static const profile_route PROFILE_ROUTES[] = {
     {"GET", "profiles", "timeline", nx_api_timeline},
     {"GET", "profiles", "event", nx_api_event},
     {"GET", "profiles", "summary", nx_api_summary},
-    {"GET", "profiles", "insights", nx_api_insights},
-    {"GET", "profiles", "ranks", nx_api_ranks},
     {"GET", "profiles", "usage", nx_api_usage},
     {"GET", "profiles", "memory", nx_api_memory},
     {"GET", "profiles", "counters", nx_api_counters},
-    {"GET", "profiles", "breakdown", nx_api_breakdown},
     {"GET", "profiles", "search", nx_api_search},
     {"GET", "profiles", "aggregate", nx_api_aggregate},
     {"GET", "profiles", "flows", nx_api_flows},
@@ -358,6 +359,14 @@ static enum MHD_Result route_profile(nx_api_req *r, const char *method, char **s
             return *found = true, pr->fn(r, name);
         allow_add(allow, sizeof allow, pr->method);
     }
+    /* No route takes the leaf: an analysis may (GET only, as each route is one method). */
+    if (allow[0] == '\0' && leaf && n == at + 2 && strcmp(prefix, "profiles") == 0) {
+        const nx_analysis *a = nx_analysis_find(leaf);
+        if (a) {
+            *found = true;
+            return method_is("GET", method) ? nx_api_analysis(r, a, name) : method_not_allowed(r, "GET, HEAD");
+        }
+    }
     *found = allow[0] != '\0';
     return *found ? method_not_allowed(r, allow) : MHD_NO;
 }
@@ -405,7 +414,7 @@ static bool body_admitted(nx_api_req *r, const nx_http_request *q, enum MHD_Resu
                                       "a request body must come with Content-Length (no Transfer-Encoding)"),
                false;
     int64_t len = 0;
-    if (q->content_length && (nx_api_parse_i64(q->content_length, &len) != 0 || len < 0))
+    if (q->content_length && (nx_text_i64(q->content_length, &len) != 0 || len < 0))
         return *result = nx_api_error(r, MHD_HTTP_BAD_REQUEST, "bad Content-Length"), false;
     if ((uint64_t)len > NX_SERVER_MAX_BODY)
         return *result = nx_api_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "a request body is at most %zu bytes (1 MiB)",
@@ -603,7 +612,7 @@ static enum MHD_Result request_headers(request_state *st, const nx_http_request 
         return result;
     int64_t len = 0;
     if (q->content_length)
-        nx_api_parse_i64(q->content_length, &len); /* admitted: valid and <= NX_SERVER_MAX_BODY */
+        nx_text_i64(q->content_length, &len); /* admitted: valid and <= NX_SERVER_MAX_BODY */
     st->content = calloc((size_t)len + 1, 1);
     if (!st->content)
         return nx_api_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
