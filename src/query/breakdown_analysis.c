@@ -130,7 +130,7 @@ static int engines_answer(const nx_analysis_call *call, nx_strbuf *out, nx_error
     nx_engine_breakdown b;
     int rc = nx_engine_breakdown_read(call->dir, &b, err);
     if (rc == NX_PROFILE_TABLE_ABSENT)
-        return nx_error_set(err, "breakdown: %s has neither SystemProfileEvents nor Instruction", call->name),
+        return nx_error_set(err, "%s has neither SystemProfileEvents nor Instruction", call->name),
                NX_ANALYSIS_NOT_APPLICABLE;
     if (rc != 0)
         return NX_ANALYSIS_ERROR;

@@ -192,7 +192,7 @@ static void test_runner_codes(void **state)
     assert_int_equal(run("ranks", bare, "dev-1", NX_ANALYSIS_JSON, true, &b, &err), NX_ANALYSIS_NOT_APPLICABLE);
     assert_string_equal(err.msg, "dev-1 has no SystemProfileEvents table");
     assert_int_equal(run("breakdown", bare, "dev-1", NX_ANALYSIS_TEXT, false, &b, &err), NX_ANALYSIS_NOT_APPLICABLE);
-    assert_string_equal(err.msg, "breakdown: dev-1 has neither SystemProfileEvents nor Instruction");
+    assert_string_equal(err.msg, "dev-1 has neither SystemProfileEvents nor Instruction");
 
     /* A parameter that cannot apply to the profile: breakdown's rank on no system profile. */
     const nx_analysis *bd = nx_analysis_find("breakdown");
